@@ -1,0 +1,125 @@
+/*
+ * kladder — kernel ladder: from naive kernels to the hardware's limit, with
+ * every step timed by a strict protocol and verified against a reference.
+ *
+ * The public C API. Every function returns an enum kl_status; the library
+ * never prints and never exits. When a call fails, kl_last_error() on the
+ * context (or the err buffer given to kl_open) holds a sentence saying what
+ * went wrong, including a kernel's build log where there is one.
+ *
+ * A minimal program:
+ *
+ *     struct kl_context *kl;
+ *     char err[512];
+ *     if (kl_open("gpu", &kl, err, sizeof err) != KL_OK) { puts(err); return 1; }
+ *     struct kl_timing t;
+ *     if (kl_gemm(kl, "10_tiled", KL_FLOAT, M, N, K, A, B, C, NULL, &t) != KL_OK)
+ *         puts(kl_last_error(kl));
+ *     kl_close(kl);
+ */
+#ifndef KLADDER_H
+#define KLADDER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KLADDER_VERSION "0.1.0"
+
+enum kl_status {
+    KL_OK = 0,
+    KL_ERR_ARG,         /* an argument is invalid: size, name, parameter value */
+    KL_ERR_NO_DEVICE,   /* no device matches, or no OpenCL platform at all */
+    KL_ERR_BACKEND,     /* an API call of the backend failed */
+    KL_ERR_BUILD,       /* a kernel failed to compile; the log is in the message */
+    KL_ERR_NO_MEMORY,   /* host or device allocation failed, or exceeds a limit */
+    KL_ERR_UNSUPPORTED, /* the device cannot do this (fp64, work-group size ...) */
+    KL_ERR_VERIFY,      /* a result did not match the reference */
+    KL_ERR_IO,          /* a file could not be read or written */
+};
+
+/* A fixed English phrase for a status, e.g. "kernel build failed". */
+const char *kl_status_str(enum kl_status s);
+
+/* Element types of a workload. */
+enum kl_type { KL_FLOAT, KL_DOUBLE, KL_INT };
+
+/* Name ("float", "double", "int") and size in bytes of a type. */
+const char *kl_type_name(enum kl_type t);
+size_t kl_type_size(enum kl_type t);
+/* Parses a type name; returns KL_ERR_ARG for anything else. */
+enum kl_status kl_type_parse(const char *name, enum kl_type *out);
+
+/* An open device: context, queue and the state needed to run rungs. */
+struct kl_context;
+
+/*
+ * Opens a device. spec selects it (NULL or "" means the environment variable
+ * KLADDER_DEVICE, else the first GPU, else the first device):
+ *   "P:D"       platform P, device D (indices as `kladder devices` prints)
+ *   "gpu"/"cpu" the first device of that type
+ *   other       the first device whose name contains spec (case-insensitive)
+ * On failure *out is NULL and err (if not NULL) holds the reason.
+ */
+enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, size_t errlen);
+void kl_close(struct kl_context *kl);
+
+/* The last error message recorded on this context ("" if none). */
+const char *kl_last_error(const struct kl_context *kl);
+
+/* The name of the opened device and its platform. */
+const char *kl_device_name(const struct kl_context *kl);
+
+/*
+ * Loads kernel files from dir (same layout as kernels/ in the source tree)
+ * instead of the copies built into the library. NULL restores the built-in
+ * ones.
+ */
+enum kl_status kl_set_kernel_dir(struct kl_context *kl, const char *dir);
+
+/* Rung parameters: "NAME=VALUE" pairs such as "TS=32", each a -D option. */
+struct kl_params {
+    int count;
+    const char *const *items;
+};
+
+/* Timing of one rung, every time in seconds. */
+struct kl_timing {
+    double build_s;  /* kernel compilation (0 for host rungs) */
+    double median_s; /* kernel time by events (host clock for host rungs) */
+    double min_s;
+    double max_s;
+    int repeats;        /* timed launches after warm-up */
+    double total_s;     /* one end-to-end run: upload, launch, download */
+    char options[512];  /* the build options the kernel was compiled with */
+};
+
+/* How many launches are made and timed; kl_protocol_default() fills it. */
+struct kl_protocol {
+    int warmup;      /* untimed launches before timing */
+    int min_repeats; /* at least this many timed launches ... */
+    double min_time; /* ... and at least this much kernel time, in seconds */
+    int max_repeats; /* stop here even if min_time is not reached */
+};
+void kl_protocol_default(struct kl_protocol *p);
+
+/*
+ * Runs one GEMM rung, C = A·B, on host arrays in row-major order: A is M×K,
+ * B is K×N, C is M×N, all of element type `type`. `rung` is a name from the
+ * ladder (`kladder gemm --list-rungs`), e.g. "01_naive" or "10_tiled"; host
+ * rungs ("host_ijk" ...) run on the CPU. params may be NULL (defaults);
+ * protocol may be NULL (defaults). The result is written to C and timed into
+ * *timing (may be NULL). C is not verified here: the caller owns the check.
+ */
+enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
+                       int K, const void *A, const void *B, void *C,
+                       const struct kl_params *params, const struct kl_protocol *protocol,
+                       struct kl_timing *timing);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KLADDER_H */

@@ -1,0 +1,36 @@
+/*
+ * Rung 04: one work-item per row of C.
+ *
+ * Computes   C[r][c] = sum_k A[r][k] * B[k][c]   (A row-major M x K,
+ *            C row-major M x N).
+ * B layout:  "col" -- element (k, c) at B[c * K + k].
+ * Geometry:  1-D NDRange, r = get_global_id(0) is the row; the work-item
+ *            loops over every column c of that row. Local size WG from the
+ *            host (no macro here).
+ * Change:    M work-items instead of M x N, each doing N dot products.
+ *            This is the article's preparation for the next rungs: with a
+ *            whole row of C per work-item, A's row r is reused N times by
+ *            the same work-item and can be kept close (rung 05).
+ *            GPU: on its own this exposes far less parallelism (M
+ *            work-items) and is usually slower; it only pays off once the
+ *            row is cached. CPU: fewer, longer work-items mean less
+ *            scheduling overhead and A's row stays hot in L1 across the
+ *            column loop.
+ * Sizes:     any M, N, K >= 1; work-items with r >= M do nothing (no
+ *            barriers in this kernel).
+ */
+__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+                   __global T *restrict C, const int M, const int N,
+                   const int K)
+{
+    const int r = get_global_id(0);
+
+    if (r < M) {
+        for (int c = 0; c < N; c++) {
+            T sum = 0;
+            for (int k = 0; k < K; k++)
+                sum += A[r * K + k] * B[c * K + k];
+            C[r * N + c] = sum;
+        }
+    }
+}

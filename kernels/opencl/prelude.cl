@@ -1,0 +1,37 @@
+/*
+ * kladder OpenCL prelude, prepended to every kernel source.
+ *
+ * The element type comes from one build option, -DKL_T_FLOAT (default),
+ * -DKL_T_DOUBLE or -DKL_T_INT, so one kernel file serves every type:
+ *   T, T2, T4, T8      scalar and vector element types
+ *   DOT4(a, b)         dot product of two T4 (dot() for floating types,
+ *                      spelled out for int, which has no dot())
+ *   DOT8(a, b)         dot product of two T8 (OpenCL's dot() stops at 4)
+ */
+#ifndef KLADDER_PRELUDE
+#define KLADDER_PRELUDE
+
+#if defined(KL_T_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double T;
+typedef double2 T2;
+typedef double4 T4;
+typedef double8 T8;
+#define DOT4(a, b) dot((a), (b))
+#elif defined(KL_T_INT)
+typedef int T;
+typedef int2 T2;
+typedef int4 T4;
+typedef int8 T8;
+#define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
+#else
+typedef float T;
+typedef float2 T2;
+typedef float4 T4;
+typedef float8 T8;
+#define DOT4(a, b) dot((a), (b))
+#endif
+
+#define DOT8(a, b) (DOT4((a).lo, (b).lo) + DOT4((a).hi, (b).hi))
+
+#endif /* KLADDER_PRELUDE */

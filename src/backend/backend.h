@@ -1,0 +1,104 @@
+/*
+ * The backend interface: one table of function pointers per compute API.
+ * Workloads and core code reach a device only through this table, so a new
+ * API is one new file implementing it. Backends move bytes, compile and
+ * launch kernels and time them; they never compute metrics.
+ */
+#ifndef KL_BACKEND_H
+#define KL_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kladder.h"
+#include "core/error.h"
+
+/* Everything `kladder devices` prints and the rungs use to check limits. */
+struct kl_device_info {
+    char platform[128];
+    char platform_version[128];
+    char name[128];
+    char vendor[128];
+    char driver_version[128];
+    char device_version[128]; /* "OpenCL 3.0 ..." */
+    char c_version[128];      /* "OpenCL C 1.2 ..." */
+    char type[16];            /* "GPU", "CPU", "accelerator", "other" */
+    int is_gpu;
+    unsigned compute_units;
+    unsigned max_clock_mhz;
+    uint64_t global_mem;
+    uint64_t max_alloc;
+    uint64_t global_cache;
+    uint64_t global_cacheline;
+    uint64_t local_mem;
+    int local_mem_dedicated; /* 1 when local memory is on-chip (CL_LOCAL) */
+    uint64_t constant_mem;
+    size_t max_wg;
+    size_t max_item[3];
+    unsigned pref_vec_float, pref_vec_double, native_vec_float, native_vec_double;
+    int fp64;
+    int profiling; /* queue profiling (event timing) is available */
+};
+
+/* A kernel argument: a buffer, a scalar or a local-memory size. */
+enum kl_arg_kind { KL_ARG_BUF, KL_ARG_INT, KL_ARG_FLOAT, KL_ARG_DOUBLE, KL_ARG_LOCAL };
+struct kl_buf;
+struct kl_arg {
+    enum kl_arg_kind kind;
+    union {
+        struct kl_buf *buf;
+        int i;
+        float f;
+        double d;
+        size_t local_bytes;
+    } v;
+};
+
+struct kl_kernel;
+
+/* A device handle of one backend; opaque to everything but that backend. */
+struct kl_dev;
+
+struct kl_backend_ops {
+    const char *name; /* "opencl" */
+
+    /* Number of platforms; devices of platform p; facts of device (p, d). */
+    int (*platform_count)(void);
+    int (*device_count)(int p);
+    enum kl_status (*device_info)(int p, int d, struct kl_device_info *info, struct kl_err *e);
+
+    /* Opens device (p, d) with a profiling queue; closes it. */
+    enum kl_status (*open)(int p, int d, struct kl_dev **out, struct kl_err *e);
+    void (*close)(struct kl_dev *dev);
+
+    /* Device buffers: allocate bytes, free, and blocking copies. */
+    enum kl_status (*alloc)(struct kl_dev *dev, size_t bytes, struct kl_buf **out, struct kl_err *e);
+    void (*release)(struct kl_buf *buf);
+    enum kl_status (*write)(struct kl_dev *dev, struct kl_buf *buf, const void *src, size_t bytes,
+                            struct kl_err *e);
+    enum kl_status (*read)(struct kl_dev *dev, struct kl_buf *buf, void *dst, size_t bytes,
+                           struct kl_err *e);
+
+    /*
+     * Compiles source with options and creates kernel `entry`. On a build
+     * failure the message includes the compiler log.
+     */
+    enum kl_status (*build)(struct kl_dev *dev, const char *source, const char *options,
+                            const char *entry, struct kl_kernel **out, struct kl_err *e);
+    void (*kernel_free)(struct kl_kernel *k);
+    /* The largest work-group this compiled kernel can run with. */
+    size_t (*kernel_max_wg)(struct kl_kernel *k);
+
+    /*
+     * Launches k over dims dimensions (global sizes are multiples of local
+     * sizes) and waits for it. If seconds is not NULL it receives the
+     * kernel's device time from the API's events.
+     */
+    enum kl_status (*launch)(struct kl_dev *dev, struct kl_kernel *k, const struct kl_arg *args,
+                             int nargs, int dims, const size_t *global, const size_t *local,
+                             double *seconds, struct kl_err *e);
+};
+
+extern const struct kl_backend_ops kl_backend_opencl;
+
+#endif /* KL_BACKEND_H */

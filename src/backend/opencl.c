@@ -1,0 +1,431 @@
+/*
+ * OpenCL backend, OpenCL 1.2 API through the ICD loader, so it runs on any
+ * vendor's platform (NVIDIA, AMD, Intel, PoCL). Kernel time comes from
+ * profiling events (CL_PROFILING_COMMAND_START/END), never host clocks.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+
+struct kl_dev {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+};
+
+struct kl_buf {
+    cl_mem mem;
+    size_t bytes;
+};
+
+struct kl_kernel {
+    cl_program program;
+    cl_kernel kernel;
+    size_t max_wg;
+};
+
+static const char *cl_err_name(cl_int code)
+{
+    switch (code) {
+#define E(x) \
+    case x: return #x;
+        E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
+        E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY) E(CL_PROFILING_INFO_NOT_AVAILABLE)
+        E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE)
+        E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+        E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
+        E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
+        E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
+        E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+        E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
+        E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
+        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+        E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+#undef E
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    }
+    return "unknown OpenCL error";
+}
+
+/* Memory exhaustion is the user's problem to fix (smaller sizes), not a bug. */
+static enum kl_status status_of(cl_int code)
+{
+    switch (code) {
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_OUT_OF_RESOURCES:
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_INVALID_BUFFER_SIZE: return KL_ERR_NO_MEMORY;
+    default: return KL_ERR_BACKEND;
+    }
+}
+
+/*
+ * Checked call: on failure records the call text, the error name, file and
+ * line in e and jumps to the function's `fail` label.
+ */
+#define CL_TRY(call)                                                                           \
+    do {                                                                                       \
+        cl_int rc_ = (call);                                                                   \
+        if (rc_ != CL_SUCCESS) {                                                               \
+            st = kl_fail(e, status_of(rc_), "%s failed: %s (%d) at %s:%d", #call,              \
+                         cl_err_name(rc_), (int)rc_, __FILE__, __LINE__);                      \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+/* For calls that return an object and report through their last argument. */
+#define CL_TRY_RC(what)                                                                        \
+    do {                                                                                       \
+        if (rc != CL_SUCCESS) {                                                                \
+            st = kl_fail(e, status_of(rc), "%s failed: %s (%d) at %s:%d", what,                \
+                         cl_err_name(rc), (int)rc, __FILE__, __LINE__);                        \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+static cl_uint platforms(cl_platform_id *ids, cl_uint max)
+{
+    cl_uint n = 0;
+    if (clGetPlatformIDs(max, ids, &n) != CL_SUCCESS)
+        return 0;
+    return n < max ? n : max;
+}
+
+#define KL_MAX_PLATFORMS 16
+#define KL_MAX_DEVICES 64
+
+static int ocl_platform_count(void)
+{
+    cl_platform_id ids[KL_MAX_PLATFORMS];
+    return (int)platforms(ids, KL_MAX_PLATFORMS);
+}
+
+static enum kl_status lookup(int p, int d, cl_platform_id *pid, cl_device_id *did,
+                             struct kl_err *e)
+{
+    cl_platform_id pids[KL_MAX_PLATFORMS];
+    cl_device_id dids[KL_MAX_DEVICES];
+    cl_uint np = platforms(pids, KL_MAX_PLATFORMS), nd = 0;
+    if (p < 0 || (cl_uint)p >= np)
+        return kl_fail(e, KL_ERR_NO_DEVICE, "there is no OpenCL platform %d (%u found)", p,
+                       (unsigned)np);
+    if (clGetDeviceIDs(pids[p], CL_DEVICE_TYPE_ALL, KL_MAX_DEVICES, dids, &nd) != CL_SUCCESS)
+        nd = 0;
+    if (d < 0 || (cl_uint)d >= nd)
+        return kl_fail(e, KL_ERR_NO_DEVICE, "platform %d has no device %d (%u found)", p, d,
+                       (unsigned)nd);
+    *pid = pids[p];
+    *did = dids[d];
+    return KL_OK;
+}
+
+static int ocl_device_count(int p)
+{
+    cl_platform_id pids[KL_MAX_PLATFORMS];
+    cl_uint np = platforms(pids, KL_MAX_PLATFORMS), nd = 0;
+    if (p < 0 || (cl_uint)p >= np)
+        return 0;
+    if (clGetDeviceIDs(pids[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS)
+        return 0;
+    return (int)nd;
+}
+
+static void dev_str(cl_device_id d, cl_device_info what, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (clGetDeviceInfo(d, what, n, out, NULL) != CL_SUCCESS)
+        snprintf(out, n, "?");
+    out[n - 1] = '\0';
+}
+
+static uint64_t dev_u64(cl_device_id d, cl_device_info what)
+{
+    cl_ulong v = 0;
+    clGetDeviceInfo(d, what, sizeof v, &v, NULL);
+    return (uint64_t)v;
+}
+
+static unsigned dev_uint(cl_device_id d, cl_device_info what)
+{
+    cl_uint v = 0;
+    clGetDeviceInfo(d, what, sizeof v, &v, NULL);
+    return (unsigned)v;
+}
+
+static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
+                                      struct kl_err *e)
+{
+    cl_platform_id pid;
+    cl_device_id did;
+    enum kl_status st = lookup(p, d, &pid, &did, e);
+    if (st != KL_OK)
+        return st;
+    memset(info, 0, sizeof *info);
+    clGetPlatformInfo(pid, CL_PLATFORM_NAME, sizeof info->platform, info->platform, NULL);
+    clGetPlatformInfo(pid, CL_PLATFORM_VERSION, sizeof info->platform_version,
+                      info->platform_version, NULL);
+    info->platform[sizeof info->platform - 1] = '\0';
+    info->platform_version[sizeof info->platform_version - 1] = '\0';
+    dev_str(did, CL_DEVICE_NAME, info->name, sizeof info->name);
+    dev_str(did, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+    dev_str(did, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+    dev_str(did, CL_DEVICE_VERSION, info->device_version, sizeof info->device_version);
+    dev_str(did, CL_DEVICE_OPENCL_C_VERSION, info->c_version, sizeof info->c_version);
+
+    cl_device_type type = 0;
+    clGetDeviceInfo(did, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    snprintf(info->type, sizeof info->type, "%s",
+             info->is_gpu                          ? "GPU"
+             : (type & CL_DEVICE_TYPE_CPU)         ? "CPU"
+             : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                   : "other");
+
+    info->compute_units = dev_uint(did, CL_DEVICE_MAX_COMPUTE_UNITS);
+    info->max_clock_mhz = dev_uint(did, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+    info->global_mem = dev_u64(did, CL_DEVICE_GLOBAL_MEM_SIZE);
+    info->max_alloc = dev_u64(did, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    info->global_cache = dev_u64(did, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+    info->global_cacheline = dev_uint(did, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE);
+    info->local_mem = dev_u64(did, CL_DEVICE_LOCAL_MEM_SIZE);
+    info->constant_mem = dev_u64(did, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+
+    cl_device_local_mem_type lt = CL_GLOBAL;
+    clGetDeviceInfo(did, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL);
+    info->local_mem_dedicated = lt == CL_LOCAL;
+
+    size_t wg = 0;
+    clGetDeviceInfo(did, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    info->max_wg = wg;
+    cl_uint dims = 0;
+    clGetDeviceInfo(did, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims, &dims, NULL);
+    size_t items[8] = {0};
+    if (dims > 8)
+        dims = 8;
+    clGetDeviceInfo(did, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), items, NULL);
+    for (int i = 0; i < 3; i++)
+        info->max_item[i] = (cl_uint)i < dims ? items[i] : 1;
+
+    info->pref_vec_float = dev_uint(did, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
+    info->pref_vec_double = dev_uint(did, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE);
+    info->native_vec_float = dev_uint(did, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
+    info->native_vec_double = dev_uint(did, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE);
+
+    cl_device_fp_config fp64 = 0;
+    clGetDeviceInfo(did, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+    info->fp64 = fp64 != 0;
+
+    cl_command_queue_properties qp = 0;
+    clGetDeviceInfo(did, CL_DEVICE_QUEUE_PROPERTIES, sizeof qp, &qp, NULL);
+    info->profiling = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
+    return KL_OK;
+}
+
+static void ocl_close(struct kl_dev *dev)
+{
+    if (!dev)
+        return;
+    if (dev->queue)
+        clReleaseCommandQueue(dev->queue);
+    if (dev->context)
+        clReleaseContext(dev->context);
+    free(dev);
+}
+
+static enum kl_status ocl_open(int p, int d, struct kl_dev **out, struct kl_err *e)
+{
+    enum kl_status st;
+    cl_int rc;
+    struct kl_dev *dev = calloc(1, sizeof *dev);
+    *out = NULL;
+    if (!dev)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    st = lookup(p, d, &dev->platform, &dev->device, e);
+    if (st != KL_OK)
+        goto fail;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform,
+                                      0};
+    dev->context = clCreateContext(props, 1, &dev->device, NULL, NULL, &rc);
+    CL_TRY_RC("clCreateContext");
+    dev->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE, &rc);
+    CL_TRY_RC("clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)");
+    *out = dev;
+    return KL_OK;
+fail:
+    ocl_close(dev);
+    return st;
+}
+
+static enum kl_status ocl_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
+                                struct kl_err *e)
+{
+    enum kl_status st;
+    cl_int rc;
+    struct kl_buf *buf = calloc(1, sizeof *buf);
+    *out = NULL;
+    if (!buf)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    /* Zero-byte buffers are invalid in OpenCL; callers never need one. */
+    buf->bytes = bytes ? bytes : 1;
+    buf->mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, buf->bytes, NULL, &rc);
+    CL_TRY_RC("clCreateBuffer");
+    *out = buf;
+    return KL_OK;
+fail:
+    free(buf);
+    return st;
+}
+
+static void ocl_release(struct kl_buf *buf)
+{
+    if (!buf)
+        return;
+    if (buf->mem)
+        clReleaseMemObject(buf->mem);
+    free(buf);
+}
+
+static enum kl_status ocl_write(struct kl_dev *dev, struct kl_buf *buf, const void *src,
+                                size_t bytes, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CL_TRY(clEnqueueWriteBuffer(dev->queue, buf->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+fail:
+    return st;
+}
+
+static enum kl_status ocl_read(struct kl_dev *dev, struct kl_buf *buf, void *dst, size_t bytes,
+                               struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CL_TRY(clEnqueueReadBuffer(dev->queue, buf->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+fail:
+    return st;
+}
+
+static void ocl_kernel_free(struct kl_kernel *k)
+{
+    if (!k)
+        return;
+    if (k->kernel)
+        clReleaseKernel(k->kernel);
+    if (k->program)
+        clReleaseProgram(k->program);
+    free(k);
+}
+
+static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
+                                const char *entry, struct kl_kernel **out, struct kl_err *e)
+{
+    enum kl_status st;
+    cl_int rc;
+    struct kl_kernel *k = calloc(1, sizeof *k);
+    *out = NULL;
+    if (!k)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    k->program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &rc);
+    CL_TRY_RC("clCreateProgramWithSource");
+    rc = clBuildProgram(k->program, 1, &dev->device, options, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        size_t n = 0;
+        st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
+                     "clBuildProgram failed: %s (%d) with options \"%s\"; build log:\n",
+                     cl_err_name(rc), (int)rc, options);
+        clGetProgramBuildInfo(k->program, dev->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+        char *log = malloc(n + 1);
+        if (log && clGetProgramBuildInfo(k->program, dev->device, CL_PROGRAM_BUILD_LOG, n, log,
+                                         NULL) == CL_SUCCESS) {
+            log[n] = '\0';
+            kl_err_append(e, "%s", log);
+        }
+        free(log);
+        goto fail;
+    }
+    k->kernel = clCreateKernel(k->program, entry, &rc);
+    CL_TRY_RC("clCreateKernel");
+    CL_TRY(clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                    sizeof k->max_wg, &k->max_wg, NULL));
+    *out = k;
+    return KL_OK;
+fail:
+    ocl_kernel_free(k);
+    return st;
+}
+
+static size_t ocl_kernel_max_wg(struct kl_kernel *k) { return k->max_wg; }
+
+static enum kl_status set_arg(cl_kernel k, cl_uint i, const struct kl_arg *a, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    switch (a->kind) {
+    case KL_ARG_BUF: CL_TRY(clSetKernelArg(k, i, sizeof(cl_mem), &a->v.buf->mem)); break;
+    case KL_ARG_INT: CL_TRY(clSetKernelArg(k, i, sizeof(cl_int), &a->v.i)); break;
+    case KL_ARG_FLOAT: CL_TRY(clSetKernelArg(k, i, sizeof(cl_float), &a->v.f)); break;
+    case KL_ARG_DOUBLE: CL_TRY(clSetKernelArg(k, i, sizeof(cl_double), &a->v.d)); break;
+    case KL_ARG_LOCAL: CL_TRY(clSetKernelArg(k, i, a->v.local_bytes, NULL)); break;
+    }
+fail:
+    return st;
+}
+
+static enum kl_status ocl_launch(struct kl_dev *dev, struct kl_kernel *k,
+                                 const struct kl_arg *args, int nargs, int dims,
+                                 const size_t *global, const size_t *local, double *seconds,
+                                 struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    cl_event ev = NULL;
+    for (int i = 0; i < nargs; i++) {
+        st = set_arg(k->kernel, (cl_uint)i, &args[i], e);
+        if (st != KL_OK)
+            return st;
+    }
+    CL_TRY(clEnqueueNDRangeKernel(dev->queue, k->kernel, (cl_uint)dims, NULL, global, local, 0,
+                                  NULL, &ev));
+    CL_TRY(clWaitForEvents(1, &ev));
+    cl_int exec = CL_COMPLETE;
+    CL_TRY(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+    if (exec < 0) {
+        st = kl_fail(e, status_of(exec), "kernel execution failed: %s (%d)", cl_err_name(exec),
+                     (int)exec);
+        goto fail;
+    }
+    if (seconds) {
+        cl_ulong t0 = 0, t1 = 0;
+        CL_TRY(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL));
+        CL_TRY(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
+        *seconds = (double)(t1 - t0) * 1e-9;
+    }
+fail:
+    if (ev)
+        clReleaseEvent(ev);
+    return st;
+}
+
+const struct kl_backend_ops kl_backend_opencl = {
+    .name = "opencl",
+    .platform_count = ocl_platform_count,
+    .device_count = ocl_device_count,
+    .device_info = ocl_device_info,
+    .open = ocl_open,
+    .close = ocl_close,
+    .alloc = ocl_alloc,
+    .release = ocl_release,
+    .write = ocl_write,
+    .read = ocl_read,
+    .build = ocl_build,
+    .kernel_free = ocl_kernel_free,
+    .kernel_max_wg = ocl_kernel_max_wg,
+    .launch = ocl_launch,
+};

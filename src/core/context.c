@@ -1,0 +1,284 @@
+#define _POSIX_C_SOURCE 200809L
+#include "core/context.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+struct kl_cached_kernel {
+    char *key; /* file \n entry \n options */
+    struct kl_kernel *kernel;
+    double build_s;
+    struct kl_cached_kernel *next;
+};
+
+static int has_nvidia_platform(const struct kl_backend_ops *ops)
+{
+    int np = ops->platform_count();
+    for (int p = 0; p < np; p++) {
+        for (int d = 0; d < ops->device_count(p); d++) {
+            struct kl_device_info info;
+            if (ops->device_info(p, d, &info, NULL) == KL_OK &&
+                (kl_contains_nocase(info.vendor, "nvidia") ||
+                 kl_contains_nocase(info.platform, "nvidia")))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int kl_nvidia_hint(char *buf, size_t n)
+{
+    int gpu = access("/dev/nvidia0", F_OK) == 0;
+    if (!gpu) {
+        void *lib = dlopen("libnvidia-opencl.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (lib) {
+            gpu = 1;
+            dlclose(lib);
+        }
+    }
+    if (!gpu || has_nvidia_platform(&kl_backend_opencl))
+        return 0;
+    snprintf(buf, n,
+             "An NVIDIA GPU is present but no NVIDIA OpenCL platform is registered.\n"
+             "Register it with an ICD file naming NVIDIA's OpenCL library, e.g.:\n"
+             "    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd\n"
+             "    export OCL_ICD_VENDORS=/tmp/icd\n"
+             "(or, as root: echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd)");
+    return 1;
+}
+
+static int parse_index_pair(const char *s, int *p, int *d)
+{
+    char *end;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != ':')
+        return 0;
+    const char *rest = end + 1;
+    long b = strtol(rest, &end, 10);
+    if (end == rest || *end != '\0' || a < 0 || b < 0 || a > 1000 || b > 1000)
+        return 0;
+    *p = (int)a;
+    *d = (int)b;
+    return 1;
+}
+
+static enum kl_status no_match(const char *spec, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops = &kl_backend_opencl;
+    int np = ops->platform_count();
+    kl_fail(e, KL_ERR_NO_DEVICE, "no device matches \"%s\"; devices are:", spec);
+    for (int p = 0; p < np; p++)
+        for (int d = 0; d < ops->device_count(p); d++) {
+            struct kl_device_info info;
+            if (ops->device_info(p, d, &info, NULL) == KL_OK)
+                kl_err_append(e, "\n  %d:%d  %s (%s, %s)", p, d, info.name, info.type,
+                              info.platform);
+        }
+    kl_err_append(e, "\nUse --device P:D, gpu, cpu or part of a device name.");
+    return KL_ERR_NO_DEVICE;
+}
+
+enum kl_status kl_device_select(const char *spec, int *platform, int *device, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops = &kl_backend_opencl;
+    int np = ops->platform_count();
+    char hint[512];
+
+    if (!spec || !*spec)
+        spec = getenv("KLADDER_DEVICE");
+    if (np == 0) {
+        kl_fail(e, KL_ERR_NO_DEVICE,
+                "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
+                "`apt-get install pocl-opencl-icd` gives one on the CPU.");
+        if (kl_nvidia_hint(hint, sizeof hint))
+            kl_err_append(e, "\n%s", hint);
+        return KL_ERR_NO_DEVICE;
+    }
+    if (spec && *spec && parse_index_pair(spec, platform, device)) {
+        if (*platform >= np || *device >= ops->device_count(*platform))
+            return no_match(spec, e);
+        return KL_OK;
+    }
+    int want_gpu = !spec || !*spec || strcmp(spec, "gpu") == 0;
+    int want_cpu = spec && strcmp(spec, "cpu") == 0;
+    for (int p = 0; p < np; p++)
+        for (int d = 0; d < ops->device_count(p); d++) {
+            struct kl_device_info info;
+            if (ops->device_info(p, d, &info, NULL) != KL_OK)
+                continue;
+            int hit = want_gpu   ? info.is_gpu
+                      : want_cpu ? strcmp(info.type, "CPU") == 0
+                                 : kl_contains_nocase(info.name, spec);
+            if (hit) {
+                *platform = p;
+                *device = d;
+                return KL_OK;
+            }
+        }
+    if (!spec || !*spec) { /* no GPU: the first device there is */
+        for (int p = 0; p < np; p++)
+            if (ops->device_count(p) > 0) {
+                *platform = p;
+                *device = 0;
+                return KL_OK;
+            }
+        return kl_fail(e, KL_ERR_NO_DEVICE, "OpenCL platforms exist but have no devices");
+    }
+    return no_match(spec, e);
+}
+
+enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, size_t errlen)
+{
+    struct kl_err e = {{0}};
+    enum kl_status st;
+    struct kl_context *kl = calloc(1, sizeof *kl);
+    *out = NULL;
+    if (!kl) {
+        st = kl_fail(&e, KL_ERR_NO_MEMORY, "out of host memory");
+        goto fail;
+    }
+    kl->ops = &kl_backend_opencl;
+    st = kl_device_select(spec, &kl->platform, &kl->device, &e);
+    if (st != KL_OK)
+        goto fail;
+    st = kl->ops->device_info(kl->platform, kl->device, &kl->info, &e);
+    if (st != KL_OK)
+        goto fail;
+    if (!kl->info.profiling) {
+        st = kl_fail(&e, KL_ERR_UNSUPPORTED,
+                     "device %s cannot time kernels with profiling events", kl->info.name);
+        goto fail;
+    }
+    st = kl->ops->open(kl->platform, kl->device, &kl->dev, &e);
+    if (st != KL_OK)
+        goto fail;
+    *out = kl;
+    return KL_OK;
+fail:
+    if (err && errlen)
+        snprintf(err, errlen, "%s", e.msg);
+    kl_close(kl);
+    return st;
+}
+
+void kl_close(struct kl_context *kl)
+{
+    if (!kl)
+        return;
+    while (kl->cache) {
+        struct kl_cached_kernel *c = kl->cache;
+        kl->cache = c->next;
+        kl->ops->kernel_free(c->kernel);
+        free(c->key);
+        free(c);
+    }
+    if (kl->dev)
+        kl->ops->close(kl->dev);
+    free(kl->kernel_dir);
+    free(kl);
+}
+
+const char *kl_last_error(const struct kl_context *kl) { return kl ? kl->err.msg : ""; }
+
+const char *kl_device_name(const struct kl_context *kl) { return kl->info.name; }
+
+enum kl_status kl_set_kernel_dir(struct kl_context *kl, const char *dir)
+{
+    free(kl->kernel_dir);
+    kl->kernel_dir = NULL;
+    if (dir && !(kl->kernel_dir = kl_strdup(dir)))
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    return KL_OK;
+}
+
+/* One file's text, from --kernel-dir if set, else from the binary. */
+static enum kl_status load_one(struct kl_context *kl, const char *file, char **out)
+{
+    if (kl->kernel_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", kl->kernel_dir, file);
+        return kl_read_file(path, out, NULL, &kl->err);
+    }
+    for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++)
+        if (strcmp(f->path, file) == 0) {
+            *out = kl_strdup(f->text);
+            return *out ? KL_OK : kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        }
+    return kl_fail(&kl->err, KL_ERR_IO, "kernel file %s is not built into kladder", file);
+}
+
+enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
+{
+    char *prelude = NULL, *body = NULL;
+    enum kl_status st;
+    *out = NULL;
+    if ((st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK)
+        return st;
+    if ((st = load_one(kl, file, &body)) != KL_OK)
+        goto free_prelude;
+    size_t n = strlen(prelude) + strlen(body) + 16;
+    *out = malloc(n);
+    if (!*out)
+        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    else
+        snprintf(*out, n, "%s\n#line 1\n%s", prelude, body);
+    free(body);
+free_prelude:
+    free(prelude);
+    return st;
+}
+
+enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,
+                             const char *options, struct kl_kernel **out, double *build_s)
+{
+    size_t n = strlen(file) + strlen(entry) + strlen(options) + 3;
+    char *key = malloc(n), *src = NULL;
+    struct kl_cached_kernel *c;
+    enum kl_status st;
+    if (!key)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    snprintf(key, n, "%s\n%s\n%s", file, entry, options);
+    for (c = kl->cache; c; c = c->next)
+        if (strcmp(c->key, key) == 0) {
+            free(key);
+            *out = c->kernel;
+            *build_s = c->build_s;
+            return KL_OK;
+        }
+    if ((st = kl_kernel_source(kl, file, &src)) != KL_OK)
+        goto free_key;
+    c = calloc(1, sizeof *c);
+    if (!c) {
+        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        goto free_src;
+    }
+    double t0 = kl_now();
+    st = kl->ops->build(kl->dev, src, options, entry, &c->kernel, &kl->err);
+    if (st != KL_OK) {
+        char where[256];
+        snprintf(where, sizeof where, "%s: ", file);
+        memmove(kl->err.msg + strlen(where), kl->err.msg,
+                sizeof kl->err.msg - strlen(where) - 1);
+        memcpy(kl->err.msg, where, strlen(where));
+        kl->err.msg[sizeof kl->err.msg - 1] = '\0';
+        free(c);
+        goto free_src;
+    }
+    c->build_s = kl_now() - t0;
+    c->key = key;
+    key = NULL;
+    c->next = kl->cache;
+    kl->cache = c;
+    *out = c->kernel;
+    *build_s = c->build_s;
+free_src:
+    free(src);
+free_key:
+    free(key);
+    return st;
+}

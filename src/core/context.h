@@ -1,0 +1,54 @@
+/*
+ * The opened device (struct kl_context) and what the library keeps on it:
+ * the backend, the device facts, the last error, where kernel sources come
+ * from, and every kernel compiled so far (each (file, options) pair is built
+ * once per process).
+ */
+#ifndef KL_CONTEXT_H
+#define KL_CONTEXT_H
+
+#include "backend/backend.h"
+#include "core/error.h"
+
+struct kl_cached_kernel;
+
+struct kl_context {
+    const struct kl_backend_ops *ops;
+    int platform, device;
+    struct kl_dev *dev;
+    struct kl_device_info info;
+    struct kl_err err;
+    char *kernel_dir; /* NULL: the sources built into the binary */
+    struct kl_cached_kernel *cache;
+};
+
+/* One embedded source file; the table ends with a NULL path. */
+struct kl_embedded_file {
+    const char *path;
+    const char *text;
+};
+extern const struct kl_embedded_file kl_embedded_kernels[];
+
+/*
+ * Resolves a device spec (see kl_open) to platform and device indices.
+ * Fails with a message that lists what exists when nothing matches.
+ */
+enum kl_status kl_device_select(const char *spec, int *platform, int *device, struct kl_err *e);
+
+/*
+ * If an NVIDIA GPU is visible but no NVIDIA OpenCL platform is registered,
+ * writes how to register it into buf and returns 1; else returns 0.
+ */
+int kl_nvidia_hint(char *buf, size_t n);
+
+/* Source text of a kernel file (prelude prepended), malloc'd. */
+enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out);
+
+/*
+ * A compiled kernel for (file, entry, options), built on first use and
+ * cached on the context; *build_s is the time the first build took.
+ */
+enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,
+                             const char *options, struct kl_kernel **out, double *build_s);
+
+#endif /* KL_CONTEXT_H */

@@ -1,0 +1,85 @@
+#include "core/measure.h"
+
+#include <stdlib.h>
+
+void kl_protocol_default(struct kl_protocol *p)
+{
+    p->warmup = 2;
+    p->min_repeats = 5;
+    p->min_time = 0.1;
+    p->max_repeats = 100000;
+}
+
+enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
+{
+    if (p->warmup < 0)
+        return kl_fail(e, KL_ERR_ARG, "warm-up count must be >= 0 (got %d)", p->warmup);
+    if (p->min_repeats < 1)
+        return kl_fail(e, KL_ERR_ARG, "repeat count must be >= 1 (got %d)", p->min_repeats);
+    if (!(p->min_time >= 0.0))
+        return kl_fail(e, KL_ERR_ARG, "minimum time must be >= 0 (got %g)", p->min_time);
+    if (p->max_repeats < p->min_repeats)
+        return kl_fail(e, KL_ERR_ARG, "maximum repeats (%d) below minimum repeats (%d)",
+                       p->max_repeats, p->min_repeats);
+    return KL_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void kl_stats_compute(double *s, int n, struct kl_stats *out)
+{
+    out->n = n;
+    out->median = out->min = out->max = out->mean = 0.0;
+    if (n <= 0)
+        return;
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += s[i];
+    out->min = s[0];
+    out->max = s[n - 1];
+    out->mean = sum / n;
+    out->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+enum kl_status kl_measure(const struct kl_protocol *p, kl_launch_fn fn, void *arg,
+                          struct kl_stats *out, struct kl_err *e)
+{
+    enum kl_status st = kl_protocol_check(p, e);
+    double t = 0.0, total = 0.0;
+    int cap = p->min_repeats, n = 0;
+    double *s = NULL;
+
+    if (st != KL_OK)
+        return st;
+    for (int i = 0; i < p->warmup; i++)
+        if ((st = fn(arg, &t, e)) != KL_OK)
+            return st;
+    s = malloc((size_t)cap * sizeof *s);
+    if (!s)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    while (n < p->max_repeats && (n < p->min_repeats || total < p->min_time)) {
+        if (n == cap) {
+            int grown = cap * 2 < p->max_repeats ? cap * 2 : p->max_repeats;
+            double *more = realloc(s, (size_t)grown * sizeof *s);
+            if (!more) {
+                st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+                goto free_samples;
+            }
+            s = more;
+            cap = grown;
+        }
+        if ((st = fn(arg, &t, e)) != KL_OK)
+            goto free_samples;
+        s[n++] = t;
+        total += t;
+    }
+    kl_stats_compute(s, n, out);
+free_samples:
+    free(s);
+    return st;
+}

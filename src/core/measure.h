@@ -1,0 +1,30 @@
+/*
+ * The timing protocol every number obeys: warm-up launches, then timed
+ * launches until both a minimum count and a minimum accumulated time are
+ * reached (capped by a maximum count), then order statistics.
+ */
+#ifndef KL_MEASURE_H
+#define KL_MEASURE_H
+
+#include "core/error.h"
+#include "kladder.h"
+
+struct kl_stats {
+    int n;
+    double median, min, max, mean;
+};
+
+/* Order statistics of n samples (the array is sorted in place). */
+void kl_stats_compute(double *samples, int n, struct kl_stats *out);
+
+/* One launch; returns its duration in *seconds. */
+typedef enum kl_status (*kl_launch_fn)(void *arg, double *seconds, struct kl_err *e);
+
+/* Checks that a protocol makes sense (counts >= 0, min <= max ...). */
+enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e);
+
+/* Runs the protocol around fn and fills *out. */
+enum kl_status kl_measure(const struct kl_protocol *p, kl_launch_fn fn, void *arg,
+                          struct kl_stats *out, struct kl_err *e);
+
+#endif /* KL_MEASURE_H */

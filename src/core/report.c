@@ -1,0 +1,275 @@
+#include "core/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *status_name(enum kl_result_status s)
+{
+    switch (s) {
+    case KL_RESULT_VERIFIED: return "verified";
+    case KL_RESULT_FAILED: return "failed";
+    case KL_RESULT_SKIPPED: return "skipped";
+    }
+    return "?";
+}
+
+struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary)
+{
+    if (r->count == r->capacity) {
+        int cap = r->capacity ? 2 * r->capacity : 16;
+        struct kl_result *more = realloc(r->results, (size_t)cap * sizeof *more);
+        if (!more)
+            return NULL;
+        r->results = more;
+        r->capacity = cap;
+    }
+    struct kl_result *res = &r->results[r->count++];
+    memset(res, 0, sizeof *res);
+    snprintf(res->rung, sizeof res->rung, "%s", rung);
+    res->summary = summary;
+    return res;
+}
+
+void kl_report_free(struct kl_report *r)
+{
+    free(r->results);
+    r->results = NULL;
+    r->count = r->capacity = 0;
+}
+
+void kl_report_finish(struct kl_report *r)
+{
+    double first = 0.0, host = 0.0;
+    for (int i = 0; i < r->count; i++) {
+        struct kl_result *x = &r->results[i];
+        if (x->status != KL_RESULT_VERIFIED || !(x->median_s > 0))
+            continue;
+        if (x->on_host && (host == 0.0 || x->median_s < host))
+            host = x->median_s;
+        if (!x->on_host && first == 0.0)
+            first = x->median_s;
+    }
+    for (int i = 0; i < r->count; i++) {
+        struct kl_result *x = &r->results[i];
+        x->gflops = x->gbps = x->speedup_first = x->speedup_host = 0.0;
+        if (x->status != KL_RESULT_VERIFIED || !(x->median_s > 0))
+            continue;
+        x->gflops = r->flops / x->median_s * 1e-9;
+        x->gbps = r->bytes / x->median_s * 1e-9;
+        if (!x->on_host && first > 0)
+            x->speedup_first = first / x->median_s;
+        if (host > 0)
+            x->speedup_host = host / x->median_s;
+    }
+}
+
+int kl_report_failed(const struct kl_report *r)
+{
+    for (int i = 0; i < r->count; i++)
+        if (r->results[i].status == KL_RESULT_FAILED)
+            return 1;
+    return 0;
+}
+
+static void header(const struct kl_report *r, FILE *out)
+{
+    fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes,
+            kl_type_name(r->type), r->seed);
+    fprintf(out, "device:    %s (%s; %s; driver %s)\n", r->device.name, r->device.platform,
+            r->device.device_version, r->device.driver_version);
+    fprintf(out, "reference: %s\n", r->reference);
+    fprintf(out,
+            "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s; kernel time from "
+            "%s events, host rungs by the host clock\n",
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend);
+    fprintf(out, "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n\n",
+            r->flops * 1e-9, r->bytes * 1e-6, r->bytes > 0 ? r->flops / r->bytes : 0.0);
+}
+
+/* A number column, or "-" when the value does not exist. */
+static void cell(FILE *out, int width, int prec, double v, int show)
+{
+    if (show)
+        fprintf(out, " %*.*f", width, prec, v);
+    else
+        fprintf(out, " %*s", width, "-");
+}
+
+void kl_report_table(const struct kl_report *r, FILE *out)
+{
+    header(r, out);
+    fprintf(out, "%-18s %-8s %10s %10s %10s %5s %9s %8s %7s %7s %10s %8s\n", "rung", "status",
+            "median ms", "min ms", "max ms", "reps", "GFLOP/s", "GB/s", "x first", "x host",
+            "e2e ms", "build ms");
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int ok = x->status == KL_RESULT_VERIFIED;
+        fprintf(out, "%-18s %-8s", x->rung, status_name(x->status));
+        cell(out, 10, 3, x->median_s * 1e3, ok);
+        cell(out, 10, 3, x->min_s * 1e3, ok);
+        cell(out, 10, 3, x->max_s * 1e3, ok);
+        if (ok)
+            fprintf(out, " %5d", x->repeats);
+        else
+            fprintf(out, " %5s", "-");
+        cell(out, 9, 2, x->gflops, ok);
+        cell(out, 8, 2, x->gbps, ok);
+        cell(out, 7, 2, x->speedup_first, ok && x->speedup_first > 0);
+        cell(out, 7, 2, x->speedup_host, ok && x->speedup_host > 0);
+        cell(out, 10, 3, x->total_s * 1e3, ok && !x->on_host);
+        cell(out, 8, 1, x->build_s * 1e3, ok && !x->on_host);
+        fputc('\n', out);
+    }
+    int notes = 0;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        if (x->status == KL_RESULT_VERIFIED || !x->note[0])
+            continue;
+        if (!notes++)
+            fputc('\n', out);
+        fprintf(out, "%s %s: %s\n", x->rung, status_name(x->status), x->note);
+    }
+    fprintf(out,
+            "\nx first: speed-up over the first device rung; x host: over the fastest host "
+            "rung; e2e: upload + kernel + download.\n");
+}
+
+/* CSV fields are quoted when they hold a comma, quote or newline. */
+static void csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void kl_report_csv(const struct kl_report *r, FILE *out)
+{
+    fprintf(out, "workload,sizes,type,device,rung,status,median_s,min_s,max_s,repeats,gflops,"
+                 "gbps,speedup_first,speedup_host,total_s,build_s,build_options,note\n");
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int ok = x->status == KL_RESULT_VERIFIED;
+        fprintf(out, "%s,", r->workload);
+        csv_str(out, r->sizes);
+        fprintf(out, ",%s,", kl_type_name(r->type));
+        csv_str(out, r->device.name);
+        fprintf(out, ",%s,%s,", x->rung, status_name(x->status));
+        if (ok)
+            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%.9g,%.6g,", x->median_s,
+                    x->min_s, x->max_s, x->repeats, x->gflops, x->gbps, x->speedup_first,
+                    x->speedup_host, x->total_s, x->build_s);
+        else
+            fputs(",,,,,,,,,,", out);
+        csv_str(out, x->options);
+        fputc(',', out);
+        csv_str(out, x->note);
+        fputc('\n', out);
+    }
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* JSON has no NaN or infinity: such values become null. */
+static void json_num(FILE *out, double v, int show)
+{
+    if (show && isfinite(v))
+        fprintf(out, "%.9g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_kv(FILE *out, const char *indent, const char *key, const char *value,
+                    const char *end)
+{
+    fprintf(out, "%s\"%s\": ", indent, key);
+    json_str(out, value);
+    fputs(end, out);
+}
+
+void kl_report_json(const struct kl_report *r, FILE *out)
+{
+    const struct kl_device_info *d = &r->device;
+    fputs("{\n", out);
+    json_kv(out, "  ", "workload", r->workload, ",\n");
+    fputs("  \"device\": {\n", out);
+    json_kv(out, "    ", "name", d->name, ",\n");
+    json_kv(out, "    ", "vendor", d->vendor, ",\n");
+    json_kv(out, "    ", "platform", d->platform, ",\n");
+    json_kv(out, "    ", "version", d->device_version, ",\n");
+    json_kv(out, "    ", "driver", d->driver_version, ",\n");
+    json_kv(out, "    ", "type", d->type, ",\n");
+    fprintf(out, "    \"compute_units\": %u,\n    \"max_clock_mhz\": %u,\n", d->compute_units,
+            d->max_clock_mhz);
+    fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu\n  },\n",
+            (unsigned long long)d->global_mem, (unsigned long long)d->local_mem);
+    fprintf(out, "  \"params\": {%s, \"type\": \"%s\", \"seed\": %llu},\n", r->size_json,
+            kl_type_name(r->type), r->seed);
+    fprintf(out, "  \"flops_per_launch\": %.17g,\n  \"bytes_per_launch\": %.17g,\n", r->flops,
+            r->bytes);
+    json_kv(out, "  ", "reference", r->reference, ",\n");
+    fprintf(out,
+            "  \"protocol\": {\"warmup\": %d, \"min_repeats\": %d, \"min_time_s\": %.6g, "
+            "\"max_repeats\": %d},\n",
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time,
+            r->protocol.max_repeats);
+    fputs("  \"results\": [\n", out);
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int ok = x->status == KL_RESULT_VERIFIED;
+        fputs("    {", out);
+        json_kv(out, "", "rung", x->rung, ", ");
+        json_kv(out, "", "status", status_name(x->status), ", ");
+        fprintf(out, "\"on_host\": %s, \"median_s\": ", x->on_host ? "true" : "false");
+        json_num(out, x->median_s, ok);
+        fputs(", \"min_s\": ", out);
+        json_num(out, x->min_s, ok);
+        fputs(", \"max_s\": ", out);
+        json_num(out, x->max_s, ok);
+        fprintf(out, ", \"repeats\": %d, \"gflops\": ", ok ? x->repeats : 0);
+        json_num(out, x->gflops, ok);
+        fputs(", \"gbps\": ", out);
+        json_num(out, x->gbps, ok);
+        fputs(", \"speedup_first\": ", out);
+        json_num(out, x->speedup_first, ok && x->speedup_first > 0);
+        fputs(", \"speedup_host\": ", out);
+        json_num(out, x->speedup_host, ok && x->speedup_host > 0);
+        fputs(", \"total_s\": ", out);
+        json_num(out, x->total_s, ok && !x->on_host);
+        fputs(", \"build_s\": ", out);
+        json_num(out, x->build_s, ok && !x->on_host);
+        fputs(", ", out);
+        json_kv(out, "", "build_options", x->options, ", ");
+        json_kv(out, "", "note", x->note, "");
+        fputs(i + 1 < r->count ? "},\n" : "}\n", out);
+    }
+    fputs("  ],\n  \"provenance\": {", out);
+    json_kv(out, "", "kladder_version", KLADDER_VERSION, ", ");
+    json_kv(out, "", "backend", r->backend, ", ");
+    json_kv(out, "", "driver", d->driver_version, ", ");
+    json_kv(out, "", "date", r->date, "");
+    fputs("}\n}\n", out);
+}

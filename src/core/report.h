@@ -1,0 +1,60 @@
+/*
+ * Results of a ladder run and their three renderings: a table for people,
+ * CSV and JSON (with provenance) for programs. Metrics are derived here, in
+ * one place, from each workload's FLOP and byte counts.
+ */
+#ifndef KL_REPORT_H
+#define KL_REPORT_H
+
+#include <stdio.h>
+
+#include "backend/backend.h"
+#include "kladder.h"
+
+enum kl_result_status { KL_RESULT_VERIFIED, KL_RESULT_FAILED, KL_RESULT_SKIPPED };
+
+struct kl_result {
+    char rung[64];
+    const char *summary;
+    int on_host; /* a CPU rung timed with the host clock */
+    enum kl_result_status status;
+    char note[512]; /* why it failed or was skipped; what was checked */
+    double build_s, median_s, min_s, max_s, total_s;
+    int repeats;
+    char options[512];
+    /* filled by kl_report_finish */
+    double gflops, gbps, speedup_first, speedup_host;
+};
+
+struct kl_report {
+    const char *workload;    /* "gemm" */
+    char sizes[128];         /* "M=512 N=512 K=512" */
+    char size_json[128];     /* "\"M\": 512, \"N\": 512, \"K\": 512" */
+    enum kl_type type;
+    unsigned long long seed;
+    double flops;            /* per launch */
+    double bytes;            /* minimal traffic per launch */
+    char reference[128];     /* how the reference was obtained */
+    struct kl_protocol protocol;
+    struct kl_device_info device;
+    const char *backend;
+    char date[32];
+    struct kl_result *results;
+    int count, capacity;
+};
+
+/* Appends a zeroed result for rung name; NULL when out of memory. */
+struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);
+void kl_report_free(struct kl_report *r);
+
+/* Derives GFLOP/s, GB/s and speed-ups for every verified result. */
+void kl_report_finish(struct kl_report *r);
+
+/* 1 if any result failed verification. */
+int kl_report_failed(const struct kl_report *r);
+
+void kl_report_table(const struct kl_report *r, FILE *out);
+void kl_report_csv(const struct kl_report *r, FILE *out);
+void kl_report_json(const struct kl_report *r, FILE *out);
+
+#endif /* KL_REPORT_H */

@@ -1,0 +1,101 @@
+#define _POSIX_C_SOURCE 200809L
+#include "core/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double kl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void kl_rng_seed(struct kl_rng *r, uint64_t seed) { r->state = seed; }
+
+uint64_t kl_rng_next(struct kl_rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+double kl_rng_uniform(struct kl_rng *r)
+{
+    /* 53 random bits scaled to [0, 2), shifted to [-1, 1). */
+    return (double)(kl_rng_next(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+int kl_rng_int(struct kl_rng *r, int lo, int hi)
+{
+    uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
+    return lo + (int)(kl_rng_next(r) % span);
+}
+
+enum kl_status kl_read_file(const char *path, char **out, size_t *len, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    char *buf = NULL;
+    long size;
+    FILE *f = fopen(path, "rb");
+    *out = NULL;
+    if (!f)
+        return kl_fail(e, KL_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        st = kl_fail(e, KL_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+        goto close_file;
+    }
+    buf = malloc((size_t)size + 1);
+    if (!buf) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory reading %s", path);
+        goto close_file;
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        st = kl_fail(e, KL_ERR_IO, "cannot read %s", path);
+        free(buf);
+        goto close_file;
+    }
+    buf[size] = '\0';
+    *out = buf;
+    if (len)
+        *len = (size_t)size;
+close_file:
+    fclose(f);
+    return st;
+}
+
+int kl_contains_nocase(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *haystack; haystack++) {
+        size_t i = 0;
+        while (i < n && haystack[i] &&
+               tolower((unsigned char)haystack[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+char *kl_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+void kl_utc_now(char *out, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -1,0 +1,65 @@
+#include "core/verify.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+void kl_poison(enum kl_type t, void *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (t) {
+        case KL_FLOAT: ((float *)data)[i] = NAN; break;
+        case KL_DOUBLE: ((double *)data)[i] = NAN; break;
+        case KL_INT: ((int32_t *)data)[i] = INT32_MAX; break;
+        }
+    }
+}
+
+double kl_dot_tolerance(enum kl_type t, long k)
+{
+    double root = sqrt((double)(k > 1 ? k : 1));
+    switch (t) {
+    case KL_FLOAT: return 4.0 * (FLT_EPSILON / 2) * root;
+    case KL_DOUBLE: return 8.0 * (DBL_EPSILON / 2) * root;
+    case KL_INT: return 0.0;
+    }
+    return 0.0;
+}
+
+double kl_get(enum kl_type t, const void *data, size_t i)
+{
+    switch (t) {
+    case KL_FLOAT: return ((const float *)data)[i];
+    case KL_DOUBLE: return ((const double *)data)[i];
+    case KL_INT: return ((const int32_t *)data)[i];
+    }
+    return NAN;
+}
+
+void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
+              const size_t *idx, size_t n, double factor, struct kl_check *out)
+{
+    /* The floor only covers results that are zero up to underflow. */
+    double floor = t == KL_FLOAT ? FLT_MIN : t == KL_DOUBLE ? DBL_MIN : 0.0;
+    out->checked = n;
+    out->bad = 0;
+    out->worst = 0;
+    out->worst_got = out->worst_want = 0.0;
+    out->worst_ratio = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = idx ? idx[i] : i;
+        double g = kl_get(t, got, at), want = ref[i];
+        double tol = scale && t != KL_INT ? factor * scale[i] + floor : 0.0;
+        double err = fabs(g - want);
+        double ratio;
+        if (!(err <= tol))
+            out->bad++;
+        ratio = isnan(err) ? INFINITY : tol > 0 ? err / tol : (err > 0 ? INFINITY : 0.0);
+        if (ratio > out->worst_ratio || (i == 0 && out->bad == 0)) {
+            out->worst_ratio = ratio;
+            out->worst = at;
+            out->worst_got = g;
+            out->worst_want = want;
+        }
+    }
+}

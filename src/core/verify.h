@@ -1,0 +1,44 @@
+/*
+ * Checking results: poisoning outputs, tolerances that scale with the
+ * length of the reduction and the type, element-wise comparison.
+ */
+#ifndef KL_VERIFY_H
+#define KL_VERIFY_H
+
+#include <stddef.h>
+
+#include "kladder.h"
+
+/* Fills n elements with NaN (floating types) or INT32_MAX (int). */
+void kl_poison(enum kl_type t, void *data, size_t n);
+
+/*
+ * Tolerance factor for a sum of k products computed in type t, relative to
+ * the sum of the products' magnitudes: |got - exact| <= factor * sum|a*b|.
+ * Rounding errors of a k-term sum grow like sqrt(k) for random data, with
+ * the unit roundoff u; the factor is 4u·sqrt(k) (8u·sqrt(k) for double,
+ * whose reference carries an error of the same order). 0 for int: exact.
+ */
+double kl_dot_tolerance(enum kl_type t, long k);
+
+struct kl_check {
+    size_t checked;   /* elements compared */
+    size_t bad;       /* elements out of tolerance */
+    size_t worst;     /* index (into got) of the worst element */
+    double worst_got; /* its value ... */
+    double worst_want; /* ... the reference ... */
+    double worst_ratio; /* ... and |error| / tolerance (inf for NaN) */
+};
+
+/*
+ * Compares got (n elements of type t) with ref: element idx[i] of got
+ * (i if idx is NULL) against ref[i], with tolerance factor * scale[i] plus a
+ * tiny absolute floor; scale NULL means exact comparison.
+ */
+void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
+              const size_t *idx, size_t n, double factor, struct kl_check *out);
+
+/* Reads element i of a typed array as double. */
+double kl_get(enum kl_type t, const void *data, size_t i);
+
+#endif /* KL_VERIFY_H */

@@ -1,0 +1,875 @@
+/*
+ * GEMM workload: the rung table, the data, the reference and the driver
+ * that runs the ladder. Device work goes through the backend table only.
+ */
+#include "workloads/gemm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/blas.h"
+#include "core/measure.h"
+#include "core/util.h"
+#include "core/verify.h"
+
+/* ---- host rungs: the six loop orders of seed 004 ------------------------ */
+
+#define BOUND_i M
+#define BOUND_j N
+#define BOUND_k K
+#define HOST_LOOP(T, o1, o2, o3)                                                               \
+    static void host_##o1##o2##o3##_##T(int M, int N, int K, const T *A, const T *B, T *C)     \
+    {                                                                                          \
+        memset(C, 0, sizeof(T) * (size_t)M * (size_t)N);                                       \
+        for (long o1 = 0; o1 < BOUND_##o1; o1++)                                               \
+            for (long o2 = 0; o2 < BOUND_##o2; o2++)                                           \
+                for (long o3 = 0; o3 < BOUND_##o3; o3++)                                       \
+                    C[i * N + j] += A[i * K + k] * B[k * N + j];                               \
+    }
+#define HOST_RUNG(o1, o2, o3)                                                                  \
+    HOST_LOOP(float, o1, o2, o3)                                                               \
+    HOST_LOOP(double, o1, o2, o3)                                                              \
+    HOST_LOOP(int32_t, o1, o2, o3)                                                             \
+    static void host_##o1##o2##o3(enum kl_type t, int M, int N, int K, const void *A,          \
+                                  const void *B, void *C)                                      \
+    {                                                                                          \
+        switch (t) {                                                                           \
+        case KL_FLOAT: host_##o1##o2##o3##_float(M, N, K, A, B, C); break;                     \
+        case KL_DOUBLE: host_##o1##o2##o3##_double(M, N, K, A, B, C); break;                   \
+        case KL_INT: host_##o1##o2##o3##_int32_t(M, N, K, A, B, C); break;                     \
+        }                                                                                      \
+    }
+HOST_RUNG(i, j, k)
+HOST_RUNG(i, k, j)
+HOST_RUNG(j, i, k)
+HOST_RUNG(j, k, i)
+HOST_RUNG(k, i, j)
+HOST_RUNG(k, j, i)
+
+/* ---- the ladder ---------------------------------------------------------- */
+
+#define P_WG2D                                                                                 \
+    {{"WG0", 16, 1, 1024, 1, "work-group rows"}, {"WG1", 16, 1, 1024, 1, "work-group columns"}}
+#define P_WG {"WG", 64, 1, 1024, 1, "work-group size (rows per group)"}
+#define P_KC(m) {"KC", 256, m, 8192, m, "K chunk held in private/local memory"}
+
+static const struct kl_gemm_rung rungs[] = {
+    {"host_ijk", "CPU, one thread, loop order i-j-k (seed's r-c-cr): k innermost walks B by "
+                 "column, a stride of N elements",
+     NULL, host_ijk, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"host_ikj", "CPU, loop order i-k-j (seed's r-cr-c, its fastest): the inner loop streams "
+                 "rows of B and C, unit stride",
+     NULL, host_ikj, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"host_jik", "CPU, loop order j-i-k (seed's c-r-cr, its OpenCL starting point)", NULL,
+     host_jik, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"host_jki", "CPU, loop order j-k-i: the inner loop strides through A and C by rows", NULL,
+     host_jki, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"host_kij", "CPU, loop order k-i-j: unit stride inner loop, C re-read K times", NULL,
+     host_kij, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"host_kji", "CPU, loop order k-j-i: strided inner loop over A and C", NULL, host_kji, 0,
+     KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"01_naive", "one work-item per element of C, accumulating straight into global memory",
+     "opencl/gemm/01_naive.cl", NULL, 0, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
+    {"02_coalesced", "B stored column-major, so each work-item reads A's row and B's column "
+                     "sequentially",
+     "opencl/gemm/02_coalesced.cl", NULL, 1, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
+    {"03_private_acc", "the sum lives in a private register; C is written once instead of K "
+                       "times",
+     "opencl/gemm/03_private_acc.cl", NULL, 1, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
+    {"04_row_per_item", "one work-item computes a whole row of C: fewer, longer work-items",
+     "opencl/gemm/04_row_per_item.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG}},
+    {"05_row_private", "A's row (in chunks of KC) copied to private memory and reused for every "
+                       "column",
+     "opencl/gemm/05_row_private.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(1)}},
+    {"06_col_local", "B's column (chunk) loaded once per work-group into local memory, between "
+                     "barriers",
+     "opencl/gemm/06_col_local.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_KC, {P_WG, P_KC(1)}},
+    {"07_vec4_dot", "the inner loop of 05 as float4 dot products built from scalars",
+     "opencl/gemm/07_vec4_dot.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(1)}},
+    {"08_vec4_row", "the private row buffer itself is float4 and B is read with vload4: vector "
+                    "loads, no per-iteration packing",
+     "opencl/gemm/08_vec4_row.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(4)}},
+    {"09_vec8", "as 08 with float8; pays only where the preferred vector width is 8",
+     "opencl/gemm/09_vec8.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(8)}},
+    {"10_tiled", "seed 002: TS×TS tiles of A and B in local memory, each element loaded once "
+                 "per tile and reused TS times",
+     "opencl/gemm/10_tiled.cl", NULL, 0, KL_GEO_TILE, KL_LOCAL_2TS2,
+     {{"TS", 16, 1, 64, 1, "tile edge; work-group is TS×TS"}}},
+};
+
+#define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
+
+int kl_gemm_rung_count(void) { return RUNG_COUNT; }
+
+const struct kl_gemm_rung *kl_gemm_rung_at(int i)
+{
+    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
+}
+
+const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
+{
+    const struct kl_gemm_rung *hit = NULL;
+    size_t n = strlen(name);
+    if (n == 0)
+        return NULL;
+    for (int i = 0; i < RUNG_COUNT; i++) {
+        if (strcmp(rungs[i].name, name) == 0)
+            return &rungs[i];
+        if (strncmp(rungs[i].name, name, n) == 0) {
+            if (hit)
+                return NULL; /* ambiguous prefix */
+            hit = &rungs[i];
+        }
+    }
+    return hit;
+}
+
+static int param_count(const struct kl_gemm_rung *r)
+{
+    int n = 0;
+    while (n < KL_MAX_PARAMS && r->params[n].name)
+        n++;
+    return n;
+}
+
+static int param_index(const struct kl_gemm_rung *r, const char *name)
+{
+    for (int i = 0; i < param_count(r); i++)
+        if (strcmp(r->params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- parameters and device limits ----------------------------------------- */
+
+/* Splits "NAME=VALUE" and parses VALUE strictly. */
+static enum kl_status split_param(const char *item, char *name, size_t n, long *value,
+                                  struct kl_err *e)
+{
+    const char *eq = strchr(item, '=');
+    char *end;
+    if (!eq || eq == item || (size_t)(eq - item) >= n)
+        return kl_fail(e, KL_ERR_ARG, "parameter \"%s\" is not of the form NAME=VALUE", item);
+    memcpy(name, item, (size_t)(eq - item));
+    name[eq - item] = '\0';
+    *value = strtol(eq + 1, &end, 10);
+    if (end == eq + 1 || *end != '\0')
+        return kl_fail(e, KL_ERR_ARG, "parameter %s: \"%s\" is not an integer", name, eq + 1);
+    return KL_OK;
+}
+
+/*
+ * The parameter values of rung r: defaults overridden by req->params.
+ * explicit_mask gets a bit per parameter the user set.
+ */
+static enum kl_status rung_params(const struct kl_gemm_rung *r, const char *const *items,
+                                  int nitems, int *values, unsigned *explicit_mask,
+                                  struct kl_err *e)
+{
+    *explicit_mask = 0;
+    for (int i = 0; i < param_count(r); i++)
+        values[i] = r->params[i].def;
+    for (int j = 0; j < nitems; j++) {
+        char name[64];
+        long v;
+        enum kl_status st = split_param(items[j], name, sizeof name, &v, e);
+        if (st != KL_OK)
+            return st;
+        int i = param_index(r, name);
+        if (i < 0)
+            continue; /* meant for another rung; unknown names are caught by the caller */
+        const struct kl_param_def *d = &r->params[i];
+        if (v < d->min || v > d->max || v % d->multiple != 0)
+            return kl_fail(e, KL_ERR_ARG,
+                           "rung %s: %s=%ld is out of range (%d..%d%s%s); %s is the %s",
+                           r->name, name, v, d->min, d->max, d->multiple > 1 ? ", multiple of " : "",
+                           d->multiple > 1 ? (d->multiple == 4 ? "4" : "8") : "", name, d->help);
+        values[i] = (int)v;
+        *explicit_mask |= 1u << i;
+    }
+    return KL_OK;
+}
+
+static int value_of(const struct kl_gemm_rung *r, const int *values, const char *name)
+{
+    int i = param_index(r, name);
+    return i < 0 ? 0 : values[i];
+}
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+struct launch_shape {
+    int dims;
+    size_t global[3], local[3];
+};
+
+static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N,
+                     struct launch_shape *s)
+{
+    s->global[2] = s->local[2] = 1;
+    switch (r->geometry) {
+    case KL_GEO_2D:
+        s->dims = 2;
+        s->local[0] = (size_t)value_of(r, v, "WG0");
+        s->local[1] = (size_t)value_of(r, v, "WG1");
+        s->global[0] = round_up((size_t)M, s->local[0]);
+        s->global[1] = round_up((size_t)N, s->local[1]);
+        break;
+    case KL_GEO_ROWS:
+        s->dims = 1;
+        s->local[0] = (size_t)value_of(r, v, "WG");
+        s->global[0] = round_up((size_t)M, s->local[0]);
+        s->local[1] = s->global[1] = 1;
+        break;
+    case KL_GEO_TILE:
+        s->dims = 2;
+        s->local[0] = s->local[1] = (size_t)value_of(r, v, "TS");
+        s->global[0] = round_up((size_t)N, s->local[0]);
+        s->global[1] = round_up((size_t)M, s->local[1]);
+        break;
+    case KL_GEO_HOST:
+        s->dims = 0;
+        break;
+    }
+}
+
+static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t elem)
+{
+    switch (r->local) {
+    case KL_LOCAL_KC: return (size_t)value_of(r, v, "KC") * elem;
+    case KL_LOCAL_2TS2: return 2 * (size_t)value_of(r, v, "TS") * (size_t)value_of(r, v, "TS") * elem;
+    case KL_LOCAL_NONE: return 0;
+    }
+    return 0;
+}
+
+/* Checks the launch against the device's limits (before building). */
+static enum kl_status check_limits(const struct kl_gemm_rung *r, const int *v,
+                                   const struct launch_shape *s,
+                                   const struct kl_device_info *dev, enum kl_type t,
+                                   struct kl_err *e)
+{
+    size_t wg = s->local[0] * s->local[1] * s->local[2];
+    if (wg > dev->max_wg)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: work-group of %zu work-items exceeds the device's maximum of %zu "
+                       "(CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+                       r->name, wg, dev->max_wg);
+    for (int d = 0; d < s->dims; d++)
+        if (s->local[d] > dev->max_item[d])
+            return kl_fail(e, KL_ERR_UNSUPPORTED,
+                           "rung %s: work-group size %zu in dimension %d exceeds the device's "
+                           "maximum of %zu",
+                           r->name, s->local[d], d, dev->max_item[d]);
+    size_t lb = local_bytes(r, v, kl_type_size(t));
+    if (lb > dev->local_mem)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: needs %zu bytes of local memory, the device has %llu", r->name,
+                       lb, (unsigned long long)dev->local_mem);
+    return KL_OK;
+}
+
+static void build_options(const struct kl_gemm_rung *r, const int *v, enum kl_type t, char *out,
+                          size_t n)
+{
+    static const char *const type_macro[] = {"-DKL_T_FLOAT", "-DKL_T_DOUBLE", "-DKL_T_INT"};
+    size_t used = (size_t)snprintf(out, n, "%s", type_macro[t]);
+    for (int i = 0; i < param_count(r) && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, " -D%s=%d", r->params[i].name, v[i]);
+}
+
+/* ---- data, device buffers and one rung's run ------------------------------- */
+
+struct gemm_session {
+    struct kl_context *kl;
+    enum kl_type type;
+    int M, N, K;
+    const void *A, *B;
+    void *Bt; /* B transposed, for column-major rungs */
+    void *poison;
+    struct kl_buf *dA, *dB, *dBt, *dC;
+};
+
+static void session_free(struct gemm_session *s)
+{
+    const struct kl_backend_ops *ops = s->kl->ops;
+    ops->release(s->dA);
+    ops->release(s->dB);
+    ops->release(s->dBt);
+    ops->release(s->dC);
+    free(s->Bt);
+    free(s->poison);
+}
+
+static enum kl_status device_buffer(struct gemm_session *s, size_t elems, const char *what,
+                                    struct kl_buf **out)
+{
+    struct kl_context *kl = s->kl;
+    size_t bytes = elems * kl_type_size(s->type);
+    if (bytes > kl->info.max_alloc)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY,
+                       "%s needs %.1f MiB, more than the device's largest allocation "
+                       "(%.1f MiB, CL_DEVICE_MAX_MEM_ALLOC_SIZE); use smaller sizes",
+                       what, bytes / 1048576.0, kl->info.max_alloc / 1048576.0);
+    return kl->ops->alloc(kl->dev, bytes, out, &kl->err);
+}
+
+static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl,
+                                   enum kl_type t, int M, int N, int K, const void *A,
+                                   const void *B)
+{
+    enum kl_status st;
+    size_t es = kl_type_size(t);
+    memset(s, 0, sizeof *s);
+    s->kl = kl;
+    s->type = t;
+    s->M = M, s->N = N, s->K = K;
+    s->A = A, s->B = B;
+    s->Bt = malloc((size_t)K * (size_t)N * es);
+    s->poison = malloc((size_t)M * (size_t)N * es);
+    if (!s->Bt || !s->poison)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %d×%d×%d", M, N, K);
+    for (size_t k = 0; k < (size_t)K; k++)
+        for (size_t n = 0; n < (size_t)N; n++)
+            memcpy((char *)s->Bt + (n * (size_t)K + k) * es, (const char *)B + (k * (size_t)N + n) * es,
+                   es);
+    kl_poison(t, s->poison, (size_t)M * (size_t)N);
+    if ((st = device_buffer(s, (size_t)M * K, "A", &s->dA)) != KL_OK ||
+        (st = device_buffer(s, (size_t)K * N, "B", &s->dB)) != KL_OK ||
+        (st = device_buffer(s, (size_t)K * N, "B (column-major)", &s->dBt)) != KL_OK ||
+        (st = device_buffer(s, (size_t)M * N, "C", &s->dC)) != KL_OK)
+        return st;
+    return KL_OK;
+}
+
+/* Uploads A and the layout of B the rung reads. */
+static enum kl_status upload_inputs(struct gemm_session *s, int b_col)
+{
+    struct kl_context *kl = s->kl;
+    size_t es = kl_type_size(s->type);
+    enum kl_status st = kl->ops->write(kl->dev, s->dA, s->A, (size_t)s->M * s->K * es, &kl->err);
+    if (st != KL_OK)
+        return st;
+    return kl->ops->write(kl->dev, b_col ? s->dBt : s->dB, b_col ? s->Bt : s->B,
+                          (size_t)s->K * s->N * es, &kl->err);
+}
+
+struct device_launch {
+    struct gemm_session *s;
+    struct kl_kernel *kernel;
+    struct kl_arg args[6];
+    struct launch_shape shape;
+};
+
+static enum kl_status launch_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct device_launch *l = arg;
+    struct kl_context *kl = l->s->kl;
+    return kl->ops->launch(kl->dev, l->kernel, l->args, 6, l->shape.dims, l->shape.global,
+                           l->shape.local, seconds, e);
+}
+
+struct host_launch {
+    const struct kl_gemm_rung *rung;
+    struct gemm_session *s;
+    void *C;
+};
+
+static enum kl_status host_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct host_launch *h = arg;
+    (void)e;
+    double t0 = kl_now();
+    h->rung->host(h->s->type, h->s->M, h->s->N, h->s->K, h->s->A, h->s->B, h->C);
+    *seconds = kl_now() - t0;
+    return KL_OK;
+}
+
+/* Median of three end-to-end runs: upload A and B, launch, download C. */
+static enum kl_status end_to_end(struct device_launch *l, int b_col, void *C, double *out)
+{
+    struct gemm_session *s = l->s;
+    struct kl_context *kl = s->kl;
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        enum kl_status st;
+        double t0 = kl_now(), dummy;
+        if ((st = upload_inputs(s, b_col)) != KL_OK ||
+            (st = launch_once(l, &dummy, &kl->err)) != KL_OK ||
+            (st = kl->ops->read(kl->dev, s->dC, C,
+                                (size_t)s->M * s->N * kl_type_size(s->type), &kl->err)) != KL_OK)
+            return st;
+        t[i] = kl_now() - t0;
+    }
+    struct kl_stats stats;
+    kl_stats_compute(t, 3, &stats);
+    *out = stats.median;
+    return KL_OK;
+}
+
+/*
+ * Runs one rung: checks limits, builds (cached), runs once on a poisoned C
+ * and reads the result into C, then times it by the protocol.
+ */
+static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung *r,
+                               const int *values, const struct kl_protocol *proto, void *C,
+                               struct kl_timing *t)
+{
+    struct kl_context *kl = s->kl;
+    struct kl_stats stats;
+    enum kl_status st;
+    memset(t, 0, sizeof *t);
+
+    if (r->geometry == KL_GEO_HOST) {
+        struct host_launch h = {r, s, C};
+        double dummy;
+        if ((st = host_once(&h, &dummy, &kl->err)) != KL_OK ||
+            (st = kl_measure(proto, host_once, &h, &stats, &kl->err)) != KL_OK)
+            return st;
+        snprintf(t->options, sizeof t->options, "host, one thread");
+    } else {
+        struct device_launch l = {.s = s};
+        size_t es = kl_type_size(s->type);
+        shape_of(r, values, s->M, s->N, &l.shape);
+        if ((st = check_limits(r, values, &l.shape, &kl->info, s->type, &kl->err)) != KL_OK)
+            return st;
+        build_options(r, values, s->type, t->options, sizeof t->options);
+        if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) !=
+            KL_OK)
+            return st;
+        size_t wg = l.shape.local[0] * l.shape.local[1];
+        if (wg > kl->ops->kernel_max_wg(l.kernel))
+            return kl_fail(&kl->err, KL_ERR_UNSUPPORTED,
+                           "rung %s: work-group of %zu exceeds this kernel's limit of %zu "
+                           "(CL_KERNEL_WORK_GROUP_SIZE)",
+                           r->name, wg, kl->ops->kernel_max_wg(l.kernel));
+        l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
+        l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : s->dB}};
+        l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
+        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
+        l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
+        l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+        double dummy;
+        size_t cbytes = (size_t)s->M * s->N * es;
+        if ((st = upload_inputs(s, r->b_col_major)) != KL_OK ||
+            (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes, &kl->err)) != KL_OK ||
+            (st = launch_once(&l, &dummy, &kl->err)) != KL_OK ||
+            (st = kl->ops->read(kl->dev, s->dC, C, cbytes, &kl->err)) != KL_OK)
+            return st;
+        /* The timed launches overwrite C with the same values; the verified copy is C. */
+        if ((st = kl_measure(proto, launch_once, &l, &stats, &kl->err)) != KL_OK)
+            return st;
+        void *scratch = malloc(cbytes ? cbytes : 1);
+        if (!scratch)
+            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        st = end_to_end(&l, r->b_col_major, scratch, &t->total_s);
+        free(scratch);
+        if (st != KL_OK)
+            return st;
+    }
+    t->median_s = stats.median;
+    t->min_s = stats.min;
+    t->max_s = stats.max;
+    t->repeats = stats.n;
+    return KL_OK;
+}
+
+static enum kl_status check_sizes(int M, int N, int K, struct kl_err *e)
+{
+    if (M < 1 || N < 1 || K < 1)
+        return kl_fail(e, KL_ERR_ARG, "sizes must be >= 1 (got M=%d N=%d K=%d)", M, N, K);
+    /* Kernels index with 32-bit ints. */
+    if ((int64_t)M * K > INT32_MAX || (int64_t)K * N > INT32_MAX || (int64_t)M * N > INT32_MAX)
+        return kl_fail(e, KL_ERR_ARG,
+                       "M=%d N=%d K=%d: a matrix would exceed 2^31-1 elements, beyond the "
+                       "kernels' 32-bit indexing",
+                       M, N, K);
+    return KL_OK;
+}
+
+enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
+                       int K, const void *A, const void *B, void *C,
+                       const struct kl_params *params, const struct kl_protocol *protocol,
+                       struct kl_timing *timing)
+{
+    struct kl_protocol proto;
+    struct kl_timing local_timing;
+    struct gemm_session s;
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    enum kl_status st;
+    const struct kl_gemm_rung *r;
+
+    if (!kl || !rung || !A || !B || !C)
+        return kl ? kl_fail(&kl->err, KL_ERR_ARG, "kl_gemm: NULL argument") : KL_ERR_ARG;
+    if ((st = check_sizes(M, N, K, &kl->err)) != KL_OK)
+        return st;
+    if (!(r = kl_gemm_rung_find(rung)))
+        return kl_fail(&kl->err, KL_ERR_ARG, "unknown or ambiguous GEMM rung \"%s\"", rung);
+    if (type == KL_DOUBLE && !kl->info.fp64)
+        return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "device %s has no double precision",
+                       kl->info.name);
+    st = rung_params(r, params ? params->items : NULL, params ? params->count : 0, values, &mask,
+                     &kl->err);
+    if (st != KL_OK)
+        return st;
+    if (protocol)
+        proto = *protocol;
+    else
+        kl_protocol_default(&proto);
+    if ((st = session_init(&s, kl, type, M, N, K, A, B)) == KL_OK)
+        st = run_rung(&s, r, values, &proto, C, timing ? timing : &local_timing);
+    session_free(&s);
+    return st;
+}
+
+/* ---- reference and the ladder driver --------------------------------------- */
+
+/*
+ * The reference: exact products summed in double, and for each checked
+ * element the sum of |a·b| that scales its tolerance. Full when affordable
+ * (OpenBLAS, or a host loop up to ~1e9 multiply-adds), else on a random
+ * sample of elements; either way every device rung is also compared in
+ * full with the first device rung.
+ */
+struct gemm_ref {
+    size_t n;     /* elements checked */
+    size_t *idx;  /* their indices in C; NULL: all, in order */
+    double *ref, *scale;
+    double max_scale;
+    char how[128];
+};
+
+static void ref_free(struct gemm_ref *g)
+{
+    free(g->idx);
+    free(g->ref);
+    free(g->scale);
+}
+
+static void ref_element(const struct gemm_session *s, size_t i, size_t j, double *ref,
+                        double *scale)
+{
+    double sum = 0.0, mag = 0.0;
+    for (size_t k = 0; k < (size_t)s->K; k++) {
+        double p = kl_get(s->type, s->A, i * s->K + k) * kl_get(s->type, s->B, k * s->N + j);
+        sum += p;
+        mag += fabs(p);
+    }
+    *ref = sum;
+    *scale = mag;
+}
+
+#define FULL_HOST_LIMIT 1.1e9 /* multiply-adds a host reference loop may take */
+#define SAMPLES 4096
+
+static enum kl_status reference(const struct gemm_session *s, unsigned long long seed,
+                                struct gemm_ref *g, struct kl_err *e)
+{
+    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K, MN = M * N;
+    double work = (double)M * N * K;
+    const char *blas = NULL;
+    int use_blas = s->type != KL_INT && kl_blas_available(&blas);
+    memset(g, 0, sizeof *g);
+
+    if (use_blas || work <= FULL_HOST_LIMIT) {
+        double *a = malloc(M * K * sizeof *a), *b = malloc(K * N * sizeof *b);
+        g->n = MN;
+        g->ref = calloc(MN, sizeof *g->ref);
+        g->scale = calloc(MN, sizeof *g->scale);
+        if (!a || !b || !g->ref || !g->scale) {
+            free(a);
+            free(b);
+            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
+        }
+        for (size_t x = 0; x < M * K; x++)
+            a[x] = kl_get(s->type, s->A, x);
+        for (size_t x = 0; x < K * N; x++)
+            b[x] = kl_get(s->type, s->B, x);
+        if (use_blas) {
+            kl_blas_dgemm(s->M, s->N, s->K, a, b, g->ref);
+            for (size_t x = 0; x < M * K; x++)
+                a[x] = fabs(a[x]);
+            for (size_t x = 0; x < K * N; x++)
+                b[x] = fabs(b[x]);
+            kl_blas_dgemm(s->M, s->N, s->K, a, b, g->scale);
+            snprintf(g->how, sizeof g->how, "all elements, double, %s dgemm", blas);
+        } else {
+            for (size_t i = 0; i < M; i++)
+                for (size_t k = 0; k < K; k++) {
+                    double av = a[i * K + k], aa = fabs(av);
+                    for (size_t j = 0; j < N; j++) {
+                        g->ref[i * N + j] += av * b[k * N + j];
+                        g->scale[i * N + j] += aa * fabs(b[k * N + j]);
+                    }
+                }
+            snprintf(g->how, sizeof g->how, "all elements, %s on the host",
+                     s->type == KL_INT ? "exact integer sums" : "double accumulation");
+        }
+        free(a);
+        free(b);
+    } else {
+        struct kl_rng rng;
+        size_t n = MN < SAMPLES ? MN : SAMPLES;
+        kl_rng_seed(&rng, seed ^ 0x5eedULL);
+        g->n = n;
+        g->idx = malloc(n * sizeof *g->idx);
+        g->ref = malloc(n * sizeof *g->ref);
+        g->scale = malloc(n * sizeof *g->scale);
+        if (!g->idx || !g->ref || !g->scale)
+            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
+        for (size_t x = 0; x < n; x++) {
+            /* The four corners first: edges are where guards go wrong. */
+            size_t corner[4] = {0, N - 1, (M - 1) * N, MN - 1};
+            g->idx[x] = x < 4 ? corner[x] : (size_t)(kl_rng_next(&rng) % MN);
+            ref_element(s, g->idx[x] / N, g->idx[x] % N, &g->ref[x], &g->scale[x]);
+        }
+        snprintf(g->how, sizeof g->how,
+                 "%zu sampled elements in double on the host (no BLAS found for the full "
+                 "product)",
+                 n);
+    }
+    for (size_t x = 0; x < g->n; x++)
+        if (g->scale[x] > g->max_scale)
+            g->max_scale = g->scale[x];
+    /* Guard the fast path: spot-check the library against direct sums. */
+    if (use_blas) {
+        struct kl_rng rng;
+        kl_rng_seed(&rng, seed ^ 0xb1a5ULL);
+        for (int x = 0; x < 64; x++) {
+            size_t at = (size_t)(kl_rng_next(&rng) % MN);
+            double want, mag;
+            ref_element(s, at / N, at % N, &want, &mag);
+            if (!(fabs(want - g->ref[at]) <= 1e-12 * mag + 1e-300))
+                return kl_fail(e, KL_ERR_VERIFY,
+                               "the BLAS reference (%s) disagrees with a direct double sum at "
+                               "element %zu: %.17g vs %.17g",
+                               blas, at, g->ref[at], want);
+        }
+    }
+    return KL_OK;
+}
+
+static void describe_failure(const struct kl_check *c, size_t N, const char *against, char *note,
+                             size_t n)
+{
+    snprintf(note, n,
+             "%zu of %zu elements differ from %s; worst at row %zu col %zu: got %.9g, want "
+             "%.9g (%s)",
+             c->bad, c->checked, against, c->worst / N, c->worst % N, c->worst_got,
+             c->worst_want,
+             isinf(c->worst_ratio) ? "not a finite match" : "beyond tolerance");
+}
+
+static void fill_inputs(enum kl_type t, void *x, size_t n, struct kl_rng *rng)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (t) {
+        case KL_FLOAT: ((float *)x)[i] = (float)kl_rng_uniform(rng); break;
+        case KL_DOUBLE: ((double *)x)[i] = kl_rng_uniform(rng); break;
+        case KL_INT: ((int32_t *)x)[i] = kl_rng_int(rng, -8, 8); break;
+        }
+    }
+}
+
+/* Host rungs run only when one loop takes no more than a few seconds. */
+#define HOST_AUTO_LIMIT 1.5e8 /* multiply-adds */
+
+/* Verifies C of one rung and records the result. */
+static void judge(const struct gemm_session *s, const struct gemm_ref *g, const void *C,
+                  const void *baseline, const char *baseline_name, double factor,
+                  struct kl_result *res)
+{
+    struct kl_check c;
+    size_t MN = (size_t)s->M * s->N;
+    kl_check(s->type, C, g->ref, s->type == KL_INT ? NULL : g->scale, g->idx, g->n, factor, &c);
+    if (c.bad) {
+        res->status = KL_RESULT_FAILED;
+        describe_failure(&c, (size_t)s->N, "the reference", res->note, sizeof res->note);
+        return;
+    }
+    int len = snprintf(res->note, sizeof res->note, "%zu elements match the reference (worst "
+                       "%.2g of tolerance)",
+                       c.checked, c.worst_ratio);
+    if (!baseline || len < 0)
+        return;
+    /* Every element against the first device rung; both carry rounding error. */
+    double *base = malloc(MN * sizeof *base), *scale = malloc(MN * sizeof *scale);
+    if (!base || !scale) {
+        res->status = KL_RESULT_FAILED;
+        snprintf(res->note, sizeof res->note, "out of host memory comparing with %s",
+                 baseline_name);
+    } else {
+        for (size_t x = 0; x < MN; x++) {
+            base[x] = kl_get(s->type, baseline, x);
+            scale[x] = g->idx ? g->max_scale : g->scale[x];
+        }
+        kl_check(s->type, C, base, s->type == KL_INT ? NULL : scale, NULL, MN, 2 * factor, &c);
+        if (c.bad) {
+            res->status = KL_RESULT_FAILED;
+            describe_failure(&c, (size_t)s->N, baseline_name, res->note, sizeof res->note);
+        } else if ((size_t)len < sizeof res->note) {
+            snprintf(res->note + len, sizeof res->note - (size_t)len, "; all %zu agree with %s",
+                     MN, baseline_name);
+        }
+    }
+    free(base);
+    free(scale);
+}
+
+enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_request *req,
+                              struct kl_report *rep)
+{
+    const struct kl_gemm_rung *chosen[sizeof rungs / sizeof *rungs];
+    int nchosen = 0;
+    enum kl_status st;
+    struct kl_err *e = &kl->err;
+    size_t es = kl_type_size(req->type);
+
+    if ((st = check_sizes(req->M, req->N, req->K, e)) != KL_OK ||
+        (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
+        return st;
+    if (req->type == KL_DOUBLE && !kl->info.fp64)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "device %s has no double precision (cl_khr_fp64); use --type float",
+                       kl->info.name);
+
+    /* Which rungs, in ladder order. */
+    for (int i = 0; i < RUNG_COUNT; i++) {
+        int want = req->nrungs == 0;
+        for (int j = 0; j < req->nrungs && !want; j++) {
+            const struct kl_gemm_rung *r = kl_gemm_rung_find(req->rungs[j]);
+            want = r == &rungs[i];
+        }
+        if (want)
+            chosen[nchosen++] = &rungs[i];
+    }
+    for (int j = 0; j < req->nrungs; j++)
+        if (!kl_gemm_rung_find(req->rungs[j])) {
+            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous rung \"%s\"; rungs are:",
+                    req->rungs[j]);
+            for (int i = 0; i < RUNG_COUNT; i++)
+                kl_err_append(e, " %s", rungs[i].name);
+            return KL_ERR_ARG;
+        }
+    /* Every parameter must belong to some chosen rung, with a valid value. */
+    for (int j = 0; j < req->nparams; j++) {
+        char name[64];
+        long v;
+        int known = 0;
+        if ((st = split_param(req->params[j], name, sizeof name, &v, e)) != KL_OK)
+            return st;
+        for (int i = 0; i < nchosen; i++)
+            known |= param_index(chosen[i], name) >= 0;
+        if (!known)
+            return kl_fail(e, KL_ERR_ARG,
+                           "unknown parameter %s for the chosen rungs (see --list-rungs)", name);
+    }
+
+    /* Same random inputs for every rung. */
+    struct kl_rng rng;
+    size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
+    void *A = malloc(M * K * es), *B = malloc(K * N * es), *C = malloc(M * N * es);
+    void *baseline = NULL;
+    const char *baseline_name = NULL;
+    struct gemm_session s;
+    struct gemm_ref g = {0};
+    memset(&s, 0, sizeof s);
+    s.kl = kl;
+    if (!A || !B || !C) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
+        goto free_data;
+    }
+    kl_rng_seed(&rng, req->seed);
+    fill_inputs(req->type, A, M * K, &rng);
+    fill_inputs(req->type, B, K * N, &rng);
+    if ((st = session_init(&s, kl, req->type, req->M, req->N, req->K, A, B)) != KL_OK ||
+        (st = reference(&s, req->seed, &g, e)) != KL_OK)
+        goto free_data;
+
+    rep->workload = "gemm";
+    snprintf(rep->sizes, sizeof rep->sizes, "M=%d N=%d K=%d", req->M, req->N, req->K);
+    snprintf(rep->size_json, sizeof rep->size_json, "\"M\": %d, \"N\": %d, \"K\": %d", req->M,
+             req->N, req->K);
+    rep->type = req->type;
+    rep->seed = req->seed;
+    rep->flops = 2.0 * M * N * K;
+    rep->bytes = (double)(M * K + K * N + M * N) * es;
+    snprintf(rep->reference, sizeof rep->reference, "%s", g.how);
+    rep->protocol = req->protocol;
+    rep->device = kl->info;
+    rep->backend = kl->ops->name;
+    kl_utc_now(rep->date, sizeof rep->date);
+
+    double factor = kl_dot_tolerance(req->type, req->K);
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_gemm_rung *r = chosen[i];
+        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_timing t;
+        if (!res) {
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+            goto free_data;
+        }
+        res->on_host = r->geometry == KL_GEO_HOST;
+        if ((st = rung_params(r, req->params, req->nparams, values, &mask, e)) != KL_OK)
+            goto free_data;
+        if (res->on_host &&
+            (req->host_rungs < 0 || (req->host_rungs == 0 && (double)M * N * K > HOST_AUTO_LIMIT))) {
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note,
+                     req->host_rungs < 0
+                         ? "host rungs not requested"
+                         : "%.3g multiply-adds would take seconds per loop order on one core; "
+                           "--host-rungs runs them",
+                     (double)M * N * K);
+            continue;
+        }
+        st = run_rung(&s, r, values, &req->protocol, C, &t);
+        if (st == KL_ERR_UNSUPPORTED && !mask) {
+            /* A default that does not fit this device is a skipped rung, not an error. */
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note, "%s", e->msg);
+            continue;
+        }
+        if (st == KL_ERR_VERIFY) {
+            res->status = KL_RESULT_FAILED;
+            snprintf(res->note, sizeof res->note, "%s", e->msg);
+            continue;
+        }
+        if (st != KL_OK)
+            goto free_data;
+        res->build_s = t.build_s;
+        res->median_s = t.median_s;
+        res->min_s = t.min_s;
+        res->max_s = t.max_s;
+        res->total_s = t.total_s;
+        res->repeats = t.repeats;
+        snprintf(res->options, sizeof res->options, "%s", t.options);
+        res->status = KL_RESULT_VERIFIED;
+        judge(&s, &g, C, res->on_host ? NULL : baseline, baseline_name, factor, res);
+        if (!res->on_host && !baseline && res->status == KL_RESULT_VERIFIED) {
+            baseline = C;
+            baseline_name = r->name;
+            C = malloc(M * N * es);
+            if (!C) {
+                st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+                goto free_data;
+            }
+        }
+    }
+    kl_report_finish(rep);
+    st = KL_OK;
+free_data:
+    ref_free(&g);
+    session_free(&s);
+    free(A);
+    free(B);
+    free(C);
+    free(baseline);
+    return st;
+}
