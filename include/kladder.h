@@ -91,9 +91,9 @@ struct kl_timing {
     double median_s; /* kernel time by events (host clock for host rungs) */
     double min_s;
     double max_s;
-    int repeats;        /* timed launches after warm-up */
-    double total_s;     /* one end-to-end run: upload, launch, download */
-    char options[512];  /* the build options the kernel was compiled with */
+    int repeats;       /* timed launches after warm-up */
+    double total_s;    /* one end-to-end run: upload, launch, download */
+    char options[512]; /* the build options the kernel was compiled with */
 };
 
 /* How many launches are made and timed; kl_protocol_default() fills it. */
@@ -114,9 +114,8 @@ void kl_protocol_default(struct kl_protocol *p);
  * *timing (may be NULL). C is not verified here: the caller owns the check.
  */
 enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
-                       int K, const void *A, const void *B, void *C,
-                       const struct kl_params *params, const struct kl_protocol *protocol,
-                       struct kl_timing *timing);
+                       int K, const void *A, const void *B, void *C, const struct kl_params *params,
+                       const struct kl_protocol *protocol, struct kl_timing *timing);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,8 @@ struct kl_backend_ops {
     void (*close)(struct kl_dev *dev);
 
     /* Device buffers: allocate bytes, free, and blocking copies. */
-    enum kl_status (*alloc)(struct kl_dev *dev, size_t bytes, struct kl_buf **out, struct kl_err *e);
+    enum kl_status (*alloc)(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
+                            struct kl_err *e);
     void (*release)(struct kl_buf *buf);
     enum kl_status (*write)(struct kl_dev *dev, struct kl_buf *buf, const void *src, size_t bytes,
                             struct kl_err *e);

@@ -37,23 +37,24 @@ struct kl_kernel {
 static const char *cl_err_name(cl_int code)
 {
     switch (code) {
-#define E(x) \
+#define E(x)                                                                                       \
     case x: return #x;
-        E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
-        E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-        E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY) E(CL_PROFILING_INFO_NOT_AVAILABLE)
-        E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE)
-        E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
-        E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
-        E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
-        E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
-        E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
-        E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
-        E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
-        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-        E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        E(CL_SUCCESS)
+        E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE) E(
+            CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
+            E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(
+                CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE)
+                E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(
+                    CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE)
+                    E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX)
+                        E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
+                            E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+                                E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
+                                    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
+                                        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+                                            E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef E
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+                                                case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
     }
     return "unknown OpenCL error";
 }
@@ -74,24 +75,24 @@ static enum kl_status status_of(cl_int code)
  * Checked call: on failure records the call text, the error name, file and
  * line in e and jumps to the function's `fail` label.
  */
-#define CL_TRY(call)                                                                           \
-    do {                                                                                       \
-        cl_int rc_ = (call);                                                                   \
-        if (rc_ != CL_SUCCESS) {                                                               \
-            st = kl_fail(e, status_of(rc_), "%s failed: %s (%d) at %s:%d", #call,              \
-                         cl_err_name(rc_), (int)rc_, __FILE__, __LINE__);                      \
-            goto fail;                                                                         \
-        }                                                                                      \
+#define CL_TRY(call)                                                                               \
+    do {                                                                                           \
+        cl_int rc_ = (call);                                                                       \
+        if (rc_ != CL_SUCCESS) {                                                                   \
+            st = kl_fail(e, status_of(rc_), "%s failed: %s (%d) at %s:%d", #call,                  \
+                         cl_err_name(rc_), (int)rc_, __FILE__, __LINE__);                          \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* For calls that return an object and report through their last argument. */
-#define CL_TRY_RC(what)                                                                        \
-    do {                                                                                       \
-        if (rc != CL_SUCCESS) {                                                                \
-            st = kl_fail(e, status_of(rc), "%s failed: %s (%d) at %s:%d", what,                \
-                         cl_err_name(rc), (int)rc, __FILE__, __LINE__);                        \
-            goto fail;                                                                         \
-        }                                                                                      \
+#define CL_TRY_RC(what)                                                                            \
+    do {                                                                                           \
+        if (rc != CL_SUCCESS) {                                                                    \
+            st = kl_fail(e, status_of(rc), "%s failed: %s (%d) at %s:%d", what, cl_err_name(rc),   \
+                         (int)rc, __FILE__, __LINE__);                                             \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 static cl_uint platforms(cl_platform_id *ids, cl_uint max)
@@ -111,8 +112,7 @@ static int ocl_platform_count(void)
     return (int)platforms(ids, KL_MAX_PLATFORMS);
 }
 
-static enum kl_status lookup(int p, int d, cl_platform_id *pid, cl_device_id *did,
-                             struct kl_err *e)
+static enum kl_status lookup(int p, int d, cl_platform_id *pid, cl_device_id *did, struct kl_err *e)
 {
     cl_platform_id pids[KL_MAX_PLATFORMS];
     cl_device_id dids[KL_MAX_DEVICES];
@@ -163,8 +163,7 @@ static unsigned dev_uint(cl_device_id d, cl_device_info what)
     return (unsigned)v;
 }
 
-static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
-                                      struct kl_err *e)
+static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info, struct kl_err *e)
 {
     cl_platform_id pid;
     cl_device_id did;
@@ -254,8 +253,7 @@ static enum kl_status ocl_open(int p, int d, struct kl_dev **out, struct kl_err 
     st = lookup(p, d, &dev->platform, &dev->device, e);
     if (st != KL_OK)
         goto fail;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform,
-                                      0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0};
     dev->context = clCreateContext(props, 1, &dev->device, NULL, NULL, &rc);
     CL_TRY_RC("clCreateContext");
     dev->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE, &rc);
@@ -363,7 +361,10 @@ fail:
     return st;
 }
 
-static size_t ocl_kernel_max_wg(struct kl_kernel *k) { return k->max_wg; }
+static size_t ocl_kernel_max_wg(struct kl_kernel *k)
+{
+    return k->max_wg;
+}
 
 static enum kl_status set_arg(cl_kernel k, cl_uint i, const struct kl_arg *a, struct kl_err *e)
 {
@@ -379,10 +380,9 @@ fail:
     return st;
 }
 
-static enum kl_status ocl_launch(struct kl_dev *dev, struct kl_kernel *k,
-                                 const struct kl_arg *args, int nargs, int dims,
-                                 const size_t *global, const size_t *local, double *seconds,
-                                 struct kl_err *e)
+static enum kl_status ocl_launch(struct kl_dev *dev, struct kl_kernel *k, const struct kl_arg *args,
+                                 int nargs, int dims, const size_t *global, const size_t *local,
+                                 double *seconds, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
     cl_event ev = NULL;

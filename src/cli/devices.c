@@ -106,7 +106,7 @@ int kl_cli_devices(FILE *out, FILE *err)
     int p, d;
     struct kl_err e = {{0}};
     if (kl_device_select(NULL, &p, &d, &e) == KL_OK)
-        fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another)\n",
-                p, d);
+        fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another)\n", p,
+                d);
     return 0;
 }

@@ -100,21 +100,21 @@ static int parse(int argc, char **argv, struct cli *c)
             val = eq + 1;
         }
 #define FLAG(s) (strcmp(opt, s) == 0)
-#define VALUE()                                                                                \
-    do {                                                                                       \
-        if (!val) {                                                                            \
-            if (i + 1 >= argc) {                                                               \
-                snprintf(err, sizeof err, "%s needs a value", opt);                            \
-                return fail_usage(err);                                                        \
-            }                                                                                  \
-            val = argv[++i];                                                                   \
-        }                                                                                      \
+#define VALUE()                                                                                    \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            if (i + 1 >= argc) {                                                                   \
+                snprintf(err, sizeof err, "%s needs a value", opt);                                \
+                return fail_usage(err);                                                            \
+            }                                                                                      \
+            val = argv[++i];                                                                       \
+        }                                                                                          \
     } while (0)
-#define NUMBER(what, lo, hi)                                                                   \
-    do {                                                                                       \
-        VALUE();                                                                               \
-        if (kl_parse_long(what, val, lo, hi, &v, err, sizeof err) != 0)                        \
-            return fail_usage(err);                                                            \
+#define NUMBER(what, lo, hi)                                                                       \
+    do {                                                                                           \
+        VALUE();                                                                                   \
+        if (kl_parse_long(what, val, lo, hi, &v, err, sizeof err) != 0)                            \
+            return fail_usage(err);                                                                \
     } while (0)
 
         if (FLAG("--help") || FLAG("-h")) {
@@ -208,8 +208,7 @@ static void list_rungs(FILE *out)
         fprintf(out, "  %-16s %s\n", r->name, r->summary);
         for (int p = 0; p < KL_MAX_PARAMS && r->params[p].name; p++) {
             const struct kl_param_def *d = &r->params[p];
-            fprintf(out, "  %-16s   --param %s=%d  (%d..%d", "", d->name, d->def, d->min,
-                    d->max);
+            fprintf(out, "  %-16s   --param %s=%d  (%d..%d", "", d->name, d->def, d->min, d->max);
             if (d->multiple > 1)
                 fprintf(out, ", multiple of %d", d->multiple);
             fprintf(out, "): %s\n", d->help);
@@ -253,8 +252,7 @@ static int emit(const struct cli *c, const struct kl_report *rep)
 /* A request error is the user's (exit 2); a device or build error exit 3. */
 static int status_exit(enum kl_status st)
 {
-    return st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY ||
-                   st == KL_ERR_IO
+    return st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_IO
                ? EXIT_USAGE
                : EXIT_RUNTIME;
 }
@@ -272,9 +270,8 @@ static int run_gemm(struct cli *c, int main_job)
         c->gemm.M = c->gemm.N = c->gemm.K = s;
     }
     if (main_job)
-        fprintf(stdout, "kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n",
-                kl->platform, kl->device, kl->info.name, kl->info.platform, c->gemm.M, c->gemm.N,
-                c->gemm.K);
+        fprintf(stdout, "kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n", kl->platform,
+                kl->device, kl->info.name, kl->info.platform, c->gemm.M, c->gemm.N, c->gemm.K);
     memset(&rep, 0, sizeof rep);
     enum kl_status st = kl_gemm_ladder(kl, &c->gemm, &rep);
     if (st != KL_OK) {

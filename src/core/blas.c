@@ -5,8 +5,8 @@
 
 /* The CBLAS enum values are fixed by the standard interface. */
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
-typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
-                         const double *, int, double, double *, int);
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
+                         int, double, double *, int);
 
 static dgemm_fn dgemm;
 static const char *loaded;

@@ -150,8 +150,8 @@ enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, siz
     if (st != KL_OK)
         goto fail;
     if (!kl->info.profiling) {
-        st = kl_fail(&e, KL_ERR_UNSUPPORTED,
-                     "device %s cannot time kernels with profiling events", kl->info.name);
+        st = kl_fail(&e, KL_ERR_UNSUPPORTED, "device %s cannot time kernels with profiling events",
+                     kl->info.name);
         goto fail;
     }
     st = kl->ops->open(kl->platform, kl->device, &kl->dev, &e);
@@ -183,9 +183,15 @@ void kl_close(struct kl_context *kl)
     free(kl);
 }
 
-const char *kl_last_error(const struct kl_context *kl) { return kl ? kl->err.msg : ""; }
+const char *kl_last_error(const struct kl_context *kl)
+{
+    return kl ? kl->err.msg : "";
+}
 
-const char *kl_device_name(const struct kl_context *kl) { return kl->info.name; }
+const char *kl_device_name(const struct kl_context *kl)
+{
+    return kl->info.name;
+}
 
 enum kl_status kl_set_kernel_dir(struct kl_context *kl, const char *dir)
 {
@@ -262,8 +268,7 @@ enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char
     if (st != KL_OK) {
         char where[256];
         snprintf(where, sizeof where, "%s: ", file);
-        memmove(kl->err.msg + strlen(where), kl->err.msg,
-                sizeof kl->err.msg - strlen(where) - 1);
+        memmove(kl->err.msg + strlen(where), kl->err.msg, sizeof kl->err.msg - strlen(where) - 1);
         memcpy(kl->err.msg, where, strlen(where));
         kl->err.msg[sizeof kl->err.msg - 1] = '\0';
         free(c);

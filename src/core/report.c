@@ -74,8 +74,8 @@ int kl_report_failed(const struct kl_report *r)
 
 static void header(const struct kl_report *r, FILE *out)
 {
-    fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes,
-            kl_type_name(r->type), r->seed);
+    fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes, kl_type_name(r->type),
+            r->seed);
     fprintf(out, "device:    %s (%s; %s; driver %s)\n", r->device.name, r->device.platform,
             r->device.device_version, r->device.driver_version);
     fprintf(out, "reference: %s\n", r->reference);
@@ -83,7 +83,8 @@ static void header(const struct kl_report *r, FILE *out)
             "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s; kernel time from "
             "%s events, host rungs by the host clock\n",
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend);
-    fprintf(out, "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n\n",
+    fprintf(out,
+            "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n\n",
             r->flops * 1e-9, r->bytes * 1e-6, r->bytes > 0 ? r->flops / r->bytes : 0.0);
 }
 
@@ -130,9 +131,8 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fputc('\n', out);
         fprintf(out, "%s %s: %s\n", x->rung, status_name(x->status), x->note);
     }
-    fprintf(out,
-            "\nx first: speed-up over the first device rung; x host: over the fastest host "
-            "rung; e2e: upload + kernel + download.\n");
+    fprintf(out, "\nx first: speed-up over the first device rung; x host: over the fastest host "
+                 "rung; e2e: upload + kernel + download.\n");
 }
 
 /* CSV fields are quoted when they hold a comma, quote or newline. */
@@ -164,9 +164,9 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
         csv_str(out, r->device.name);
         fprintf(out, ",%s,%s,", x->rung, status_name(x->status));
         if (ok)
-            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%.9g,%.6g,", x->median_s,
-                    x->min_s, x->max_s, x->repeats, x->gflops, x->gbps, x->speedup_first,
-                    x->speedup_host, x->total_s, x->build_s);
+            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%.9g,%.6g,", x->median_s, x->min_s,
+                    x->max_s, x->repeats, x->gflops, x->gbps, x->speedup_first, x->speedup_host,
+                    x->total_s, x->build_s);
         else
             fputs(",,,,,,,,,,", out);
         csv_str(out, x->options);

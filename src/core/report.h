@@ -27,14 +27,14 @@ struct kl_result {
 };
 
 struct kl_report {
-    const char *workload;    /* "gemm" */
-    char sizes[128];         /* "M=512 N=512 K=512" */
-    char size_json[128];     /* "\"M\": 512, \"N\": 512, \"K\": 512" */
+    const char *workload; /* "gemm" */
+    char sizes[128];      /* "M=512 N=512 K=512" */
+    char size_json[128];  /* "\"M\": 512, \"N\": 512, \"K\": 512" */
     enum kl_type type;
     unsigned long long seed;
-    double flops;            /* per launch */
-    double bytes;            /* minimal traffic per launch */
-    char reference[128];     /* how the reference was obtained */
+    double flops;        /* per launch */
+    double bytes;        /* minimal traffic per launch */
+    char reference[128]; /* how the reference was obtained */
     struct kl_protocol protocol;
     struct kl_device_info device;
     const char *backend;

@@ -15,7 +15,10 @@ double kl_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void kl_rng_seed(struct kl_rng *r, uint64_t seed) { r->state = seed; }
+void kl_rng_seed(struct kl_rng *r, uint64_t seed)
+{
+    r->state = seed;
+}
 
 uint64_t kl_rng_next(struct kl_rng *r)
 {

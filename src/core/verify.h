@@ -22,11 +22,11 @@ void kl_poison(enum kl_type t, void *data, size_t n);
 double kl_dot_tolerance(enum kl_type t, long k);
 
 struct kl_check {
-    size_t checked;   /* elements compared */
-    size_t bad;       /* elements out of tolerance */
-    size_t worst;     /* index (into got) of the worst element */
-    double worst_got; /* its value ... */
-    double worst_want; /* ... the reference ... */
+    size_t checked;     /* elements compared */
+    size_t bad;         /* elements out of tolerance */
+    size_t worst;       /* index (into got) of the worst element */
+    double worst_got;   /* its value ... */
+    double worst_want;  /* ... the reference ... */
     double worst_ratio; /* ... and |error| / tolerance (inf for NaN) */
 };
 

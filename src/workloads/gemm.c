@@ -20,27 +20,27 @@
 #define BOUND_i M
 #define BOUND_j N
 #define BOUND_k K
-#define HOST_LOOP(T, o1, o2, o3)                                                               \
-    static void host_##o1##o2##o3##_##T(int M, int N, int K, const T *A, const T *B, T *C)     \
-    {                                                                                          \
-        memset(C, 0, sizeof(T) * (size_t)M * (size_t)N);                                       \
-        for (long o1 = 0; o1 < BOUND_##o1; o1++)                                               \
-            for (long o2 = 0; o2 < BOUND_##o2; o2++)                                           \
-                for (long o3 = 0; o3 < BOUND_##o3; o3++)                                       \
-                    C[i * N + j] += A[i * K + k] * B[k * N + j];                               \
+#define HOST_LOOP(T, o1, o2, o3)                                                                   \
+    static void host_##o1##o2##o3##_##T(int M, int N, int K, const T *A, const T *B, T *C)         \
+    {                                                                                              \
+        memset(C, 0, sizeof(T) * (size_t)M * (size_t)N);                                           \
+        for (long o1 = 0; o1 < BOUND_##o1; o1++)                                                   \
+            for (long o2 = 0; o2 < BOUND_##o2; o2++)                                               \
+                for (long o3 = 0; o3 < BOUND_##o3; o3++)                                           \
+                    C[i * N + j] += A[i * K + k] * B[k * N + j];                                   \
     }
-#define HOST_RUNG(o1, o2, o3)                                                                  \
-    HOST_LOOP(float, o1, o2, o3)                                                               \
-    HOST_LOOP(double, o1, o2, o3)                                                              \
-    HOST_LOOP(int32_t, o1, o2, o3)                                                             \
-    static void host_##o1##o2##o3(enum kl_type t, int M, int N, int K, const void *A,          \
-                                  const void *B, void *C)                                      \
-    {                                                                                          \
-        switch (t) {                                                                           \
-        case KL_FLOAT: host_##o1##o2##o3##_float(M, N, K, A, B, C); break;                     \
-        case KL_DOUBLE: host_##o1##o2##o3##_double(M, N, K, A, B, C); break;                   \
-        case KL_INT: host_##o1##o2##o3##_int32_t(M, N, K, A, B, C); break;                     \
-        }                                                                                      \
+#define HOST_RUNG(o1, o2, o3)                                                                      \
+    HOST_LOOP(float, o1, o2, o3)                                                                   \
+    HOST_LOOP(double, o1, o2, o3)                                                                  \
+    HOST_LOOP(int32_t, o1, o2, o3)                                                                 \
+    static void host_##o1##o2##o3(enum kl_type t, int M, int N, int K, const void *A,              \
+                                  const void *B, void *C)                                          \
+    {                                                                                              \
+        switch (t) {                                                                               \
+        case KL_FLOAT: host_##o1##o2##o3##_float(M, N, K, A, B, C); break;                         \
+        case KL_DOUBLE: host_##o1##o2##o3##_double(M, N, K, A, B, C); break;                       \
+        case KL_INT: host_##o1##o2##o3##_int32_t(M, N, K, A, B, C); break;                         \
+        }                                                                                          \
     }
 HOST_RUNG(i, j, k)
 HOST_RUNG(i, k, j)
@@ -51,58 +51,151 @@ HOST_RUNG(k, j, i)
 
 /* ---- the ladder ---------------------------------------------------------- */
 
-#define P_WG2D                                                                                 \
-    {{"WG0", 16, 1, 1024, 1, "work-group rows"}, {"WG1", 16, 1, 1024, 1, "work-group columns"}}
-#define P_WG {"WG", 64, 1, 1024, 1, "work-group size (rows per group)"}
-#define P_KC(m) {"KC", 256, m, 8192, m, "K chunk held in private/local memory"}
+#define P_WG2D                                                                                     \
+    {                                                                                              \
+        {"WG0", 16, 1, 1024, 1, "work-group rows"},                                                \
+        {                                                                                          \
+            "WG1", 16, 1, 1024, 1, "work-group columns"                                            \
+        }                                                                                          \
+    }
+#define P_WG                                                                                       \
+    {                                                                                              \
+        "WG", 64, 1, 1024, 1, "work-group size (rows per group)"                                   \
+    }
+#define P_KC(m)                                                                                    \
+    {                                                                                              \
+        "KC", 256, m, 8192, m, "K chunk held in private/local memory"                              \
+    }
 
 static const struct kl_gemm_rung rungs[] = {
-    {"host_ijk", "CPU, one thread, loop order i-j-k (seed's r-c-cr): k innermost walks B by "
-                 "column, a stride of N elements",
-     NULL, host_ijk, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
-    {"host_ikj", "CPU, loop order i-k-j (seed's r-cr-c, its fastest): the inner loop streams "
-                 "rows of B and C, unit stride",
-     NULL, host_ikj, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
-    {"host_jik", "CPU, loop order j-i-k (seed's c-r-cr, its OpenCL starting point)", NULL,
-     host_jik, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
-    {"host_jki", "CPU, loop order j-k-i: the inner loop strides through A and C by rows", NULL,
-     host_jki, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
-    {"host_kij", "CPU, loop order k-i-j: unit stride inner loop, C re-read K times", NULL,
-     host_kij, 0, KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
-    {"host_kji", "CPU, loop order k-j-i: strided inner loop over A and C", NULL, host_kji, 0,
-     KL_GEO_HOST, KL_LOCAL_NONE, {{0}}},
+    {"host_ijk",
+     "CPU, one thread, loop order i-j-k (seed's r-c-cr): k innermost walks B by "
+     "column, a stride of N elements",
+     NULL,
+     host_ijk,
+     0,
+     KL_GEO_HOST,
+     KL_LOCAL_NONE,
+     {{0}}},
+    {"host_ikj",
+     "CPU, loop order i-k-j (seed's r-cr-c, its fastest): the inner loop streams "
+     "rows of B and C, unit stride",
+     NULL,
+     host_ikj,
+     0,
+     KL_GEO_HOST,
+     KL_LOCAL_NONE,
+     {{0}}},
+    {"host_jik",
+     "CPU, loop order j-i-k (seed's c-r-cr, its OpenCL starting point)",
+     NULL,
+     host_jik,
+     0,
+     KL_GEO_HOST,
+     KL_LOCAL_NONE,
+     {{0}}},
+    {"host_jki",
+     "CPU, loop order j-k-i: the inner loop strides through A and C by rows",
+     NULL,
+     host_jki,
+     0,
+     KL_GEO_HOST,
+     KL_LOCAL_NONE,
+     {{0}}},
+    {"host_kij",
+     "CPU, loop order k-i-j: unit stride inner loop, C re-read K times",
+     NULL,
+     host_kij,
+     0,
+     KL_GEO_HOST,
+     KL_LOCAL_NONE,
+     {{0}}},
+    {"host_kji",
+     "CPU, loop order k-j-i: strided inner loop over A and C",
+     NULL,
+     host_kji,
+     0,
+     KL_GEO_HOST,
+     KL_LOCAL_NONE,
+     {{0}}},
     {"01_naive", "one work-item per element of C, accumulating straight into global memory",
      "opencl/gemm/01_naive.cl", NULL, 0, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
-    {"02_coalesced", "B stored column-major, so each work-item reads A's row and B's column "
-                     "sequentially",
+    {"02_coalesced",
+     "B stored column-major, so each work-item reads A's row and B's column "
+     "sequentially",
      "opencl/gemm/02_coalesced.cl", NULL, 1, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
-    {"03_private_acc", "the sum lives in a private register; C is written once instead of K "
-                       "times",
+    {"03_private_acc",
+     "the sum lives in a private register; C is written once instead of K "
+     "times",
      "opencl/gemm/03_private_acc.cl", NULL, 1, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
-    {"04_row_per_item", "one work-item computes a whole row of C: fewer, longer work-items",
-     "opencl/gemm/04_row_per_item.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG}},
-    {"05_row_private", "A's row (in chunks of KC) copied to private memory and reused for every "
-                       "column",
-     "opencl/gemm/05_row_private.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(1)}},
-    {"06_col_local", "B's column (chunk) loaded once per work-group into local memory, between "
-                     "barriers",
-     "opencl/gemm/06_col_local.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_KC, {P_WG, P_KC(1)}},
-    {"07_vec4_dot", "the inner loop of 05 as float4 dot products built from scalars",
-     "opencl/gemm/07_vec4_dot.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(1)}},
-    {"08_vec4_row", "the private row buffer itself is float4 and B is read with vload4: vector "
-                    "loads, no per-iteration packing",
-     "opencl/gemm/08_vec4_row.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(4)}},
-    {"09_vec8", "as 08 with float8; pays only where the preferred vector width is 8",
-     "opencl/gemm/09_vec8.cl", NULL, 1, KL_GEO_ROWS, KL_LOCAL_NONE, {P_WG, P_KC(8)}},
-    {"10_tiled", "seed 002: TS×TS tiles of A and B in local memory, each element loaded once "
-                 "per tile and reused TS times",
-     "opencl/gemm/10_tiled.cl", NULL, 0, KL_GEO_TILE, KL_LOCAL_2TS2,
+    {"04_row_per_item",
+     "one work-item computes a whole row of C: fewer, longer work-items",
+     "opencl/gemm/04_row_per_item.cl",
+     NULL,
+     1,
+     KL_GEO_ROWS,
+     KL_LOCAL_NONE,
+     {P_WG}},
+    {"05_row_private",
+     "A's row (in chunks of KC) copied to private memory and reused for every "
+     "column",
+     "opencl/gemm/05_row_private.cl",
+     NULL,
+     1,
+     KL_GEO_ROWS,
+     KL_LOCAL_NONE,
+     {P_WG, P_KC(1)}},
+    {"06_col_local",
+     "B's column (chunk) loaded once per work-group into local memory, between "
+     "barriers",
+     "opencl/gemm/06_col_local.cl",
+     NULL,
+     1,
+     KL_GEO_ROWS,
+     KL_LOCAL_KC,
+     {P_WG, P_KC(1)}},
+    {"07_vec4_dot",
+     "the inner loop of 05 as float4 dot products built from scalars",
+     "opencl/gemm/07_vec4_dot.cl",
+     NULL,
+     1,
+     KL_GEO_ROWS,
+     KL_LOCAL_NONE,
+     {P_WG, P_KC(1)}},
+    {"08_vec4_row",
+     "the private row buffer itself is float4 and B is read with vload4: vector "
+     "loads, no per-iteration packing",
+     "opencl/gemm/08_vec4_row.cl",
+     NULL,
+     1,
+     KL_GEO_ROWS,
+     KL_LOCAL_NONE,
+     {P_WG, P_KC(4)}},
+    {"09_vec8",
+     "as 08 with float8; pays only where the preferred vector width is 8",
+     "opencl/gemm/09_vec8.cl",
+     NULL,
+     1,
+     KL_GEO_ROWS,
+     KL_LOCAL_NONE,
+     {P_WG, P_KC(8)}},
+    {"10_tiled",
+     "seed 002: TS×TS tiles of A and B in local memory, each element loaded once "
+     "per tile and reused TS times",
+     "opencl/gemm/10_tiled.cl",
+     NULL,
+     0,
+     KL_GEO_TILE,
+     KL_LOCAL_2TS2,
      {{"TS", 16, 1, 64, 1, "tile edge; work-group is TS×TS"}}},
 };
 
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-int kl_gemm_rung_count(void) { return RUNG_COUNT; }
+int kl_gemm_rung_count(void)
+{
+    return RUNG_COUNT;
+}
 
 const struct kl_gemm_rung *kl_gemm_rung_at(int i)
 {
@@ -184,8 +277,8 @@ static enum kl_status rung_params(const struct kl_gemm_rung *r, const char *cons
         const struct kl_param_def *d = &r->params[i];
         if (v < d->min || v > d->max || v % d->multiple != 0)
             return kl_fail(e, KL_ERR_ARG,
-                           "rung %s: %s=%ld is out of range (%d..%d%s%s); %s is the %s",
-                           r->name, name, v, d->min, d->max, d->multiple > 1 ? ", multiple of " : "",
+                           "rung %s: %s=%ld is out of range (%d..%d%s%s); %s is the %s", r->name,
+                           name, v, d->min, d->max, d->multiple > 1 ? ", multiple of " : "",
                            d->multiple > 1 ? (d->multiple == 4 ? "4" : "8") : "", name, d->help);
         values[i] = (int)v;
         *explicit_mask |= 1u << i;
@@ -199,7 +292,10 @@ static int value_of(const struct kl_gemm_rung *r, const int *values, const char 
     return i < 0 ? 0 : values[i];
 }
 
-static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+static size_t round_up(size_t x, size_t m)
+{
+    return (x + m - 1) / m * m;
+}
 
 struct launch_shape {
     int dims;
@@ -230,9 +326,7 @@ static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N,
         s->global[0] = round_up((size_t)N, s->local[0]);
         s->global[1] = round_up((size_t)M, s->local[1]);
         break;
-    case KL_GEO_HOST:
-        s->dims = 0;
-        break;
+    case KL_GEO_HOST: s->dims = 0; break;
     }
 }
 
@@ -240,7 +334,8 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
 {
     switch (r->local) {
     case KL_LOCAL_KC: return (size_t)value_of(r, v, "KC") * elem;
-    case KL_LOCAL_2TS2: return 2 * (size_t)value_of(r, v, "TS") * (size_t)value_of(r, v, "TS") * elem;
+    case KL_LOCAL_2TS2:
+        return 2 * (size_t)value_of(r, v, "TS") * (size_t)value_of(r, v, "TS") * elem;
     case KL_LOCAL_NONE: return 0;
     }
     return 0;
@@ -248,9 +343,8 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
 
 /* Checks the launch against the device's limits (before building). */
 static enum kl_status check_limits(const struct kl_gemm_rung *r, const int *v,
-                                   const struct launch_shape *s,
-                                   const struct kl_device_info *dev, enum kl_type t,
-                                   struct kl_err *e)
+                                   const struct launch_shape *s, const struct kl_device_info *dev,
+                                   enum kl_type t, struct kl_err *e)
 {
     size_t wg = s->local[0] * s->local[1] * s->local[2];
     if (wg > dev->max_wg)
@@ -267,8 +361,8 @@ static enum kl_status check_limits(const struct kl_gemm_rung *r, const int *v,
     size_t lb = local_bytes(r, v, kl_type_size(t));
     if (lb > dev->local_mem)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "rung %s: needs %zu bytes of local memory, the device has %llu", r->name,
-                       lb, (unsigned long long)dev->local_mem);
+                       "rung %s: needs %zu bytes of local memory, the device has %llu", r->name, lb,
+                       (unsigned long long)dev->local_mem);
     return KL_OK;
 }
 
@@ -317,9 +411,8 @@ static enum kl_status device_buffer(struct gemm_session *s, size_t elems, const 
     return kl->ops->alloc(kl->dev, bytes, out, &kl->err);
 }
 
-static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl,
-                                   enum kl_type t, int M, int N, int K, const void *A,
-                                   const void *B)
+static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t,
+                                   int M, int N, int K, const void *A, const void *B)
 {
     enum kl_status st;
     size_t es = kl_type_size(t);
@@ -334,8 +427,8 @@ static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %d×%d×%d", M, N, K);
     for (size_t k = 0; k < (size_t)K; k++)
         for (size_t n = 0; n < (size_t)N; n++)
-            memcpy((char *)s->Bt + (n * (size_t)K + k) * es, (const char *)B + (k * (size_t)N + n) * es,
-                   es);
+            memcpy((char *)s->Bt + (n * (size_t)K + k) * es,
+                   (const char *)B + (k * (size_t)N + n) * es, es);
     kl_poison(t, s->poison, (size_t)M * (size_t)N);
     if ((st = device_buffer(s, (size_t)M * K, "A", &s->dA)) != KL_OK ||
         (st = device_buffer(s, (size_t)K * N, "B", &s->dB)) != KL_OK ||
@@ -399,8 +492,8 @@ static enum kl_status end_to_end(struct device_launch *l, int b_col, void *C, do
         double t0 = kl_now(), dummy;
         if ((st = upload_inputs(s, b_col)) != KL_OK ||
             (st = launch_once(l, &dummy, &kl->err)) != KL_OK ||
-            (st = kl->ops->read(kl->dev, s->dC, C,
-                                (size_t)s->M * s->N * kl_type_size(s->type), &kl->err)) != KL_OK)
+            (st = kl->ops->read(kl->dev, s->dC, C, (size_t)s->M * s->N * kl_type_size(s->type),
+                                &kl->err)) != KL_OK)
             return st;
         t[i] = kl_now() - t0;
     }
@@ -437,8 +530,7 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
         if ((st = check_limits(r, values, &l.shape, &kl->info, s->type, &kl->err)) != KL_OK)
             return st;
         build_options(r, values, s->type, t->options, sizeof t->options);
-        if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) !=
-            KL_OK)
+        if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) != KL_OK)
             return st;
         size_t wg = l.shape.local[0] * l.shape.local[1];
         if (wg > kl->ops->kernel_max_wg(l.kernel))
@@ -491,9 +583,8 @@ static enum kl_status check_sizes(int M, int N, int K, struct kl_err *e)
 }
 
 enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
-                       int K, const void *A, const void *B, void *C,
-                       const struct kl_params *params, const struct kl_protocol *protocol,
-                       struct kl_timing *timing)
+                       int K, const void *A, const void *B, void *C, const struct kl_params *params,
+                       const struct kl_protocol *protocol, struct kl_timing *timing)
 {
     struct kl_protocol proto;
     struct kl_timing local_timing;
@@ -536,8 +627,8 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
  * full with the first device rung.
  */
 struct gemm_ref {
-    size_t n;     /* elements checked */
-    size_t *idx;  /* their indices in C; NULL: all, in order */
+    size_t n;    /* elements checked */
+    size_t *idx; /* their indices in C; NULL: all, in order */
     double *ref, *scale;
     double max_scale;
     char how[128];
@@ -659,8 +750,7 @@ static void describe_failure(const struct kl_check *c, size_t N, const char *aga
     snprintf(note, n,
              "%zu of %zu elements differ from %s; worst at row %zu col %zu: got %.9g, want "
              "%.9g (%s)",
-             c->bad, c->checked, against, c->worst / N, c->worst % N, c->worst_got,
-             c->worst_want,
+             c->bad, c->checked, against, c->worst / N, c->worst % N, c->worst_got, c->worst_want,
              isinf(c->worst_ratio) ? "not a finite match" : "beyond tolerance");
 }
 
@@ -691,7 +781,8 @@ static void judge(const struct gemm_session *s, const struct gemm_ref *g, const 
         describe_failure(&c, (size_t)s->N, "the reference", res->note, sizeof res->note);
         return;
     }
-    int len = snprintf(res->note, sizeof res->note, "%zu elements match the reference (worst "
+    int len = snprintf(res->note, sizeof res->note,
+                       "%zu elements match the reference (worst "
                        "%.2g of tolerance)",
                        c.checked, c.worst_ratio);
     if (!baseline || len < 0)
@@ -712,8 +803,8 @@ static void judge(const struct gemm_session *s, const struct gemm_ref *g, const 
             res->status = KL_RESULT_FAILED;
             describe_failure(&c, (size_t)s->N, baseline_name, res->note, sizeof res->note);
         } else if ((size_t)len < sizeof res->note) {
-            snprintf(res->note + len, sizeof res->note - (size_t)len, "; all %zu agree with %s",
-                     MN, baseline_name);
+            snprintf(res->note + len, sizeof res->note - (size_t)len, "; all %zu agree with %s", MN,
+                     baseline_name);
         }
     }
     free(base);
@@ -749,8 +840,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     }
     for (int j = 0; j < req->nrungs; j++)
         if (!kl_gemm_rung_find(req->rungs[j])) {
-            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous rung \"%s\"; rungs are:",
-                    req->rungs[j]);
+            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous rung \"%s\"; rungs are:", req->rungs[j]);
             for (int i = 0; i < RUNG_COUNT; i++)
                 kl_err_append(e, " %s", rungs[i].name);
             return KL_ERR_ARG;
@@ -818,8 +908,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         res->on_host = r->geometry == KL_GEO_HOST;
         if ((st = rung_params(r, req->params, req->nparams, values, &mask, e)) != KL_OK)
             goto free_data;
-        if (res->on_host &&
-            (req->host_rungs < 0 || (req->host_rungs == 0 && (double)M * N * K > HOST_AUTO_LIMIT))) {
+        if (res->on_host && (req->host_rungs < 0 ||
+                             (req->host_rungs == 0 && (double)M * N * K > HOST_AUTO_LIMIT))) {
             res->status = KL_RESULT_SKIPPED;
             snprintf(res->note, sizeof res->note,
                      req->host_rungs < 0

@@ -21,10 +21,10 @@ struct kl_param_def {
 
 /* How the launch geometry follows from M, N, K and the parameters. */
 enum kl_geometry {
-    KL_GEO_HOST,    /* a CPU loop, no launch */
-    KL_GEO_2D,      /* dim 0 over rows of C, dim 1 over columns; local WG0 × WG1 */
-    KL_GEO_ROWS,    /* 1-D over rows of C; local WG */
-    KL_GEO_TILE,    /* dim 0 over columns, dim 1 over rows; local TS × TS */
+    KL_GEO_HOST, /* a CPU loop, no launch */
+    KL_GEO_2D,   /* dim 0 over rows of C, dim 1 over columns; local WG0 × WG1 */
+    KL_GEO_ROWS, /* 1-D over rows of C; local WG */
+    KL_GEO_TILE, /* dim 0 over columns, dim 1 over rows; local TS × TS */
 };
 
 /* Local memory a rung declares, as a function of its parameters. */
