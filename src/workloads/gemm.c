@@ -398,17 +398,10 @@ static void session_free(struct gemm_session *s)
     free(s->poison);
 }
 
-static enum kl_status device_buffer(struct gemm_session *s, size_t elems, const char *what,
-                                    struct kl_buf **out)
+static enum kl_status device_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out)
 {
     struct kl_context *kl = s->kl;
-    size_t bytes = elems * kl_type_size(s->type);
-    if (bytes > kl->info.max_alloc)
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY,
-                       "%s needs %.1f MiB, more than the device's largest allocation "
-                       "(%.1f MiB, CL_DEVICE_MAX_MEM_ALLOC_SIZE); use smaller sizes",
-                       what, bytes / 1048576.0, kl->info.max_alloc / 1048576.0);
-    return kl->ops->alloc(kl->dev, bytes, out, &kl->err);
+    return kl->ops->alloc(kl->dev, elems * kl_type_size(s->type), out, &kl->err);
 }
 
 static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t,
@@ -430,10 +423,10 @@ static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl
             memcpy((char *)s->Bt + (n * (size_t)K + k) * es,
                    (const char *)B + (k * (size_t)N + n) * es, es);
     kl_poison(t, s->poison, (size_t)M * (size_t)N);
-    if ((st = device_buffer(s, (size_t)M * K, "A", &s->dA)) != KL_OK ||
-        (st = device_buffer(s, (size_t)K * N, "B", &s->dB)) != KL_OK ||
-        (st = device_buffer(s, (size_t)K * N, "B (column-major)", &s->dBt)) != KL_OK ||
-        (st = device_buffer(s, (size_t)M * N, "C", &s->dC)) != KL_OK)
+    if ((st = device_buffer(s, (size_t)M * K, &s->dA)) != KL_OK ||
+        (st = device_buffer(s, (size_t)K * N, &s->dB)) != KL_OK ||
+        (st = device_buffer(s, (size_t)K * N, &s->dBt)) != KL_OK ||
+        (st = device_buffer(s, (size_t)M * N, &s->dC)) != KL_OK)
         return st;
     return KL_OK;
 }
@@ -569,16 +562,38 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
     return KL_OK;
 }
 
-static enum kl_status check_sizes(int M, int N, int K, struct kl_err *e)
+/*
+ * Sizes every rung can take: >= 1, within the kernels' 32-bit indexing, and
+ * within the device's allocation limits. Checked before any host memory is
+ * touched, so an impossible request fails at once with the reason.
+ */
+static enum kl_status check_sizes(const struct kl_context *kl, enum kl_type t, int M, int N, int K,
+                                  struct kl_err *e)
 {
+    static const char *const names[] = {"A (M×K)", "B (K×N)", "C (M×N)"};
     if (M < 1 || N < 1 || K < 1)
         return kl_fail(e, KL_ERR_ARG, "sizes must be >= 1 (got M=%d N=%d K=%d)", M, N, K);
-    /* Kernels index with 32-bit ints. */
-    if ((int64_t)M * K > INT32_MAX || (int64_t)K * N > INT32_MAX || (int64_t)M * N > INT32_MAX)
-        return kl_fail(e, KL_ERR_ARG,
-                       "M=%d N=%d K=%d: a matrix would exceed 2^31-1 elements, beyond the "
-                       "kernels' 32-bit indexing",
-                       M, N, K);
+    uint64_t elems[3] = {(uint64_t)M * K, (uint64_t)K * N, (uint64_t)M * N};
+    uint64_t total = 0, es = kl_type_size(t);
+    for (int i = 0; i < 3; i++) {
+        if (elems[i] > INT32_MAX)
+            return kl_fail(e, KL_ERR_ARG,
+                           "M=%d N=%d K=%d: %s would have %llu elements, beyond the kernels' "
+                           "32-bit indexing (2^31-1)",
+                           M, N, K, names[i], (unsigned long long)elems[i]);
+        if (elems[i] * es > kl->info.max_alloc)
+            return kl_fail(e, KL_ERR_NO_MEMORY,
+                           "%s needs %.1f MiB, more than the device's largest allocation "
+                           "(%.1f MiB, CL_DEVICE_MAX_MEM_ALLOC_SIZE); use smaller sizes",
+                           names[i], elems[i] * es / 1048576.0, kl->info.max_alloc / 1048576.0);
+        total += elems[i] * es;
+    }
+    total += elems[1] * es; /* B is kept in both layouts */
+    if (total > kl->info.global_mem)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "the matrices need %.1f MiB, more than the device's %.1f MiB of global "
+                       "memory; use smaller sizes",
+                       total / 1048576.0, kl->info.global_mem / 1048576.0);
     return KL_OK;
 }
 
@@ -596,7 +611,7 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
 
     if (!kl || !rung || !A || !B || !C)
         return kl ? kl_fail(&kl->err, KL_ERR_ARG, "kl_gemm: NULL argument") : KL_ERR_ARG;
-    if ((st = check_sizes(M, N, K, &kl->err)) != KL_OK)
+    if ((st = check_sizes(kl, type, M, N, K, &kl->err)) != KL_OK)
         return st;
     if (!(r = kl_gemm_rung_find(rung)))
         return kl_fail(&kl->err, KL_ERR_ARG, "unknown or ambiguous GEMM rung \"%s\"", rung);
@@ -820,7 +835,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     struct kl_err *e = &kl->err;
     size_t es = kl_type_size(req->type);
 
-    if ((st = check_sizes(req->M, req->N, req->K, e)) != KL_OK ||
+    if ((st = check_sizes(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
         (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
         return st;
     if (req->type == KL_DOUBLE && !kl->info.fp64)
@@ -830,7 +845,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
 
     /* Which rungs, in ladder order. */
     for (int i = 0; i < RUNG_COUNT; i++) {
-        int want = req->nrungs == 0;
+        int want = req->nrungs == 0 && !(req->host_rungs < 0 && rungs[i].geometry == KL_GEO_HOST);
         for (int j = 0; j < req->nrungs && !want; j++) {
             const struct kl_gemm_rung *r = kl_gemm_rung_find(req->rungs[j]);
             want = r == &rungs[i];
@@ -908,14 +923,13 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         res->on_host = r->geometry == KL_GEO_HOST;
         if ((st = rung_params(r, req->params, req->nparams, values, &mask, e)) != KL_OK)
             goto free_data;
-        if (res->on_host && (req->host_rungs < 0 ||
-                             (req->host_rungs == 0 && (double)M * N * K > HOST_AUTO_LIMIT))) {
+        /* Host rungs named with --rung always run; the whole ladder skips slow ones. */
+        if (res->on_host && req->host_rungs == 0 && req->nrungs == 0 &&
+            (double)M * N * K > HOST_AUTO_LIMIT) {
             res->status = KL_RESULT_SKIPPED;
             snprintf(res->note, sizeof res->note,
-                     req->host_rungs < 0
-                         ? "host rungs not requested"
-                         : "%.3g multiply-adds would take seconds per loop order on one core; "
-                           "--host-rungs runs them",
+                     "%.3g multiply-adds would take seconds per loop order on one core; "
+                     "--host-rungs runs them",
                      (double)M * N * K);
             continue;
         }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what kladder needs on a Debian or Ubuntu machine (only what is
+# missing), then configures and builds it in build/. Set KLADDER_NO_INSTALL=1
+# to skip the package step (e.g. on a machine without network access).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+          libopenblas-dev oclgrind clinfo python3)
+
+if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
+    missing=()
+    for p in "${packages[@]}"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing ${missing[*]}"
+        sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        if ! { $sudo apt-get update -qq &&
+               DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/tmp/kladder-apt.log 2>&1; then
+            echo "setup: could not install ${missing[*]} (see /tmp/kladder-apt.log); building with what is here" >&2
+        fi
+    fi
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc 2>/dev/null || echo 2)"
