@@ -2,6 +2,7 @@
 # GEMM ladder benchmark (not a test). On a machine with an NVIDIA GPU it
 # registers NVIDIA's OpenCL library if needed and runs the ladder at the
 # seed's 2000³ and at 4096³; otherwise (PoCL on a CPU) at 512³ and 1024³.
+# BENCH_SIZES="..." overrides the sizes.
 # Tables and JSON go to $OUT (default bench/out). Builds without installing
 # anything (KLADDER_NO_INSTALL=1) so it works on machines without network.
 #
@@ -32,26 +33,12 @@ if build/kladder devices 2>/dev/null | grep -q 'Type *GPU'; then
     proto=(--warmup 1 --repeats 3 --min-time 0.3)
 else
     sizes=(512 1024)
-    proto=(--warmup 1 --repeats 3 --min-time 0.2 --host-rungs)
+    proto=(--warmup 1 --repeats 3 --min-time 0.2)
 fi
+[ -n "${BENCH_SIZES:-}" ] && read -r -a sizes <<<"$BENCH_SIZES"
 for s in "${sizes[@]}"; do
-    echo "== kladder gemm --size $s ${proto[*]} $*" | tee "$out/gemm_$s.txt"
-    build/kladder gemm --size "$s" "${proto[@]}" "$@" --format json --output "$out/gemm_$s.json" || true
-    # The table again from the same binary would re-run everything: render the JSON instead.
-    python3 - "$out/gemm_$s.json" >>"$out/gemm_$s.txt" <<'PY' || true
-import json, sys
-r = json.load(open(sys.argv[1]))
-d = r["device"]
-print(f'device: {d["name"]} ({d["platform"]}; {d["version"]}; driver {d["driver"]}); {r["provenance"]["date"]}')
-print(f'reference: {r["reference"]}')
-print(f'{"rung":18} {"status":9} {"median ms":>10} {"GFLOP/s":>10} {"x first":>8} {"e2e ms":>10}')
-for x in r["results"]:
-    ok = x["status"] == "verified"
-    f = lambda v, p: f"{v:.{p}f}" if (ok and v is not None) else "-"
-    print(f'{x["rung"]:18} {x["status"]:9} {f(x["median_s"] and x["median_s"]*1e3, 3):>10} '
-          f'{f(x["gflops"], 1):>10} {f(x["speedup_first"], 2):>8} {f(x["total_s"] and x["total_s"]*1e3, 2):>10}')
-    if not ok:
-        print(f'    {x["note"]}')
-PY
-    cat "$out/gemm_$s.txt"
+    {
+        echo "\$ kladder gemm --size $s ${proto[*]} $*"
+        build/kladder gemm --size "$s" "${proto[@]}" "$@" --json "$out/gemm_$s.json" 2>&1 || true
+    } | tee "$out/gemm_$s.txt"
 done

@@ -37,6 +37,7 @@ static const char usage[] =
     "                     copies built into kladder\n"
     "  --format FMT       table (default), csv or json\n"
     "  --output FILE      write the report to FILE instead of standard output\n"
+    "  --json FILE        also write the JSON report to FILE (whatever --format is)\n"
     "\n"
     "Protocol:\n"
     "  --seed N           random input seed (default 1)\n"
@@ -55,7 +56,7 @@ static const char usage[] =
 
 struct cli {
     const char *command;
-    const char *device, *kernel_dir, *format, *output;
+    const char *device, *kernel_dir, *format, *output, *json;
     struct kl_gemm_request gemm;
     const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
     int list_rungs;
@@ -136,6 +137,9 @@ static int parse(int argc, char **argv, struct cli *c)
         } else if (FLAG("--output") || FLAG("-o")) {
             VALUE();
             c->output = val;
+        } else if (FLAG("--json")) {
+            VALUE();
+            c->json = val;
         } else if (FLAG("--seed")) {
             NUMBER("--seed", 0, 2147483647L);
             c->gemm.seed = (unsigned long long)v;
@@ -229,24 +233,33 @@ static int open_device(const struct cli *c, struct kl_context **kl)
     return 0;
 }
 
-static int emit(const struct cli *c, const struct kl_report *rep)
+/* Writes one rendering of the report to path (NULL: standard output). */
+static int write_report(const char *path, const char *format, const struct kl_report *rep)
 {
     FILE *out = stdout;
-    if (c->output && !(out = fopen(c->output, "w"))) {
-        perror(c->output);
+    if (path && !(out = fopen(path, "w"))) {
+        perror(path);
         return EXIT_USAGE;
     }
-    if (strcmp(c->format, "json") == 0)
+    if (strcmp(format, "json") == 0)
         kl_report_json(rep, out);
-    else if (strcmp(c->format, "csv") == 0)
+    else if (strcmp(format, "csv") == 0)
         kl_report_csv(rep, out);
     else
         kl_report_table(rep, out);
     if (out != stdout && fclose(out) != 0) {
-        perror(c->output);
+        perror(path);
         return EXIT_USAGE;
     }
     return 0;
+}
+
+static int emit(const struct cli *c, const struct kl_report *rep)
+{
+    int rc = write_report(c->output, c->format, rep);
+    if (!rc && c->json)
+        rc = write_report(c->json, "json", rep);
+    return rc;
 }
 
 /* A request error is the user's (exit 2); a device or build error exit 3. */
