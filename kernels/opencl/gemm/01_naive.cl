@@ -15,13 +15,16 @@
  *            article, C[r*N+c] is zeroed first, so the result does not
  *            depend on what C held before and repeated launches give the
  *            same answer.
+ * Aliasing: no `restrict` here, as in the article: C might overlap A or
+ *            B, so the compiler must really store C at every k. (With
+ *            `restrict`, a compiler may keep the sum in a register and
+ *            quietly turn this rung into rung 03.)
  * Sizes:     any M, N, K >= 1. The host rounds the global size up to a
  *            multiple of the local size; work-items with r >= M or c >= N
  *            do nothing (there is no barrier, so skipping them is safe).
  */
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
-                   __global T *restrict C, const int M, const int N,
-                   const int K)
+__kernel void gemm(const __global T *A, const __global T *B, __global T *C,
+                   const int M, const int N, const int K)
 {
     const int r = get_global_id(0);
     const int c = get_global_id(1);

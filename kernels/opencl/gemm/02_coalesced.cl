@@ -21,12 +21,15 @@
  *            layouts, while their A reads A[r*K+k] stay K elements apart
  *            (uncoalesced) in both rungs. The transposition does not touch
  *            the access that actually hurts.
+ * Aliasing: no `restrict` here, as in the article: C might overlap A or
+ *            B, so the compiler must really store C at every k. (With
+ *            `restrict`, a compiler may keep the sum in a register and
+ *            quietly turn this rung into rung 03.)
  * Sizes:     any M, N, K >= 1; work-items with r >= M or c >= N do nothing
  *            (no barriers in this kernel).
  */
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
-                   __global T *restrict C, const int M, const int N,
-                   const int K)
+__kernel void gemm(const __global T *A, const __global T *B, __global T *C,
+                   const int M, const int N, const int K)
 {
     const int r = get_global_id(0);
     const int c = get_global_id(1);
