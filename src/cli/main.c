@@ -279,7 +279,7 @@ static int run_gemm(struct cli *c, int main_job)
         return rc;
     if (!c->sizes_given) {
         /* A size that finishes in well under a minute: large on a GPU, small on a CPU. */
-        int s = kl->info.is_gpu ? 4096 : 512;
+        int s = kl->info.is_gpu ? 2048 : 512;
         c->gemm.M = c->gemm.N = c->gemm.K = s;
     }
     if (main_job)
