@@ -56,6 +56,12 @@ struct kl_arg {
 
 struct kl_kernel;
 
+/* Times of one launch from the API's events, in seconds. */
+struct kl_launch_time {
+    double run;   /* start to end: the kernel's execution */
+    double queue; /* queued to start: launch latency as clpeak measures it */
+};
+
 /* A device handle of one backend; opaque to everything but that backend. */
 struct kl_dev;
 
@@ -92,12 +98,24 @@ struct kl_backend_ops {
 
     /*
      * Launches k over dims dimensions (global sizes are multiples of local
-     * sizes) and waits for it. If seconds is not NULL it receives the
-     * kernel's device time from the API's events.
+     * sizes) and waits for it. If t is not NULL it receives the launch's
+     * times from the API's events.
      */
     enum kl_status (*launch)(struct kl_dev *dev, struct kl_kernel *k, const struct kl_arg *args,
                              int nargs, int dims, const size_t *global, const size_t *local,
-                             double *seconds, struct kl_err *e);
+                             struct kl_launch_time *t, struct kl_err *e);
+
+    /*
+     * Pinned host memory: a buffer the device can reach at full transfer
+     * speed (CL_MEM_ALLOC_HOST_PTR), mapped for the host at *host until
+     * release. Used as the host side of fast transfers.
+     */
+    enum kl_status (*alloc_pinned)(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
+                                   void **host, struct kl_err *e);
+    /* Blocking map of a buffer's first bytes for reading or writing; unmap. */
+    enum kl_status (*map)(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
+                          void **host, struct kl_err *e);
+    enum kl_status (*unmap)(struct kl_dev *dev, struct kl_buf *buf, void *host, struct kl_err *e);
 };
 
 extern const struct kl_backend_ops kl_backend_opencl;

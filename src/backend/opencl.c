@@ -26,6 +26,8 @@ struct kl_dev {
 struct kl_buf {
     cl_mem mem;
     size_t bytes;
+    struct kl_dev *dev; /* set for pinned buffers, which stay mapped */
+    void *mapped;
 };
 
 struct kl_kernel {
@@ -40,21 +42,23 @@ static const char *cl_err_name(cl_int code)
 #define E(x)                                                                                       \
     case x: return #x;
         E(CL_SUCCESS)
-        E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE) E(
-            CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
-            E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(
-                CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE)
-                E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(
-                    CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE)
-                    E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX)
-                        E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
-                            E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
-                                E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
-                                    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
-                                        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-                                            E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        E(CL_DEVICE_NOT_FOUND)
+        E(CL_DEVICE_NOT_AVAILABLE)
+        E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(
+            CL_OUT_OF_HOST_MEMORY) E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_BUILD_PROGRAM_FAILURE)
+            E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM)
+                E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE) E(
+                    CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+                    E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL)
+                        E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+                            E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+                                E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
+                                    E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT)
+                                        E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
+                                            E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+                                                E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef E
-                                                case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
+                                                    case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
     }
     return "unknown OpenCL error";
 }
@@ -289,6 +293,10 @@ static void ocl_release(struct kl_buf *buf)
 {
     if (!buf)
         return;
+    if (buf->mapped) {
+        clEnqueueUnmapMemObject(buf->dev->queue, buf->mem, buf->mapped, 0, NULL, NULL);
+        clFinish(buf->dev->queue);
+    }
     if (buf->mem)
         clReleaseMemObject(buf->mem);
     free(buf);
@@ -382,7 +390,7 @@ fail:
 
 static enum kl_status ocl_launch(struct kl_dev *dev, struct kl_kernel *k, const struct kl_arg *args,
                                  int nargs, int dims, const size_t *global, const size_t *local,
-                                 double *seconds, struct kl_err *e)
+                                 struct kl_launch_time *t, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
     cl_event ev = NULL;
@@ -401,15 +409,64 @@ static enum kl_status ocl_launch(struct kl_dev *dev, struct kl_kernel *k, const 
                      (int)exec);
         goto fail;
     }
-    if (seconds) {
-        cl_ulong t0 = 0, t1 = 0;
+    if (t) {
+        cl_ulong tq = 0, t0 = 0, t1 = 0;
+        CL_TRY(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof tq, &tq, NULL));
         CL_TRY(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL));
         CL_TRY(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
-        *seconds = (double)(t1 - t0) * 1e-9;
+        t->run = (double)(t1 - t0) * 1e-9;
+        t->queue = t0 > tq ? (double)(t0 - tq) * 1e-9 : 0.0;
     }
 fail:
     if (ev)
         clReleaseEvent(ev);
+    return st;
+}
+
+static enum kl_status ocl_map(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
+                              void **host, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    cl_int rc;
+    *host =
+        clEnqueueMapBuffer(dev->queue, buf->mem, CL_TRUE, for_write ? CL_MAP_WRITE : CL_MAP_READ, 0,
+                           bytes, 0, NULL, NULL, &rc);
+    CL_TRY_RC("clEnqueueMapBuffer");
+fail:
+    return st;
+}
+
+static enum kl_status ocl_unmap(struct kl_dev *dev, struct kl_buf *buf, void *host,
+                                struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CL_TRY(clEnqueueUnmapMemObject(dev->queue, buf->mem, host, 0, NULL, NULL));
+    CL_TRY(clFinish(dev->queue));
+fail:
+    return st;
+}
+
+static enum kl_status ocl_alloc_pinned(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
+                                       void **host, struct kl_err *e)
+{
+    enum kl_status st;
+    cl_int rc;
+    struct kl_buf *buf = calloc(1, sizeof *buf);
+    *out = NULL;
+    if (!buf)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    buf->bytes = bytes ? bytes : 1;
+    buf->mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, buf->bytes,
+                              NULL, &rc);
+    CL_TRY_RC("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
+    if ((st = ocl_map(dev, buf, buf->bytes, 1, &buf->mapped, e)) != KL_OK)
+        goto fail;
+    buf->dev = dev;
+    *host = buf->mapped;
+    *out = buf;
+    return KL_OK;
+fail:
+    ocl_release(buf);
     return st;
 }
 
@@ -428,4 +485,7 @@ const struct kl_backend_ops kl_backend_opencl = {
     .kernel_free = ocl_kernel_free,
     .kernel_max_wg = ocl_kernel_max_wg,
     .launch = ocl_launch,
+    .alloc_pinned = ocl_alloc_pinned,
+    .map = ocl_map,
+    .unmap = ocl_unmap,
 };

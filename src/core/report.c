@@ -38,6 +38,35 @@ void kl_report_free(struct kl_report *r)
     r->count = r->capacity = 0;
 }
 
+static double work_flops(const struct kl_report *r, const struct kl_result *x)
+{
+    return x->flops > 0 || x->bytes > 0 ? x->flops : r->flops;
+}
+
+static double work_bytes(const struct kl_report *r, const struct kl_result *x)
+{
+    return x->flops > 0 || x->bytes > 0 ? x->bytes : r->bytes;
+}
+
+static double compute_peak(const struct kl_report *r)
+{
+    const struct kl_ceilings *c = &r->ceilings;
+    return r->type == KL_DOUBLE ? c->f64_gflops : r->type == KL_INT ? c->i32_giops : c->f32_gflops;
+}
+
+static double roof(const struct kl_report *r, double flops, double bytes)
+{
+    if (!r->have_ceilings || r->ceilings.copy_gbps <= 0)
+        return 0.0;
+    double bw = r->ceilings.copy_gbps, peak = compute_peak(r);
+    if (flops <= 0)
+        return bw;
+    if (bytes <= 0 || peak <= 0)
+        return peak;
+    double memory_bound = flops / bytes * bw;
+    return memory_bound < peak ? memory_bound : peak;
+}
+
 void kl_report_finish(struct kl_report *r)
 {
     double first = 0.0, host = 0.0;
@@ -52,16 +81,36 @@ void kl_report_finish(struct kl_report *r)
     }
     for (int i = 0; i < r->count; i++) {
         struct kl_result *x = &r->results[i];
-        x->gflops = x->gbps = x->speedup_first = x->speedup_host = 0.0;
+        x->gflops = x->gbps = x->speedup_first = x->speedup_host = x->pct_ceiling = 0.0;
         if (x->status != KL_RESULT_VERIFIED || !(x->median_s > 0))
             continue;
-        x->gflops = r->flops / x->median_s * 1e-9;
-        x->gbps = r->bytes / x->median_s * 1e-9;
+        double flops = work_flops(r, x), bytes = work_bytes(r, x), top = roof(r, flops, bytes);
+        x->gflops = flops / x->median_s * 1e-9;
+        x->gbps = bytes / x->median_s * 1e-9;
+        if (top > 0)
+            x->pct_ceiling = 100.0 * (flops > 0 ? x->gflops : x->gbps) / top;
         if (!x->on_host && first > 0)
             x->speedup_first = first / x->median_s;
         if (host > 0)
             x->speedup_host = host / x->median_s;
     }
+}
+
+void kl_report_load_ceilings(struct kl_report *r)
+{
+    char warn[512];
+    int got = kl_ceilings_load(&r->device, r->backend, &r->ceilings, warn, sizeof warn);
+    r->have_ceilings = got == 1;
+    if (got == 1)
+        snprintf(r->ceiling_note, sizeof r->ceiling_note,
+                 "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f GIOP/s "
+                 "(kladder peak, %s)",
+                 r->ceilings.copy_gbps, r->ceilings.f32_gflops, r->ceilings.f64_gflops,
+                 r->ceilings.i32_giops, r->ceilings.date);
+    else
+        snprintf(r->ceiling_note, sizeof r->ceiling_note,
+                 "%s%snone measured for this device: `kladder peak` measures them",
+                 got < 0 ? warn : "", got < 0 ? "; " : "");
 }
 
 int kl_report_failed(const struct kl_report *r)
@@ -78,14 +127,19 @@ static void header(const struct kl_report *r, FILE *out)
             r->seed);
     fprintf(out, "device:    %s (%s; %s; driver %s)\n", r->device.name, r->device.platform,
             r->device.device_version, r->device.driver_version);
-    fprintf(out, "reference: %s\n", r->reference);
+    if (r->reference[0])
+        fprintf(out, "reference: %s\n", r->reference);
+    if (r->ceiling_note[0])
+        fprintf(out, "ceilings:  %s\n", r->ceiling_note);
     fprintf(out,
             "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s; kernel time from "
             "%s events, host rungs by the host clock\n",
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend);
-    fprintf(out,
-            "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n\n",
-            r->flops * 1e-9, r->bytes * 1e-6, r->bytes > 0 ? r->flops / r->bytes : 0.0);
+    if (r->flops > 0 || r->bytes > 0)
+        fprintf(out,
+                "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n",
+                r->flops * 1e-9, r->bytes * 1e-6, r->bytes > 0 ? r->flops / r->bytes : 0.0);
+    fputc('\n', out);
 }
 
 /* A number column, or "-" when the value does not exist. */
@@ -99,14 +153,25 @@ static void cell(FILE *out, int width, int prec, double v, int show)
 
 void kl_report_table(const struct kl_report *r, FILE *out)
 {
+    int cfg = 0;
+    for (int i = 0; i < r->count && r->show_config; i++) {
+        int n = (int)strlen(r->results[i].config);
+        cfg = n > cfg ? n : cfg;
+    }
     header(r, out);
-    fprintf(out, "%-18s %-8s %10s %10s %10s %5s %9s %8s %7s %7s %10s %8s\n", "rung", "status",
-            "median ms", "min ms", "max ms", "reps", "GFLOP/s", "GB/s", "x first", "x host",
-            "e2e ms", "build ms");
+    fprintf(out, "%-18s ", "rung");
+    if (cfg)
+        fprintf(out, "%-*s ", cfg, "config");
+    fprintf(out, "%-8s %10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "status", "median ms",
+            "min ms", "max ms", "reps", "GFLOP/s", "GB/s", "% roof", "x first", "x host", "e2e ms",
+            "build ms");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = x->status == KL_RESULT_VERIFIED;
-        fprintf(out, "%-18s %-8s", x->rung, status_name(x->status));
+        fprintf(out, "%-18s ", x->rung);
+        if (cfg)
+            fprintf(out, "%-*s ", cfg, x->config);
+        fprintf(out, "%-8s", status_name(x->status));
         cell(out, 10, 3, x->median_s * 1e3, ok);
         cell(out, 10, 3, x->min_s * 1e3, ok);
         cell(out, 10, 3, x->max_s * 1e3, ok);
@@ -114,12 +179,13 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fprintf(out, " %5d", x->repeats);
         else
             fprintf(out, " %5s", "-");
-        cell(out, 9, 2, x->gflops, ok);
-        cell(out, 8, 2, x->gbps, ok);
+        cell(out, 9, 2, x->gflops, ok && work_flops(r, x) > 0);
+        cell(out, 8, 2, x->gbps, ok && work_bytes(r, x) > 0);
+        cell(out, 6, 1, x->pct_ceiling, ok && x->pct_ceiling > 0);
         cell(out, 7, 2, x->speedup_first, ok && x->speedup_first > 0);
         cell(out, 7, 2, x->speedup_host, ok && x->speedup_host > 0);
-        cell(out, 10, 3, x->total_s * 1e3, ok && !x->on_host);
-        cell(out, 8, 1, x->build_s * 1e3, ok && !x->on_host);
+        cell(out, 10, 3, x->total_s * 1e3, ok && x->total_s > 0);
+        cell(out, 8, 1, x->build_s * 1e3, ok && x->build_s > 0);
         fputc('\n', out);
     }
     int notes = 0;
@@ -131,8 +197,9 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fputc('\n', out);
         fprintf(out, "%s %s: %s\n", x->rung, status_name(x->status), x->note);
     }
-    fprintf(out, "\nx first: speed-up over the first device rung; x host: over the fastest host "
-                 "rung; e2e: upload + kernel + download.\n");
+    fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
+                 "bandwidth); x first: speed-up over the first device rung; x host: over the "
+                 "fastest host rung; e2e: upload + kernel + download.\n");
 }
 
 /* CSV fields are quoted when they hold a comma, quote or newline. */
@@ -153,8 +220,9 @@ static void csv_str(FILE *out, const char *s)
 
 void kl_report_csv(const struct kl_report *r, FILE *out)
 {
-    fprintf(out, "workload,sizes,type,device,rung,status,median_s,min_s,max_s,repeats,gflops,"
-                 "gbps,speedup_first,speedup_host,total_s,build_s,build_options,note\n");
+    fprintf(out, "workload,sizes,type,device,rung,config,status,median_s,min_s,max_s,repeats,"
+                 "gflops,gbps,pct_ceiling,speedup_first,speedup_host,total_s,build_s,"
+                 "build_options,note\n");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = x->status == KL_RESULT_VERIFIED;
@@ -162,13 +230,15 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
         csv_str(out, r->sizes);
         fprintf(out, ",%s,", kl_type_name(r->type));
         csv_str(out, r->device.name);
-        fprintf(out, ",%s,%s,", x->rung, status_name(x->status));
+        fprintf(out, ",%s,", x->rung);
+        csv_str(out, x->config);
+        fprintf(out, ",%s,", status_name(x->status));
         if (ok)
-            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%.9g,%.6g,", x->median_s, x->min_s,
-                    x->max_s, x->repeats, x->gflops, x->gbps, x->speedup_first, x->speedup_host,
-                    x->total_s, x->build_s);
+            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.4g,%.6g,%.6g,%.9g,%.6g,", x->median_s,
+                    x->min_s, x->max_s, x->repeats, x->gflops, x->gbps, x->pct_ceiling,
+                    x->speedup_first, x->speedup_host, x->total_s, x->build_s);
         else
-            fputs(",,,,,,,,,,", out);
+            fputs(",,,,,,,,,,,", out);
         csv_str(out, x->options);
         fputc(',', out);
         csv_str(out, x->note);
@@ -231,6 +301,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     fprintf(out, "  \"flops_per_launch\": %.17g,\n  \"bytes_per_launch\": %.17g,\n", r->flops,
             r->bytes);
     json_kv(out, "  ", "reference", r->reference, ",\n");
+    json_kv(out, "  ", "ceilings", r->ceiling_note, ",\n");
     fprintf(out,
             "  \"protocol\": {\"warmup\": %d, \"min_repeats\": %d, \"min_time_s\": %.6g, "
             "\"max_repeats\": %d},\n",
@@ -242,6 +313,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         int ok = x->status == KL_RESULT_VERIFIED;
         fputs("    {", out);
         json_kv(out, "", "rung", x->rung, ", ");
+        json_kv(out, "", "config", x->config, ", ");
         json_kv(out, "", "status", status_name(x->status), ", ");
         fprintf(out, "\"on_host\": %s, \"median_s\": ", x->on_host ? "true" : "false");
         json_num(out, x->median_s, ok);
@@ -253,14 +325,20 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_num(out, x->gflops, ok);
         fputs(", \"gbps\": ", out);
         json_num(out, x->gbps, ok);
+        fputs(", \"pct_ceiling\": ", out);
+        json_num(out, x->pct_ceiling, ok && x->pct_ceiling > 0);
+        fputs(", \"flops\": ", out);
+        json_num(out, work_flops(r, x), 1);
+        fputs(", \"bytes\": ", out);
+        json_num(out, work_bytes(r, x), 1);
         fputs(", \"speedup_first\": ", out);
         json_num(out, x->speedup_first, ok && x->speedup_first > 0);
         fputs(", \"speedup_host\": ", out);
         json_num(out, x->speedup_host, ok && x->speedup_host > 0);
         fputs(", \"total_s\": ", out);
-        json_num(out, x->total_s, ok && !x->on_host);
+        json_num(out, x->total_s, ok && x->total_s > 0);
         fputs(", \"build_s\": ", out);
-        json_num(out, x->build_s, ok && !x->on_host);
+        json_num(out, x->build_s, ok && x->build_s > 0);
         fputs(", ", out);
         json_kv(out, "", "build_options", x->options, ", ");
         json_kv(out, "", "note", x->note, "");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "backend/backend.h"
+#include "core/ceilings.h"
 #include "kladder.h"
 
 enum kl_result_status { KL_RESULT_VERIFIED, KL_RESULT_FAILED, KL_RESULT_SKIPPED };
@@ -22,8 +23,11 @@ struct kl_result {
     double build_s, median_s, min_s, max_s, total_s;
     int repeats;
     char options[512];
+    char config[128];    /* what varies between rows, e.g. "N=4096 BS=512" */
+    double flops, bytes; /* work per launch, when it differs from the report's */
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
+    double pct_ceiling; /* % of the measured roof (0: no ceiling known) */
 };
 
 struct kl_report {
@@ -39,6 +43,10 @@ struct kl_report {
     struct kl_device_info device;
     const char *backend;
     char date[32];
+    struct kl_ceilings ceilings; /* measured roofs, valid when have_ceilings */
+    int have_ceilings;
+    char ceiling_note[512]; /* says where the roofs come from, or how to get them */
+    int show_config;        /* print the config column */
     struct kl_result *results;
     int count, capacity;
 };
@@ -47,8 +55,19 @@ struct kl_report {
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);
 void kl_report_free(struct kl_report *r);
 
-/* Derives GFLOP/s, GB/s and speed-ups for every verified result. */
+/*
+ * Derives GFLOP/s, GB/s, speed-ups and % of ceiling for every verified
+ * result. The ceiling is the roofline bound: min(compute peak of the
+ * report's type, arithmetic intensity × copy bandwidth); for rows that move
+ * bytes but count no FLOPs, the copy bandwidth.
+ */
 void kl_report_finish(struct kl_report *r);
+
+/*
+ * Loads the device's cached ceilings into the report (for "% roof") and
+ * writes a note saying where they come from, or how to measure them.
+ */
+void kl_report_load_ceilings(struct kl_report *r);
 
 /* 1 if any result failed verification. */
 int kl_report_failed(const struct kl_report *r);

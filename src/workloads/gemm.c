@@ -454,8 +454,11 @@ static enum kl_status launch_once(void *arg, double *seconds, struct kl_err *e)
 {
     struct device_launch *l = arg;
     struct kl_context *kl = l->s->kl;
-    return kl->ops->launch(kl->dev, l->kernel, l->args, 6, l->shape.dims, l->shape.global,
-                           l->shape.local, seconds, e);
+    struct kl_launch_time t;
+    enum kl_status st = kl->ops->launch(kl->dev, l->kernel, l->args, 6, l->shape.dims,
+                                        l->shape.global, l->shape.local, &t, e);
+    *seconds = t.run;
+    return st;
 }
 
 struct host_launch {
@@ -908,6 +911,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     rep->device = kl->info;
     rep->backend = kl->ops->name;
     kl_utc_now(rep->date, sizeof rep->date);
+    kl_report_load_ceilings(rep);
 
     double factor = kl_dot_tolerance(req->type, req->K);
     for (int i = 0; i < nchosen; i++) {

@@ -1,0 +1,88 @@
+/*
+ * Peak: read bandwidth (clpeak "global memory bandwidth", read-only):
+ * sums the n vector elements of src and writes one partial sum per
+ * work-item.
+ *
+ * Computes   partial[gid] = sum over the elements i = gid + j * G
+ *            (j = 0 .. EPI - 1, i < n) of all VEC components of src[i],
+ *            in uint arithmetic (wraps mod 2^32, so any order is exact).
+ *            Work-items with no element write 0. The host checks
+ *            sum(partial[0 .. G-1]) == sum(src) mod 2^32, so the loads
+ *            cannot be optimised away.
+ * Element:   V = uint (VEC == 1) or uintVEC; n counts V elements (n * VEC
+ *            * 4 bytes read; the G * 4 bytes of partials are negligible
+ *            when EPI * VEC is not tiny).
+ * Geometry:  1-D, any local size WG (host), no global offset. Global size
+ *            G = round_up(ceil(n / EPI), WG); partial holds G uints (every
+ *            work-item writes exactly its own partial[gid]).
+ *            Needs n + EPI * WG < 2^31 (int indices).
+ * Macros:    VEC (default 1; 1, 2, 4, 8 or 16): vector width of V.
+ *            EPI (default 4; 1 .. 64): elements per work-item.
+ * Why:       same grid-stride pattern as bw_copy (coalesced loads, EPI
+ *            independent loads in flight per work-item: all loads are
+ *            issued before the additions that depend on them). A
+ *            reduction to a single value would need atomics or a second
+ *            pass; one uint per work-item is cheap and race-free. The
+ *            vector components are folded in halves (lo + hi), which in
+ *            uint arithmetic equals any other order.
+ */
+#ifndef VEC
+#define VEC 1
+#endif
+#ifndef EPI
+#define EPI 4
+#endif
+#if EPI < 1 || EPI > 64
+#error "bw_read: EPI (elements per work-item) must be 1 .. 64"
+#endif
+
+#if VEC == 1
+typedef uint V;
+#elif VEC == 2
+typedef uint2 V;
+#elif VEC == 4
+typedef uint4 V;
+#elif VEC == 8
+typedef uint8 V;
+#elif VEC == 16
+typedef uint16 V;
+#else
+#error "VEC must be 1, 2, 4, 8 or 16"
+#endif
+
+__kernel void bw_read(const __global V *restrict src, __global uint *restrict partial,
+                      const int n)
+{
+    const int gid = get_global_id(0);
+    const int G = get_global_size(0);
+    V r[EPI];
+
+#pragma unroll
+    for (int j = 0; j < EPI; j++) {
+        const int i = gid + j * G;
+        r[j] = (i < n) ? src[i] : (V)(0);
+    }
+    V acc = r[0];
+#pragma unroll
+    for (int j = 1; j < EPI; j++)
+        acc += r[j];
+
+#if VEC == 16
+    const uint8 a8 = acc.lo + acc.hi;
+    const uint4 a4 = a8.lo + a8.hi;
+    const uint2 a2 = a4.lo + a4.hi;
+    const uint s = a2.lo + a2.hi;
+#elif VEC == 8
+    const uint4 a4 = acc.lo + acc.hi;
+    const uint2 a2 = a4.lo + a4.hi;
+    const uint s = a2.lo + a2.hi;
+#elif VEC == 4
+    const uint2 a2 = acc.lo + acc.hi;
+    const uint s = a2.lo + a2.hi;
+#elif VEC == 2
+    const uint s = acc.lo + acc.hi;
+#else
+    const uint s = acc;
+#endif
+    partial[gid] = s;
+}

@@ -1,0 +1,44 @@
+/*
+ * Measured device ceilings (`kladder peak`), cached per device, driver and
+ * backend in $XDG_CACHE_HOME/kladder (or ~/.cache/kladder, or
+ * $KLADDER_CACHE_DIR), so every other command can say how close a rung is.
+ *
+ * The file is text, one "key value" per line, between a version header and
+ * a checksum line; it is written to a temporary file and renamed into place,
+ * so a reader sees the old file or the new one, never half of one.
+ */
+#ifndef KL_CEILINGS_H
+#define KL_CEILINGS_H
+
+#include <stddef.h>
+
+#include "backend/backend.h"
+
+struct kl_ceilings {
+    double copy_gbps, read_gbps, write_gbps; /* global memory, read + written */
+    char copy_cfg[96], read_cfg[96], write_cfg[96];
+    double f32_gflops, f64_gflops, i32_giops; /* 0: not measured / no fp64 */
+    double launch_us;      /* queued to start, from events (clpeak's definition) */
+    double launch_host_us; /* enqueue to completion seen by the host */
+    double empty_us;       /* an empty kernel's own duration */
+    double h2d_pageable, d2h_pageable, h2d_pinned, d2h_pinned; /* GB/s */
+    double map_gbps, unmap_gbps;
+    char date[32];
+};
+
+/* Where the cache of this device lives (no file is touched). */
+void kl_ceilings_path(const struct kl_device_info *dev, const char *backend, char *out, size_t n);
+
+/*
+ * Reads the cache of this device. Returns 1 when found and valid, 0 when
+ * there is none, -1 when a file exists but is corrupt, truncated or of
+ * another version (warn then says so; the caller remeasures).
+ */
+int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
+                     char *warn, size_t n);
+
+/* Writes the cache atomically (temporary file, then rename). */
+enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *backend,
+                                const struct kl_ceilings *c, struct kl_err *e);
+
+#endif /* KL_CEILINGS_H */
