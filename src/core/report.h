@@ -45,7 +45,7 @@ struct kl_report {
     char date[32];
     struct kl_ceilings ceilings; /* measured roofs, valid when have_ceilings */
     int have_ceilings;
-    char ceiling_note[512]; /* says where the roofs come from, or how to get them */
+    char ceiling_note[768]; /* says where the roofs come from, or how to get them */
     int show_config;        /* print the config column */
     struct kl_result *results;
     int count, capacity;
