@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/blas.h"
+#include "core/launch.h"
 #include "core/measure.h"
 #include "core/util.h"
 #include "core/verify.h"
@@ -53,18 +54,18 @@ HOST_RUNG(k, j, i)
 
 #define P_WG2D                                                                                     \
     {                                                                                              \
-        {"WG0", 16, 1, 1024, 1, "work-group rows"},                                                \
+        {"WG0", 16, 1, 1024, 1, 0, "work-group rows"},                                             \
         {                                                                                          \
-            "WG1", 16, 1, 1024, 1, "work-group columns"                                            \
+            "WG1", 16, 1, 1024, 1, 0, "work-group columns"                                         \
         }                                                                                          \
     }
 #define P_WG                                                                                       \
     {                                                                                              \
-        "WG", 64, 1, 1024, 1, "work-group size (rows per group)"                                   \
+        "WG", 64, 1, 1024, 1, 0, "work-group size (rows per group)"                                \
     }
 #define P_KC(m)                                                                                    \
     {                                                                                              \
-        "KC", 256, m, 8192, m, "K chunk held in private/local memory"                              \
+        "KC", 256, m, 8192, m, 0, "K chunk held in private/local memory"                           \
     }
 
 static const struct kl_gemm_rung rungs[] = {
@@ -187,7 +188,7 @@ static const struct kl_gemm_rung rungs[] = {
      0,
      KL_GEO_TILE,
      KL_LOCAL_2TS2,
-     {{"TS", 16, 1, 64, 1, "tile edge; work-group is TS×TS"}}},
+     {{"TS", 16, 1, 64, 1, 0, "tile edge; work-group is TS×TS"}}},
 };
 
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
@@ -220,111 +221,31 @@ const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
     return hit;
 }
 
-static int param_count(const struct kl_gemm_rung *r)
-{
-    int n = 0;
-    while (n < KL_MAX_PARAMS && r->params[n].name)
-        n++;
-    return n;
-}
+#define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
 
-static int param_index(const struct kl_gemm_rung *r, const char *name)
-{
-    for (int i = 0; i < param_count(r); i++)
-        if (strcmp(r->params[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-/* ---- parameters and device limits ----------------------------------------- */
-
-/* Splits "NAME=VALUE" and parses VALUE strictly. */
-static enum kl_status split_param(const char *item, char *name, size_t n, long *value,
-                                  struct kl_err *e)
-{
-    const char *eq = strchr(item, '=');
-    char *end;
-    if (!eq || eq == item || (size_t)(eq - item) >= n)
-        return kl_fail(e, KL_ERR_ARG, "parameter \"%s\" is not of the form NAME=VALUE", item);
-    memcpy(name, item, (size_t)(eq - item));
-    name[eq - item] = '\0';
-    *value = strtol(eq + 1, &end, 10);
-    if (end == eq + 1 || *end != '\0')
-        return kl_fail(e, KL_ERR_ARG, "parameter %s: \"%s\" is not an integer", name, eq + 1);
-    return KL_OK;
-}
-
-/*
- * The parameter values of rung r: defaults overridden by req->params.
- * explicit_mask gets a bit per parameter the user set.
- */
-static enum kl_status rung_params(const struct kl_gemm_rung *r, const char *const *items,
-                                  int nitems, int *values, unsigned *explicit_mask,
-                                  struct kl_err *e)
-{
-    *explicit_mask = 0;
-    for (int i = 0; i < param_count(r); i++)
-        values[i] = r->params[i].def;
-    for (int j = 0; j < nitems; j++) {
-        char name[64];
-        long v;
-        enum kl_status st = split_param(items[j], name, sizeof name, &v, e);
-        if (st != KL_OK)
-            return st;
-        int i = param_index(r, name);
-        if (i < 0)
-            continue; /* meant for another rung; unknown names are caught by the caller */
-        const struct kl_param_def *d = &r->params[i];
-        if (v < d->min || v > d->max || v % d->multiple != 0)
-            return kl_fail(e, KL_ERR_ARG,
-                           "rung %s: %s=%ld is out of range (%d..%d%s%s); %s is the %s", r->name,
-                           name, v, d->min, d->max, d->multiple > 1 ? ", multiple of " : "",
-                           d->multiple > 1 ? (d->multiple == 4 ? "4" : "8") : "", name, d->help);
-        values[i] = (int)v;
-        *explicit_mask |= 1u << i;
-    }
-    return KL_OK;
-}
-
-static int value_of(const struct kl_gemm_rung *r, const int *values, const char *name)
-{
-    int i = param_index(r, name);
-    return i < 0 ? 0 : values[i];
-}
-
-static size_t round_up(size_t x, size_t m)
-{
-    return (x + m - 1) / m * m;
-}
-
-struct launch_shape {
-    int dims;
-    size_t global[3], local[3];
-};
-
-static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N,
-                     struct launch_shape *s)
+/* The launch geometry of a rung, from M, N and its parameters. */
+static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s)
 {
     s->global[2] = s->local[2] = 1;
     switch (r->geometry) {
     case KL_GEO_2D:
         s->dims = 2;
-        s->local[0] = (size_t)value_of(r, v, "WG0");
-        s->local[1] = (size_t)value_of(r, v, "WG1");
-        s->global[0] = round_up((size_t)M, s->local[0]);
-        s->global[1] = round_up((size_t)N, s->local[1]);
+        s->local[0] = PARAM("WG0");
+        s->local[1] = PARAM("WG1");
+        s->global[0] = kl_round_up((size_t)M, s->local[0]);
+        s->global[1] = kl_round_up((size_t)N, s->local[1]);
         break;
     case KL_GEO_ROWS:
         s->dims = 1;
-        s->local[0] = (size_t)value_of(r, v, "WG");
-        s->global[0] = round_up((size_t)M, s->local[0]);
+        s->local[0] = PARAM("WG");
+        s->global[0] = kl_round_up((size_t)M, s->local[0]);
         s->local[1] = s->global[1] = 1;
         break;
     case KL_GEO_TILE:
         s->dims = 2;
-        s->local[0] = s->local[1] = (size_t)value_of(r, v, "TS");
-        s->global[0] = round_up((size_t)N, s->local[0]);
-        s->global[1] = round_up((size_t)M, s->local[1]);
+        s->local[0] = s->local[1] = PARAM("TS");
+        s->global[0] = kl_round_up((size_t)N, s->local[0]);
+        s->global[1] = kl_round_up((size_t)M, s->local[1]);
         break;
     case KL_GEO_HOST: s->dims = 0; break;
     }
@@ -333,31 +254,18 @@ static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N,
 static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t elem)
 {
     switch (r->local) {
-    case KL_LOCAL_KC: return (size_t)value_of(r, v, "KC") * elem;
-    case KL_LOCAL_2TS2:
-        return 2 * (size_t)value_of(r, v, "TS") * (size_t)value_of(r, v, "TS") * elem;
+    case KL_LOCAL_KC: return PARAM("KC") * elem;
+    case KL_LOCAL_2TS2: return 2 * PARAM("TS") * PARAM("TS") * elem;
     case KL_LOCAL_NONE: return 0;
     }
     return 0;
 }
 
-/* Checks the launch against the device's limits (before building). */
-static enum kl_status check_limits(const struct kl_gemm_rung *r, const int *v,
-                                   const struct launch_shape *s, const struct kl_device_info *dev,
-                                   enum kl_type t, struct kl_err *e)
+/* Local memory is the one limit kl_launch_check does not know about. */
+static enum kl_status check_local_mem(const struct kl_gemm_rung *r, const int *v,
+                                      const struct kl_device_info *dev, enum kl_type t,
+                                      struct kl_err *e)
 {
-    size_t wg = s->local[0] * s->local[1] * s->local[2];
-    if (wg > dev->max_wg)
-        return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "rung %s: work-group of %zu work-items exceeds the device's maximum of %zu "
-                       "(CL_DEVICE_MAX_WORK_GROUP_SIZE)",
-                       r->name, wg, dev->max_wg);
-    for (int d = 0; d < s->dims; d++)
-        if (s->local[d] > dev->max_item[d])
-            return kl_fail(e, KL_ERR_UNSUPPORTED,
-                           "rung %s: work-group size %zu in dimension %d exceeds the device's "
-                           "maximum of %zu",
-                           r->name, s->local[d], d, dev->max_item[d]);
     size_t lb = local_bytes(r, v, kl_type_size(t));
     if (lb > dev->local_mem)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
@@ -365,15 +273,7 @@ static enum kl_status check_limits(const struct kl_gemm_rung *r, const int *v,
                        (unsigned long long)dev->local_mem);
     return KL_OK;
 }
-
-static void build_options(const struct kl_gemm_rung *r, const int *v, enum kl_type t, char *out,
-                          size_t n)
-{
-    static const char *const type_macro[] = {"-DKL_T_FLOAT", "-DKL_T_DOUBLE", "-DKL_T_INT"};
-    size_t used = (size_t)snprintf(out, n, "%s", type_macro[t]);
-    for (int i = 0; i < param_count(r) && used < n; i++)
-        used += (size_t)snprintf(out + used, n - used, " -D%s=%d", r->params[i].name, v[i]);
-}
+#undef PARAM
 
 /* ---- data, device buffers and one rung's run ------------------------------- */
 
@@ -443,24 +343,6 @@ static enum kl_status upload_inputs(struct gemm_session *s, int b_col)
                           (size_t)s->K * s->N * es, &kl->err);
 }
 
-struct device_launch {
-    struct gemm_session *s;
-    struct kl_kernel *kernel;
-    struct kl_arg args[6];
-    struct launch_shape shape;
-};
-
-static enum kl_status launch_once(void *arg, double *seconds, struct kl_err *e)
-{
-    struct device_launch *l = arg;
-    struct kl_context *kl = l->s->kl;
-    struct kl_launch_time t;
-    enum kl_status st = kl->ops->launch(kl->dev, l->kernel, l->args, 6, l->shape.dims,
-                                        l->shape.global, l->shape.local, &t, e);
-    *seconds = t.run;
-    return st;
-}
-
 struct host_launch {
     const struct kl_gemm_rung *rung;
     struct gemm_session *s;
@@ -478,16 +360,16 @@ static enum kl_status host_once(void *arg, double *seconds, struct kl_err *e)
 }
 
 /* Median of three end-to-end runs: upload A and B, launch, download C. */
-static enum kl_status end_to_end(struct device_launch *l, int b_col, void *C, double *out)
+static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch *l, int b_col, void *C,
+                                 double *out)
 {
-    struct gemm_session *s = l->s;
     struct kl_context *kl = s->kl;
     double t[3];
     for (int i = 0; i < 3; i++) {
         enum kl_status st;
         double t0 = kl_now(), dummy;
         if ((st = upload_inputs(s, b_col)) != KL_OK ||
-            (st = launch_once(l, &dummy, &kl->err)) != KL_OK ||
+            (st = kl_launch_timed(l, &dummy, &kl->err)) != KL_OK ||
             (st = kl->ops->read(kl->dev, s->dC, C, (size_t)s->M * s->N * kl_type_size(s->type),
                                 &kl->err)) != KL_OK)
             return st;
@@ -520,20 +402,17 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
             return st;
         snprintf(t->options, sizeof t->options, "host, one thread");
     } else {
-        struct device_launch l = {.s = s};
+        struct kl_launch l = {.kl = kl, .nargs = 6};
         size_t es = kl_type_size(s->type);
-        shape_of(r, values, s->M, s->N, &l.shape);
-        if ((st = check_limits(r, values, &l.shape, &kl->info, s->type, &kl->err)) != KL_OK)
+        shape_of(r, values, s->M, s->N, &l);
+        if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK ||
+            (st = check_local_mem(r, values, &kl->info, s->type, &kl->err)) != KL_OK)
             return st;
-        build_options(r, values, s->type, t->options, sizeof t->options);
-        if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) != KL_OK)
+        kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
+        if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) !=
+                KL_OK ||
+            (st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
             return st;
-        size_t wg = l.shape.local[0] * l.shape.local[1];
-        if (wg > kl->ops->kernel_max_wg(l.kernel))
-            return kl_fail(&kl->err, KL_ERR_UNSUPPORTED,
-                           "rung %s: work-group of %zu exceeds this kernel's limit of %zu "
-                           "(CL_KERNEL_WORK_GROUP_SIZE)",
-                           r->name, wg, kl->ops->kernel_max_wg(l.kernel));
         l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
         l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : s->dB}};
         l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
@@ -544,16 +423,16 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
         size_t cbytes = (size_t)s->M * s->N * es;
         if ((st = upload_inputs(s, r->b_col_major)) != KL_OK ||
             (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes, &kl->err)) != KL_OK ||
-            (st = launch_once(&l, &dummy, &kl->err)) != KL_OK ||
+            (st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
             (st = kl->ops->read(kl->dev, s->dC, C, cbytes, &kl->err)) != KL_OK)
             return st;
         /* The timed launches overwrite C with the same values; the verified copy is C. */
-        if ((st = kl_measure(proto, launch_once, &l, &stats, &kl->err)) != KL_OK)
+        if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
             return st;
         void *scratch = malloc(cbytes ? cbytes : 1);
         if (!scratch)
             return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        st = end_to_end(&l, r->b_col_major, scratch, &t->total_s);
+        st = end_to_end(s, &l, r->b_col_major, scratch, &t->total_s);
         free(scratch);
         if (st != KL_OK)
             return st;
@@ -621,8 +500,8 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
     if (type == KL_DOUBLE && !kl->info.fp64)
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "device %s has no double precision",
                        kl->info.name);
-    st = rung_params(r, params ? params->items : NULL, params ? params->count : 0, values, &mask,
-                     &kl->err);
+    st = kl_params_resolve(r->name, r->params, params ? params->items : NULL,
+                           params ? params->count : 0, values, &mask, &kl->err);
     if (st != KL_OK)
         return st;
     if (protocol)
@@ -863,19 +742,12 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
                 kl_err_append(e, " %s", rungs[i].name);
             return KL_ERR_ARG;
         }
-    /* Every parameter must belong to some chosen rung, with a valid value. */
-    for (int j = 0; j < req->nparams; j++) {
-        char name[64];
-        long v;
-        int known = 0;
-        if ((st = split_param(req->params[j], name, sizeof name, &v, e)) != KL_OK)
-            return st;
-        for (int i = 0; i < nchosen; i++)
-            known |= param_index(chosen[i], name) >= 0;
-        if (!known)
-            return kl_fail(e, KL_ERR_ARG,
-                           "unknown parameter %s for the chosen rungs (see --list-rungs)", name);
-    }
+    /* Every parameter must belong to some chosen rung. */
+    const struct kl_param_def *lists[sizeof rungs / sizeof *rungs];
+    for (int i = 0; i < nchosen; i++)
+        lists[i] = chosen[i]->params;
+    if ((st = kl_params_check_known(req->params, req->nparams, lists, nchosen, e)) != KL_OK)
+        return st;
 
     /* Same random inputs for every rung. */
     struct kl_rng rng;
@@ -925,7 +797,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             goto free_data;
         }
         res->on_host = r->geometry == KL_GEO_HOST;
-        if ((st = rung_params(r, req->params, req->nparams, values, &mask, e)) != KL_OK)
+        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
+                                    e)) != KL_OK)
             goto free_data;
         /* Host rungs named with --rung always run; the whole ladder skips slow ones. */
         if (res->on_host && req->host_rungs == 0 && req->nrungs == 0 &&

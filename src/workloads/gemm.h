@@ -6,18 +6,9 @@
 #define KL_GEMM_H
 
 #include "core/context.h"
+#include "core/params.h"
 #include "core/report.h"
 #include "kladder.h"
-
-#define KL_MAX_PARAMS 4
-
-/* A tunable rung parameter, passed to the kernel as -DNAME=VALUE. */
-struct kl_param_def {
-    const char *name;
-    int def, min, max;
-    int multiple; /* value must be a multiple of this (1: any) */
-    const char *help;
-};
 
 /* How the launch geometry follows from M, N, K and the parameters. */
 enum kl_geometry {

@@ -1,0 +1,40 @@
+#include "core/launch.h"
+
+enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e)
+{
+    struct kl_launch *l = launch;
+    struct kl_context *kl = l->kl;
+    struct kl_launch_time t = {0, 0};
+    enum kl_status st =
+        kl->ops->launch(kl->dev, l->kernel, l->args, l->nargs, l->dims, l->global, l->local, &t, e);
+    *seconds = t.run;
+    return st;
+}
+
+enum kl_status kl_launch_check(const struct kl_launch *l, const char *rung, struct kl_err *e)
+{
+    const struct kl_device_info *dev = &l->kl->info;
+    size_t wg = l->local[0] * (l->dims > 1 ? l->local[1] : 1) * (l->dims > 2 ? l->local[2] : 1);
+    if (wg > dev->max_wg)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: work-group of %zu work-items exceeds the device's maximum of %zu "
+                       "(CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+                       rung, wg, dev->max_wg);
+    for (int d = 0; d < l->dims; d++)
+        if (l->local[d] > dev->max_item[d])
+            return kl_fail(e, KL_ERR_UNSUPPORTED,
+                           "rung %s: work-group size %zu in dimension %d exceeds the device's "
+                           "maximum of %zu",
+                           rung, l->local[d], d, dev->max_item[d]);
+    if (l->kernel && wg > l->kl->ops->kernel_max_wg(l->kernel))
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: work-group of %zu exceeds this kernel's limit of %zu "
+                       "(CL_KERNEL_WORK_GROUP_SIZE)",
+                       rung, wg, l->kl->ops->kernel_max_wg(l->kernel));
+    return KL_OK;
+}
+
+size_t kl_round_up(size_t x, size_t m)
+{
+    return (x + m - 1) / m * m;
+}

@@ -1,0 +1,34 @@
+/*
+ * One kernel launch, described once and run many times by the timing
+ * protocol: the kernel, its arguments and its geometry.
+ */
+#ifndef KL_LAUNCH_H
+#define KL_LAUNCH_H
+
+#include "core/context.h"
+
+#define KL_MAX_ARGS 8
+
+struct kl_launch {
+    struct kl_context *kl;
+    struct kl_kernel *kernel;
+    struct kl_arg args[KL_MAX_ARGS];
+    int nargs;
+    int dims;
+    size_t global[3], local[3];
+};
+
+/* A kl_launch_fn (core/measure.h): runs the launch, *seconds its event time. */
+enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e);
+
+/*
+ * Checks the work-group against the device's limits (before building) and,
+ * when l->kernel is set, against the compiled kernel's own limit.
+ * KL_ERR_UNSUPPORTED with a message naming rung when it does not fit.
+ */
+enum kl_status kl_launch_check(const struct kl_launch *l, const char *rung, struct kl_err *e);
+
+/* Rounds x up to a multiple of m (m > 0). */
+size_t kl_round_up(size_t x, size_t m);
+
+#endif /* KL_LAUNCH_H */
