@@ -11,11 +11,14 @@
 
 #include "cli/args.h"
 #include "cli/devices.h"
+#include "core/ceilings.h"
 #include "core/context.h"
 #include "core/measure.h"
 #include "core/report.h"
 #include "kladder.h"
+#include "workloads/copy.h"
 #include "workloads/gemm.h"
+#include "workloads/peak.h"
 
 enum { EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 #define MAX_ITEMS 64
@@ -27,7 +30,10 @@ static const char usage[] =
     "Commands:\n"
     "  (none)      show the chosen device and run the GEMM ladder at a quick size\n"
     "  devices     list every OpenCL platform and device with its facts\n"
-    "  gemm        run the GEMM ladder, C = A*B, every rung verified\n"
+    "  peak        measure the device's ceilings: bandwidth, FLOP rate, launch latency,\n"
+    "              transfers (cached; every other command reports against them)\n"
+    "  gemm        the GEMM ladder, C = A*B (seeds 004 and 002)\n"
+    "  copy        the copy ladder with instruction-level parallelism (seed 003)\n"
     "  help        this text;  version: the version\n"
     "\n"
     "Device and output (every command):\n"
@@ -39,28 +45,50 @@ static const char usage[] =
     "  --output FILE      write the report to FILE instead of standard output\n"
     "  --json FILE        also write the JSON report to FILE (whatever --format is)\n"
     "\n"
-    "Protocol:\n"
+    "Protocol (gemm, copy, peak):\n"
     "  --seed N           random input seed (default 1)\n"
     "  --warmup N         untimed launches before timing (default 2)\n"
     "  --repeats N        at least N timed launches (default 5)\n"
     "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
+    "  --rung R[,R...]    run only these rungs (gemm: name or unique prefix, e.g. 10)\n"
+    "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
+    "  --list-rungs       print the ladder with each rung's summary and parameters\n"
     "\n"
     "gemm:\n"
     "  --m M --n N --k K  sizes (any value >= 1); --size S sets all three\n"
     "  --type T           float (default), double (needs fp64) or int\n"
-    "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or host_ikj)\n"
-    "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
     "  --host-rungs       run the CPU loop-order rungs at any size (they are skipped when\n"
     "                     they would take seconds); --no-host-rungs never runs them\n"
-    "  --list-rungs       print the ladder with each rung's summary and parameters\n";
+    "\n"
+    "copy:\n"
+    "  --n N (or --size)  elements of 4 bytes (default 2^24 on a GPU, 2^22 on a CPU)\n"
+    "  --sweep            N = 512, 1024, ... up to --max-n (default 2^26) for every ILP rung\n"
+    "\n"
+    "peak:\n"
+    "  --refresh          measure again even when ceilings are cached for this device\n"
+    "  --bytes B          buffer size for bandwidth and transfers (default: by device)\n"
+    "  --vec W[,W...]     vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)\n"
+    "  --quick            a small search space (for tests; ceilings are then not cached)\n";
+
+enum command { CMD_MAIN, CMD_DEVICES, CMD_PEAK, CMD_GEMM, CMD_COPY };
 
 struct cli {
-    const char *command;
+    enum command command;
     const char *device, *kernel_dir, *format, *output, *json;
-    struct kl_gemm_request gemm;
+    struct kl_protocol protocol;
+    unsigned long long seed;
     const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
-    int list_rungs;
-    int sizes_given;
+    int nrungs, nparams, list_rungs;
+    /* gemm */
+    int M, N, K, size_set, mnk_set, host_rungs;
+    enum kl_type type;
+    /* copy */
+    long n, max_n;
+    int sweep;
+    /* peak */
+    int refresh, quick;
+    long bytes;
+    unsigned vec_mask;
 };
 
 static int fail_usage(const char *msg)
@@ -69,30 +97,198 @@ static int fail_usage(const char *msg)
     return EXIT_USAGE;
 }
 
+/* Which commands an option belongs to. */
+#define ON_ALL 0x1f
+#define ON(c) (1u << (c))
+#define ON_RUNS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_PEAK))
+
+struct option {
+    const char *name;
+    int value; /* takes a value */
+    unsigned on;
+};
+
+static const struct option options[] = {
+    {"--device", 1, ON_ALL},
+    {"--kernel-dir", 1, ON_RUNS},
+    {"--format", 1, ON_RUNS},
+    {"--output", 1, ON_RUNS},
+    {"-o", 1, ON_RUNS},
+    {"--json", 1, ON_RUNS},
+    {"--seed", 1, ON_RUNS},
+    {"--warmup", 1, ON_RUNS},
+    {"--repeats", 1, ON_RUNS},
+    {"--min-time", 1, ON_RUNS},
+    {"--rung", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
+    {"--param", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
+    {"--list-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
+    {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
+    {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
+    {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--no-host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--sweep", 0, ON(CMD_COPY)},
+    {"--max-n", 1, ON(CMD_COPY)},
+    {"--refresh", 0, ON(CMD_PEAK)},
+    {"--bytes", 1, ON(CMD_PEAK)},
+    {"--vec", 1, ON(CMD_PEAK)},
+    {"--quick", 0, ON(CMD_PEAK)},
+};
+
+static const char *const command_names[] = {"(none)", "devices", "peak", "gemm", "copy"};
+
+/* Handles one option with its value (NULL when it takes none); 0 or an exit code. */
+static int apply(struct cli *c, const char *opt, const char *val)
+{
+    char err[512];
+    long v;
+#define IS(s) (strcmp(opt, s) == 0)
+#define NUMBER(lo, hi)                                                                             \
+    do {                                                                                           \
+        if (kl_parse_long(opt, val, lo, hi, &v, err, sizeof err) != 0)                             \
+            return fail_usage(err);                                                                \
+    } while (0)
+    if (IS("--device")) {
+        c->device = val;
+    } else if (IS("--kernel-dir")) {
+        c->kernel_dir = val;
+    } else if (IS("--format")) {
+        if (strcmp(val, "table") && strcmp(val, "csv") && strcmp(val, "json")) {
+            snprintf(err, sizeof err, "unknown format \"%s\" (table, csv or json)", val);
+            return fail_usage(err);
+        }
+        c->format = val;
+    } else if (IS("--output") || IS("-o")) {
+        c->output = val;
+    } else if (IS("--json")) {
+        c->json = val;
+    } else if (IS("--seed")) {
+        NUMBER(0, 2147483647L);
+        c->seed = (unsigned long long)v;
+    } else if (IS("--warmup")) {
+        NUMBER(0, 1000000);
+        c->protocol.warmup = (int)v;
+    } else if (IS("--repeats")) {
+        NUMBER(1, 1000000);
+        c->protocol.min_repeats = (int)v;
+        if (c->protocol.max_repeats < v)
+            c->protocol.max_repeats = (int)v;
+    } else if (IS("--min-time")) {
+        if (kl_parse_seconds(opt, val, 0, 3600, &c->protocol.min_time, err, sizeof err) != 0)
+            return fail_usage(err);
+    } else if (IS("--rung")) {
+        /* argv strings are writable; lists are split in place. */
+        int n = kl_split_list((char *)val, (char **)c->rungs + c->nrungs, MAX_ITEMS - c->nrungs);
+        if (n == 0)
+            return fail_usage("--rung needs a rung name");
+        c->nrungs += n;
+    } else if (IS("--param")) {
+        if (c->nparams == MAX_ITEMS)
+            return fail_usage("too many --param options");
+        c->params[c->nparams++] = val;
+    } else if (IS("--list-rungs")) {
+        c->list_rungs = 1;
+    } else if (IS("--size") || IS("--m") || IS("--n") || IS("--k")) {
+        /* copy counts elements; gemm sizes are matrix dimensions. */
+        if (c->command == CMD_COPY) {
+            NUMBER(1, 2147483583L);
+            c->n = v;
+            return 0;
+        }
+        NUMBER(1, MAX_DIM);
+        if (IS("--size")) {
+            c->M = c->N = c->K = (int)v;
+            c->size_set = 1;
+        } else {
+            *(IS("--m") ? &c->M : IS("--n") ? &c->N : &c->K) = (int)v;
+            c->mnk_set = 1;
+        }
+    } else if (IS("--type")) {
+        if (kl_type_parse(val, &c->type) != KL_OK) {
+            snprintf(err, sizeof err, "unknown type \"%s\" (float, double or int)", val);
+            return fail_usage(err);
+        }
+    } else if (IS("--host-rungs")) {
+        c->host_rungs = 1;
+    } else if (IS("--no-host-rungs")) {
+        c->host_rungs = -1;
+    } else if (IS("--sweep")) {
+        c->sweep = 1;
+    } else if (IS("--max-n")) {
+        NUMBER(1, 2147483583L);
+        c->max_n = v;
+    } else if (IS("--refresh")) {
+        c->refresh = 1;
+    } else if (IS("--quick")) {
+        c->quick = 1;
+    } else if (IS("--bytes")) {
+        NUMBER(4096, 1L << 40);
+        c->bytes = v;
+    } else if (IS("--vec")) {
+        char *items[8];
+        int n = kl_split_list((char *)val, items, 8);
+        for (int i = 0; i < n; i++) {
+            if (kl_parse_long("--vec", items[i], 1, 16, &v, err, sizeof err) != 0 ||
+                (v & (v - 1)) != 0) {
+                snprintf(err, sizeof err, "--vec: unknown vector width \"%s\" (1, 2, 4, 8 or 16)",
+                         items[i]);
+                return fail_usage(err);
+            }
+            c->vec_mask |= (unsigned)v;
+        }
+        if (n == 0)
+            return fail_usage("--vec needs a vector width");
+    }
+#undef IS
+#undef NUMBER
+    return 0;
+}
+
 /* Parses argv into c; returns 0 or an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
 {
     char err[512];
-    long v;
-    int size_set = 0, mnk_set = 0;
+    int i = 1;
 
     memset(c, 0, sizeof *c);
     c->format = "table";
-    c->gemm.M = c->gemm.N = c->gemm.K = 0;
-    c->gemm.type = KL_FLOAT;
-    c->gemm.seed = 1;
-    kl_protocol_default(&c->gemm.protocol);
-    c->gemm.rungs = c->rungs;
-    c->gemm.params = c->params;
+    c->seed = 1;
+    c->type = KL_FLOAT;
+    c->max_n = 1L << 26;
+    kl_protocol_default(&c->protocol);
 
-    int i = 1;
-    if (argc > 1 && argv[1][0] != '-')
-        c->command = argv[i++];
+    if (argc > 1 && argv[1][0] != '-') {
+        const char *cmd = argv[i++];
+        if (strcmp(cmd, "help") == 0) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (strcmp(cmd, "version") == 0) {
+            printf("kladder %s\n", KLADDER_VERSION);
+            exit(0);
+        }
+        int found = 0;
+        for (int k = 1; k < (int)(sizeof command_names / sizeof *command_names); k++)
+            if (strcmp(cmd, command_names[k]) == 0) {
+                c->command = (enum command)k;
+                found = 1;
+            }
+        if (!found) {
+            snprintf(err, sizeof err,
+                     "unknown command \"%s\" (devices, peak, gemm, copy, help, version)", cmd);
+            return fail_usage(err);
+        }
+    }
     for (; i < argc; i++) {
-        const char *opt = argv[i];
-        const char *val = NULL;
         char name[64];
-        const char *eq = strchr(opt, '=');
+        const char *opt = argv[i], *val = NULL, *eq = strchr(opt, '=');
+        const struct option *o = NULL;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            fputs(usage, stdout);
+            exit(0);
+        }
         /* --opt=value and --opt value both work. */
         if (strncmp(opt, "--", 2) == 0 && eq && (size_t)(eq - opt) < sizeof name) {
             memcpy(name, opt, (size_t)(eq - opt));
@@ -100,123 +296,53 @@ static int parse(int argc, char **argv, struct cli *c)
             opt = name;
             val = eq + 1;
         }
-#define FLAG(s) (strcmp(opt, s) == 0)
-#define VALUE()                                                                                    \
-    do {                                                                                           \
-        if (!val) {                                                                                \
-            if (i + 1 >= argc) {                                                                   \
-                snprintf(err, sizeof err, "%s needs a value", opt);                                \
-                return fail_usage(err);                                                            \
-            }                                                                                      \
-            val = argv[++i];                                                                       \
-        }                                                                                          \
-    } while (0)
-#define NUMBER(what, lo, hi)                                                                       \
-    do {                                                                                           \
-        VALUE();                                                                                   \
-        if (kl_parse_long(what, val, lo, hi, &v, err, sizeof err) != 0)                            \
-            return fail_usage(err);                                                                \
-    } while (0)
-
-        if (FLAG("--help") || FLAG("-h")) {
-            fputs(usage, stdout);
-            exit(0);
-        } else if (FLAG("--device")) {
-            VALUE();
-            c->device = val;
-        } else if (FLAG("--kernel-dir")) {
-            VALUE();
-            c->kernel_dir = val;
-        } else if (FLAG("--format")) {
-            VALUE();
-            if (strcmp(val, "table") && strcmp(val, "csv") && strcmp(val, "json")) {
-                snprintf(err, sizeof err, "unknown format \"%s\" (table, csv or json)", val);
-                return fail_usage(err);
-            }
-            c->format = val;
-        } else if (FLAG("--output") || FLAG("-o")) {
-            VALUE();
-            c->output = val;
-        } else if (FLAG("--json")) {
-            VALUE();
-            c->json = val;
-        } else if (FLAG("--seed")) {
-            NUMBER("--seed", 0, 2147483647L);
-            c->gemm.seed = (unsigned long long)v;
-        } else if (FLAG("--warmup")) {
-            NUMBER("--warmup", 0, 1000000);
-            c->gemm.protocol.warmup = (int)v;
-        } else if (FLAG("--repeats")) {
-            NUMBER("--repeats", 1, 1000000);
-            c->gemm.protocol.min_repeats = (int)v;
-            if (c->gemm.protocol.max_repeats < v)
-                c->gemm.protocol.max_repeats = (int)v;
-        } else if (FLAG("--min-time")) {
-            VALUE();
-            if (kl_parse_seconds("--min-time", val, 0, 3600, &c->gemm.protocol.min_time, err,
-                                 sizeof err) != 0)
-                return fail_usage(err);
-        } else if (FLAG("--m") || FLAG("--n") || FLAG("--k") || FLAG("--size")) {
-            NUMBER(opt, 1, MAX_DIM);
-            if (FLAG("--size")) {
-                c->gemm.M = c->gemm.N = c->gemm.K = (int)v;
-                size_set = 1;
-            } else {
-                *(FLAG("--m") ? &c->gemm.M : FLAG("--n") ? &c->gemm.N : &c->gemm.K) = (int)v;
-                mnk_set = 1;
-            }
-        } else if (FLAG("--type")) {
-            VALUE();
-            if (kl_type_parse(val, &c->gemm.type) != KL_OK) {
-                snprintf(err, sizeof err, "unknown type \"%s\" (float, double or int)", val);
-                return fail_usage(err);
-            }
-        } else if (FLAG("--rung")) {
-            VALUE();
-            /* argv strings are writable; split lists in place. */
-            int n = kl_split_list((char *)val, (char **)c->rungs + c->gemm.nrungs,
-                                  MAX_ITEMS - c->gemm.nrungs);
-            if (n == 0)
-                return fail_usage("--rung needs a rung name");
-            c->gemm.nrungs += n;
-        } else if (FLAG("--param")) {
-            VALUE();
-            if (c->gemm.nparams == MAX_ITEMS)
-                return fail_usage("too many --param options");
-            c->params[c->gemm.nparams++] = val;
-        } else if (FLAG("--host-rungs")) {
-            c->gemm.host_rungs = 1;
-        } else if (FLAG("--no-host-rungs")) {
-            c->gemm.host_rungs = -1;
-        } else if (FLAG("--list-rungs")) {
-            c->list_rungs = 1;
-        } else {
+        for (size_t k = 0; k < sizeof options / sizeof *options && !o; k++)
+            if (strcmp(options[k].name, opt) == 0)
+                o = &options[k];
+        if (!o) {
             snprintf(err, sizeof err, "unknown option \"%s\"", argv[i]);
             return fail_usage(err);
         }
-#undef FLAG
-#undef VALUE
-#undef NUMBER
+        if (!(o->on & ON(c->command))) {
+            snprintf(err, sizeof err, "option %s does not apply to %s", opt,
+                     c->command == CMD_MAIN ? "the main job" : command_names[c->command]);
+            return fail_usage(err);
+        }
+        if (o->value && !val) {
+            if (i + 1 >= argc) {
+                snprintf(err, sizeof err, "%s needs a value", opt);
+                return fail_usage(err);
+            }
+            val = argv[++i];
+        } else if (!o->value && val) {
+            snprintf(err, sizeof err, "%s takes no value", opt);
+            return fail_usage(err);
+        }
+        int rc = apply(c, opt, val);
+        if (rc)
+            return rc;
     }
-    c->sizes_given = size_set || mnk_set;
-    if (c->sizes_given && (!c->gemm.M || !c->gemm.N || !c->gemm.K))
+    if (c->mnk_set && (!c->M || !c->N || !c->K))
         return fail_usage("give all of --m, --n and --k, or --size");
     return 0;
 }
 
-static void list_rungs(FILE *out)
+static void list_rungs(enum command cmd, FILE *out)
 {
+    if (cmd == CMD_COPY) {
+        fprintf(out, "Copy ladder (seed 003), in order:\n");
+        for (int i = 0; i < kl_copy_rung_count(); i++) {
+            const struct kl_copy_rung *r = kl_copy_rung_at(i);
+            fprintf(out, "  %-8s %s\n", r->name, r->summary);
+            kl_params_print(r->params, 8, out);
+        }
+        return;
+    }
     fprintf(out, "GEMM ladder (C = A*B), in order:\n");
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
         fprintf(out, "  %-16s %s\n", r->name, r->summary);
-        for (int p = 0; p < KL_MAX_PARAMS && r->params[p].name; p++) {
-            const struct kl_param_def *d = &r->params[p];
-            fprintf(out, "  %-16s   --param %s=%d  (%d..%d", "", d->name, d->def, d->min, d->max);
-            if (d->multiple > 1)
-                fprintf(out, ", multiple of %d", d->multiple);
-            fprintf(out, "): %s\n", d->help);
-        }
+        kl_params_print(r->params, 16, out);
     }
 }
 
@@ -234,32 +360,30 @@ static int open_device(const struct cli *c, struct kl_context **kl)
 }
 
 /* Writes one rendering of the report to path (NULL: standard output). */
-static int write_report(const char *path, const char *format, const struct kl_report *rep)
+static int write_report(const char *path, const char *format, const struct kl_report *rep,
+                        int sweep)
 {
     FILE *out = stdout;
     if (path && !(out = fopen(path, "w"))) {
         perror(path);
         return EXIT_USAGE;
     }
-    if (strcmp(format, "json") == 0)
+    if (strcmp(format, "json") == 0) {
         kl_report_json(rep, out);
-    else if (strcmp(format, "csv") == 0)
+    } else if (strcmp(format, "csv") == 0) {
         kl_report_csv(rep, out);
-    else
+    } else {
         kl_report_table(rep, out);
+        if (sweep) {
+            fputc('\n', out);
+            kl_report_matrix(rep, "N", out);
+        }
+    }
     if (out != stdout && fclose(out) != 0) {
         perror(path);
         return EXIT_USAGE;
     }
     return 0;
-}
-
-static int emit(const struct cli *c, const struct kl_report *rep)
-{
-    int rc = write_report(c->output, c->format, rep);
-    if (!rc && c->json)
-        rc = write_report(c->json, "json", rep);
-    return rc;
 }
 
 /* A request error is the user's (exit 2); a device or build error exit 3. */
@@ -270,36 +394,116 @@ static int status_exit(enum kl_status st)
                : EXIT_RUNTIME;
 }
 
-static int run_gemm(struct cli *c, int main_job)
+/* Prints the report of a finished run, or the error that stopped it. */
+static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
+                  struct kl_report *rep)
 {
-    struct kl_context *kl = NULL;
-    struct kl_report rep;
-    int rc = open_device(c, &kl);
-    if (rc)
-        return rc;
-    if (!c->sizes_given) {
-        /* A size that finishes in well under a minute: large on a GPU, small on a CPU. */
-        int s = kl->info.is_gpu ? 2048 : 512;
-        c->gemm.M = c->gemm.N = c->gemm.K = s;
-    }
-    if (main_job)
-        fprintf(stdout, "kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n", kl->platform,
-                kl->device, kl->info.name, kl->info.platform, c->gemm.M, c->gemm.N, c->gemm.K);
-    memset(&rep, 0, sizeof rep);
-    enum kl_status st = kl_gemm_ladder(kl, &c->gemm, &rep);
+    int rc;
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", kl_last_error(kl));
         rc = status_exit(st);
     } else {
-        rc = emit(c, &rep);
-        if (!rc && kl_report_failed(&rep)) {
+        rc = write_report(c->output, c->format, rep, c->sweep);
+        if (!rc && c->json)
+            rc = write_report(c->json, "json", rep, 0);
+        if (!rc && kl_report_failed(rep)) {
             fprintf(stderr, "kladder: at least one rung FAILED verification\n");
             rc = EXIT_VERIFY;
         }
     }
-    kl_report_free(&rep);
+    kl_report_free(rep);
     kl_close(kl);
     return rc;
+}
+
+static int run_gemm(struct cli *c)
+{
+    struct kl_context *kl = NULL;
+    struct kl_report rep;
+    struct kl_gemm_request req;
+    int rc = open_device(c, &kl);
+    if (rc)
+        return rc;
+    memset(&req, 0, sizeof req);
+    if (!c->size_set && !c->mnk_set) {
+        /* A size that finishes in well under a minute: larger on a GPU, small on a CPU. */
+        c->M = c->N = c->K = kl->info.is_gpu ? 2048 : 512;
+    }
+    req.M = c->M, req.N = c->N, req.K = c->K;
+    req.type = c->type;
+    req.seed = c->seed;
+    req.protocol = c->protocol;
+    req.params = c->params, req.nparams = c->nparams;
+    req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.host_rungs = c->host_rungs;
+    if (c->command == CMD_MAIN) {
+        printf("kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n", kl->platform,
+               kl->device, kl->info.name, kl->info.platform, c->M, c->N, c->K);
+        fflush(stdout);
+    }
+    memset(&rep, 0, sizeof rep);
+    return finish(c, kl, kl_gemm_ladder(kl, &req, &rep), &rep);
+}
+
+static int run_copy(struct cli *c)
+{
+    struct kl_context *kl = NULL;
+    struct kl_report rep;
+    struct kl_copy_request req;
+    int rc = open_device(c, &kl);
+    if (rc)
+        return rc;
+    memset(&req, 0, sizeof req);
+    req.n = c->n ? c->n : kl->info.is_gpu ? 1L << 24 : 1L << 22;
+    req.seed = c->seed;
+    req.protocol = c->protocol;
+    req.params = c->params, req.nparams = c->nparams;
+    req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.sweep = c->sweep;
+    req.max_n = c->max_n;
+    memset(&rep, 0, sizeof rep);
+    return finish(c, kl, kl_copy_ladder(kl, &req, &rep), &rep);
+}
+
+static int run_peak(struct cli *c)
+{
+    struct kl_context *kl = NULL;
+    struct kl_report rep;
+    struct kl_peak_request req;
+    struct kl_ceilings ceil;
+    char warn[1024], path[4096];
+    int rc = open_device(c, &kl);
+    if (rc)
+        return rc;
+    kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
+    if (!c->refresh && !c->quick) {
+        int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
+        if (got == 1) {
+            kl_ceilings_print(&ceil, &kl->info, strcmp(c->format, "json") == 0, stdout);
+            if (strcmp(c->format, "json") != 0)
+                printf("\n(cached in %s; --refresh measures again)\n", path);
+            kl_close(kl);
+            return 0;
+        }
+        if (got < 0)
+            fprintf(stderr, "kladder: warning: %s\n", warn);
+    }
+    memset(&req, 0, sizeof req);
+    req.bytes = (size_t)c->bytes;
+    req.quick = c->quick;
+    req.vec_mask = c->vec_mask;
+    req.protocol = c->protocol;
+    req.seed = c->seed;
+    memset(&rep, 0, sizeof rep);
+    enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
+    if (st == KL_OK && !c->quick && !kl_report_failed(&rep)) {
+        struct kl_err e;
+        if (kl_ceilings_save(&kl->info, kl->ops->name, &ceil, &e) != KL_OK)
+            fprintf(stderr, "kladder: warning: ceilings not cached: %s\n", e.msg);
+        else if (strcmp(c->format, "table") == 0)
+            snprintf(rep.ceiling_note, sizeof rep.ceiling_note, "cached in %.700s", path);
+    }
+    return finish(c, kl, st, &rep);
 }
 
 int main(int argc, char **argv)
@@ -308,26 +512,16 @@ int main(int argc, char **argv)
     int rc = parse(argc, argv, &c);
     if (rc)
         return rc;
-    if (!c.command)
-        return c.list_rungs ? (list_rungs(stdout), 0) : run_gemm(&c, 1);
-    if (strcmp(c.command, "help") == 0) {
-        fputs(usage, stdout);
+    if (c.list_rungs) {
+        list_rungs(c.command, stdout);
         return 0;
     }
-    if (strcmp(c.command, "version") == 0) {
-        printf("kladder %s\n", KLADDER_VERSION);
-        return 0;
+    switch (c.command) {
+    case CMD_DEVICES: return kl_cli_devices(stdout, stderr);
+    case CMD_PEAK: return run_peak(&c);
+    case CMD_COPY: return run_copy(&c);
+    case CMD_MAIN:
+    case CMD_GEMM: return run_gemm(&c);
     }
-    if (strcmp(c.command, "devices") == 0)
-        return kl_cli_devices(stdout, stderr);
-    if (strcmp(c.command, "gemm") == 0) {
-        if (c.list_rungs) {
-            list_rungs(stdout);
-            return 0;
-        }
-        return run_gemm(&c, 0);
-    }
-    char msg[256];
-    snprintf(msg, sizeof msg, "unknown command \"%s\" (devices, gemm, help, version)", c.command);
-    return fail_usage(msg);
+    return EXIT_USAGE;
 }

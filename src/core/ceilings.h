@@ -16,7 +16,7 @@
 
 struct kl_ceilings {
     double copy_gbps, read_gbps, write_gbps; /* global memory, read + written */
-    char copy_cfg[96], read_cfg[96], write_cfg[96];
+    char copy_cfg[128], read_cfg[128], write_cfg[128];
     double f32_gflops, f64_gflops, i32_giops; /* 0: not measured / no fp64 */
     double launch_us;      /* queued to start, from events (clpeak's definition) */
     double launch_host_us; /* enqueue to completion seen by the host */

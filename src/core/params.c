@@ -7,7 +7,7 @@
 int kl_param_count(const struct kl_param_def *defs)
 {
     int n = 0;
-    while (n < KL_MAX_PARAMS && defs[n].name)
+    while (defs && n < KL_MAX_PARAMS && defs[n].name)
         n++;
     return n;
 }
@@ -105,4 +105,18 @@ enum kl_status kl_params_check_known(const char *const *items, int nitems,
                            "unknown parameter %s for the chosen rungs (see --list-rungs)", name);
     }
     return KL_OK;
+}
+
+void kl_params_print(const struct kl_param_def *defs, int indent, FILE *out)
+{
+    for (int p = 0; p < kl_param_count(defs); p++) {
+        const struct kl_param_def *d = &defs[p];
+        fprintf(out, "  %-*s   --param %s=%d  (%d..%d", indent, "", d->name, d->def, d->min,
+                d->max);
+        if (d->multiple > 1)
+            fprintf(out, ", multiple of %d", d->multiple);
+        if (d->pow2)
+            fprintf(out, ", power of two");
+        fprintf(out, "): %s\n", d->help);
+    }
 }

@@ -6,6 +6,7 @@
 #define KL_PARAMS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/error.h"
 #include "kladder.h"
@@ -48,5 +49,8 @@ void kl_params_options(const struct kl_param_def *defs, const int *values, enum 
 enum kl_status kl_params_check_known(const char *const *items, int nitems,
                                      const struct kl_param_def *const *lists, int nlists,
                                      struct kl_err *e);
+
+/* Prints "--param NAME=default (min..max ...): help" lines, indented past a name column. */
+void kl_params_print(const struct kl_param_def *defs, int indent, FILE *out);
 
 #endif /* KL_PARAMS_H */

@@ -89,9 +89,9 @@ void kl_report_finish(struct kl_report *r)
         x->gbps = bytes / x->median_s * 1e-9;
         if (top > 0)
             x->pct_ceiling = 100.0 * (flops > 0 ? x->gflops : x->gbps) / top;
-        if (!x->on_host && first > 0)
+        if (r->ladder && !x->on_host && first > 0)
             x->speedup_first = first / x->median_s;
-        if (host > 0)
+        if (r->ladder && host > 0)
             x->speedup_host = host / x->median_s;
     }
 }
@@ -200,6 +200,39 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
                  "bandwidth); x first: speed-up over the first device rung; x host: over the "
                  "fastest host rung; e2e: upload + kernel + download.\n");
+}
+
+void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
+{
+    const char *cols[64];
+    int ncols = 0;
+    for (int i = 0; i < r->count; i++) {
+        int seen = 0;
+        for (int c = 0; c < ncols && !seen; c++)
+            seen = strcmp(cols[c], r->results[i].rung) == 0;
+        if (!seen && ncols < 64)
+            cols[ncols++] = r->results[i].rung;
+    }
+    fprintf(out, "GB/s by %s:\n%12s", x_name, x_name);
+    for (int c = 0; c < ncols; c++)
+        fprintf(out, " %9s", cols[c]);
+    fputc('\n', out);
+    for (int i = 0; i < r->count; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = r->results[j].x != r->results[i].x;
+        if (!first)
+            continue;
+        fprintf(out, "%12.0f", r->results[i].x);
+        for (int c = 0; c < ncols; c++) {
+            const struct kl_result *hit = NULL;
+            for (int j = 0; j < r->count && !hit; j++)
+                if (r->results[j].x == r->results[i].x && strcmp(r->results[j].rung, cols[c]) == 0)
+                    hit = &r->results[j];
+            cell(out, 9, 2, hit ? hit->gbps : 0, hit && hit->status == KL_RESULT_VERIFIED);
+        }
+        fputc('\n', out);
+    }
 }
 
 /* CSV fields are quoted when they hold a comma, quote or newline. */
@@ -331,6 +364,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_num(out, work_flops(r, x), 1);
         fputs(", \"bytes\": ", out);
         json_num(out, work_bytes(r, x), 1);
+        fputs(", \"x\": ", out);
+        json_num(out, x->x, x->x != 0);
         fputs(", \"speedup_first\": ", out);
         json_num(out, x->speedup_first, ok && x->speedup_first > 0);
         fputs(", \"speedup_host\": ", out);

@@ -25,6 +25,7 @@ struct kl_result {
     char options[512];
     char config[128];    /* what varies between rows, e.g. "N=4096 BS=512" */
     double flops, bytes; /* work per launch, when it differs from the report's */
+    double x;            /* a sweep's variable (e.g. N), 0 outside sweeps */
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
     double pct_ceiling; /* % of the measured roof (0: no ceiling known) */
@@ -47,6 +48,7 @@ struct kl_report {
     int have_ceilings;
     char ceiling_note[768]; /* says where the roofs come from, or how to get them */
     int show_config;        /* print the config column */
+    int ladder;             /* rows are rungs of one ladder: show speed-ups */
     struct kl_result *results;
     int count, capacity;
 };
@@ -74,6 +76,11 @@ int kl_report_failed(const struct kl_report *r);
 
 void kl_report_table(const struct kl_report *r, FILE *out);
 void kl_report_csv(const struct kl_report *r, FILE *out);
+/*
+ * For sweeps: one row per value of x (named x_name), one column per rung,
+ * GB/s in the cells ("-" where a rung did not run or failed).
+ */
+void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out);
 void kl_report_json(const struct kl_report *r, FILE *out);
 
 #endif /* KL_REPORT_H */

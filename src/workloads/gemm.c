@@ -784,6 +784,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     rep->backend = kl->ops->name;
     kl_utc_now(rep->date, sizeof rep->date);
     kl_report_load_ceilings(rep);
+    rep->ladder = 1;
 
     double factor = kl_dot_tolerance(req->type, req->K);
     for (int i = 0; i < nchosen; i++) {

@@ -21,8 +21,10 @@
  *            flight per work-item, which is what saturates DRAM (Little's
  *            law). The register array costs EPI * VEC uints per work-item;
  *            on GPUs keep EPI * VEC <= ~64 or it spills / cuts occupancy.
- *            Only the last stripe (j = EPI - 1, plus the rounding of G) has
- *            work-items with i >= n; they skip both the load and the store.
+ *            Guards: an element i >= n is neither loaded nor stored. With
+ *            G close to n / EPI only the last stripe (j = EPI - 1) has such
+ *            elements; for small n, where G is rounded up to WG, earlier
+ *            stripes do too.
  */
 #ifndef VEC
 #define VEC 1

@@ -72,7 +72,7 @@ __kernel void bw_fill(__global V *restrict dst, const int n, const uint seed)
         const int i = gid + j * G;
         if (i < n) {
             V x = (V)((uint)i * VEC) + KL_LANES; /* uint element indices */
-            x = (x * 0x9E3779B1u) ^ seed;         /* kl_hash, component-wise */
+            x = (x * 0x9E3779B1u) ^ seed;        /* kl_hash, component-wise */
             x ^= x >> 16;
             x *= 0x7FEB352Du;
             x ^= x >> 15;

@@ -23,8 +23,11 @@
  *            issued before the additions that depend on them). A
  *            reduction to a single value would need atomics or a second
  *            pass; one uint per work-item is cheap and race-free. The
- *            vector components are folded in halves (lo + hi), which in
- *            uint arithmetic equals any other order.
+ *            vector components are then added one by one (uint arithmetic:
+ *            any order gives the same result; the compiler may reassociate
+ *            it into a tree). Written with .sN rather than lo + hi halves:
+ *            Oclgrind 21.10's --uninitialized check reports a false
+ *            positive on the chained lo/hi halving of a uint16.
  */
 #ifndef VEC
 #define VEC 1
@@ -50,8 +53,7 @@ typedef uint16 V;
 #error "VEC must be 1, 2, 4, 8 or 16"
 #endif
 
-__kernel void bw_read(const __global V *restrict src, __global uint *restrict partial,
-                      const int n)
+__kernel void bw_read(const __global V *restrict src, __global uint *restrict partial, const int n)
 {
     const int gid = get_global_id(0);
     const int G = get_global_size(0);
@@ -68,19 +70,14 @@ __kernel void bw_read(const __global V *restrict src, __global uint *restrict pa
         acc += r[j];
 
 #if VEC == 16
-    const uint8 a8 = acc.lo + acc.hi;
-    const uint4 a4 = a8.lo + a8.hi;
-    const uint2 a2 = a4.lo + a4.hi;
-    const uint s = a2.lo + a2.hi;
+    const uint s = acc.s0 + acc.s1 + acc.s2 + acc.s3 + acc.s4 + acc.s5 + acc.s6 + acc.s7 + acc.s8 +
+                   acc.s9 + acc.sa + acc.sb + acc.sc + acc.sd + acc.se + acc.sf;
 #elif VEC == 8
-    const uint4 a4 = acc.lo + acc.hi;
-    const uint2 a2 = a4.lo + a4.hi;
-    const uint s = a2.lo + a2.hi;
+    const uint s = acc.s0 + acc.s1 + acc.s2 + acc.s3 + acc.s4 + acc.s5 + acc.s6 + acc.s7;
 #elif VEC == 4
-    const uint2 a2 = acc.lo + acc.hi;
-    const uint s = a2.lo + a2.hi;
+    const uint s = acc.s0 + acc.s1 + acc.s2 + acc.s3;
 #elif VEC == 2
-    const uint s = acc.lo + acc.hi;
+    const uint s = acc.s0 + acc.s1;
 #else
     const uint s = acc;
 #endif

@@ -9,6 +9,4 @@
  *            takes one argument and the host can set it uniformly; the
  *            kernel never touches it (it may be any valid buffer).
  */
-__kernel void empty(__global int *unused)
-{
-}
+__kernel void empty(__global int *unused) {}

@@ -23,7 +23,10 @@
  *            The host counts 2 * VEC * CHAINS * ITERS operations per
  *            work-item (one fma = 2 ops) and can reproduce out[] exactly.
  *            The host picks a and b (e.g. |a| < 1) so the values stay
- *            finite and normal for floating types.
+ *            finite and normal for floating types. Exactness also needs
+ *            the default math mode: -cl-fast-relaxed-math or
+ *            -cl-unsafe-math-optimizations let the compiler reassociate
+ *            the final sum, and -cl-denorms-are-zero changes denormals.
  * Geometry:  1-D, any local size; NO guard: the host launches exactly as
  *            many work-items as out has elements (global size = size of
  *            out, a multiple of the local size).

@@ -1,0 +1,42 @@
+/*
+ * Memory copy with instruction-level parallelism (seed 003): each work-item
+ * copies ILP elements, element tid + j·blocksize, then vector loads. The
+ * bandwidth is the seed's, 2·4·N bytes (read and written) per launch.
+ */
+#ifndef KL_COPY_H
+#define KL_COPY_H
+
+#include "core/context.h"
+#include "core/params.h"
+#include "core/report.h"
+
+struct kl_copy_rung {
+    const char *name;
+    const char *summary;
+    const char *file;
+    int vec; /* elements per load: 1, 2 or 4 */
+    int ilp; /* elements (vectors) per work-item; 0: the ILP parameter */
+    struct kl_param_def params[KL_MAX_PARAMS];
+};
+
+int kl_copy_rung_count(void);
+const struct kl_copy_rung *kl_copy_rung_at(int i);
+const struct kl_copy_rung *kl_copy_rung_find(const char *name);
+
+struct kl_copy_request {
+    long n; /* elements (4 bytes each) */
+    unsigned long long seed;
+    struct kl_protocol protocol;
+    const char *const *params;
+    int nparams;
+    const char *const *rungs; /* NULL: the whole ladder */
+    int nrungs;
+    int sweep;  /* N = 512, 1024, ... max_n for every chosen ILP rung */
+    long max_n; /* largest N of the sweep */
+};
+
+/* Runs the ladder (or the sweep) and fills report; every copy is verified. */
+enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_request *req,
+                              struct kl_report *report);
+
+#endif /* KL_COPY_H */

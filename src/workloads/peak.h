@@ -1,0 +1,31 @@
+/*
+ * Device ceilings (seed 001: estimate the peak with simple memory and
+ * compute kernels before optimizing): global memory bandwidth (copy, read,
+ * write; every vector width, elements per work-item and work-group size
+ * tried), FMA rate (FP32, FP64, INT32), launch latency, and host↔device
+ * transfers. Every figure with a result is verified.
+ */
+#ifndef KL_PEAK_H
+#define KL_PEAK_H
+
+#include "core/ceilings.h"
+#include "core/context.h"
+#include "core/report.h"
+
+struct kl_peak_request {
+    size_t bytes;      /* buffer size for bandwidth and transfers; 0: chosen by device */
+    int quick;         /* a small search space (tests) */
+    unsigned vec_mask; /* bandwidth vector widths to try (bit w for width w); 0: all */
+    struct kl_protocol protocol;
+    unsigned long long seed;
+};
+
+/* Measures every ceiling into report (one row per figure) and *ceilings. */
+enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_request *req,
+                               struct kl_report *report, struct kl_ceilings *ceilings);
+
+/* Prints cached ceilings as a short table (or JSON when json is set). */
+void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info *dev, int json,
+                       FILE *out);
+
+#endif /* KL_PEAK_H */
