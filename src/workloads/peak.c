@@ -296,7 +296,7 @@ struct fma_run {
     int vec, chains;
 };
 
-static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f,
+static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int quick,
                                   const struct kl_protocol *proto, struct kl_result *res)
 {
     struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 3};
@@ -305,7 +305,8 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f,
     void *host = NULL;
     enum kl_status st;
     double t1 = 0;
-    size_t wg = FMA_WG < kl->info.max_wg ? FMA_WG : kl->info.max_wg;
+    size_t wg = quick ? 64 : FMA_WG;
+    wg = wg < kl->info.max_wg ? wg : kl->info.max_wg;
     size_t es = kl_type_size(f.type);
     /* a < 1 and b small keep every chain finite and normal (it converges to b/(1-a)). */
     double a = f.type == KL_INT ? 3.0 : 0.999, b = f.type == KL_INT ? 1.0 : 0.001;
@@ -337,11 +338,13 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f,
         l.args[1] = (struct kl_arg){KL_ARG_DOUBLE, {.d = a}};
         l.args[2] = (struct kl_arg){KL_ARG_DOUBLE, {.d = b}};
     }
+    if (quick)
+        global = wg; /* one work-group: small enough for a simulator */
     for (;;) {
         l.global[0] = global;
         if ((st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
             goto done;
-        if (t1 >= 0.02 || global * 2 > max_global)
+        if (quick || t1 >= 0.02 || global * 2 > max_global)
             break;
         size_t grow = t1 > 0 ? (size_t)(0.02 / t1) + 1 : 16;
         grow = grow < 2 ? 2 : grow > 16 ? 16 : grow;
@@ -403,7 +406,7 @@ static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quic
                             quick ? some[i].chains : all[i].chains};
         struct kl_result trial;
         memset(&trial, 0, sizeof trial);
-        if ((st = fma_measure(kl, f, &search_protocol, &trial)) != KL_OK)
+        if ((st = fma_measure(kl, f, quick, &search_protocol, &trial)) != KL_OK)
             return st;
         if (trial.status == KL_RESULT_FAILED) {
             struct kl_result *bad = kl_report_add(rep, name, NULL);
@@ -422,7 +425,7 @@ static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quic
     struct kl_result *res = kl_report_add(rep, name, NULL);
     if (!res)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = fma_measure(kl, best, &req->protocol, res)) != KL_OK)
+    if ((st = fma_measure(kl, best, quick, &req->protocol, res)) != KL_OK)
         return st;
     *gflops = res->status == KL_RESULT_VERIFIED ? res->flops / res->median_s * 1e-9 : 0;
     return KL_OK;
