@@ -25,5 +25,11 @@ grep -q 'k < K - 1' "$dir/wrong/opencl/gemm/03_private_acc.cl" || { echo "FAIL: 
 # The same wrong kernel at K = 1 writes zeros: caught too (int, exact).
 "$expect" 1 'failed' "$kladder" gemm --kernel-dir "$dir/wrong" --rung 03 --m 4 --n 4 --k 1 --type int || fails=$((fails + 1))
 
+cp -r "$src" "$dir/past_end"
+# One row too many: the last work-items write past the end of C.
+sed -i 's/if (r < M \&\& c < N)/if (r <= M \&\& c < N)/' "$dir/past_end/opencl/gemm/03_private_acc.cl"
+grep -q 'r <= M' "$dir/past_end/opencl/gemm/03_private_acc.cl" || { echo "FAIL: sed did not apply"; exit 1; }
+"$expect" 1 'wrote past the end of C' "$kladder" gemm --kernel-dir "$dir/past_end" --rung 03 --m 7 --n 5 --k 3 || fails=$((fails + 1))
+
 "$expect" 2 'cannot open' "$kladder" gemm --kernel-dir "$dir/nonexistent" --rung 03 --size 5 || fails=$((fails + 1))
 exit $fails

@@ -108,5 +108,7 @@ int kl_cli_devices(FILE *out, FILE *err)
     if (kl_device_select(NULL, &p, &d, &e) == KL_OK)
         fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another)\n", p,
                 d);
+    else
+        fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", e.msg);
     return 0;
 }

@@ -5,6 +5,7 @@
  * Exit codes: 0 all verified; 1 a rung failed verification; 2 bad usage or
  * input; 3 a device, build or runtime error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,8 @@ static int apply(struct cli *c, const char *opt, const char *val)
             return fail_usage(err);
     } else if (IS("--rung")) {
         /* argv strings are writable; lists are split in place. */
+        if (c->nrungs == MAX_ITEMS)
+            return fail_usage("too many --rung names");
         int n = kl_split_list((char *)val, (char **)c->rungs + c->nrungs, MAX_ITEMS - c->nrungs);
         if (n == 0)
             return fail_usage("--rung needs a rung name");
@@ -261,6 +264,10 @@ static int parse(int argc, char **argv, struct cli *c)
 
     if (argc > 1 && argv[1][0] != '-') {
         const char *cmd = argv[i++];
+        if ((strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0) && argc > 2) {
+            snprintf(err, sizeof err, "%s takes no options (got \"%s\")", cmd, argv[2]);
+            return fail_usage(err);
+        }
         if (strcmp(cmd, "help") == 0) {
             fputs(usage, stdout);
             exit(0);
@@ -354,20 +361,21 @@ static int open_device(const struct cli *c, struct kl_context **kl)
         fprintf(stderr, "kladder: %s\n", err);
         return st == KL_ERR_NO_DEVICE ? EXIT_USAGE : EXIT_RUNTIME;
     }
-    if (c->kernel_dir)
-        kl_set_kernel_dir(*kl, c->kernel_dir);
+    if (c->kernel_dir && (st = kl_set_kernel_dir(*kl, c->kernel_dir)) != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", kl_last_error(*kl));
+        kl_close(*kl);
+        *kl = NULL;
+        return EXIT_USAGE;
+    }
+    char hint[512];
+    if (kl_nvidia_hint(hint, sizeof hint))
+        fprintf(stderr, "kladder: note: %s\n", hint);
     return 0;
 }
 
-/* Writes one rendering of the report to path (NULL: standard output). */
-static int write_report(const char *path, const char *format, const struct kl_report *rep,
-                        int sweep)
+/* Writes one rendering of the report; 0, or EXIT_RUNTIME when the stream failed. */
+static int write_report(FILE *out, const char *format, const struct kl_report *rep, int sweep)
 {
-    FILE *out = stdout;
-    if (path && !(out = fopen(path, "w"))) {
-        perror(path);
-        return EXIT_USAGE;
-    }
     if (strcmp(format, "json") == 0) {
         kl_report_json(rep, out);
     } else if (strcmp(format, "csv") == 0) {
@@ -379,11 +387,44 @@ static int write_report(const char *path, const char *format, const struct kl_re
             kl_report_matrix(rep, "N", out);
         }
     }
-    if (out != stdout && fclose(out) != 0) {
-        perror(path);
+    return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
+}
+
+/* The report files, opened before the run so a bad path fails at once. */
+struct outputs {
+    FILE *main, *json;
+};
+
+static int open_outputs(const struct cli *c, struct outputs *o)
+{
+    o->main = stdout;
+    o->json = NULL;
+    if (c->output && !(o->main = fopen(c->output, "w"))) {
+        fprintf(stderr, "kladder: cannot write %s: %s\n", c->output, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (c->json && !(o->json = fopen(c->json, "w"))) {
+        fprintf(stderr, "kladder: cannot write %s: %s\n", c->json, strerror(errno));
+        if (o->main != stdout)
+            fclose(o->main);
         return EXIT_USAGE;
     }
     return 0;
+}
+
+/* Closes the report files; EXIT_RUNTIME when a write was lost. */
+static int close_outputs(const struct cli *c, struct outputs *o)
+{
+    int rc = 0;
+    if (o->main != stdout && fclose(o->main) != 0) {
+        fprintf(stderr, "kladder: writing %s failed: %s\n", c->output, strerror(errno));
+        rc = EXIT_RUNTIME;
+    }
+    if (o->json && fclose(o->json) != 0) {
+        fprintf(stderr, "kladder: writing %s failed: %s\n", c->json, strerror(errno));
+        rc = EXIT_RUNTIME;
+    }
+    return rc;
 }
 
 /* A request error is the user's (exit 2); a device or build error exit 3. */
@@ -394,36 +435,48 @@ static int status_exit(enum kl_status st)
                : EXIT_RUNTIME;
 }
 
-/* Prints the report of a finished run, or the error that stopped it. */
+/*
+ * Prints the report of a run. When an error stopped it, the rungs that ran
+ * are still printed, then the error. A failed verification (exit 1) comes
+ * before a lost write (exit 3) in the exit code.
+ */
 static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
-                  struct kl_report *rep)
+                  struct kl_report *rep, struct outputs *o)
 {
-    int rc;
+    int rc = 0, io = 0;
+    if (st == KL_OK || rep->count > 0) {
+        io = write_report(o->main, c->format, rep, c->sweep);
+        if (o->json && write_report(o->json, "json", rep, 0))
+            io = EXIT_RUNTIME;
+        if (io)
+            fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));
+    }
+    if (close_outputs(c, o))
+        io = EXIT_RUNTIME;
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", kl_last_error(kl));
         rc = status_exit(st);
+    } else if (kl_report_failed(rep)) {
+        fprintf(stderr, "kladder: at least one rung FAILED verification\n");
+        rc = EXIT_VERIFY;
     } else {
-        rc = write_report(c->output, c->format, rep, c->sweep);
-        if (!rc && c->json)
-            rc = write_report(c->json, "json", rep, 0);
-        if (!rc && kl_report_failed(rep)) {
-            fprintf(stderr, "kladder: at least one rung FAILED verification\n");
-            rc = EXIT_VERIFY;
-        }
+        rc = io;
     }
     kl_report_free(rep);
     kl_close(kl);
     return rc;
 }
 
-static int run_gemm(struct cli *c)
+static int run_gemm(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
     struct kl_report rep;
     struct kl_gemm_request req;
     int rc = open_device(c, &kl);
-    if (rc)
+    if (rc) {
+        close_outputs(c, o);
         return rc;
+    }
     memset(&req, 0, sizeof req);
     if (!c->size_set && !c->mnk_set) {
         /* A size that finishes in well under a minute: larger on a GPU, small on a CPU. */
@@ -437,22 +490,26 @@ static int run_gemm(struct cli *c)
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.host_rungs = c->host_rungs;
     if (c->command == CMD_MAIN) {
-        printf("kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n", kl->platform,
-               kl->device, kl->info.name, kl->info.platform, c->M, c->N, c->K);
-        fflush(stdout);
+        /* Part of the table on a terminal; kept out of CSV, JSON and files. */
+        FILE *f = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
+        fprintf(f, "kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n", kl->platform,
+                kl->device, kl->info.name, kl->info.platform, c->M, c->N, c->K);
+        fflush(f);
     }
     memset(&rep, 0, sizeof rep);
-    return finish(c, kl, kl_gemm_ladder(kl, &req, &rep), &rep);
+    return finish(c, kl, kl_gemm_ladder(kl, &req, &rep), &rep, o);
 }
 
-static int run_copy(struct cli *c)
+static int run_copy(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
     struct kl_report rep;
     struct kl_copy_request req;
     int rc = open_device(c, &kl);
-    if (rc)
+    if (rc) {
+        close_outputs(c, o);
         return rc;
+    }
     memset(&req, 0, sizeof req);
     req.n = c->n ? c->n : kl->info.is_gpu ? 1L << 24 : 1L << 22;
     req.seed = c->seed;
@@ -462,10 +519,10 @@ static int run_copy(struct cli *c)
     req.sweep = c->sweep;
     req.max_n = c->max_n;
     memset(&rep, 0, sizeof rep);
-    return finish(c, kl, kl_copy_ladder(kl, &req, &rep), &rep);
+    return finish(c, kl, kl_copy_ladder(kl, &req, &rep), &rep, o);
 }
 
-static int run_peak(struct cli *c)
+static int run_peak(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
     struct kl_report rep;
@@ -473,17 +530,22 @@ static int run_peak(struct cli *c)
     struct kl_ceilings ceil;
     char warn[1024], path[4096];
     int rc = open_device(c, &kl);
-    if (rc)
+    if (rc) {
+        close_outputs(c, o);
         return rc;
+    }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
     if (!c->refresh && !c->quick) {
         int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
         if (got == 1) {
-            kl_ceilings_print(&ceil, &kl->info, strcmp(c->format, "json") == 0, stdout);
+            kl_ceilings_print(&ceil, &kl->info, strcmp(c->format, "json") == 0, o->main);
             if (strcmp(c->format, "json") != 0)
-                printf("\n(cached in %s; --refresh measures again)\n", path);
+                fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
+            if (o->json)
+                kl_ceilings_print(&ceil, &kl->info, 1, o->json);
+            rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
             kl_close(kl);
-            return 0;
+            return close_outputs(c, o) ? EXIT_RUNTIME : rc;
         }
         if (got < 0)
             fprintf(stderr, "kladder: warning: %s\n", warn);
@@ -503,7 +565,7 @@ static int run_peak(struct cli *c)
         else if (strcmp(c->format, "table") == 0)
             snprintf(rep.ceiling_note, sizeof rep.ceiling_note, "cached in %.700s", path);
     }
-    return finish(c, kl, st, &rep);
+    return finish(c, kl, st, &rep, o);
 }
 
 int main(int argc, char **argv)
@@ -516,12 +578,14 @@ int main(int argc, char **argv)
         list_rungs(c.command, stdout);
         return 0;
     }
+    if (c.command == CMD_DEVICES)
+        return kl_cli_devices(stdout, stderr);
+    struct outputs o;
+    if ((rc = open_outputs(&c, &o)) != 0)
+        return rc;
     switch (c.command) {
-    case CMD_DEVICES: return kl_cli_devices(stdout, stderr);
-    case CMD_PEAK: return run_peak(&c);
-    case CMD_COPY: return run_copy(&c);
-    case CMD_MAIN:
-    case CMD_GEMM: return run_gemm(&c);
+    case CMD_PEAK: return run_peak(&c, &o);
+    case CMD_COPY: return run_copy(&c, &o);
+    default: return run_gemm(&c, &o);
     }
-    return EXIT_USAGE;
 }

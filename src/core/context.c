@@ -132,6 +132,17 @@ enum kl_status kl_device_select(const char *spec, int *platform, int *device, st
     return no_match(spec, e);
 }
 
+static void cache_flush(struct kl_context *kl)
+{
+    while (kl->cache) {
+        struct kl_cached_kernel *c = kl->cache;
+        kl->cache = c->next;
+        kl->ops->kernel_free(c->kernel);
+        free(c->key);
+        free(c);
+    }
+}
+
 enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, size_t errlen)
 {
     struct kl_err e = {{0}};
@@ -170,13 +181,7 @@ void kl_close(struct kl_context *kl)
 {
     if (!kl)
         return;
-    while (kl->cache) {
-        struct kl_cached_kernel *c = kl->cache;
-        kl->cache = c->next;
-        kl->ops->kernel_free(c->kernel);
-        free(c->key);
-        free(c);
-    }
+    cache_flush(kl);
     if (kl->dev)
         kl->ops->close(kl->dev);
     free(kl->kernel_dir);
@@ -193,13 +198,27 @@ const char *kl_device_name(const struct kl_context *kl)
     return kl->info.name;
 }
 
+static enum kl_status load_one(struct kl_context *kl, const char *file, char **out);
+
 enum kl_status kl_set_kernel_dir(struct kl_context *kl, const char *dir)
 {
+    char *prelude = NULL;
+    if (!kl)
+        return KL_ERR_ARG;
+    /* Kernels built from the old sources must not answer for the new ones. */
+    cache_flush(kl);
     free(kl->kernel_dir);
     kl->kernel_dir = NULL;
-    if (dir && !(kl->kernel_dir = kl_strdup(dir)))
+    if (!dir)
+        return KL_OK;
+    if (!(kl->kernel_dir = kl_strdup(dir)))
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    return KL_OK;
+    /* Fail now, not after minutes of other rungs, if the folder is not a kernel tree. */
+    enum kl_status st = load_one(kl, "opencl/prelude.cl", &prelude);
+    free(prelude);
+    if (st != KL_OK)
+        kl_err_append(&kl->err, " (--kernel-dir must name a copy of the source tree's kernels/)");
+    return st;
 }
 
 /* One file's text, from --kernel-dir if set, else from the binary. */

@@ -1,5 +1,6 @@
 #include "core/params.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,12 @@ enum kl_status kl_param_split(const char *item, char *name, size_t n, long *valu
         return kl_fail(e, KL_ERR_ARG, "parameter \"%s\" is not of the form NAME=VALUE", item);
     memcpy(name, item, (size_t)(eq - item));
     name[eq - item] = '\0';
+    errno = 0;
     *value = strtol(eq + 1, &end, 10);
     if (end == eq + 1 || *end != '\0')
         return kl_fail(e, KL_ERR_ARG, "parameter %s: \"%s\" is not an integer", name, eq + 1);
+    if (errno == ERANGE)
+        return kl_fail(e, KL_ERR_ARG, "parameter %s: %s is out of range", name, eq + 1);
     return KL_OK;
 }
 

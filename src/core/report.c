@@ -27,6 +27,9 @@ struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const cha
     struct kl_result *res = &r->results[r->count++];
     memset(res, 0, sizeof *res);
     snprintf(res->rung, sizeof res->rung, "%s", rung);
+    /* Until a run says otherwise: a row is never a result by default. */
+    res->status = KL_RESULT_FAILED;
+    snprintf(res->note, sizeof res->note, "not run");
     res->summary = summary;
     return res;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 double kl_now(void)
@@ -45,9 +46,15 @@ enum kl_status kl_read_file(const char *path, char **out, size_t *len, struct kl
     enum kl_status st = KL_OK;
     char *buf = NULL;
     long size;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
+    struct stat sb;
     *out = NULL;
-    if (!f)
+    /* Directories and FIFOs open fine but are no files to read whole. */
+    if (stat(path, &sb) != 0)
+        return kl_fail(e, KL_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return kl_fail(e, KL_ERR_IO, "cannot read %s: not a regular file", path);
+    if (!(f = fopen(path, "rb")))
         return kl_fail(e, KL_ERR_IO, "cannot open %s: %s", path, strerror(errno));
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         st = kl_fail(e, KL_ERR_IO, "cannot read %s: %s", path, strerror(errno));

@@ -310,18 +310,19 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
                 continue;
             }
             st = run_one(&s, r, values, n, &req->protocol, res);
+            if (st != KL_OK)
+                snprintf(res->note, sizeof res->note, "%s", e->msg);
             if (st == KL_ERR_UNSUPPORTED && !mask) {
                 res->status = KL_RESULT_SKIPPED;
-                snprintf(res->note, sizeof res->note, "%s", e->msg);
                 continue;
             }
             if (st != KL_OK)
                 goto done;
         }
     }
-    kl_report_finish(rep);
     st = KL_OK;
 done:
+    kl_report_finish(rep);
     session_free(&s);
     return st;
 }

@@ -52,143 +52,94 @@ HOST_RUNG(k, j, i)
 
 /* ---- the ladder ---------------------------------------------------------- */
 
-#define P_WG2D                                                                                     \
-    {                                                                                              \
-        {"WG0", 16, 1, 1024, 1, 0, "work-group rows"},                                             \
-        {                                                                                          \
-            "WG1", 16, 1, 1024, 1, 0, "work-group columns"                                         \
-        }                                                                                          \
-    }
-#define P_WG                                                                                       \
-    {                                                                                              \
-        "WG", 64, 1, 1024, 1, 0, "work-group size (rows per group)"                                \
-    }
-#define P_KC(m)                                                                                    \
-    {                                                                                              \
-        "KC", 256, m, 8192, m, 0, "K chunk held in private/local memory"                           \
-    }
+/* clang-format off */
+#define P_WG2D {{"WG0", 16, 1, 1024, 1, 0, "work-group rows"}, \
+                {"WG1", 16, 1, 1024, 1, 0, "work-group columns"}}
+#define P_WG    {"WG", 64, 1, 1024, 1, 0, "work-group size (rows per group)"}
+#define P_KC(m) {"KC", 256, m, 8192, m, 0, "K chunk held in private/local memory"}
+#define P_TS    {"TS", 16, 1, 128, 1, 0, "tile edge; the work-group is TS×TS"}
+#define HOST(order, loop, what) \
+    {.name = "host_" order, .summary = "CPU, one thread, loop order " what, .host = loop, \
+     .geometry = KL_GEO_HOST}
+/* clang-format on */
 
 static const struct kl_gemm_rung rungs[] = {
-    {"host_ijk",
-     "CPU, one thread, loop order i-j-k (seed's r-c-cr): k innermost walks B by "
-     "column, a stride of N elements",
-     NULL,
-     host_ijk,
-     0,
-     KL_GEO_HOST,
-     KL_LOCAL_NONE,
-     {{0}}},
-    {"host_ikj",
-     "CPU, loop order i-k-j (seed's r-cr-c, its fastest): the inner loop streams "
-     "rows of B and C, unit stride",
-     NULL,
-     host_ikj,
-     0,
-     KL_GEO_HOST,
-     KL_LOCAL_NONE,
-     {{0}}},
-    {"host_jik",
-     "CPU, loop order j-i-k (seed's c-r-cr, its OpenCL starting point)",
-     NULL,
-     host_jik,
-     0,
-     KL_GEO_HOST,
-     KL_LOCAL_NONE,
-     {{0}}},
-    {"host_jki",
-     "CPU, loop order j-k-i: the inner loop strides through A and C by rows",
-     NULL,
-     host_jki,
-     0,
-     KL_GEO_HOST,
-     KL_LOCAL_NONE,
-     {{0}}},
-    {"host_kij",
-     "CPU, loop order k-i-j: unit stride inner loop, C re-read K times",
-     NULL,
-     host_kij,
-     0,
-     KL_GEO_HOST,
-     KL_LOCAL_NONE,
-     {{0}}},
-    {"host_kji",
-     "CPU, loop order k-j-i: strided inner loop over A and C",
-     NULL,
-     host_kji,
-     0,
-     KL_GEO_HOST,
-     KL_LOCAL_NONE,
-     {{0}}},
-    {"01_naive", "one work-item per element of C, accumulating straight into global memory",
-     "opencl/gemm/01_naive.cl", NULL, 0, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
-    {"02_coalesced",
-     "B stored column-major, so each work-item reads A's row and B's column "
-     "sequentially",
-     "opencl/gemm/02_coalesced.cl", NULL, 1, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
-    {"03_private_acc",
-     "the sum lives in a private register; C is written once instead of K "
-     "times",
-     "opencl/gemm/03_private_acc.cl", NULL, 1, KL_GEO_2D, KL_LOCAL_NONE, P_WG2D},
-    {"04_row_per_item",
-     "one work-item computes a whole row of C: fewer, longer work-items",
-     "opencl/gemm/04_row_per_item.cl",
-     NULL,
-     1,
-     KL_GEO_ROWS,
-     KL_LOCAL_NONE,
-     {P_WG}},
-    {"05_row_private",
-     "A's row (in chunks of KC) copied to private memory and reused for every "
-     "column",
-     "opencl/gemm/05_row_private.cl",
-     NULL,
-     1,
-     KL_GEO_ROWS,
-     KL_LOCAL_NONE,
-     {P_WG, P_KC(1)}},
-    {"06_col_local",
-     "B's column (chunk) loaded once per work-group into local memory, between "
-     "barriers",
-     "opencl/gemm/06_col_local.cl",
-     NULL,
-     1,
-     KL_GEO_ROWS,
-     KL_LOCAL_KC,
-     {P_WG, P_KC(1)}},
-    {"07_vec4_dot",
-     "the inner loop of 05 as float4 dot products built from scalars",
-     "opencl/gemm/07_vec4_dot.cl",
-     NULL,
-     1,
-     KL_GEO_ROWS,
-     KL_LOCAL_NONE,
-     {P_WG, P_KC(1)}},
-    {"08_vec4_row",
-     "the private row buffer itself is float4 and B is read with vload4: vector "
-     "loads, no per-iteration packing",
-     "opencl/gemm/08_vec4_row.cl",
-     NULL,
-     1,
-     KL_GEO_ROWS,
-     KL_LOCAL_NONE,
-     {P_WG, P_KC(4)}},
-    {"09_vec8",
-     "as 08 with float8; pays only where the preferred vector width is 8",
-     "opencl/gemm/09_vec8.cl",
-     NULL,
-     1,
-     KL_GEO_ROWS,
-     KL_LOCAL_NONE,
-     {P_WG, P_KC(8)}},
-    {"10_tiled",
-     "seed 002: TS×TS tiles of A and B in local memory, each element loaded once "
-     "per tile and reused TS times",
-     "opencl/gemm/10_tiled.cl",
-     NULL,
-     0,
-     KL_GEO_TILE,
-     KL_LOCAL_2TS2,
-     {{"TS", 16, 1, 64, 1, 0, "tile edge; work-group is TS×TS"}}},
+    HOST("ijk", host_ijk, "i-j-k (seed's r-c-cr): k innermost walks B by column, a stride of N"),
+    HOST("ikj", host_ikj, "i-k-j (seed's r-cr-c, its fastest): unit-stride rows of B and C"),
+    HOST("jik", host_jik, "j-i-k (seed's c-r-cr, its OpenCL starting point)"),
+    HOST("jki", host_jki, "j-k-i: the inner loop strides through A and C by rows"),
+    HOST("kij", host_kij, "k-i-j: unit-stride inner loop, C re-read K times"),
+    HOST("kji", host_kji, "k-j-i: strided inner loop over A and C"),
+    {.name = "01_naive",
+     .summary = "one work-item per element of C, accumulating straight into global memory",
+     .file = "opencl/gemm/01_naive.cl",
+     .geometry = KL_GEO_2D,
+     .params = P_WG2D},
+    {.name = "02_coalesced",
+     .summary = "B stored column-major, so each work-item reads A's row and B's column "
+                "sequentially",
+     .file = "opencl/gemm/02_coalesced.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_2D,
+     .params = P_WG2D},
+    {.name = "03_private_acc",
+     .summary = "the sum lives in a private register; C is written once instead of K times",
+     .file = "opencl/gemm/03_private_acc.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_2D,
+     .params = P_WG2D},
+    {.name = "04_row_per_item",
+     .summary = "one work-item computes a whole row of C: fewer, longer work-items",
+     .file = "opencl/gemm/04_row_per_item.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_ROWS,
+     .params = {P_WG}},
+    {.name = "05_row_private",
+     .summary = "A's row (in chunks of KC) copied to private memory and reused for every "
+                "column",
+     .file = "opencl/gemm/05_row_private.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_ROWS,
+     .private_kc = 1,
+     .params = {P_WG, P_KC(1)}},
+    {.name = "06_col_local",
+     .summary = "B's column (chunk) loaded once per work-group into local memory, between "
+                "barriers",
+     .file = "opencl/gemm/06_col_local.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_ROWS,
+     .local = KL_LOCAL_KC,
+     .private_kc = 1,
+     .params = {P_WG, P_KC(1)}},
+    {.name = "07_vec4_dot",
+     .summary = "the inner loop of 05 as float4 dot products built from scalars",
+     .file = "opencl/gemm/07_vec4_dot.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_ROWS,
+     .private_kc = 1,
+     .params = {P_WG, P_KC(1)}},
+    {.name = "08_vec4_row",
+     .summary = "the private row buffer itself is float4 and B is read with vload4: vector "
+                "loads, no per-iteration packing",
+     .file = "opencl/gemm/08_vec4_row.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_ROWS,
+     .private_kc = 1,
+     .params = {P_WG, P_KC(4)}},
+    {.name = "09_vec8",
+     .summary = "as 08 with float8; pays only where the preferred vector width is 8",
+     .file = "opencl/gemm/09_vec8.cl",
+     .b_col_major = 1,
+     .geometry = KL_GEO_ROWS,
+     .private_kc = 1,
+     .params = {P_WG, P_KC(8)}},
+    {.name = "10_tiled",
+     .summary = "seed 002: TS×TS tiles of A and B in local memory, each element loaded once "
+                "per tile and reused TS times",
+     .file = "opencl/gemm/10_tiled.cl",
+     .geometry = KL_GEO_TILE,
+     .local = KL_LOCAL_2TS2,
+     .params = {P_TS}},
 };
 
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
@@ -261,72 +212,111 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
     return 0;
 }
 
-/* Local memory is the one limit kl_launch_check does not know about. */
-static enum kl_status check_local_mem(const struct kl_gemm_rung *r, const int *v,
-                                      const struct kl_device_info *dev, enum kl_type t,
-                                      struct kl_err *e)
+/*
+ * Limits a rung must fit before it is built: work-group size and item sizes
+ * (kl_launch_check), local memory, and, on CPU devices, the private arrays:
+ * PoCL keeps a whole work-group's private arrays on one thread's stack, so
+ * KC·WG elements must stay well inside it.
+ */
+#define CPU_PRIVATE_LIMIT ((size_t)1 << 20)
+static enum kl_status check_rung(const struct kl_context *kl, const struct kl_gemm_rung *r,
+                                 const int *v, enum kl_type t, const struct kl_launch *l,
+                                 struct kl_err *e)
 {
-    size_t lb = local_bytes(r, v, kl_type_size(t));
+    const struct kl_device_info *dev = &kl->info;
+    size_t es = kl_type_size(t), lb = local_bytes(r, v, es);
+    enum kl_status st = kl_launch_check(l, r->name, e);
+    if (st != KL_OK)
+        return st;
     if (lb > dev->local_mem)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: needs %zu bytes of local memory, the device has %llu", r->name, lb,
                        (unsigned long long)dev->local_mem);
+    size_t priv = r->private_kc ? PARAM("KC") * PARAM("WG") * es : 0;
+    if (!dev->is_gpu && priv > CPU_PRIVATE_LIMIT)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: KC×WG = %zu bytes of private arrays per work-group, more than "
+                       "the %zu a CPU device's work-group stack safely holds; lower KC or WG",
+                       r->name, priv, CPU_PRIVATE_LIMIT);
     return KL_OK;
 }
 #undef PARAM
 
 /* ---- data, device buffers and one rung's run ------------------------------- */
 
+#define GUARD 1024 /* elements past C that a correct kernel never writes */
+
+/*
+ * The problem and what the device holds of it. Device buffers (and B
+ * transposed, for column-major rungs) are made when the first rung that
+ * needs them runs, so host rungs and row-major rungs cost no extra memory.
+ */
 struct gemm_session {
     struct kl_context *kl;
     enum kl_type type;
     int M, N, K;
     const void *A, *B;
-    void *Bt; /* B transposed, for column-major rungs */
-    void *poison;
+    void *Bt;     /* B transposed, for column-major rungs */
+    void *poison; /* M·N + GUARD elements of NaN (INT32_MAX for int) */
+    void *out;    /* M·N + GUARD elements read back after the verified launch */
     struct kl_buf *dA, *dB, *dBt, *dC;
 };
 
 static void session_free(struct gemm_session *s)
 {
-    const struct kl_backend_ops *ops = s->kl->ops;
-    ops->release(s->dA);
-    ops->release(s->dB);
-    ops->release(s->dBt);
-    ops->release(s->dC);
+    if (s->kl) {
+        s->kl->ops->release(s->dA);
+        s->kl->ops->release(s->dB);
+        s->kl->ops->release(s->dBt);
+        s->kl->ops->release(s->dC);
+    }
     free(s->Bt);
     free(s->poison);
+    free(s->out);
 }
 
-static enum kl_status device_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out)
+static void session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t, int M,
+                         int N, int K, const void *A, const void *B)
 {
-    struct kl_context *kl = s->kl;
-    return kl->ops->alloc(kl->dev, elems * kl_type_size(s->type), out, &kl->err);
-}
-
-static enum kl_status session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t,
-                                   int M, int N, int K, const void *A, const void *B)
-{
-    enum kl_status st;
-    size_t es = kl_type_size(t);
     memset(s, 0, sizeof *s);
     s->kl = kl;
     s->type = t;
     s->M = M, s->N = N, s->K = K;
     s->A = A, s->B = B;
-    s->Bt = malloc((size_t)K * (size_t)N * es);
-    s->poison = malloc((size_t)M * (size_t)N * es);
-    if (!s->Bt || !s->poison)
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %d×%d×%d", M, N, K);
-    for (size_t k = 0; k < (size_t)K; k++)
-        for (size_t n = 0; n < (size_t)N; n++)
-            memcpy((char *)s->Bt + (n * (size_t)K + k) * es,
-                   (const char *)B + (k * (size_t)N + n) * es, es);
-    kl_poison(t, s->poison, (size_t)M * (size_t)N);
-    if ((st = device_buffer(s, (size_t)M * K, &s->dA)) != KL_OK ||
-        (st = device_buffer(s, (size_t)K * N, &s->dB)) != KL_OK ||
-        (st = device_buffer(s, (size_t)K * N, &s->dBt)) != KL_OK ||
-        (st = device_buffer(s, (size_t)M * N, &s->dC)) != KL_OK)
+}
+
+static enum kl_status device_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out)
+{
+    struct kl_context *kl = s->kl;
+    if (*out)
+        return KL_OK;
+    return kl->ops->alloc(kl->dev, elems * kl_type_size(s->type), out, &kl->err);
+}
+
+/* Makes what a device rung with this B layout needs, once. */
+static enum kl_status session_device(struct gemm_session *s, int b_col)
+{
+    struct kl_context *kl = s->kl;
+    size_t es = kl_type_size(s->type), M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    enum kl_status st;
+    if (!s->poison) {
+        s->poison = malloc((M * N + GUARD) * es);
+        s->out = malloc((M * N + GUARD) * es);
+        if (!s->poison || !s->out)
+            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %d×%d×%d", s->M,
+                           s->N, s->K);
+        kl_poison(s->type, s->poison, M * N + GUARD);
+    }
+    if (b_col && !s->Bt) {
+        if (!(s->Bt = malloc(K * N * es)))
+            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for Bᵀ");
+        for (size_t k = 0; k < K; k++)
+            for (size_t n = 0; n < N; n++)
+                memcpy((char *)s->Bt + (n * K + k) * es, (const char *)s->B + (k * N + n) * es, es);
+    }
+    if ((st = device_buffer(s, M * K, &s->dA)) != KL_OK ||
+        (st = device_buffer(s, K * N, b_col ? &s->dBt : &s->dB)) != KL_OK ||
+        (st = device_buffer(s, M * N + GUARD, &s->dC)) != KL_OK)
         return st;
     return KL_OK;
 }
@@ -403,10 +393,10 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
         snprintf(t->options, sizeof t->options, "host, one thread");
     } else {
         struct kl_launch l = {.kl = kl, .nargs = 6};
-        size_t es = kl_type_size(s->type);
+        size_t es = kl_type_size(s->type), cbytes = (size_t)s->M * s->N * es;
         shape_of(r, values, s->M, s->N, &l);
-        if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK ||
-            (st = check_local_mem(r, values, &kl->info, s->type, &kl->err)) != KL_OK)
+        if ((st = check_rung(kl, r, values, s->type, &l, &kl->err)) != KL_OK ||
+            (st = session_device(s, r->b_col_major)) != KL_OK)
             return st;
         kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
         if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) !=
@@ -420,21 +410,22 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
         l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
         l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
         double dummy;
-        size_t cbytes = (size_t)s->M * s->N * es;
         if ((st = upload_inputs(s, r->b_col_major)) != KL_OK ||
-            (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes, &kl->err)) != KL_OK ||
+            (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes + GUARD * es, &kl->err)) !=
+                KL_OK ||
             (st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
-            (st = kl->ops->read(kl->dev, s->dC, C, cbytes, &kl->err)) != KL_OK)
+            (st = kl->ops->read(kl->dev, s->dC, s->out, cbytes + GUARD * es, &kl->err)) != KL_OK)
             return st;
+        /* Past the end of C the poison must still be there. */
+        if (memcmp((char *)s->out + cbytes, (char *)s->poison + cbytes, GUARD * es) != 0)
+            return kl_fail(&kl->err, KL_ERR_VERIFY,
+                           "the kernel wrote past the end of C (into the %d guard elements "
+                           "after its M×N)",
+                           GUARD);
+        memcpy(C, s->out, cbytes);
         /* The timed launches overwrite C with the same values; the verified copy is C. */
-        if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
-            return st;
-        void *scratch = malloc(cbytes ? cbytes : 1);
-        if (!scratch)
-            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        st = end_to_end(s, &l, r->b_col_major, scratch, &t->total_s);
-        free(scratch);
-        if (st != KL_OK)
+        if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK ||
+            (st = end_to_end(s, &l, r->b_col_major, s->out, &t->total_s)) != KL_OK)
             return st;
     }
     t->median_s = stats.median;
@@ -445,17 +436,24 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
 }
 
 /*
- * Sizes every rung can take: >= 1, within the kernels' 32-bit indexing, and
- * within the device's allocation limits. Checked before any host memory is
- * touched, so an impossible request fails at once with the reason.
+ * A request every rung can take: a known type the device has, sizes >= 1,
+ * within the kernels' 32-bit indexing and the device's allocation limits.
+ * Checked before any host memory is touched, so an impossible request fails
+ * at once with the reason.
  */
-static enum kl_status check_sizes(const struct kl_context *kl, enum kl_type t, int M, int N, int K,
-                                  struct kl_err *e)
+static enum kl_status check_request(const struct kl_context *kl, enum kl_type t, int M, int N,
+                                    int K, struct kl_err *e)
 {
     static const char *const names[] = {"A (M×K)", "B (K×N)", "C (M×N)"};
+    if (t != KL_FLOAT && t != KL_DOUBLE && t != KL_INT)
+        return kl_fail(e, KL_ERR_ARG, "unknown element type %d", (int)t);
+    if (t == KL_DOUBLE && !kl->info.fp64)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "device %s has no double precision (cl_khr_fp64); use --type float",
+                       kl->info.name);
     if (M < 1 || N < 1 || K < 1)
         return kl_fail(e, KL_ERR_ARG, "sizes must be >= 1 (got M=%d N=%d K=%d)", M, N, K);
-    uint64_t elems[3] = {(uint64_t)M * K, (uint64_t)K * N, (uint64_t)M * N};
+    uint64_t elems[3] = {(uint64_t)M * K, (uint64_t)K * N, (uint64_t)M * N + GUARD};
     uint64_t total = 0, es = kl_type_size(t);
     for (int i = 0; i < 3; i++) {
         if (elems[i] > INT32_MAX)
@@ -470,7 +468,7 @@ static enum kl_status check_sizes(const struct kl_context *kl, enum kl_type t, i
                            names[i], elems[i] * es / 1048576.0, kl->info.max_alloc / 1048576.0);
         total += elems[i] * es;
     }
-    total += elems[1] * es; /* B is kept in both layouts */
+    total += elems[1] * es; /* B may be kept in both layouts */
     if (total > kl->info.global_mem)
         return kl_fail(e, KL_ERR_NO_MEMORY,
                        "the matrices need %.1f MiB, more than the device's %.1f MiB of global "
@@ -491,25 +489,25 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
     enum kl_status st;
     const struct kl_gemm_rung *r;
 
-    if (!kl || !rung || !A || !B || !C)
+    if (!kl || !rung || !A || !B || !C || (params && params->count > 0 && !params->items))
         return kl ? kl_fail(&kl->err, KL_ERR_ARG, "kl_gemm: NULL argument") : KL_ERR_ARG;
-    if ((st = check_sizes(kl, type, M, N, K, &kl->err)) != KL_OK)
+    if ((st = check_request(kl, type, M, N, K, &kl->err)) != KL_OK)
         return st;
     if (!(r = kl_gemm_rung_find(rung)))
         return kl_fail(&kl->err, KL_ERR_ARG, "unknown or ambiguous GEMM rung \"%s\"", rung);
-    if (type == KL_DOUBLE && !kl->info.fp64)
-        return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "device %s has no double precision",
-                       kl->info.name);
-    st = kl_params_resolve(r->name, r->params, params ? params->items : NULL,
-                           params ? params->count : 0, values, &mask, &kl->err);
-    if (st != KL_OK)
+    const char *const *items = params ? params->items : NULL;
+    int nitems = params ? params->count : 0;
+    const struct kl_param_def *list = r->params;
+    if ((st = kl_params_check_known(items, nitems, &list, 1, &kl->err)) != KL_OK ||
+        (st = kl_params_resolve(r->name, r->params, items, nitems, values, &mask, &kl->err)) !=
+            KL_OK)
         return st;
     if (protocol)
         proto = *protocol;
     else
         kl_protocol_default(&proto);
-    if ((st = session_init(&s, kl, type, M, N, K, A, B)) == KL_OK)
-        st = run_rung(&s, r, values, &proto, C, timing ? timing : &local_timing);
+    session_init(&s, kl, type, M, N, K, A, B);
+    st = run_rung(&s, r, values, &proto, C, timing ? timing : &local_timing);
     session_free(&s);
     return st;
 }
@@ -560,7 +558,8 @@ static enum kl_status reference(const struct gemm_session *s, unsigned long long
     size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K, MN = M * N;
     double work = (double)M * N * K;
     const char *blas = NULL;
-    int use_blas = s->type != KL_INT && kl_blas_available(&blas);
+    /* Integer inputs are small (|x| <= 8), so double sums of them are exact. */
+    int use_blas = kl_blas_available(&blas);
     memset(g, 0, sizeof *g);
 
     if (use_blas || work <= FULL_HOST_LIMIT) {
@@ -584,7 +583,8 @@ static enum kl_status reference(const struct gemm_session *s, unsigned long long
             for (size_t x = 0; x < K * N; x++)
                 b[x] = fabs(b[x]);
             kl_blas_dgemm(s->M, s->N, s->K, a, b, g->scale);
-            snprintf(g->how, sizeof g->how, "all elements, double, %s dgemm", blas);
+            snprintf(g->how, sizeof g->how, "all elements, %s %s dgemm",
+                     s->type == KL_INT ? "exact integer sums by" : "double,", blas);
         } else {
             for (size_t i = 0; i < M; i++)
                 for (size_t k = 0; k < K; k++) {
@@ -717,13 +717,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     struct kl_err *e = &kl->err;
     size_t es = kl_type_size(req->type);
 
-    if ((st = check_sizes(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
+    if ((st = check_request(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
         (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
         return st;
-    if (req->type == KL_DOUBLE && !kl->info.fp64)
-        return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "device %s has no double precision (cl_khr_fp64); use --type float",
-                       kl->info.name);
 
     /* Which rungs, in ladder order. */
     for (int i = 0; i < RUNG_COUNT; i++) {
@@ -748,6 +744,19 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         lists[i] = chosen[i]->params;
     if ((st = kl_params_check_known(req->params, req->nparams, lists, nchosen, e)) != KL_OK)
         return st;
+    /* Values, and limits of what the user set, before anything runs. */
+    for (int i = 0; i < nchosen; i++) {
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_launch l = {.kl = kl};
+        if ((st = kl_params_resolve(chosen[i]->name, chosen[i]->params, req->params, req->nparams,
+                                    values, &mask, e)) != KL_OK)
+            return st;
+        shape_of(chosen[i], values, req->M, req->N, &l);
+        if (mask && chosen[i]->geometry != KL_GEO_HOST &&
+            (st = check_rung(kl, chosen[i], values, req->type, &l, e)) != KL_OK)
+            return st;
+    }
 
     /* Same random inputs for every rung. */
     struct kl_rng rng;
@@ -757,8 +766,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     const char *baseline_name = NULL;
     struct gemm_session s;
     struct gemm_ref g = {0};
-    memset(&s, 0, sizeof s);
-    s.kl = kl;
+    session_init(&s, kl, req->type, req->M, req->N, req->K, A, B);
     if (!A || !B || !C) {
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
         goto free_data;
@@ -766,8 +774,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     kl_rng_seed(&rng, req->seed);
     fill_inputs(req->type, A, M * K, &rng);
     fill_inputs(req->type, B, K * N, &rng);
-    if ((st = session_init(&s, kl, req->type, req->M, req->N, req->K, A, B)) != KL_OK ||
-        (st = reference(&s, req->seed, &g, e)) != KL_OK)
+    if ((st = reference(&s, req->seed, &g, e)) != KL_OK)
         goto free_data;
 
     rep->workload = "gemm";
@@ -812,18 +819,16 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             continue;
         }
         st = run_rung(&s, r, values, &req->protocol, C, &t);
+        if (st != KL_OK)
+            snprintf(res->note, sizeof res->note, "%s", e->msg);
         if (st == KL_ERR_UNSUPPORTED && !mask) {
             /* A default that does not fit this device is a skipped rung, not an error. */
             res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note, "%s", e->msg);
             continue;
         }
-        if (st == KL_ERR_VERIFY) {
-            res->status = KL_RESULT_FAILED;
-            snprintf(res->note, sizeof res->note, "%s", e->msg);
+        if (st == KL_ERR_VERIFY) /* stays FAILED, with the reason */
             continue;
-        }
-        if (st != KL_OK)
+        if (st != KL_OK) /* stays FAILED; the rungs so far are still reported */
             goto free_data;
         res->build_s = t.build_s;
         res->median_s = t.median_s;
@@ -844,9 +849,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             }
         }
     }
-    kl_report_finish(rep);
     st = KL_OK;
 free_data:
+    kl_report_finish(rep);
     ref_free(&g);
     session_free(&s);
     free(A);

@@ -29,6 +29,7 @@ struct kl_gemm_rung {
     int b_col_major; /* the kernel reads B transposed (column-major) */
     enum kl_geometry geometry;
     enum kl_local_use local;
+    int private_kc; /* each work-item holds a KC-long private array */
     struct kl_param_def params[KL_MAX_PARAMS];
 };
 
