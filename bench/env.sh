@@ -1,0 +1,22 @@
+# Sourced by the bench scripts: builds kladder without installing anything
+# (machines without network) and registers NVIDIA's OpenCL library where an
+# NVIDIA GPU is present but not registered. Sets $out (default bench/out).
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+out=${OUT:-bench/out}
+mkdir -p "$out"
+
+if [ ! -x build/kladder ]; then
+    opts=()
+    # Some machines ship only libOpenCL.so.1 (no development symlink).
+    lib=$(ldconfig -p 2>/dev/null | awk '/libOpenCL\.so\.1 /{print $NF; exit}')
+    [ -n "$lib" ] && [ ! -e "$(dirname "$lib")/libOpenCL.so" ] && opts+=("-DOpenCL_LIBRARY=$lib")
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${opts[@]}" >/dev/null
+    cmake --build build -j"$(nproc)" >/dev/null
+fi
+
+if [ -e /dev/nvidia0 ] && ! build/kladder devices 2>/dev/null | grep -qi nvidia; then
+    mkdir -p /tmp/kladder-icd
+    echo libnvidia-opencl.so.1 >/tmp/kladder-icd/nvidia.icd
+    export OCL_ICD_VENDORS=/tmp/kladder-icd
+fi
+build/kladder devices >"$out/devices.txt" 2>&1 || true
