@@ -381,11 +381,11 @@ static int write_report(FILE *out, const char *format, const struct kl_report *r
     } else if (strcmp(format, "csv") == 0) {
         kl_report_csv(rep, out);
     } else {
-        kl_report_table(rep, out);
-        if (sweep) {
-            fputc('\n', out);
+        /* A sweep is one row per N and rung: the matrix is its readable form. */
+        if (sweep)
             kl_report_matrix(rep, "N", out);
-        }
+        else
+            kl_report_table(rep, out);
     }
     return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
 }

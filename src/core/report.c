@@ -216,7 +216,9 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
         if (!seen && ncols < 64)
             cols[ncols++] = r->results[i].rung;
     }
-    fprintf(out, "GB/s by %s:\n%12s", x_name, x_name);
+    header(r, out);
+    fprintf(out, "GB/s by %s (every cell verified; - where a rung was skipped or failed):\n%12s",
+            x_name, x_name);
     for (int c = 0; c < ncols; c++)
         fprintf(out, " %9s", cols[c]);
     fputc('\n', out);
@@ -236,6 +238,10 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
         }
         fputc('\n', out);
     }
+    for (int i = 0; i < r->count; i++)
+        if (r->results[i].status == KL_RESULT_FAILED)
+            fprintf(out, "%s at %s=%.0f failed: %s\n", r->results[i].rung, x_name, r->results[i].x,
+                    r->results[i].note);
 }
 
 /* CSV fields are quoted when they hold a comma, quote or newline. */

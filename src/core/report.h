@@ -77,8 +77,9 @@ int kl_report_failed(const struct kl_report *r);
 void kl_report_table(const struct kl_report *r, FILE *out);
 void kl_report_csv(const struct kl_report *r, FILE *out);
 /*
- * For sweeps: one row per value of x (named x_name), one column per rung,
- * GB/s in the cells ("-" where a rung did not run or failed).
+ * For sweeps: the header, then one row per value of x (named x_name), one
+ * column per rung, GB/s in the cells ("-" where a rung did not run or
+ * failed), then the reasons for failures.
  */
 void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out);
 void kl_report_json(const struct kl_report *r, FILE *out);
