@@ -157,8 +157,8 @@ static int verify(const struct copy_session *s, long n, char *note, size_t len)
  * devices or requests; a wrong copy is a FAILED result.
  */
 static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung *r,
-                              const int *values, long n, const struct kl_protocol *proto,
-                              struct kl_result *res)
+                              const int *values, int bs_explicit, long n,
+                              const struct kl_protocol *proto, struct kl_result *res)
 {
     struct kl_context *kl = s->kl;
     struct kl_launch l = {.kl = kl, .nargs = 3, .dims = 1};
@@ -182,9 +182,23 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     res->x = (double)n;
     res->bytes = 2.0 * 4.0 * (double)n; /* the seed's 2·4·N */
     if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK ||
-        (st = kl_kernel_get(kl, r->file, "copy", res->options, &l.kernel, &res->build_s)) !=
-            KL_OK ||
-        (st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
+        (st = kl_kernel_get(kl, r->file, "copy", res->options, &l.kernel, &res->build_s)) != KL_OK)
+        return st;
+    /* The seed's block (512/ILP) may exceed what the compiled kernel can run with (NVIDIA's
+     * OpenCL allows 256 for some): then the largest power of two it can, said in the row. */
+    size_t limit = kl->ops->kernel_max_wg(l.kernel);
+    if (!bs_explicit && bs > limit) {
+        size_t fit = 1;
+        while (fit * 2 <= limit)
+            fit *= 2;
+        snprintf(res->config, sizeof res->config, "N=%ld BS=%zu ILP=%zu (BS %zu > kernel limit)", n,
+                 fit, ilp, bs);
+        bs = fit;
+        groups = ((items ? items : 1) + bs * ilp - 1) / (bs * ilp);
+        l.local[0] = bs;
+        l.global[0] = groups * bs;
+    }
+    if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dsrc}};
     l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
@@ -309,7 +323,7 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
                          "copies %ld elements per work-item, more than N=%ld", per_item, n);
                 continue;
             }
-            st = run_one(&s, r, values, n, &req->protocol, res);
+            st = run_one(&s, r, values, (mask & 1u) != 0, n, &req->protocol, res);
             if (st != KL_OK)
                 snprintf(res->note, sizeof res->note, "%s", e->msg);
             if (st == KL_ERR_UNSUPPORTED && !mask) {

@@ -255,40 +255,46 @@ static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, int vec, i
 
 /* ---- arithmetic rate --------------------------------------------------------- */
 
-#define FMA_ITERS 256
 #define FMA_WG 256
+#define FMA_MAX_ITERS 8192
 
 /* Host replica of flops.cl for one work-item (see the kernel's comment). */
-static double fma_expected(enum kl_type t, int gid, int vec, int chains, double a, double b)
+static double fma_expected(enum kl_type t, int gid, int vec, int chains, int iters, double a,
+                           double b)
 {
-    double total = 0.0;
-    float fsum = 0.0f;
-    uint32_t usum = 0;
+    float fs = 0.0f;
+    double ds = 0.0;
+    uint32_t us = 0;
     for (int k = 0; k < vec; k++) {
         float fv = 0.0f;
         double dv = 0.0;
         uint32_t uv = 0;
         for (int c = 0; c < chains; c++) {
             int init = (gid + 3 * c + k) % 13;
-            float fx = (float)init * 0.0625f;
-            double dx = (double)init * 0.0625;
-            uint32_t ux = (uint32_t)init;
-            for (int i = 0; i < FMA_ITERS; i++) {
-                fx = fmaf(fx, (float)a, (float)b);
-                dx = fma(dx, a, b);
-                ux = ux * (uint32_t)(int32_t)a + (uint32_t)(int32_t)b;
-            }
             /* v = x0; v += x1; ...: component k of the chain sum, in chain order. */
-            fv = c ? fv + fx : fx;
-            dv = c ? dv + dx : dx;
-            uv = c ? uv + ux : ux;
+            if (t == KL_FLOAT) {
+                float x = (float)init * 0.0625f;
+                for (int i = 0; i < iters; i++)
+                    x = fmaf(x, (float)a, (float)b);
+                fv = c ? fv + x : x;
+            } else if (t == KL_DOUBLE) {
+                double x = (double)init * 0.0625;
+                for (int i = 0; i < iters; i++)
+                    x = fma(x, a, b);
+                dv = c ? dv + x : x;
+            } else {
+                uint32_t x = (uint32_t)init;
+                for (int i = 0; i < iters; i++)
+                    x = x * (uint32_t)(int32_t)a + (uint32_t)(int32_t)b;
+                uv = c ? uv + x : x;
+            }
         }
         /* s = v.s0; s += v.s1; ...: components left to right. */
-        fsum = k ? fsum + fv : fv;
-        total = k ? total + dv : dv;
-        usum = k ? usum + uv : uv;
+        fs = k ? fs + fv : fv;
+        ds = k ? ds + dv : dv;
+        us = k ? us + uv : uv;
     }
-    return t == KL_FLOAT ? (double)fsum : t == KL_DOUBLE ? total : (double)(int32_t)usum;
+    return t == KL_FLOAT ? (double)fs : t == KL_DOUBLE ? ds : (double)(int32_t)us;
 }
 
 struct fma_run {
@@ -296,6 +302,13 @@ struct fma_run {
     int vec, chains;
 };
 
+/*
+ * One FMA configuration: a fixed grid of whole waves (a multiple of 2048
+ * work-items per compute unit, the most a GPU multiprocessor holds), with
+ * the loop length scaled until a launch takes ~20 ms so that ramp-up,
+ * tail and launch overhead vanish. Sampled work-items are checked bit for
+ * bit against the host, then the configuration is timed by proto.
+ */
 static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int quick,
                                   const struct kl_protocol *proto, struct kl_result *res)
 {
@@ -308,24 +321,19 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int q
     size_t wg = quick ? 64 : FMA_WG;
     wg = wg < kl->info.max_wg ? wg : kl->info.max_wg;
     size_t es = kl_type_size(f.type);
+    size_t global = quick             ? wg /* one work-group: small enough for a simulator */
+                    : kl->info.is_gpu ? (size_t)kl->info.compute_units * 2048 * 4
+                                      : (size_t)kl->info.compute_units * wg * 16;
+    int iters = 256;
     /* a < 1 and b small keep every chain finite and normal (it converges to b/(1-a)). */
     double a = f.type == KL_INT ? 3.0 : 0.999, b = f.type == KL_INT ? 1.0 : 0.001;
 
-    kl_params_options(NULL, NULL, f.type, res->options, sizeof res->options);
-    size_t used = strlen(res->options);
-    snprintf(res->options + used, sizeof res->options - used, " -DVEC=%d -DCHAINS=%d -DITERS=%d",
-             f.vec, f.chains, FMA_ITERS);
-    snprintf(res->config, sizeof res->config, "VEC=%d CHAINS=%d", f.vec, f.chains);
+    global = kl_round_up(global, wg);
     l.local[0] = wg;
+    l.global[0] = global;
     l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
-    /* Start with four work-groups per compute unit, then grow the grid until one launch
-     * takes ~20 ms, long enough that launch overhead does not count. */
-    size_t global = (size_t)kl->info.compute_units * 4 * wg;
-    const size_t max_global = (size_t)1 << 24;
-    if ((st = kl_kernel_get(kl, "opencl/peak/flops.cl", "flops", res->options, &l.kernel,
-                            &res->build_s)) != KL_OK ||
-        (st = kl_launch_check(&l, "flops", &kl->err)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, max_global * es, &out, &kl->err)) != KL_OK)
+    snprintf(res->config, sizeof res->config, "VEC=%d CHAINS=%d", f.vec, f.chains);
+    if ((st = kl->ops->alloc(kl->dev, global * es, &out, &kl->err)) != KL_OK)
         goto done;
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = out}};
     if (f.type == KL_INT) {
@@ -338,19 +346,22 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int q
         l.args[1] = (struct kl_arg){KL_ARG_DOUBLE, {.d = a}};
         l.args[2] = (struct kl_arg){KL_ARG_DOUBLE, {.d = b}};
     }
-    if (quick)
-        global = wg; /* one work-group: small enough for a simulator */
     for (;;) {
-        l.global[0] = global;
-        if ((st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
+        kl_params_options(NULL, NULL, f.type, res->options, sizeof res->options);
+        size_t used = strlen(res->options);
+        snprintf(res->options + used, sizeof res->options - used,
+                 " -DVEC=%d -DCHAINS=%d -DITERS=%d", f.vec, f.chains, iters);
+        if ((st = kl_kernel_get(kl, "opencl/peak/flops.cl", "flops", res->options, &l.kernel,
+                                &res->build_s)) != KL_OK ||
+            (st = kl_launch_check(&l, "flops", &kl->err)) != KL_OK ||
+            (st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
             goto done;
-        if (quick || t1 >= 0.02 || global * 2 > max_global)
+        if (quick || t1 >= 0.01 || iters >= FMA_MAX_ITERS)
             break;
-        size_t grow = t1 > 0 ? (size_t)(0.02 / t1) + 1 : 16;
-        grow = grow < 2 ? 2 : grow > 16 ? 16 : grow;
-        global = global * grow > max_global ? max_global / wg * wg : global * grow;
+        while (iters < FMA_MAX_ITERS && t1 < 0.02)
+            iters *= 2, t1 *= 2;
     }
-    /* Check sampled work-items (first, last, and 62 spread between) bit for bit. */
+    /* Check sampled work-items (first, last, and some spread between) bit for bit. */
     host = malloc(global * es);
     if (!host) {
         st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
@@ -359,9 +370,10 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int q
     if ((st = kl->ops->read(kl->dev, out, host, global * es, &kl->err)) != KL_OK)
         goto done;
     res->status = KL_RESULT_VERIFIED;
-    for (int i = 0; i < 64; i++) {
-        int gid = (int)(i == 63 ? global - 1 : (global / 63) * (size_t)i);
-        double want = fma_expected(f.type, gid, f.vec, f.chains, a, b);
+    const int samples = 16;
+    for (int i = 0; i < samples; i++) {
+        int gid = (int)(i == samples - 1 ? global - 1 : global / (samples - 1) * (size_t)i);
+        double want = fma_expected(f.type, gid, f.vec, f.chains, iters, a, b);
         double got = f.type == KL_FLOAT    ? ((float *)host)[gid]
                      : f.type == KL_DOUBLE ? ((double *)host)[gid]
                                            : ((int32_t *)host)[gid];
@@ -372,10 +384,13 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int q
             goto done;
         }
     }
-    snprintf(res->note, sizeof res->note, "verified: 64 work-items' chains reproduced bit for bit");
+    snprintf(res->note, sizeof res->note,
+             "verified: %d work-items' chains reproduced bit for bit; %zu work-items, %d "
+             "iterations",
+             samples, global, iters);
     if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         goto done;
-    res->flops = 2.0 * f.vec * f.chains * FMA_ITERS * (double)global;
+    res->flops = 2.0 * f.vec * f.chains * iters * (double)global;
     res->median_s = stats.median;
     res->min_s = stats.min;
     res->max_s = stats.max;
@@ -595,7 +610,8 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
 {
     struct xfer x = {.kl = kl, .bytes = bytes};
     struct kl_buf *pinned = NULL;
-    unsigned char *pageable = malloc(bytes), *back = malloc(bytes);
+    /* Page-aligned, as a careful application's buffers would be. */
+    unsigned char *pageable = aligned_alloc(4096, kl_round_up(bytes, 4096)), *back = malloc(bytes);
     void *pinned_host = NULL;
     struct kl_rng rng;
     enum kl_status st;
@@ -668,9 +684,13 @@ done:
 
 static size_t default_bytes(const struct kl_device_info *d)
 {
-    /* Well past every cache (the H100's L2 is 50 MB), within allocation limits. */
-    size_t want = d->is_gpu ? (size_t)256 << 20 : (size_t)64 << 20;
-    size_t cap = (size_t)(d->max_alloc / 2);
+    /* Far past every cache (the H100's L2 is 50 MB) and long enough per launch that its
+     * start-up does not count; within allocation limits. CPUs: smaller, so the host-side
+     * verification stays quick (their caches may hold part of it: --bytes raises it). */
+    size_t want = d->is_gpu ? (size_t)1 << 30 : (size_t)64 << 20;
+    size_t cap = (size_t)(d->max_alloc / 2) < (size_t)(d->global_mem / 8)
+                     ? (size_t)(d->max_alloc / 2)
+                     : (size_t)(d->global_mem / 8);
     return want < cap ? want : cap;
 }
 
