@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The ceiling cache of `kladder peak`, in a private directory
+# (KLADDER_CACHE_DIR): without one, gemm says "none measured"; a full peak
+# writes exactly one file; the next peak prints it at once; gemm then reports
+# "% roof" against it; a truncated, garbage or empty cache file is ignored with
+# a warning and remeasured (never a crash), after which the file is valid
+# again; --refresh remeasures even when the cache is valid.
+# usage: check_cache.sh KLADDER
+set -u
+kladder=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KLADDER_CACHE_DIR=$tmp/cache # made by kladder itself
+q=(--warmup 0 --repeats 1 --min-time 0)
+# The smallest full measurement that writes the cache (~10 s on PoCL).
+measure=(peak --bytes 65536 --vec 4 "${q[@]}")
+fails=0
+fail() {
+    printf 'FAIL: %s\n' "$1"
+    shift
+    for f in "$@"; do printf -- '--- %s:\n%s\n' "${f##*/}" "$(cat "$f" 2>/dev/null)"; done
+    fails=$((fails + 1))
+}
+ok() { printf 'ok: %s\n' "$1"; }
+
+# run NAME ARGS...: kladder ARGS with stdout in $tmp/NAME.out, stderr in
+# $tmp/NAME.err, exit code in $rc and seconds taken in $secs.
+run() {
+    local name=$1 t0
+    shift
+    t0=$(date +%s%N)
+    "$kladder" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    secs=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
+    cmd="kladder $*"
+}
+# crashed NAME WHAT: reports (once) a run that died of a signal.
+crashed() {
+    [ "$rc" -gt 128 ] || return 1
+    fail "$2: \`$cmd\` crashed (exit $rc, signal $((rc - 128)))" "$tmp/$1.out" "$tmp/$1.err"
+}
+cache_files() { ls -A "$KLADDER_CACHE_DIR" 2>/dev/null; }
+# The cached ceilings, printed (not measured): exit 0, "cached in", no warning.
+expect_cached() {
+    run "$1" peak
+    if [ "$rc" -ne 0 ] || ! grep -q "cached in $cache" "$tmp/$1.out" || [ -s "$tmp/$1.err" ] ||
+        grep -q verified "$tmp/$1.out"; then
+        fail "$2: exit $rc; expected the cached ceilings (\"cached in $cache\") and no warning" \
+            "$tmp/$1.out" "$tmp/$1.err"
+        return 1
+    fi
+    ok "$2: \`kladder peak\` prints the cache (${secs}s)"
+}
+# A measured peak: exit 0, every row verified, and one valid cache file after it.
+expect_measured() {
+    local name=$1 what=$2
+    if [ "$rc" -ne 0 ] || ! grep -Eq '^copy_v4 +uint4 .* verified' "$tmp/$name.out" ||
+        grep -Eq ' (failed|skipped) ' "$tmp/$name.out"; then
+        fail "$what: exit $rc; expected a measured table, every row verified" "$tmp/$name.out" "$tmp/$name.err"
+        return 1
+    fi
+    if [ "$(cache_files)" != "${cache##*/}" ]; then
+        fail "$what: the cache directory holds \"$(cache_files | tr '\n' ' ')\", expected only ${cache##*/}"
+        return 1
+    fi
+    ok "$what: measured, every row verified, cache rewritten (${secs}s)"
+}
+
+# (a) No cache yet: gemm and copy say so.
+run gemm0 gemm --size 16 --rung 01 "${q[@]}" --json "$tmp/gemm0.json"
+if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings: +none measured' "$tmp/gemm0.out" ||
+    ! grep -Eq '^01_naive +verified( +[^ ]+){6} +- ' "$tmp/gemm0.out"; then
+    fail "(a) gemm without a cache: exit $rc; expected \"ceilings: none measured\" and no % roof" \
+        "$tmp/gemm0.out" "$tmp/gemm0.err"
+else
+    ok "(a) gemm without a cache says \"none measured\" and shows no % roof"
+fi
+run copy0 copy --n 64 --rung ilp1 "${q[@]}"
+if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings: +none measured' "$tmp/copy0.out"; then
+    fail "(a) copy without a cache: exit $rc; expected \"ceilings: none measured\"" "$tmp/copy0.out" "$tmp/copy0.err"
+else
+    ok "(a) copy without a cache says \"none measured\""
+fi
+
+# (b) A full peak writes exactly one ceilings-*.txt, and says where.
+run peak1 "${measure[@]}"
+files=$(cache_files)
+cache=$KLADDER_CACHE_DIR/$files
+if [ "$rc" -ne 0 ] || [ "$(wc -l <<<"$files")" -ne 1 ] || [[ "$files" != ceilings-*.txt ]] || [ ! -s "$cache" ]; then
+    fail "(b) peak: exit $rc; expected one non-empty ceilings-*.txt in the cache, found \"$files\"" \
+        "$tmp/peak1.out" "$tmp/peak1.err"
+    echo "(the rest needs a cache file: stopping)"
+    exit 1
+fi
+if ! grep -q "cached in $cache" "$tmp/peak1.out" || grep -Eq ' (failed|skipped) ' "$tmp/peak1.out"; then
+    fail "(b) the measuring peak should be all verified and say \"cached in $cache\"" "$tmp/peak1.out"
+else
+    ok "(b) peak measured (${secs}s) and wrote exactly one cache file, $files"
+fi
+cp "$cache" "$tmp/good.txt"
+
+# (c) The next peak prints the cache at once, as text and as JSON.
+expect_cached peak2 "(c) second run"
+if [ "$ms" -gt 3000 ]; then
+    fail "(c) printing the cache took ${secs}s; it should not measure anything"
+fi
+run peak2j peak --format json
+if [ "$rc" -ne 0 ] || ! python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["cached"] is True and r["workload"] == "peak", r
+for k in ("copy_gbps", "read_gbps", "write_gbps", "f32_gflops", "i32_giops"):
+    assert r[k] > 0, k' "$tmp/peak2j.out"; then
+    fail "(c) peak --format json with a cache: exit $rc; expected {\"cached\": true, ...} with ceilings > 0" \
+        "$tmp/peak2j.out" "$tmp/peak2j.err"
+else
+    ok "(c) peak --format json prints the cache as JSON with \"cached\": true"
+fi
+
+# (d) gemm reports against the cache: the copy ceiling, and a number under % roof.
+run gemm1 gemm --size 16 --rung 01 "${q[@]}" --json "$tmp/gemm1.json"
+if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings:  copy [0-9.]+ GB/s' "$tmp/gemm1.out" ||
+    ! grep -Eq '^01_naive +verified( +[^ ]+){6} +[0-9]+\.[0-9]+ ' "$tmp/gemm1.out" ||
+    ! python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["results"][0]
+assert isinstance(x["pct_ceiling"], (int, float)) and x["pct_ceiling"] > 0, x["pct_ceiling"]' "$tmp/gemm1.json"; then
+    fail "(d) gemm with a cache: exit $rc; expected \"ceilings:  copy ... GB/s\" and a numeric % roof" \
+        "$tmp/gemm1.out" "$tmp/gemm1.err"
+else
+    ok "(d) gemm shows \"$(grep -o '^ceilings:  copy [0-9.]* GB/s' "$tmp/gemm1.out")\" and a % roof value"
+fi
+
+# (e, f, g) A damaged cache: gemm and copy warn and carry on without it; peak
+# warns "corrupt or incomplete", measures again and leaves a valid cache.
+damage() {
+    case $1 in
+    truncated) head -c 100 "$tmp/good.txt" >"$cache" ;;
+    garbage) head -c 700 /dev/urandom >"$cache" ;;
+    empty) : >"$cache" ;;
+    esac
+}
+for kind in truncated garbage empty; do
+    tag="($( case $kind in truncated) echo e ;; garbage) echo f ;; empty) echo g ;; esac)) $kind cache"
+    damage $kind
+    run gemm_$kind gemm --size 16 --rung 01 "${q[@]}"
+    if crashed gemm_$kind "$tag"; then
+        :
+    elif [ "$rc" -ne 0 ] || ! grep -q 'corrupt or incomplete' "$tmp/gemm_$kind.out" "$tmp/gemm_$kind.err" ||
+        ! grep -Eq '^01_naive +verified' "$tmp/gemm_$kind.out"; then
+        fail "$tag: gemm exit $rc; expected a \"corrupt or incomplete\" warning and a verified run" \
+            "$tmp/gemm_$kind.out" "$tmp/gemm_$kind.err"
+    else
+        ok "$tag: gemm warns \"corrupt or incomplete\" and runs"
+    fi
+    damage $kind
+    run copy_$kind copy --n 64 --rung ilp1 "${q[@]}"
+    if crashed copy_$kind "$tag"; then
+        :
+    elif [ "$rc" -ne 0 ] || ! grep -q 'corrupt or incomplete' "$tmp/copy_$kind.out" "$tmp/copy_$kind.err"; then
+        fail "$tag: copy exit $rc; expected a \"corrupt or incomplete\" warning and a verified run" \
+            "$tmp/copy_$kind.out" "$tmp/copy_$kind.err"
+    else
+        ok "$tag: copy warns \"corrupt or incomplete\" and runs"
+    fi
+    damage $kind
+    run peak_$kind "${measure[@]}"
+    if crashed peak_$kind "$tag"; then
+        cp "$tmp/good.txt" "$cache"
+        continue
+    elif ! grep -q 'warning: .*corrupt or incomplete' "$tmp/peak_$kind.err"; then
+        fail "$tag: peak exit $rc; expected \"kladder: warning: ... corrupt or incomplete\" on stderr" \
+            "$tmp/peak_$kind.out" "$tmp/peak_$kind.err"
+    else
+        ok "$tag: peak warns \"$(grep -o 'corrupt or incomplete[^;]*' "$tmp/peak_$kind.err")\""
+    fi
+    expect_measured peak_$kind "$tag: peak" && expect_cached peak_${kind}_after "$tag, then"
+    cp "$tmp/good.txt" "$cache" # a known-good cache for what follows, whatever happened
+done
+
+# (h) --refresh measures again although the cache is valid, and rewrites it.
+date0=$(grep '^date ' "$cache")
+run refresh "${measure[@]}" --refresh
+if grep -q 'corrupt\|warning' "$tmp/refresh.err"; then
+    fail "(h) peak --refresh warned about a valid cache" "$tmp/refresh.err"
+fi
+if expect_measured refresh "(h) peak --refresh"; then
+    if cmp -s "$cache" "$tmp/good.txt"; then
+        fail "(h) peak --refresh left the cache file as it was (${date0:-no date line})"
+    else
+        ok "(h) peak --refresh rewrote the cache file"
+    fi
+    expect_cached refresh_after "(h) after --refresh"
+fi
+exit $((fails > 0))
