@@ -116,6 +116,13 @@ struct kl_backend_ops {
     enum kl_status (*map)(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
                           void **host, struct kl_err *e);
     enum kl_status (*unmap)(struct kl_dev *dev, struct kl_buf *buf, void *host, struct kl_err *e);
+
+    /*
+     * The API's own handles, for vendor libraries run beside the ladder on the
+     * same device and data (CLBlast takes an OpenCL queue and cl_mem buffers).
+     */
+    void *(*native_queue)(struct kl_dev *dev);
+    void *(*native_buffer)(struct kl_buf *buf);
 };
 
 extern const struct kl_backend_ops kl_backend_opencl;

@@ -472,6 +472,10 @@ fail:
     return st;
 }
 
+/* The cl_command_queue and cl_mem behind the opaque handles, as void *. */
+static void *ocl_native_queue(struct kl_dev *dev) { return (void *)dev->queue; }
+static void *ocl_native_buffer(struct kl_buf *buf) { return (void *)buf->mem; }
+
 const struct kl_backend_ops kl_backend_opencl = {
     .name = "opencl",
     .platform_count = ocl_platform_count,
@@ -490,4 +494,6 @@ const struct kl_backend_ops kl_backend_opencl = {
     .alloc_pinned = ocl_alloc_pinned,
     .map = ocl_map,
     .unmap = ocl_unmap,
+    .native_queue = ocl_native_queue,
+    .native_buffer = ocl_native_buffer,
 };

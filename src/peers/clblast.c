@@ -1,0 +1,122 @@
+/*
+ * CLBlast through its C API, loaded at run time. It runs on kladder's own
+ * OpenCL queue and buffers; its time is the event CLBlast returns (profiling
+ * start to end), as for every OpenCL rung.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "peers/peers_impl.h"
+
+/* The CLBlast C API's enums (clblast_c.h): fixed values. */
+enum { CLBLAST_ROW_MAJOR = 101, CLBLAST_COL_MAJOR = 102, CLBLAST_NO_TRANS = 111 };
+typedef int (*sgemv_fn)(int, int, size_t, size_t, float, cl_mem, size_t, size_t, cl_mem, size_t,
+                        size_t, float, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+typedef int (*dgemv_fn)(int, int, size_t, size_t, double, cl_mem, size_t, size_t, cl_mem, size_t,
+                        size_t, double, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+
+static void *lib;
+static const char *lib_name;
+
+static void *sym(const char *name, struct kl_err *e)
+{
+    static const char *const names[] = {"libclblast.so.1", "libclblast.so"};
+    for (size_t i = 0; !lib && i < sizeof names / sizeof *names; i++)
+        if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+            lib_name = names[i];
+    if (!lib) {
+        kl_fail(e, KL_ERR_UNSUPPORTED,
+                "CLBlast is not installed (libclblast.so.1; Debian: libclblast1)");
+        return NULL;
+    }
+    void *f = dlsym(lib, name);
+    if (!f)
+        kl_fail(e, KL_ERR_UNSUPPORTED, "%s has no %s", lib_name, name);
+    return f;
+}
+
+struct clblast_gemv {
+    struct kl_context *kl;
+    const struct kl_gemv_problem *p;
+    sgemv_fn sgemv;
+    dgemv_fn dgemv;
+    cl_mem A, x, y;
+    cl_command_queue queue;
+};
+
+static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct clblast_gemv *g = arg;
+    const struct kl_gemv_problem *p = g->p;
+    int layout = p->layout == KL_ROW_MAJOR ? CLBLAST_ROW_MAJOR : CLBLAST_COL_MAJOR;
+    size_t ld = p->layout == KL_ROW_MAJOR ? (size_t)p->N : (size_t)p->M;
+    cl_event ev = NULL;
+    int rc;
+    if (p->type == KL_FLOAT)
+        rc = g->sgemv(layout, CLBLAST_NO_TRANS, (size_t)p->M, (size_t)p->N, (float)p->alpha, g->A,
+                      0, ld, g->x, 0, 1, (float)p->beta, g->y, 0, 1, &g->queue, &ev);
+    else
+        rc = g->dgemv(layout, CLBLAST_NO_TRANS, (size_t)p->M, (size_t)p->N, p->alpha, g->A, 0, ld,
+                      g->x, 0, 1, p->beta, g->y, 0, 1, &g->queue, &ev);
+    if (rc != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "CLBlast gemv failed with status %d", rc);
+    cl_ulong t0 = 0, t1 = 0;
+    if (clWaitForEvents(1, &ev) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS) {
+        clReleaseEvent(ev);
+        return kl_fail(e, KL_ERR_BACKEND, "CLBlast's event could not be timed");
+    }
+    clReleaseEvent(ev);
+    *seconds = (double)(t1 - t0) * 1e-9;
+    return KL_OK;
+}
+
+enum kl_status kl_clblast_gemv(struct kl_context *kl, const struct kl_gemv_problem *p,
+                               const struct kl_protocol *proto, void *y, struct kl_stats *stats,
+                               char *what, size_t n, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops = kl->ops;
+    struct kl_buf *dA = NULL, *dx = NULL, *dy = NULL;
+    size_t es = kl_type_size(p->type);
+    double dummy;
+    enum kl_status st;
+    struct clblast_gemv g = {.kl = kl, .p = p};
+
+    if (strcmp(ops->name, "opencl") != 0)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
+    /* POSIX allows converting dlsym's object pointer to a function pointer. */
+    void *f = sym(p->type == KL_FLOAT ? "CLBlastSgemv" : "CLBlastDgemv", e);
+    if (!f)
+        return KL_ERR_UNSUPPORTED;
+    if (p->type == KL_FLOAT)
+        *(void **)&g.sgemv = f;
+    else
+        *(void **)&g.dgemv = f;
+    snprintf(what, n, "CLBlast (%s) %s, event time", lib_name,
+             p->type == KL_FLOAT ? "CLBlastSgemv" : "CLBlastDgemv");
+    if ((st = ops->alloc(kl->dev, (size_t)p->M * p->N * es, &dA, e)) != KL_OK ||
+        (st = ops->alloc(kl->dev, (size_t)p->N * es, &dx, e)) != KL_OK ||
+        (st = ops->alloc(kl->dev, (size_t)p->M * es, &dy, e)) != KL_OK ||
+        (st = ops->write(kl->dev, dA, p->A, (size_t)p->M * p->N * es, e)) != KL_OK ||
+        (st = ops->write(kl->dev, dx, p->x, (size_t)p->N * es, e)) != KL_OK ||
+        (st = ops->write(kl->dev, dy, p->y0, (size_t)p->M * es, e)) != KL_OK)
+        goto done;
+    g.A = ops->native_buffer(dA);
+    g.x = ops->native_buffer(dx);
+    g.y = ops->native_buffer(dy);
+    g.queue = ops->native_queue(kl->dev);
+    if ((st = gemv_once(&g, &dummy, e)) != KL_OK ||
+        (st = ops->read(kl->dev, dy, y, (size_t)p->M * es, e)) != KL_OK)
+        goto done;
+    st = kl_measure(proto, gemv_once, &g, stats, e);
+done:
+    ops->release(dA);
+    ops->release(dx);
+    ops->release(dy);
+    return st;
+}

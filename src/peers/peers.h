@@ -1,0 +1,34 @@
+/*
+ * Vendor libraries run beside a ladder as peers: the same data, the same
+ * timing protocol, the same verification. Each is loaded with dlopen, so
+ * kladder builds and runs without it; an absent library is one line
+ * (KL_ERR_UNSUPPORTED with the reason), not an error.
+ */
+#ifndef KL_PEERS_H
+#define KL_PEERS_H
+
+#include "core/context.h"
+#include "core/measure.h"
+
+enum kl_layout { KL_ROW_MAJOR, KL_COL_MAJOR };
+
+/* y = alpha·A·x + beta·y for an M×N matrix A in the given layout. */
+struct kl_gemv_problem {
+    enum kl_type type; /* KL_FLOAT or KL_DOUBLE */
+    enum kl_layout layout;
+    int M, N;
+    const void *A, *x, *y0; /* y0: y before the call */
+    double alpha, beta;
+};
+
+/*
+ * Runs peer ("clblast" or "cublas") once into y (M elements, for the caller
+ * to verify), then times it by proto into *stats. *what names the library
+ * and call (e.g. "CLBlast 1.5 CLBlastSgemv, event time").
+ */
+enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
+                            const struct kl_gemv_problem *p, const struct kl_protocol *proto,
+                            void *y, struct kl_stats *stats, char *what, size_t n,
+                            struct kl_err *e);
+
+#endif /* KL_PEERS_H */

@@ -1,0 +1,14 @@
+/* The peers' entry points behind kl_peer_gemv (peers.c dispatches by name). */
+#ifndef KL_PEERS_IMPL_H
+#define KL_PEERS_IMPL_H
+
+#include "peers/peers.h"
+
+enum kl_status kl_clblast_gemv(struct kl_context *kl, const struct kl_gemv_problem *p,
+                               const struct kl_protocol *proto, void *y, struct kl_stats *stats,
+                               char *what, size_t n, struct kl_err *e);
+enum kl_status kl_cublas_gemv(struct kl_context *kl, const struct kl_gemv_problem *p,
+                              const struct kl_protocol *proto, void *y, struct kl_stats *stats,
+                              char *what, size_t n, struct kl_err *e);
+
+#endif
