@@ -37,6 +37,7 @@ struct kl_device_info {
     size_t max_item[3];
     unsigned pref_vec_float, pref_vec_double, native_vec_float, native_vec_double;
     int fp64;
+    int subgroups; /* cl_khr_subgroups: sub_group_reduce_add and friends */
     int profiling; /* queue profiling (event timing) is available */
 };
 

@@ -48,19 +48,22 @@ static const char *cl_err_name(cl_int code)
         E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
         E(CL_OUT_OF_RESOURCES)
         E(CL_OUT_OF_HOST_MEMORY)
-        E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE)
-            E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE)
-                E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(
-                    CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE)
-                    E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX)
-                        E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
-                            E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
-                                E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
-                                    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
-                                        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-                                            E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        E(CL_PROFILING_INFO_NOT_AVAILABLE)
+        E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE)
+            E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+                E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
+                    E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
+                        E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
+                            E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
+                                E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+                                    E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
+                                        E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
+                                            E(CL_INVALID_BUFFER_SIZE)
+                                                E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+                                                    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef E
-                                                case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
+                                                        case -1001
+            : return "CL_PLATFORM_NOT_FOUND_KHR";
     }
     return "unknown OpenCL error";
 }
@@ -230,6 +233,16 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
     cl_device_fp_config fp64 = 0;
     clGetDeviceInfo(did, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
     info->fp64 = fp64 != 0;
+
+    size_t ext_len = 0;
+    if (clGetDeviceInfo(did, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && ext_len) {
+        char *ext = malloc(ext_len + 1);
+        if (ext && clGetDeviceInfo(did, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) == CL_SUCCESS) {
+            ext[ext_len] = '\0';
+            info->subgroups = strstr(ext, "cl_khr_subgroups") != NULL;
+        }
+        free(ext);
+    }
 
     cl_command_queue_properties qp = 0;
     clGetDeviceInfo(did, CL_DEVICE_QUEUE_PROPERTIES, sizeof qp, &qp, NULL);
@@ -473,8 +486,14 @@ fail:
 }
 
 /* The cl_command_queue and cl_mem behind the opaque handles, as void *. */
-static void *ocl_native_queue(struct kl_dev *dev) { return (void *)dev->queue; }
-static void *ocl_native_buffer(struct kl_buf *buf) { return (void *)buf->mem; }
+static void *ocl_native_queue(struct kl_dev *dev)
+{
+    return (void *)dev->queue;
+}
+static void *ocl_native_buffer(struct kl_buf *buf)
+{
+    return (void *)buf->mem;
+}
 
 const struct kl_backend_ops kl_backend_opencl = {
     .name = "opencl",

@@ -42,6 +42,7 @@ static const struct row rows[] = {
     {"Preferred vector double", ROW_UINT, F(pref_vec_double), ""},
     {"Native vector double", ROW_UINT, F(native_vec_double), ""},
     {"Double precision (fp64)", ROW_BOOL, F(fp64), ""},
+    {"Sub-groups (cl_khr_subgroups)", ROW_BOOL, F(subgroups), ""},
     {"Event profiling", ROW_BOOL, F(profiling), ""},
 };
 #undef F
@@ -59,7 +60,7 @@ static void print_bytes(FILE *out, unsigned long long b)
 static void print_row(FILE *out, const struct row *r, const struct kl_device_info *info)
 {
     const char *base = (const char *)info + r->offset;
-    fprintf(out, "    %-26s ", r->label);
+    fprintf(out, "    %-30s ", r->label);
     switch (r->kind) {
     case ROW_STR: fputs(base, out); break;
     case ROW_UINT: fprintf(out, "%u%s", *(const unsigned *)(const void *)base, r->unit); break;
@@ -91,7 +92,7 @@ int kl_cli_devices(FILE *out, FILE *err)
             fprintf(out, "  Device %d:%d  %s\n", p, d, info.name);
             for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
                 print_row(out, &rows[i], &info);
-            fprintf(out, "    %-26s %zu / %zu / %zu\n", "Max work-item sizes", info.max_item[0],
+            fprintf(out, "    %-30s %zu / %zu / %zu\n", "Max work-item sizes", info.max_item[0],
                     info.max_item[1], info.max_item[2]);
             shown++;
         }

@@ -20,6 +20,8 @@
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
 #include "workloads/peak.h"
+#include "workloads/gemv.h"
+#include "workloads/rowdot.h"
 
 enum { EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 #define MAX_ITEMS 64
@@ -35,6 +37,8 @@ static const char usage[] =
     "              transfers (cached; every other command reports against them)\n"
     "  gemm        the GEMM ladder, C = A*B (seeds 004 and 002)\n"
     "  copy        the copy ladder with instruction-level parallelism (seed 003)\n"
+    "  rowdot      the weighted row dot product r = f·Σ v·M1·M2 (seed 000)\n"
+    "  gemv        y = α·A·x + β·y for A row-major and column-major\n"
     "  help        this text;  version: the version\n"
     "\n"
     "Device and output (every command):\n"
@@ -65,13 +69,22 @@ static const char usage[] =
     "  --n N (or --size)  elements of 4 bytes (default 2^24 on a GPU, 2^22 on a CPU)\n"
     "  --sweep            N = 512, 1024, ... up to --max-n (default 2^26) for every ILP rung\n"
     "\n"
+    "rowdot:\n"
+    "  --rows Y --d D     Y rows of length D (default 16384 × 16384 on a GPU, 4096 × 1000 on a\n"
+    "                     CPU; the seed's D is 1000); --type float (default) or double\n"
+    "\n"
+    "gemv:\n"
+    "  --m M --n N        A is M×N (default 4096 × 4096 on a GPU, 2048 × 2048 on a CPU);\n"
+    "                     --size S sets both; --type float (default) or double\n"
+    "  --compare L[,L]    add vendor libraries as peers in the same run: clblast, cublas\n"
+    "\n"
     "peak:\n"
     "  --refresh          measure again even when ceilings are cached for this device\n"
     "  --bytes B          buffer size for bandwidth and transfers (default: by device)\n"
     "  --vec W[,W...]     vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)\n"
     "  --quick            a small search space (for tests; ceilings are then not cached)\n";
 
-enum command { CMD_MAIN, CMD_DEVICES, CMD_PEAK, CMD_GEMM, CMD_COPY };
+enum command { CMD_MAIN, CMD_DEVICES, CMD_PEAK, CMD_GEMM, CMD_COPY, CMD_ROWDOT, CMD_GEMV };
 
 struct cli {
     enum command command;
@@ -83,6 +96,11 @@ struct cli {
     /* gemm */
     int M, N, K, size_set, mnk_set, host_rungs;
     enum kl_type type;
+    /* rowdot */
+    int rows, d;
+    /* gemv */
+    const char *peers[MAX_ITEMS];
+    int npeers;
     /* copy */
     long n, max_n;
     int sweep;
@@ -99,9 +117,10 @@ static int fail_usage(const char *msg)
 }
 
 /* Which commands an option belongs to. */
-#define ON_ALL 0x1f
+#define ON_ALL 0x7f
 #define ON(c) (1u << (c))
-#define ON_RUNS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_PEAK))
+#define ON_LADDERS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV))
+#define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
 
 struct option {
     const char *name;
@@ -120,14 +139,17 @@ static const struct option options[] = {
     {"--warmup", 1, ON_RUNS},
     {"--repeats", 1, ON_RUNS},
     {"--min-time", 1, ON_RUNS},
-    {"--rung", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
-    {"--param", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
-    {"--list-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
-    {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--rung", 1, ON_LADDERS},
+    {"--param", 1, ON_LADDERS},
+    {"--list-rungs", 0, ON_LADDERS},
+    {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV)},
     {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
-    {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
-    {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY)},
-    {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV)},
+    {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV)},
+    {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_ROWDOT) | ON(CMD_GEMV)},
+    {"--compare", 1, ON(CMD_GEMV)},
+    {"--rows", 1, ON(CMD_ROWDOT)},
+    {"--d", 1, ON(CMD_ROWDOT)},
     {"--host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
     {"--no-host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
     {"--sweep", 0, ON(CMD_COPY)},
@@ -138,7 +160,8 @@ static const struct option options[] = {
     {"--quick", 0, ON(CMD_PEAK)},
 };
 
-static const char *const command_names[] = {"(none)", "devices", "peak", "gemm", "copy"};
+static const char *const command_names[] = {"(none)", "devices", "peak", "gemm",
+                                            "copy",   "rowdot",  "gemv"};
 
 /* Handles one option with its value (NULL when it takes none); 0 or an exit code. */
 static int apply(struct cli *c, const char *opt, const char *val)
@@ -208,6 +231,14 @@ static int apply(struct cli *c, const char *opt, const char *val)
             *(IS("--m") ? &c->M : IS("--n") ? &c->N : &c->K) = (int)v;
             c->mnk_set = 1;
         }
+    } else if (IS("--compare")) {
+        int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
+        if (n == 0)
+            return fail_usage("--compare needs a library name (clblast, cublas)");
+        c->npeers += n;
+    } else if (IS("--rows") || IS("--d")) {
+        NUMBER(1, 2147483647L);
+        *(IS("--rows") ? &c->rows : &c->d) = (int)v;
     } else if (IS("--type")) {
         if (kl_type_parse(val, &c->type) != KL_OK) {
             snprintf(err, sizeof err, "unknown type \"%s\" (float, double or int)", val);
@@ -283,8 +314,10 @@ static int parse(int argc, char **argv, struct cli *c)
                 found = 1;
             }
         if (!found) {
-            snprintf(err, sizeof err,
-                     "unknown command \"%s\" (devices, peak, gemm, copy, help, version)", cmd);
+            snprintf(
+                err, sizeof err,
+                "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, help, version)",
+                cmd);
             return fail_usage(err);
         }
     }
@@ -329,13 +362,32 @@ static int parse(int argc, char **argv, struct cli *c)
         if (rc)
             return rc;
     }
-    if (c->mnk_set && (!c->M || !c->N || !c->K))
+    if (c->mnk_set && (c->command == CMD_GEMM || c->command == CMD_MAIN) &&
+        (!c->M || !c->N || !c->K))
         return fail_usage("give all of --m, --n and --k, or --size");
     return 0;
 }
 
 static void list_rungs(enum command cmd, FILE *out)
 {
+    if (cmd == CMD_GEMV) {
+        fprintf(out, "GEMV ladder (y = a*A*x + b*y), in order:\n");
+        for (int i = 0; i < kl_gemv_rung_count(); i++) {
+            const struct kl_gemv_rung *r = kl_gemv_rung_at(i);
+            fprintf(out, "  %-16s %s\n", r->name, r->summary);
+            kl_params_print(r->params, 16, out);
+        }
+        return;
+    }
+    if (cmd == CMD_ROWDOT) {
+        fprintf(out, "Weighted row dot ladder (seed 000), in order:\n");
+        for (int i = 0; i < kl_rowdot_rung_count(); i++) {
+            const struct kl_rowdot_rung *r = kl_rowdot_rung_at(i);
+            fprintf(out, "  %-18s %s\n", r->name, r->summary);
+            kl_params_print(r->params, 18, out);
+        }
+        return;
+    }
     if (cmd == CMD_COPY) {
         fprintf(out, "Copy ladder (seed 003), in order:\n");
         for (int i = 0; i < kl_copy_rung_count(); i++) {
@@ -522,6 +574,52 @@ static int run_copy(struct cli *c, struct outputs *o)
     return finish(c, kl, kl_copy_ladder(kl, &req, &rep), &rep, o);
 }
 
+static int run_rowdot(struct cli *c, struct outputs *o)
+{
+    struct kl_context *kl = NULL;
+    struct kl_report rep;
+    struct kl_rowdot_request req;
+    int rc = open_device(c, &kl);
+    if (rc) {
+        close_outputs(c, o);
+        return rc;
+    }
+    memset(&req, 0, sizeof req);
+    req.rows = c->rows ? c->rows : kl->info.is_gpu ? 16384 : 4096;
+    req.d = c->d ? c->d : kl->info.is_gpu ? 16384 : 1000;
+    req.type = c->type;
+    req.seed = c->seed;
+    req.protocol = c->protocol;
+    req.params = c->params, req.nparams = c->nparams;
+    req.rungs = c->rungs, req.nrungs = c->nrungs;
+    memset(&rep, 0, sizeof rep);
+    return finish(c, kl, kl_rowdot_ladder(kl, &req, &rep), &rep, o);
+}
+
+static int run_gemv(struct cli *c, struct outputs *o)
+{
+    struct kl_context *kl = NULL;
+    struct kl_report rep;
+    struct kl_gemv_request req;
+    int rc = open_device(c, &kl);
+    if (rc) {
+        close_outputs(c, o);
+        return rc;
+    }
+    memset(&req, 0, sizeof req);
+    int dflt = kl->info.is_gpu ? 4096 : 2048;
+    req.M = c->M ? c->M : dflt;
+    req.N = c->N ? c->N : dflt;
+    req.type = c->type;
+    req.seed = c->seed;
+    req.protocol = c->protocol;
+    req.params = c->params, req.nparams = c->nparams;
+    req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.peers = c->peers, req.npeers = c->npeers;
+    memset(&rep, 0, sizeof rep);
+    return finish(c, kl, kl_gemv_ladder(kl, &req, &rep), &rep, o);
+}
+
 static int run_peak(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
@@ -586,6 +684,8 @@ int main(int argc, char **argv)
     switch (c.command) {
     case CMD_PEAK: return run_peak(&c, &o);
     case CMD_COPY: return run_copy(&c, &o);
+    case CMD_ROWDOT: return run_rowdot(&c, &o);
+    case CMD_GEMV: return run_gemv(&c, &o);
     default: return run_gemm(&c, &o);
     }
 }

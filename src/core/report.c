@@ -134,10 +134,14 @@ static void header(const struct kl_report *r, FILE *out)
         fprintf(out, "reference: %s\n", r->reference);
     if (r->ceiling_note[0])
         fprintf(out, "ceilings:  %s\n", r->ceiling_note);
+    int host = 0;
+    for (int i = 0; i < r->count; i++)
+        host |= r->results[i].on_host;
     fprintf(out,
             "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s; kernel time from "
-            "%s events, host rungs by the host clock\n",
-            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend);
+            "%s events%s\n",
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend,
+            host ? ", host rungs by the host clock" : "");
     if (r->flops > 0 || r->bytes > 0)
         fprintf(out,
                 "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n",
@@ -357,7 +361,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_kv(out, "", "rung", x->rung, ", ");
         json_kv(out, "", "config", x->config, ", ");
         json_kv(out, "", "status", status_name(x->status), ", ");
-        fprintf(out, "\"on_host\": %s, \"median_s\": ", x->on_host ? "true" : "false");
+        fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
+                x->peer ? "true" : "false");
         json_num(out, x->median_s, ok);
         fputs(", \"min_s\": ", out);
         json_num(out, x->min_s, ok);

@@ -18,6 +18,7 @@ struct kl_result {
     char rung[64];
     const char *summary;
     int on_host; /* a CPU rung timed with the host clock */
+    int peer;    /* a vendor library run beside the ladder */
     enum kl_result_status status;
     char note[512]; /* why it failed or was skipped; what was checked */
     double build_s, median_s, min_s, max_s, total_s;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/util.h"
+
 void kl_poison(enum kl_type t, void *data, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -60,6 +62,17 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
             out->worst = at;
             out->worst_got = g;
             out->worst_want = want;
+        }
+    }
+}
+
+void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (t) {
+        case KL_FLOAT: ((float *)x)[i] = (float)kl_rng_uniform(rng); break;
+        case KL_DOUBLE: ((double *)x)[i] = kl_rng_uniform(rng); break;
+        case KL_INT: ((int32_t *)x)[i] = kl_rng_int(rng, -8, 8); break;
         }
     }
 }

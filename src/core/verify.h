@@ -38,6 +38,10 @@ struct kl_check {
 void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
               const size_t *idx, size_t n, double factor, struct kl_check *out);
 
+struct kl_rng;
+/* Random inputs: uniform in [-1, 1) for floating types, integers in [-8, 8]. */
+void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng);
+
 /* Reads element i of a typed array as double. */
 double kl_get(enum kl_type t, const void *data, size_t i);
 

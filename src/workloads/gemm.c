@@ -651,17 +651,6 @@ static void describe_failure(const struct kl_check *c, size_t N, const char *aga
              isinf(c->worst_ratio) ? "not a finite match" : "beyond tolerance");
 }
 
-static void fill_inputs(enum kl_type t, void *x, size_t n, struct kl_rng *rng)
-{
-    for (size_t i = 0; i < n; i++) {
-        switch (t) {
-        case KL_FLOAT: ((float *)x)[i] = (float)kl_rng_uniform(rng); break;
-        case KL_DOUBLE: ((double *)x)[i] = kl_rng_uniform(rng); break;
-        case KL_INT: ((int32_t *)x)[i] = kl_rng_int(rng, -8, 8); break;
-        }
-    }
-}
-
 /* Host rungs run only when one loop takes no more than a few seconds. */
 #define HOST_AUTO_LIMIT 1.5e8 /* multiply-adds */
 
@@ -772,8 +761,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         goto free_data;
     }
     kl_rng_seed(&rng, req->seed);
-    fill_inputs(req->type, A, M * K, &rng);
-    fill_inputs(req->type, B, K * N, &rng);
+    kl_fill_uniform(req->type, A, M * K, &rng);
+    kl_fill_uniform(req->type, B, K * N, &rng);
     if ((st = reference(&s, req->seed, &g, e)) != KL_OK)
         goto free_data;
 

@@ -1,0 +1,402 @@
+/*
+ * GEMV workload: the rung tables of both layouts, the data, the reference
+ * in double, the peers (CLBlast, cuBLAS) and the ladder driver.
+ */
+#include "workloads/gemv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ladder.h"
+#include "core/launch.h"
+#include "core/measure.h"
+#include "core/util.h"
+#include "core/verify.h"
+#include "workloads/vecout.h"
+
+/* clang-format off */
+#define P_WG(d)  {"WG", d, 1, 1024, 1, 0, "work-group size"}
+#define P_WG2(d) {"WG", d, 1, 1024, 1, 1, "work-group size"}
+/* clang-format on */
+
+static const struct kl_gemv_rung rungs[] = {
+    {.name = "01_row_naive",
+     .summary = "row-major A, one work-item per row: each walks its own row, so neighbours read "
+                "addresses N elements apart",
+     .file = "opencl/gemv/01_row_naive.cl",
+     .layout = KL_ROW_MAJOR,
+     .geometry = KL_GV_ITEM_PER_ROW,
+     .params = {P_WG(64)}},
+    {.name = "02_row_group",
+     .summary = "a work-group per row: coalesced float4 reads of the row, tree reduction",
+     .file = "opencl/gemv/02_row_group.cl",
+     .layout = KL_ROW_MAJOR,
+     .geometry = KL_GV_GROUP_PER_ROW,
+     .local_wg = 1,
+     .params = {P_WG2(128)}},
+    {.name = "03_row_multirow",
+     .summary = "RPG rows per work-group, a team each: fewer idle lanes when rows are short",
+     .file = "opencl/gemv/03_row_multirow.cl",
+     .layout = KL_ROW_MAJOR,
+     .geometry = KL_GV_ROWS_PER_GROUP,
+     .local_wg = 1,
+     .params = {P_WG2(256), {"RPG", 8, 1, 1024, 1, 1, "rows per work-group"}}},
+    {.name = "11_col_naive",
+     .summary = "column-major A, one work-item per row: neighbours read neighbouring "
+                "addresses, so every load is coalesced",
+     .file = "opencl/gemv/11_col_naive.cl",
+     .layout = KL_COL_MAJOR,
+     .geometry = KL_GV_ITEM_PER_ROW,
+     .params = {P_WG(128)}},
+    {.name = "12_col_local_x",
+     .summary = "x staged in local memory in chunks of XC, the column loop unrolled by 4",
+     .file = "opencl/gemv/12_col_local_x.cl",
+     .layout = KL_COL_MAJOR,
+     .geometry = KL_GV_ITEM_PER_ROW,
+     .local_xc = 1,
+     .params = {P_WG(128), {"XC", 1024, 1, 1 << 16, 1, 0, "x chunk held in local memory"}}},
+    {.name = "13_col_split",
+     .summary = "S column splits summed into partial results, then reduced: parallel work "
+                "even when there are few rows",
+     .file = "opencl/gemv/13_col_split.cl",
+     .layout = KL_COL_MAJOR,
+     .geometry = KL_GV_SPLIT,
+     .params = {P_WG(64), {"SPLITS", 32, 1, 4096, 1, 0, "column splits S"}}},
+};
+#define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
+
+int kl_gemv_rung_count(void)
+{
+    return RUNG_COUNT;
+}
+
+const struct kl_gemv_rung *kl_gemv_rung_at(int i)
+{
+    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
+}
+
+static const char *rung_name(int i)
+{
+    return rungs[i].name;
+}
+static const struct kl_param_def *rung_params(int i)
+{
+    return rungs[i].params;
+}
+static const struct kl_rung_table table = {"gemv", RUNG_COUNT, rung_name, rung_params};
+
+#define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
+
+/* The main launch (and, for split rungs, the reduction in *l2). */
+static void shape_of(const struct kl_gemv_rung *r, const int *v, int M, struct kl_launch *l,
+                     struct kl_launch *l2)
+{
+    size_t wg = PARAM("WG");
+    l->dims = 1;
+    l->local[0] = wg;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+    switch (r->geometry) {
+    case KL_GV_ITEM_PER_ROW: l->global[0] = kl_round_up((size_t)M, wg); break;
+    case KL_GV_GROUP_PER_ROW: l->global[0] = (size_t)M * wg; break;
+    case KL_GV_ROWS_PER_GROUP:
+        l->global[0] = ((size_t)M + PARAM("RPG") - 1) / PARAM("RPG") * wg;
+        break;
+    case KL_GV_SPLIT:
+        l->dims = 2;
+        l->global[0] = kl_round_up((size_t)M, wg);
+        l->global[1] = PARAM("SPLITS");
+        *l2 = *l;
+        l2->dims = 1;
+        l2->global[1] = 1;
+        break;
+    }
+}
+
+static enum kl_status check_rung(struct kl_context *kl, const struct kl_gemv_rung *r, const int *v,
+                                 enum kl_type t, const struct kl_launch *l, struct kl_err *e)
+{
+    size_t es = kl_type_size(t);
+    size_t local = (r->local_wg ? PARAM("WG") : 0) + (r->local_xc ? PARAM("XC") : 0);
+    enum kl_status st = kl_launch_check(l, r->name, e);
+    if (st != KL_OK)
+        return st;
+    if (r->geometry == KL_GV_ROWS_PER_GROUP && PARAM("RPG") > PARAM("WG"))
+        return kl_fail(e, KL_ERR_ARG, "rung %s: RPG=%zu rows cannot share WG=%zu work-items",
+                       r->name, PARAM("RPG"), PARAM("WG"));
+    if (local * es > kl->info.local_mem)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: needs %zu bytes of local memory, the device has %llu", r->name,
+                       local * es, (unsigned long long)kl->info.local_mem);
+    return KL_OK;
+}
+#undef PARAM
+
+static struct kl_arg scalar(enum kl_type t, double v)
+{
+    return t == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)v}}
+                         : (struct kl_arg){KL_ARG_DOUBLE, {.d = v}};
+}
+
+struct gemv_data {
+    struct kl_gemv_problem p; /* row-major view; layout set per rung */
+    void *A_row, *A_col, *x, *y0;
+    struct kl_buf *dA_row, *dA_col, *dx, *dwork;
+    size_t work_elems;
+};
+
+/* Builds, checks and runs one rung into res. */
+static enum kl_status run_rung(struct kl_context *kl, const struct kl_gemv_rung *r,
+                               const int *values, struct gemv_data *g, struct kl_vecout *out,
+                               const struct kl_protocol *proto, double factor,
+                               struct kl_result *res)
+{
+    struct kl_err *e = &kl->err;
+    struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
+    enum kl_type t = g->p.type;
+    int M = g->p.M, N = g->p.N;
+    double dummy_build;
+    enum kl_status st;
+
+    shape_of(r, values, M, &l, &l2);
+    kl_params_options(r->params, values, t, res->options, sizeof res->options);
+    if ((st = check_rung(kl, r, values, t, &l, e)) != KL_OK)
+        return st;
+    struct kl_buf *A = r->layout == KL_ROW_MAJOR ? g->dA_row : g->dA_col;
+    if (r->geometry != KL_GV_SPLIT) {
+        if ((st = kl_kernel_get(kl, r->file, "gemv", res->options, &l.kernel, &res->build_s)) !=
+                KL_OK ||
+            (st = kl_launch_check(&l, r->name, e)) != KL_OK)
+            return st;
+        l.nargs = 7;
+        l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
+        l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = g->dx}};
+        l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = out->dev}};
+        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = M}};
+        l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = N}};
+        l.args[5] = scalar(t, g->p.alpha);
+        l.args[6] = scalar(t, g->p.beta);
+        return kl_vecout_run(out, &l, NULL, proto, factor, res);
+    }
+    /* Two kernels: partial sums into a workspace of S·M, then the reduction. */
+    int S = kl_param_value(r->params, values, "SPLITS");
+    size_t need = (size_t)S * (size_t)M;
+    if (need > g->work_elems) {
+        kl->ops->release(g->dwork);
+        g->dwork = NULL;
+        g->work_elems = 0;
+        if ((st = kl->ops->alloc(kl->dev, need * kl_type_size(t), &g->dwork, e)) != KL_OK)
+            return st;
+        g->work_elems = need;
+    }
+    if ((st = kl_kernel_get(kl, r->file, "gemv_partial", res->options, &l.kernel, &res->build_s)) !=
+            KL_OK ||
+        (st = kl_kernel_get(kl, r->file, "gemv_reduce", res->options, &l2.kernel, &dummy_build)) !=
+            KL_OK ||
+        (st = kl_launch_check(&l, r->name, e)) != KL_OK ||
+        (st = kl_launch_check(&l2, r->name, e)) != KL_OK)
+        return st;
+    l.nargs = 6;
+    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
+    l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = g->dx}};
+    l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = g->dwork}};
+    l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = M}};
+    l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = N}};
+    l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = S}};
+    l2.nargs = 6;
+    l2.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = g->dwork}};
+    l2.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = out->dev}};
+    l2.args[2] = (struct kl_arg){KL_ARG_INT, {.i = M}};
+    l2.args[3] = (struct kl_arg){KL_ARG_INT, {.i = S}};
+    l2.args[4] = scalar(t, g->p.alpha);
+    l2.args[5] = scalar(t, g->p.beta);
+    return kl_vecout_run(out, &l, &l2, proto, factor, res);
+}
+
+/* One peer in one layout: a row of its own, verified like every rung. */
+static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_layout layout,
+                               struct gemv_data *g, struct kl_vecout *out,
+                               const struct kl_protocol *proto, double factor,
+                               struct kl_report *rep)
+{
+    char name[64], what[256];
+    struct kl_stats stats;
+    struct kl_err e;
+    snprintf(name, sizeof name, "peer:%s_%s", peer, layout == KL_ROW_MAJOR ? "row" : "col");
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    if (!res)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    res->peer = 1;
+    struct kl_gemv_problem p = g->p;
+    p.layout = layout;
+    p.A = layout == KL_ROW_MAJOR ? g->A_row : g->A_col;
+    enum kl_status st = kl_peer_gemv(kl, peer, &p, proto, out->host, &stats, what, sizeof what, &e);
+    if (st == KL_ERR_UNSUPPORTED) {
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note, "%.500s", e.msg);
+        return KL_OK;
+    }
+    if (st != KL_OK) {
+        snprintf(res->note, sizeof res->note, "%.500s", e.msg);
+        return KL_OK; /* a failing peer is a failed row, not the end of the ladder */
+    }
+    snprintf(res->options, sizeof res->options, "%s", what);
+    kl_vecout_judge(out, out->host, factor, res);
+    if (res->status == KL_RESULT_VERIFIED) {
+        res->median_s = stats.median;
+        res->min_s = stats.min;
+        res->max_s = stats.max;
+        res->repeats = stats.n;
+    }
+    return KL_OK;
+}
+
+enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_request *req,
+                              struct kl_report *rep)
+{
+    struct kl_err *e = &kl->err;
+    int chosen[RUNG_COUNT], nchosen;
+    size_t M = (size_t)req->M, N = (size_t)req->N, es = kl_type_size(req->type);
+    struct gemv_data g;
+    struct kl_vecout out;
+    enum kl_status st;
+
+    memset(&g, 0, sizeof g);
+    if (req->type != KL_FLOAT && req->type != KL_DOUBLE)
+        return kl_fail(e, KL_ERR_ARG, "gemv runs in float or double");
+    if (req->type == KL_DOUBLE && !kl->info.fp64)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "device %s has no double precision", kl->info.name);
+    if (req->M < 1 || req->N < 1 || (double)M * N > 2147483647.0 || (double)M * 1024 > 2147483647.0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "--m %d --n %d: both must be >= 1, M·N below 2^31 and M below 2^21", req->M,
+                       req->N);
+    if (M * N * es > kl->info.max_alloc)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "a %zu×%zu matrix needs %.1f MiB, more than the device's largest "
+                       "allocation (%.1f MiB)",
+                       M, N, M * N * es / 1048576.0, kl->info.max_alloc / 1048576.0);
+    for (int j = 0; j < req->npeers; j++)
+        if (strcmp(req->peers[j], "clblast") && strcmp(req->peers[j], "cublas"))
+            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemv (clblast or cublas)",
+                           req->peers[j]);
+    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
+        (st = kl_rungs_choose(&table, req->rungs, req->nrungs, req->params, req->nparams, chosen,
+                              &nchosen, e)) != KL_OK)
+        return st;
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_gemv_rung *r = &rungs[chosen[i]];
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
+        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
+                                    e)) != KL_OK)
+            return st;
+        shape_of(r, values, req->M, &l, &l2);
+        if ((mask || req->nrungs) && (st = check_rung(kl, r, values, req->type, &l, e)) != KL_OK)
+            return st;
+    }
+
+    kl_vecout_init(&out, kl, req->type, M);
+    g.p = (struct kl_gemv_problem){req->type, KL_ROW_MAJOR, req->M, req->N, NULL,
+                                   NULL,      NULL,         1.25,   0.5};
+    g.A_row = malloc(M * N * es);
+    g.A_col = malloc(M * N * es);
+    g.x = malloc(N * es);
+    g.y0 = malloc(M * es);
+    if (!g.A_row || !g.A_col || !g.x || !g.y0) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu×%zu", M, N);
+        goto done;
+    }
+    struct kl_rng rng;
+    kl_rng_seed(&rng, req->seed);
+    kl_fill_uniform(req->type, g.A_row, M * N, &rng);
+    kl_fill_uniform(req->type, g.x, N, &rng);
+    kl_fill_uniform(req->type, g.y0, M, &rng);
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++)
+            memcpy((char *)g.A_col + (i + j * M) * es, (char *)g.A_row + (i * N + j) * es, es);
+    g.p.x = g.x;
+    g.p.y0 = g.y0;
+    out.init = g.y0;
+    if ((st = kl_vecout_alloc(&out, e)) != KL_OK)
+        goto done;
+    for (size_t i = 0; i < M; i++) {
+        double sum = 0, mag = 0;
+        for (size_t j = 0; j < N; j++) {
+            double p = kl_get(req->type, g.A_row, i * N + j) * kl_get(req->type, g.x, j);
+            sum += p;
+            mag += fabs(p);
+        }
+        double y0 = kl_get(req->type, g.y0, i);
+        out.ref[i] = g.p.alpha * sum + g.p.beta * y0;
+        out.scale[i] = fabs(g.p.alpha) * mag + fabs(g.p.beta * y0);
+    }
+    if ((st = kl->ops->alloc(kl->dev, M * N * es, &g.dA_row, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, M * N * es, &g.dA_col, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, N * es, &g.dx, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, g.dA_row, g.A_row, M * N * es, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, g.dA_col, g.A_col, M * N * es, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, g.dx, g.x, N * es, e)) != KL_OK)
+        goto done;
+
+    rep->workload = "gemv";
+    snprintf(rep->sizes, sizeof rep->sizes, "M=%d N=%d alpha=%.2f beta=%.2f", req->M, req->N,
+             g.p.alpha, g.p.beta);
+    snprintf(rep->size_json, sizeof rep->size_json,
+             "\"M\": %d, \"N\": %d, \"alpha\": %g, "
+             "\"beta\": %g",
+             req->M, req->N, g.p.alpha, g.p.beta);
+    rep->type = req->type;
+    rep->seed = req->seed;
+    rep->flops = 2.0 * (double)M * N;
+    rep->bytes = (double)(M * N + N + 2 * M) * es; /* A and x read, y read and written */
+    snprintf(rep->reference, sizeof rep->reference,
+             "α·A·x + β·y summed in double on the host; tolerance 4u·√N·Σ|terms|");
+    rep->protocol = req->protocol;
+    rep->device = kl->info;
+    rep->backend = kl->ops->name;
+    rep->ladder = 1;
+    kl_utc_now(rep->date, sizeof rep->date);
+    kl_report_load_ceilings(rep);
+
+    double factor = kl_dot_tolerance(req->type, req->N);
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_gemv_rung *r = &rungs[chosen[i]];
+        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        if (!res) {
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+            goto done;
+        }
+        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+        st = run_rung(kl, r, values, &g, &out, &req->protocol, factor, res);
+        if (st != KL_OK)
+            snprintf(res->note, sizeof res->note, "%s", e->msg);
+        if (st == KL_ERR_UNSUPPORTED && !mask && !req->nrungs) {
+            res->status = KL_RESULT_SKIPPED;
+            continue;
+        }
+        if (st != KL_OK)
+            goto done;
+    }
+    for (int j = 0; j < req->npeers; j++)
+        for (int layout = KL_ROW_MAJOR; layout <= KL_COL_MAJOR; layout++)
+            if ((st = run_peer(kl, req->peers[j], (enum kl_layout)layout, &g, &out, &req->protocol,
+                               factor, rep)) != KL_OK)
+                goto done;
+    st = KL_OK;
+done:
+    kl_report_finish(rep);
+    kl->ops->release(g.dA_row);
+    kl->ops->release(g.dA_col);
+    kl->ops->release(g.dx);
+    kl->ops->release(g.dwork);
+    kl_vecout_free(&out);
+    free(g.A_row);
+    free(g.A_col);
+    free(g.x);
+    free(g.y0);
+    return st;
+}

@@ -1,0 +1,278 @@
+/*
+ * Weighted row dot workload (seed 000): the rung table, the data, the
+ * reference in double and the ladder driver.
+ */
+#include "workloads/rowdot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ladder.h"
+#include "core/launch.h"
+#include "core/measure.h"
+#include "core/util.h"
+#include "core/verify.h"
+#include "workloads/vecout.h"
+
+/* clang-format off */
+#define P_WG(d)  {"WG", d, 1, 1024, 1, 0, "work-group size"}
+#define P_WG2(d) {"WG", d, 1, 1024, 1, 1, "work-group size"}
+/* clang-format on */
+
+static const struct kl_rowdot_rung rungs[] = {
+    {.name = "01_naive",
+     .summary = "seed 000's kernel: one work-item per row, each walking its whole row",
+     .file = "opencl/rowdot/01_naive.cl",
+     .geometry = KL_RD_ITEM_PER_ROW,
+     .params = {P_WG(64)}},
+    {.name = "02_local_v",
+     .summary = "the seed's optimisation #1: v staged in local memory, in chunks of VC for any D",
+     .file = "opencl/rowdot/02_local_v.cl",
+     .geometry = KL_RD_ITEM_PER_ROW,
+     .local_vc = 1,
+     .params = {P_WG(64), {"VC", 1024, 1, 1 << 16, 1, 0, "v chunk held in local memory"}}},
+    {.name = "03_group_row",
+     .summary = "the seed's optimisation #2, fixed: a work-group per row, coalesced reads, "
+                "partial sums initialised and combined after a barrier",
+     .file = "opencl/rowdot/03_group_row.cl",
+     .geometry = KL_RD_GROUP_PER_ROW,
+     .local_wg = 1,
+     .params = {P_WG(64)}},
+    {.name = "04_group_vec4",
+     .summary = "float4 loads and a tree reduction in local memory",
+     .file = "opencl/rowdot/04_group_vec4.cl",
+     .geometry = KL_RD_GROUP_PER_ROW,
+     .local_wg = 1,
+     .params = {P_WG2(256)}},
+    {.name = "05_subgroup",
+     .summary = "sub-group reductions (cl_khr_subgroups) instead of most local-memory steps",
+     .file = "opencl/rowdot/05_subgroup.cl",
+     .geometry = KL_RD_GROUP_PER_ROW,
+     .local_wg = 1,
+     .needs_subgroups = 1,
+     .params = {P_WG2(256)}},
+    {.name = "06_rows_per_group",
+     .summary = "for short rows: RPG rows per work-group, a team of WG/RPG work-items each",
+     .file = "opencl/rowdot/06_rows_per_group.cl",
+     .geometry = KL_RD_ROWS_PER_GROUP,
+     .local_wg = 1,
+     .params = {P_WG2(256), {"RPG", 8, 1, 1024, 1, 1, "rows per work-group"}}},
+};
+#define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
+
+int kl_rowdot_rung_count(void)
+{
+    return RUNG_COUNT;
+}
+
+const struct kl_rowdot_rung *kl_rowdot_rung_at(int i)
+{
+    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
+}
+
+static const char *rung_name(int i)
+{
+    return rungs[i].name;
+}
+static const struct kl_param_def *rung_params(int i)
+{
+    return rungs[i].params;
+}
+static const struct kl_rung_table table = {"rowdot", RUNG_COUNT, rung_name, rung_params};
+
+#define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
+
+static void shape_of(const struct kl_rowdot_rung *r, const int *v, int Y, struct kl_launch *l)
+{
+    size_t wg = PARAM("WG");
+    l->dims = 1;
+    l->local[0] = wg;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+    switch (r->geometry) {
+    case KL_RD_ITEM_PER_ROW: l->global[0] = kl_round_up((size_t)Y, wg); break;
+    case KL_RD_GROUP_PER_ROW: l->global[0] = (size_t)Y * wg; break;
+    case KL_RD_ROWS_PER_GROUP: l->global[0] = ((size_t)Y + PARAM("RPG") - 1) / PARAM("RPG") * wg;
+    }
+}
+
+/* Limits beyond the work-group: local memory, RPG <= WG, sub-groups. */
+static enum kl_status check_rung(struct kl_context *kl, const struct kl_rowdot_rung *r,
+                                 const int *v, enum kl_type t, const struct kl_launch *l,
+                                 struct kl_err *e)
+{
+    size_t es = kl_type_size(t);
+    size_t local = (r->local_vc ? PARAM("VC") : 0) + (r->local_wg ? PARAM("WG") : 0);
+    enum kl_status st = kl_launch_check(l, r->name, e);
+    if (st != KL_OK)
+        return st;
+    if (r->needs_subgroups && !kl->info.subgroups)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: the device has no cl_khr_subgroups",
+                       r->name);
+    if (r->geometry == KL_RD_ROWS_PER_GROUP && PARAM("RPG") > PARAM("WG"))
+        return kl_fail(e, KL_ERR_ARG, "rung %s: RPG=%zu rows cannot share WG=%zu work-items",
+                       r->name, PARAM("RPG"), PARAM("WG"));
+    if (local * es > kl->info.local_mem)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: needs %zu bytes of local memory, the device has %llu", r->name,
+                       local * es, (unsigned long long)kl->info.local_mem);
+    return KL_OK;
+}
+#undef PARAM
+
+/* Reference r[y] in double and the tolerance scale |f|·Σ|v·m1·m2|. */
+static enum kl_status reference(enum kl_type t, int Y, int D, const void *vv, const void *m1,
+                                const void *m2, double f, double *ref, double *scale,
+                                struct kl_err *e)
+{
+    (void)e;
+    for (size_t y = 0; y < (size_t)Y; y++) {
+        double sum = 0, mag = 0;
+        for (size_t k = 0; k < (size_t)D; k++) {
+            double p = kl_get(t, vv, k) * kl_get(t, m1, y * D + k) * kl_get(t, m2, y * D + k);
+            sum += p;
+            mag += fabs(p);
+        }
+        ref[y] = f * sum;
+        scale[y] = fabs(f) * mag;
+    }
+    return KL_OK;
+}
+
+enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,
+                                struct kl_report *rep)
+{
+    struct kl_err *e = &kl->err;
+    int chosen[RUNG_COUNT], nchosen;
+    enum kl_status st;
+    size_t Y = (size_t)req->rows, D = (size_t)req->d, es = kl_type_size(req->type);
+    const double f = 0.75;
+    struct kl_vecout out;
+    void *vv = NULL, *m1 = NULL, *m2 = NULL;
+    struct kl_buf *dv = NULL, *dm1 = NULL, *dm2 = NULL;
+
+    if (req->type != KL_FLOAT && req->type != KL_DOUBLE)
+        return kl_fail(e, KL_ERR_ARG, "rowdot runs in float or double");
+    if (req->type == KL_DOUBLE && !kl->info.fp64)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "device %s has no double precision", kl->info.name);
+    if (req->rows < 1 || req->d < 1 || (double)Y * D > 2147483647.0 ||
+        (double)Y * 1024 > 2147483647.0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "--rows %d --d %d: both must be >= 1, Y·D below 2^31 and Y below 2^21",
+                       req->rows, req->d);
+    if (Y * D * es > kl->info.max_alloc)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "a %zu×%zu matrix needs %.1f MiB, more than the device's largest "
+                       "allocation (%.1f MiB)",
+                       Y, D, Y * D * es / 1048576.0, kl->info.max_alloc / 1048576.0);
+    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
+        (st = kl_rungs_choose(&table, req->rungs, req->nrungs, req->params, req->nparams, chosen,
+                              &nchosen, e)) != KL_OK)
+        return st;
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_rowdot_rung *r = &rungs[chosen[i]];
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_launch l = {.kl = kl};
+        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
+                                    e)) != KL_OK)
+            return st;
+        shape_of(r, values, req->rows, &l);
+        if ((mask || req->nrungs) && (st = check_rung(kl, r, values, req->type, &l, e)) != KL_OK)
+            return st;
+    }
+
+    kl_vecout_init(&out, kl, req->type, Y);
+    vv = malloc(D * es);
+    m1 = malloc(Y * D * es);
+    m2 = malloc(Y * D * es);
+    if (!vv || !m1 || !m2) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu×%zu", Y, D);
+        goto done;
+    }
+    struct kl_rng rng;
+    kl_rng_seed(&rng, req->seed);
+    kl_fill_uniform(req->type, vv, D, &rng);
+    kl_fill_uniform(req->type, m1, Y * D, &rng);
+    kl_fill_uniform(req->type, m2, Y * D, &rng);
+    if ((st = kl_vecout_alloc(&out, e)) != KL_OK ||
+        (st = reference(req->type, req->rows, req->d, vv, m1, m2, f, out.ref, out.scale, e)) !=
+            KL_OK ||
+        (st = kl->ops->alloc(kl->dev, D * es, &dv, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, Y * D * es, &dm1, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, Y * D * es, &dm2, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, dv, vv, D * es, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, dm1, m1, Y * D * es, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, dm2, m2, Y * D * es, e)) != KL_OK)
+        goto done;
+
+    rep->workload = "rowdot";
+    snprintf(rep->sizes, sizeof rep->sizes, "Y=%d D=%d", req->rows, req->d);
+    snprintf(rep->size_json, sizeof rep->size_json, "\"Y\": %d, \"D\": %d", req->rows, req->d);
+    rep->type = req->type;
+    rep->seed = req->seed;
+    /* Per element: two multiplies and an add, after reading M1 and M2 once. */
+    rep->flops = 3.0 * (double)Y * D;
+    rep->bytes = (double)(2 * Y * D + D + Y) * es;
+    snprintf(rep->reference, sizeof rep->reference,
+             "r[y] = f·Σ v·M1·M2 summed in double on the host (f = %.2f); tolerance 4u·√D·Σ|terms|",
+             f);
+    rep->protocol = req->protocol;
+    rep->device = kl->info;
+    rep->backend = kl->ops->name;
+    rep->ladder = 1;
+    kl_utc_now(rep->date, sizeof rep->date);
+    kl_report_load_ceilings(rep);
+
+    double factor = kl_dot_tolerance(req->type, req->d);
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_rowdot_rung *r = &rungs[chosen[i]];
+        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
+        struct kl_launch l = {.kl = kl, .nargs = 7};
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        if (!res) {
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+            goto done;
+        }
+        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+        shape_of(r, values, req->rows, &l);
+        kl_params_options(r->params, values, req->type, res->options, sizeof res->options);
+        st = check_rung(kl, r, values, req->type, &l, e);
+        if (st == KL_OK)
+            st = kl_kernel_get(kl, r->file, "rowdot", res->options, &l.kernel, &res->build_s);
+        if (st == KL_OK)
+            st = kl_launch_check(&l, r->name, e);
+        if (st == KL_OK) {
+            l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = dv}};
+            l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = dm1}};
+            l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = dm2}};
+            l.args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = out.dev}};
+            l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = req->rows}};
+            l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = req->d}};
+            l.args[6] = req->type == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)f}}
+                                              : (struct kl_arg){KL_ARG_DOUBLE, {.d = f}};
+            st = kl_vecout_run(&out, &l, NULL, &req->protocol, factor, res);
+        }
+        if (st != KL_OK)
+            snprintf(res->note, sizeof res->note, "%s", e->msg);
+        if (st == KL_ERR_UNSUPPORTED && !mask && !req->nrungs) {
+            res->status = KL_RESULT_SKIPPED;
+            continue;
+        }
+        if (st != KL_OK)
+            goto done;
+    }
+    st = KL_OK;
+done:
+    kl_report_finish(rep);
+    kl->ops->release(dv);
+    kl->ops->release(dm1);
+    kl->ops->release(dm2);
+    kl_vecout_free(&out);
+    free(vv);
+    free(m1);
+    free(m2);
+    return st;
+}

@@ -1,0 +1,110 @@
+#include "workloads/vecout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/measure.h"
+#include "core/verify.h"
+
+#define GUARD 256 /* elements past the output that a correct kernel never writes */
+
+void kl_vecout_init(struct kl_vecout *o, struct kl_context *kl, enum kl_type t, size_t n)
+{
+    memset(o, 0, sizeof *o);
+    o->kl = kl;
+    o->type = t;
+    o->n = n;
+}
+
+enum kl_status kl_vecout_alloc(struct kl_vecout *o, struct kl_err *e)
+{
+    size_t es = kl_type_size(o->type), total = o->n + GUARD;
+    o->ref = malloc(o->n * sizeof *o->ref);
+    o->scale = malloc(o->n * sizeof *o->scale);
+    o->host = malloc(total * es);
+    o->fill = malloc(total * es);
+    if (!o->ref || !o->scale || !o->host || !o->fill)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu results", o->n);
+    kl_poison(o->type, o->fill, total);
+    return o->kl->ops->alloc(o->kl->dev, total * es, &o->dev, e);
+}
+
+void kl_vecout_free(struct kl_vecout *o)
+{
+    if (o->kl)
+        o->kl->ops->release(o->dev);
+    free(o->ref);
+    free(o->scale);
+    free(o->host);
+    free(o->fill);
+}
+
+void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
+                     struct kl_result *res)
+{
+    struct kl_check c;
+    kl_check(o->type, got, o->ref, o->type == KL_INT ? NULL : o->scale, NULL, o->n, factor, &c);
+    if (c.bad) {
+        res->status = KL_RESULT_FAILED;
+        snprintf(res->note, sizeof res->note,
+                 "%zu of %zu results differ from the reference; worst at %zu: got %.9g, want "
+                 "%.9g",
+                 c.bad, c.checked, c.worst, c.worst_got, c.worst_want);
+        return;
+    }
+    res->status = KL_RESULT_VERIFIED;
+    snprintf(res->note, sizeof res->note,
+             "%zu results match the reference (worst %.2g of tolerance)", c.checked, c.worst_ratio);
+}
+
+struct pair {
+    struct kl_launch *a, *b;
+};
+
+static enum kl_status pair_timed(void *arg, double *seconds, struct kl_err *e)
+{
+    struct pair *p = arg;
+    double t1 = 0, t2 = 0;
+    enum kl_status st = kl_launch_timed(p->a, &t1, e);
+    if (st == KL_OK && p->b)
+        st = kl_launch_timed(p->b, &t2, e);
+    *seconds = t1 + t2;
+    return st;
+}
+
+enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl_launch *l2,
+                             const struct kl_protocol *proto, double factor, struct kl_result *res)
+{
+    struct kl_context *kl = o->kl;
+    size_t es = kl_type_size(o->type), total = (o->n + GUARD) * es;
+    struct pair p = {l, l2};
+    struct kl_stats stats;
+    enum kl_status st;
+    double dummy;
+
+    if (o->init)
+        memcpy(o->fill, o->init, o->n * es);
+    if ((st = kl->ops->write(kl->dev, o->dev, o->fill, total, &kl->err)) != KL_OK ||
+        (st = pair_timed(&p, &dummy, &kl->err)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, o->dev, o->host, total, &kl->err)) != KL_OK)
+        return st;
+    if (memcmp((char *)o->host + o->n * es, (char *)o->fill + o->n * es, GUARD * es) != 0) {
+        res->status = KL_RESULT_FAILED;
+        snprintf(res->note, sizeof res->note,
+                 "the kernel wrote past the end of its %zu results (into the guard band)", o->n);
+        return KL_OK;
+    }
+    kl_vecout_judge(o, o->host, factor, res);
+    if (res->status != KL_RESULT_VERIFIED)
+        return KL_OK;
+    if ((st = kl_measure(proto, pair_timed, &p, &stats, &kl->err)) != KL_OK) {
+        res->status = KL_RESULT_FAILED;
+        return st;
+    }
+    res->median_s = stats.median;
+    res->min_s = stats.min;
+    res->max_s = stats.max;
+    res->repeats = stats.n;
+    return KL_OK;
+}
