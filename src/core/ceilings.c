@@ -92,8 +92,9 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
     int ok = strncmp(text, HEADER "\n", strlen(HEADER) + 1) == 0 && sum &&
              sscanf(sum + 10, "%llx", &want) == 1 &&
              want == (unsigned long long)fnv1a(text, (size_t)(sum - text + 1));
-    for (char *line = strtok(ok ? text + strlen(HEADER) + 1 : NULL, "\n"); ok && line;
-         line = strtok(NULL, "\n")) {
+    /* strtok only when the file passed the checks: strtok(NULL) would resume an old scan. */
+    char *first = ok ? strtok(text + strlen(HEADER) + 1, "\n") : NULL;
+    for (char *line = first; ok && line; line = strtok(NULL, "\n")) {
         char *space = strchr(line, ' ');
         if (strncmp(line, "checksum ", 9) == 0)
             break;

@@ -63,7 +63,8 @@ static const struct kl_gemv_rung rungs[] = {
      .file = "opencl/gemv/13_col_split.cl",
      .layout = KL_COL_MAJOR,
      .geometry = KL_GV_SPLIT,
-     .params = {P_WG(64), {"SPLITS", 32, 1, 4096, 1, 0, "column splits S"}}},
+     .params = {{"WG0", 64, 1, 1024, 1, 0, "work-group size (rows)"},
+                {"SPLITS", 32, 1, 4096, 1, 0, "column splits S"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -93,7 +94,7 @@ static const struct kl_rung_table table = {"gemv", RUNG_COUNT, rung_name, rung_p
 static void shape_of(const struct kl_gemv_rung *r, const int *v, int M, struct kl_launch *l,
                      struct kl_launch *l2)
 {
-    size_t wg = PARAM("WG");
+    size_t wg = r->geometry == KL_GV_SPLIT ? PARAM("WG0") : PARAM("WG");
     l->dims = 1;
     l->local[0] = wg;
     l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;

@@ -41,7 +41,7 @@
  *            every work-item reaches every barrier.
  */
 #if !defined(cl_khr_subgroups) && !defined(__opencl_c_subgroups)
-#error "05_subgroup: needs sub-groups (cl_khr_subgroups or __opencl_c_subgroups)"
+#error "05_subgroup: needs cl_khr_subgroups or __opencl_c_subgroups"
 #endif
 #if defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
