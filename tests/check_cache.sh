@@ -118,17 +118,17 @@ expect_cached peak2 "(c) second run"
 if [ "$ms" -gt 3000 ]; then
     fail "(c) printing the cache took ${secs}s; it should not measure anything"
 fi
-run peak2j peak --format json
+run peak2j peak --format json --output "$tmp/peak2j.json"
 if [ "$rc" -ne 0 ] || ! python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["cached"] is True and r["workload"] == "peak", r
 for k in ("copy_gbps", "read_gbps", "write_gbps", "f32_gflops", "i32_giops"):
-    assert r[k] > 0, k' "$tmp/peak2j.out"; then
-    fail "(c) peak --format json with a cache: exit $rc; expected {\"cached\": true, ...} with ceilings > 0" \
-        "$tmp/peak2j.out" "$tmp/peak2j.err"
+    assert r[k] > 0, k' "$tmp/peak2j.json"; then
+    fail "(c) peak --format json --output F with a cache: exit $rc; expected F to hold {\"cached\": true, ...} with ceilings > 0" \
+        "$tmp/peak2j.json" "$tmp/peak2j.out" "$tmp/peak2j.err"
 else
-    ok "(c) peak --format json prints the cache as JSON with \"cached\": true"
+    ok "(c) peak --format json --output F writes the cache as JSON with \"cached\": true"
 fi
 
 # (d) gemm reports against the cache: the copy ceiling, and a number under % roof.

@@ -178,6 +178,8 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
         if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
                                     e)) != KL_OK)
             return st;
+        if (r->needs_subgroups && !kl->info.subgroups && !req->nrungs)
+            continue; /* skipped below, whatever the parameters */
         shape_of(r, values, req->rows, &l);
         if ((mask || req->nrungs) && (st = check_rung(kl, r, values, req->type, &l, e)) != KL_OK)
             return st;
@@ -237,6 +239,11 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
             goto done;
         }
         kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+        if (r->needs_subgroups && !kl->info.subgroups) {
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note, "the device has no cl_khr_subgroups");
+            continue;
+        }
         shape_of(r, values, req->rows, &l);
         kl_params_options(r->params, values, req->type, res->options, sizeof res->options);
         st = check_rung(kl, r, values, req->type, &l, e);

@@ -56,8 +56,16 @@ gemv(const __global T *restrict A, const __global T *restrict x,
     for (int i = g; i < M; i += ng) {
         const __global T *a = A + (size_t)i * N;
         T4 acc = 0;
-        for (int q = lid; q < N4; q += WG)
-            acc += vload4(0, a + 4 * q) * vload4(0, x + 4 * q);
+        if ((N & 3) == 0) {
+            /* Rows start 16-byte aligned: whole-vector loads, one instruction each. */
+            const __global T4 *a4 = (const __global T4 *)a;
+            const __global T4 *x4 = (const __global T4 *)x;
+            for (int q = lid; q < N4; q += WG)
+                acc += a4[q] * x4[q];
+        } else {
+            for (int q = lid; q < N4; q += WG)
+                acc += vload4(0, a + 4 * q) * vload4(0, x + 4 * q);
+        }
         T sum = (acc.x + acc.y) + (acc.z + acc.w);
         for (int j = tail + lid; j < N; j += WG)
             sum += a[j] * x[j];

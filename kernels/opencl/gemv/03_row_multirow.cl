@@ -77,8 +77,16 @@ gemv(const __global T *restrict A, const __global T *restrict x,
         if (i < M) {
             const __global T *a = A + (size_t)i * N;
             T4 acc = 0;
-            for (int q = tl; q < N4; q += TEAM)
-                acc += vload4(0, a + 4 * q) * vload4(0, x + 4 * q);
+            if ((N & 3) == 0) {
+                /* Rows start 16-byte aligned: whole-vector loads. */
+                const __global T4 *a4 = (const __global T4 *)a;
+                const __global T4 *x4 = (const __global T4 *)x;
+                for (int q = tl; q < N4; q += TEAM)
+                    acc += a4[q] * x4[q];
+            } else {
+                for (int q = tl; q < N4; q += TEAM)
+                    acc += vload4(0, a + 4 * q) * vload4(0, x + 4 * q);
+            }
             sum = (acc.x + acc.y) + (acc.z + acc.w);
             for (int j = tail + tl; j < N; j += TEAM)
                 sum += a[j] * x[j];
