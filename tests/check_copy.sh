@@ -59,8 +59,9 @@ PY
     fi
 }
 
-# Elements per work-item of each default rung: ilpK copies K, vec2/vec4 ILP=4 vectors.
-rungs="ilp1:1 ilp2:2 ilp4:4 ilp8:8 ilp16:16 vec2:8 vec4:16"
+# ILP of each default rung: a rung whose ILP exceeds N is skipped (vec2/vec4 have ILP=4
+# vectors and copy any remainder with scalar stores, so their width does not count).
+rungs="ilp1:1 ilp2:2 ilp4:4 ilp8:8 ilp16:16 vec2:4 vec4:4"
 for n in 1 7 513 4099; do
     expect=()
     for r in $rungs; do

@@ -2,9 +2,11 @@
 # `kladder rowdot` (issue 4): every rung of the weighted row-dot ladder
 # verified at awkward shapes, with default and with small parameters, in one
 # element type; 05_subgroup is "skipped" (with a note naming cl_khr_subgroups)
-# on a device without sub-groups, such as PoCL. Also the refusal of a matrix
-# larger than the device's largest allocation.
+# on a device without sub-groups, such as PoCL, and refused (exit 2) when
+# named with --rung there. Also the refusal of a matrix larger than the
+# device's largest allocation.
 # usage: check_rowdot.sh KLADDER float|double
+#        check_rowdot.sh KLADDER subgroup_rung
 #        check_rowdot.sh KLADDER too_big
 # One "ok" line per run; FAIL lines and exit 1 on any failure; exit 77 (skip)
 # for double on a device without fp64, and for too_big where no matrix within
@@ -59,6 +61,39 @@ if [ "$mode" = too_big ]; then
     exit 77
 fi
 
+if [ "$mode" = subgroup_rung ]; then
+    # 05_subgroup named with --rung (in full and by prefix): without
+    # sub-groups it cannot be skipped, so the request is refused (exit 2)
+    # with the reason; with them it runs and is verified.
+    for r in 05_subgroup 05; do
+        out=$("$kladder" rowdot --rows 3 --d 5 --rung "$r" "${q[@]}" 2>&1)
+        rc=$?
+        if [ "$(fact 'Sub-groups (cl_khr_subgroups)')" = yes ]; then
+            if [ "$rc" -eq 0 ] && grep -Eq '^05_subgroup +verified' <<<"$out"; then
+                echo "ok: rowdot --rung $r on a device with sub-groups: verified"
+                continue
+            fi
+            printf 'FAIL: rowdot --rung %s: exit %s, expected 0 and 05_subgroup verified\n%s\n' "$r" "$rc" "$out"
+        else
+            if [ "$rc" -eq 2 ] && grep -q 'rung 05_subgroup: the device has no cl_khr_subgroups' <<<"$out"; then
+                echo "ok: rowdot --rung $r without sub-groups: exit 2, $out"
+                continue
+            fi
+            printf 'FAIL: rowdot --rung %s: exit %s, expected 2 and "the device has no cl_khr_subgroups"\n%s\n' \
+                "$r" "$rc" "$out"
+        fi
+        fails=$((fails + 1))
+    done
+    exit $((fails > 0))
+fi
+
+case $mode in
+float | double) ;;
+*)
+    echo "usage: check_rowdot.sh KLADDER float|double|subgroup_rung|too_big"
+    exit 2
+    ;;
+esac
 type=$mode
 if [ "$type" = double ] && [ "$(fact 'Double precision (fp64)')" != yes ]; then
     echo "the default device has no fp64: rowdot --type double skipped"
@@ -153,13 +188,15 @@ run() {
         esac
     done
     local title="rowdot $type Y=$Y D=$D${args[*]:+ ${args[*]}}"
+    rm -f "$tmp/out.json"
     "$kladder" rowdot --rows "$Y" --d "$D" --type "$type" "${args[@]}" "${q[@]}" \
         --format json --output "$tmp/out.json" >"$tmp/stdout" 2>&1
     local rc=$?
     if [ "$rc" -ne 0 ]; then
         printf 'FAIL (%s): exit %s, expected 0\n%s\n' "$title" "$rc" "$(cat "$tmp/stdout")"
         fails=$((fails + 1))
-        return
+        # Which rows failed, when the report was written (and they count).
+        [ -s "$tmp/out.json" ] || return
     fi
     python3 "$tmp/check.py" "$tmp/out.json" "$tmp/rungs.txt" "$type" "$Y" "$D" "$subgroups" \
         "$sel" "$tmp/counts" "$title" "${pv[@]}" || fails=$((fails + 1))
@@ -167,7 +204,7 @@ run() {
 
 # A --param WG applies to 05_subgroup too, which then cannot be skipped: on a
 # device without sub-groups, runs with WG name the other rungs.
-if [ "$subgroups" = yes ]; then no05=(); else no05=(--rung 01,02,03,04,06); fi
+if [ "$subgroups" = yes ]; then no05=(); else no05=(--rung "01,02,03,04,06"); fi
 
 # 1 row; D = 1; primes; D not a multiple of the work-group (64, 256) or the
 # vector width (4); D above the local chunk of v (VC = 1024 by default, 64).
@@ -185,7 +222,8 @@ if [ -n "$localmem" ]; then
 fi
 # The extremes of the parameters: work-groups of 1 and 2 (04's scalar tail
 # loop for WG < 4), a chunk of one element, one row per group and RPG = WG
-# (06 without a reduction); the largest work-group with a partial team.
+# (06 without a reduction); the largest work-group, with a partial last block
+# of rows.
 run 13 100 "${no05[@]}" --param WG=1 --param VC=1 --param RPG=1
 run 9 7 "${no05[@]}" --param WG=2 --param VC=3 --param RPG=2
 run 17 33 --rung 06 --param WG=8 --param RPG=8

@@ -47,7 +47,9 @@ except Exception as e:
 want = sys.argv[2].split(",")
 got = [x["rung"] for x in r["results"]]
 bad = [] if got == want else [f"rows {got}, expected {want}"]
-bad += [f"{x['rung']} {x['status']} ({x['note']})" for x in r["results"] if x["status"] != "verified"]
+timing_only = ("launch", "empty", "write_p", "read_p", "map_", "unmap_")
+bad += [f"{x['rung']} {x['status']} ({x['note']})" for x in r["results"]
+        if x["status"] != ("measured" if x["rung"].startswith(timing_only) else "verified")]
 if "Oclgrind" not in r["device"]["platform"]:
     bad.append(f"ran on {r['device']['platform']!r}, not on oclgrind's simulator")
 print("; ".join(bad) if bad else f"{len(got)} rows verified")

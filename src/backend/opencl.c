@@ -49,21 +49,19 @@ static const char *cl_err_name(cl_int code)
         E(CL_OUT_OF_RESOURCES)
         E(CL_OUT_OF_HOST_MEMORY)
         E(CL_PROFILING_INFO_NOT_AVAILABLE)
-        E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE)
-            E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
-                E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
-                    E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
-                        E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
-                            E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
-                                E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
-                                    E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
-                                        E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
-                                            E(CL_INVALID_BUFFER_SIZE)
-                                                E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-                                                    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        E(CL_BUILD_PROGRAM_FAILURE)
+        E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE)
+            E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT)
+                E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE)
+                    E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX)
+                        E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
+                            E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+                                E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
+                                    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
+                                        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+                                            E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef E
-                                                        case -1001
-            : return "CL_PLATFORM_NOT_FOUND_KHR";
+                                                case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
     }
     return "unknown OpenCL error";
 }

@@ -103,9 +103,11 @@ struct cli {
     int npeers;
     /* copy */
     long n, max_n;
-    int sweep;
+    int sweep, max_n_set;
     /* peak */
     int refresh, quick;
+    int peak_measure; /* an option that only a new measurement can honour */
+    int protocol_set;
     long bytes;
     unsigned vec_mask;
 };
@@ -188,20 +190,23 @@ static int apply(struct cli *c, const char *opt, const char *val)
         c->output = val;
     } else if (IS("--json")) {
         c->json = val;
-    } else if (IS("--seed")) {
-        NUMBER(0, 2147483647L);
-        c->seed = (unsigned long long)v;
-    } else if (IS("--warmup")) {
-        NUMBER(0, 1000000);
-        c->protocol.warmup = (int)v;
-    } else if (IS("--repeats")) {
-        NUMBER(1, 1000000);
-        c->protocol.min_repeats = (int)v;
-        if (c->protocol.max_repeats < v)
-            c->protocol.max_repeats = (int)v;
-    } else if (IS("--min-time")) {
-        if (kl_parse_seconds(opt, val, 0, 3600, &c->protocol.min_time, err, sizeof err) != 0)
+    } else if (IS("--seed") || IS("--warmup") || IS("--repeats") || IS("--min-time")) {
+        c->protocol_set = 1;
+        if (IS("--seed")) {
+            NUMBER(0, 2147483647L);
+            c->seed = (unsigned long long)v;
+        } else if (IS("--warmup")) {
+            NUMBER(0, 1000000);
+            c->protocol.warmup = (int)v;
+        } else if (IS("--repeats")) {
+            NUMBER(1, 1000000);
+            c->protocol.min_repeats = (int)v;
+            if (c->protocol.max_repeats < v)
+                c->protocol.max_repeats = (int)v;
+        } else if (kl_parse_seconds(opt, val, 0, 3600, &c->protocol.min_time, err, sizeof err) !=
+                   0) {
             return fail_usage(err);
+        }
     } else if (IS("--rung")) {
         /* argv strings are writable; lists are split in place. */
         if (c->nrungs == MAX_ITEMS)
@@ -213,6 +218,12 @@ static int apply(struct cli *c, const char *opt, const char *val)
     } else if (IS("--param")) {
         if (c->nparams == MAX_ITEMS)
             return fail_usage("too many --param options");
+        const char *eq = strchr(val, '=');
+        for (int k = 0; eq && k < c->nparams; k++)
+            if (strncmp(c->params[k], val, (size_t)(eq - val) + 1) == 0) {
+                snprintf(err, sizeof err, "--param %.*s is given twice", (int)(eq - val), val);
+                return fail_usage(err);
+            }
         c->params[c->nparams++] = val;
     } else if (IS("--list-rungs")) {
         c->list_rungs = 1;
@@ -253,13 +264,16 @@ static int apply(struct cli *c, const char *opt, const char *val)
     } else if (IS("--max-n")) {
         NUMBER(1, 2147483583L);
         c->max_n = v;
+        c->max_n_set = 1;
     } else if (IS("--refresh")) {
         c->refresh = 1;
     } else if (IS("--quick")) {
         c->quick = 1;
+        c->peak_measure = 1;
     } else if (IS("--bytes")) {
-        NUMBER(4096, 1L << 40);
+        NUMBER(65536, 1L << 40);
         c->bytes = v;
+        c->peak_measure = 1;
     } else if (IS("--vec")) {
         char *items[8];
         int n = kl_split_list((char *)val, items, 8);
@@ -272,6 +286,7 @@ static int apply(struct cli *c, const char *opt, const char *val)
             }
             c->vec_mask |= (unsigned)v;
         }
+        c->peak_measure = 1;
         if (n == 0)
             return fail_usage("--vec needs a vector width");
     }
@@ -362,6 +377,8 @@ static int parse(int argc, char **argv, struct cli *c)
         if (rc)
             return rc;
     }
+    if (c->max_n_set && !c->sweep)
+        return fail_usage("--max-n sets the end of a --sweep; give --sweep too");
     if (c->mnk_set && (c->command == CMD_GEMM || c->command == CMD_MAIN) &&
         (!c->M || !c->N || !c->K))
         return fail_usage("give all of --m, --n and --k, or --size");
@@ -633,20 +650,21 @@ static int run_peak(struct cli *c, struct outputs *o)
         return rc;
     }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
-    if (!c->refresh && !c->quick) {
-        int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
-        if (got == 1) {
-            kl_ceilings_print(&ceil, &kl->info, strcmp(c->format, "json") == 0, o->main);
-            if (strcmp(c->format, "json") != 0)
-                fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
-            if (o->json)
-                kl_ceilings_print(&ceil, &kl->info, 1, o->json);
-            rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
-            kl_close(kl);
-            return close_outputs(c, o) ? EXIT_RUNTIME : rc;
-        }
-        if (got < 0)
-            fprintf(stderr, "kladder: warning: %s\n", warn);
+    /* Options that shape a measurement ask for one; a plain `kladder peak` prints the cache.
+     * Either way a damaged cache is reported. */
+    int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
+    if (got < 0)
+        fprintf(stderr, "kladder: warning: %s\n", warn);
+    if (got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set) {
+        int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;
+        kl_ceilings_print(&ceil, &kl->info, fmt, o->main);
+        if (fmt == 0)
+            fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
+        if (o->json)
+            kl_ceilings_print(&ceil, &kl->info, 1, o->json);
+        rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
+        kl_close(kl);
+        return close_outputs(c, o) ? EXIT_RUNTIME : rc;
     }
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;

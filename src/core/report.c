@@ -4,12 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A row whose timing counts: verified, or measured where nothing can be checked. */
+static int timed(const struct kl_result *x)
+{
+    return x->status == KL_RESULT_VERIFIED || x->status == KL_RESULT_MEASURED;
+}
+
 static const char *status_name(enum kl_result_status s)
 {
     switch (s) {
     case KL_RESULT_VERIFIED: return "verified";
     case KL_RESULT_FAILED: return "failed";
     case KL_RESULT_SKIPPED: return "skipped";
+    case KL_RESULT_MEASURED: return "measured";
     }
     return "?";
 }
@@ -75,7 +82,7 @@ void kl_report_finish(struct kl_report *r)
     double first = 0.0, host = 0.0;
     for (int i = 0; i < r->count; i++) {
         struct kl_result *x = &r->results[i];
-        if (x->status != KL_RESULT_VERIFIED || !(x->median_s > 0))
+        if (!timed(x) || !(x->median_s > 0))
             continue;
         if (x->on_host && (host == 0.0 || x->median_s < host))
             host = x->median_s;
@@ -85,7 +92,7 @@ void kl_report_finish(struct kl_report *r)
     for (int i = 0; i < r->count; i++) {
         struct kl_result *x = &r->results[i];
         x->gflops = x->gbps = x->speedup_first = x->speedup_host = x->pct_ceiling = 0.0;
-        if (x->status != KL_RESULT_VERIFIED || !(x->median_s > 0))
+        if (!timed(x) || !(x->median_s > 0))
             continue;
         double flops = work_flops(r, x), bytes = work_bytes(r, x), top = roof(r, flops, bytes);
         x->gflops = flops / x->median_s * 1e-9;
@@ -174,7 +181,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             "build ms");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
-        int ok = x->status == KL_RESULT_VERIFIED;
+        int ok = timed(x);
         fprintf(out, "%-18s ", x->rung);
         if (cfg)
             fprintf(out, "%-*s ", cfg, x->config);
@@ -198,7 +205,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     int notes = 0;
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
-        if (x->status == KL_RESULT_VERIFIED || !x->note[0])
+        if (timed(x) || !x->note[0])
             continue;
         if (!notes++)
             fputc('\n', out);
@@ -238,7 +245,7 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
             for (int j = 0; j < r->count && !hit; j++)
                 if (r->results[j].x == r->results[i].x && strcmp(r->results[j].rung, cols[c]) == 0)
                     hit = &r->results[j];
-            cell(out, 9, 2, hit ? hit->gbps : 0, hit && hit->status == KL_RESULT_VERIFIED);
+            cell(out, 9, 2, hit ? hit->gbps : 0, hit && timed(hit));
         }
         fputc('\n', out);
     }
@@ -271,7 +278,7 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
                  "build_options,note\n");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
-        int ok = x->status == KL_RESULT_VERIFIED;
+        int ok = timed(x);
         fprintf(out, "%s,", r->workload);
         csv_str(out, r->sizes);
         fprintf(out, ",%s,", kl_type_name(r->type));
@@ -356,7 +363,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     fputs("  \"results\": [\n", out);
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
-        int ok = x->status == KL_RESULT_VERIFIED;
+        int ok = timed(x);
         fputs("    {", out);
         json_kv(out, "", "rung", x->rung, ", ");
         json_kv(out, "", "config", x->config, ", ");

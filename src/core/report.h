@@ -12,7 +12,16 @@
 #include "core/ceilings.h"
 #include "kladder.h"
 
-enum kl_result_status { KL_RESULT_VERIFIED, KL_RESULT_FAILED, KL_RESULT_SKIPPED };
+/*
+ * verified: the result was checked and the timing counts. measured: a
+ * timing with no result to check (an empty kernel's latency, a transfer).
+ */
+enum kl_result_status {
+    KL_RESULT_VERIFIED,
+    KL_RESULT_FAILED,
+    KL_RESULT_SKIPPED,
+    KL_RESULT_MEASURED
+};
 
 struct kl_result {
     char rung[64];

@@ -267,12 +267,16 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
         if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
                                     e)) != KL_OK)
             return st;
-        long per_item = (long)r->vec * (r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP"));
-        if (per_item > req->n && (req->nrungs > 0 || mask))
+        /* ILP larger than N is an error where the user asked for it (the rung by name, or
+         * its ILP), and a skipped rung in the default ladder. */
+        long ilp = r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP");
+        int ilp_set = kl_param_index(r->params, "ILP") >= 0 &&
+                      (mask >> kl_param_index(r->params, "ILP") & 1u);
+        if (ilp > req->n && (req->nrungs > 0 || ilp_set))
             return kl_fail(e, KL_ERR_ARG,
-                           "rung %s copies %ld elements per work-item, more than N=%ld; use a "
-                           "larger N or a smaller ILP",
-                           r->name, per_item, req->n);
+                           "rung %s copies ILP=%ld elements per work-item, more than N=%ld; use "
+                           "a larger N or a smaller ILP",
+                           r->name, ilp, req->n);
     }
 
     rep->workload = "copy";
@@ -315,12 +319,12 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
                 goto done;
             }
             kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-            long per_item =
-                (long)r->vec * (r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP"));
-            if (per_item > n) {
+            long ilp = r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP");
+            if (ilp > n) {
                 res->status = KL_RESULT_SKIPPED;
+                snprintf(res->config, sizeof res->config, "N=%ld ILP=%ld", n, ilp);
                 snprintf(res->note, sizeof res->note,
-                         "copies %ld elements per work-item, more than N=%ld", per_item, n);
+                         "copies ILP=%ld elements per work-item, more than N=%ld", ilp, n);
                 continue;
             }
             st = run_one(&s, r, values, (mask & 1u) != 0, n, &req->protocol, res);

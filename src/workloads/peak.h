@@ -24,8 +24,8 @@ struct kl_peak_request {
 enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_request *req,
                                struct kl_report *report, struct kl_ceilings *ceilings);
 
-/* Prints cached ceilings as a short table (or JSON when json is set). */
-void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info *dev, int json,
+/* Prints cached ceilings: format 0 a short table, 1 JSON, 2 CSV. */
+void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info *dev, int format,
                        FILE *out);
 
 #endif /* KL_PEAK_H */
