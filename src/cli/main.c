@@ -50,12 +50,12 @@ static const char usage[] =
     "  --output FILE      write the report to FILE instead of standard output\n"
     "  --json FILE        also write the JSON report to FILE (whatever --format is)\n"
     "\n"
-    "Protocol (gemm, copy, peak):\n"
+    "Protocol (every ladder, and peak):\n"
     "  --seed N           random input seed (default 1)\n"
     "  --warmup N         untimed launches before timing (default 2)\n"
     "  --repeats N        at least N timed launches (default 5)\n"
     "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
-    "  --rung R[,R...]    run only these rungs (gemm: name or unique prefix, e.g. 10)\n"
+    "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or 02_row)\n"
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
     "  --list-rungs       print the ladder with each rung's summary and parameters\n"
     "\n"
@@ -246,6 +246,12 @@ static int apply(struct cli *c, const char *opt, const char *val)
         int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
         if (n == 0)
             return fail_usage("--compare needs a library name (clblast, cublas)");
+        for (int a = c->npeers; a < c->npeers + n; a++)
+            for (int b = 0; b < a; b++)
+                if (strcmp(c->peers[a], c->peers[b]) == 0) {
+                    snprintf(err, sizeof err, "--compare names %s twice", c->peers[a]);
+                    return fail_usage(err);
+                }
         c->npeers += n;
     } else if (IS("--rows") || IS("--d")) {
         NUMBER(1, 2147483647L);
@@ -379,6 +385,8 @@ static int parse(int argc, char **argv, struct cli *c)
     }
     if (c->max_n_set && !c->sweep)
         return fail_usage("--max-n sets the end of a --sweep; give --sweep too");
+    if (c->command == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
+        return fail_usage("give both --m and --n, or --size");
     if (c->mnk_set && (c->command == CMD_GEMM || c->command == CMD_MAIN) &&
         (!c->M || !c->N || !c->K))
         return fail_usage("give all of --m, --n and --k, or --size");

@@ -35,7 +35,7 @@ static const struct kl_gemv_rung rungs[] = {
      .layout = KL_ROW_MAJOR,
      .geometry = KL_GV_GROUP_PER_ROW,
      .local_wg = 1,
-     .params = {P_WG2(128)}},
+     .params = {P_WG2(256)}},
     {.name = "03_row_multirow",
      .summary = "RPG rows per work-group, a team each: fewer idle lanes when rows are short",
      .file = "opencl/gemv/03_row_multirow.cl",
@@ -265,7 +265,8 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
 
     memset(&g, 0, sizeof g);
     if (req->type != KL_FLOAT && req->type != KL_DOUBLE)
-        return kl_fail(e, KL_ERR_ARG, "gemv runs in float or double");
+        return kl_fail(e, KL_ERR_ARG, "gemv runs in float or double, not --type %s",
+                       kl_type_name(req->type));
     if (req->type == KL_DOUBLE && !kl->info.fp64)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "device %s has no double precision", kl->info.name);
     if (req->M < 1 || req->N < 1 || (double)M * N > 2147483647.0 || (double)M * 1024 > 2147483647.0)

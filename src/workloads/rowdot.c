@@ -153,7 +153,8 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
     struct kl_buf *dv = NULL, *dm1 = NULL, *dm2 = NULL;
 
     if (req->type != KL_FLOAT && req->type != KL_DOUBLE)
-        return kl_fail(e, KL_ERR_ARG, "rowdot runs in float or double");
+        return kl_fail(e, KL_ERR_ARG, "rowdot runs in float or double, not --type %s",
+                       kl_type_name(req->type));
     if (req->type == KL_DOUBLE && !kl->info.fp64)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "device %s has no double precision", kl->info.name);
     if (req->rows < 1 || req->d < 1 || (double)Y * D > 2147483647.0 ||

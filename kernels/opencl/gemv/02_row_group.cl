@@ -9,7 +9,7 @@
  *            reqd_work_group_size). G = number of work-groups, any G >= 1;
  *            group g computes rows g, g + G, g + 2G, ... (grid-stride), so
  *            G = M gives one row per group.
- * Macro:     WG (default 128, a power of two in 1..1024): the work-group
+ * Macro:     WG (default 256, a power of two in 1..1024): the work-group
  *            size; the host must pass the same value as the local size.
  *            Local memory: WG * sizeof(T) bytes (part[WG]).
  * Change:    rung 01 gives a whole row to one work-item, so a warp's loads
@@ -32,7 +32,7 @@
  *            with g >= M run no row.
  */
 #ifndef WG
-#define WG 128
+#define WG 256
 #endif
 #if WG < 1 || WG > 1024
 #error "02_row_group: WG (work-group size) must be in 1..1024"

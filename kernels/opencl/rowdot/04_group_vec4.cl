@@ -6,7 +6,7 @@
  * Geometry:  1-D, global size G * WG, local size WG (enforced with
  *            reqd_work_group_size). G = number of work-groups, any G >= 1;
  *            group g computes rows g, g + G, ... (grid-stride).
- * Macro:     WG (default 64, a power of two in 1..1024): the work-group
+ * Macro:     WG (default 256, a power of two in 1..1024): the work-group
  *            size; the host must pass the same value as the local size.
  *            Local memory: WG * sizeof(T) bytes (part[WG]).
  * Change:    as rung 03, with two changes.
@@ -36,7 +36,7 @@
  *            in the last bits.
  */
 #ifndef WG
-#define WG 64
+#define WG 256
 #endif
 #if WG < 1 || WG > 1024
 #error "04_group_vec4: WG (work-group size) must be in 1..1024"

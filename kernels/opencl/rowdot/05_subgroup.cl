@@ -10,7 +10,7 @@
  * Geometry:  1-D, global size G * WG, local size WG (enforced with
  *            reqd_work_group_size). G = number of work-groups, any G >= 1;
  *            group g computes rows g, g + G, ... (grid-stride).
- * Macros:    WG (default 64, a power of two in 1..1024): the work-group
+ * Macros:    WG (default 256, a power of two in 1..1024): the work-group
  *            size; the host must pass the same value as the local size.
  *            SGMIN (default 8, >= 1): the smallest sub-group size expected
  *            on the device; it only sizes the local buffer,
@@ -48,7 +48,7 @@
 #endif
 
 #ifndef WG
-#define WG 64
+#define WG 256
 #endif
 #if WG < 1 || WG > 1024
 #error "05_subgroup: WG (work-group size) must be in 1..1024"

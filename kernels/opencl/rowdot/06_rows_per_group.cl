@@ -10,9 +10,9 @@
  *            computes rows g*RPG + t, then (g + G)*RPG + t, ... (grid-
  *            stride over blocks of RPG rows). G = number of work-groups,
  *            any G >= 1; G = ceil(Y / RPG) gives each group one block.
- * Macros:    WG (default 64, a power of two in 1..1024): the work-group
+ * Macros:    WG (default 256, a power of two in 1..1024): the work-group
  *            size; the host must pass the same value as the local size.
- *            RPG (default 4, a power of two, 1 <= RPG <= WG): rows per
+ *            RPG (default 8, a power of two, 1 <= RPG <= WG): rows per
  *            group, i.e. teams per group. RPG = 1 is rung 03/04's layout,
  *            RPG = WG one work-item per row with no reduction.
  *            Local memory: WG * sizeof(T) bytes (part[WG]).
@@ -36,7 +36,7 @@
  *            take part in the reduction and store nothing.
  */
 #ifndef WG
-#define WG 64
+#define WG 256
 #endif
 #if WG < 1 || WG > 1024
 #error "06_rows_per_group: WG (work-group size) must be in 1..1024"
@@ -45,7 +45,7 @@
 #error "06_rows_per_group: WG (work-group size) must be a power of two"
 #endif
 #ifndef RPG
-#define RPG 4
+#define RPG 8
 #endif
 #if RPG < 1 || RPG > WG
 #error "06_rows_per_group: RPG (rows per group) must be in 1..WG"
