@@ -544,16 +544,14 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
     return rc;
 }
 
-static int run_gemm(struct cli *c, struct outputs *o)
+/* Each ladder command: its request from the options, then the library's ladder. */
+typedef enum kl_status (*ladder_fn)(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                    struct kl_report *rep);
+
+static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                  struct kl_report *rep)
 {
-    struct kl_context *kl = NULL;
-    struct kl_report rep;
     struct kl_gemm_request req;
-    int rc = open_device(c, &kl);
-    if (rc) {
-        close_outputs(c, o);
-        return rc;
-    }
     memset(&req, 0, sizeof req);
     if (!c->size_set && !c->mnk_set) {
         /* A size that finishes in well under a minute: larger on a GPU, small on a CPU. */
@@ -573,20 +571,14 @@ static int run_gemm(struct cli *c, struct outputs *o)
                 kl->device, kl->info.name, kl->info.platform, c->M, c->N, c->K);
         fflush(f);
     }
-    memset(&rep, 0, sizeof rep);
-    return finish(c, kl, kl_gemm_ladder(kl, &req, &rep), &rep, o);
+    return kl_gemm_ladder(kl, &req, rep);
 }
 
-static int run_copy(struct cli *c, struct outputs *o)
+static enum kl_status copy_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                  struct kl_report *rep)
 {
-    struct kl_context *kl = NULL;
-    struct kl_report rep;
     struct kl_copy_request req;
-    int rc = open_device(c, &kl);
-    if (rc) {
-        close_outputs(c, o);
-        return rc;
-    }
+    (void)o;
     memset(&req, 0, sizeof req);
     req.n = c->n ? c->n : kl->info.is_gpu ? 1L << 24 : 1L << 22;
     req.seed = c->seed;
@@ -595,20 +587,14 @@ static int run_copy(struct cli *c, struct outputs *o)
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.sweep = c->sweep;
     req.max_n = c->max_n;
-    memset(&rep, 0, sizeof rep);
-    return finish(c, kl, kl_copy_ladder(kl, &req, &rep), &rep, o);
+    return kl_copy_ladder(kl, &req, rep);
 }
 
-static int run_rowdot(struct cli *c, struct outputs *o)
+static enum kl_status rowdot_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                    struct kl_report *rep)
 {
-    struct kl_context *kl = NULL;
-    struct kl_report rep;
     struct kl_rowdot_request req;
-    int rc = open_device(c, &kl);
-    if (rc) {
-        close_outputs(c, o);
-        return rc;
-    }
+    (void)o;
     memset(&req, 0, sizeof req);
     req.rows = c->rows ? c->rows : kl->info.is_gpu ? 16384 : 4096;
     req.d = c->d ? c->d : kl->info.is_gpu ? 16384 : 1000;
@@ -617,20 +603,14 @@ static int run_rowdot(struct cli *c, struct outputs *o)
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    memset(&rep, 0, sizeof rep);
-    return finish(c, kl, kl_rowdot_ladder(kl, &req, &rep), &rep, o);
+    return kl_rowdot_ladder(kl, &req, rep);
 }
 
-static int run_gemv(struct cli *c, struct outputs *o)
+static enum kl_status gemv_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                  struct kl_report *rep)
 {
-    struct kl_context *kl = NULL;
-    struct kl_report rep;
     struct kl_gemv_request req;
-    int rc = open_device(c, &kl);
-    if (rc) {
-        close_outputs(c, o);
-        return rc;
-    }
+    (void)o;
     memset(&req, 0, sizeof req);
     int dflt = kl->info.is_gpu ? 4096 : 2048;
     req.M = c->M ? c->M : dflt;
@@ -641,8 +621,21 @@ static int run_gemv(struct cli *c, struct outputs *o)
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.peers = c->peers, req.npeers = c->npeers;
+    return kl_gemv_ladder(kl, &req, rep);
+}
+
+/* Opens the device, runs one ladder and prints its report. */
+static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
+{
+    struct kl_context *kl = NULL;
+    struct kl_report rep;
+    int rc = open_device(c, &kl);
+    if (rc) {
+        close_outputs(c, o);
+        return rc;
+    }
     memset(&rep, 0, sizeof rep);
-    return finish(c, kl, kl_gemv_ladder(kl, &req, &rep), &rep, o);
+    return finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 
 static int run_peak(struct cli *c, struct outputs *o)
@@ -709,9 +702,9 @@ int main(int argc, char **argv)
         return rc;
     switch (c.command) {
     case CMD_PEAK: return run_peak(&c, &o);
-    case CMD_COPY: return run_copy(&c, &o);
-    case CMD_ROWDOT: return run_rowdot(&c, &o);
-    case CMD_GEMV: return run_gemv(&c, &o);
-    default: return run_gemm(&c, &o);
+    case CMD_COPY: return run_ladder(&c, &o, copy_ladder);
+    case CMD_ROWDOT: return run_ladder(&c, &o, rowdot_ladder);
+    case CMD_GEMV: return run_ladder(&c, &o, gemv_ladder);
+    default: return run_ladder(&c, &o, gemm_ladder);
     }
 }
