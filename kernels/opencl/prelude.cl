@@ -34,4 +34,22 @@ typedef float8 T8;
 
 #define DOT8(a, b) (DOT4((a).lo, (b).lo) + DOT4((a).hi, (b).hi))
 
+/*
+ * Pixels, for image workloads: -DKL_PIX_FLOAT (one float channel, default)
+ * or -DKL_PIX_UCHAR4 (four 8-bit channels). Arithmetic is always in float:
+ *   P          a pixel as stored;  F  a pixel in float (float or float4)
+ *   PIX_IN(p)  P -> F;  PIX_OUT(f)  F -> P (uchar4: rounded once, saturated)
+ */
+#if defined(KL_PIX_UCHAR4)
+typedef uchar4 P;
+typedef float4 F;
+#define PIX_IN(p) convert_float4(p)
+#define PIX_OUT(f) convert_uchar4_sat_rte(f)
+#else
+typedef float P;
+typedef float F;
+#define PIX_IN(p) (p)
+#define PIX_OUT(f) (f)
+#endif
+
 #endif /* KLADDER_PRELUDE */
