@@ -38,6 +38,8 @@ struct kl_device_info {
     unsigned pref_vec_float, pref_vec_double, native_vec_float, native_vec_double;
     int fp64;
     int subgroups; /* cl_khr_subgroups: sub_group_reduce_add and friends */
+    int images;    /* image objects and samplers (CL_DEVICE_IMAGE_SUPPORT) */
+    size_t image2d_max[2];
     int profiling; /* queue profiling (event timing) is available */
 };
 
@@ -117,6 +119,13 @@ struct kl_backend_ops {
     enum kl_status (*map)(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
                           void **host, struct kl_err *e);
     enum kl_status (*unmap)(struct kl_dev *dev, struct kl_buf *buf, void *host, struct kl_err *e);
+
+    /*
+     * A read-only w×h image filled from host: one float channel (rgba8 = 0) or
+     * four 8-bit normalised channels (rgba8 = 1). Released with release.
+     */
+    enum kl_status (*alloc_image)(struct kl_dev *dev, int w, int h, int rgba8, const void *host,
+                                  struct kl_buf **out, struct kl_err *e);
 
     /*
      * The API's own handles, for vendor libraries run beside the ladder on the

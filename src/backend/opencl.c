@@ -4,6 +4,7 @@
  * profiling events (CL_PROFILING_COMMAND_START/END), never host clocks.
  */
 #define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #ifdef __APPLE__
 #include <OpenCL/opencl.h>
 #else
@@ -242,6 +243,12 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
         }
         free(ext);
     }
+
+    cl_bool images = CL_FALSE;
+    clGetDeviceInfo(did, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
+    info->images = images == CL_TRUE;
+    clGetDeviceInfo(did, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &info->image2d_max[0], NULL);
+    clGetDeviceInfo(did, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &info->image2d_max[1], NULL);
 
     cl_command_queue_properties qp = 0;
     clGetDeviceInfo(did, CL_DEVICE_QUEUE_PROPERTIES, sizeof qp, &qp, NULL);
@@ -484,6 +491,28 @@ fail:
     return st;
 }
 
+static enum kl_status ocl_alloc_image(struct kl_dev *dev, int w, int h, int rgba8,
+                                      const void *host, struct kl_buf **out, struct kl_err *e)
+{
+    enum kl_status st;
+    cl_int rc;
+    struct kl_buf *buf = calloc(1, sizeof *buf);
+    cl_image_format fmt = {rgba8 ? CL_RGBA : CL_R, rgba8 ? CL_UNORM_INT8 : CL_FLOAT};
+    *out = NULL;
+    if (!buf)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    buf->bytes = (size_t)w * (size_t)h * 4;
+    /* clCreateImage2D is the OpenCL 1.1 call every 1.x and later runtime still offers. */
+    buf->mem = clCreateImage2D(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &fmt,
+                               (size_t)w, (size_t)h, 0, (void *)host, &rc);
+    CL_TRY_RC("clCreateImage2D");
+    *out = buf;
+    return KL_OK;
+fail:
+    free(buf);
+    return st;
+}
+
 /* The cl_command_queue and cl_mem behind the opaque handles, as void *. */
 static void *ocl_native_queue(struct kl_dev *dev)
 {
@@ -512,6 +541,7 @@ const struct kl_backend_ops kl_backend_opencl = {
     .alloc_pinned = ocl_alloc_pinned,
     .map = ocl_map,
     .unmap = ocl_unmap,
+    .alloc_image = ocl_alloc_image,
     .native_queue = ocl_native_queue,
     .native_buffer = ocl_native_buffer,
 };

@@ -43,6 +43,7 @@ static const struct row rows[] = {
     {"Native vector double", ROW_UINT, F(native_vec_double), ""},
     {"Double precision (fp64)", ROW_BOOL, F(fp64), ""},
     {"Sub-groups (cl_khr_subgroups)", ROW_BOOL, F(subgroups), ""},
+    {"Image support", ROW_BOOL, F(images), ""},
     {"Event profiling", ROW_BOOL, F(profiling), ""},
 };
 #undef F

@@ -96,6 +96,7 @@ void kl_report_finish(struct kl_report *r)
             continue;
         double flops = work_flops(r, x), bytes = work_bytes(r, x), top = roof(r, flops, bytes);
         x->gflops = flops / x->median_s * 1e-9;
+        x->mitems = r->items / x->median_s * 1e-6;
         x->gbps = bytes / x->median_s * 1e-9;
         if (top > 0)
             x->pct_ceiling = 100.0 * (flops > 0 ? x->gflops : x->gbps) / top;
@@ -177,8 +178,8 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     if (cfg)
         fprintf(out, "%-*s ", cfg, "config");
     fprintf(out, "%-8s %10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "status", "median ms",
-            "min ms", "max ms", "reps", "GFLOP/s", "GB/s", "% roof", "x first", "x host", "e2e ms",
-            "build ms");
+            "min ms", "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof",
+            "x first", "x host", "e2e ms", "build ms");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = timed(x);
@@ -193,7 +194,10 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fprintf(out, " %5d", x->repeats);
         else
             fprintf(out, " %5s", "-");
-        cell(out, 9, 2, x->gflops, ok && work_flops(r, x) > 0);
+        if (r->items > 0)
+            cell(out, 9, 1, x->mitems, ok);
+        else
+            cell(out, 9, 2, x->gflops, ok && work_flops(r, x) > 0);
         cell(out, 8, 2, x->gbps, ok && work_bytes(r, x) > 0);
         cell(out, 6, 1, x->pct_ceiling, ok && x->pct_ceiling > 0);
         cell(out, 7, 2, x->speedup_first, ok && x->speedup_first > 0);
@@ -379,6 +383,10 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_num(out, x->gflops, ok);
         fputs(", \"gbps\": ", out);
         json_num(out, x->gbps, ok);
+        if (r->items > 0) {
+            fprintf(out, ", \"items_unit\": \"%s\", \"mitems_per_s\": ", r->items_unit);
+            json_num(out, x->mitems, ok);
+        }
         fputs(", \"pct_ceiling\": ", out);
         json_num(out, x->pct_ceiling, ok && x->pct_ceiling > 0);
         fputs(", \"flops\": ", out);

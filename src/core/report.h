@@ -38,6 +38,7 @@ struct kl_result {
     double x;            /* a sweep's variable (e.g. N), 0 outside sweeps */
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
+    double mitems;      /* millions of items per second, when the report counts items */
     double pct_ceiling; /* % of the measured roof (0: no ceiling known) */
 };
 
@@ -47,9 +48,11 @@ struct kl_report {
     char size_json[128];  /* "\"M\": 512, \"N\": 512, \"K\": 512" */
     enum kl_type type;
     unsigned long long seed;
-    double flops;        /* per launch */
-    double bytes;        /* minimal traffic per launch */
-    char reference[128]; /* how the reference was obtained */
+    double flops;           /* per launch */
+    double bytes;           /* minimal traffic per launch */
+    double items;           /* things processed per launch (pixels), 0: none */
+    const char *items_unit; /* their rate's column header, e.g. "Mpix/s" */
+    char reference[128];    /* how the reference was obtained */
     struct kl_protocol protocol;
     struct kl_device_info device;
     const char *backend;
