@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-          libopenblas-dev libclblast1 oclgrind clinfo python3)
+          libopenblas-dev libclblast1 libpng-dev oclgrind clinfo python3)
 
 if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
     missing=()

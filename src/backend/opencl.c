@@ -52,7 +52,8 @@ static const char *cl_err_name(cl_int code)
         E(CL_PROFILING_INFO_NOT_AVAILABLE)
         E(CL_BUILD_PROGRAM_FAILURE)
         E(CL_INVALID_VALUE)
-        E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+        E(CL_INVALID_DEVICE_TYPE)
+        E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
             E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
                 E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
                     E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
@@ -491,8 +492,8 @@ fail:
     return st;
 }
 
-static enum kl_status ocl_alloc_image(struct kl_dev *dev, int w, int h, int rgba8,
-                                      const void *host, struct kl_buf **out, struct kl_err *e)
+static enum kl_status ocl_alloc_image(struct kl_dev *dev, int w, int h, int rgba8, const void *host,
+                                      struct kl_buf **out, struct kl_err *e)
 {
     enum kl_status st;
     cl_int rc;

@@ -20,6 +20,7 @@
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
 #include "workloads/peak.h"
+#include "workloads/blur.h"
 #include "workloads/gemv.h"
 #include "workloads/rowdot.h"
 
@@ -39,6 +40,7 @@ static const char usage[] =
     "  copy        the copy ladder with instruction-level parallelism (seed 003)\n"
     "  rowdot      the weighted row dot product r = f·Σ v·M1·M2 (seed 000)\n"
     "  gemv        y = α·A·x + β·y for A row-major and column-major\n"
+    "  blur        Gaussian blur of a picture (seed 001), naive to a fused single pass\n"
     "  help        this text;  version: the version\n"
     "\n"
     "Device and output (every command):\n"
@@ -78,13 +80,30 @@ static const char usage[] =
     "                     --size S sets both; --type float (default) or double\n"
     "  --compare L[,L]    add vendor libraries as peers in the same run: clblast, cublas\n"
     "\n"
+    "blur:\n"
+    "  --input FILE       PNG (grey, RGB, RGBA; 16-bit and palette converted) or binary PGM/PPM;\n"
+    "                     default: a generated 4096 × 4096 test image (--width, --height)\n"
+    "  --sigma S          Gaussian σ (default 2); --radius R (default ⌈3σ⌉)\n"
+    "  --pixel P          float (one channel, default) or uchar4 (RGBA, 8 bits per channel)\n"
+    "  --output FILE      write the blurred image as PNG (for blur, --output is the image;\n"
+    "                     --json FILE saves the report), from --output-rung R or the fastest\n"
+    "\n"
     "peak:\n"
     "  --refresh          measure again even when ceilings are cached for this device\n"
     "  --bytes B          buffer size for bandwidth and transfers (default: by device)\n"
     "  --vec W[,W...]     vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)\n"
     "  --quick            a small search space (for tests; ceilings are then not cached)\n";
 
-enum command { CMD_MAIN, CMD_DEVICES, CMD_PEAK, CMD_GEMM, CMD_COPY, CMD_ROWDOT, CMD_GEMV };
+enum command {
+    CMD_MAIN,
+    CMD_DEVICES,
+    CMD_PEAK,
+    CMD_GEMM,
+    CMD_COPY,
+    CMD_ROWDOT,
+    CMD_GEMV,
+    CMD_BLUR
+};
 
 struct cli {
     enum command command;
@@ -101,6 +120,10 @@ struct cli {
     /* gemv */
     const char *peers[MAX_ITEMS];
     int npeers;
+    /* blur */
+    const char *input, *output_rung, *image_out;
+    int width, height, radius, pixel_uchar4;
+    double sigma;
     /* copy */
     long n, max_n;
     int sweep, max_n_set;
@@ -119,9 +142,10 @@ static int fail_usage(const char *msg)
 }
 
 /* Which commands an option belongs to. */
-#define ON_ALL 0x7f
+#define ON_ALL 0xff
 #define ON(c) (1u << (c))
-#define ON_LADDERS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV))
+#define ON_LADDERS                                                                                 \
+    (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR))
 #define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
 
 struct option {
@@ -150,6 +174,13 @@ static const struct option options[] = {
     {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV)},
     {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_ROWDOT) | ON(CMD_GEMV)},
     {"--compare", 1, ON(CMD_GEMV)},
+    {"--input", 1, ON(CMD_BLUR)},
+    {"--width", 1, ON(CMD_BLUR)},
+    {"--height", 1, ON(CMD_BLUR)},
+    {"--sigma", 1, ON(CMD_BLUR)},
+    {"--radius", 1, ON(CMD_BLUR)},
+    {"--pixel", 1, ON(CMD_BLUR)},
+    {"--output-rung", 1, ON(CMD_BLUR)},
     {"--rows", 1, ON(CMD_ROWDOT)},
     {"--d", 1, ON(CMD_ROWDOT)},
     {"--host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
@@ -163,7 +194,7 @@ static const struct option options[] = {
 };
 
 static const char *const command_names[] = {"(none)", "devices", "peak", "gemm",
-                                            "copy",   "rowdot",  "gemv"};
+                                            "copy",   "rowdot",  "gemv", "blur"};
 
 /* Handles one option with its value (NULL when it takes none); 0 or an exit code. */
 static int apply(struct cli *c, const char *opt, const char *val)
@@ -187,7 +218,8 @@ static int apply(struct cli *c, const char *opt, const char *val)
         }
         c->format = val;
     } else if (IS("--output") || IS("-o")) {
-        c->output = val;
+        /* For blur, --output names the blurred image; the report goes to --json. */
+        *(c->command == CMD_BLUR ? &c->image_out : &c->output) = val;
     } else if (IS("--json")) {
         c->json = val;
     } else if (IS("--seed") || IS("--warmup") || IS("--repeats") || IS("--min-time")) {
@@ -242,6 +274,29 @@ static int apply(struct cli *c, const char *opt, const char *val)
             *(IS("--m") ? &c->M : IS("--n") ? &c->N : &c->K) = (int)v;
             c->mnk_set = 1;
         }
+    } else if (IS("--input")) {
+        c->input = val;
+    } else if (IS("--width") || IS("--height")) {
+        NUMBER(1, 65536);
+        *(IS("--width") ? &c->width : &c->height) = (int)v;
+    } else if (IS("--sigma")) {
+        char *end;
+        c->sigma = strtod(val, &end);
+        if (end == val || *end || !(c->sigma > 0) || c->sigma > 1000) {
+            snprintf(err, sizeof err, "--sigma: \"%s\" is not a number in (0, 1000]", val);
+            return fail_usage(err);
+        }
+    } else if (IS("--radius")) {
+        NUMBER(0, 512);
+        c->radius = (int)v;
+    } else if (IS("--pixel")) {
+        if (strcmp(val, "float") && strcmp(val, "uchar4")) {
+            snprintf(err, sizeof err, "unknown pixel type \"%s\" (float or uchar4)", val);
+            return fail_usage(err);
+        }
+        c->pixel_uchar4 = strcmp(val, "uchar4") == 0;
+    } else if (IS("--output-rung")) {
+        c->output_rung = val;
     } else if (IS("--compare")) {
         int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
         if (n == 0)
@@ -312,6 +367,8 @@ static int parse(int argc, char **argv, struct cli *c)
     c->seed = 1;
     c->type = KL_FLOAT;
     c->max_n = 1L << 26;
+    c->radius = -1;
+    c->sigma = 2.0;
     kl_protocol_default(&c->protocol);
 
     if (argc > 1 && argv[1][0] != '-') {
@@ -335,10 +392,10 @@ static int parse(int argc, char **argv, struct cli *c)
                 found = 1;
             }
         if (!found) {
-            snprintf(
-                err, sizeof err,
-                "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, help, version)",
-                cmd);
+            snprintf(err, sizeof err,
+                     "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, blur, help, "
+                     "version)",
+                     cmd);
             return fail_usage(err);
         }
     }
@@ -383,6 +440,10 @@ static int parse(int argc, char **argv, struct cli *c)
         if (rc)
             return rc;
     }
+    if (c->command == CMD_BLUR && (c->width || c->height) && c->input)
+        return fail_usage("--width and --height size the generated image; not with --input");
+    if (c->output_rung && !c->image_out)
+        return fail_usage("--output-rung chooses the rung for --output FILE; give --output too");
     if (c->max_n_set && !c->sweep)
         return fail_usage("--max-n sets the end of a --sweep; give --sweep too");
     if (c->command == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
@@ -395,6 +456,15 @@ static int parse(int argc, char **argv, struct cli *c)
 
 static void list_rungs(enum command cmd, FILE *out)
 {
+    if (cmd == CMD_BLUR) {
+        fprintf(out, "Gaussian blur ladder (seed 001), in order:\n");
+        for (int i = 0; i < kl_blur_rung_count(); i++) {
+            const struct kl_blur_rung *r = kl_blur_rung_at(i);
+            fprintf(out, "  %-13s %s\n", r->name, r->summary);
+            kl_params_print(r->params, 13, out);
+        }
+        return;
+    }
     if (cmd == CMD_GEMV) {
         fprintf(out, "GEMV ladder (y = a*A*x + b*y), in order:\n");
         for (int i = 0; i < kl_gemv_rung_count(); i++) {
@@ -624,6 +694,27 @@ static enum kl_status gemv_ladder(struct cli *c, struct kl_context *kl, struct o
     return kl_gemv_ladder(kl, &req, rep);
 }
 
+static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                  struct kl_report *rep)
+{
+    struct kl_blur_request req;
+    (void)o;
+    memset(&req, 0, sizeof req);
+    req.input = c->input;
+    req.width = c->width ? c->width : 4096;
+    req.height = c->height ? c->height : 4096;
+    req.sigma = c->sigma;
+    req.radius = c->radius;
+    req.pixel = c->pixel_uchar4 ? KL_PIX_UCHAR4 : KL_PIX_FLOAT;
+    req.output = c->image_out;
+    req.output_rung = c->output_rung;
+    req.seed = c->seed;
+    req.protocol = c->protocol;
+    req.params = c->params, req.nparams = c->nparams;
+    req.rungs = c->rungs, req.nrungs = c->nrungs;
+    return kl_blur_ladder(kl, &req, rep);
+}
+
 /* Opens the device, runs one ladder and prints its report. */
 static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
 {
@@ -705,6 +796,7 @@ int main(int argc, char **argv)
     case CMD_COPY: return run_ladder(&c, &o, copy_ladder);
     case CMD_ROWDOT: return run_ladder(&c, &o, rowdot_ladder);
     case CMD_GEMV: return run_ladder(&c, &o, gemv_ladder);
+    case CMD_BLUR: return run_ladder(&c, &o, blur_ladder);
     default: return run_ladder(&c, &o, gemm_ladder);
     }
 }

@@ -150,10 +150,12 @@ static void header(const struct kl_report *r, FILE *out)
             "%s events%s\n",
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend,
             host ? ", host rungs by the host clock" : "");
-    if (r->flops > 0 || r->bytes > 0)
+    if (r->flops > 0)
         fprintf(out,
                 "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n",
                 r->flops * 1e-9, r->bytes * 1e-6, r->bytes > 0 ? r->flops / r->bytes : 0.0);
+    else if (r->bytes > 0)
+        fprintf(out, "work:      %.4g MB minimal traffic per launch\n", r->bytes * 1e-6);
     fputc('\n', out);
 }
 

@@ -52,7 +52,7 @@ struct kl_report {
     double bytes;           /* minimal traffic per launch */
     double items;           /* things processed per launch (pixels), 0: none */
     const char *items_unit; /* their rate's column header, e.g. "Mpix/s" */
-    char reference[128];    /* how the reference was obtained */
+    char reference[512];    /* how the reference was obtained */
     struct kl_protocol protocol;
     struct kl_device_info device;
     const char *backend;

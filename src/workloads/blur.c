@@ -1,0 +1,554 @@
+/*
+ * Gaussian blur workload: the rung table, the picture, the weights, the
+ * separable reference in double and the ladder driver.
+ */
+#include "workloads/blur.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/image.h"
+#include "core/ladder.h"
+#include "core/launch.h"
+#include "core/measure.h"
+#include "core/util.h"
+
+/* clang-format off */
+#define P_BX {"BX", 16, 1, 1024, 1, 0, "work-group width (pixels)"}
+#define P_BY {"BY", 16, 1, 1024, 1, 0, "work-group height (pixels)"}
+/* clang-format on */
+
+static const struct kl_blur_rung rungs[] = {
+    {.name = "01_naive",
+     .summary = "2-D convolution, (2R+1)² taps per pixel, every tap and weight read from global "
+                "memory",
+     .file = "opencl/blur/01_naive.cl",
+     .kind = KL_BLUR_2D,
+     .params = {P_BX, P_BY}},
+    {.name = "02_constant",
+     .summary = "the weights in __constant memory, broadcast to every work-item",
+     .file = "opencl/blur/02_constant.cl",
+     .kind = KL_BLUR_2D,
+     .weights_constant = 1,
+     .params = {P_BX, P_BY}},
+    {.name = "03_separable",
+     .summary = "two 1-D passes (rows, then columns): 2·(2R+1) taps instead of (2R+1)²",
+     .file = "opencl/blur/03_separable.cl",
+     .kind = KL_BLUR_SEPARABLE,
+     .params = {P_BX, P_BY}},
+    {.name = "04_tiled2d",
+     .summary = "2-D convolution from a tile with halo in local memory: each input read once "
+                "per work-group",
+     .file = "opencl/blur/04_tiled2d.cl",
+     .kind = KL_BLUR_2D,
+     .weights_constant = 1,
+     .local = 1,
+     .params = {P_BX, P_BY}},
+    {.name = "05_tiled_sep",
+     .summary = "separable passes from row and column segments in local memory",
+     .file = "opencl/blur/05_tiled_sep.cl",
+     .kind = KL_BLUR_SEPARABLE,
+     .local = 2,
+     .params = {P_BX, P_BY}},
+    {.name = "06_vector",
+     .summary = "PX pixels per work-item: a sliding window in registers, vector loads",
+     .file = "opencl/blur/06_vector.cl",
+     .kind = KL_BLUR_SEPARABLE,
+     .px = 1,
+     .params = {P_BX, P_BY, {"PX", 4, 1, 8, 1, 1, "pixels per work-item along x"}}},
+    {.name = "07_fused",
+     .summary = "one pass: the tile with halo loaded once, rows then columns in local memory",
+     .file = "opencl/blur/07_fused.cl",
+     .kind = KL_BLUR_FUSED,
+     .local = 3,
+     .params = {P_BX, P_BY}},
+    {.name = "08_image",
+     .summary = "the row pass reads an image object through a sampler that clamps at the "
+                "edges (texture cache)",
+     .file = "opencl/blur/08_image.cl",
+     .kind = KL_BLUR_IMAGE,
+     .params = {P_BX, P_BY}},
+};
+#define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
+
+int kl_blur_rung_count(void)
+{
+    return RUNG_COUNT;
+}
+
+const struct kl_blur_rung *kl_blur_rung_at(int i)
+{
+    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
+}
+
+static const char *rung_name(int i)
+{
+    return rungs[i].name;
+}
+static const struct kl_param_def *rung_params(int i)
+{
+    return rungs[i].params;
+}
+static const struct kl_rung_table table = {"blur", RUNG_COUNT, rung_name, rung_params};
+
+#define GUARD 256 /* pixels past the output that a correct kernel never writes */
+
+struct blur_session {
+    struct kl_context *kl;
+    enum kl_pixel pix;
+    int W, H, R, ch;        /* ch: channels per pixel as computed (1 float, 4 uchar4) */
+    size_t n;               /* pixels */
+    float *w, *w2;          /* 1-D and 2-D weights */
+    void *src, *fill, *out; /* n, n + GUARD, n + GUARD pixels of 4 bytes */
+    void *best;             /* n pixels: the output chosen for --output */
+    double *ref;            /* n·ch expected values */
+    struct kl_buf *dsrc, *ddst, *dtmp, *dw, *dw2, *dimg;
+};
+
+static size_t f_size(const struct blur_session *s)
+{
+    return s->pix == KL_PIX_FLOAT ? 4 : 16;
+}
+
+/* Local memory a rung declares, in bytes. */
+static size_t local_bytes(const struct kl_blur_rung *r, const struct blur_session *s, size_t bx,
+                          size_t by)
+{
+    size_t R2 = 2 * (size_t)s->R, f = f_size(s);
+    switch (r->local) {
+    case 1: return (bx + R2) * (by + R2) * f;
+    case 2: return (by * (bx + R2) > (by + R2) * bx ? by * (bx + R2) : (by + R2) * bx) * f;
+    case 3: return ((bx + R2) * (by + R2) + bx * (by + R2)) * f;
+    }
+    return 0;
+}
+
+static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
+                                 const struct blur_session *s, const struct kl_launch *l,
+                                 struct kl_err *e)
+{
+    const struct kl_device_info *d = &s->kl->info;
+    size_t bx = (size_t)kl_param_value(r->params, v, "BX");
+    size_t by = (size_t)kl_param_value(r->params, v, "BY");
+    size_t lb = local_bytes(r, s, bx, by), w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
+    enum kl_status st = kl_launch_check(l, r->name, e);
+    if (st != KL_OK)
+        return st;
+    if (lb > d->local_mem)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: a tile with a halo of radius %d needs %zu bytes of local "
+                       "memory, the device has %llu",
+                       r->name, s->R, lb, (unsigned long long)d->local_mem);
+    if (r->weights_constant && w2 > d->constant_mem)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: %zu bytes of 2-D weights exceed the device's constant buffer "
+                       "(%llu)",
+                       r->name, w2, (unsigned long long)d->constant_mem);
+    if (r->kind == KL_BLUR_IMAGE &&
+        (!d->images || (size_t)s->W > d->image2d_max[0] || (size_t)s->H > d->image2d_max[1]))
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       d->images ? "rung %s: the image exceeds the device's largest 2-D image"
+                                 : "rung %s: the device has no image support",
+                       r->name);
+    return KL_OK;
+}
+
+/* The launch of one entry: 2-D over pixels (over groups of PX along x). */
+static void shape_of(const struct kl_blur_rung *r, const int *v, int W, int H, struct kl_launch *l)
+{
+    size_t bx = (size_t)kl_param_value(r->params, v, "BX");
+    size_t by = (size_t)kl_param_value(r->params, v, "BY");
+    size_t px = r->px ? (size_t)kl_param_value(r->params, v, "PX") : 1;
+    l->dims = 2;
+    l->local[0] = bx;
+    l->local[1] = by;
+    l->local[2] = l->global[2] = 1;
+    l->global[0] = kl_round_up(((size_t)W + px - 1) / px, bx);
+    l->global[1] = kl_round_up((size_t)H, by);
+}
+
+/* ---- data ---------------------------------------------------------------------- */
+
+static void weights(double sigma, int R, float *w, float *w2)
+{
+    double sum = 0, *d = malloc((2 * (size_t)R + 1) * sizeof *d);
+    for (int i = -R; i <= R; i++)
+        sum += d[i + R] = exp(-(double)i * i / (2 * sigma * sigma));
+    for (int i = 0; i <= 2 * R; i++)
+        w[i] = (float)(d[i] / sum);
+    for (int j = 0; j <= 2 * R; j++)
+        for (int i = 0; i <= 2 * R; i++)
+            w2[j * (2 * R + 1) + i] = w[j] * w[i];
+    free(d);
+}
+
+static int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The value of channel c of pixel i as the kernels see it (PIX_IN). */
+static double pixel_in(const struct blur_session *s, const void *px, size_t i, int c)
+{
+    return s->pix == KL_PIX_FLOAT ? ((const float *)px)[i] : ((const uint8_t *)px)[4 * i + c];
+}
+
+/* Separable reference in double with clamp-to-edge, from the same float weights. */
+static void reference(struct blur_session *s)
+{
+    int W = s->W, H = s->H, R = s->R;
+    double *tmp = malloc(s->n * sizeof *tmp);
+    for (int c = 0; c < s->ch; c++) {
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                double sum = 0;
+                for (int i = -R; i <= R; i++)
+                    sum += s->w[i + R] *
+                           pixel_in(s, s->src, (size_t)y * W + clampi(x + i, 0, W - 1), c);
+                tmp[(size_t)y * W + x] = sum;
+            }
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                double sum = 0;
+                for (int j = -R; j <= R; j++)
+                    sum += s->w[j + R] * tmp[(size_t)clampi(y + j, 0, H - 1) * W + x];
+                s->ref[((size_t)y * W + x) * s->ch + c] = sum;
+            }
+    }
+    free(tmp);
+}
+
+/* Checks s->out against the reference; a note says how it went. */
+static int judge(const struct blur_session *s, char *note, size_t n)
+{
+    double tol = s->pix == KL_PIX_FLOAT ? 1e-5 : 1.0, worst = 0;
+    size_t bad = 0, at = 0;
+    if (memcmp((char *)s->out + s->n * 4, (char *)s->fill + s->n * 4, GUARD * 4) != 0) {
+        snprintf(note, n, "the kernel wrote past the end of the image (into the guard band)");
+        return 0;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        for (int c = 0; c < s->ch; c++) {
+            double err = fabs(pixel_in(s, s->out, i, c) - s->ref[i * s->ch + c]);
+            if (!(err <= tol)) {
+                if (!bad++ || !(err <= worst))
+                    at = i;
+                worst = isnan(err) || !(err <= worst) ? err : worst;
+            } else if (err > worst && !bad) {
+                worst = err;
+            }
+        }
+    if (bad) {
+        snprintf(note, n,
+                 "%zu of %zu values differ from the reference by more than %g; worst at pixel "
+                 "(%zu, %zu)",
+                 bad, s->n * (size_t)s->ch, tol, at % (size_t)s->W, at / (size_t)s->W);
+        return 0;
+    }
+    snprintf(note, n, "%zu pixels match the reference (worst error %.2g, tolerance %g)", s->n,
+             worst, tol);
+    return 1;
+}
+
+static void session_free(struct blur_session *s)
+{
+    if (s->kl) {
+        const struct kl_backend_ops *o = s->kl->ops;
+        o->release(s->dsrc);
+        o->release(s->ddst);
+        o->release(s->dtmp);
+        o->release(s->dw);
+        o->release(s->dw2);
+        o->release(s->dimg);
+    }
+    free(s->w);
+    free(s->w2);
+    free(s->src);
+    free(s->fill);
+    free(s->out);
+    free(s->best);
+    free(s->ref);
+}
+
+/* ---- one rung -------------------------------------------------------------------- */
+
+struct pair {
+    struct kl_launch *a, *b;
+};
+
+static enum kl_status pair_timed(void *arg, double *seconds, struct kl_err *e)
+{
+    struct pair *p = arg;
+    double t1 = 0, t2 = 0;
+    enum kl_status st = kl_launch_timed(p->a, &t1, e);
+    if (st == KL_OK && p->b)
+        st = kl_launch_timed(p->b, &t2, e);
+    *seconds = t1 + t2;
+    return st;
+}
+
+static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung *r,
+                               const int *values, const struct kl_protocol *proto,
+                               struct kl_result *res)
+{
+    struct kl_context *kl = s->kl;
+    struct kl_err *e = &kl->err;
+    struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
+    struct pair p = {&l, NULL};
+    struct kl_stats stats;
+    enum kl_status st;
+    double dummy;
+    size_t used;
+
+    shape_of(r, values, s->W, s->H, &l);
+    if ((st = check_rung(r, values, s, &l, e)) != KL_OK)
+        return st;
+    kl_params_options(r->params, values, KL_FLOAT, res->options, sizeof res->options);
+    used = strlen(res->options);
+    snprintf(res->options + used, sizeof res->options - used, " -DRAD=%d%s", s->R,
+             s->pix == KL_PIX_UCHAR4 ? " -DKL_PIX_UCHAR4" : " -DKL_PIX_FLOAT");
+    if (r->kind == KL_BLUR_IMAGE && !s->dimg &&
+        (st = kl->ops->alloc_image(kl->dev, s->W, s->H, s->pix == KL_PIX_UCHAR4, s->src, &s->dimg,
+                                   e)) != KL_OK)
+        return st;
+
+    const char *first = r->kind == KL_BLUR_2D      ? "blur2d"
+                        : r->kind == KL_BLUR_FUSED ? "blur_fused"
+                                                   : "blur_h";
+    double build2 = 0;
+    if ((st = kl_kernel_get(kl, r->file, first, res->options, &l.kernel, &res->build_s)) != KL_OK)
+        return st;
+    l.nargs = 5;
+    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_IMAGE ? s->dimg : s->dsrc}};
+    l.args[1] = (struct kl_arg){
+        KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D || r->kind == KL_BLUR_FUSED ? s->ddst : s->dtmp}};
+    l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = s->W}};
+    l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
+    l.args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
+    if (r->kind == KL_BLUR_SEPARABLE || r->kind == KL_BLUR_IMAGE) {
+        l2 = l;
+        if ((st = kl_kernel_get(kl, r->file, "blur_v", res->options, &l2.kernel, &build2)) != KL_OK)
+            return st;
+        l2.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dtmp}};
+        l2.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
+        p.b = &l2;
+        res->build_s += build2;
+    }
+    if ((st = kl_launch_check(&l, r->name, e)) != KL_OK ||
+        (p.b && (st = kl_launch_check(&l2, r->name, e)) != KL_OK))
+        return st;
+    if ((st = kl->ops->write(kl->dev, s->ddst, s->fill, (s->n + GUARD) * 4, e)) != KL_OK ||
+        (st = pair_timed(&p, &dummy, e)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, s->ddst, s->out, (s->n + GUARD) * 4, e)) != KL_OK)
+        return st;
+    if (!judge(s, res->note, sizeof res->note)) {
+        res->status = KL_RESULT_FAILED;
+        return KL_OK;
+    }
+    if ((st = kl_measure(proto, pair_timed, &p, &stats, e)) != KL_OK)
+        return st;
+    res->status = KL_RESULT_VERIFIED;
+    res->median_s = stats.median;
+    res->min_s = stats.min;
+    res->max_s = stats.max;
+    res->repeats = stats.n;
+    return KL_OK;
+}
+
+/* ---- the ladder ---------------------------------------------------------------------- */
+
+/* The input as the kernels take it: float grey (channel 0 of the picture) or RGBA8. */
+static enum kl_status load_input(const struct kl_blur_request *req, struct kl_image *im,
+                                 struct kl_err *e)
+{
+    if (req->input)
+        return kl_image_load(req->input, im, e);
+    return kl_image_synthetic(req->width, req->height, req->pixel == KL_PIX_FLOAT ? 1 : 4,
+                              req->seed, im, e);
+}
+
+static void to_pixels(const struct blur_session *s, const struct kl_image *im, void *dst)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const unsigned char *p = im->px + i * (size_t)im->channels;
+        if (s->pix == KL_PIX_FLOAT) {
+            ((float *)dst)[i] = p[0] / 255.0f;
+        } else {
+            uint8_t *q = (uint8_t *)dst + 4 * i;
+            q[0] = p[0];
+            q[1] = im->channels >= 3 ? p[1] : p[0];
+            q[2] = im->channels >= 3 ? p[2] : p[0];
+            q[3] = im->channels == 4 ? p[3] : im->channels == 2 ? p[1] : 255;
+        }
+    }
+}
+
+/* Writes the verified output in s->out as a PNG of the input's channel count. */
+static enum kl_status save_output(const struct blur_session *s, const struct kl_image *in,
+                                  const char *path, struct kl_err *e)
+{
+    struct kl_image im = {
+        s->W, s->H, s->pix == KL_PIX_FLOAT ? 1 : (in->channels >= 3 ? in->channels : 1), NULL};
+    enum kl_status st;
+    if (!(im.px = malloc(s->n * (size_t)im.channels)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    for (size_t i = 0; i < s->n; i++)
+        for (int c = 0; c < im.channels; c++) {
+            double v = s->pix == KL_PIX_FLOAT ? ((const float *)s->out)[i] * 255.0
+                                              : ((const uint8_t *)s->out)[4 * i + c];
+            im.px[i * (size_t)im.channels + c] = (unsigned char)(v < 0     ? 0
+                                                                 : v > 255 ? 255
+                                                                           : v + 0.5);
+        }
+    st = kl_image_save_png(path, &im, e);
+    free(im.px);
+    return st;
+}
+
+enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,
+                              struct kl_report *rep)
+{
+    struct kl_err *e = &kl->err;
+    int chosen[RUNG_COUNT], nchosen;
+    struct blur_session s;
+    struct kl_image im = {0, 0, 0, NULL};
+    enum kl_status st;
+
+    memset(&s, 0, sizeof s);
+    if (!(req->sigma > 0) || !isfinite(req->sigma))
+        return kl_fail(e, KL_ERR_ARG, "--sigma must be a positive number (got %g)", req->sigma);
+    int R = req->radius >= 0 ? req->radius : (int)ceil(3 * req->sigma);
+    if (R > 512)
+        return kl_fail(e, KL_ERR_ARG,
+                       "radius %d is more than 512: use a smaller --sigma or "
+                       "--radius",
+                       R);
+    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
+        (st = kl_rungs_choose(&table, req->rungs, req->nrungs, req->params, req->nparams, chosen,
+                              &nchosen, e)) != KL_OK)
+        return st;
+    for (int i = 0; i < nchosen; i++) {
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        if ((st = kl_params_resolve(rungs[chosen[i]].name, rungs[chosen[i]].params, req->params,
+                                    req->nparams, values, &mask, e)) != KL_OK)
+            return st;
+    }
+    if ((st = load_input(req, &im, e)) != KL_OK)
+        return st;
+
+    s.kl = kl;
+    s.pix = req->pixel;
+    s.W = im.width, s.H = im.height, s.R = R;
+    s.ch = req->pixel == KL_PIX_FLOAT ? 1 : 4;
+    s.n = (size_t)s.W * (size_t)s.H;
+    size_t fbytes = s.n * f_size(&s);
+    if (fbytes > kl->info.max_alloc || (s.n + GUARD) * 4 > kl->info.max_alloc) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY,
+                     "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
+                     "allocation (%.1f MiB)",
+                     s.W, s.H, fbytes / 1048576.0, kl->info.max_alloc / 1048576.0);
+        goto done;
+    }
+    size_t taps = 2 * (size_t)R + 1;
+    s.w = malloc(taps * sizeof *s.w);
+    s.w2 = malloc(taps * taps * sizeof *s.w2);
+    s.src = malloc(s.n * 4);
+    s.fill = malloc((s.n + GUARD) * 4);
+    s.out = malloc((s.n + GUARD) * 4);
+    s.best = req->output ? malloc(s.n * 4) : NULL;
+    s.ref = malloc(s.n * (size_t)s.ch * sizeof *s.ref);
+    if (!s.w || !s.w2 || !s.src || !s.fill || !s.out || !s.ref || (req->output && !s.best)) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a %d×%d image", s.W, s.H);
+        goto done;
+    }
+    weights(req->sigma, R, s.w, s.w2);
+    to_pixels(&s, &im, s.src);
+    memset(s.fill, 0xAB, (s.n + GUARD) * 4); /* NaN-like for float, a fixed pattern for uchar4 */
+    if (s.pix == KL_PIX_FLOAT)
+        for (size_t i = 0; i < s.n + GUARD; i++)
+            ((float *)s.fill)[i] = NAN;
+    reference(&s);
+    if ((st = kl->ops->alloc(kl->dev, s.n * 4, &s.dsrc, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, (s.n + GUARD) * 4, &s.ddst, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, fbytes, &s.dtmp, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, taps * 4, &s.dw, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, taps * taps * 4, &s.dw2, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s.dsrc, s.src, s.n * 4, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s.dw, s.w, taps * 4, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s.dw2, s.w2, taps * taps * 4, e)) != KL_OK)
+        goto done;
+
+    rep->workload = "blur";
+    snprintf(rep->sizes, sizeof rep->sizes, "%d×%d sigma=%g R=%d %s", s.W, s.H, req->sigma, R,
+             req->input ? req->input : "(generated)");
+    snprintf(rep->size_json, sizeof rep->size_json,
+             "\"width\": %d, \"height\": %d, \"sigma\": %g, \"radius\": %d, \"pixel\": \"%s\"", s.W,
+             s.H, req->sigma, R, s.pix == KL_PIX_FLOAT ? "float" : "uchar4");
+    rep->type = KL_FLOAT;
+    rep->seed = req->seed;
+    rep->bytes = 2.0 * (double)s.n * 4; /* each pixel read once and written once */
+    rep->items = (double)s.n;
+    rep->items_unit = "Mpix/s";
+    snprintf(rep->reference, sizeof rep->reference,
+             "separable in double on the host, clamped edges; %s",
+             s.pix == KL_PIX_FLOAT ? "within 1e-5" : "within 1 level");
+    rep->protocol = req->protocol;
+    rep->device = kl->info;
+    rep->backend = kl->ops->name;
+    rep->ladder = 1;
+    kl_utc_now(rep->date, sizeof rep->date);
+    kl_report_load_ceilings(rep);
+
+    int best = -1;
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_blur_rung *r = &rungs[chosen[i]];
+        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        if (!res) {
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+            goto done;
+        }
+        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+        st = run_rung(&s, r, values, &req->protocol, res);
+        if (st != KL_OK)
+            snprintf(res->note, sizeof res->note, "%.500s", e->msg);
+        if (st == KL_ERR_UNSUPPORTED && !mask && !req->nrungs) {
+            res->status = KL_RESULT_SKIPPED;
+            continue;
+        }
+        if (st != KL_OK)
+            goto done;
+        int named = req->output_rung && strcmp(req->output_rung, r->name) == 0;
+        if (res->status == KL_RESULT_VERIFIED &&
+            (named ||
+             (!req->output_rung && (best < 0 || res->median_s < rep->results[best].median_s)))) {
+            best = rep->count - 1;
+            /* Keep this rung's verified output: it may be the one written out. */
+            if (req->output)
+                memcpy(s.best, s.out, s.n * 4);
+        }
+    }
+    if (req->output) {
+        if (best < 0) {
+            st = kl_fail(e, KL_ERR_VERIFY, "no verified rung to write %s from", req->output);
+            goto done;
+        }
+        memcpy(s.out, s.best, s.n * 4);
+        if ((st = save_output(&s, &im, req->output, e)) != KL_OK)
+            goto done;
+        snprintf(rep->reference + strlen(rep->reference),
+                 sizeof rep->reference - strlen(rep->reference), "; %s written from %s",
+                 req->output, rep->results[best].rung);
+    }
+    st = KL_OK;
+done:
+    kl_report_finish(rep);
+    session_free(&s);
+    kl_image_free(&im);
+    return st;
+}

@@ -1,0 +1,55 @@
+/*
+ * Gaussian blur (seed 001): a ladder from a naive 2-D convolution to a fused
+ * single pass, on a real picture or a generated 16-Mpixel test image, with
+ * clamp-to-edge borders, for float (one channel) and uchar4 (RGBA8) pixels.
+ */
+#ifndef KL_BLUR_H
+#define KL_BLUR_H
+
+#include "core/context.h"
+#include "core/params.h"
+#include "core/report.h"
+
+enum kl_blur_kind {
+    KL_BLUR_2D,        /* entry blur2d: (2R+1)² taps, 2-D weights */
+    KL_BLUR_SEPARABLE, /* entries blur_h then blur_v through a float buffer */
+    KL_BLUR_FUSED,     /* entry blur_fused: both passes in one kernel */
+    KL_BLUR_IMAGE      /* blur_h reads an image object, then blur_v */
+};
+
+struct kl_blur_rung {
+    const char *name;
+    const char *summary;
+    const char *file;
+    enum kl_blur_kind kind;
+    int weights_constant; /* 2-D weights in __constant memory (size-limited) */
+    int local;            /* local memory: 0 none, 1 2-D tile, 2 row/column tiles, 3 fused */
+    int px;               /* PX pixels per work-item along x (the PX parameter) */
+    struct kl_param_def params[KL_MAX_PARAMS];
+};
+
+int kl_blur_rung_count(void);
+const struct kl_blur_rung *kl_blur_rung_at(int i);
+
+enum kl_pixel { KL_PIX_FLOAT, KL_PIX_UCHAR4 };
+
+struct kl_blur_request {
+    const char *input; /* PNG, PGM or PPM; NULL: a generated test image */
+    int width, height; /* of the generated image */
+    double sigma;      /* > 0 */
+    int radius;        /* -1: ceil(3σ) */
+    enum kl_pixel pixel;
+    const char *output;      /* PNG of the result, or NULL */
+    const char *output_rung; /* rung whose result is written; NULL: the fastest verified */
+    unsigned long long seed;
+    struct kl_protocol protocol;
+    const char *const *params;
+    int nparams;
+    const char *const *rungs;
+    int nrungs;
+};
+
+enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,
+                              struct kl_report *report);
+
+#endif /* KL_BLUR_H */
