@@ -197,10 +197,12 @@ static double pixel_in(const struct blur_session *s, const void *px, size_t i, i
 }
 
 /* Separable reference in double with clamp-to-edge, from the same float weights. */
-static void reference(struct blur_session *s)
+static enum kl_status reference(struct blur_session *s, struct kl_err *e)
 {
     int W = s->W, H = s->H, R = s->R;
-    double *tmp = malloc(s->n * sizeof *tmp);
+    double *tmp = s->n <= KL_IMAGE_MAX_PIXELS ? malloc(s->n * sizeof *tmp) : NULL;
+    if (!tmp)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
     for (int c = 0; c < s->ch; c++) {
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
@@ -219,6 +221,7 @@ static void reference(struct blur_session *s)
             }
     }
     free(tmp);
+    return KL_OK;
 }
 
 /* Checks s->out against the reference; a note says how it went. */
@@ -370,41 +373,81 @@ static enum kl_status load_input(const struct kl_blur_request *req, struct kl_im
                               req->seed, im, e);
 }
 
-static void to_pixels(const struct blur_session *s, const struct kl_image *im, void *dst)
+/* The picture as the kernels take it: channel c as float in [0,1], or RGBA8. */
+static void to_pixels(const struct blur_session *s, const struct kl_image *im, int c, void *dst)
 {
     for (size_t i = 0; i < s->n; i++) {
         const unsigned char *p = im->px + i * (size_t)im->channels;
         if (s->pix == KL_PIX_FLOAT) {
-            ((float *)dst)[i] = p[0] / 255.0f;
+            ((float *)dst)[i] = p[c] / 255.0f;
         } else {
             uint8_t *q = (uint8_t *)dst + 4 * i;
             q[0] = p[0];
             q[1] = im->channels >= 3 ? p[1] : p[0];
             q[2] = im->channels >= 3 ? p[2] : p[0];
-            q[3] = im->channels == 4 ? p[3] : im->channels == 2 ? p[1] : 255;
+            q[3] = im->channels == 4 ? p[3] : 255;
         }
     }
 }
 
-/* Writes the verified output in s->out as a PNG of the input's channel count. */
+/*
+ * The output picture, with the input's channels: from RGBA8 results, or from
+ * one float plane per channel (planes[c], each verified on its own).
+ */
 static enum kl_status save_output(const struct blur_session *s, const struct kl_image *in,
-                                  const char *path, struct kl_err *e)
+                                  void *const *planes, const char *path, struct kl_err *e)
 {
-    struct kl_image im = {
-        s->W, s->H, s->pix == KL_PIX_FLOAT ? 1 : (in->channels >= 3 ? in->channels : 1), NULL};
+    struct kl_image im = {s->W, s->H, in->channels, NULL};
     enum kl_status st;
     if (!(im.px = malloc(s->n * (size_t)im.channels)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     for (size_t i = 0; i < s->n; i++)
         for (int c = 0; c < im.channels; c++) {
-            double v = s->pix == KL_PIX_FLOAT ? ((const float *)s->out)[i] * 255.0
-                                              : ((const uint8_t *)s->out)[4 * i + c];
+            double v = s->pix == KL_PIX_FLOAT ? ((const float *)planes[c])[i] * 255.0
+                                              : ((const uint8_t *)planes[0])[4 * i + c];
             im.px[i * (size_t)im.channels + c] = (unsigned char)(v < 0     ? 0
                                                                  : v > 255 ? 255
                                                                            : v + 0.5);
         }
     st = kl_image_save_png(path, &im, e);
     free(im.px);
+    return st;
+}
+
+/*
+ * Float pixels blur one channel at a time: the ladder ran on channel 0; the
+ * other channels of a colour picture go through the chosen rung once each,
+ * every one verified against its own reference, before the picture is saved.
+ */
+static enum kl_status write_output(struct blur_session *s, const struct kl_image *im,
+                                   const struct kl_blur_rung *r, const int *values,
+                                   const char *path, struct kl_err *e)
+{
+    void *planes[4] = {s->best, NULL, NULL, NULL};
+    int extra = s->pix == KL_PIX_FLOAT ? im->channels : 1;
+    const struct kl_protocol once = {0, 1, 0.0, 1};
+    enum kl_status st = KL_OK;
+    for (int c = 1; c < extra && st == KL_OK; c++) {
+        struct kl_result res;
+        memset(&res, 0, sizeof res);
+        to_pixels(s, im, c, s->src);
+        if ((st = reference(s, e)) != KL_OK)
+            break;
+        s->kl->ops->release(s->dimg); /* an image object holds the previous channel */
+        s->dimg = NULL;
+        if (!(planes[c] = malloc(s->n * 4)))
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        else if ((st = s->kl->ops->write(s->kl->dev, s->dsrc, s->src, s->n * 4, e)) == KL_OK &&
+                 (st = run_rung(s, r, values, &once, &res)) == KL_OK) {
+            if (res.status != KL_RESULT_VERIFIED)
+                st = kl_fail(e, KL_ERR_VERIFY, "channel %d of the picture: %s", c, res.note);
+            memcpy(planes[c], s->out, s->n * 4);
+        }
+    }
+    if (st == KL_OK)
+        st = save_output(s, im, planes, path, e);
+    for (int c = 1; c < extra; c++)
+        free(planes[c]);
     return st;
 }
 
@@ -466,13 +509,13 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         goto done;
     }
     weights(req->sigma, R, s.w, s.w2);
-    to_pixels(&s, &im, s.src);
+    to_pixels(&s, &im, 0, s.src);
     memset(s.fill, 0xAB, (s.n + GUARD) * 4); /* NaN-like for float, a fixed pattern for uchar4 */
     if (s.pix == KL_PIX_FLOAT)
         for (size_t i = 0; i < s.n + GUARD; i++)
             ((float *)s.fill)[i] = NAN;
-    reference(&s);
-    if ((st = kl->ops->alloc(kl->dev, s.n * 4, &s.dsrc, e)) != KL_OK ||
+    if ((st = reference(&s, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, s.n * 4, &s.dsrc, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, (s.n + GUARD) * 4, &s.ddst, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, fbytes, &s.dtmp, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, taps * 4, &s.dw, e)) != KL_OK ||
@@ -503,7 +546,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
     kl_utc_now(rep->date, sizeof rep->date);
     kl_report_load_ceilings(rep);
 
-    int best = -1;
+    int best = -1, best_rung = -1;
     for (int i = 0; i < nchosen; i++) {
         const struct kl_blur_rung *r = &rungs[chosen[i]];
         struct kl_result *res = kl_report_add(rep, r->name, r->summary);
@@ -528,6 +571,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
             (named ||
              (!req->output_rung && (best < 0 || res->median_s < rep->results[best].median_s)))) {
             best = rep->count - 1;
+            best_rung = chosen[i];
             /* Keep this rung's verified output: it may be the one written out. */
             if (req->output)
                 memcpy(s.best, s.out, s.n * 4);
@@ -538,12 +582,16 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
             st = kl_fail(e, KL_ERR_VERIFY, "no verified rung to write %s from", req->output);
             goto done;
         }
-        memcpy(s.out, s.best, s.n * 4);
-        if ((st = save_output(&s, &im, req->output, e)) != KL_OK)
+        const struct kl_blur_rung *r = &rungs[best_rung];
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+        if ((st = write_output(&s, &im, r, values, req->output, e)) != KL_OK)
             goto done;
         snprintf(rep->reference + strlen(rep->reference),
-                 sizeof rep->reference - strlen(rep->reference), "; %s written from %s",
-                 req->output, rep->results[best].rung);
+                 sizeof rep->reference - strlen(rep->reference), "; %s written from %s%s",
+                 req->output, r->name,
+                 s.pix == KL_PIX_FLOAT && im.channels > 1 ? ", every channel verified" : "");
     }
     st = KL_OK;
 done:

@@ -31,6 +31,13 @@
  *            lets the sampler clamp them, so any W, H >= 1 and any RAD
  *            (also > W or H) are safe; blur_v clamps its rows. Work-items
  *            outside the image return at once (no barriers).
+ * Checking:  oclgrind 21.10 --uninitialized flags values returned by
+ *            read_imagef as uninitialised for some work-items (and so the
+ *            tmp and dst stores that use them), even in a trivial kernel
+ *            that reads pixel (0, 0) of a fully initialised image: its
+ *            shadow for image reads is not taken from the pixels. Those
+ *            reports on this rung are a tool artefact; --data-races and
+ *            the default memory checks are clean.
  */
 #ifndef RAD
 #error "08_image: RAD (blur radius) must be set by the host (-DRAD=r)"
