@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `kladder blur` (issue 5): the Gaussian blur ladder of seed 001.
-# usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px
-#        check_blur.sh KLADDER png
+# usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px1|px8
+#        check_blur.sh KLADDER png native|converted
 #        check_blur.sh KLADDER pnm
 #        check_blur.sh KLADDER bad CASE
 #        check_blur.sh KLADDER too_big
@@ -10,14 +10,16 @@
 # rungs:  every rung verified on generated images of 1×1, 1×9, 9×1, 17×13 and
 #         100×37 with radius 0, 1 and one larger than the image, with the
 #         default work-groups ("default", which also runs radii that overflow
-#         the device's local and constant memory), with 4×4 work-groups
-#         ("tiles"), or with 8×2 groups of one pixel per work-item and with
-#         eight pixels per work-item ("px"). Every row of the JSON report is
-#         verified, or skipped with a reason that names local memory, the
-#         constant buffer or images and that the device's facts bear out; the
-#         verified rows are counted against that expectation.
-# png:    grey, RGB, RGBA, grey+alpha, palette and 16-bit PNGs (written here
-#         with python3's zlib, and one written by kladder itself) blurred in
+#         the device's local and constant memory, radii from --sigma alone
+#         and a --rung subset), with 4×4 work-groups ("tiles"), with 8×2
+#         groups of one pixel per work-item ("px1") or with eight pixels per
+#         work-item ("px8"). Every row of the JSON report is verified, or
+#         skipped with a reason that names local memory, the constant buffer
+#         or images and that the device's facts bear out; the verified rows
+#         are counted against that expectation.
+# png:    grey, RGB and RGBA PNGs ("native"; written here with python3's
+#         zlib, and one written by kladder itself) or grey+alpha, palette and
+#         16-bit grey and RGB PNGs ("converted" to 8-bit RGBA or RGB) blurred in
 #         float and uchar4 with --output: every rung verified; the output PNG
 #         has the input's size and the expected colour type, differs from the
 #         input, and matches a separable Gaussian computed here in double
@@ -105,7 +107,7 @@ def write_png(path, W, H, ctype, depth, samples, palette=None, trns=None):
     open(path, "wb").write(d)
 
 
-raw_rows = []
+raw_rows = []  # write_png's unfiltered rows (the filters look at the row above)
 
 
 def paeth(a, b, c):
@@ -242,7 +244,7 @@ bad = []
 try:
     rep = json.load(open(path))
 except Exception as e:
-    print(f"FAIL ({title}): the report is not JSON: {e}")
+    print(f"FAIL: {title}: the report is not JSON: {e}")
     sys.exit(1)
 res = rep.get("results", [])
 p = rep.get("params", {})
@@ -303,9 +305,9 @@ for x in res:
 expect = len(rungs) - nskip
 open(counts, "a").write(f"{nver} {expect}\n")
 if bad:
-    print(f"FAIL ({title}):\n  " + "\n  ".join(bad))
+    print(f"FAIL: {title}:\n  " + "\n  ".join(bad))
     sys.exit(1)
-print(f"ok ({title}): {nver} of {expect} rungs verified"
+print(f"ok: {title}: {nver} of {expect} rungs verified"
       + (f", {nskip} skipped for the device's limits: "
          + ", ".join(x["rung"] for x in res if x.get("status") == "skipped") if nskip else ""))
 PY
@@ -319,7 +321,7 @@ blur_run() {
     "$kladder" blur "$@" "${q[@]}" --json "$tmp/rep.json" >"$tmp/stdout" 2>&1
     rc=$?
     if [ "$rc" -ne 0 ]; then
-        printf 'FAIL (%s): exit %s, expected 0\n%s\n' "$title" "$rc" "$(cat "$tmp/stdout")"
+        printf 'FAIL: %s: exit %s, expected 0\n%s\n' "$title" "$rc" "$(cat "$tmp/stdout")"
         fails=$((fails + 1))
         return 1
     fi
@@ -351,7 +353,7 @@ totals() {
 if [ "$mode" = rungs ]; then
     pixel=${1:-}
     set=${2:-}
-    case $pixel in float | uchar4) ;; *) echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px"; exit 2 ;; esac
+    case $pixel in float | uchar4) ;; *) echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px1|px8"; exit 2 ;; esac
     # gen W H R [--param NAME=V ...]: a generated W×H image, every rung.
     gen() {
         local W=$1 H=$2 R=$3
@@ -368,23 +370,20 @@ if [ "$mode" = rungs ]; then
     case $set in
     default) pset=() ;;
     tiles) pset=(--param BX=4 --param BY=4) ;;
-    px) pset=() ;;
-    *) echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px"; exit 2 ;;
+    px1) pset=(--param BX=8 --param BY=2 --param PX=1) ;;
+    px8) pset=(--param PX=8) ;;
+    *) echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px1|px8"; exit 2 ;;
     esac
     # 1×1, a single row, a single column, odd sizes below and above a
     # work-group; radius 0 (the identity), 1, and one larger than the image.
     for s in 1:1:20 1:9:20 9:1:20 17:13:20 100:37:101; do
         W=${s%%:*} rest=${s#*:} H=${rest%%:*} big=${s##*:}
-        # With small work-groups, radius 40 (more than 100×37's rows) keeps
-        # the number of kernels to build down.
-        [ "$set" != default ] && [ "$big" = 101 ] && big=40
+        # With small work-groups one large radius for every shape (more
+        # than 100×37's rows, not its columns) keeps the number of kernels
+        # to build (about 3 s each on PoCL) down.
+        [ "$set" != default ] && big=40
         for R in 0 1 "$big"; do
-            if [ "$set" = px ]; then
-                gen "$W" "$H" "$R" --param BX=8 --param BY=2 --param PX=1
-                gen "$W" "$H" "$R" --param PX=8
-            else
-                gen "$W" "$H" "$R" "${pset[@]}"
-            fi
+            gen "$W" "$H" "$R" "${pset[@]}"
         done
     done
     if [ "$set" = default ]; then
@@ -413,7 +412,7 @@ fi
 # blur_image TITLE INPUT PIXEL EXPECT_CTYPE SIGMA R [ARGS...]: blurs INPUT to
 # $tmp/out.png; checks the report (every rung verified), the output PNG's size
 # and colour type, that it differs from the input (R > 0) or equals it
-# (uchar4, R = 0; float from a grey input), and that it matches the
+# (R = 0), and that it matches the
 # reference computed here within one level.
 blur_image() {
     local title=$1 input=$2 pixel=$3 ctype=$4 sigma=$5 R=$6
@@ -459,19 +458,21 @@ bad = []
 try:
     ow, oh, oc, onch, out = read_png(outp)
 except Exception as e:
-    print(f"FAIL ({title}): the output is no readable 8-bit PNG: {e}")
+    print(f"FAIL: {title}: the output is no readable 8-bit PNG: {e}")
     sys.exit(1)
 if (ow, oh) != (W, H):
     bad.append(f"output is {ow}x{oh}, the input {W}x{H}")
 if oc != ctype:
     bad.append(f"output colour type {oc}, expected {ctype}")
 if bad:
-    print(f"FAIL ({title}): " + "; ".join(bad))
+    print(f"FAIL: {title}: " + "; ".join(bad))
     sys.exit(1)
 # The pixels the kernels blur, and the channels written back.
 if pixel == "float":
-    src = [f32(px[i * nch] / 255.0) for i in range(W * H)]
-    ch, scale, orig = 1, 255.0, [px[i * nch] for i in range(W * H)]
+    # Float pixels blur one channel at a time; every channel of the picture is written.
+    planes = [blur([f32(px[i * nch + c] / 255.0) for i in range(W * H)], W, H, 1, sigma, R)
+              for c in range(nch)]
+    ch, scale, orig = nch, 255.0, px
 else:
     rgba = []
     for i in range(W * H):
@@ -479,7 +480,8 @@ else:
         rgba += p if nch == 4 else p + [255] if nch == 3 else p * 3 + [255]
     src, ch, scale = rgba, 4, 1.0
     orig = px  # the channels written: grey, RGB or RGBA as loaded
-ref = blur(src, W, H, ch, sigma, R)
+ref = ([planes[c][i] for i in range(W * H) for c in range(nch)] if pixel == "float"
+       else blur(src, W, H, ch, sigma, R))
 # Output channel k of pixel i is reference channel k (grey: channel 0).
 worst, at = 0.0, None
 for i in range(W * H):
@@ -497,15 +499,15 @@ elif R == 0 and out != orig:
     n = sum(1 for a, b in zip(out, orig) if a != b)
     bad.append(f"radius 0 is not the identity: {n} of {len(orig)} values differ from the input")
 if bad:
-    print(f"FAIL ({title}): " + "; ".join(bad))
+    print(f"FAIL: {title}: " + "; ".join(bad))
     sys.exit(1)
 what = "equal to the input" if R == 0 else "differs from the input"
-print(f"ok ({title}): {W}x{H} colour type {oc} written, {what}, within {worst:.2f} levels of the reference")
+print(f"ok: {title}: {W}x{H} colour type {oc} written, {what}, within {worst:.2f} levels of the reference")
 PY
 }
 
 if [ "$mode" = png ] || [ "$mode" = pnm ]; then
-    if [ "$mode" = png ]; then
+    if [ "$mode" = png ] && [ "${1:-}" = native ]; then
         # kladder's own RGBA picture of its generated image (radius 0: the
         # generated pixels themselves), with structure (not constant).
         if "$kladder" blur --width 64 --height 48 --pixel uchar4 --radius 0 --rung 03 "${q[@]}" \
@@ -517,9 +519,9 @@ from blurlib import read_png
 W, H, ct, nch, px = read_png(sys.argv[2])
 distinct = [len(set(px[c::nch])) for c in range(nch)]
 if (W, H, ct) != (64, 48, 6) or min(distinct[:3]) < 16:
-    print(f"FAIL (generated RGBA): {W}x{H} colour type {ct}, distinct values per channel {distinct}")
+    print(f"FAIL: generated RGBA: {W}x{H} colour type {ct}, distinct values per channel {distinct}")
     sys.exit(1)
-print(f"ok (generated RGBA): 64x48 colour type 6, {distinct} distinct values per channel")
+print(f"ok: generated RGBA: 64x48 colour type 6, {distinct} distinct values per channel")
 PY
         else
             fail "kladder blur --width 64 --height 48 --pixel uchar4 --radius 0 --output gen.png: $(cat "$tmp/stdout")"
@@ -547,12 +549,17 @@ c = pattern(W, H, 3, 5)
 write_png(f"{d}/rgb16.png", W, H, 2, 16, [v * 257 for v in c])
 write_png(f"{d}/rgb16.png.8bit.png", W, H, 2, 8, c)
 PY
-        # name:colour type of the uchar4 output (float always writes grey, 0)
-        inputs="gen.png:6 grey.png:0 rgb.png:2 rgba.png:6 greya.png:6 palette.png:2 grey16.png:0 rgb16.png:2"
+        # name:colour type of the output (the input's channels, for both pixel types):
+        # PNGs read as they are, or converted (alpha to RGBA, a palette to
+        # RGB, 16 bits to 8).
+        case ${1:-} in
+        native) inputs="gen.png:6 grey.png:0 rgb.png:2 rgba.png:6" ;;
+        converted) inputs="greya.png:6 palette.png:2 grey16.png:0 rgb16.png:2" ;;
+        *) echo "usage: check_blur.sh KLADDER png native|converted"; exit 2 ;;
+        esac
     else
         python3 - "$tmp" <<'PY'
 import sys
-sys.path.insert(0, sys.argv[1])
 d = sys.argv[1]
 def pattern(W, H, nch, seed, maxval):
     return bytes(((x // 3 + y // 2 + seed) % 2 * 200 + x * 5 + (x * 131 + y * 71 + c * 29) % 37) % (maxval + 1)
@@ -568,12 +575,12 @@ PY
     for spec in $inputs; do
         f=${spec%%:*} ct=${spec##*:}
         for pixel in float uchar4; do
-            [ "$pixel" = float ] && oct=0 || oct=$ct
+            oct=$ct
             blur_image "$f $pixel --sigma 1.5" "$tmp/$f" "$pixel" "$oct" 1.5 5
             blur_image "$f $pixel --radius 0" "$tmp/$f" "$pixel" "$oct" 1.5 0
         done
     done
-    if [ "$mode" = png ]; then
+    if [ "$mode" = png ] && [ "$1" = native ]; then
         # A larger radius than the picture, at another sigma.
         blur_image "rgba.png uchar4 --sigma 4 --radius 30" "$tmp/rgba.png" uchar4 6 4 30
         # --output-rung: the image comes from the rung named (in full);
@@ -587,9 +594,9 @@ import json, sys
 rep, out, r = sys.argv[1:4]
 ref = json.load(open(rep))["reference"]
 if not ref.endswith(f"{out} written from {r}"):
-    print(f"FAIL (--output-rung {r}): the report says {ref!r}")
+    print(f"FAIL: --output-rung {r}: the report says {ref!r}")
     sys.exit(1)
-print(f"ok (--output-rung {r}): the report says the image was written from {r}")
+print(f"ok: --output-rung {r}: the report says the image was written from {r}")
 PY
         done
         blur_image "rgb.png uchar4 (fastest)" "$tmp/rgb.png" uchar4 2 1.5 5 &&
@@ -600,9 +607,9 @@ r = json.load(open(rep))
 ver = [x for x in r["results"] if x["status"] == "verified"]
 best = min(ver, key=lambda x: x["median_s"])["rung"]
 if not r["reference"].endswith(f"{out} written from {best}"):
-    print(f"FAIL (output from the fastest): the report says {r['reference']!r}, the fastest verified rung is {best}")
+    print(f"FAIL: output from the fastest: the report says {r['reference']!r}, the fastest verified rung is {best}")
     sys.exit(1)
-print(f"ok (output from the fastest): written from {best}, the fastest verified rung")
+print(f"ok: output from the fastest: written from {best}, the fastest verified rung")
 PY
     fi
     totals
@@ -703,5 +710,5 @@ if [ "$mode" = named_too_big_tile ]; then
         --width 3 --height 2 --radius "$R" --rung 04 "${q[@]}"
 fi
 
-echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px | png | pnm | bad CASE | too_big | named_too_big_tile"
+echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px1|px8 | png native|converted | pnm | bad CASE | too_big | named_too_big_tile"
 exit 2

@@ -4,6 +4,7 @@
  */
 #include "workloads/blur.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -461,8 +462,9 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
     enum kl_status st;
 
     memset(&s, 0, sizeof s);
-    if (!(req->sigma > 0) || !isfinite(req->sigma))
-        return kl_fail(e, KL_ERR_ARG, "--sigma must be a positive number (got %g)", req->sigma);
+    /* Below 0.001 the Gaussian's 2σ² underflows the weights: a radius-0 blur says it plainly. */
+    if (!(req->sigma >= 1e-3) || !isfinite(req->sigma))
+        return kl_fail(e, KL_ERR_ARG, "--sigma must be a number >= 0.001 (got %g)", req->sigma);
     int R = req->radius >= 0 ? req->radius : (int)ceil(3 * req->sigma);
     if (R > 512)
         return kl_fail(e, KL_ERR_ARG,
@@ -480,6 +482,32 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                                     req->nparams, values, &mask, e)) != KL_OK)
             return st;
     }
+    int out_rung = -1;
+    if (req->output_rung) {
+        out_rung = kl_rung_lookup(&table, req->output_rung);
+        int among = 0;
+        for (int i = 0; i < nchosen; i++)
+            among |= chosen[i] == out_rung;
+        if (out_rung < 0 || !among)
+            return kl_fail(e, KL_ERR_ARG, "--output-rung %s is not one of the rungs that run",
+                           req->output_rung);
+    }
+    if (req->output) {
+        /* Fail now, not after the ladder, if the picture cannot be written. */
+        FILE *f = fopen(req->output, "ab");
+        if (!f)
+            return kl_fail(e, KL_ERR_IO, "cannot write PNG %s: %s", req->output, strerror(errno));
+        fclose(f);
+    }
+    /* A generated picture too large for the device is refused before it is drawn. */
+    double fbytes_wanted = (double)req->width * req->height * (req->pixel == KL_PIX_FLOAT ? 4 : 16);
+    if (!req->input && (fbytes_wanted > (double)kl->info.max_alloc ||
+                        (double)req->width * req->height > (double)KL_IMAGE_MAX_PIXELS))
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
+                       "allocation (%.1f MiB)",
+                       req->width, req->height, fbytes_wanted / 1048576.0,
+                       kl->info.max_alloc / 1048576.0);
     if ((st = load_input(req, &im, e)) != KL_OK)
         return st;
 
@@ -525,6 +553,18 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         (st = kl->ops->write(kl->dev, s.dw2, s.w2, taps * taps * 4, e)) != KL_OK)
         goto done;
 
+    /* Rungs the user asked for by name or parameter must fit before anything runs. */
+    for (int i = 0; i < nchosen; i++) {
+        const struct kl_blur_rung *r = &rungs[chosen[i]];
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_launch l = {.kl = kl};
+        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+        shape_of(r, values, s.W, s.H, &l);
+        if ((req->nrungs || mask) && (st = check_rung(r, values, &s, &l, e)) != KL_OK)
+            goto done;
+    }
+
     rep->workload = "blur";
     snprintf(rep->sizes, sizeof rep->sizes, "%d×%d sigma=%g R=%d %s", s.W, s.H, req->sigma, R,
              req->input ? req->input : "(generated)");
@@ -566,7 +606,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         }
         if (st != KL_OK)
             goto done;
-        int named = req->output_rung && strcmp(req->output_rung, r->name) == 0;
+        int named = chosen[i] == out_rung;
         if (res->status == KL_RESULT_VERIFIED &&
             (named ||
              (!req->output_rung && (best < 0 || res->median_s < rep->results[best].median_s)))) {
