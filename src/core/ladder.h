@@ -15,6 +15,30 @@ struct kl_rung_table {
     const struct kl_param_def *(*params)(int i);
 };
 
+/*
+ * The accessors of a workload's rung array: kl_<workload>_rung_count(),
+ * kl_<workload>_rung_at(i) and a static struct kl_rung_table `table`.
+ */
+#define KL_RUNG_TABLE(workload, type, array)                                                       \
+    int kl_##workload##_rung_count(void)                                                           \
+    {                                                                                              \
+        return (int)(sizeof array / sizeof *array);                                                \
+    }                                                                                              \
+    const type *kl_##workload##_rung_at(int i)                                                     \
+    {                                                                                              \
+        return i >= 0 && i < kl_##workload##_rung_count() ? &array[i] : NULL;                      \
+    }                                                                                              \
+    static const char *rung_name(int i)                                                            \
+    {                                                                                              \
+        return array[i].name;                                                                      \
+    }                                                                                              \
+    static const struct kl_param_def *rung_params(int i)                                           \
+    {                                                                                              \
+        return array[i].params;                                                                    \
+    }                                                                                              \
+    static const struct kl_rung_table table = {#workload, (int)(sizeof array / sizeof *array),     \
+                                               rung_name, rung_params}
+
 /* The rung whose name is name or starts with it (unique), or -1. */
 int kl_rung_lookup(const struct kl_rung_table *t, const char *name);
 

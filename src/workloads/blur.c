@@ -75,25 +75,7 @@ static const struct kl_blur_rung rungs[] = {
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-int kl_blur_rung_count(void)
-{
-    return RUNG_COUNT;
-}
-
-const struct kl_blur_rung *kl_blur_rung_at(int i)
-{
-    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
-}
-
-static const char *rung_name(int i)
-{
-    return rungs[i].name;
-}
-static const struct kl_param_def *rung_params(int i)
-{
-    return rungs[i].params;
-}
-static const struct kl_rung_table table = {"blur", RUNG_COUNT, rung_name, rung_params};
+KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);
 
 #define GUARD 256 /* pixels past the output that a correct kernel never writes */
 

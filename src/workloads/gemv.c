@@ -68,25 +68,7 @@ static const struct kl_gemv_rung rungs[] = {
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-int kl_gemv_rung_count(void)
-{
-    return RUNG_COUNT;
-}
-
-const struct kl_gemv_rung *kl_gemv_rung_at(int i)
-{
-    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
-}
-
-static const char *rung_name(int i)
-{
-    return rungs[i].name;
-}
-static const struct kl_param_def *rung_params(int i)
-{
-    return rungs[i].params;
-}
-static const struct kl_rung_table table = {"gemv", RUNG_COUNT, rung_name, rung_params};
+KL_RUNG_TABLE(gemv, struct kl_gemv_rung, rungs);
 
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
 
