@@ -34,6 +34,17 @@ enum kl_status kl_launch_check(const struct kl_launch *l, const char *rung, stru
     return KL_OK;
 }
 
+enum kl_status kl_launch_pair_timed(void *pair, double *seconds, struct kl_err *e)
+{
+    struct kl_launch_pair *p = pair;
+    double t1 = 0, t2 = 0;
+    enum kl_status st = kl_launch_timed(p->a, &t1, e);
+    if (st == KL_OK && p->b)
+        st = kl_launch_timed(p->b, &t2, e);
+    *seconds = t1 + t2;
+    return st;
+}
+
 size_t kl_round_up(size_t x, size_t m)
 {
     return (x + m - 1) / m * m;

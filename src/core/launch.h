@@ -28,6 +28,14 @@ enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e);
  */
 enum kl_status kl_launch_check(const struct kl_launch *l, const char *rung, struct kl_err *e);
 
+/* Two launches timed as one (a kernel and its second pass); b may be NULL. */
+struct kl_launch_pair {
+    struct kl_launch *a, *b;
+};
+
+/* A kl_launch_fn over a struct kl_launch_pair: the event times of both added. */
+enum kl_status kl_launch_pair_timed(void *pair, double *seconds, struct kl_err *e);
+
 /* Rounds x up to a multiple of m (m > 0). */
 size_t kl_round_up(size_t x, size_t m);
 

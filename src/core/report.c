@@ -1,5 +1,7 @@
 #include "core/report.h"
 
+#include "core/measure.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,14 @@ struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const cha
     snprintf(res->note, sizeof res->note, "not run");
     res->summary = summary;
     return res;
+}
+
+void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s)
+{
+    x->median_s = s->median;
+    x->min_s = s->min;
+    x->max_s = s->max;
+    x->repeats = s->n;
 }
 
 void kl_report_free(struct kl_report *r)

@@ -66,6 +66,10 @@ struct kl_report {
     int count, capacity;
 };
 
+struct kl_stats;
+/* Copies a measurement's median, min, max and count into a result. */
+void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s);
+
 /* Appends a zeroed result for rung name; NULL when out of memory. */
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);
 void kl_report_free(struct kl_report *r);

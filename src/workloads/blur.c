@@ -261,21 +261,6 @@ static void session_free(struct blur_session *s)
 
 /* ---- one rung -------------------------------------------------------------------- */
 
-struct pair {
-    struct kl_launch *a, *b;
-};
-
-static enum kl_status pair_timed(void *arg, double *seconds, struct kl_err *e)
-{
-    struct pair *p = arg;
-    double t1 = 0, t2 = 0;
-    enum kl_status st = kl_launch_timed(p->a, &t1, e);
-    if (st == KL_OK && p->b)
-        st = kl_launch_timed(p->b, &t2, e);
-    *seconds = t1 + t2;
-    return st;
-}
-
 static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung *r,
                                const int *values, const struct kl_protocol *proto,
                                struct kl_result *res)
@@ -283,7 +268,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     struct kl_context *kl = s->kl;
     struct kl_err *e = &kl->err;
     struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
-    struct pair p = {&l, NULL};
+    struct kl_launch_pair p = {&l, NULL};
     struct kl_stats stats;
     enum kl_status st;
     double dummy;
@@ -327,20 +312,17 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
         (p.b && (st = kl_launch_check(&l2, r->name, e)) != KL_OK))
         return st;
     if ((st = kl->ops->write(kl->dev, s->ddst, s->fill, (s->n + GUARD) * 4, e)) != KL_OK ||
-        (st = pair_timed(&p, &dummy, e)) != KL_OK ||
+        (st = kl_launch_pair_timed(&p, &dummy, e)) != KL_OK ||
         (st = kl->ops->read(kl->dev, s->ddst, s->out, (s->n + GUARD) * 4, e)) != KL_OK)
         return st;
     if (!judge(s, res->note, sizeof res->note)) {
         res->status = KL_RESULT_FAILED;
         return KL_OK;
     }
-    if ((st = kl_measure(proto, pair_timed, &p, &stats, e)) != KL_OK)
+    if ((st = kl_measure(proto, kl_launch_pair_timed, &p, &stats, e)) != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
-    res->median_s = stats.median;
-    res->min_s = stats.min;
-    res->max_s = stats.max;
-    res->repeats = stats.n;
+    kl_result_set_stats(res, &stats);
     return KL_OK;
 }
 

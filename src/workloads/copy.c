@@ -216,10 +216,7 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
-    res->median_s = stats.median;
-    res->min_s = stats.min;
-    res->max_s = stats.max;
-    res->repeats = stats.n;
+    kl_result_set_stats(res, &stats);
     return KL_OK;
 }
 

@@ -227,10 +227,7 @@ static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_
     snprintf(res->options, sizeof res->options, "%s", what);
     kl_vecout_judge(out, out->host, factor, res);
     if (res->status == KL_RESULT_VERIFIED) {
-        res->median_s = stats.median;
-        res->min_s = stats.min;
-        res->max_s = stats.max;
-        res->repeats = stats.n;
+        kl_result_set_stats(res, &stats);
     }
     return KL_OK;
 }

@@ -186,10 +186,7 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
     if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
-    res->median_s = stats.median;
-    res->min_s = stats.min;
-    res->max_s = stats.max;
-    res->repeats = stats.n;
+    kl_result_set_stats(res, &stats);
     snprintf(res->note, sizeof res->note, "verified: %s",
              k == BW_READ   ? "sum of all words"
              : k == BW_COPY ? "every word copied"
@@ -391,10 +388,7 @@ static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int q
     if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         goto done;
     res->flops = 2.0 * f.vec * f.chains * iters * (double)global;
-    res->median_s = stats.median;
-    res->min_s = stats.min;
-    res->max_s = stats.max;
-    res->repeats = stats.n;
+    kl_result_set_stats(res, &stats);
 done:
     free(host);
     kl->ops->release(out);
@@ -593,10 +587,7 @@ static enum kl_status xfer_row(struct xfer *x, const char *name, const char *con
     if (!(res = kl_report_add(rep, name, NULL)))
         return kl_fail(&x->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     res->status = KL_RESULT_MEASURED;
-    res->median_s = s.median;
-    res->min_s = s.min;
-    res->max_s = s.max;
-    res->repeats = s.n;
+    kl_result_set_stats(res, &s);
     res->bytes = (double)x->bytes;
     snprintf(res->config, sizeof res->config, "%s", config);
     snprintf(res->note, sizeof res->note,

@@ -58,27 +58,12 @@ void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
              "%zu results match the reference (worst %.2g of tolerance)", c.checked, c.worst_ratio);
 }
 
-struct pair {
-    struct kl_launch *a, *b;
-};
-
-static enum kl_status pair_timed(void *arg, double *seconds, struct kl_err *e)
-{
-    struct pair *p = arg;
-    double t1 = 0, t2 = 0;
-    enum kl_status st = kl_launch_timed(p->a, &t1, e);
-    if (st == KL_OK && p->b)
-        st = kl_launch_timed(p->b, &t2, e);
-    *seconds = t1 + t2;
-    return st;
-}
-
 enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl_launch *l2,
                              const struct kl_protocol *proto, double factor, struct kl_result *res)
 {
     struct kl_context *kl = o->kl;
     size_t es = kl_type_size(o->type), total = (o->n + GUARD) * es;
-    struct pair p = {l, l2};
+    struct kl_launch_pair p = {l, l2};
     struct kl_stats stats;
     enum kl_status st;
     double dummy;
@@ -86,7 +71,7 @@ enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl
     if (o->init)
         memcpy(o->fill, o->init, o->n * es);
     if ((st = kl->ops->write(kl->dev, o->dev, o->fill, total, &kl->err)) != KL_OK ||
-        (st = pair_timed(&p, &dummy, &kl->err)) != KL_OK ||
+        (st = kl_launch_pair_timed(&p, &dummy, &kl->err)) != KL_OK ||
         (st = kl->ops->read(kl->dev, o->dev, o->host, total, &kl->err)) != KL_OK)
         return st;
     if (memcmp((char *)o->host + o->n * es, (char *)o->fill + o->n * es, GUARD * es) != 0) {
@@ -98,13 +83,10 @@ enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl
     kl_vecout_judge(o, o->host, factor, res);
     if (res->status != KL_RESULT_VERIFIED)
         return KL_OK;
-    if ((st = kl_measure(proto, pair_timed, &p, &stats, &kl->err)) != KL_OK) {
+    if ((st = kl_measure(proto, kl_launch_pair_timed, &p, &stats, &kl->err)) != KL_OK) {
         res->status = KL_RESULT_FAILED;
         return st;
     }
-    res->median_s = stats.median;
-    res->min_s = stats.min;
-    res->max_s = stats.max;
-    res->repeats = stats.n;
+    kl_result_set_stats(res, &stats);
     return KL_OK;
 }
