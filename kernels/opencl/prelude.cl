@@ -52,4 +52,12 @@ typedef float F;
 #define PIX_OUT(f) (f)
 #endif
 
+/*
+ * Vector literals, spelled through a macro so that the CUDA prelude can map
+ * them (CUDA C++ has no (float4)(a, b, c, d) syntax):
+ *   VEC2(type, a, b)   VEC4(type, a, b, c, d)
+ */
+#define VEC2(type, a, b) ((type)((a), (b)))
+#define VEC4(type, a, b, c, d) ((type)((a), (b), (c), (d)))
+
 #endif /* KLADDER_PRELUDE */
