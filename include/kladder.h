@@ -61,6 +61,9 @@ struct kl_context;
  *   "P:D"       platform P, device D (indices as `kladder devices` prints)
  *   "gpu"/"cpu" the first device of that type
  *   other       the first device whose name contains spec (case-insensitive)
+ * on OpenCL. A "cuda:" prefix selects the CUDA backend instead, where the
+ * rest is a device index or part of a name ("cuda" alone: its first device);
+ * "opencl:" may prefix an OpenCL spec.
  * On failure *out is NULL and err (if not NULL) holds the reason.
  */
 enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, size_t errlen);

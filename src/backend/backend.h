@@ -41,6 +41,17 @@ struct kl_device_info {
     int images;    /* image objects and samplers (CL_DEVICE_IMAGE_SUPPORT) */
     size_t image2d_max[2];
     int profiling; /* queue profiling (event timing) is available */
+
+    /* Facts only some backends know (0 where unknown); CUDA fills them. */
+    int cc_major, cc_minor;     /* compute capability */
+    unsigned warp;              /* threads per warp / sub-group width */
+    uint64_t local_mem_optin;   /* largest shared memory per block on request */
+    uint64_t local_mem_per_cu;  /* shared memory per SM */
+    unsigned regs_per_block, regs_per_cu;
+    unsigned threads_per_cu;    /* resident threads per SM */
+    unsigned mem_clock_mhz;     /* memory clock, peak */
+    unsigned mem_bus_bits;      /* memory bus width */
+    size_t max_grid[3];         /* most work-groups per dimension (0: no limit known) */
 };
 
 /* A kernel argument: a buffer, a scalar or a local-memory size. */
@@ -69,7 +80,13 @@ struct kl_launch_time {
 struct kl_dev;
 
 struct kl_backend_ops {
-    const char *name; /* "opencl" */
+    const char *name; /* "opencl", "cuda" */
+
+    /*
+     * Why this backend has no device at all (driver or compiler missing), in
+     * one sentence; NULL where the backend has nothing to add.
+     */
+    void (*unavailable)(char *why, size_t n);
 
     /* Number of platforms; devices of platform p; facts of device (p, d). */
     int (*platform_count)(void);
@@ -102,7 +119,8 @@ struct kl_backend_ops {
     /*
      * Launches k over dims dimensions (global sizes are multiples of local
      * sizes) and waits for it. If t is not NULL it receives the launch's
-     * times from the API's events.
+     * times from the API's events (queue < 0 where the API cannot tell when
+     * a launch was queued).
      */
     enum kl_status (*launch)(struct kl_dev *dev, struct kl_kernel *k, const struct kl_arg *args,
                              int nargs, int dims, const size_t *global, const size_t *local,
@@ -136,5 +154,8 @@ struct kl_backend_ops {
 };
 
 extern const struct kl_backend_ops kl_backend_opencl;
+#ifdef KLADDER_HAVE_CUDA
+extern const struct kl_backend_ops kl_backend_cuda;
+#endif
 
 #endif /* KL_BACKEND_H */

@@ -21,6 +21,27 @@ struct row {
 };
 
 #define F(field) offsetof(struct kl_device_info, field)
+/* CUDA devices: the facts cuDeviceGetAttribute gives. */
+static const struct row cuda_rows[] = {
+    {"Compute capability", ROW_STR, F(device_version), ""},
+    {"Compiler", ROW_STR, F(c_version), ""},
+    {"Driver version", ROW_STR, F(driver_version), ""},
+    {"Multiprocessors (SMs)", ROW_UINT, F(compute_units), ""},
+    {"Clock (typical)", ROW_UINT, F(max_clock_mhz), " MHz"},
+    {"Memory clock (peak)", ROW_UINT, F(mem_clock_mhz), " MHz"},
+    {"Memory bus", ROW_UINT, F(mem_bus_bits), " bits"},
+    {"Global memory", ROW_BYTES, F(global_mem), ""},
+    {"L2 cache", ROW_BYTES, F(global_cache), ""},
+    {"Constant memory", ROW_BYTES, F(constant_mem), ""},
+    {"Shared memory per block", ROW_BYTES, F(local_mem), ""},
+    {"Shared memory per block (opt-in)", ROW_BYTES, F(local_mem_optin), ""},
+    {"Shared memory per SM", ROW_BYTES, F(local_mem_per_cu), ""},
+    {"Registers per block", ROW_UINT, F(regs_per_block), ""},
+    {"Registers per SM", ROW_UINT, F(regs_per_cu), ""},
+    {"Max threads per block", ROW_SIZE, F(max_wg), ""},
+    {"Max threads per SM", ROW_UINT, F(threads_per_cu), ""},
+    {"Warp size", ROW_UINT, F(warp), ""},
+};
 static const struct row rows[] = {
     {"Vendor", ROW_STR, F(vendor), ""},
     {"Type", ROW_STR, F(type), ""},
@@ -74,43 +95,71 @@ static void print_row(FILE *out, const struct row *r, const struct kl_device_inf
     fputc('\n', out);
 }
 
-int kl_cli_devices(FILE *out, FILE *err)
+/* Every device of one backend; returns how many were shown. */
+static int list_backend(FILE *out, FILE *err, const struct kl_backend_ops *ops,
+                        const struct row *table, size_t nrows)
 {
-    const struct kl_backend_ops *ops = &kl_backend_opencl;
-    int np = ops->platform_count(), shown = 0;
-    char hint[512];
+    int np = ops->platform_count(), shown = 0, cuda = table == cuda_rows;
     for (int p = 0; p < np; p++) {
         int nd = ops->device_count(p);
         for (int d = 0; d < nd; d++) {
             struct kl_device_info info;
             struct kl_err e = {{0}};
             if (ops->device_info(p, d, &info, &e) != KL_OK) {
-                fprintf(err, "kladder: device %d:%d: %s\n", p, d, e.msg);
+                fprintf(err, "kladder: %s device %d:%d: %s\n", ops->name, p, d, e.msg);
                 continue;
             }
-            if (d == 0)
+            if (d == 0 && cuda)
+                fprintf(out, "Platform cuda: %s (%s)\n", info.platform, info.platform_version);
+            else if (d == 0)
                 fprintf(out, "Platform %d: %s (%s)\n", p, info.platform, info.platform_version);
-            fprintf(out, "  Device %d:%d  %s\n", p, d, info.name);
-            for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-                print_row(out, &rows[i], &info);
-            fprintf(out, "    %-30s %zu / %zu / %zu\n", "Max work-item sizes", info.max_item[0],
-                    info.max_item[1], info.max_item[2]);
+            if (cuda)
+                fprintf(out, "  Device cuda:%d  %s\n", d, info.name);
+            else
+                fprintf(out, "  Device %d:%d  %s\n", p, d, info.name);
+            for (size_t i = 0; i < nrows; i++)
+                print_row(out, &table[i], &info);
+            fprintf(out, "    %-30s %zu / %zu / %zu\n", cuda ? "Max block dims" : "Max work-item sizes",
+                    info.max_item[0], info.max_item[1], info.max_item[2]);
             shown++;
         }
     }
+    return shown;
+}
+
+int kl_cli_devices(FILE *out, FILE *err)
+{
+    char hint[512];
+    int shown = list_backend(out, err, &kl_backend_opencl, rows, sizeof rows / sizeof *rows);
     if (kl_nvidia_hint(hint, sizeof hint))
         fprintf(err, "\nkladder: %s\n", hint);
+#ifdef KLADDER_HAVE_CUDA
+    if (kl_backend_cuda.platform_count() > 0) {
+        fputc('\n', out);
+        shown += list_backend(out, err, &kl_backend_cuda, cuda_rows,
+                              sizeof cuda_rows / sizeof *cuda_rows);
+    } else {
+        kl_backend_cuda.unavailable(hint, sizeof hint);
+        fprintf(out, "\nCUDA: %s\n", hint);
+    }
+#else
+    fprintf(out, "\nCUDA: not built into this kladder (no CUDA toolkit when it was configured)\n");
+#endif
     if (!shown) {
-        fprintf(err, "kladder: no OpenCL device found. On Debian/Ubuntu, "
-                     "`apt-get install pocl-opencl-icd` provides one on the CPU.\n");
+        fprintf(err, "kladder: no device found. On Debian/Ubuntu, "
+                     "`apt-get install pocl-opencl-icd` provides an OpenCL one on the CPU.\n");
         return 3;
     }
+    const struct kl_backend_ops *ops;
     int p, d;
     struct kl_err e = {{0}};
-    if (kl_device_select(NULL, &p, &d, &e) == KL_OK)
-        fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another)\n", p,
-                d);
-    else
+    if (kl_device_select(NULL, &ops, &p, &d, &e) != KL_OK)
         fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", e.msg);
+    else if (ops == &kl_backend_opencl)
+        fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another; "
+                     "--backend cuda or --device cuda:N for CUDA)\n",
+                p, d);
+    else
+        fprintf(out, "\nDefault device: cuda:%d (from KLADDER_DEVICE)\n", d);
     return 0;
 }

@@ -45,7 +45,10 @@ static const char usage[] =
     "\n"
     "Device and output (every command):\n"
     "  --device SPEC      P:D index pair, gpu, cpu, or part of a device name\n"
-    "                     (default: $KLADDER_DEVICE, else the first GPU, else the first device)\n"
+    "                     (default: $KLADDER_DEVICE, else the first GPU, else the first device);\n"
+    "                     cuda:N is CUDA device N\n"
+    "  --backend B        opencl (default) or cuda: the API that runs the kernels; with cuda,\n"
+    "                     --device is a CUDA device index or part of its name\n"
     "  --kernel-dir DIR   read kernels from DIR (the source tree's kernels/) instead of the\n"
     "                     copies built into kladder\n"
     "  --format FMT       table (default), csv or json\n"
@@ -107,7 +110,7 @@ enum command {
 
 struct cli {
     enum command command;
-    const char *device, *kernel_dir, *format, *output, *json;
+    const char *device, *backend, *kernel_dir, *format, *output, *json;
     struct kl_protocol protocol;
     unsigned long long seed;
     const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
@@ -156,6 +159,7 @@ struct option {
 
 static const struct option options[] = {
     {"--device", 1, ON_ALL},
+    {"--backend", 1, ON_RUNS},
     {"--kernel-dir", 1, ON_RUNS},
     {"--format", 1, ON_RUNS},
     {"--output", 1, ON_RUNS},
@@ -209,6 +213,12 @@ static int apply(struct cli *c, const char *opt, const char *val)
     } while (0)
     if (IS("--device")) {
         c->device = val;
+    } else if (IS("--backend")) {
+        if (strcmp(val, "opencl") && strcmp(val, "cuda")) {
+            snprintf(err, sizeof err, "unknown backend \"%s\" (opencl or cuda)", val);
+            return fail_usage(err);
+        }
+        c->backend = val;
     } else if (IS("--kernel-dir")) {
         c->kernel_dir = val;
     } else if (IS("--format")) {
@@ -500,13 +510,40 @@ static void list_rungs(enum command cmd, FILE *out)
     }
 }
 
+/* --backend B and --device SPEC as one spec for kl_open ("cuda:0"). */
+static int device_spec(const struct cli *c, char *spec, size_t n)
+{
+    const char *dev = c->device ? c->device : getenv("KLADDER_DEVICE");
+    if (!c->backend) {
+        snprintf(spec, n, "%s", dev ? dev : "");
+        return 0;
+    }
+    size_t bl = strlen(c->backend);
+    if (dev && (strncmp(dev, "cuda", 4) == 0 || strncmp(dev, "opencl", 6) == 0) &&
+        (strncmp(dev, c->backend, bl) != 0 || (dev[bl] != '\0' && dev[bl] != ':'))) {
+        fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend,
+                dev);
+        return EXIT_USAGE;
+    }
+    if (dev && strncmp(dev, c->backend, bl) == 0 && (dev[bl] == '\0' || dev[bl] == ':'))
+        snprintf(spec, n, "%s", dev);
+    else
+        snprintf(spec, n, "%s%s%s", c->backend, dev && *dev ? ":" : "", dev ? dev : "");
+    return 0;
+}
+
 static int open_device(const struct cli *c, struct kl_context **kl)
 {
-    char err[KL_ERR_MAX];
-    enum kl_status st = kl_open(c->device, kl, err, sizeof err);
+    char err[KL_ERR_MAX], spec[512];
+    int rc = device_spec(c, spec, sizeof spec);
+    if (rc)
+        return rc;
+    enum kl_status st = kl_open(spec, kl, err, sizeof err);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", err);
-        return st == KL_ERR_NO_DEVICE ? EXIT_USAGE : EXIT_RUNTIME;
+        return st == KL_ERR_NO_DEVICE || st == KL_ERR_UNSUPPORTED || st == KL_ERR_ARG
+                   ? EXIT_USAGE
+                   : EXIT_RUNTIME;
     }
     if (c->kernel_dir && (st = kl_set_kernel_dir(*kl, c->kernel_dir)) != KL_OK) {
         fprintf(stderr, "kladder: %s\n", kl_last_error(*kl));
@@ -515,7 +552,7 @@ static int open_device(const struct cli *c, struct kl_context **kl)
         return EXIT_USAGE;
     }
     char hint[512];
-    if (kl_nvidia_hint(hint, sizeof hint))
+    if ((*kl)->ops == &kl_backend_opencl && kl_nvidia_hint(hint, sizeof hint))
         fprintf(stderr, "kladder: note: %s\n", hint);
     return 0;
 }
@@ -637,8 +674,12 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     if (c->command == CMD_MAIN) {
         /* Part of the table on a terminal; kept out of CSV, JSON and files. */
         FILE *f = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
-        fprintf(f, "kladder: device %d:%d %s (%s); GEMM ladder at %d×%d×%d\n\n", kl->platform,
-                kl->device, kl->info.name, kl->info.platform, c->M, c->N, c->K);
+        if (kl->ops == &kl_backend_opencl)
+            fprintf(f, "kladder: device %d:%d %s (%s)", kl->platform, kl->device, kl->info.name,
+                    kl->info.platform);
+        else
+            fprintf(f, "kladder: device %s:%d %s", kl->ops->name, kl->device, kl->info.name);
+        fprintf(f, "; GEMM ladder at %d×%d×%d\n\n", c->M, c->N, c->K);
         fflush(f);
     }
     return kl_gemm_ladder(kl, &req, rep);

@@ -52,6 +52,61 @@ int kl_nvidia_hint(char *buf, size_t n)
     return 1;
 }
 
+enum kl_status kl_backend_find(const char *name, const struct kl_backend_ops **ops,
+                               struct kl_err *e)
+{
+    if (strcmp(name, "opencl") == 0) {
+        *ops = &kl_backend_opencl;
+        return KL_OK;
+    }
+    if (strcmp(name, "cuda") == 0) {
+#ifdef KLADDER_HAVE_CUDA
+        *ops = &kl_backend_cuda;
+        return KL_OK;
+#else
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "CUDA support was not built into this kladder (no CUDA toolkit was found "
+                       "when it was configured; install one and rebuild, or use --backend "
+                       "opencl)");
+#endif
+    }
+    return kl_fail(e, KL_ERR_ARG, "unknown backend \"%s\" (opencl or cuda)", name);
+}
+
+/*
+ * Splits "cuda:0" or "opencl:gpu" into its backend and the rest; a spec
+ * without a backend prefix is OpenCL's. "cuda" alone is CUDA's default.
+ */
+static enum kl_status split_spec(const char **spec, const struct kl_backend_ops **ops,
+                                 struct kl_err *e)
+{
+    static const char *const names[] = {"opencl", "cuda"};
+    *ops = &kl_backend_opencl;
+    if (!*spec)
+        return KL_OK;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(*spec, names[i], n) == 0 && ((*spec)[n] == '\0' || (*spec)[n] == ':')) {
+            enum kl_status st = kl_backend_find(names[i], ops, e);
+            if (st != KL_OK)
+                return st;
+            *spec += (*spec)[n] == ':' ? n + 1 : n;
+            return KL_OK;
+        }
+    }
+    return KL_OK;
+}
+
+static int parse_index(const char *s, int *d)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || v < 0 || v > 1000)
+        return 0;
+    *d = (int)v;
+    return 1;
+}
+
 static int parse_index_pair(const char *s, int *p, int *d)
 {
     char *end;
@@ -67,9 +122,9 @@ static int parse_index_pair(const char *s, int *p, int *d)
     return 1;
 }
 
-static enum kl_status no_match(const char *spec, struct kl_err *e)
+static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spec,
+                               struct kl_err *e)
 {
-    const struct kl_backend_ops *ops = &kl_backend_opencl;
     int np = ops->platform_count();
     kl_fail(e, KL_ERR_NO_DEVICE, "no device matches \"%s\"; devices are:", spec);
     for (int p = 0; p < np; p++)
@@ -79,18 +134,30 @@ static enum kl_status no_match(const char *spec, struct kl_err *e)
                 kl_err_append(e, "\n  %d:%d  %s (%s, %s)", p, d, info.name, info.type,
                               info.platform);
         }
-    kl_err_append(e, "\nUse --device P:D, gpu, cpu or part of a device name.");
+    kl_err_append(e, ops == &kl_backend_opencl
+                         ? "\nUse --device P:D, gpu, cpu or part of a device name."
+                         : "\nUse --device %s:N (a device index) or part of a device name.",
+                  ops->name);
     return KL_ERR_NO_DEVICE;
 }
 
-enum kl_status kl_device_select(const char *spec, int *platform, int *device, struct kl_err *e)
+enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **backend,
+                                int *platform, int *device, struct kl_err *e)
 {
-    const struct kl_backend_ops *ops = &kl_backend_opencl;
-    int np = ops->platform_count();
+    const struct kl_backend_ops *ops;
     char hint[512];
 
     if (!spec || !*spec)
         spec = getenv("KLADDER_DEVICE");
+    enum kl_status st = split_spec(&spec, &ops, e);
+    if (st != KL_OK)
+        return st;
+    *backend = ops;
+    int np = ops->platform_count();
+    if (np == 0 && ops->unavailable) {
+        ops->unavailable(hint, sizeof hint);
+        return kl_fail(e, KL_ERR_NO_DEVICE, "no %s device: %s", ops->name, hint);
+    }
     if (np == 0) {
         kl_fail(e, KL_ERR_NO_DEVICE,
                 "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
@@ -99,9 +166,16 @@ enum kl_status kl_device_select(const char *spec, int *platform, int *device, st
             kl_err_append(e, "\n%s", hint);
         return KL_ERR_NO_DEVICE;
     }
+    /* CUDA has one platform: its devices are named by index alone. */
+    if (spec && *spec && ops != &kl_backend_opencl && parse_index(spec, device)) {
+        *platform = 0;
+        if (*device >= ops->device_count(0))
+            return no_match(ops, spec, e);
+        return KL_OK;
+    }
     if (spec && *spec && parse_index_pair(spec, platform, device)) {
         if (*platform >= np || *device >= ops->device_count(*platform))
-            return no_match(spec, e);
+            return no_match(ops, spec, e);
         return KL_OK;
     }
     int want_gpu = !spec || !*spec || strcmp(spec, "gpu") == 0;
@@ -127,9 +201,9 @@ enum kl_status kl_device_select(const char *spec, int *platform, int *device, st
                 *device = 0;
                 return KL_OK;
             }
-        return kl_fail(e, KL_ERR_NO_DEVICE, "OpenCL platforms exist but have no devices");
+        return kl_fail(e, KL_ERR_NO_DEVICE, "%s platforms exist but have no devices", ops->name);
     }
-    return no_match(spec, e);
+    return no_match(ops, spec, e);
 }
 
 static void cache_flush(struct kl_context *kl)
@@ -153,8 +227,7 @@ enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, siz
         st = kl_fail(&e, KL_ERR_NO_MEMORY, "out of host memory");
         goto fail;
     }
-    kl->ops = &kl_backend_opencl;
-    st = kl_device_select(spec, &kl->platform, &kl->device, &e);
+    st = kl_device_select(spec, &kl->ops, &kl->platform, &kl->device, &e);
     if (st != KL_OK)
         goto fail;
     st = kl->ops->device_info(kl->platform, kl->device, &kl->info, &e);
@@ -237,23 +310,29 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
     return kl_fail(&kl->err, KL_ERR_IO, "kernel file %s is not built into kladder", file);
 }
 
+/*
+ * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
+ * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++.
+ */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
-    char *prelude = NULL, *body = NULL;
+    char *cuda = NULL, *prelude = NULL, *body = NULL;
+    int is_cuda = strcmp(kl->ops->name, "cuda") == 0;
     enum kl_status st;
     *out = NULL;
-    if ((st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK)
-        return st;
-    if ((st = load_one(kl, file, &body)) != KL_OK)
-        goto free_prelude;
-    size_t n = strlen(prelude) + strlen(body) + 16;
+    if ((is_cuda && (st = load_one(kl, "cuda/prelude.cuh", &cuda)) != KL_OK) ||
+        (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
+        (st = load_one(kl, file, &body)) != KL_OK)
+        goto done;
+    size_t n = (cuda ? strlen(cuda) : 0) + strlen(prelude) + strlen(body) + 32;
     *out = malloc(n);
     if (!*out)
         st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     else
-        snprintf(*out, n, "%s\n#line 1\n%s", prelude, body);
+        snprintf(*out, n, "%s\n%s\n#line 1\n%s", cuda ? cuda : "", prelude, body);
+done:
+    free(cuda);
     free(body);
-free_prelude:
     free(prelude);
     return st;
 }

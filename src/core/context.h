@@ -29,11 +29,17 @@ struct kl_embedded_file {
 };
 extern const struct kl_embedded_file kl_embedded_kernels[];
 
+/* The backend called name ("opencl", "cuda"); says so if it was not built. */
+enum kl_status kl_backend_find(const char *name, const struct kl_backend_ops **ops,
+                               struct kl_err *e);
+
 /*
- * Resolves a device spec (see kl_open) to platform and device indices.
- * Fails with a message that lists what exists when nothing matches.
+ * Resolves a device spec (see kl_open) to a backend and its platform and
+ * device indices. Fails with a message that lists what exists when nothing
+ * matches, or says why the backend has no device at all.
  */
-enum kl_status kl_device_select(const char *spec, int *platform, int *device, struct kl_err *e);
+enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **backend,
+                                int *platform, int *device, struct kl_err *e);
 
 /*
  * If an NVIDIA GPU is visible but no NVIDIA OpenCL platform is registered,

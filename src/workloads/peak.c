@@ -519,9 +519,22 @@ static enum kl_status measure_latency(struct kl_context *kl, const struct kl_pea
     double qmean = 0;
     for (int i = 0; i < n; i++)
         qmean += q[i] / n;
-    latency_row(rep, "launch_latency", "queued to start, from events (clpeak's figure is the mean)",
-                q, n);
-    c->launch_us = qmean * 1e6;
+    if (n > 0 && q[0] < 0) {
+        /* CUDA events are recorded on the stream: none sees the launch being queued. */
+        struct kl_result *res = kl_report_add(rep, "launch_latency", NULL);
+        if (res) {
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note,
+                     "the %s backend's events cannot see when a launch is queued; "
+                     "launch_host and empty_kernel below are its view",
+                     kl->ops->name);
+        }
+        c->launch_us = 0;
+    } else {
+        latency_row(rep, "launch_latency",
+                    "queued to start, from events (clpeak's figure is the mean)", q, n);
+        c->launch_us = qmean * 1e6;
+    }
     latency_row(rep, "launch_host", "enqueue to completion as the host sees it", h, n);
     c->launch_host_us = rep->results[rep->count - 1].median_s * 1e6;
     latency_row(rep, "empty_kernel", "an empty kernel's own run time, start to end", r, n);
