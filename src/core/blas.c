@@ -7,8 +7,11 @@
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
                          int, double, double *, int);
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
+                         int, float, float *, int);
 
 static dgemm_fn dgemm;
+static sgemm_fn sgemm;
 static const char *loaded;
 static int tried;
 
@@ -25,6 +28,7 @@ static void load(void)
         void *sym = dlsym(lib, "cblas_dgemm");
         if (sym) {
             *(void **)&dgemm = sym;
+            *(void **)&sgemm = dlsym(lib, "cblas_sgemm");
             loaded = names[i];
             return;
         }
@@ -47,5 +51,14 @@ int kl_blas_dgemm(int M, int N, int K, const double *A, const double *B, double 
         return 0;
     dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, N, K, 1.0, A, K > 0 ? K : 1, B,
           N > 0 ? N : 1, 0.0, C, N > 0 ? N : 1);
+    return 1;
+}
+
+int kl_blas_sgemm(int M, int N, int K, const float *A, const float *B, float *C)
+{
+    if (!kl_blas_available(NULL) || !sgemm)
+        return 0;
+    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, N, K, 1.0f, A, K > 0 ? K : 1, B,
+          N > 0 ? N : 1, 0.0f, C, N > 0 ? N : 1);
     return 1;
 }

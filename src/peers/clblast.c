@@ -18,6 +18,13 @@ typedef int (*sgemv_fn)(int, int, size_t, size_t, float, cl_mem, size_t, size_t,
 typedef int (*dgemv_fn)(int, int, size_t, size_t, double, cl_mem, size_t, size_t, cl_mem, size_t,
                         size_t, double, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
 
+typedef int (*sgemm_fn)(int, int, int, size_t, size_t, size_t, float, cl_mem, size_t, size_t,
+                        cl_mem, size_t, size_t, float, cl_mem, size_t, size_t, cl_command_queue *,
+                        cl_event *);
+typedef int (*dgemm_fn)(int, int, int, size_t, size_t, size_t, double, cl_mem, size_t, size_t,
+                        cl_mem, size_t, size_t, double, cl_mem, size_t, size_t, cl_command_queue *,
+                        cl_event *);
+
 static void *lib;
 static const char *lib_name;
 
@@ -37,6 +44,8 @@ static void *sym(const char *name, struct kl_err *e)
         kl_fail(e, KL_ERR_UNSUPPORTED, "%s has no %s", lib_name, name);
     return f;
 }
+
+static enum kl_status event_time(cl_event ev, double *seconds, struct kl_err *e);
 
 struct clblast_gemv {
     struct kl_context *kl;
@@ -63,6 +72,12 @@ static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
                       g->x, 0, 1, p->beta, g->y, 0, 1, &g->queue, &ev);
     if (rc != 0)
         return kl_fail(e, KL_ERR_BACKEND, "CLBlast gemv failed with status %d", rc);
+    return event_time(ev, seconds, e);
+}
+
+/* A CLBlast call's own event: profiling start to end, as for every OpenCL rung. */
+static enum kl_status event_time(cl_event ev, double *seconds, struct kl_err *e)
+{
     cl_ulong t0 = 0, t1 = 0;
     if (clWaitForEvents(1, &ev) != CL_SUCCESS ||
         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
@@ -118,5 +133,74 @@ done:
     ops->release(dA);
     ops->release(dx);
     ops->release(dy);
+    return st;
+}
+
+struct clblast_gemm {
+    const struct kl_gemm_problem *p;
+    sgemm_fn sgemm;
+    dgemm_fn dgemm;
+    cl_mem A, B, C;
+    cl_command_queue queue;
+};
+
+static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct clblast_gemm *g = arg;
+    const struct kl_gemm_problem *p = g->p;
+    size_t M = (size_t)p->M, N = (size_t)p->N, K = (size_t)p->K;
+    cl_event ev = NULL;
+    int rc;
+    if (p->type == KL_FLOAT)
+        rc = g->sgemm(CLBLAST_ROW_MAJOR, CLBLAST_NO_TRANS, CLBLAST_NO_TRANS, M, N, K, 1.0f, g->A, 0,
+                      K, g->B, 0, N, 0.0f, g->C, 0, N, &g->queue, &ev);
+    else
+        rc = g->dgemm(CLBLAST_ROW_MAJOR, CLBLAST_NO_TRANS, CLBLAST_NO_TRANS, M, N, K, 1.0, g->A, 0,
+                      K, g->B, 0, N, 0.0, g->C, 0, N, &g->queue, &ev);
+    if (rc != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "CLBlast gemm failed with status %d", rc);
+    return event_time(ev, seconds, e);
+}
+
+enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
+                               const struct kl_protocol *proto, void *C, struct kl_stats *stats,
+                               char *what, size_t n, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops = kl->ops;
+    struct kl_buf *dA = NULL, *dB = NULL, *dC = NULL;
+    size_t es = kl_type_size(p->type), a = (size_t)p->M * p->K * es, b = (size_t)p->K * p->N * es,
+           c = (size_t)p->M * p->N * es;
+    double dummy;
+    enum kl_status st;
+    struct clblast_gemm g = {.p = p};
+
+    if (strcmp(ops->name, "opencl") != 0)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
+    void *f = sym(p->type == KL_FLOAT ? "CLBlastSgemm" : "CLBlastDgemm", e);
+    if (!f)
+        return KL_ERR_UNSUPPORTED;
+    if (p->type == KL_FLOAT)
+        *(void **)&g.sgemm = f;
+    else
+        *(void **)&g.dgemm = f;
+    snprintf(what, n, "CLBlast (%s) %s, event time", lib_name,
+             p->type == KL_FLOAT ? "CLBlastSgemm" : "CLBlastDgemm");
+    if ((st = ops->alloc(kl->dev, a, &dA, e)) != KL_OK ||
+        (st = ops->alloc(kl->dev, b, &dB, e)) != KL_OK ||
+        (st = ops->alloc(kl->dev, c, &dC, e)) != KL_OK ||
+        (st = ops->write(kl->dev, dA, p->A, a, e)) != KL_OK ||
+        (st = ops->write(kl->dev, dB, p->B, b, e)) != KL_OK)
+        goto done;
+    g.A = ops->native_buffer(dA);
+    g.B = ops->native_buffer(dB);
+    g.C = ops->native_buffer(dC);
+    g.queue = ops->native_queue(kl->dev);
+    if ((st = gemm_once(&g, &dummy, e)) != KL_OK || (st = ops->read(kl->dev, dC, C, c, e)) != KL_OK)
+        goto done;
+    st = kl_measure(proto, gemm_once, &g, stats, e);
+done:
+    ops->release(dA);
+    ops->release(dB);
+    ops->release(dC);
     return st;
 }

@@ -12,3 +12,24 @@ enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
         return kl_cublas_gemv(kl, p, proto, y, stats, what, n, e);
     return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" (clblast or cublas)", peer);
 }
+
+const char kl_gemm_peer_names[] = "cublas, clblast or openblas";
+
+enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
+                            const struct kl_gemm_problem *p, const struct kl_protocol *proto,
+                            void *C, struct kl_stats *stats, char *what, size_t n, int *on_host,
+                            struct kl_err *e)
+{
+    *on_host = 0;
+    if (p->type != KL_FLOAT && p->type != KL_DOUBLE)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "vendor GEMMs are float and double only");
+    if (strcmp(peer, "clblast") == 0)
+        return kl_clblast_gemm(kl, p, proto, C, stats, what, n, e);
+    if (strcmp(peer, "cublas") == 0)
+        return kl_cublas_gemm(kl, p, proto, C, stats, what, n, e);
+    if (strcmp(peer, "openblas") == 0) {
+        *on_host = 1;
+        return kl_openblas_gemm(p, proto, C, stats, what, n, e);
+    }
+    return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" (%s)", peer, kl_gemm_peer_names);
+}

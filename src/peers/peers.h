@@ -31,4 +31,24 @@ enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
                             void *y, struct kl_stats *stats, char *what, size_t n,
                             struct kl_err *e);
 
+/* C = A·B for row-major A (M×K) and B (K×N): alpha 1, beta 0. */
+struct kl_gemm_problem {
+    enum kl_type type; /* KL_FLOAT or KL_DOUBLE */
+    int M, N, K;
+    const void *A, *B;
+};
+
+/*
+ * Runs peer ("cublas", "clblast" or "openblas") once into C (M×N, for the
+ * caller to verify), then times it by proto into *stats. *what names the
+ * library, the call and the clock; *on_host is set for a host library.
+ */
+enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
+                            const struct kl_gemm_problem *p, const struct kl_protocol *proto,
+                            void *C, struct kl_stats *stats, char *what, size_t n, int *on_host,
+                            struct kl_err *e);
+
+/* The peers kl_peer_gemm knows, for messages: "cublas, clblast or openblas". */
+extern const char kl_gemm_peer_names[];
+
 #endif /* KL_PEERS_H */

@@ -11,4 +11,14 @@ enum kl_status kl_cublas_gemv(struct kl_context *kl, const struct kl_gemv_proble
                               const struct kl_protocol *proto, void *y, struct kl_stats *stats,
                               char *what, size_t n, struct kl_err *e);
 
+enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
+                               const struct kl_protocol *proto, void *C, struct kl_stats *stats,
+                               char *what, size_t n, struct kl_err *e);
+enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
+                              const struct kl_protocol *proto, void *C, struct kl_stats *stats,
+                              char *what, size_t n, struct kl_err *e);
+enum kl_status kl_openblas_gemm(const struct kl_gemm_problem *p, const struct kl_protocol *proto,
+                                void *C, struct kl_stats *stats, char *what, size_t n,
+                                struct kl_err *e);
+
 #endif

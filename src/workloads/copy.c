@@ -29,35 +29,45 @@ static const struct kl_copy_rung rungs[] = {
      "opencl/copy/ilp.cl",
      1,
      1,
-     {P_BS(512)}},
+     {P_BS(512)}, 0},
     {"ilp2",
      "two elements per work-item (tid + j·blocksize), blocks of 256: the same 512 "
      "elements per block",
      "opencl/copy/ilp.cl",
      1,
      2,
-     {P_BS(256)}},
-    {"ilp4", "four elements per work-item, blocks of 128", "opencl/copy/ilp.cl", 1, 4, {P_BS(128)}},
-    {"ilp8", "eight elements per work-item, blocks of 64", "opencl/copy/ilp.cl", 1, 8, {P_BS(64)}},
+     {P_BS(256)}, 0},
+    {"ilp4", "four elements per work-item, blocks of 128", "opencl/copy/ilp.cl", 1, 4, {P_BS(128)}, 0},
+    {"ilp8", "eight elements per work-item, blocks of 64", "opencl/copy/ilp.cl", 1, 8, {P_BS(64)}, 0},
     {"ilp16",
      "sixteen elements per work-item, blocks of 32 (one warp)",
      "opencl/copy/ilp.cl",
      1,
      16,
-     {P_BS(32)}},
+     {P_BS(32)}, 0},
+    {"seed_ilp1", "seed 003's CUDA kernel as written, ILP=1, blocks of 512 (CUDA only)",
+     "cuda/copy/seed003.cu", 1, 1, {P_BS(512)}, 1},
+    {"seed_ilp2", "seed 003's CUDA kernel as written, ILP=2, blocks of 256 (CUDA only)",
+     "cuda/copy/seed003.cu", 1, 2, {P_BS(256)}, 1},
+    {"seed_ilp4", "seed 003's CUDA kernel as written, ILP=4, blocks of 128 (CUDA only)",
+     "cuda/copy/seed003.cu", 1, 4, {P_BS(128)}, 1},
+    {"seed_ilp8", "seed 003's CUDA kernel as written, ILP=8, blocks of 64 (CUDA only)",
+     "cuda/copy/seed003.cu", 1, 8, {P_BS(64)}, 1},
+    {"seed_ilp16", "seed 003's CUDA kernel as written, ILP=16, blocks of 32 (CUDA only)",
+     "cuda/copy/seed003.cu", 1, 16, {P_BS(32)}, 1},
     {"vec2",
      "uint2 loads and stores: half the memory instructions for the same bytes",
      "opencl/copy/vec2.cl",
      2,
      0,
-     {P_BS(256), P_ILP}},
+     {P_BS(256), P_ILP}, 0},
     {"vec4",
      "uint4 (16-byte) loads and stores, the widest a GPU load unit serves in one "
      "instruction",
      "opencl/copy/vec4.cl",
      4,
      0,
-     {P_BS(256), P_ILP}},
+     {P_BS(256), P_ILP}, 0},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -170,11 +180,29 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     size_t items = (size_t)n / (size_t)r->vec;
     size_t groups = ((items ? items : 1) + bs * ilp - 1) / (bs * ilp);
 
+    if (r->seed_cuda) {
+        /* The article's grid: iDivUp(N / ILP, BLOCKSIZE) blocks. */
+        if (strcmp(kl->ops->name, "cuda") != 0) {
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note,
+                     "the article's CUDA kernel as written: runs with --backend cuda");
+            return KL_OK;
+        }
+        if (n % (long)(bs * ilp) != 0) {
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note,
+                     "the article's kernel reads and writes past the end unless N is a "
+                     "multiple of BS·ILP = %zu; ilp%zu is the fixed rung",
+                     bs * ilp, ilp);
+            return KL_OK;
+        }
+        groups = ((size_t)n / ilp + bs - 1) / bs;
+    }
     l.local[0] = bs;
     l.global[0] = groups * bs;
     l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
     kl_params_options(r->params, values, KL_INT, res->options, sizeof res->options);
-    if (r->ilp) {
+    if (r->ilp && !r->seed_cuda) {
         size_t used = strlen(res->options);
         snprintf(res->options + used, sizeof res->options - used, " -DILP=%d", r->ilp);
     }
@@ -182,7 +210,8 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     res->x = (double)n;
     res->bytes = 2.0 * 4.0 * (double)n; /* the seed's 2·4·N */
     if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK ||
-        (st = kl_kernel_get(kl, r->file, "copy", res->options, &l.kernel, &res->build_s)) != KL_OK)
+        (st = kl_kernel_get(kl, r->file, r->seed_cuda ? "ILPKernel" : "copy", res->options,
+                            &l.kernel, &res->build_s)) != KL_OK)
         return st;
     /* The seed's block (512/ILP) may exceed what the compiled kernel can run with (NVIDIA's
      * OpenCL allows 256 for some): then the largest power of two it can, said in the row. */
@@ -203,6 +232,11 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dsrc}};
     l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
     l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
+    if (r->seed_cuda) {
+        l.nargs = 4;
+        l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)ilp}};
+        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
+    }
 
     size_t bytes = ((size_t)n + GUARD <= s->cap ? (size_t)n + GUARD : s->cap) * 4;
     if ((st = kl->ops->write(kl->dev, s->ddst, s->poison, s->cap * 4, &kl->err)) != KL_OK ||
@@ -246,7 +280,9 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
             return KL_ERR_ARG;
         }
     for (int i = 0; i < RUNG_COUNT; i++) {
-        int want = req->nrungs == 0 && (!req->sweep || rungs[i].vec == 1);
+        /* The article's CUDA kernel joins the default ladder and sweep on CUDA only. */
+        int want = req->nrungs == 0 && (!req->sweep || rungs[i].vec == 1) &&
+                   (!rungs[i].seed_cuda || strcmp(kl->ops->name, "cuda") == 0);
         for (int j = 0; j < req->nrungs; j++)
             want |= strcmp(req->rungs[j], rungs[i].name) == 0;
         if (want) {

@@ -17,6 +17,12 @@ struct kl_copy_rung {
     int vec; /* elements per load: 1, 2 or 4 */
     int ilp; /* elements (vectors) per work-item; 0: the ILP parameter */
     struct kl_param_def params[KL_MAX_PARAMS];
+    /*
+     * The article's CUDA kernel as written (CUDA backend only): entry
+     * ILPKernel(a, b, ILP, N), iDivUp(N / ILP, BS) blocks, and N must be a
+     * multiple of BS·ILP, since the kernel has no bounds check past tid.
+     */
+    int seed_cuda;
 };
 
 int kl_copy_rung_count(void);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The CUDA backend on a real NVIDIA GPU (CI has none; run this on the GPU
+# machine): `bash tests/gpu/cuda.sh [build-dir]`. Outputs go to $OUT
+# (default tests/gpu/out).
+#
+#  1. The CTest suite again with KLADDER_DEVICE=cuda:0, so every rung of every
+#     workload runs through CUDA at the awkward sizes of the OpenCL tests and
+#     is verified (oclgrind and CLBlast tests are OpenCL's alone).
+#  2. Every workload at small, awkward sizes under compute-sanitizer's memcheck
+#     and racecheck (NVRTC kernels included), which must report nothing.
+# Exit status: 0 when both pass, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+out=${OUT:-tests/gpu/out}
+mkdir -p "$out"
+kl=$build/kladder
+[ -x "$kl" ] || { echo "no $kl: build kladder first" >&2; exit 2; }
+"$kl" devices >"$out/devices.txt" 2>&1
+if ! grep -q '^  Device cuda:0' "$out/devices.txt"; then
+    echo "no CUDA device (see $out/devices.txt)" >&2
+    exit 2
+fi
+status=0
+export KLADDER_CACHE_DIR=$out/cache
+
+echo "== 1. CTest through the CUDA backend"
+(cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j4 -E 'oclgrind|clblast' \
+    --output-on-failure) >"$out/ctest_cuda.txt" 2>&1 || status=1
+tail -n 4 "$out/ctest_cuda.txt"
+
+echo "== 2. compute-sanitizer"
+if ! command -v compute-sanitizer >/dev/null; then
+    echo "compute-sanitizer not found" >&2
+    exit 1
+fi
+quick=(--backend cuda --warmup 0 --repeats 1 --min-time 0)
+runs=(
+    "gemm --m 17 --n 13 --k 29"
+    "gemm --m 100 --n 37 --k 65 --type double"
+    "gemm --m 33 --n 31 --k 35 --type int"
+    "copy --n 100003"
+    "rowdot --rows 37 --d 1003"
+    "gemv --m 37 --n 1003"
+    "gemv --m 100 --n 33 --type double"
+    "blur --width 100 --height 37 --sigma 1"
+    "blur --width 17 --height 13 --radius 9 --pixel uchar4"
+    "peak --quick --bytes 1048576 --refresh"
+)
+for tool in memcheck racecheck; do
+    for r in "${runs[@]}"; do
+        # shellcheck disable=SC2086
+        if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 \
+            "$kl" $r "${quick[@]}" >"$out/tmp.txt" 2>&1; then
+            echo "ok    $tool  kladder $r"
+        else
+            echo "FAIL  $tool  kladder $r"
+            status=1
+        fi
+        { echo "\$ compute-sanitizer --tool $tool kladder $r ${quick[*]}"; cat "$out/tmp.txt"; } \
+            >>"$out/sanitizer_$tool.txt"
+    done
+done
+rm -f "$out/tmp.txt"
+exit $status
