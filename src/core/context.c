@@ -312,14 +312,23 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
 
 /*
  * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
- * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++.
+ * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
+ * or a .cu file alone, for what only CUDA can do.
  */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
     char *cuda = NULL, *prelude = NULL, *body = NULL;
     int is_cuda = strcmp(kl->ops->name, "cuda") == 0;
+    size_t len = strlen(file);
     enum kl_status st;
     *out = NULL;
+    /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
+    if (len > 3 && strcmp(file + len - 3, ".cu") == 0) {
+        if (!is_cuda)
+            return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)",
+                           file);
+        return load_one(kl, file, out);
+    }
     if ((is_cuda && (st = load_one(kl, "cuda/prelude.cuh", &cuda)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
         (st = load_one(kl, file, &body)) != KL_OK)
