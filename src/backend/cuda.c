@@ -1,0 +1,604 @@
+/*
+ * CUDA backend: the driver API with kernels compiled at run time by NVRTC
+ * for the device's own architecture (sm_90 on an H100), so the rung tables
+ * and -D parameters that drive OpenCL drive CUDA too. The kernel sources are
+ * the OpenCL ones behind kernels/cuda/prelude.cuh, which maps OpenCL C's
+ * built-ins to CUDA C++ (see kl_kernel_source).
+ *
+ * libcuda is loaded with dlopen, so kladder built with CUDA support still
+ * runs where no NVIDIA driver is installed; asking for CUDA there says why
+ * it is unavailable. Kernel time is a pair of CUDA events around the launch
+ * on the same stream, never a host clock.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/nvrtc.h"
+
+struct kl_dev {
+    CUdevice device;
+    CUcontext ctx;
+    CUevent start, end;
+    int cc_major, cc_minor;
+};
+
+struct kl_buf {
+    CUdeviceptr ptr;
+    size_t bytes;
+    void *host;      /* pinned host memory (alloc_pinned), else NULL */
+    void *staging;   /* host copy while mapped */
+    size_t mapped_bytes;
+    int mapped_write;
+};
+
+struct kl_kernel {
+    CUmodule module;
+    CUfunction fn;
+    size_t max_wg;
+};
+
+/*
+ * The driver entry points used, resolved by their versioned names: cuda.h
+ * maps e.g. cuMemAlloc to cuMemAlloc_v2, and NAME() expands that mapping
+ * before turning it into the string dlsym needs.
+ */
+#define CU_FUNCS(X)                                                                                \
+    X(cuInit)                                                                                      \
+    X(cuDriverGetVersion)                                                                          \
+    X(cuDeviceGetCount)                                                                            \
+    X(cuDeviceGet)                                                                                 \
+    X(cuDeviceGetName)                                                                             \
+    X(cuDeviceTotalMem)                                                                            \
+    X(cuDeviceGetAttribute)                                                                        \
+    X(cuDevicePrimaryCtxRetain)                                                                    \
+    X(cuDevicePrimaryCtxRelease)                                                                   \
+    X(cuCtxSetCurrent)                                                                             \
+    X(cuCtxSynchronize)                                                                            \
+    X(cuMemAlloc)                                                                                  \
+    X(cuMemFree)                                                                                   \
+    X(cuMemcpyHtoD)                                                                                \
+    X(cuMemcpyDtoH)                                                                                \
+    X(cuMemHostAlloc)                                                                              \
+    X(cuMemFreeHost)                                                                               \
+    X(cuModuleLoadData)                                                                            \
+    X(cuModuleUnload)                                                                              \
+    X(cuModuleGetFunction)                                                                         \
+    X(cuFuncGetAttribute)                                                                          \
+    X(cuLaunchKernel)                                                                              \
+    X(cuEventCreate)                                                                               \
+    X(cuEventRecord)                                                                               \
+    X(cuEventSynchronize)                                                                          \
+    X(cuEventDestroy)                                                                              \
+    X(cuGetErrorName)
+
+#define NAME_(f) #f
+#define NAME(f) NAME_(f)
+
+static struct {
+    int state; /* 0 not tried, 1 loaded, -1 unavailable */
+    char why[512];
+#define FIELD(f) __typeof__(&f) f;
+    CU_FUNCS(FIELD)
+#undef FIELD
+    CUresult (*elapsed)(float *, CUevent, CUevent);
+    int devices;
+} cu;
+
+static int load_driver(void)
+{
+    if (cu.state)
+        return cu.state > 0;
+    cu.state = -1;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(cu.why, sizeof cu.why,
+                 "no NVIDIA driver: libcuda.so.1 could not be loaded (%s)", dlerror());
+        return 0;
+    }
+    /* POSIX allows converting dlsym's object pointer to a function pointer. */
+#define LOAD(f)                                                                                    \
+    if (!(*(void **)&cu.f = dlsym(lib, NAME(f)))) {                                                \
+        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver lacks %s (too old?)", NAME(f));         \
+        return 0;                                                                                  \
+    }
+    CU_FUNCS(LOAD)
+#undef LOAD
+    /* cuEventElapsedTime_v2 arrived with CUDA 12.8 drivers; older ones have the first. */
+    if (!(*(void **)&cu.elapsed = dlsym(lib, NAME(cuEventElapsedTime))))
+        *(void **)&cu.elapsed = dlsym(lib, "cuEventElapsedTime");
+    if (!cu.elapsed) {
+        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver lacks cuEventElapsedTime");
+        return 0;
+    }
+    CUresult rc = cu.cuInit(0);
+    if (rc != CUDA_SUCCESS) {
+        const char *name = "?";
+        cu.cuGetErrorName(rc, &name);
+        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver is present but cuInit failed: %s",
+                 name);
+        return 0;
+    }
+    if (cu.cuDeviceGetCount(&cu.devices) != CUDA_SUCCESS || cu.devices <= 0) {
+        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver reports no CUDA device");
+        return 0;
+    }
+    char nvrtc_why[256];
+    if (!kl_nvrtc_available(nvrtc_why, sizeof nvrtc_why)) {
+        snprintf(cu.why, sizeof cu.why, "%s", nvrtc_why);
+        return 0;
+    }
+    cu.state = 1;
+    return 1;
+}
+
+static const char *cu_err_name(CUresult rc)
+{
+    const char *name = NULL;
+    if (cu.cuGetErrorName && cu.cuGetErrorName(rc, &name) == CUDA_SUCCESS && name)
+        return name;
+    return "unknown CUDA error";
+}
+
+static enum kl_status status_of(CUresult rc)
+{
+    return rc == CUDA_ERROR_OUT_OF_MEMORY ? KL_ERR_NO_MEMORY : KL_ERR_BACKEND;
+}
+
+/* Checked call: records the call text, the error name, file and line. */
+#define CU_TRY(call)                                                                               \
+    do {                                                                                           \
+        CUresult rc_ = (call);                                                                     \
+        if (rc_ != CUDA_SUCCESS) {                                                                 \
+            st = kl_fail(e, status_of(rc_), "%s failed: %s (%d) at %s:%d", #call,                  \
+                         cu_err_name(rc_), (int)rc_, __FILE__, __LINE__);                          \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static void cuda_unavailable(char *why, size_t n)
+{
+    load_driver();
+    snprintf(why, n, "%s", cu.state > 0 ? "" : cu.why);
+}
+
+/* One platform, "CUDA", holding every device the driver sees. */
+static int cuda_platform_count(void)
+{
+    return load_driver() ? 1 : 0;
+}
+
+static int cuda_device_count(int p)
+{
+    return p == 0 && load_driver() ? cu.devices : 0;
+}
+
+static int attr(CUdevice d, CUdevice_attribute a)
+{
+    int v = 0;
+    if (cu.cuDeviceGetAttribute(&v, a, d) != CUDA_SUCCESS)
+        return 0;
+    return v;
+}
+
+/* The kernel module's version ("580.159.04"), which cuDriverGetVersion does not give. */
+static void kernel_driver_version(char *out, size_t n)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[256];
+    out[0] = '\0';
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f)) {
+        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>" */
+        const char *m = strstr(line, "Module");
+        if (m) {
+            m += strlen("Module");
+            while (*m == ' ')
+                m++;
+            size_t len = strcspn(m, " \n");
+            snprintf(out, n, "%.*s", (int)len, m);
+        }
+    }
+    fclose(f);
+}
+
+static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info,
+                                       struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CUdevice dev;
+    if (!load_driver())
+        return kl_fail(e, KL_ERR_NO_DEVICE, "CUDA is unavailable: %s", cu.why);
+    if (p != 0 || d < 0 || d >= cu.devices)
+        return kl_fail(e, KL_ERR_NO_DEVICE, "there is no CUDA device %d (%d found)", d,
+                       cu.devices);
+    CU_TRY(cu.cuDeviceGet(&dev, d));
+    memset(info, 0, sizeof *info);
+    int version = 0;
+    cu.cuDriverGetVersion(&version);
+    snprintf(info->platform, sizeof info->platform, "CUDA");
+    snprintf(info->platform_version, sizeof info->platform_version, "CUDA %d.%d driver API",
+             version / 1000, version % 1000 / 10);
+    CU_TRY(cu.cuDeviceGetName(info->name, (int)sizeof info->name, dev));
+    snprintf(info->vendor, sizeof info->vendor, "NVIDIA Corporation");
+    char kmod[64];
+    kernel_driver_version(kmod, sizeof kmod);
+    snprintf(info->driver_version, sizeof info->driver_version, "%s%sCUDA %d.%d", kmod,
+             kmod[0] ? " " : "", version / 1000, version % 1000 / 10);
+    info->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    info->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    snprintf(info->device_version, sizeof info->device_version, "compute capability %d.%d",
+             info->cc_major, info->cc_minor);
+    snprintf(info->c_version, sizeof info->c_version, "CUDA C++ (NVRTC, sm_%d%d)",
+             info->cc_major, info->cc_minor);
+    snprintf(info->type, sizeof info->type, "GPU");
+    info->is_gpu = 1;
+
+    size_t total = 0;
+    CU_TRY(cu.cuDeviceTotalMem(&total, dev));
+    info->compute_units = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    info->max_clock_mhz = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+    info->global_mem = total;
+    info->max_alloc = total;
+    info->global_cache = (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    info->global_cacheline = 128;
+    info->local_mem = (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    info->local_mem_dedicated = 1;
+    info->constant_mem = (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+    info->max_wg = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    info->max_item[0] = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    info->max_item[1] = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    info->max_item[2] = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    info->max_grid[0] = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    info->max_grid[1] = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    info->max_grid[2] = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    info->pref_vec_float = info->native_vec_float = 1;
+    info->pref_vec_double = info->native_vec_double = 1;
+    info->fp64 = 1;
+    info->subgroups = 1; /* a sub-group is a warp: kernels/cuda/prelude.cuh */
+    info->images = 0;    /* OpenCL image objects have no mapping here */
+    info->profiling = 1;
+
+    info->warp = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    info->local_mem_optin =
+        (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    info->local_mem_per_cu =
+        (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    info->regs_per_block = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    info->regs_per_cu = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    info->threads_per_cu =
+        (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    info->mem_clock_mhz = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
+    info->mem_bus_bits = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+fail:
+    return st;
+}
+
+static void cuda_close(struct kl_dev *dev)
+{
+    if (!dev)
+        return;
+    if (dev->ctx) {
+        cu.cuCtxSetCurrent(dev->ctx);
+        if (dev->start)
+            cu.cuEventDestroy(dev->start);
+        if (dev->end)
+            cu.cuEventDestroy(dev->end);
+        cu.cuDevicePrimaryCtxRelease(dev->device);
+    }
+    free(dev);
+}
+
+static enum kl_status cuda_open(int p, int d, struct kl_dev **out, struct kl_err *e)
+{
+    enum kl_status st;
+    struct kl_device_info info;
+    *out = NULL;
+    if ((st = cuda_device_info(p, d, &info, e)) != KL_OK)
+        return st;
+    struct kl_dev *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    dev->cc_major = info.cc_major;
+    dev->cc_minor = info.cc_minor;
+    CU_TRY(cu.cuDeviceGet(&dev->device, d));
+    CU_TRY(cu.cuDevicePrimaryCtxRetain(&dev->ctx, dev->device));
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuEventCreate(&dev->start, CU_EVENT_DEFAULT));
+    CU_TRY(cu.cuEventCreate(&dev->end, CU_EVENT_DEFAULT));
+    *out = dev;
+    return KL_OK;
+fail:
+    cuda_close(dev);
+    return st;
+}
+
+static enum kl_status cuda_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
+                                 struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    struct kl_buf *buf = calloc(1, sizeof *buf);
+    (void)dev;
+    *out = NULL;
+    if (!buf)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    buf->bytes = bytes ? bytes : 1;
+    CUresult rc = cu.cuMemAlloc(&buf->ptr, buf->bytes);
+    if (rc != CUDA_SUCCESS) {
+        st = kl_fail(e, status_of(rc), "cuMemAlloc(%zu bytes) failed: %s", buf->bytes,
+                     cu_err_name(rc));
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    return KL_OK;
+}
+
+static void cuda_release(struct kl_buf *buf)
+{
+    if (!buf)
+        return;
+    if (buf->host)
+        cu.cuMemFreeHost(buf->host);
+    else if (buf->ptr)
+        cu.cuMemFree(buf->ptr);
+    free(buf->staging);
+    free(buf);
+}
+
+/* Device addresses of a buffer; pinned buffers are mapped into the device. */
+static enum kl_status check_device_buf(const struct kl_buf *buf, size_t bytes, struct kl_err *e)
+{
+    if (bytes > buf->bytes)
+        return kl_fail(e, KL_ERR_ARG, "a copy of %zu bytes does not fit a buffer of %zu", bytes,
+                       buf->bytes);
+    return KL_OK;
+}
+
+static enum kl_status cuda_write(struct kl_dev *dev, struct kl_buf *buf, const void *src,
+                                 size_t bytes, struct kl_err *e)
+{
+    enum kl_status st = check_device_buf(buf, bytes, e);
+    (void)dev;
+    if (st != KL_OK)
+        return st;
+    CU_TRY(cu.cuMemcpyHtoD(buf->ptr, src, bytes));
+fail:
+    return st;
+}
+
+static enum kl_status cuda_read(struct kl_dev *dev, struct kl_buf *buf, void *dst, size_t bytes,
+                                struct kl_err *e)
+{
+    enum kl_status st = check_device_buf(buf, bytes, e);
+    (void)dev;
+    if (st != KL_OK)
+        return st;
+    CU_TRY(cu.cuMemcpyDtoH(dst, buf->ptr, bytes));
+fail:
+    return st;
+}
+
+static void cuda_kernel_free(struct kl_kernel *k)
+{
+    if (!k)
+        return;
+    if (k->module)
+        cu.cuModuleUnload(k->module);
+    free(k);
+}
+
+static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const char *options,
+                                 const char *entry, struct kl_kernel **out, struct kl_err *e)
+{
+    enum kl_status st;
+    char *image = NULL;
+    size_t size = 0;
+    struct kl_kernel *k = calloc(1, sizeof *k);
+    *out = NULL;
+    if (!k)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    st = kl_nvrtc_compile(source, entry, options, dev->cc_major, dev->cc_minor, &image, &size, e);
+    if (st != KL_OK)
+        goto fail;
+    CU_TRY(cu.cuModuleLoadData(&k->module, image));
+    CUresult rc = cu.cuModuleGetFunction(&k->fn, k->module, entry);
+    if (rc != CUDA_SUCCESS) {
+        st = kl_fail(e, KL_ERR_BUILD, "the compiled source has no kernel \"%s\" (%s)", entry,
+                     cu_err_name(rc));
+        goto fail;
+    }
+    int max_threads = 0;
+    CU_TRY(cu.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
+    k->max_wg = (size_t)max_threads;
+    free(image);
+    *out = k;
+    return KL_OK;
+fail:
+    free(image);
+    cuda_kernel_free(k);
+    return st;
+}
+
+static size_t cuda_kernel_max_wg(struct kl_kernel *k)
+{
+    return k->max_wg;
+}
+
+#define KL_CUDA_MAX_ARGS 32
+
+static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
+                                  const struct kl_arg *args, int nargs, int dims,
+                                  const size_t *global, const size_t *local,
+                                  struct kl_launch_time *t, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    void *params[KL_CUDA_MAX_ARGS];
+    CUdeviceptr ptrs[KL_CUDA_MAX_ARGS];
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    if (nargs > KL_CUDA_MAX_ARGS)
+        return kl_fail(e, KL_ERR_ARG, "a kernel with %d arguments (at most %d)", nargs,
+                       KL_CUDA_MAX_ARGS);
+    if (!local || dims < 1 || dims > 3)
+        return kl_fail(e, KL_ERR_ARG, "CUDA launches need 1 to 3 dimensions and a block shape");
+    for (int i = 0; i < nargs; i++) {
+        switch (args[i].kind) {
+        case KL_ARG_BUF:
+            ptrs[i] = args[i].v.buf->ptr;
+            params[i] = &ptrs[i];
+            break;
+        case KL_ARG_INT: params[i] = (void *)&args[i].v.i; break;
+        case KL_ARG_FLOAT: params[i] = (void *)&args[i].v.f; break;
+        case KL_ARG_DOUBLE: params[i] = (void *)&args[i].v.d; break;
+        case KL_ARG_LOCAL:
+            return kl_fail(e, KL_ERR_UNSUPPORTED,
+                           "local-memory kernel arguments have no CUDA mapping; declare the "
+                           "array inside the kernel");
+        }
+    }
+    for (int d = 0; d < dims; d++) {
+        if (local[d] == 0 || global[d] % local[d] != 0)
+            return kl_fail(e, KL_ERR_ARG,
+                           "global size %zu is not a multiple of the block size %zu (dim %d)",
+                           global[d], local[d], d);
+        size_t g = global[d] / local[d];
+        if (g > 0x7fffffffu || (d > 0 && g > 65535))
+            return kl_fail(e, KL_ERR_ARG, "%zu blocks in dimension %d exceed CUDA's grid limit",
+                           g, d);
+        grid[d] = (unsigned)g;
+        block[d] = (unsigned)local[d];
+    }
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+        return KL_OK; /* nothing to run: OpenCL accepts empty ranges only by not launching */
+    CU_TRY(cu.cuEventRecord(dev->start, NULL));
+    CU_TRY(cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
+                             NULL, params, NULL));
+    CU_TRY(cu.cuEventRecord(dev->end, NULL));
+    CUresult rc = cu.cuEventSynchronize(dev->end);
+    if (rc != CUDA_SUCCESS) {
+        st = kl_fail(e, status_of(rc), "kernel execution failed: %s (%d)", cu_err_name(rc),
+                     (int)rc);
+        goto fail;
+    }
+    if (t) {
+        float ms = 0.0f;
+        CU_TRY(cu.elapsed(&ms, dev->start, dev->end));
+        t->run = (double)ms * 1e-3;
+        t->queue = -1.0; /* CUDA events cannot see when a launch was queued */
+    }
+fail:
+    return st;
+}
+
+/*
+ * Pinned host memory from cuMemHostAlloc, which copies reach at full speed.
+ * Transfers name it as the host side, never as a kernel argument.
+ */
+static enum kl_status cuda_alloc_pinned(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
+                                        void **host, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    struct kl_buf *buf = calloc(1, sizeof *buf);
+    (void)dev;
+    *out = NULL;
+    if (!buf)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    buf->bytes = bytes ? bytes : 1;
+    CUresult rc = cu.cuMemHostAlloc(&buf->host, buf->bytes, 0);
+    if (rc != CUDA_SUCCESS) {
+        st = kl_fail(e, status_of(rc), "cuMemHostAlloc(%zu bytes) failed: %s", buf->bytes,
+                     cu_err_name(rc));
+        free(buf);
+        return st;
+    }
+    *host = buf->host;
+    *out = buf;
+    return KL_OK;
+}
+
+/*
+ * The driver API has no map of device memory into the host: a map is a copy
+ * into host memory (for reading) and an unmap a copy back (after writing),
+ * which is what an OpenCL runtime does for a discrete GPU too.
+ */
+static enum kl_status cuda_map(struct kl_dev *dev, struct kl_buf *buf, size_t bytes,
+                               int for_write, void **host, struct kl_err *e)
+{
+    enum kl_status st = check_device_buf(buf, bytes, e);
+    if (st != KL_OK)
+        return st;
+    if (buf->staging)
+        return kl_fail(e, KL_ERR_ARG, "the buffer is mapped already");
+    if (!(buf->staging = malloc(bytes ? bytes : 1)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    buf->mapped_write = for_write;
+    if (!for_write && (st = cuda_read(dev, buf, buf->staging, bytes, e)) != KL_OK) {
+        free(buf->staging);
+        buf->staging = NULL;
+        return st;
+    }
+    buf->mapped_bytes = bytes;
+    *host = buf->staging;
+    return KL_OK;
+}
+
+static enum kl_status cuda_unmap(struct kl_dev *dev, struct kl_buf *buf, void *host,
+                                 struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    if (!buf->staging || host != buf->staging)
+        return kl_fail(e, KL_ERR_ARG, "unmap of a pointer that is not mapped");
+    if (buf->mapped_write)
+        st = cuda_write(dev, buf, buf->staging, buf->mapped_bytes, e);
+    free(buf->staging);
+    buf->staging = NULL;
+    return st;
+}
+
+static enum kl_status cuda_alloc_image(struct kl_dev *dev, int w, int h, int rgba8,
+                                       const void *host, struct kl_buf **out, struct kl_err *e)
+{
+    (void)dev, (void)w, (void)h, (void)rgba8, (void)host;
+    *out = NULL;
+    return kl_fail(e, KL_ERR_UNSUPPORTED, "image objects exist only on the OpenCL backend");
+}
+
+/* The default stream (NULL) and the CUdeviceptr, for vendor libraries. */
+static void *cuda_native_queue(struct kl_dev *dev)
+{
+    (void)dev;
+    return NULL;
+}
+static void *cuda_native_buffer(struct kl_buf *buf)
+{
+    return (void *)(uintptr_t)buf->ptr;
+}
+
+const struct kl_backend_ops kl_backend_cuda = {
+    .name = "cuda",
+    .unavailable = cuda_unavailable,
+    .platform_count = cuda_platform_count,
+    .device_count = cuda_device_count,
+    .device_info = cuda_device_info,
+    .open = cuda_open,
+    .close = cuda_close,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .write = cuda_write,
+    .read = cuda_read,
+    .build = cuda_build,
+    .kernel_free = cuda_kernel_free,
+    .kernel_max_wg = cuda_kernel_max_wg,
+    .launch = cuda_launch,
+    .alloc_pinned = cuda_alloc_pinned,
+    .map = cuda_map,
+    .unmap = cuda_unmap,
+    .alloc_image = cuda_alloc_image,
+    .native_queue = cuda_native_queue,
+    .native_buffer = cuda_native_buffer,
+};
