@@ -22,7 +22,7 @@ fails=0
 
 # The default device's section of `kladder devices`, one fact per line.
 facts=$("$kladder" devices 2>/dev/null | awk '
-    /^ *Device [0-9]+:[0-9]+/ {cur = $2; next}
+    /^ *Device ([0-9]+|cuda):[0-9]+/ {cur = $2; next}
     /^Default device:/ {def = $3; next}
     /^Platform / {cur = ""; next}
     cur != "" {sub(/^ +/, ""); txt[cur] = txt[cur] $0 "\n"}

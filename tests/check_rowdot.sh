@@ -22,7 +22,7 @@ fails=0
 
 # The default device's section of `kladder devices`, one fact per line.
 facts=$("$kladder" devices 2>/dev/null | awk '
-    /^ *Device [0-9]+:[0-9]+/ {cur = $2; next}
+    /^ *Device ([0-9]+|cuda):[0-9]+/ {cur = $2; next}
     /^Default device:/ {def = $3; next}
     /^Platform / {cur = ""; next}
     cur != "" {sub(/^ +/, ""); txt[cur] = txt[cur] $0 "\n"}
@@ -68,7 +68,7 @@ if [ "$mode" = subgroup_rung ]; then
     for r in 05_subgroup 05; do
         out=$("$kladder" rowdot --rows 3 --d 5 --rung "$r" "${q[@]}" 2>&1)
         rc=$?
-        if [ "$(fact 'Sub-groups (cl_khr_subgroups)')" = yes ]; then
+        if [ "$(fact 'Sub-groups')" = yes ]; then
             if [ "$rc" -eq 0 ] && grep -Eq '^05_subgroup +verified' <<<"$out"; then
                 echo "ok: rowdot --rung $r on a device with sub-groups: verified"
                 continue
@@ -99,7 +99,7 @@ if [ "$type" = double ] && [ "$(fact 'Double precision (fp64)')" != yes ]; then
     echo "the default device has no fp64: rowdot --type double skipped"
     exit 77
 fi
-subgroups=$(fact 'Sub-groups (cl_khr_subgroups)')
+subgroups=$(fact 'Sub-groups')
 localmem=$(bytes_of "Local memory")
 # The largest power-of-two work-group up to 1024 the device allows.
 bigwg=$(awk -v m="$(fact 'Max work-group size')" 'BEGIN {w = 1; while (w * 2 <= m && w < 1024) w *= 2; print w}')

@@ -185,25 +185,27 @@ static int attr(CUdevice d, CUdevice_attribute a)
     return v;
 }
 
-/* The kernel module's version ("580.159.04"), which cuDriverGetVersion does not give. */
+/*
+ * The kernel module's version ("580.159.04"), which cuDriverGetVersion does
+ * not give: the first a.b or a.b.c token of /proc/driver/nvidia/version.
+ */
 static void kernel_driver_version(char *out, size_t n)
 {
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    char line[256];
+    char line[512];
     out[0] = '\0';
     if (!f)
         return;
-    if (fgets(line, sizeof line, f)) {
-        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>" */
-        const char *m = strstr(line, "Module");
-        if (m) {
-            m += strlen("Module");
-            while (*m == ' ')
-                m++;
-            size_t len = strcspn(m, " \n");
-            snprintf(out, n, "%.*s", (int)len, m);
+    if (fgets(line, sizeof line, f))
+        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+            int digits = 0, dots = 0;
+            for (const char *c = tok; *c; c++)
+                *c == '.' ? dots++ : (*c >= '0' && *c <= '9') ? digits++ : (digits = -1000);
+            if (digits > 0 && dots >= 1 && dots <= 2) {
+                snprintf(out, n, "%s", tok);
+                break;
+            }
         }
-    }
     fclose(f);
 }
 

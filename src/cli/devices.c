@@ -21,26 +21,37 @@ struct row {
 };
 
 #define F(field) offsetof(struct kl_device_info, field)
-/* CUDA devices: the facts cuDeviceGetAttribute gives. */
+/*
+ * CUDA devices: the facts cuDeviceGetAttribute gives. Facts both backends
+ * have keep OpenCL's labels, so scripts read either the same way.
+ */
 static const struct row cuda_rows[] = {
+    {"Vendor", ROW_STR, F(vendor), ""},
+    {"Type", ROW_STR, F(type), ""},
     {"Compute capability", ROW_STR, F(device_version), ""},
     {"Compiler", ROW_STR, F(c_version), ""},
     {"Driver version", ROW_STR, F(driver_version), ""},
-    {"Multiprocessors (SMs)", ROW_UINT, F(compute_units), ""},
-    {"Clock (typical)", ROW_UINT, F(max_clock_mhz), " MHz"},
+    {"Compute units (SMs)", ROW_UINT, F(compute_units), ""},
+    {"Max clock", ROW_UINT, F(max_clock_mhz), " MHz"},
     {"Memory clock (peak)", ROW_UINT, F(mem_clock_mhz), " MHz"},
     {"Memory bus", ROW_UINT, F(mem_bus_bits), " bits"},
     {"Global memory", ROW_BYTES, F(global_mem), ""},
-    {"L2 cache", ROW_BYTES, F(global_cache), ""},
-    {"Constant memory", ROW_BYTES, F(constant_mem), ""},
-    {"Shared memory per block", ROW_BYTES, F(local_mem), ""},
-    {"Shared memory per block (opt-in)", ROW_BYTES, F(local_mem_optin), ""},
+    {"Max allocation", ROW_BYTES, F(max_alloc), ""},
+    {"Global cache", ROW_BYTES, F(global_cache), ""},
+    {"Constant buffer", ROW_BYTES, F(constant_mem), ""},
+    {"Local memory", ROW_BYTES, F(local_mem), ""},
+    {"Local memory on chip", ROW_BOOL, F(local_mem_dedicated), ""},
+    {"Shared memory opt-in", ROW_BYTES, F(local_mem_optin), ""},
     {"Shared memory per SM", ROW_BYTES, F(local_mem_per_cu), ""},
     {"Registers per block", ROW_UINT, F(regs_per_block), ""},
     {"Registers per SM", ROW_UINT, F(regs_per_cu), ""},
-    {"Max threads per block", ROW_SIZE, F(max_wg), ""},
+    {"Max work-group size", ROW_SIZE, F(max_wg), ""},
     {"Max threads per SM", ROW_UINT, F(threads_per_cu), ""},
     {"Warp size", ROW_UINT, F(warp), ""},
+    {"Double precision (fp64)", ROW_BOOL, F(fp64), ""},
+    {"Sub-groups (warps)", ROW_BOOL, F(subgroups), ""},
+    {"Image support", ROW_BOOL, F(images), ""},
+    {"Event profiling", ROW_BOOL, F(profiling), ""},
 };
 static const struct row rows[] = {
     {"Vendor", ROW_STR, F(vendor), ""},
