@@ -54,7 +54,11 @@ struct kl_device_info {
     size_t max_grid[3];         /* most work-groups per dimension (0: no limit known) */
 };
 
-/* A kernel argument: a buffer, a scalar or a local-memory size. */
+/*
+ * A kernel argument: a buffer, a scalar or a local-memory size. On CUDA a
+ * local-memory size is not a parameter but the launch's dynamic shared
+ * memory (extern __shared__), up to the device's opt-in maximum.
+ */
 enum kl_arg_kind { KL_ARG_BUF, KL_ARG_INT, KL_ARG_FLOAT, KL_ARG_DOUBLE, KL_ARG_LOCAL };
 struct kl_buf;
 struct kl_arg {

@@ -40,6 +40,7 @@ struct kl_kernel {
     CUmodule module;
     CUfunction fn;
     size_t max_wg;
+    size_t shared_set; /* dynamic shared memory the kernel is allowed so far */
 };
 
 /*
@@ -69,6 +70,7 @@ struct kl_kernel {
     X(cuModuleUnload)                                                                              \
     X(cuModuleGetFunction)                                                                         \
     X(cuFuncGetAttribute)                                                                          \
+    X(cuFuncSetAttribute)                                                                          \
     X(cuLaunchKernel)                                                                              \
     X(cuEventCreate)                                                                               \
     X(cuEventRecord)                                                                               \
@@ -443,25 +445,35 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
     void *params[KL_CUDA_MAX_ARGS];
     CUdeviceptr ptrs[KL_CUDA_MAX_ARGS];
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    size_t shared = 0;
+    int np = 0;
     if (nargs > KL_CUDA_MAX_ARGS)
         return kl_fail(e, KL_ERR_ARG, "a kernel with %d arguments (at most %d)", nargs,
                        KL_CUDA_MAX_ARGS);
     if (!local || dims < 1 || dims > 3)
         return kl_fail(e, KL_ERR_ARG, "CUDA launches need 1 to 3 dimensions and a block shape");
+    /*
+     * A local-memory argument is the launch's dynamic shared memory on CUDA
+     * (extern __shared__ in a .cu kernel), not a parameter; beyond 48 KiB the
+     * kernel is allowed up to the device's opt-in maximum first.
+     */
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
         case KL_ARG_BUF:
-            ptrs[i] = args[i].v.buf->ptr;
-            params[i] = &ptrs[i];
+            ptrs[np] = args[i].v.buf->ptr;
+            params[np] = &ptrs[np];
+            np++;
             break;
-        case KL_ARG_INT: params[i] = (void *)&args[i].v.i; break;
-        case KL_ARG_FLOAT: params[i] = (void *)&args[i].v.f; break;
-        case KL_ARG_DOUBLE: params[i] = (void *)&args[i].v.d; break;
-        case KL_ARG_LOCAL:
-            return kl_fail(e, KL_ERR_UNSUPPORTED,
-                           "local-memory kernel arguments have no CUDA mapping; declare the "
-                           "array inside the kernel");
+        case KL_ARG_INT: params[np++] = (void *)&args[i].v.i; break;
+        case KL_ARG_FLOAT: params[np++] = (void *)&args[i].v.f; break;
+        case KL_ARG_DOUBLE: params[np++] = (void *)&args[i].v.d; break;
+        case KL_ARG_LOCAL: shared += args[i].v.local_bytes; break;
         }
+    }
+    if (shared > k->shared_set) {
+        CU_TRY(cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     (int)shared));
+        k->shared_set = shared;
     }
     for (int d = 0; d < dims; d++) {
         if (local[d] == 0 || global[d] % local[d] != 0)
@@ -478,8 +490,8 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
         return KL_OK; /* nothing to run: OpenCL accepts empty ranges only by not launching */
     CU_TRY(cu.cuEventRecord(dev->start, NULL));
-    CU_TRY(cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
-                             NULL, params, NULL));
+    CU_TRY(cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                             (unsigned)shared, NULL, params, NULL));
     CU_TRY(cu.cuEventRecord(dev->end, NULL));
     CUresult rc = cu.cuEventSynchronize(dev->end);
     if (rc != CUDA_SUCCESS) {
