@@ -12,7 +12,9 @@
 #define KLADDER_PRELUDE
 
 #if defined(KL_T_DOUBLE)
+#ifndef __CUDACC__ /* OpenCL pragmas mean nothing to CUDA */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 typedef double T;
 typedef double2 T2;
 typedef double4 T4;
@@ -54,10 +56,17 @@ typedef float F;
 
 /*
  * Vector literals, spelled through a macro so that the CUDA prelude can map
- * them (CUDA C++ has no (float4)(a, b, c, d) syntax):
- *   VEC2(type, a, b)   VEC4(type, a, b, c, d)
+ * them (CUDA C++ has no (float4)(a, b, c, d) syntax; there it is a cast of
+ * a comma expression). kernels/cuda/prelude.cuh defines its own.
+ *   VEC2(type, a, b)   VEC4(type, a, b, c, d)   VEC8(type, a ... h)
+ *   VEC16(type, a ... p)
  */
+#ifndef __CUDACC__
 #define VEC2(type, a, b) ((type)((a), (b)))
 #define VEC4(type, a, b, c, d) ((type)((a), (b), (c), (d)))
+#define VEC8(type, a, b, c, d, e, f, g, h) ((type)((a), (b), (c), (d), (e), (f), (g), (h)))
+#define VEC16(type, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)                              \
+    ((type)((a), (b), (c), (d), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p)))
+#endif
 
 #endif /* KLADDER_PRELUDE */

@@ -52,8 +52,8 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
             int i = 0;
             for (; i + 4 <= kc; i += 4)
                 sum +=
-                    DOT4((T4)(arow[i], arow[i + 1], arow[i + 2], arow[i + 3]),
-                         (T4)(b[i], b[i + 1], b[i + 2], b[i + 3]));
+                    DOT4(VEC4(T4, arow[i], arow[i + 1], arow[i + 2], arow[i + 3]),
+                         VEC4(T4, b[i], b[i + 1], b[i + 2], b[i + 3]));
             for (; i < kc; i++)
                 sum += arow[i] * b[i];
             if (k0 == 0)

@@ -48,16 +48,16 @@ typedef uint V;
 #define KL_LANES 0u
 #elif VEC == 2
 typedef uint2 V;
-#define KL_LANES ((uint2)(0, 1))
+#define KL_LANES VEC2(uint2, 0, 1)
 #elif VEC == 4
 typedef uint4 V;
-#define KL_LANES ((uint4)(0, 1, 2, 3))
+#define KL_LANES VEC4(uint4, 0, 1, 2, 3)
 #elif VEC == 8
 typedef uint8 V;
-#define KL_LANES ((uint8)(0, 1, 2, 3, 4, 5, 6, 7))
+#define KL_LANES VEC8(uint8, 0, 1, 2, 3, 4, 5, 6, 7)
 #elif VEC == 16
 typedef uint16 V;
-#define KL_LANES ((uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#define KL_LANES VEC16(uint16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #else
 #error "VEC must be 1, 2, 4, 8 or 16"
 #endif

@@ -82,7 +82,9 @@
 #define INIT_SCALE 0.0625f
 #endif
 
-/* V: vector of S; IV: int vector of the same width; KL_LANES: 0 .. VEC-1. */
+/* V: vector of S; IV: int vector of the same width; KL_LANES: 0 .. VEC-1.
+   convert_<S><VEC> is pasted from convert_ and S first, then the width: a
+   prelude may define the vector type names (float4 ...) as macros. */
 #if VEC == 1
 typedef KL_S V;
 typedef int IV;
@@ -91,23 +93,23 @@ typedef int IV;
 #elif VEC == 2
 typedef KL_CAT(KL_S, 2) V;
 typedef int2 IV;
-#define KL_CONVERT(x) KL_CAT(convert_, KL_CAT(KL_S, 2))(x)
-#define KL_LANES ((int2)(0, 1))
+#define KL_CONVERT(x) KL_CAT(KL_CAT(convert_, KL_S), 2)(x)
+#define KL_LANES VEC2(int2, 0, 1)
 #elif VEC == 4
 typedef KL_CAT(KL_S, 4) V;
 typedef int4 IV;
-#define KL_CONVERT(x) KL_CAT(convert_, KL_CAT(KL_S, 4))(x)
-#define KL_LANES ((int4)(0, 1, 2, 3))
+#define KL_CONVERT(x) KL_CAT(KL_CAT(convert_, KL_S), 4)(x)
+#define KL_LANES VEC4(int4, 0, 1, 2, 3)
 #elif VEC == 8
 typedef KL_CAT(KL_S, 8) V;
 typedef int8 IV;
-#define KL_CONVERT(x) KL_CAT(convert_, KL_CAT(KL_S, 8))(x)
-#define KL_LANES ((int8)(0, 1, 2, 3, 4, 5, 6, 7))
+#define KL_CONVERT(x) KL_CAT(KL_CAT(convert_, KL_S), 8)(x)
+#define KL_LANES VEC8(int8, 0, 1, 2, 3, 4, 5, 6, 7)
 #elif VEC == 16
 typedef KL_CAT(KL_S, 16) V;
 typedef int16 IV;
-#define KL_CONVERT(x) KL_CAT(convert_, KL_CAT(KL_S, 16))(x)
-#define KL_LANES ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#define KL_CONVERT(x) KL_CAT(KL_CAT(convert_, KL_S), 16)(x)
+#define KL_LANES VEC16(int16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #else
 #error "VEC must be 1, 2, 4, 8 or 16"
 #endif

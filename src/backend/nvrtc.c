@@ -1,0 +1,249 @@
+/*
+ * NVRTC loaded with dlopen (see nvrtc.h). Only the types come from the
+ * toolkit's <nvrtc.h>; the library itself is found at run time, so kladder
+ * builds and runs where it is missing.
+ */
+#include "backend/nvrtc.h"
+
+#include <dlfcn.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The NVRTC entry points used, with their C types. */
+typedef nvrtcResult (*create_fn)(nvrtcProgram *, const char *, const char *, int,
+                                 const char *const *, const char *const *);
+typedef nvrtcResult (*compile_fn)(nvrtcProgram, int, const char *const *);
+typedef nvrtcResult (*size_fn)(nvrtcProgram, size_t *);
+typedef nvrtcResult (*get_fn)(nvrtcProgram, char *);
+typedef nvrtcResult (*destroy_fn)(nvrtcProgram *);
+typedef const char *(*error_string_fn)(nvrtcResult);
+typedef nvrtcResult (*version_fn)(int *, int *);
+typedef nvrtcResult (*num_archs_fn)(int *);
+typedef nvrtcResult (*archs_fn)(int *);
+
+static struct {
+    int loaded; /* 0 not tried, 1 loaded, -1 failed (why says so) */
+    char why[512];
+    int major, minor;
+    create_fn create;
+    compile_fn compile;
+    size_fn log_size, cubin_size;
+    get_fn log, cubin;
+    destroy_fn destroy;
+    error_string_fn error_string;
+    num_archs_fn num_archs; /* optional, like archs */
+    archs_fn archs;
+} nv;
+
+/* POSIX allows converting dlsym's object pointer to a function pointer. */
+#define LOAD(lib, field, name)                                                                     \
+    do {                                                                                           \
+        void *f_ = dlsym(lib, name);                                                               \
+        if (!f_) {                                                                                 \
+            snprintf(nv.why, sizeof nv.why, "%s is missing from NVRTC (%s)", name, path);          \
+            return 0;                                                                              \
+        }                                                                                          \
+        *(void **)&nv.field = f_;                                                                  \
+    } while (0)
+
+static int load(void)
+{
+    static const char *const names[] = {
+        "libnvrtc.so.13",
+        "libnvrtc.so.12",
+        "libnvrtc.so",
+#ifdef KLADDER_CUDA_LIBDIR
+        KLADDER_CUDA_LIBDIR "/libnvrtc.so",
+#endif
+    };
+    const int count = (int)(sizeof names / sizeof *names);
+    const char *path = NULL;
+    void *lib = NULL;
+    for (int i = 0; i < count && !lib; i++)
+        if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+            path = names[i];
+    if (!lib) {
+        /* The last error, unless it only says that the file does not exist. */
+        const char *err = dlerror();
+        int useful = err && !strstr(err, "No such file");
+        snprintf(
+            nv.why, sizeof nv.why,
+            "NVRTC, CUDA's run-time compiler, could not be loaded (tried libnvrtc.so.13, .so.12, "
+            ".so%s%s)%s%s; install it or add its directory to LD_LIBRARY_PATH",
+            count > 3 ? " and " : "", count > 3 ? names[count - 1] : "", useful ? ": " : "",
+            useful ? err : "");
+        return 0;
+    }
+    LOAD(lib, create, "nvrtcCreateProgram");
+    LOAD(lib, compile, "nvrtcCompileProgram");
+    LOAD(lib, log_size, "nvrtcGetProgramLogSize");
+    LOAD(lib, log, "nvrtcGetProgramLog");
+    LOAD(lib, cubin_size, "nvrtcGetCUBINSize");
+    LOAD(lib, cubin, "nvrtcGetCUBIN");
+    LOAD(lib, destroy, "nvrtcDestroyProgram");
+    LOAD(lib, error_string, "nvrtcGetErrorString");
+    /* Optional: the version, for messages, and the list of architectures. */
+    version_fn version;
+    *(void **)&version = dlsym(lib, "nvrtcVersion");
+    if (!version || version(&nv.major, &nv.minor) != NVRTC_SUCCESS)
+        nv.major = nv.minor = 0;
+    *(void **)&nv.num_archs = dlsym(lib, "nvrtcGetNumSupportedArchs");
+    *(void **)&nv.archs = dlsym(lib, "nvrtcGetSupportedArchs");
+    return 1;
+}
+
+/* Loads NVRTC once; 1 if it is usable. */
+static int ensure_loaded(void)
+{
+    if (!nv.loaded)
+        nv.loaded = load() ? 1 : -1;
+    return nv.loaded > 0;
+}
+
+int kl_nvrtc_available(char *why, size_t n)
+{
+    int ok = ensure_loaded();
+    if (why && n)
+        snprintf(why, n, "%s", ok ? "" : nv.why);
+    return ok;
+}
+
+/* 1 if this NVRTC lists sm_<arch> (or cannot say); else the list in buf. */
+static int arch_supported(int arch, char *buf, size_t n)
+{
+    int count = 0;
+    buf[0] = '\0';
+    if (!nv.num_archs || !nv.archs || nv.num_archs(&count) != NVRTC_SUCCESS || count <= 0 ||
+        count > 256)
+        return 1;
+    int archs[256];
+    if (nv.archs(archs) != NVRTC_SUCCESS)
+        return 1;
+    size_t used = 0;
+    for (int i = 0; i < count; i++) {
+        if (archs[i] == arch)
+            return 1;
+        if (used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%ssm_%d", i ? " " : "", archs[i]);
+    }
+    return 0;
+}
+
+/* Splits options on blanks into a malloc'd copy (*copy) and argv (*argv, room for extra). */
+static int split_options(const char *options, int extra, char **copy, const char ***argv)
+{
+    size_t len = strlen(options ? options : "");
+    int max = (int)(len / 2) + 1 + extra;
+    int argc = 0;
+    *copy = malloc(len + 1);
+    *argv = malloc((size_t)max * sizeof **argv);
+    if (!*copy || !*argv)
+        return -1;
+    memcpy(*copy, options ? options : "", len + 1);
+    for (char *p = *copy; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            *p++ = '\0';
+        if (!*p)
+            break;
+        (*argv)[argc++] = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+            p++;
+    }
+    return argc;
+}
+
+enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char *options,
+                                int cc_major, int cc_minor, char **image, size_t *size,
+                                struct kl_err *e)
+{
+    char arch_opt[64], supported[1024];
+    char *copy = NULL, *log = NULL;
+    const char **argv = NULL;
+    nvrtcProgram prog = NULL;
+    nvrtcResult rc;
+    enum kl_status st = KL_OK;
+
+    *image = NULL;
+    *size = 0;
+    if (!ensure_loaded())
+        return kl_fail(e, KL_ERR_BACKEND, "%s", nv.why);
+    if (cc_major < 1 || cc_major > 99 || cc_minor < 0 || cc_minor > 9)
+        return kl_fail(e, KL_ERR_ARG, "compute capability %d.%d is not valid", cc_major, cc_minor);
+    const int arch = cc_major * 10 + cc_minor;
+    if (!arch_supported(arch, supported, sizeof supported))
+        return kl_fail(e, KL_ERR_BUILD,
+                       "NVRTC %d.%d cannot compile %s for sm_%d (compute capability %d.%d); it "
+                       "supports %s. Use a CUDA toolkit that supports this GPU",
+                       nv.major, nv.minor, name, arch, cc_major, cc_minor, supported);
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d", arch);
+
+    /* Fixed options first, then kladder's -D options. */
+    static const char *const fixed[] = {
+        "-std=c++17",
+        /* OpenCL helper functions carry no __device__: make that the default. */
+        "-default-device",
+        /* "Expression has no effect": an OpenCL vector literal (float4)(a, b, c, d)
+           is a comma expression in C++ (see kernels/cuda/prelude.cuh). */
+        "--diag-error=174",
+    };
+    const int nfixed = (int)(sizeof fixed / sizeof *fixed);
+    int argc = split_options(options, nfixed + 1, &copy, &argv);
+    if (argc < 0) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        goto done;
+    }
+    memmove(argv + nfixed + 1, argv, (size_t)argc * sizeof *argv);
+    for (int i = 0; i < nfixed; i++)
+        argv[i] = fixed[i];
+    argv[nfixed] = arch_opt;
+    argc += nfixed + 1;
+
+    if ((rc = nv.create(&prog, source, name, 0, NULL, NULL)) != NVRTC_SUCCESS) {
+        st = kl_fail(e, rc == NVRTC_ERROR_OUT_OF_MEMORY ? KL_ERR_NO_MEMORY : KL_ERR_BACKEND,
+                     "nvrtcCreateProgram failed for %s: %s", name, nv.error_string(rc));
+        prog = NULL;
+        goto done;
+    }
+    rc = nv.compile(prog, argc, argv);
+    if (rc != NVRTC_SUCCESS) {
+        size_t n = 0;
+        st = kl_fail(e, rc == NVRTC_ERROR_COMPILATION ? KL_ERR_BUILD : KL_ERR_BACKEND,
+                     "nvrtcCompileProgram failed: %s, for %s with options \"%s\" (sm_%d); "
+                     "build log:\n",
+                     nv.error_string(rc), name, options ? options : "", arch);
+        if (nv.log_size(prog, &n) == NVRTC_SUCCESS && n > 0 && (log = malloc(n + 1))) {
+            if (nv.log(prog, log) == NVRTC_SUCCESS) {
+                log[n] = '\0';
+                kl_err_append(e, "%s", log);
+            }
+        }
+        goto done;
+    }
+    size_t n = 0;
+    if ((rc = nv.cubin_size(prog, &n)) != NVRTC_SUCCESS || n == 0) {
+        st = kl_fail(e, KL_ERR_BACKEND, "nvrtcGetCUBINSize failed for %s: %s", name,
+                     rc != NVRTC_SUCCESS ? nv.error_string(rc) : "no CUBIN was produced");
+        goto done;
+    }
+    if (!(*image = malloc(n))) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        goto done;
+    }
+    if ((rc = nv.cubin(prog, *image)) != NVRTC_SUCCESS) {
+        st = kl_fail(e, KL_ERR_BACKEND, "nvrtcGetCUBIN failed for %s: %s", name,
+                     nv.error_string(rc));
+        free(*image);
+        *image = NULL;
+        goto done;
+    }
+    *size = n;
+done:
+    if (prog)
+        nv.destroy(&prog);
+    free(log);
+    free(argv);
+    free(copy);
+    return st;
+}

@@ -1,0 +1,456 @@
+/*
+ * The CUDA compile path without a GPU: every OpenCL kernel file built into
+ * kladder (each .cl under kernels/opencl/) compiled as CUDA C++ through NVRTC,
+ * behind kernels/cuda/prelude.cuh, for sm_90, with the build options the
+ * workloads pass (each element type, pixel type and vector width they use;
+ * rung parameters at their defaults; files no rung table names get their
+ * directory's usual options). CUDA C++ files (.cu) are compiled as written.
+ * Kernels that use images are skipped: images are not mapped to CUDA. Before
+ * that, unit checks of the prelude (sizes and alignment of vector types,
+ * operators, vload at odd addresses, sub-groups) and of the error path (a
+ * vector literal written the OpenCL way, a compile error's log and line, an
+ * unknown architecture). Each distinct (file, options) is compiled once, on as
+ * many threads as there are processors.
+ *
+ * Exit: 0 all compiled, 1 a failure (file, options and NVRTC's log printed),
+ * 77 NVRTC cannot be loaded (CTest SKIP_RETURN_CODE).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/nvrtc.h"
+#include "check.h"
+#include "core/context.h"
+#include "core/params.h"
+#include "workloads/blur.h"
+#include "workloads/copy.h"
+#include "workloads/gemm.h"
+#include "workloads/gemv.h"
+#include "workloads/rowdot.h"
+
+#define CC_MAJOR 9
+#define CC_MINOR 0
+#define SKIP 77
+#define BLUR_RADIUS 3
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const char *embedded(const char *path)
+{
+    for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++)
+        if (strcmp(f->path, path) == 0)
+            return f->text;
+    return NULL;
+}
+
+static const char *cuda_prelude, *opencl_prelude;
+
+/* The CUDA source of a kernel body, assembled as src/core/context.c does. */
+static char *cuda_source(const char *body)
+{
+    size_t n = strlen(cuda_prelude) + strlen(opencl_prelude) + strlen(body) + 32;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s\n%s\n#line 1\n%s", cuda_prelude, opencl_prelude, body);
+    return s;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* Compiles the file name's body (a .cu file as written, else behind the preludes). */
+static enum kl_status compile(const char *body, const char *name, const char *options,
+                              struct kl_err *e)
+{
+    char *src = ends_with(name, ".cu") ? strdup(body) : cuda_source(body), *image = NULL;
+    size_t size = 0;
+    if (!src)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    enum kl_status st = kl_nvrtc_compile(src, name, options, CC_MAJOR, CC_MINOR, &image, &size, e);
+    if (st == KL_OK && (size < 4 || memcmp(image, "\177ELF", 4) != 0))
+        st = kl_fail(e, KL_ERR_BACKEND, "the CUBIN of %s is not an ELF image", name);
+    free(image);
+    free(src);
+    return st;
+}
+
+/* ---- unit checks of the prelude ------------------------------------------- */
+
+/* Compile-time facts of the prelude, and a kernel that uses each mapping. */
+static const char prelude_check[] =
+    "template <class A, class B> struct same { static const bool value = false; };\n"
+    "template <class A> struct same<A, A> { static const bool value = true; };\n"
+    "static_assert(sizeof(uchar) == 1 && sizeof(ushort) == 2 && sizeof(uint) == 4, \"ints\");\n"
+    "static_assert(sizeof(ulong) == 8 && sizeof(long) == 8, \"64-bit long\");\n"
+    "static_assert(sizeof(float2) == 8 && alignof(float2) == 8, \"float2\");\n"
+    "static_assert(sizeof(float4) == 16 && alignof(float4) == 16, \"float4\");\n"
+    "static_assert(sizeof(float8) == 32 && alignof(float8) == 32, \"float8\");\n"
+    "static_assert(sizeof(double2) == 16 && alignof(double2) == 16, \"double2\");\n"
+    "static_assert(sizeof(double4) == 32 && alignof(double4) == 32, \"double4\");\n"
+    "static_assert(sizeof(int4) == 16 && alignof(int4) == 16, \"int4\");\n"
+    "static_assert(sizeof(uint16) == 64 && alignof(uint16) == 64, \"uint16\");\n"
+    "static_assert(sizeof(uchar4) == 4 && alignof(uchar4) == 4, \"uchar4\");\n"
+    "static_assert(same<decltype(float4() + 1.0f), float4>::value, \"float4 + float\");\n"
+    "static_assert(same<decltype(2 * int8()), int8>::value, \"int * int8\");\n"
+    "static_assert(same<decltype(float8().lo), float4>::value, \"float8.lo\");\n"
+    "static_assert(same<decltype(uint16().hi), uint8>::value, \"uint16.hi\");\n"
+    "static_assert(same<decltype(float2().hi), float>::value, \"float2.hi\");\n"
+    "static_assert(same<decltype(vload4(0, (const float *)0)), float4>::value, \"vload4\");\n"
+    "static_assert(same<decltype(convert_uchar4_sat_rte(float4())), uchar4>::value, \"sat\");\n"
+    "static_assert(same<decltype(convert_float4(uchar4())), float4>::value, \"convert\");\n"
+    "static_assert(same<decltype(as_int(1u)), int>::value, \"as_int\");\n"
+    "static_assert(same<decltype(dot(double4(), double4())), double>::value, \"dot\");\n"
+    "static_assert(same<decltype(fma(1.0f, 2.0f, 3.0f)), float>::value, \"fma stays float\");\n"
+    "\n"
+    "__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void\n"
+    "prelude_check(const __global float *restrict in, __global float *restrict out,\n"
+    "              __global uchar4 *px, __constant float *w, const int n)\n"
+    "{\n"
+    "    const int i = get_global_id(0);\n"
+    "    const int lid = get_local_id(0);\n"
+    "    __local float part[64];\n"
+    "    /* Vector accesses at addresses aligned to one element only. */\n"
+    "    float4 a = vload4(0, in + 1);\n"
+    "    const float8 b = vload8(1, in + 3);\n"
+    "    const float2 c = vload2(i, in + 5);\n"
+    "    a += VEC4(float4, 1.0f, 2, 3, 4) * 2.0f - b.lo / b.hi + c.x;\n"
+    "    a = fma(a, (float4)(w[0]), b.hi) + mad(1.0f, 2.0f, c.y);\n"
+    "    vstore4(a, 0, out + 1);\n"
+    "    vstore8(b, 3, out + 7);\n"
+    "    vstore2(c, 0, out + 3);\n"
+    "    uint16 u = (uint16)(i);\n"
+    "    u ^= u >> 3;\n"
+    "    u = (u * 0x9E3779B1u) ^\n"
+    "        VEC16(uint16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);\n"
+    "    const int4 k = clamp(VEC4(int4, -1, 5, 9, 300), 0, 255) % 7;\n"
+    "    const double4 d = convert_double4(k) * 0.5;\n"
+    "    part[lid] = u.s0 + u.sf + as_float(as_uint(a.w)) + k.w + (float)dot(d, d);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    const float s = sub_group_reduce_add(part[lid ^ 1]) + sub_group_reduce_max(a.x);\n"
+    "    const int g = sub_group_reduce_add((int)get_sub_group_local_id());\n"
+    "    if (i < n) {\n"
+    "        out[0] = s + g + get_sub_group_id() + get_num_sub_groups() + get_sub_group_size();\n"
+    "        px[i] = convert_uchar4_sat_rte(a * 255.0f);\n"
+    "        px[i + 1] = convert_uchar4_sat(clamp(a, 0.0f, 1.0f) * 255.0f);\n"
+    "    }\n"
+    "}\n";
+
+static void test_prelude(void)
+{
+    static struct kl_err e;
+    const char *types[] = {"-DKL_T_FLOAT", "-DKL_T_DOUBLE -DKL_PIX_UCHAR4", "-DKL_T_INT"};
+    for (int t = 0; t < 3; t++) {
+        enum kl_status st = compile(prelude_check, "prelude_check.cl", types[t], &e);
+        CHECK(st == KL_OK, "the prelude check kernel (%s) does not compile:\n%s", types[t], e.msg);
+    }
+
+    /* An OpenCL vector literal is a comma expression in C++: refused, not a broadcast. */
+    const char literal[] = "__kernel void k(__global float4 *x)\n"
+                           "{\n"
+                           "    x[0] = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+                           "}\n";
+    enum kl_status st = compile(literal, "literal.cl", "-DKL_T_FLOAT", &e);
+    CHECK(st == KL_ERR_BUILD && strstr(e.msg, "expression has no effect"),
+          "(float4)(1, 2, 3, 4) should fail to compile: status %d, %s", (int)st, e.msg);
+
+    /* A compile error: KL_ERR_BUILD, and the log names the file and the kernel's own line. */
+    const char broken[] = "__kernel void k(__global float *x)\n"
+                          "{\n"
+                          "    x[0] = no_such_name;\n"
+                          "}\n";
+    st = compile(broken, "opencl/broken.cl", "-DKL_T_FLOAT  -DEXTRA=1 ", &e);
+    CHECK(st == KL_ERR_BUILD, "a compile error gave status %d: %s", (int)st, e.msg);
+    CHECK(strstr(e.msg, "opencl/broken.cl(3)") && strstr(e.msg, "no_such_name") &&
+              strstr(e.msg, "-DKL_T_FLOAT  -DEXTRA=1"),
+          "the build failure message lacks the file, line, log or options:\n%s", e.msg);
+
+    /* An architecture that does not exist: refused with a clear message. */
+    char *image = NULL;
+    size_t size = 0;
+    st = kl_nvrtc_compile("extern \"C\" __global__ void k() {}", "arch.cu", "", 1, 0, &image, &size,
+                          &e);
+    CHECK(st != KL_OK && image == NULL && strstr(e.msg, "sm_10"),
+          "compiling for sm_10 gave status %d: %s", (int)st, e.msg);
+}
+
+/* ---- every kernel file, with the workloads' options ------------------------ */
+
+struct job {
+    const char *file;
+    char options[256];
+    double seconds;
+    int ran;
+    enum kl_status status;
+    char *message; /* the failure's message, malloc'd */
+};
+
+static struct job *jobs;
+static int njobs, cap;
+
+static void add_job(const char *file, const char *options)
+{
+    for (int i = 0; i < njobs; i++)
+        if (strcmp(jobs[i].file, file) == 0 && strcmp(jobs[i].options, options) == 0)
+            return;
+    if (njobs == cap) {
+        cap = cap ? 2 * cap : 64;
+        struct job *j = realloc(jobs, (size_t)cap * sizeof *jobs);
+        if (!j) {
+            fprintf(stderr, "out of host memory\n");
+            exit(1);
+        }
+        jobs = j;
+    }
+    struct job *j = &jobs[njobs++];
+    memset(j, 0, sizeof *j);
+    j->file = file;
+    snprintf(j->options, sizeof j->options, "%s", options);
+}
+
+/*
+ * "-DKL_T_<type> -DNAME=default ..." plus extra, for each type in types; the
+ * parameter named set (if not NULL) takes the value set_value.
+ */
+static void add_rung_with(const char *file, const struct kl_param_def *params,
+                          const enum kl_type *types, int ntypes, const char *extra, const char *set,
+                          int set_value)
+{
+    int values[KL_MAX_PARAMS] = {0};
+    char opt[256];
+    if (!file)
+        return; /* a host rung */
+    for (int i = 0; i < kl_param_count(params); i++)
+        values[i] = set && strcmp(params[i].name, set) == 0 ? set_value : params[i].def;
+    for (int t = 0; t < ntypes; t++) {
+        kl_params_options(params, values, types[t], opt, sizeof opt);
+        size_t used = strlen(opt);
+        snprintf(opt + used, sizeof opt - used, "%s", extra);
+        add_job(file, opt);
+    }
+}
+
+static void add_rung(const char *file, const struct kl_param_def *params, const enum kl_type *types,
+                     int ntypes, const char *extra)
+{
+    add_rung_with(file, params, types, ntypes, extra, NULL, 0);
+}
+
+static const enum kl_type all_types[] = {KL_FLOAT, KL_DOUBLE, KL_INT};
+static const enum kl_type real_types[] = {KL_FLOAT, KL_DOUBLE};
+static const enum kl_type int_type[] = {KL_INT};
+static const enum kl_type float_type[] = {KL_FLOAT};
+
+/* A blur rung in both pixel types, as blur.c builds it; with PX, every width. */
+static void add_blur(const char *file, const struct kl_param_def *params, int px)
+{
+    static const char *const pixels[] = {" -DKL_PIX_FLOAT", " -DKL_PIX_UCHAR4"};
+    char extra[128];
+    for (int p = 0; p < 2; p++) {
+        snprintf(extra, sizeof extra, " -DRAD=%d%s", BLUR_RADIUS, pixels[p]);
+        add_rung(file, params, float_type, 1, extra);
+        for (int w = 1; px && w <= 8; w *= 2)
+            add_rung_with(file, params, float_type, 1, extra, "PX", w);
+    }
+}
+
+/* The options src/workloads/peak.c builds its kernels with. */
+static void add_peak(const char *file)
+{
+    char opt[128];
+    const char *base = strrchr(file, '/') + 1;
+    if (strcmp(base, "empty.cl") == 0) {
+        add_job(file, "");
+    } else if (strcmp(base, "flops.cl") == 0) {
+        for (int t = 0; t < 3; t++)
+            for (int v = 1; v <= 16; v *= 2) {
+                kl_params_options(NULL, NULL, all_types[t], opt, sizeof opt);
+                size_t used = strlen(opt);
+                snprintf(opt + used, sizeof opt - used, " -DVEC=%d -DCHAINS=8 -DITERS=256", v);
+                add_job(file, opt);
+            }
+    } else {
+        for (int v = 1; v <= 16; v *= 2) {
+            snprintf(opt, sizeof opt, "-DVEC=%d -DEPI=4", v);
+            add_job(file, opt);
+        }
+    }
+}
+
+/* Files no rung table names: the directory's usual options. */
+static void add_by_directory(const char *file)
+{
+    if (strncmp(file, "opencl/peak/", 12) == 0)
+        add_peak(file);
+    else if (strncmp(file, "opencl/blur/", 12) == 0)
+        add_blur(file, NULL, 0);
+    else if (strncmp(file, "opencl/copy/", 12) == 0)
+        add_rung(file, NULL, int_type, 1, "");
+    else if (strncmp(file, "opencl/gemm/", 12) == 0)
+        add_rung(file, NULL, all_types, 3, "");
+    else if (strncmp(file, "opencl/rowdot/", 14) == 0 || strncmp(file, "opencl/gemv/", 12) == 0)
+        add_rung(file, NULL, real_types, 2, "");
+    else
+        add_rung(file, NULL, float_type, 1, "");
+}
+
+static int uses_images(const char *text)
+{
+    return strstr(text, "image2d_t") || strstr(text, "image3d_t") || strstr(text, "image1d_t") ||
+           strstr(text, "sampler_t");
+}
+
+/* OpenCL kernel files (not the prelude), and CUDA C++ kernel files. */
+static int is_kernel_file(const char *path)
+{
+    return (strncmp(path, "opencl/", 7) == 0 && ends_with(path, ".cl") &&
+            strcmp(path, "opencl/prelude.cl") != 0) ||
+           ends_with(path, ".cu");
+}
+
+/* Every (file, options) to compile, from the rung tables and the embedded files. */
+static int collect(void)
+{
+    int skipped = 0;
+    for (int i = 0; i < kl_gemm_rung_count(); i++)
+        add_rung(kl_gemm_rung_at(i)->file, kl_gemm_rung_at(i)->params, all_types, 3, "");
+    for (int i = 0; i < kl_rowdot_rung_count(); i++)
+        add_rung(kl_rowdot_rung_at(i)->file, kl_rowdot_rung_at(i)->params, real_types, 2, "");
+    for (int i = 0; i < kl_gemv_rung_count(); i++)
+        add_rung(kl_gemv_rung_at(i)->file, kl_gemv_rung_at(i)->params, real_types, 2, "");
+    for (int i = 0; i < kl_copy_rung_count(); i++) {
+        const struct kl_copy_rung *r = kl_copy_rung_at(i);
+        char extra[32] = "";
+        if (r->ilp && !ends_with(r->file, ".cu")) /* the seed's kernel takes ILP as an argument */
+            snprintf(extra, sizeof extra, " -DILP=%d", r->ilp);
+        add_rung(r->file, r->params, int_type, 1, extra);
+    }
+    for (int i = 0; i < kl_blur_rung_count(); i++) {
+        const struct kl_blur_rung *r = kl_blur_rung_at(i);
+        if (r->kind != KL_BLUR_IMAGE)
+            add_blur(r->file, r->params, r->px);
+    }
+
+    /* Every kernel file built into kladder: the tables' options, else the directory's. */
+    for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++) {
+        if (!is_kernel_file(f->path))
+            continue;
+        if (uses_images(f->text)) {
+            printf("skip %-34s images are not mapped to CUDA (no image support there)\n", f->path);
+            skipped++;
+            continue;
+        }
+        int known = 0;
+        for (int i = 0; i < njobs && !known; i++)
+            known = strcmp(jobs[i].file, f->path) == 0;
+        if (!known)
+            add_by_directory(f->path);
+    }
+    /* A rung table that names a file not built into kladder is an error. */
+    for (int i = 0; i < njobs; i++)
+        if (!embedded(jobs[i].file)) {
+            CHECK(0, "rung file %s is not built into kladder", jobs[i].file);
+            jobs[i].status = KL_ERR_IO;
+        }
+    return skipped;
+}
+
+static int next_job;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *worker(void *arg)
+{
+    struct kl_err *e = malloc(sizeof *e); /* 16 KiB: not on the stack */
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int i = next_job++;
+        pthread_mutex_unlock(&lock);
+        if (i >= njobs || !e) {
+            free(e);
+            return NULL;
+        }
+        struct job *j = &jobs[i];
+        const char *body = embedded(j->file);
+        if (!body)
+            continue;
+        double t0 = now();
+        j->status = compile(body, j->file, j->options, e);
+        j->seconds = now() - t0;
+        j->ran = 1;
+        if (j->status != KL_OK)
+            j->message = strdup(e->msg);
+    }
+}
+
+static void compile_all(void)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu;
+    pthread_t threads[16];
+    int started = 0;
+    for (int t = 0; t < nthreads; t++)
+        if (pthread_create(&threads[t], NULL, worker, NULL) == 0)
+            started++;
+    if (!started)
+        worker(NULL);
+    for (int t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+
+    for (int i = 0; i < njobs; i++) {
+        struct job *j = &jobs[i];
+        if (j->status == KL_OK)
+            printf("ok   %-34s %5.2f s  %s\n", j->file, j->seconds, j->options);
+    }
+    for (int i = 0; i < njobs; i++) {
+        struct job *j = &jobs[i];
+        if (!j->ran && j->status == KL_OK) {
+            j->status = KL_ERR_BACKEND;
+            CHECK(0, "%s with options \"%s\" was not compiled", j->file, j->options);
+        }
+        if (j->status == KL_OK || !j->message)
+            continue;
+        printf("FAIL %-34s %s\n", j->file, j->options);
+        CHECK(0, "%s with options \"%s\" does not compile as CUDA:\n%s", j->file, j->options,
+              j->message);
+        free(j->message);
+    }
+}
+
+int main(void)
+{
+    char why[512];
+    if (!kl_nvrtc_available(why, sizeof why)) {
+        printf("skipped: %s\n", why);
+        return SKIP;
+    }
+    cuda_prelude = embedded("cuda/prelude.cuh");
+    opencl_prelude = embedded("opencl/prelude.cl");
+    if (!cuda_prelude || !opencl_prelude) {
+        fprintf(stderr, "cuda/prelude.cuh or opencl/prelude.cl is not built into kladder\n");
+        return 1;
+    }
+    double t0 = now();
+    test_prelude();
+    int skipped = collect();
+    compile_all();
+    int failed = 0;
+    for (int i = 0; i < njobs; i++)
+        failed += jobs[i].status != KL_OK;
+    printf("%d kernel builds for sm_%d%d: %d compiled, %d failed, %d files skipped; %.1f s\n",
+           njobs, CC_MAJOR, CC_MINOR, njobs - failed, failed, skipped, now() - t0);
+    free(jobs);
+    return check_summary();
+}
