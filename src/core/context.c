@@ -333,12 +333,14 @@ enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
         (st = load_one(kl, file, &body)) != KL_OK)
         goto done;
-    size_t n = (cuda ? strlen(cuda) : 0) + strlen(prelude) + strlen(body) + 32;
+    size_t n = (cuda ? strlen(cuda) : 0) + strlen(prelude) + strlen(body) + strlen(file) + 32;
     *out = malloc(n);
     if (!*out)
         st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    else if (cuda) /* NVRTC's log then names the kernel file and its own line */
+        snprintf(*out, n, "%s\n%s\n#line 1 \"%s\"\n%s", cuda, prelude, file, body);
     else
-        snprintf(*out, n, "%s\n%s\n#line 1\n%s", cuda ? cuda : "", prelude, body);
+        snprintf(*out, n, "%s\n#line 1\n%s", prelude, body);
 done:
     free(cuda);
     free(body);
