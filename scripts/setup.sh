@@ -7,21 +7,29 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
           libopenblas-dev libclblast1 libpng-dev oclgrind clinfo python3)
+# For the report tests: a browser to open reports in, an XML checker, the JSON
+# Schema validator. Installed apart, so that a distribution without one of them
+# still gets everything above.
+report_tools=(chromium libxml2-utils python3-jsonschema)
 
-if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
-    missing=()
-    for p in "${packages[@]}"; do
+# install NAME...: installs the packages of the list that are missing.
+install() {
+    local missing=() sudo=""
+    for p in "$@"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
     done
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "setup: installing ${missing[*]}"
-        sudo=""
-        [ "$(id -u)" -eq 0 ] || sudo="sudo"
-        if ! { $sudo apt-get update -qq &&
-               DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/tmp/kladder-apt.log 2>&1; then
-            echo "setup: could not install ${missing[*]} (see /tmp/kladder-apt.log); building with what is here" >&2
-        fi
+    [ ${#missing[@]} -gt 0 ] || return 0
+    echo "setup: installing ${missing[*]}"
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    if ! { $sudo apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >>/tmp/kladder-apt.log 2>&1; then
+        echo "setup: could not install ${missing[*]} (see /tmp/kladder-apt.log); building with what is here" >&2
     fi
+}
+
+if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
+    install "${packages[@]}"
+    install "${report_tools[@]}"
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null

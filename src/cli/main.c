@@ -12,9 +12,11 @@
 
 #include "cli/args.h"
 #include "cli/devices.h"
+#include "cli/report_cmd.h"
 #include "core/ceilings.h"
 #include "core/context.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/report.h"
 #include "kladder.h"
 #include "workloads/copy.h"
@@ -41,6 +43,8 @@ static const char usage[] =
     "  rowdot      the weighted row dot product r = f·Σ v·M1·M2 (seed 000)\n"
     "  gemv        y = α·A·x + β·y for A row-major and column-major\n"
     "  blur        Gaussian blur of a picture (seed 001), naive to a fused single pass\n"
+    "  report      saved runs (--json) as HTML charts, or one SVG (report --help)\n"
+    "  compare     two saved runs rung by rung, for CI too (compare --help)\n"
     "  help        this text;  version: the version\n"
     "\n"
     "Device and output (every command):\n"
@@ -54,6 +58,8 @@ static const char usage[] =
     "  --format FMT       table (default), csv or json\n"
     "  --output FILE      write the report to FILE instead of standard output\n"
     "  --json FILE        also write the JSON report to FILE (whatever --format is)\n"
+    "  --report FILE      also write an HTML report (charts) to FILE\n"
+    "  --quiet, -q        no progress line on a terminal\n"
     "\n"
     "Protocol (every ladder, and peak):\n"
     "  --seed N           random input seed (default 1)\n"
@@ -111,6 +117,8 @@ enum command {
 struct cli {
     enum command command;
     const char *device, *backend, *kernel_dir, *format, *output, *json;
+    const char *report; /* --report FILE.html */
+    int quiet;          /* --quiet: no progress line */
     struct kl_protocol protocol;
     unsigned long long seed;
     const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
@@ -165,6 +173,9 @@ static const struct option options[] = {
     {"--output", 1, ON_RUNS},
     {"-o", 1, ON_RUNS},
     {"--json", 1, ON_RUNS},
+    {"--report", 1, ON_LADDERS},
+    {"--quiet", 0, ON_ALL},
+    {"-q", 0, ON_ALL},
     {"--seed", 1, ON_RUNS},
     {"--warmup", 1, ON_RUNS},
     {"--repeats", 1, ON_RUNS},
@@ -232,6 +243,10 @@ static int apply(struct cli *c, const char *opt, const char *val)
         *(c->command == CMD_BLUR ? &c->image_out : &c->output) = val;
     } else if (IS("--json")) {
         c->json = val;
+    } else if (IS("--report")) {
+        c->report = val;
+    } else if (IS("--quiet") || IS("-q")) {
+        c->quiet = 1;
     } else if (IS("--seed") || IS("--warmup") || IS("--repeats") || IS("--min-time")) {
         c->protocol_set = 1;
         if (IS("--seed")) {
@@ -403,8 +418,8 @@ static int parse(int argc, char **argv, struct cli *c)
             }
         if (!found) {
             snprintf(err, sizeof err,
-                     "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, blur, help, "
-                     "version)",
+                     "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, blur, "
+                     "report, compare, help, version)",
                      cmd);
             return fail_usage(err);
         }
@@ -577,6 +592,8 @@ static int write_report(FILE *out, const char *format, const struct kl_report *r
 /* The report files, opened before the run so a bad path fails at once. */
 struct outputs {
     FILE *main, *json;
+    FILE *report;            /* the HTML report (--report, or the main job's own) */
+    const char *report_path; /* its path, NULL when none is written */
 };
 
 static int open_outputs(const struct cli *c, struct outputs *o)
@@ -593,6 +610,23 @@ static int open_outputs(const struct cli *c, struct outputs *o)
             fclose(o->main);
         return EXIT_USAGE;
     }
+    /* The main job writes kladder-report.html unless told where; where it cannot, it says so
+     * and runs on. A --report path that cannot be written is an error before the run. */
+    o->report = NULL;
+    o->report_path = c->report ? c->report : c->command == CMD_MAIN ? "kladder-report.html" : NULL;
+    if (o->report_path && !(o->report = fopen(o->report_path, "w"))) {
+        fprintf(stderr, "kladder: %scannot write %s: %s%s\n",
+                c->report ? "" : "note: ", o->report_path, strerror(errno),
+                c->report ? "" : " (--report FILE writes the report elsewhere)");
+        o->report_path = NULL;
+        if (c->report) {
+            if (o->main != stdout)
+                fclose(o->main);
+            if (o->json)
+                fclose(o->json);
+            return EXIT_USAGE;
+        }
+    }
     return 0;
 }
 
@@ -608,6 +642,11 @@ static int close_outputs(const struct cli *c, struct outputs *o)
         fprintf(stderr, "kladder: writing %s failed: %s\n", c->json, strerror(errno));
         rc = EXIT_RUNTIME;
     }
+    if (o->report && fclose(o->report) != 0) {
+        fprintf(stderr, "kladder: writing %s failed: %s\n", o->report_path, strerror(errno));
+        rc = EXIT_RUNTIME;
+    }
+    o->report = NULL;
     return rc;
 }
 
@@ -627,16 +666,24 @@ static int status_exit(enum kl_status st)
 static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
                   struct kl_report *rep, struct outputs *o)
 {
-    int rc = 0, io = 0;
+    int rc = 0, io = 0, html = 0;
+    const char *html_path = o->report_path;
+    kl_progress_done();
     if (st == KL_OK || rep->count > 0) {
         io = write_report(o->main, c->format, rep, c->sweep);
         if (o->json && write_report(o->json, "json", rep, 0))
             io = EXIT_RUNTIME;
         if (io)
             fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));
+        if (o->report && kl_cli_report_run(rep, o->report, html_path) == 0)
+            html = 1;
+        else if (o->report)
+            io = EXIT_RUNTIME;
     }
     if (close_outputs(c, o))
-        io = EXIT_RUNTIME;
+        io = EXIT_RUNTIME, html = 0;
+    if (html_path && !html)
+        kl_cli_report_discard(html_path); /* no run to show, or a partial page */
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", kl_last_error(kl));
         rc = status_exit(st);
@@ -646,6 +693,9 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
     } else {
         rc = io;
     }
+    if (html && c->command == CMD_MAIN)
+        kl_cli_report_announce(
+            o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr, html_path);
     kl_report_free(rep);
     kl_close(kl);
     return rc;
@@ -753,7 +803,11 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    return kl_blur_ladder(kl, &req, rep);
+    rep->image_in = c->input; /* for the HTML report's pictures */
+    enum kl_status st = kl_blur_ladder(kl, &req, rep);
+    if (st == KL_OK)
+        rep->image_out = c->image_out; /* written only by a run that finished */
+    return st;
 }
 
 /* Opens the device, runs one ladder and prints its report. */
@@ -764,6 +818,8 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     int rc = open_device(c, &kl);
     if (rc) {
         close_outputs(c, o);
+        if (o->report_path)
+            kl_cli_report_discard(o->report_path); /* opened for a run that never started */
         return rc;
     }
     memset(&rep, 0, sizeof rep);
@@ -820,9 +876,15 @@ static int run_peak(struct cli *c, struct outputs *o)
 int main(int argc, char **argv)
 {
     struct cli c;
+    /* report and compare read files, not a device: their own options. */
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return kl_cli_report(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return kl_cli_compare(argc - 1, argv + 1);
     int rc = parse(argc, argv, &c);
     if (rc)
         return rc;
+    kl_progress_init(c.quiet);
     if (c.list_rungs) {
         list_rungs(c.command, stdout);
         return 0;

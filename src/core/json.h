@@ -24,13 +24,13 @@ enum kl_json_type {
 
 struct kl_json {
     enum kl_json_type type;
-    int line, col;  /* where the value starts */
-    int boolean;    /* KL_JSON_BOOL */
-    double number;  /* KL_JSON_NUMBER */
-    char *string;   /* KL_JSON_STRING: UTF-8, NUL-terminated (\u0000 is refused) */
-    int count;      /* KL_JSON_ARRAY and KL_JSON_OBJECT: items (and keys), in file order */
+    int line, col; /* where the value starts */
+    int boolean;   /* KL_JSON_BOOL */
+    double number; /* KL_JSON_NUMBER */
+    char *string;  /* KL_JSON_STRING: UTF-8, NUL-terminated (\u0000 is refused) */
+    int count;     /* KL_JSON_ARRAY and KL_JSON_OBJECT: items (and keys), in file order */
     struct kl_json **items;
-    char **keys;    /* KL_JSON_OBJECT only */
+    char **keys; /* KL_JSON_OBJECT only */
 };
 
 /*

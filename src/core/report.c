@@ -353,6 +353,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
 {
     const struct kl_device_info *d = &r->device;
     fputs("{\n", out);
+    /* The format is described by docs/kladder-run.schema.json; readers check the version. */
+    fprintf(out, "  \"schema_version\": %d,\n", KL_REPORT_SCHEMA_VERSION);
     json_kv(out, "  ", "workload", r->workload, ",\n");
     fputs("  \"device\": {\n", out);
     json_kv(out, "    ", "name", d->name, ",\n");
@@ -363,14 +365,55 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     json_kv(out, "    ", "type", d->type, ",\n");
     fprintf(out, "    \"compute_units\": %u,\n    \"max_clock_mhz\": %u,\n", d->compute_units,
             d->max_clock_mhz);
-    fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu\n  },\n",
+    fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu,\n",
             (unsigned long long)d->global_mem, (unsigned long long)d->local_mem);
+    fprintf(out,
+            "    \"local_mem_dedicated\": %s,\n    \"max_alloc_bytes\": %llu,\n"
+            "    \"global_cache_bytes\": %llu,\n    \"cacheline_bytes\": %llu,\n"
+            "    \"constant_mem_bytes\": %llu,\n    \"max_work_group_size\": %zu,\n"
+            "    \"fp64\": %s,\n    \"subgroups\": %s,\n    \"images\": %s\n  },\n",
+            d->local_mem_dedicated ? "true" : "false", (unsigned long long)d->max_alloc,
+            (unsigned long long)d->global_cache, (unsigned long long)d->global_cacheline,
+            (unsigned long long)d->constant_mem, d->max_wg, d->fp64 ? "true" : "false",
+            d->subgroups ? "true" : "false", d->images ? "true" : "false");
     fprintf(out, "  \"params\": {%s, \"type\": \"%s\", \"seed\": %llu},\n", r->size_json,
             kl_type_name(r->type), r->seed);
     fprintf(out, "  \"flops_per_launch\": %.17g,\n  \"bytes_per_launch\": %.17g,\n", r->flops,
             r->bytes);
     json_kv(out, "  ", "reference", r->reference, ",\n");
     json_kv(out, "  ", "ceilings", r->ceiling_note, ",\n");
+    if (r->have_ceilings) {
+        const struct kl_ceilings *c = &r->ceilings;
+        fputs("  \"ceiling_values\": {\"copy_gbps\": ", out);
+        json_num(out, c->copy_gbps, c->copy_gbps > 0);
+        fputs(", \"read_gbps\": ", out);
+        json_num(out, c->read_gbps, c->read_gbps > 0);
+        fputs(", \"write_gbps\": ", out);
+        json_num(out, c->write_gbps, c->write_gbps > 0);
+        fputs(", \"f32_gflops\": ", out);
+        json_num(out, c->f32_gflops, c->f32_gflops > 0);
+        fputs(", \"f64_gflops\": ", out);
+        json_num(out, c->f64_gflops, c->f64_gflops > 0);
+        fputs(", \"i32_giops\": ", out);
+        json_num(out, c->i32_giops, c->i32_giops > 0);
+        fputs(", ", out);
+        json_kv(out, "", "date", c->date, "},\n");
+    } else {
+        fputs("  \"ceiling_values\": null,\n", out);
+    }
+    if (r->image_in || r->image_out) {
+        fputs("  \"images\": {\"input\": ", out);
+        if (r->image_in)
+            json_str(out, r->image_in);
+        else
+            fputs("null", out);
+        fputs(", \"output\": ", out);
+        if (r->image_out)
+            json_str(out, r->image_out);
+        else
+            fputs("null", out);
+        fputs("},\n", out);
+    }
     fprintf(out,
             "  \"protocol\": {\"warmup\": %d, \"min_repeats\": %d, \"min_time_s\": %.6g, "
             "\"max_repeats\": %d},\n",
@@ -384,6 +427,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_kv(out, "", "rung", x->rung, ", ");
         json_kv(out, "", "config", x->config, ", ");
         json_kv(out, "", "status", status_name(x->status), ", ");
+        json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
         fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
                 x->peer ? "true" : "false");
         json_num(out, x->median_s, ok);

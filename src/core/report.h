@@ -60,6 +60,8 @@ struct kl_report {
     struct kl_ceilings ceilings; /* measured roofs, valid when have_ceilings */
     int have_ceilings;
     char ceiling_note[768]; /* says where the roofs come from, or how to get them */
+    const char *image_in;   /* blur: the picture read (NULL: the generated one) */
+    const char *image_out;  /* blur: the picture written (NULL: none) */
     int show_config;        /* print the config column */
     int ladder;             /* rows are rungs of one ladder: show speed-ups */
     struct kl_result *results;
@@ -99,6 +101,8 @@ void kl_report_csv(const struct kl_report *r, FILE *out);
  * failed), then the reasons for failures.
  */
 void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out);
+/* The JSON report: docs/kladder-run.schema.json describes it; schema_version says which. */
+#define KL_REPORT_SCHEMA_VERSION 1
 void kl_report_json(const struct kl_report *r, FILE *out);
 
 #endif /* KL_REPORT_H */

@@ -12,6 +12,7 @@
 
 #include "core/launch.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/util.h"
 
 #define P_BS(d)                                                                                    \
@@ -346,6 +347,7 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
             const struct kl_copy_rung *r = chosen[i];
             int values[KL_MAX_PARAMS];
             unsigned mask;
+            kl_progress_step(k * nchosen + i, nsizes * nchosen, "copy %s N=%ld", r->name, n);
             struct kl_result *res = kl_report_add(rep, r->name, r->summary);
             if (!res) {
                 st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");

@@ -12,6 +12,7 @@
 #include "core/ladder.h"
 #include "core/launch.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/util.h"
 #include "core/verify.h"
 #include "workloads/vecout.h"
@@ -344,6 +345,7 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
     double factor = kl_dot_tolerance(req->type, req->N);
     for (int i = 0; i < nchosen; i++) {
         const struct kl_gemv_rung *r = &rungs[chosen[i]];
+        kl_progress_step(i, nchosen + 2 * req->npeers, "gemv %s: build, time, verify", r->name);
         struct kl_result *res = kl_report_add(rep, r->name, r->summary);
         int values[KL_MAX_PARAMS];
         unsigned mask;

@@ -14,6 +14,7 @@
 #include "core/launch.h"
 #include "core/params.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/util.h"
 
 /* The light protocol that ranks candidate configurations before the winner
@@ -749,6 +750,7 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
             struct kl_result *row = NULL;
             if (req->vec_mask && !(req->vec_mask & (unsigned)widths[w]))
                 continue;
+            kl_progress_step(k * 5 + (int)w, 17, "peak: bandwidth, vectors of %d", widths[w]);
             if ((st = bw_search(&s, (enum bw_kind)k, widths[w], req->quick, req, rep, &row)) !=
                 KL_OK)
                 goto done;
@@ -765,12 +767,14 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     s.kl = NULL;
 
     /* Arithmetic: FP32, FP64 where the device has it, INT32. */
+    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32");
     if ((st = fma_search(kl, KL_FLOAT, req->quick, req, rep, &c->f32_gflops)) != KL_OK ||
         (kl->info.fp64 &&
          (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
         (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK)
         goto done;
 
+    kl_progress_step(16, 17, "peak: launch latency and transfers");
     if ((st = measure_latency(kl, req, rep, c)) != KL_OK ||
         (st = measure_transfers(kl, bytes, req, rep, c)) != KL_OK)
         goto done;

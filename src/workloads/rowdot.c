@@ -12,6 +12,7 @@
 #include "core/ladder.h"
 #include "core/launch.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/util.h"
 #include "core/verify.h"
 #include "workloads/vecout.h"
@@ -213,6 +214,7 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
     double factor = kl_dot_tolerance(req->type, req->d);
     for (int i = 0; i < nchosen; i++) {
         const struct kl_rowdot_rung *r = &rungs[chosen[i]];
+        kl_progress_step(i, nchosen, "rowdot %s: build, time, verify", r->name);
         struct kl_result *res = kl_report_add(rep, r->name, r->summary);
         struct kl_launch l = {.kl = kl, .nargs = 7};
         int values[KL_MAX_PARAMS];

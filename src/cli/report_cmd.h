@@ -1,0 +1,33 @@
+/*
+ * `kladder report` (charts of saved runs as HTML or SVG), `kladder compare`
+ * (two runs, rung by rung), and the --report option of the ladder commands.
+ * Exit codes as main.c: 0 fine; 1 compare found a regression; 2 bad input
+ * (a missing, malformed or mismatched file, an unwritable path); 3 a write
+ * that failed part-way.
+ */
+#ifndef KL_CLI_REPORT_CMD_H
+#define KL_CLI_REPORT_CMD_H
+
+#include <stdio.h>
+
+#include "core/report.h"
+
+/* argv[0] is "report" / "compare"; returns the exit code. */
+int kl_cli_report(int argc, char **argv);
+int kl_cli_compare(int argc, char **argv);
+
+/*
+ * --report: writes the HTML report of a finished run into html (opened by
+ * the caller before the run), reading back its own JSON so that a report of
+ * a run and of its saved file are the same page. 0, or 3 when writing failed
+ * (with a message on stderr).
+ */
+int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path);
+
+/* Removes a report file that was opened but not written, if it is a regular file. */
+void kl_cli_report_discard(const char *path);
+
+/* Prints "report: PATH" with PATH made absolute, for a person to open. */
+void kl_cli_report_announce(FILE *f, const char *path);
+
+#endif /* KL_CLI_REPORT_CMD_H */

@@ -1,0 +1,610 @@
+#define _POSIX_C_SOURCE 200809L
+#include "report/html.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifdef KLADDER_HAVE_PNG
+#include <png.h>
+#endif
+
+#include "core/image.h"
+#include "core/util.h"
+#include "kladder.h"
+#include "report/svg.h"
+
+#define esc kl_xml_text
+
+static const char css[] =
+    "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;color:#222;background:#fff;"
+    "margin:0 auto;padding:16px 24px;max-width:1420px;font-size:14px;line-height:1.45}"
+    "h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 4px;border-top:2px solid "
+    "#3465a4;padding-top:10px}h3{font-size:15px;margin:18px 0 6px}"
+    ".meta,.note{color:#555}.note{font-style:italic}.verdict{font-weight:bold}"
+    ".charts{display:flex;flex-wrap:wrap;gap:12px}"
+    "figure{margin:0}figure.chart svg{display:block;border:1px solid #e3e6ea}"
+    "figure.picture{display:inline-block;margin:0 16px 8px 0;vertical-align:top}"
+    "figure.picture img{display:block;border:1px solid #ccc}"
+    "img.enlarged{image-rendering:pixelated}"
+    "figcaption{font-size:12px;color:#555;max-width:260px}.pictures h3{margin-top:0}"
+    "table{border-collapse:collapse;font-size:13px}th,td{border-bottom:1px solid #e3e6ea;"
+    "padding:3px 8px;text-align:left;vertical-align:top}th{background:#f2f4f7}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "td.rung,code{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12px}"
+    ".verified,.measured{color:#2e7d32}.failed{color:#c4161c;font-weight:bold}"
+    ".skipped{color:#777}tr.peer td{background:#fdf3e8}"
+    ".facts{display:flex;flex-wrap:wrap;gap:32px}dl{display:grid;grid-template-columns:"
+    "max-content auto;gap:2px 14px;margin:0}dt{color:#555}dd{margin:0}"
+    "nav ol{margin:4px 0}footer{margin-top:32px;color:#777;font-size:12px}";
+
+/* ---- small writers --------------------------------------------------------------- */
+
+static void num_cell(FILE *out, double v, const char *f, int show)
+{
+    if (show && isfinite(v)) {
+        fputs("<td class=\"num\">", out);
+        fprintf(out, f, v);
+        fputs("</td>", out);
+    } else {
+        fputs("<td class=\"num\">–</td>", out);
+    }
+}
+
+static void bytes_text(char *out, size_t n, double b)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4)
+        b /= 1024, u++;
+    snprintf(out, n, u ? "%.3g %s" : "%.0f %s", b, units[u]);
+}
+
+static void dt(FILE *out, const char *label)
+{
+    fputs("<dt>", out);
+    esc(out, label);
+    fputs("</dt>", out);
+}
+
+static void dd_text(FILE *out, const char *value)
+{
+    fputs("<dd>", out);
+    esc(out, value && *value ? value : "–");
+    fputs("</dd>\n", out);
+}
+
+/* ---- pictures ------------------------------------------------------------------ */
+
+#ifdef KLADDER_HAVE_PNG
+static void base64(FILE *out, const unsigned char *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+                     (i + 2 < n ? p[i + 2] : 0);
+        fputc(tab[v >> 18 & 63], out);
+        fputc(tab[v >> 12 & 63], out);
+        fputc(i + 1 < n ? tab[v >> 6 & 63] : '=', out);
+        fputc(i + 2 < n ? tab[v & 63] : '=', out);
+    }
+}
+
+/* Pictures are shown this many pixels on their longer side, beside the ladder chart. */
+#define PICTURE_SIDE 260
+
+/* A box-filtered copy no larger than max on a side (or the image itself). */
+static int shrink(const struct kl_image *im, int max, struct kl_image *out)
+{
+    int f = 1;
+    while ((im->width + f - 1) / f > max || (im->height + f - 1) / f > max)
+        f++;
+    out->width = (im->width + f - 1) / f;
+    out->height = (im->height + f - 1) / f;
+    out->channels = im->channels;
+    out->px = malloc((size_t)out->width * out->height * out->channels);
+    if (!out->px)
+        return -1;
+    for (int y = 0; y < out->height; y++)
+        for (int x = 0; x < out->width; x++)
+            for (int c = 0; c < im->channels; c++) {
+                unsigned sum = 0, cnt = 0;
+                for (int j = y * f; j < (y + 1) * f && j < im->height; j++)
+                    for (int i = x * f; i < (x + 1) * f && i < im->width; i++, cnt++)
+                        sum += im->px[((size_t)j * im->width + i) * im->channels + c];
+                out->px[((size_t)y * out->width + x) * out->channels + c] =
+                    (unsigned char)((sum + cnt / 2) / cnt);
+            }
+    return 0;
+}
+
+#endif
+
+/* One picture as a <figure> with a PNG data: URI; 0, or -1 with the reason. */
+static int picture(FILE *out, const struct kl_image *im, const char *caption, char *why, size_t n)
+{
+#ifdef KLADDER_HAVE_PNG
+    struct kl_image small;
+    if (shrink(im, 2 * PICTURE_SIDE, &small) != 0) {
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    png_image img;
+    png_alloc_size_t size = 0;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    img.width = (png_uint_32)small.width;
+    img.height = (png_uint_32)small.height;
+    img.format = small.channels == 1   ? PNG_FORMAT_GRAY
+                 : small.channels == 3 ? PNG_FORMAT_RGB
+                                       : PNG_FORMAT_RGBA;
+    unsigned char *buf = NULL;
+    int ok = png_image_write_to_memory(&img, NULL, &size, 0, small.px, 0, NULL) &&
+             (buf = malloc(size)) &&
+             png_image_write_to_memory(&img, buf, &size, 0, small.px, 0, NULL);
+    if (!ok) {
+        snprintf(why, n, "%s", img.message[0] ? img.message : "out of memory");
+        free(buf);
+        png_image_free(&img);
+        free(small.px);
+        return -1;
+    }
+    /* Shown PICTURE_SIDE pixels on the longer side (sharp on high-density screens too). */
+    int longer = small.width > small.height ? small.width : small.height;
+    double scale = (double)PICTURE_SIDE / longer;
+    fprintf(out, "<figure class=\"picture\"><img class=\"%s\" width=\"%d\" height=\"%d\" alt=\"",
+            scale > 1 ? "enlarged" : "reduced",
+            (int)(small.width * scale + 0.5) > 0 ? (int)(small.width * scale + 0.5) : 1,
+            (int)(small.height * scale + 0.5) > 0 ? (int)(small.height * scale + 0.5) : 1);
+    esc(out, caption);
+    fputs("\" src=\"data:image/png;base64,", out);
+    base64(out, buf, size);
+    fputs("\"/><figcaption>", out);
+    esc(out, caption);
+    if (small.width != im->width)
+        fprintf(out, " (embedded at %d×%d)", small.width, small.height);
+    fputs("</figcaption></figure>\n", out);
+    free(buf);
+    free(small.px);
+    return 0;
+#else
+    (void)out, (void)im, (void)caption;
+    snprintf(why, n,
+             "this kladder was built without libpng, which the report needs to embed "
+             "pictures (install libpng-dev and rebuild)");
+    return -1;
+#endif
+}
+
+/* A path from the run: as given, else relative to the run file's directory. */
+static void resolve(const struct kl_run *run, const char *path, char *out, size_t n)
+{
+    struct stat sb;
+    snprintf(out, n, "%s", path);
+    if (stat(out, &sb) == 0 || path[0] == '/' || strcmp(run->dir, ".") == 0)
+        return;
+    snprintf(out, n, "%s/%s", run->dir, path);
+    if (stat(out, &sb) != 0)
+        snprintf(out, n, "%s", path);
+}
+
+static double param_num(const struct kl_run *run, const char *key)
+{
+    const struct kl_json *v = kl_json_get(run->params, key);
+    return v && v->type == KL_JSON_NUMBER ? v->number : NAN;
+}
+
+static void blur_pictures(FILE *out, const struct kl_run *run)
+{
+    struct kl_image im;
+    struct kl_err e;
+    char path[4096], why[600], caption[4400];
+    const struct kl_json *pixel = kl_json_get(run->params, "pixel");
+    int uchar4 = pixel && pixel->type == KL_JSON_STRING && strcmp(pixel->string, "uchar4") == 0;
+    fputs("<div class=\"pictures\">\n<h3>Pictures</h3>\n", out);
+    /* The input: the file the run read, or the generated picture made again from its seed. */
+    memset(&im, 0, sizeof im);
+    enum kl_status st;
+    if (run->image_in) {
+        resolve(run, run->image_in, path, sizeof path);
+        st = kl_image_load(path, &im, &e);
+        snprintf(caption, sizeof caption, "input: %s", run->image_in);
+    } else {
+        double w = param_num(run, "width"), h = param_num(run, "height"),
+               seed = param_num(run, "seed");
+        if (!(w >= 1 && h >= 1 && w * h <= (double)KL_IMAGE_MAX_PIXELS && seed >= 0))
+            st = kl_fail(&e, KL_ERR_ARG, "the run's params give no picture size");
+        else
+            st = kl_image_synthetic((int)w, (int)h, uchar4 ? 4 : 1, (unsigned long long)seed, &im,
+                                    &e);
+        snprintf(caption, sizeof caption, "input: the generated test picture, %.0f×%.0f, seed %.0f",
+                 w, h, seed);
+    }
+    if (st == KL_OK) {
+        if (picture(out, &im, caption, why, sizeof why) != 0) {
+            fputs("<p class=\"note\">The input picture is not shown: ", out);
+            esc(out, why);
+            fputs("</p>\n", out);
+        }
+    } else {
+        fputs("<p class=\"note\">The input picture could not be read: ", out);
+        esc(out, e.msg);
+        fputs("</p>\n", out);
+    }
+    kl_image_free(&im);
+    if (!run->image_out) {
+        fputs(
+            "<p class=\"note\">No output picture: the run was made without --output "
+            "(<code>kladder blur --output blurred.png --report r.html</code> shows it here).</p>\n",
+            out);
+    } else {
+        const char *from = strstr(run->reference, " written from ");
+        resolve(run, run->image_out, path, sizeof path);
+        snprintf(caption, sizeof caption, "output: %s%s%s", run->image_out,
+                 from ? ", blurred by " : "", from ? from + 14 : "");
+        if (kl_image_load(path, &im, &e) != KL_OK) {
+            fputs("<p class=\"note\">The output picture could not be read: ", out);
+            esc(out, e.msg);
+            fputs("</p>\n", out);
+        } else if (picture(out, &im, caption, why, sizeof why) != 0) {
+            fputs("<p class=\"note\">The output picture is not shown: ", out);
+            esc(out, why);
+            fputs("</p>\n", out);
+        }
+        kl_image_free(&im);
+    }
+    fputs("</div>\n", out);
+}
+
+/* ---- one run ------------------------------------------------------------------- */
+
+static void verdict(FILE *out, const struct kl_run *run, enum kl_metric m)
+{
+    int v = 0, f = 0, s = 0, best = -1;
+    double bestv = 0;
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        v += r->timed, f += strcmp(r->status, "failed") == 0,
+            s += strcmp(r->status, "skipped") == 0;
+        double x = kl_run_value(run, r, m);
+        if (!r->peer && !run->sweep && kl_run_metric(run, r) == m && isfinite(x) &&
+            (m == KL_METRIC_TIME ? best < 0 || x < bestv : x > bestv))
+            best = i, bestv = x;
+    }
+    fprintf(out, "<p class=\"verdict\">%d row%s: %d timed and checked, %d failed, %d skipped.",
+            run->nrows, run->nrows == 1 ? "" : "s", v, f, s);
+    if (best >= 0) {
+        const struct kl_run_row *r = &run->rows[best];
+        fputs(" Fastest: <code>", out);
+        esc(out, r->rung);
+        fprintf(out, "</code>, %.4g %s", bestv, kl_run_unit(run, m));
+        if (isfinite(r->pct_ceiling) && r->pct_ceiling > 0)
+            fprintf(out, " (%.1f%% of the roof)", r->pct_ceiling);
+        if (isfinite(r->speedup_first) && r->speedup_first > 0)
+            fprintf(out, ", %.2f× the first device rung", r->speedup_first);
+        fputc('.', out);
+    }
+    fputs("</p>\n", out);
+}
+
+static void rung_table(FILE *out, const struct kl_run *run)
+{
+    int config = 0;
+    for (int i = 0; i < run->nrows; i++)
+        config |= run->rows[i].config[0] != '\0';
+    fputs("<h3>Rungs: what changed and why</h3>\n<table class=\"rungs\">\n<tr><th>rung</th>", out);
+    if (config)
+        fputs("<th>config</th>", out);
+    fputs("<th>status</th><th>median ms</th><th>min–max ms</th><th>launches</th><th>rate</th>"
+          "<th>% roof</th><th>× first</th><th>what it changes; what was checked</th></tr>\n",
+          out);
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        enum kl_metric m = kl_run_metric(run, r);
+        double v = kl_run_value(run, r, m);
+        fprintf(out, "<tr class=\"%s\"><td class=\"rung\">",
+                r->peer      ? "peer"
+                : r->on_host ? "host"
+                             : "device");
+        esc(out, r->rung);
+        fputs("</td>", out);
+        if (config) {
+            fputs("<td>", out);
+            esc(out, r->config);
+            fputs("</td>", out);
+        }
+        fprintf(out, "<td class=\"%s\">%s</td>", r->status, r->status);
+        num_cell(out, r->median_s * 1e3, "%.4g", r->timed);
+        if (r->timed)
+            fprintf(out, "<td class=\"num\">%.4g–%.4g</td>", r->min_s * 1e3, r->max_s * 1e3);
+        else
+            fputs("<td class=\"num\">–</td>", out);
+        if (r->timed)
+            fprintf(out, "<td class=\"num\">%d</td>", r->repeats);
+        else
+            fputs("<td class=\"num\">–</td>", out);
+        if (r->timed && isfinite(v)) {
+            fprintf(out, "<td class=\"num\">%.4g ", v);
+            esc(out, kl_run_unit(run, m));
+            fputs("</td>", out);
+        } else {
+            fputs("<td class=\"num\">–</td>", out);
+        }
+        num_cell(out, r->pct_ceiling, "%.1f", r->timed && r->pct_ceiling > 0);
+        num_cell(out, r->speedup_first, "%.2f", r->timed && r->speedup_first > 0);
+        fputs("<td>", out);
+        if (r->peer)
+            fputs("<em>peer (a vendor library, not a rung)</em>", out);
+        else
+            esc(out, r->summary);
+        if (r->note[0]) {
+            fputs("<br/><span class=\"meta\">", out);
+            esc(out, r->note);
+            fputs("</span>", out);
+        }
+        if (r->options[0]) {
+            fputs("<br/><code>", out);
+            esc(out, r->options);
+            fputs("</code>", out);
+        }
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+/* A device fact from the JSON, labelled and formatted by key. */
+static const struct {
+    const char *key, *label;
+} device_labels[] = {
+    {"name", "device"},
+    {"vendor", "vendor"},
+    {"type", "type"},
+    {"platform", "platform"},
+    {"version", "version"},
+    {"driver", "driver"},
+    {"compute_units", "compute units"},
+    {"max_clock_mhz", "max clock (MHz)"},
+    {"global_mem_bytes", "global memory"},
+    {"max_alloc_bytes", "largest allocation"},
+    {"global_cache_bytes", "global memory cache"},
+    {"cacheline_bytes", "cache line"},
+    {"local_mem_bytes", "local memory per work-group"},
+    {"local_mem_dedicated", "local memory on chip"},
+    {"constant_mem_bytes", "constant memory"},
+    {"max_work_group_size", "max work-group size"},
+    {"fp64", "FP64"},
+    {"subgroups", "sub-groups (cl_khr_subgroups)"},
+    {"images", "image objects"},
+};
+
+static void device_facts(FILE *out, const struct kl_run *run)
+{
+    const struct kl_json *d = run->device;
+    char text[128];
+    fputs("<section><h3>Device</h3>\n<dl>\n", out);
+    for (int i = 0; i < d->count; i++) {
+        const char *key = d->keys[i], *label = key;
+        const struct kl_json *v = d->items[i];
+        for (size_t k = 0; k < sizeof device_labels / sizeof *device_labels; k++)
+            if (strcmp(device_labels[k].key, key) == 0)
+                label = device_labels[k].label;
+        dt(out, label);
+        if (v->type == KL_JSON_STRING) {
+            dd_text(out, v->string);
+            continue;
+        }
+        size_t kl = strlen(key);
+        if (v->type == KL_JSON_BOOL)
+            snprintf(text, sizeof text, "%s", v->boolean ? "yes" : "no");
+        else if (v->type == KL_JSON_NUMBER && kl > 6 && strcmp(key + kl - 6, "_bytes") == 0)
+            bytes_text(text, sizeof text, v->number);
+        else if (v->type == KL_JSON_NUMBER)
+            snprintf(text, sizeof text, "%.10g", v->number);
+        else
+            snprintf(text, sizeof text, "%s", kl_json_type_name(v->type));
+        dd_text(out, text);
+    }
+    dt(out, "roofs used");
+    fputs("<dd>", out);
+    if (run->have_ceil) {
+        fprintf(out, "copy %.4g GB/s", run->ceil.copy_gbps);
+        if (run->ceil.f32_gflops > 0)
+            fprintf(out, ", FP32 %.4g GFLOP/s", run->ceil.f32_gflops);
+        if (run->ceil.f64_gflops > 0)
+            fprintf(out, ", FP64 %.4g GFLOP/s", run->ceil.f64_gflops);
+        if (run->ceil.i32_giops > 0)
+            fprintf(out, ", INT32 %.4g GIOP/s", run->ceil.i32_giops);
+        fputs("; ", out);
+    }
+    esc(out, run->ceil_source);
+    fputs("</dd>\n</dl></section>\n", out);
+}
+
+static void provenance(FILE *out, const struct kl_run *run)
+{
+    char text[256];
+    fputs("<section><h3>Provenance</h3>\n<dl>\n", out);
+    dt(out, "file");
+    dd_text(out, run->name);
+    dt(out, "measured");
+    dd_text(out, run->date);
+    dt(out, "kladder");
+    dd_text(out, run->version);
+    dt(out, "backend");
+    dd_text(out, run->backend);
+    dt(out, "driver");
+    dd_text(out, run->driver);
+    kl_run_params_text(run, text, sizeof text);
+    dt(out, "parameters");
+    dd_text(out, text);
+    const struct kl_json *w = kl_json_get(run->protocol, "warmup"),
+                         *r = kl_json_get(run->protocol, "min_repeats"),
+                         *t = kl_json_get(run->protocol, "min_time_s");
+    if (w && r && t && w->type == KL_JSON_NUMBER && r->type == KL_JSON_NUMBER &&
+        t->type == KL_JSON_NUMBER) {
+        snprintf(text, sizeof text,
+                 "%.0f warm-up launches, then at least %.0f timed launches and %.3g s of kernel "
+                 "time",
+                 w->number, r->number, t->number);
+        dt(out, "protocol");
+        dd_text(out, text);
+    }
+    if (run->flops > 0 || run->bytes > 0) {
+        snprintf(text, sizeof text, "%.4g GFLOP and %.4g MB of minimal traffic per launch",
+                 run->flops * 1e-9, run->bytes * 1e-6);
+        dt(out, "work");
+        dd_text(out, text);
+    }
+    dt(out, "reference");
+    dd_text(out, run->reference);
+    dt(out, "ceilings at run time");
+    dd_text(out, run->ceiling_note);
+    fputs("</dl></section>\n", out);
+}
+
+static void chart_figure_open(FILE *out)
+{
+    fputs("<figure class=\"chart\">\n", out);
+}
+
+static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
+{
+    char params[300];
+    enum kl_metric ms[3];
+    int nm = kl_svg_metrics(run, ms);
+    kl_run_params_text(run, params, sizeof params);
+    fprintf(out, "<section class=\"run\" id=\"run-%d\" data-workload=\"", index);
+    esc(out, run->workload);
+    fprintf(out, "\">\n<h2>%d. ", index);
+    esc(out, run->workload);
+    fputs(" — ", out);
+    esc(out, params);
+    fputs("</h2>\n<p class=\"meta\">", out);
+    esc(out, run->dev_name);
+    fputs(" · ", out);
+    esc(out, run->backend);
+    fputs(" · driver ", out);
+    esc(out, run->driver);
+    fputs(" · ", out);
+    esc(out, run->date);
+    fputs(" · from ", out);
+    esc(out, run->name);
+    fputs("</p>\n", out);
+    verdict(out, run, nm ? ms[0] : KL_METRIC_FLOPS);
+    fputs("<div class=\"charts\">\n", out);
+    if (run->sweep) {
+        chart_figure_open(out);
+        kl_svg_sweep(out, run, (*chart_id)++, 0);
+        fputs("</figure>\n", out);
+    } else {
+        for (int k = 0; k < nm; k++) {
+            chart_figure_open(out);
+            kl_svg_ladder(out, run, ms[k], (*chart_id)++, 0);
+            fputs("</figure>\n", out);
+        }
+    }
+    if (strcmp(run->workload, "blur") == 0)
+        blur_pictures(out, run); /* beside the ladder, where the page is wide enough */
+    if (kl_svg_has_roofline(run) || (strcmp(run->workload, "peak") == 0 && run->have_ceil)) {
+        chart_figure_open(out);
+        kl_svg_roofline(out, run, (*chart_id)++, 0);
+        fputs("</figure>\n", out);
+    }
+    fputs("</div>\n", out);
+    if (!kl_svg_has_roofline(run) && strcmp(run->workload, "peak") != 0)
+        fputs("<p class=\"note\">No roofline: these rows count bytes but no FLOPs, so each rung "
+              "is measured against the copy bandwidth (its % of roof) in the chart above.</p>\n",
+              out);
+    rung_table(out, run);
+    fputs("<div class=\"facts\">\n", out);
+    device_facts(out, run);
+    provenance(out, run);
+    fputs("</div>\n</section>\n", out);
+}
+
+void kl_html_report(FILE *out, struct kl_run *runs, int n)
+{
+    char now[32];
+    int chart_id = 0;
+    kl_utc_now(now, sizeof now);
+    for (int i = 0; i < n; i++)
+        kl_run_find_ceilings(&runs[i]);
+    fputs(
+        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+        "<meta charset=\"utf-8\"/>\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>kladder "
+        "report",
+        out);
+    for (int i = 0; i < n && i < 3; i++) {
+        fputs(i ? ", " : ": ", out);
+        esc(out, runs[i].workload);
+    }
+    fprintf(out,
+            "%s</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>kladder report</h1>\n",
+            n > 3 ? ", …" : "", css);
+    fprintf(out,
+            "<p class=\"meta\">%d run%s · written %s by kladder %s · every rate is of a "
+            "rung whose result was checked against a reference; bars and points are the "
+            "median of its timed launches, whiskers the fastest to the slowest.</p>\n",
+            n, n == 1 ? "" : "s", now, KLADDER_VERSION);
+    if (n > 1) {
+        fputs("<nav><ol>\n", out);
+        for (int i = 0; i < n; i++) {
+            char params[300];
+            kl_run_params_text(&runs[i], params, sizeof params);
+            fprintf(out, "<li><a href=\"#run-%d\">", i + 1);
+            esc(out, runs[i].workload);
+            fputs(" ", out);
+            esc(out, params);
+            fputs("</a> on ", out);
+            esc(out, runs[i].dev_name);
+            fputs("</li>\n", out);
+        }
+        fputs("</ol></nav>\n", out);
+    }
+    fputs("</header>\n", out);
+    for (int i = 0; i < n; i++)
+        run_section(out, &runs[i], i + 1, &chart_id);
+    fputs("<footer>kladder ", out);
+    esc(out, KLADDER_VERSION);
+    fputs(": the kernel ladder. This page is self-contained: it loads nothing.</footer>\n"
+          "</body>\n</html>\n",
+          out);
+}
+
+int kl_html_chart_svg(FILE *out, struct kl_run *run, enum kl_chart chart, char *why, size_t n)
+{
+    enum kl_metric ms[3];
+    kl_run_find_ceilings(run);
+    switch (chart) {
+    case KL_CHART_LADDER:
+        if (run->sweep) {
+            snprintf(why, n, "%s is a sweep: its chart is --chart sweep", run->name);
+            return -1;
+        }
+        if (kl_svg_metrics(run, ms) == 0) {
+            snprintf(why, n, "%s has no rows to chart", run->name);
+            return -1;
+        }
+        kl_svg_ladder(out, run, ms[0], 0, 1);
+        return 0;
+    case KL_CHART_ROOFLINE:
+        if (!kl_svg_has_roofline(run) && !(strcmp(run->workload, "peak") == 0 && run->have_ceil)) {
+            snprintf(why, n,
+                     "%s has no roofline: its rows count bytes but no FLOPs (try --chart %s)",
+                     run->name, run->sweep ? "sweep" : "ladder");
+            return -1;
+        }
+        kl_svg_roofline(out, run, 0, 1);
+        return 0;
+    case KL_CHART_SWEEP:
+        if (!run->sweep) {
+            snprintf(why, n, "%s is not a sweep (kladder copy --sweep makes one)", run->name);
+            return -1;
+        }
+        kl_svg_sweep(out, run, 0, 1);
+        return 0;
+    }
+    return -1;
+}

@@ -1,0 +1,29 @@
+/*
+ * The report of one or more runs as a single self-contained HTML file:
+ * inline SVG charts and CSS, pictures as embedded PNG (data: URIs), no
+ * script, font or anything else fetched. The page is also well-formed XML,
+ * so it can be checked with an XML parser.
+ */
+#ifndef KL_REPORT_HTML_H
+#define KL_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "report/run.h"
+
+/*
+ * Writes the page for runs[0..n-1] (their ceilings looked up first with
+ * kl_run_find_ceilings). Write errors show in the stream (ferror).
+ */
+void kl_html_report(FILE *out, struct kl_run *runs, int n);
+
+/* The charts a run has, in the order the report shows them. */
+enum kl_chart { KL_CHART_LADDER, KL_CHART_ROOFLINE, KL_CHART_SWEEP };
+
+/*
+ * Writes one chart of a run as a standalone SVG file. 0 on success; -1 when
+ * the run has no such chart, with the reason in why.
+ */
+int kl_html_chart_svg(FILE *out, struct kl_run *run, enum kl_chart chart, char *why, size_t n);
+
+#endif /* KL_REPORT_HTML_H */

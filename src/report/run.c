@@ -1,0 +1,434 @@
+#include "report/run.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/report.h"
+#include "core/util.h"
+
+struct check {
+    const char *name;
+    char *err;
+    size_t n;
+    int failed;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void
+bad(struct check *c, const struct kl_json *at, const char *fmt, ...)
+{
+    if (c->failed)
+        return;
+    c->failed = 1;
+    int k = snprintf(c->err, c->n, "%s: ", c->name);
+    if (k < 0 || (size_t)k >= c->n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(c->err + k, c->n - (size_t)k, fmt, ap);
+    va_end(ap);
+    if (at && m >= 0 && (size_t)(k + m) < c->n)
+        snprintf(c->err + k + m, c->n - (size_t)(k + m), " (line %d, column %d)", at->line,
+                 at->col);
+}
+
+/*
+ * The member key of obj (named where in messages), of type t, or also null
+ * when nullable; NULL (and a message) when it is missing or of another type.
+ */
+static const struct kl_json *member(struct check *c, const struct kl_json *obj, const char *where,
+                                    const char *key, enum kl_json_type t, int nullable)
+{
+    const struct kl_json *v = kl_json_get(obj, key);
+    if (!v) {
+        bad(c, obj, "%s%shas no \"%s\"", where, *where ? " " : "", key);
+        return NULL;
+    }
+    if (v->type == t || (nullable && v->type == KL_JSON_NULL))
+        return v;
+    bad(c, v, "%s%s\"%s\" should be %s%s, but is %s", where, *where ? " " : "", key,
+        kl_json_type_name(t), nullable ? " or null" : "", kl_json_type_name(v->type));
+    return NULL;
+}
+
+static const char *str(struct check *c, const struct kl_json *obj, const char *where,
+                       const char *key)
+{
+    const struct kl_json *v = member(c, obj, where, key, KL_JSON_STRING, 0);
+    return v ? v->string : "";
+}
+
+/* A number, or NaN for null (when nullable). */
+static double num(struct check *c, const struct kl_json *obj, const char *where, const char *key,
+                  int nullable)
+{
+    const struct kl_json *v = member(c, obj, where, key, KL_JSON_NUMBER, nullable);
+    return v && v->type == KL_JSON_NUMBER ? v->number : NAN;
+}
+
+static int boolean(struct check *c, const struct kl_json *obj, const char *where, const char *key)
+{
+    const struct kl_json *v = member(c, obj, where, key, KL_JSON_BOOL, 0);
+    return v ? v->boolean : 0;
+}
+
+/* The version check comes first: a newer file may differ in anything else. */
+static int check_version(struct check *c, const struct kl_json *root)
+{
+    const struct kl_json *v = kl_json_get(root, "schema_version");
+    if (root->type != KL_JSON_OBJECT) {
+        bad(c, root, "not a kladder run report: the file holds %s, not an object",
+            kl_json_type_name(root->type));
+        return -1;
+    }
+    if (!v) {
+        const struct kl_json *cached = kl_json_get(root, "cached");
+        if (cached && cached->type == KL_JSON_BOOL && cached->boolean)
+            bad(c, NULL,
+                "this is the printout of cached device ceilings, not a run report; "
+                "`kladder peak --refresh --json FILE` writes a run report");
+        else if (kl_json_get(root, "workload") && kl_json_get(root, "results"))
+            bad(c, NULL,
+                "no schema_version: a run report from a kladder older than this format "
+                "(run it again to get one this kladder reads)");
+        else
+            bad(c, NULL, "not a kladder run report (it has no \"schema_version\")");
+        return -1;
+    }
+    if (v->type != KL_JSON_NUMBER || v->number != floor(v->number) || v->number < 1) {
+        bad(c, v, "schema_version should be a whole number from 1");
+        return -1;
+    }
+    if (v->number != KL_REPORT_SCHEMA_VERSION) {
+        if (v->number > KL_REPORT_SCHEMA_VERSION)
+            bad(c, v,
+                "schema_version %.0f is newer than this kladder reads (%d): a newer kladder "
+                "wrote it",
+                v->number, KL_REPORT_SCHEMA_VERSION);
+        else
+            bad(c, v, "schema_version %.0f is not one this kladder reads (%d)", v->number,
+                KL_REPORT_SCHEMA_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
+{
+    char where[48];
+    snprintf(where, sizeof where, "results[%d]", i);
+    if (o->type != KL_JSON_OBJECT) {
+        bad(c, o, "%s should be an object, but is %s", where, kl_json_type_name(o->type));
+        return;
+    }
+    r->rung = str(c, o, where, "rung");
+    r->config = str(c, o, where, "config");
+    r->status = str(c, o, where, "status");
+    r->summary = str(c, o, where, "summary");
+    r->note = str(c, o, where, "note");
+    r->options = str(c, o, where, "build_options");
+    r->on_host = boolean(c, o, where, "on_host");
+    r->peer = boolean(c, o, where, "peer");
+    r->median_s = num(c, o, where, "median_s", 1);
+    r->min_s = num(c, o, where, "min_s", 1);
+    r->max_s = num(c, o, where, "max_s", 1);
+    r->repeats = (int)num(c, o, where, "repeats", 0);
+    r->gflops = num(c, o, where, "gflops", 1);
+    r->gbps = num(c, o, where, "gbps", 1);
+    r->pct_ceiling = num(c, o, where, "pct_ceiling", 1);
+    r->flops = num(c, o, where, "flops", 1);
+    r->bytes = num(c, o, where, "bytes", 1);
+    r->x = num(c, o, where, "x", 1);
+    r->speedup_first = num(c, o, where, "speedup_first", 1);
+    r->speedup_host = num(c, o, where, "speedup_host", 1);
+    r->total_s = num(c, o, where, "total_s", 1);
+    r->build_s = num(c, o, where, "build_s", 1);
+    if (c->failed)
+        return;
+    static const char *const statuses[] = {"verified", "failed", "skipped", "measured"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof statuses / sizeof *statuses; k++)
+        known |= strcmp(r->status, statuses[k]) == 0;
+    if (!known) {
+        bad(c, kl_json_get(o, "status"),
+            "%s has status \"%.40s\" (verified, failed, skipped or measured)", where, r->status);
+        return;
+    }
+    r->timed = strcmp(r->status, "verified") == 0 || strcmp(r->status, "measured") == 0;
+    if (r->timed && !(r->median_s > 0 && r->min_s > 0 && r->max_s >= r->min_s)) {
+        bad(c, o, "%s (%s) is %s but has no positive median_s, min_s and max_s", where, r->rung,
+            r->status);
+        return;
+    }
+    if (!isfinite(r->flops) || r->flops < 0)
+        r->flops = 0;
+    if (!isfinite(r->bytes) || r->bytes < 0)
+        r->bytes = 0;
+}
+
+static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_json *v)
+{
+    struct kl_ceilings *k = &run->ceil;
+    const char *w = "ceiling_values";
+    double copy = num(c, v, w, "copy_gbps", 1), f32 = num(c, v, w, "f32_gflops", 1),
+           f64 = num(c, v, w, "f64_gflops", 1), i32 = num(c, v, w, "i32_giops", 1);
+    double rd = kl_json_get(v, "read_gbps") ? num(c, v, w, "read_gbps", 1) : NAN;
+    double wr = kl_json_get(v, "write_gbps") ? num(c, v, w, "write_gbps", 1) : NAN;
+    const char *date = str(c, v, w, "date");
+    if (c->failed)
+        return;
+    memset(k, 0, sizeof *k);
+    k->copy_gbps = copy > 0 ? copy : 0;
+    k->read_gbps = rd > 0 ? rd : 0;
+    k->write_gbps = wr > 0 ? wr : 0;
+    k->f32_gflops = f32 > 0 ? f32 : 0;
+    k->f64_gflops = f64 > 0 ? f64 : 0;
+    k->i32_giops = i32 > 0 ? i32 : 0;
+    snprintf(k->date, sizeof k->date, "%s", date);
+    run->have_ceil = k->copy_gbps > 0;
+    snprintf(run->ceil_source, sizeof run->ceil_source,
+             "measured by kladder peak (%s), as the "
+             "run used them",
+             k->date);
+}
+
+int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
+                 size_t n)
+{
+    char jerr[512];
+    struct check c = {name, err, n, 0};
+    memset(run, 0, sizeof *run);
+    run->name = kl_strdup(name);
+    run->dir = kl_strdup(".");
+    if (!run->name || !run->dir) {
+        snprintf(err, n, "%s: out of memory", name);
+        return -1;
+    }
+    const char *slash = strrchr(name, '/');
+    if (slash) {
+        free(run->dir);
+        run->dir = kl_strdup(name);
+        if (!run->dir) {
+            snprintf(err, n, "%s: out of memory", name);
+            return -1;
+        }
+        run->dir[slash - name == 0 ? 1 : slash - name] = '\0';
+    }
+    if (!(run->root = kl_json_parse(text, len, jerr, sizeof jerr))) {
+        snprintf(err, n, "%s: not valid JSON: %s", name, jerr);
+        return -1;
+    }
+    const struct kl_json *root = run->root;
+    if (check_version(&c, root))
+        return -1;
+    run->workload = str(&c, root, "", "workload");
+    run->device = member(&c, root, "", "device", KL_JSON_OBJECT, 0);
+    run->params = member(&c, root, "", "params", KL_JSON_OBJECT, 0);
+    run->protocol = member(&c, root, "", "protocol", KL_JSON_OBJECT, 0);
+    run->provenance = member(&c, root, "", "provenance", KL_JSON_OBJECT, 0);
+    run->flops = num(&c, root, "", "flops_per_launch", 0);
+    run->bytes = num(&c, root, "", "bytes_per_launch", 0);
+    run->reference = str(&c, root, "", "reference");
+    run->ceiling_note = str(&c, root, "", "ceilings");
+    const struct kl_json *cv = member(&c, root, "", "ceiling_values", KL_JSON_OBJECT, 1);
+    const struct kl_json *results = member(&c, root, "", "results", KL_JSON_ARRAY, 0);
+    if (c.failed)
+        return -1;
+    run->dev_name = str(&c, run->device, "device", "name");
+    run->dev_platform = str(&c, run->device, "device", "platform");
+    run->driver = str(&c, run->device, "device", "driver");
+    str(&c, run->device, "device", "vendor");
+    str(&c, run->device, "device", "type");
+    run->backend = str(&c, run->provenance, "provenance", "backend");
+    run->date = str(&c, run->provenance, "provenance", "date");
+    run->version = str(&c, run->provenance, "provenance", "kladder_version");
+    const struct kl_json *type = kl_json_get(run->params, "type");
+    run->type = type && type->type == KL_JSON_STRING ? type->string : "float";
+    const struct kl_json *images = kl_json_get(root, "images");
+    if (images) {
+        if (images->type != KL_JSON_OBJECT) {
+            bad(&c, images, "\"images\" should be an object, but is %s",
+                kl_json_type_name(images->type));
+        } else {
+            const struct kl_json *in = member(&c, images, "images", "input", KL_JSON_STRING, 1),
+                                 *out = member(&c, images, "images", "output", KL_JSON_STRING, 1);
+            run->image_in = in && in->type == KL_JSON_STRING ? in->string : NULL;
+            run->image_out = out && out->type == KL_JSON_STRING ? out->string : NULL;
+        }
+    }
+    if (cv && cv->type == KL_JSON_OBJECT)
+        read_ceilings(&c, run, cv);
+    if (c.failed)
+        return -1;
+    if (results->count > 0 && !(run->rows = calloc((size_t)results->count, sizeof *run->rows))) {
+        snprintf(err, n, "%s: out of memory", name);
+        return -1;
+    }
+    run->nrows = results->count;
+    for (int i = 0; i < results->count && !c.failed; i++) {
+        read_row(&c, results->items[i], i, &run->rows[i]);
+        if (isfinite(run->rows[i].x))
+            run->sweep = 1;
+    }
+    const struct kl_json *sweep = kl_json_get(run->params, "sweep");
+    if (sweep && sweep->type == KL_JSON_BOOL && sweep->boolean)
+        run->sweep = 1;
+    return c.failed ? -1 : 0;
+}
+
+int kl_run_load(struct kl_run *run, const char *path, char *err, size_t n)
+{
+    struct kl_err e;
+    char *text = NULL;
+    size_t len = 0;
+    memset(run, 0, sizeof *run);
+    if (kl_read_file(path, &text, &len, &e) != KL_OK) {
+        snprintf(err, n, "%s", e.msg);
+        return -1;
+    }
+    int rc = kl_run_parse(run, text, len, path, err, n);
+    free(text);
+    return rc;
+}
+
+void kl_run_free(struct kl_run *run)
+{
+    kl_json_free(run->root);
+    free(run->rows);
+    free(run->name);
+    free(run->dir);
+    memset(run, 0, sizeof *run);
+}
+
+/* A peak run measured the roofs itself: the best verified row of each kind. */
+static void own_rows(struct kl_run *run)
+{
+    struct kl_ceilings *k = &run->ceil;
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        double *slot = NULL, v = 0;
+        if (strcmp(r->status, "verified") != 0)
+            continue;
+        if (strncmp(r->rung, "copy_", 5) == 0)
+            slot = &k->copy_gbps, v = r->gbps;
+        else if (strncmp(r->rung, "read_v", 6) == 0)
+            slot = &k->read_gbps, v = r->gbps;
+        else if (strncmp(r->rung, "write_v", 7) == 0)
+            slot = &k->write_gbps, v = r->gbps;
+        else if (strcmp(r->rung, "fma_f32") == 0)
+            slot = &k->f32_gflops, v = r->gflops;
+        else if (strcmp(r->rung, "fma_f64") == 0)
+            slot = &k->f64_gflops, v = r->gflops;
+        else if (strcmp(r->rung, "fma_i32") == 0)
+            slot = &k->i32_giops, v = r->gflops;
+        if (slot && isfinite(v) && v > *slot)
+            *slot = v;
+    }
+    run->have_ceil = k->copy_gbps > 0;
+    snprintf(k->date, sizeof k->date, "%s", run->date);
+    snprintf(run->ceil_source, sizeof run->ceil_source, "%s",
+             run->have_ceil ? "this run's best copy and FMA rows"
+                            : "none: this peak run has no verified copy row");
+}
+
+void kl_run_find_ceilings(struct kl_run *run)
+{
+    if (run->have_ceil)
+        return;
+    if (strcmp(run->workload, "peak") == 0) {
+        own_rows(run); /* a peak run's roofs are its own, not an older cache's */
+        return;
+    }
+    /* The cache is keyed by backend, platform, device and driver: all in the file. */
+    struct kl_device_info dev;
+    char warn[512];
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.platform, sizeof dev.platform, "%s", run->dev_platform);
+    snprintf(dev.name, sizeof dev.name, "%s", run->dev_name);
+    snprintf(dev.driver_version, sizeof dev.driver_version, "%s", run->driver);
+    if (kl_ceilings_load(&dev, run->backend, &run->ceil, warn, sizeof warn) == 1 &&
+        run->ceil.copy_gbps > 0) {
+        run->have_ceil = 1;
+        snprintf(run->ceil_source, sizeof run->ceil_source,
+                 "measured by kladder peak (%s), from its cache for this device and driver",
+                 run->ceil.date);
+        return;
+    }
+    memset(&run->ceil, 0, sizeof run->ceil);
+    snprintf(run->ceil_source, sizeof run->ceil_source,
+             "none known for this device and driver: `kladder peak` measures them");
+}
+
+enum kl_metric kl_run_metric(const struct kl_run *run, const struct kl_run_row *r)
+{
+    (void)run;
+    if (r->flops > 0)
+        return KL_METRIC_FLOPS;
+    if (r->bytes > 0)
+        return KL_METRIC_BYTES;
+    return KL_METRIC_TIME;
+}
+
+double kl_run_value(const struct kl_run *run, const struct kl_run_row *r, enum kl_metric m)
+{
+    (void)run;
+    if (!r->timed)
+        return NAN;
+    /* The file's own figures where it has them (they are these quotients). */
+    switch (m) {
+    case KL_METRIC_FLOPS: return isfinite(r->gflops) ? r->gflops : r->flops / r->median_s * 1e-9;
+    case KL_METRIC_BYTES: return isfinite(r->gbps) ? r->gbps : r->bytes / r->median_s * 1e-9;
+    case KL_METRIC_TIME: return r->median_s * 1e6;
+    }
+    return NAN;
+}
+
+const char *kl_run_unit(const struct kl_run *run, enum kl_metric m)
+{
+    switch (m) {
+    case KL_METRIC_FLOPS: return strcmp(run->type, "int") == 0 ? "GIOP/s" : "GFLOP/s";
+    case KL_METRIC_BYTES: return "GB/s";
+    case KL_METRIC_TIME: return "µs";
+    }
+    return "";
+}
+
+double kl_run_compute_peak(const struct kl_run *run)
+{
+    if (!run->have_ceil)
+        return 0;
+    if (strcmp(run->type, "double") == 0)
+        return run->ceil.f64_gflops;
+    if (strcmp(run->type, "int") == 0)
+        return run->ceil.i32_giops;
+    return run->ceil.f32_gflops;
+}
+
+void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; run->params && i < run->params->count && used + 1 < n; i++) {
+        const struct kl_json *v = run->params->items[i];
+        const char *key = run->params->keys[i];
+        int k = 0;
+        if (strcmp(key, "seed") == 0 && v->type == KL_JSON_NUMBER)
+            k = snprintf(out + used, n - used, "%sseed %.0f", used ? " " : "", v->number);
+        else if (strcmp(key, "type") == 0 && v->type == KL_JSON_STRING)
+            k = snprintf(out + used, n - used, "%s%s", used ? " " : "", v->string);
+        else if (v->type == KL_JSON_NUMBER)
+            k = snprintf(out + used, n - used, "%s%s=%.10g", used ? " " : "", key, v->number);
+        else if (v->type == KL_JSON_STRING)
+            k = snprintf(out + used, n - used, "%s%s=%s", used ? " " : "", key, v->string);
+        else if (v->type == KL_JSON_BOOL && v->boolean)
+            k = snprintf(out + used, n - used, "%s%s", used ? " " : "", key);
+        if (k > 0)
+            used += (size_t)k < n - used ? (size_t)k : n - used - 1;
+    }
+}

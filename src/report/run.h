@@ -1,0 +1,78 @@
+/*
+ * A run as the report and compare commands see it: a JSON report written by
+ * kl_report_json (docs/kladder-run.schema.json), read back and checked field
+ * by field, so a missing, truncated, malformed or foreign file gets one clear
+ * sentence instead of a chart of nothing. Nothing here prints.
+ */
+#ifndef KL_REPORT_RUN_H
+#define KL_REPORT_RUN_H
+
+#include <stddef.h>
+
+#include "core/ceilings.h"
+#include "core/json.h"
+
+/* What a row's chart value measures. */
+enum kl_metric {
+    KL_METRIC_FLOPS, /* GFLOP/s (GIOP/s for int): the row counts FLOPs */
+    KL_METRIC_BYTES, /* GB/s: the row counts bytes only */
+    KL_METRIC_TIME   /* µs: the row counts neither (a latency) */
+};
+
+/* One result row; numbers that were null in the file are NaN. */
+struct kl_run_row {
+    const char *rung, *config, *status, *summary, *note, *options;
+    int on_host, peer, repeats;
+    int timed; /* verified or measured: the timing counts */
+    double median_s, min_s, max_s, gflops, gbps, pct_ceiling, flops, bytes, x;
+    double speedup_first, speedup_host, total_s, build_s;
+};
+
+struct kl_run {
+    char *name; /* the file, as given ("this run" for one not read from a file) */
+    char *dir;  /* its directory, for image paths relative to it ("." if none) */
+    struct kl_json *root;
+    const char *workload, *type, *reference, *ceiling_note;
+    const struct kl_json *device, *params, *protocol, *provenance;
+    const char *dev_name, *dev_platform, *driver, *backend, *date, *version;
+    double flops, bytes;              /* per launch, for the whole workload */
+    int sweep;                        /* rows vary x (copy --sweep): a curve per rung */
+    const char *image_in, *image_out; /* images.input / images.output, or NULL */
+    struct kl_ceilings ceil;          /* the roofs: valid when have_ceil */
+    int have_ceil;
+    char ceil_source[256]; /* where the roofs come from */
+    struct kl_run_row *rows;
+    int nrows;
+};
+
+/*
+ * Parses and checks a run from text; name is used in messages and as the
+ * run's name. 0 on success; else -1 with "NAME: what is wrong" in err.
+ */
+int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
+                 size_t n);
+
+/* Reads a file and parses it as above; a missing or unreadable file is an error too. */
+int kl_run_load(struct kl_run *run, const char *path, char *err, size_t n);
+
+void kl_run_free(struct kl_run *run);
+
+/*
+ * Fills the roofs: the run's own ceiling_values; else `kladder peak`'s cache
+ * for the run's device, driver and backend; else, for a peak run, its own
+ * best rows. Sets have_ceil and ceil_source.
+ */
+void kl_run_find_ceilings(struct kl_run *run);
+
+/* The metric of a row, its chart value (NaN when not timed) and unit label. */
+enum kl_metric kl_run_metric(const struct kl_run *run, const struct kl_run_row *r);
+double kl_run_value(const struct kl_run *run, const struct kl_run_row *r, enum kl_metric m);
+const char *kl_run_unit(const struct kl_run *run, enum kl_metric m);
+
+/* The compute roof for the run's type (FP32, FP64 or INT32), 0 when unknown. */
+double kl_run_compute_peak(const struct kl_run *run);
+
+/* "M=512 N=512 K=512 float seed 1": the params object in one line. */
+void kl_run_params_text(const struct kl_run *run, char *out, size_t n);
+
+#endif /* KL_REPORT_RUN_H */

@@ -1,0 +1,584 @@
+#!/usr/bin/env python3
+"""Checks of kladder's reports (tests/report.cmake), with the standard library
+only (Pillow, where installed, only decodes screenshots faster).
+
+  check_report.py ladder|roofline|sweep CHART.svg RUN.json
+      the chart's bars or points are the run's numbers: one bar per timed row
+      in ladder order (peers after the rungs, apart), none for failed rows,
+      their widths and positions on the axes the values in the JSON
+  check_report.py html PAGE.html RUN.json [RUN.json ...]
+      one self-contained page: no script, nothing fetched, the charts each run
+      should have, a blur's pictures as PNG of the right size
+  check_report.py screenshot SHOT.png PAGE.html
+      a browser's screenshot of PAGE shows every chart: each chart's plot area
+      (found by its background tint) has marks in it, and every bar and point
+      is drawn in its colour where the SVG puts it
+  check_report.py schema SCHEMA.json RUN.json [...]
+      every run validates against the JSON Schema, which is not vacuous
+  check_report.py doctor IN.json OUT.json HOW
+      writes a changed copy of a run for the other tests
+"""
+import base64
+import json
+import math
+import re
+import struct
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+
+SVG = "{http://www.w3.org/2000/svg}"
+XHTML = "{http://www.w3.org/1999/xhtml}"
+BAR_COLOURS = {"device": (0x34, 0x65, 0xA4), "host": (0x8A, 0x96, 0xA3), "peer": (0xD9, 0x82, 0x2B)}
+SERIES = [(0x34, 0x65, 0xA4), (0xD9, 0x82, 0x2B), (0x2E, 0x7D, 0x32), (0x75, 0x50, 0x7B),
+          (0xC4, 0x16, 0x1C), (0x00, 0x97, 0xA7), (0x8F, 0x59, 0x02), (0x55, 0x57, 0x53)]
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def close(a, b, rel=1e-6, abs_=1e-9):
+    return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+
+
+def timed(r):
+    return r["status"] in ("verified", "measured")
+
+
+def metric(run, r):
+    if (r["flops"] or 0) > 0:
+        return "GIOP/s" if run["params"]["type"] == "int" else "GFLOP/s"
+    if (r["bytes"] or 0) > 0:
+        return "GB/s"
+    return "µs"
+
+
+def value(r, unit):
+    if unit in ("GFLOP/s", "GIOP/s"):
+        return r["gflops"]
+    if unit == "GB/s":
+        return r["gbps"]
+    return r["median_s"] * 1e6
+
+
+def cls(e):
+    return (e.get("class") or "").split()
+
+
+def find_all(root, tag, klass=None):
+    return [e for e in root.iter(SVG + tag) if klass is None or klass in cls(e)]
+
+
+def plot_of(svg):
+    plots = find_all(svg, "g", "plot")
+    if len(plots) != 1:
+        raise SystemExit(f"FAIL: {len(plots)} plot groups in a chart")
+    return plots[0]
+
+
+def num(e, key):
+    return float(e.get(key))
+
+
+# ---- charts ---------------------------------------------------------------------
+
+def check_ladder(svg, run, name):
+    plot = plot_of(svg)
+    unit, axis = plot.get("data-metric"), num(plot, "data-axis-max")
+    left, width = num(plot, "data-left"), num(plot, "data-width")
+    rows = [r for r in run["results"] if metric(run, r) == unit]
+    want = [r for r in rows if not r["peer"]] + [r for r in rows if r["peer"]]
+    bars = find_all(svg, "rect", "bar")
+    shown = [r for r in want if timed(r)]
+    if [b.get("data-rung") for b in bars] != [r["rung"] for r in shown]:
+        fail(f"{name}: bars {[b.get('data-rung') for b in bars]}, timed rows {[r['rung'] for r in shown]}")
+        return
+    vmax = 0
+    for b, r in zip(bars, shown):
+        v = value(r, unit)
+        # The axis reaches the end of each whisker: the fastest launch's rate, or the slowest time.
+        vmax = max(vmax, r["max_s"] * 1e6 if unit == "µs" else v * r["median_s"] / r["min_s"])
+        kind = "peer" if r["peer"] else "host" if r["on_host"] else "device"
+        if kind not in cls(b):
+            fail(f"{name}: bar {r['rung']} is drawn as {cls(b)}, not {kind}")
+        if not close(num(b, "data-value"), v):
+            fail(f"{name}: bar {r['rung']} says {b.get('data-value')}, the JSON {v}")
+        if abs(num(b, "width") - v / axis * width) > 0.01 or num(b, "x") != left:
+            fail(f"{name}: bar {r['rung']} is {b.get('width')} px wide at x={b.get('x')}, "
+                 f"{v} of {axis} is {v / axis * width:.2f} px from {left}")
+    if not (vmax <= axis <= 2.6 * vmax or vmax == 0):
+        fail(f"{name}: axis to {axis} for values up to {vmax}")
+    # Ticks sit where their values are.
+    ticks = find_all(svg, "text", "tick")
+    if len(ticks) < 3:
+        fail(f"{name}: {len(ticks)} axis ticks")
+    for t in ticks:
+        if abs(num(t, "x") - (left + num(t, "data-value") / axis * width)) > 0.06:
+            fail(f"{name}: tick {t.text} at x={t.get('x')}")
+    # Failed and skipped rows: named, marked, never a bar.
+    groups = {g.get("data-rung"): g for g in find_all(svg, "g", "row")}
+    for r in want:
+        if timed(r):
+            continue
+        g = groups.get(r["rung"])
+        marks = [t for t in g.iter(SVG + "text") if r["status"] in cls(t)] if g is not None else []
+        if not marks:
+            fail(f"{name}: {r['status']} row {r['rung']} is not marked {r['status']}")
+        elif r["status"] == "failed" and "failed" not in "".join(marks[0].itertext()):
+            fail(f"{name}: failed row {r['rung']} does not say so")
+    # Peers apart: below every rung, after a divider.
+    py = [num(b, "y") for b in bars if "peer" in cls(b)]
+    ry = [num(b, "y") for b in bars if "peer" not in cls(b)]
+    if py and ry:
+        if min(py) <= max(ry):
+            fail(f"{name}: peer bars are not below the rungs")
+        div = find_all(svg, "line", "peer-divider")
+        if len(div) != 1 or not (max(ry) < num(div[0], "y1") < min(py)):
+            fail(f"{name}: no divider between the rungs and the peers")
+    print(f"ok: {name}: {len(bars)} bars ({unit}) match the JSON, "
+          f"{len(want) - len(shown)} untimed rows marked, {len(py)} peers apart")
+    return len(bars)
+
+
+def check_roofline(svg, run, name):
+    plot = plot_of(svg)
+    x0, x1, y0, y1 = (num(plot, k) for k in ("data-x-log-min", "data-x-log-max",
+                                             "data-y-log-min", "data-y-log-max"))
+    left, top, w, h = (num(plot, k) for k in ("data-left", "data-top", "data-width", "data-height"))
+
+    def px(ai):
+        return left + (math.log10(ai) - x0) / (x1 - x0) * w
+
+    def py(p):
+        return top + h - (math.log10(p) - y0) / (y1 - y0) * h
+
+    want = [r for r in run["results"] if timed(r) and (r["flops"] or 0) > 0 and (r["bytes"] or 0) > 0]
+    pts = find_all(svg, "circle", "point")
+    if sorted(p.get("data-rung") for p in pts) != sorted(r["rung"] for r in want):
+        fail(f"{name}: points {[p.get('data-rung') for p in pts]}, rows {[r['rung'] for r in want]}")
+        return
+    by = {}
+    for p in pts:
+        by.setdefault(p.get("data-rung"), []).append(p)
+    for r in want:
+        p = by[r["rung"]].pop(0)
+        ai, perf = r["flops"] / r["bytes"], r["gflops"]
+        if not (close(num(p, "data-ai"), ai) and close(num(p, "data-perf"), perf)):
+            fail(f"{name}: point {r['rung']} says AI {p.get('data-ai')} and {p.get('data-perf')}, "
+                 f"the JSON {ai} and {perf}")
+        if abs(num(p, "cx") - px(ai)) > 0.01 or abs(num(p, "cy") - py(perf)) > 0.01:
+            fail(f"{name}: point {r['rung']} at ({p.get('cx')}, {p.get('cy')}), "
+                 f"expected ({px(ai):.2f}, {py(perf):.2f})")
+        if not (left <= px(ai) <= left + w and top <= py(perf) <= top + h):
+            fail(f"{name}: point {r['rung']} is outside the plot")
+    # Log axes: labelled decades where they belong, at least two on each axis.
+    xt = [t for t in find_all(svg, "text", "tick") if "x" in cls(t)]
+    yt = [t for t in find_all(svg, "text", "tick") if "y" in cls(t)]
+    for t in xt:
+        if abs(num(t, "x") - px(num(t, "data-value"))) > 0.06:
+            fail(f"{name}: x tick {t.text} misplaced")
+    for t in yt:
+        if abs(num(t, "y") - 4 - py(num(t, "data-value"))) > 0.06:
+            fail(f"{name}: y tick {t.text} misplaced")
+    decades = [t for t in xt + yt if math.log10(num(t, "data-value")).is_integer()]
+    if len([t for t in xt if t in decades]) < 2 or len([t for t in yt if t in decades]) < 2:
+        fail(f"{name}: fewer than two labelled decades on an axis")
+    # The roofs, where the run has them: the polyline lies on min(peak, AI × bandwidth).
+    cv = run.get("ceiling_values")
+    if run["workload"] == "peak":  # a peak run's roofs are its own best rows
+        best = lambda pre, k: max([x[k] for x in run["results"] if x["rung"].startswith(pre)
+                                   and x["status"] == "verified" and x[k]] or [0])
+        cv = {"copy_gbps": best("copy_", "gbps"), "f32_gflops": best("fma_f32", "gflops"),
+              "f64_gflops": best("fma_f64", "gflops"), "i32_giops": best("fma_i32", "gflops")}
+    roofs = [e for e in find_all(svg, "polyline", "roof") if "other" not in cls(e)]
+    if cv and cv.get("copy_gbps"):
+        peak = {"double": cv.get("f64_gflops"), "int": cv.get("i32_giops")}.get(run["params"]["type"], cv.get("f32_gflops"))
+        if len(roofs) != 1 or not close(num(roofs[0], "data-copy-gbps"), cv["copy_gbps"]):
+            fail(f"{name}: no roof at the run's copy bandwidth {cv['copy_gbps']}")
+        else:
+            for xy in roofs[0].get("points").split():
+                X, Y = map(float, xy.split(","))
+                ai = 10 ** (x0 + (X - left) / w * (x1 - x0))
+                perf = 10 ** (y0 + (top + h - Y) / h * (y1 - y0))
+                bound = min(peak or math.inf, ai * cv["copy_gbps"])
+                if abs(math.log10(perf / bound)) > 0.004:
+                    fail(f"{name}: roof point ({X}, {Y}) is {perf:.4g}, the roofline {bound:.4g}")
+        labels = "".join("".join(t.itertext()) for t in find_all(svg, "text", "point-label"))
+        for r in want:
+            if r["pct_ceiling"] and f"{r['rung']} " not in labels:
+                fail(f"{name}: {r['rung']} has no % of roof label")
+    elif roofs:
+        fail(f"{name}: roofs drawn for a run without ceilings")
+    print(f"ok: {name}: {len(pts)} points on log-log axes match the JSON"
+          f"{', roofs on the measured ceilings' if roofs else ''}")
+    return len(pts)
+
+
+def check_sweep(svg, run, name):
+    plot = plot_of(svg)
+    l0, l1, ymax = num(plot, "data-x-log2-min"), num(plot, "data-x-log2-max"), num(plot, "data-y-max")
+    left, top, w, h = (num(plot, k) for k in ("data-left", "data-top", "data-width", "data-height"))
+    want = [r for r in run["results"] if timed(r) and r["x"]]
+    pts = find_all(svg, "circle", "point")
+    rungs = list(dict.fromkeys(r["rung"] for r in run["results"]))
+    order = [(g, r["x"]) for g in rungs for r in want if r["rung"] == g]  # a line per rung
+    if [(p.get("data-rung"), float(p.get("data-n"))) for p in pts] != order:
+        fail(f"{name}: {len(pts)} points for {len(want)} timed rows, or in another order")
+        return
+    series = find_all(svg, "g", "series")
+    if [s.get("data-rung") for s in series] != rungs:
+        fail(f"{name}: lines {[s.get('data-rung') for s in series]}, rungs {rungs}")
+    for p in pts:
+        r = next(r for r in want if r["rung"] == p.get("data-rung") and r["x"] == float(p.get("data-n")))
+        X = left + (math.log2(r["x"]) - l0) / (l1 - l0) * w
+        Y = top + h - r["gbps"] / ymax * h
+        if not close(num(p, "data-gbps"), r["gbps"]) or abs(num(p, "cx") - X) > 0.01 or abs(num(p, "cy") - Y) > 0.01:
+            fail(f"{name}: {r['rung']} at N={r['x']:.0f} drawn at ({p.get('cx')}, {p.get('cy')}), "
+                 f"{r['gbps']} GB/s belongs at ({X:.2f}, {Y:.2f})")
+    if max((r["gbps"] for r in want), default=0) > ymax:
+        fail(f"{name}: the y axis ends below the data")
+    print(f"ok: {name}: {len(series)} lines, {len(pts)} points at log N match the JSON")
+    return len(pts)
+
+
+def chart(kind, svg_path, json_path):
+    svg = ET.parse(svg_path).getroot()
+    run = json.load(open(json_path))
+    if svg.tag != SVG + "svg" or kind not in cls(svg):
+        fail(f"{svg_path}: not a {kind} chart")
+        return
+    {"ladder": check_ladder, "roofline": check_roofline, "sweep": check_sweep}[kind](svg, run, svg_path)
+
+
+# ---- the page ---------------------------------------------------------------------
+
+def png_size(data):
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", data[16:24])
+
+
+def expected_charts(run):
+    if run["params"].get("sweep") or any(r["x"] for r in run["results"]):
+        kinds = ["sweep"]
+    else:
+        kinds = ["ladder"] * len(set(metric(run, r) for r in run["results"]))
+    if any(timed(r) and (r["flops"] or 0) > 0 and (r["bytes"] or 0) > 0 for r in run["results"]) \
+            or run["workload"] == "peak":
+        kinds.append("roofline")
+    return kinds
+
+
+def page(html_path, json_paths):
+    text = open(html_path, encoding="utf-8").read()
+    root = ET.fromstring(text)  # well-formed, or this raises
+    if re.search(r"<script|@import|url\(", text, re.I):
+        fail(f"{html_path}: has a script, an @import or a url()")
+    for e in root.iter():
+        for attr in ("src", "href"):
+            v = e.get(attr)
+            if v and not (v.startswith("data:image/png;base64,") or v.startswith("#")):
+                fail(f"{html_path}: <{e.tag.split('}')[-1]} {attr}=\"{v[:60]}\"> loads something")
+    runs = [json.load(open(p)) for p in json_paths]
+    sections = [s for s in root.iter(XHTML + "section") if "run" in cls(s)]
+    if len(sections) != len(runs):
+        fail(f"{html_path}: {len(sections)} run sections for {len(runs)} runs")
+        return
+    ids = []
+    for sec, run, path in zip(sections, runs, json_paths):
+        charts = [s for s in sec.iter(SVG + "svg") if "chart" in cls(s)]
+        kinds = [c for s in charts for c in cls(s) if c != "chart"]
+        if kinds != expected_charts(run):
+            fail(f"{html_path}: {path} has charts {kinds}, expected {expected_charts(run)}")
+        for s in charts:
+            ids.append(s.get("data-chart"))
+            kind = [c for c in cls(s) if c != "chart"][0]
+            {"ladder": check_ladder, "roofline": check_roofline, "sweep": check_sweep}[kind](
+                s, run, f"{html_path} {path} {kind}")
+        imgs = list(sec.iter(XHTML + "img"))
+        if run["workload"] == "blur":
+            want = 1 + bool((run.get("images") or {}).get("output"))
+            if len(imgs) != want:
+                fail(f"{html_path}: {path} shows {len(imgs)} pictures, expected {want}")
+            for img in imgs:
+                data = base64.b64decode(img.get("src").split(",", 1)[1], validate=True)
+                size = png_size(data)
+                W, H = run["params"]["width"], run["params"]["height"]
+                f = 1
+                while -(-W // f) > 520 or -(-H // f) > 520:
+                    f += 1
+                if size != (-(-W // f), -(-H // f)):
+                    fail(f"{html_path}: a picture is {size}, expected {W}x{H} shown at 1/{f}")
+            notes = "".join(sec.itertext())
+            if want == 1 and "No output picture" not in notes:
+                fail(f"{html_path}: {path} has no output picture and does not say so")
+            print(f"ok: {html_path}: {len(imgs)} embedded PNG picture(s) of the run's size")
+        elif imgs:
+            fail(f"{html_path}: pictures in a {run['workload']} run")
+        table = "".join(sec.itertext())
+        for r in run["results"]:
+            if r["rung"] not in table or (r["summary"] and not r["peer"] and r["summary"] not in table):
+                fail(f"{html_path}: {r['rung']} or its summary is missing from the page")
+        for fact in ("compute units", "driver", "kladder", run["device"]["name"], run["provenance"]["date"]):
+            if fact not in table:
+                fail(f"{html_path}: the page does not show {fact}")
+    if len(set(ids)) != len(ids):
+        fail(f"{html_path}: chart ids repeat: {ids}")
+    print(f"ok: {html_path}: self-contained, {len(ids)} charts for {len(runs)} run(s), "
+          "rung summaries, device facts and provenance")
+
+
+# ---- screenshots ------------------------------------------------------------------
+
+def read_png(path):
+    """(width, height, rows of RGB tuples)."""
+    try:
+        from PIL import Image
+        im = Image.open(path).convert("RGB")
+        W, H = im.size
+        px = im.load()
+        return W, H, lambda x, y: px[x, y]
+    except ImportError:
+        pass
+    d = open(path, "rb").read()
+    pos, idat = 8, b""
+    while pos < len(d):
+        n, t = struct.unpack(">I4s", d[pos:pos + 8])
+        body = d[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if t == b"IHDR":
+            W, H, bd, ct, _, _, il = struct.unpack(">IIBBBBB", body)
+        elif t == b"IDAT":
+            idat += body
+    if bd != 8 or il or ct not in (2, 6):
+        raise SystemExit(f"FAIL: {path}: an unexpected PNG format")
+    bpp = 3 if ct == 2 else 4
+    raw, stride = zlib.decompress(idat), W * bpp
+    out, prev, i = bytearray(), bytearray(stride), 0
+    for _ in range(H):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        if f == 1:
+            for x in range(bpp, stride):
+                line[x] = (line[x] + line[x - bpp]) & 255
+        elif f == 2:
+            for x in range(stride):
+                line[x] = (line[x] + prev[x]) & 255
+        elif f == 3:
+            for x in range(stride):
+                line[x] = (line[x] + ((line[x - bpp] if x >= bpp else 0) + prev[x]) // 2) & 255
+        elif f == 4:
+            for x in range(stride):
+                a = line[x - bpp] if x >= bpp else 0
+                b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out += line
+        prev = line
+    return W, H, lambda x, y: tuple(out[(y * W + x) * bpp:(y * W + x) * bpp + 3])
+
+
+def near(c, want, tol=10):
+    return all(abs(a - b) <= tol for a, b in zip(c, want))
+
+
+def screenshot(png_path, html_path):
+    W, H, at = read_png(png_path)
+    root = ET.parse(html_path).getroot()
+    charts = [s for s in root.iter(SVG + "svg") if "chart" in cls(s)]
+    # Not blank: a good share of the page is not white, in many colours.
+    step = 4
+    sample = [at(x, y) for y in range(0, H, step) for x in range(0, W, step)]
+    inked = sum(1 for c in sample if c != (255, 255, 255))
+    if inked < 0.02 * len(sample) or len(set(sample)) < 50:
+        fail(f"{png_path}: looks blank ({inked} of {len(sample)} sampled pixels not white, "
+             f"{len(set(sample))} colours)")
+    # Each chart's plot area, by its background tint.
+    want = {}
+    for s in charts:
+        bg = (0xF5, 0xF7, 0xF0 + int(s.get("data-chart")) % 16)
+        want[bg] = s
+    boxes = {bg: [W, H, -1, -1] for bg in want}
+    for y in range(H):
+        for x in range(0, W):
+            c = at(x, y)
+            b = boxes.get(c)
+            if b:
+                b[0], b[1], b[2], b[3] = min(b[0], x), min(b[1], y), max(b[2], x), max(b[3], y)
+    for bg, s in want.items():
+        kind = [c for c in cls(s) if c != "chart"][0]
+        area = [e for e in find_all(s, "rect", "area")][0]
+        ax, ay, aw, ah = (num(area, k) for k in ("x", "y", "width", "height"))
+        x0, y0, x1, y1 = boxes[bg]
+        if x1 < 0:
+            fail(f"{png_path}: the {kind} chart #{s.get('data-chart')} is not on the screenshot")
+            continue
+        if abs((x1 - x0 + 1) - aw) > 3 or abs((y1 - y0 + 1) - ah) > 3:
+            fail(f"{png_path}: the {kind} chart's plot is {x1 - x0 + 1}x{y1 - y0 + 1} px on screen, "
+                 f"{aw:.0f}x{ah:.0f} in the SVG")
+            continue
+        ox, oy = x0 - ax, y0 - ay  # where the SVG's origin is on the page (±1 px)
+        marks = sum(1 for y in range(y0, y1 + 1, 2) for x in range(x0, x1 + 1, 2) if at(x, y) != bg)
+        if marks < 40:
+            fail(f"{png_path}: the {kind} chart's plot area is empty ({marks} marks)")
+        seen = drawn = 0
+        if kind == "ladder":
+            for b in find_all(s, "rect", "bar"):
+                bw = num(b, "width")
+                if bw < 6:
+                    continue  # too thin to sample reliably
+                drawn += 1
+                # Above the middle, where the whisker runs.
+                c = at(int(ox + num(b, "x") + bw / 2), int(oy + num(b, "y") + 3))
+                colour = BAR_COLOURS[[k for k in BAR_COLOURS if k in cls(b)][0]]
+                seen += near(c, colour)
+            for g in find_all(s, "g", "row"):
+                if g.get("data-status") == "failed":
+                    t = [t for t in g.iter(SVG + "text") if "failed" in cls(t)][0]
+                    c = at(int(ox + num(t, "x") - 3), int(oy + num(t, "y") - 4))
+                    if any(near(c, col, 30) for col in BAR_COLOURS.values()):
+                        fail(f"{png_path}: a failed rung is drawn as a bar")
+        elif kind == "roofline":
+            colours = list(BAR_COLOURS.values())
+            for p in find_all(s, "circle", "point"):
+                drawn += 1
+                c = at(int(round(ox + num(p, "cx"))), int(round(oy + num(p, "cy"))))
+                seen += any(near(c, col, 40) for col in colours)
+        else:
+            for p in find_all(s, "circle", "point"):
+                drawn += 1
+                c = at(int(round(ox + num(p, "cx"))), int(round(oy + num(p, "cy"))))
+                seen += any(near(c, col, 40) for col in SERIES)
+        if seen != drawn:
+            fail(f"{png_path}: {seen} of {drawn} bars or points of the {kind} chart are on screen "
+                 "in their colours")
+        else:
+            print(f"ok: {png_path}: the {kind} chart is on screen ({x1 - x0 + 1}x{y1 - y0 + 1} px "
+                  f"at {x0},{y0}, {marks} marked pixels), {drawn} bars or points in their colours")
+
+
+# ---- schema -----------------------------------------------------------------------
+
+def schema(schema_path, runs):
+    try:
+        import jsonschema
+    except ImportError:
+        print("python3-jsonschema is not installed (scripts/setup.sh installs it); skipped")
+        sys.exit(77)
+    s = json.load(open(schema_path))
+    jsonschema.Draft202012Validator.check_schema(s)
+    v = jsonschema.Draft202012Validator(s)
+    for p in runs:
+        r = json.load(open(p))
+        errs = sorted(v.iter_errors(r), key=lambda e: list(e.path))
+        for e in errs[:5]:
+            fail(f"{p}: {'/'.join(map(str, e.path))}: {e.message[:200]}")
+        if not errs:
+            print(f"ok: {p} ({r['workload']}) validates against the schema")
+    # Not vacuous: broken copies are refused.
+    r = json.load(open(runs[0]))
+    for what, change in (("no schema_version", lambda r: r.pop("schema_version")),
+                         ("schema_version 2", lambda r: r.update(schema_version=2)),
+                         ("an unknown status", lambda r: r["results"][0].update(status="fine")),
+                         ("a string time", lambda r: r["results"][0].update(median_s="1 ms")),
+                         ("no results", lambda r: r.pop("results")),
+                         ("an undocumented field", lambda r: r.update(extra=1))):
+        bad = json.loads(json.dumps(r))
+        change(bad)
+        if v.is_valid(bad):
+            fail(f"the schema accepts a run with {what}")
+    print("ok: the schema refuses runs with no or another schema_version, unknown fields and wrong types")
+
+
+# ---- doctored runs ------------------------------------------------------------------
+
+def doctor(src, dst, how):
+    r = json.load(open(src))
+    rows = [x for x in r["results"] if timed(x) and not x["on_host"]]
+    if how in ("slower", "faster"):
+        # One device rung well outside both runs' spreads.
+        x = rows[len(rows) // 2]
+        f = 2.0 if how == "slower" else 0.4
+        lo, hi = x["min_s"], x["max_s"]
+        x["min_s"], x["median_s"], x["max_s"] = (hi * f, hi * f * 1.05, hi * f * 1.1) if how == "slower" \
+            else (lo * f * 0.9, lo * f * 0.95, lo * f)
+        for k in ("gflops", "gbps"):
+            if x[k]:
+                x[k] = (x["flops"] if k == "gflops" else x["bytes"]) / x["median_s"] * 1e-9
+        print(x["rung"])
+    elif how == "newfail":
+        x = rows[0]
+        x["status"] = "failed"
+        for k in ("median_s", "min_s", "max_s", "gflops", "gbps", "speedup_first", "speedup_host",
+                  "total_s", "build_s", "pct_ceiling"):
+            x[k] = None
+        x["repeats"] = 0
+        x["note"] = "12 of 256 elements differ from the reference"
+        print(x["rung"])
+    elif how == "othersize":
+        key = next(k for k in r["params"] if k not in ("type", "seed"))
+        r["params"][key] += 1
+        print(key)
+    elif how == "otherdevice":
+        r["device"]["name"] = "Another Device 9000"
+    elif how == "otherdriver":
+        r["device"]["driver"] = r["provenance"]["driver"] = "99.9"
+        r["params"]["seed"] = 7
+    elif how == "failed_peer_roofs":
+        # A failed rung, a skipped one and a peer (vendor library) row; measured ceilings.
+        x = rows[1]
+        x["status"] = "failed"
+        for k in ("median_s", "min_s", "max_s", "gflops", "gbps", "speedup_first", "total_s",
+                  "build_s", "pct_ceiling"):
+            x[k] = None
+        x["note"] = "3 elements differ from the reference"
+        y = dict(rows[-1])
+        y.update(rung="vendor_blas", peer=True, summary="", note="a vendor library on the same data")
+        r["results"].append(y)
+        z = dict(rows[0])
+        z.update(rung="zz_skipped", status="skipped", note="needs more local memory", median_s=None,
+                 min_s=None, max_s=None, gflops=None, gbps=None, pct_ceiling=None)
+        r["results"].insert(len(r["results"]) - 1, z)
+        peak = max(x["gflops"] for x in rows if x["gflops"]) * 20
+        r["ceiling_values"] = {"copy_gbps": peak / 40, "read_gbps": None, "write_gbps": None,
+                               "f32_gflops": peak, "f64_gflops": peak / 2, "i32_giops": peak / 3,
+                               "date": "2026-01-01T00:00:00Z"}
+        for x in r["results"]:
+            if timed(x) and x["flops"]:
+                ai = x["flops"] / x["bytes"]
+                x["pct_ceiling"] = 100 * x["gflops"] / min(peak, ai * peak / 40)
+    elif how == "noimages":
+        r.pop("images", None)
+    elif how == "v2":
+        r["schema_version"] = 2
+    elif how == "noversion":
+        r.pop("schema_version")
+    else:
+        raise SystemExit(f"unknown doctoring {how}")
+    json.dump(r, open(dst, "w"), indent=1, ensure_ascii=False)
+
+
+def main():
+    mode, args = sys.argv[1], sys.argv[2:]
+    if mode in ("ladder", "roofline", "sweep"):
+        chart(mode, *args)
+    elif mode == "html":
+        page(args[0], args[1:])
+    elif mode == "screenshot":
+        screenshot(*args)
+    elif mode == "schema":
+        schema(args[0], args[1:])
+    elif mode == "doctor":
+        doctor(*args)
+    else:
+        raise SystemExit(__doc__)
+    if failures:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

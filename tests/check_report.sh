@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# Reports, charts and comparisons of saved runs (tests/report.cmake).
+# usage: check_report.sh KLADDER DIR MODE [ARGS...]
+#
+#   setup          runs each workload once, tiny, into DIR (the fixture every
+#                  other test reads): gemm (with --report), copy --sweep, blur
+#                  with --output (and --report), gemv, rowdot
+#   schema         every run validates against docs/kladder-run.schema.json
+#   svg            each chart as SVG is well-formed (xmllint) and its bars and
+#                  points are the JSON's numbers; failed rungs, peers and roofs
+#                  from a doctored run; the HTML pages are well-formed and
+#                  self-contained
+#   browser        the reports opened in headless Chromium: the screenshots
+#                  show every chart (skipped, 77, only where no Chromium is)
+#   compare CASE   identical | regression | newfail | faster | mismatch | force
+#   bad CASE       a clear message and the right exit code for bad files and paths
+#   progress       the progress line: on a terminal, not in a pipe, not with --quiet
+#   mainjob        plain `kladder` writes kladder-report.html and ends with its path
+set -u
+kladder=$1
+dir=$2
+mode=$3
+shift 3
+here=$(cd "$(dirname "$0")" && pwd)
+py="python3 $here/check_report.py"
+schema=$here/../docs/kladder-run.schema.json
+q=(--warmup 0 --repeats 3 --min-time 0)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# run CODE ARGS...: kladder ARGS exits CODE; its output is in $tmp/out.
+run() {
+    local code=$1 rc
+    shift
+    "$kladder" "$@" >"$tmp/out" 2>&1
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        fail "kladder $*: exit $rc, expected $code: $(head -c 2000 "$tmp/out")"
+        return 1
+    fi
+}
+
+# expect CODE REGEX ARGS...: kladder ARGS exits CODE with REGEX in its output.
+expect() {
+    local code=$1 pattern=$2
+    shift 2
+    run "$code" "$@" || return 1
+    if ! grep -Eq -- "$pattern" "$tmp/out"; then
+        fail "kladder $*: output does not match /$pattern/: $(head -c 2000 "$tmp/out")"
+        return 1
+    fi
+    echo "ok: kladder $*: exit $code, $(grep -E -- "$pattern" "$tmp/out" | head -n 1)"
+}
+
+xml_ok() {
+    if command -v xmllint >/dev/null; then
+        xmllint --noout "$1" || fail "$1 is not well-formed XML"
+    else
+        python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" ||
+            fail "$1 is not well-formed XML"
+    fi
+}
+
+need_runs() {
+    for f in gemm sweep blur gemv rowdot; do
+        [ -s "$dir/$f.json" ] || { echo "FAIL: $dir/$f.json is missing (the report_setup fixture failed)"; exit 1; }
+    done
+}
+
+case $mode in
+setup)
+    rm -rf "$dir"
+    mkdir -p "$dir" || exit 1
+    cd "$dir" || exit 1
+    # Relative paths, as a person would type them: the blur report finds its pictures.
+    run 0 gemm --size 16 --rung host_ikj,01,03,10 "${q[@]}" --json gemm.json --report gemm.html
+    run 0 copy --sweep --max-n 2048 --rung ilp1,ilp4 "${q[@]}" --json sweep.json
+    run 0 blur --width 24 --height 16 --pixel uchar4 --radius 2 --rung 01,03 "${q[@]}" \
+        --output blur.png --json blur.json --report blur.html
+    run 0 gemv --size 32 --rung 01,11 "${q[@]}" --json gemv.json
+    run 0 rowdot --rows 32 --d 20 --rung 01,03 "${q[@]}" --json rowdot.json
+    for f in gemm.json sweep.json blur.json gemv.json rowdot.json gemm.html blur.html blur.png; do
+        [ -s "$f" ] || fail "$f was not written"
+    done
+    [ $fails -eq 0 ] && echo "ok: five runs in $dir"
+    ;;
+schema)
+    need_runs
+    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot}.json
+    rc=$?
+    [ $rc -eq 77 ] && exit 77
+    [ $rc -eq 0 ] || fails=$((fails + 1))
+    # A run that had measured ceilings carries them, and still validates.
+    $py doctor "$dir/gemm.json" "$tmp/roofs.json" failed_peer_roofs &&
+        $py schema "$schema" "$tmp/roofs.json" || fails=$((fails + 1))
+    ;;
+svg)
+    need_runs
+    for spec in gemm:ladder gemm:roofline sweep:sweep blur:ladder gemv:ladder gemv:roofline \
+                rowdot:ladder rowdot:roofline; do
+        run=${spec%%:*} chart=${spec##*:}
+        run 0 report "$dir/$run.json" --format svg --chart "$chart" -o "$tmp/$run-$chart.svg" || continue
+        xml_ok "$tmp/$run-$chart.svg"
+        $py "$chart" "$tmp/$run-$chart.svg" "$dir/$run.json" || fails=$((fails + 1))
+    done
+    # The default chart of a sweep is the sweep.
+    run 0 report "$dir/sweep.json" --format svg -o "$tmp/default.svg" &&
+        { grep -q 'class="chart sweep"' "$tmp/default.svg" || fail "a sweep's default chart is not the sweep"; }
+    # Failed and skipped rungs, a peer, and measured roofs.
+    $py doctor "$dir/gemm.json" "$tmp/doctored.json" failed_peer_roofs || fails=$((fails + 1))
+    for chart in ladder roofline; do
+        run 0 report "$tmp/doctored.json" --format svg --chart "$chart" -o "$tmp/doctored-$chart.svg" || continue
+        xml_ok "$tmp/doctored-$chart.svg"
+        $py "$chart" "$tmp/doctored-$chart.svg" "$tmp/doctored.json" || fails=$((fails + 1))
+    done
+    # The pages: --report's, and one of every run (plus the doctored one and a blur
+    # without pictures) from kladder report.
+    $py doctor "$dir/blur.json" "$tmp/blur-noimages.json" noimages || fails=$((fails + 1))
+    all=("$dir"/{gemm,sweep,blur,gemv,rowdot}.json "$tmp/doctored.json" "$tmp/blur-noimages.json")
+    run 0 report "${all[@]}" -o "$tmp/all.html" && xml_ok "$tmp/all.html" &&
+        { $py html "$tmp/all.html" "${all[@]}" || fails=$((fails + 1)); }
+    for f in gemm blur; do
+        xml_ok "$dir/$f.html"
+        $py html "$dir/$f.html" "$dir/$f.json" || fails=$((fails + 1))
+    done
+    ;;
+browser)
+    need_runs
+    browser=""
+    for b in chromium chromium-browser google-chrome; do
+        command -v "$b" >/dev/null && { browser=$b; break; }
+    done
+    if [ -z "$browser" ]; then
+        echo "no Chromium (scripts/setup.sh installs the chromium package); skipped"
+        exit 77
+    fi
+    run 0 report "$dir/sweep.json" -o "$tmp/sweep.html"
+    $py doctor "$dir/gemm.json" "$tmp/doctored.json" failed_peer_roofs &&
+        run 0 report "$tmp/doctored.json" -o "$tmp/doctored.html"
+    # The --report pages of two runs, and two pages of kladder report.
+    for page in "$dir/gemm.html" "$dir/blur.html" "$tmp/sweep.html" "$tmp/doctored.html"; do
+        [ -s "$page" ] || continue
+        shot=$tmp/$(basename "$page" .html).png
+        rm -f "$shot"
+        timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+            --no-first-run --disable-extensions --disable-dev-shm-usage --force-device-scale-factor=1 \
+            --user-data-dir="$tmp/profile" --window-size=1300,2600 --screenshot="$shot" \
+            "file://$page" >"$tmp/browser.log" 2>&1
+        if [ ! -s "$shot" ]; then
+            fail "$browser wrote no screenshot of $page: $(tail -n 5 "$tmp/browser.log")"
+            continue
+        fi
+        $py screenshot "$shot" "$page" || fails=$((fails + 1))
+    done
+    ;;
+compare)
+    need_runs
+    g=$dir/gemm.json
+    case ${1:-} in
+    identical)
+        expect 0 "ok: no rung slowed beyond noise by more than 0%" compare "$g" "$g" --fail-on-regression 0 &&
+            expect 0 "[0-9]+ rungs timed in both: 0 faster, 0 slower" compare "$g" "$g" ;;
+    regression)
+        rung=$($py doctor "$g" "$tmp/slow.json" slower) || exit 1
+        expect 1 "FAIL: 1 regression beyond noise by more than 10%: $rung" \
+            compare "$g" "$tmp/slow.json" --fail-on-regression 10 &&
+            expect 1 "^$rung .*REGRESSION: slower beyond noise" compare "$g" "$tmp/slow.json" --fail-on-regression=10 &&
+            # Without the option it is reported, and the exit code stays 0.
+            expect 0 "^$rung .* slower beyond noise" compare "$g" "$tmp/slow.json" &&
+            # Slower, but by less than a large threshold: not a regression.
+            expect 0 "ok: no rung slowed beyond noise by more than 500%" compare "$g" "$tmp/slow.json" --fail-on-regression 500 ;;
+    newfail)
+        rung=$($py doctor "$g" "$tmp/fail.json" newfail) || exit 1
+        expect 1 "^$rung .*REGRESSION: failed, was verified" compare "$g" "$tmp/fail.json" --fail-on-regression 10 ;;
+    faster)
+        rung=$($py doctor "$g" "$tmp/fast.json" faster) || exit 1
+        expect 0 "^$rung .*faster beyond noise" compare "$g" "$tmp/fast.json" --fail-on-regression 0 ;;
+    mismatch)
+        key=$($py doctor "$g" "$tmp/size.json" othersize) || exit 1
+        $py doctor "$g" "$tmp/dev.json" otherdevice || exit 1
+        expect 2 "not runs of the same ladder: workload gemm vs copy; M [0-9]+ vs \(none\)" compare "$g" "$dir/sweep.json" &&
+            { grep -q "^(--force compares them anyway)" "$tmp/out" || fail "no word of --force"; } &&
+            expect 2 "not runs of the same ladder: $key [0-9]+ vs [0-9]+" compare "$g" "$tmp/size.json" &&
+            expect 2 "not runs of the same ladder: device \".*\" vs \"Another Device 9000\"" compare "$g" "$tmp/dev.json" ;;
+    force)
+        $py doctor "$g" "$tmp/dev.json" otherdevice || exit 1
+        $py doctor "$g" "$tmp/drv.json" otherdriver || exit 1
+        expect 0 "forced: the runs differ: device" compare "$g" "$tmp/dev.json" --force &&
+            expect 0 "forced: the runs differ: workload gemm vs copy" compare "$g" "$dir/sweep.json" --force &&
+            # A new driver or seed is what comparisons are for: noted, not refused.
+            expect 0 "note: seed 1 vs 7; driver .* vs 99.9" compare "$g" "$tmp/drv.json" ;;
+    *) echo "usage: check_report.sh KLADDER DIR compare identical|regression|newfail|faster|mismatch|force"; exit 2 ;;
+    esac
+    ;;
+bad)
+    g=$dir/gemm.json
+    case ${1:-} in
+    missing) expect 2 "kladder report: cannot open $tmp/nosuch.json: No such file or directory" report "$tmp/nosuch.json" ;;
+    empty)
+        : >"$tmp/empty.json"
+        expect 2 "empty.json: not valid JSON: the file is empty" report "$tmp/empty.json" ;;
+    truncated)
+        need_runs
+        head -c 1500 "$g" >"$tmp/half.json"
+        expect 2 "half.json: not valid JSON: line [0-9]+, column [0-9]+: the file ends .*\(is it truncated\?\)" report "$tmp/half.json" ;;
+    not_json)
+        printf 'workload: gemm\n' >"$tmp/yaml.json"
+        expect 2 "yaml.json: not valid JSON: line 1, column 1: expected a value" report "$tmp/yaml.json" ;;
+    malformed)
+        printf '{"schema_version": 1,\n "workload": "gemm",}\n' >"$tmp/comma.json"
+        expect 2 "comma.json: not valid JSON: line 2, column 21: expected a member name in double quotes \(no trailing commas\)" report "$tmp/comma.json" ;;
+    wrong_version)
+        need_runs
+        python3 "$here/check_report.py" doctor "$g" "$tmp/v2.json" v2 &&
+            expect 2 "v2.json: schema_version 2 is newer than this kladder reads \(1\)" report "$tmp/v2.json" ;;
+    no_version)
+        need_runs
+        python3 "$here/check_report.py" doctor "$g" "$tmp/old.json" noversion &&
+            expect 2 "old.json: no schema_version: a run report from a kladder older than this format" report "$tmp/old.json" ;;
+    not_a_run)
+        printf '[1, 2, 3]\n' >"$tmp/list.json"
+        expect 2 "list.json: not a kladder run report: the file holds an array" report "$tmp/list.json" ;;
+    wrong_type)
+        need_runs
+        sed 's/"median_s": [0-9.e+-]*,/"median_s": "fast",/' "$g" >"$tmp/type.json"
+        expect 2 "type.json: results\[0\] \"median_s\" should be a number or null, but is a string \(line [0-9]+, column [0-9]+\)" report "$tmp/type.json" ;;
+    directory) expect 2 "cannot read $tmp: not a regular file" report "$tmp" ;;
+    compare_bad)
+        need_runs
+        : >"$tmp/empty.json"
+        expect 2 "kladder compare: .*empty.json: not valid JSON: the file is empty" compare "$g" "$tmp/empty.json" ;;
+    output_unwritable)
+        need_runs
+        expect 2 "kladder report: cannot write $tmp/nonexistent/r.html: No such file or directory" report "$g" -o "$tmp/nonexistent/r.html" ;;
+    output_full)
+        need_runs
+        expect 3 "writing /dev/full failed: No space left on device" report "$g" -o /dev/full ;;
+    report_unwritable)
+        # Refused before the device is opened or anything runs.
+        expect 2 "cannot write $tmp/nonexistent/r.html: No such file or directory" gemm --size 4 --rung 01 "${q[@]}" --report "$tmp/nonexistent/r.html" &&
+            { [ ! -e "$tmp/nonexistent" ] || fail "something was written"; } ;;
+    no_chart)
+        need_runs
+        expect 2 "sweep.json has no roofline: its rows count bytes but no FLOPs" report "$dir/sweep.json" --format svg --chart roofline &&
+            expect 2 "gemm.json is not a sweep" report "$g" --format svg --chart sweep ;;
+    usage)
+        expect 2 "give at least one run's JSON file" report &&
+            expect 2 "unknown format \"pdf\" \(html or svg\)" report x.json --format pdf &&
+            expect 2 "--format svg writes one chart of one run" report a.json b.json --format svg &&
+            expect 2 "give two runs: OLD.json NEW.json" compare a.json &&
+            expect 2 "--fail-on-regression: \"lots\" is not a percentage" compare a.json b.json --fail-on-regression lots &&
+            expect 0 "fail-on-regression PCT" compare --help &&
+            expect 0 "--chart NAME" report --help ;;
+    *) echo "usage: check_report.sh KLADDER DIR bad CASE"; exit 2 ;;
+    esac
+    ;;
+progress)
+    if ! command -v script >/dev/null; then
+        echo "no script(1) to give kladder a terminal; skipped"
+        exit 77
+    fi
+    cmd="$kladder gemm --size 8 --rung 01,03 ${q[*]}"
+    # On a terminal, after the delay (0 here): "[i/n] what", each line rewritten in place.
+    KLADDER_PROGRESS_DELAY=0 script -qec "$cmd >/dev/null" /dev/null >"$tmp/tty" 2>&1
+    if grep -q "kladder: \[1/2\] gemm 01_naive" "$tmp/tty" && grep -q "\[2/2\] gemm 03_private_acc" "$tmp/tty"; then
+        echo "ok: on a terminal: $(tr '\r\033' '\n ' <"$tmp/tty" | grep -m1 '\[2/2\]')"
+    else
+        fail "no progress on a terminal: $(od -c "$tmp/tty" | head -n 8)"
+    fi
+    grep -q $'\033\[K' "$tmp/tty" || fail "the progress line is not cleared"
+    # Not with --quiet, not before about two seconds, never in a pipe.
+    KLADDER_PROGRESS_DELAY=0 script -qec "$cmd --quiet >/dev/null" /dev/null >"$tmp/quiet" 2>&1
+    [ -s "$tmp/quiet" ] && fail "--quiet on a terminal printed: $(od -c "$tmp/quiet" | head -n 4)"
+    script -qec "$cmd >/dev/null" /dev/null >"$tmp/quick" 2>&1
+    [ -s "$tmp/quick" ] && fail "a run under two seconds printed progress: $(od -c "$tmp/quick" | head -n 4)"
+    KLADDER_PROGRESS_DELAY=0 $cmd >/dev/null 2>"$tmp/pipe"
+    [ -s "$tmp/pipe" ] && fail "progress in a pipe: $(od -c "$tmp/pipe" | head -n 4)"
+    [ $fails -eq 0 ] && echo "ok: nothing with --quiet, in a quick run, or in a pipe"
+    ;;
+mainjob)
+    mkdir "$tmp/work" && cd "$tmp/work" || exit 1
+    run 0 --size 8 --rung 01 "${q[@]}" || exit 1
+    last=$(tail -n 1 "$tmp/out")
+    if [ "$last" = "report: $tmp/work/kladder-report.html" ] && [ -s kladder-report.html ]; then
+        echo "ok: the main job ends with \"$last\""
+        xml_ok kladder-report.html
+    else
+        fail "the main job ends with \"$last\", not the report's path"
+    fi
+    run 0 --size 8 --rung 01 "${q[@]}" --report other.html &&
+        { [ "$(tail -n 1 "$tmp/out")" = "report: $tmp/work/other.html" ] || fail "--report: $(tail -n 1 "$tmp/out")"; }
+    # JSON on standard output stays JSON; the path goes to standard error.
+    "$kladder" --size 8 --rung 01 "${q[@]}" --format json >"$tmp/json" 2>"$tmp/err"
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json" || fail "--format json is not clean JSON"
+    grep -q "^report: $tmp/work/kladder-report.html" "$tmp/err" || fail "no report path on standard error"
+    # A directory where the report cannot be written: said, and the run goes on.
+    mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+    if (cd "$tmp/ro" && touch probe 2>/dev/null); then
+        echo "(running as a user who can write anywhere: the read-only case is not checked)"
+    else
+        (cd "$tmp/ro" && "$kladder" --size 8 --rung 01 "${q[@]}" >"$tmp/out" 2>&1)
+        rc=$?
+        [ $rc -eq 0 ] && grep -q "note: cannot write kladder-report.html" "$tmp/out" ||
+            fail "in a read-only directory: exit $rc: $(head -c 1000 "$tmp/out")"
+    fi
+    ;;
+*)
+    echo "usage: check_report.sh KLADDER DIR setup|schema|svg|browser|compare CASE|bad CASE|progress|mainjob"
+    exit 2
+    ;;
+esac
+[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
+exit 0

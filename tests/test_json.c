@@ -1,0 +1,183 @@
+/* The strict JSON reader (core/json) and the run reader (report/run): what
+ * they accept, what they refuse, and where they say the problem is. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/json.h"
+#include "report/run.h"
+
+static struct kl_json *parse(const char *text, char *err, size_t n)
+{
+    return kl_json_parse(text, strlen(text), err, n);
+}
+
+/* text must be refused with a message containing want. */
+static void refused(const char *text, const char *want)
+{
+    char err[512];
+    struct kl_json *v = parse(text, err, sizeof err);
+    CHECK(v == NULL, "accepted %s", text);
+    CHECK(v != NULL || strstr(err, want), "refusing %s said \"%s\", wanted \"%s\"", text, err,
+          want);
+    kl_json_free(v);
+}
+
+static void test_values(void)
+{
+    char err[512];
+    struct kl_json *v = parse(" {\"a\": [1, -2.5e3, 0, 0.125, true, false, null],\n"
+                              "  \"s\": \"x\\n\\\"\\u00e9\\ud83d\\ude00/\\/\", \"o\": {}} ",
+                              err, sizeof err);
+    CHECK(v && v->type == KL_JSON_OBJECT && v->count == 3, "object: %s", err);
+    if (!v)
+        return;
+    const struct kl_json *a = kl_json_get(v, "a"), *s = kl_json_get(v, "s"),
+                         *o = kl_json_get(v, "o");
+    CHECK(a && a->type == KL_JSON_ARRAY && a->count == 7, "array");
+    CHECK(a && a->items[1]->number == -2500 && a->items[3]->number == 0.125, "numbers");
+    CHECK(a && a->items[4]->boolean == 1 && a->items[5]->type == KL_JSON_BOOL &&
+              a->items[6]->type == KL_JSON_NULL,
+          "literals");
+    CHECK(s && strcmp(s->string, "x\n\"\xc3\xa9\xf0\x9f\x98\x80//") == 0, "escapes: %s",
+          s ? s->string : "(none)");
+    CHECK(o && o->type == KL_JSON_OBJECT && o->count == 0, "empty object");
+    CHECK(s && s->line == 2 && s->col == 8, "position of \"s\": %d:%d", s ? s->line : 0,
+          s ? s->col : 0);
+    CHECK(kl_json_get(v, "nope") == NULL && kl_json_get(a, "a") == NULL, "get");
+    kl_json_free(v);
+    v = parse("[[[[]]], \"\xe2\x82\xac\"]", err, sizeof err);
+    CHECK(v && v->count == 2, "nested arrays, raw UTF-8: %s", err);
+    kl_json_free(v);
+    v = parse("1e308", err, sizeof err);
+    CHECK(v && v->number == 1e308, "1e308");
+    kl_json_free(v);
+}
+
+static void test_refused(void)
+{
+    refused("", "the file is empty");
+    refused("  \n ", "the file is empty");
+    refused("{\"a\": 1,}", "no trailing commas");
+    refused("[1, 2,]", "no trailing commas");
+    refused("[1 2]", "line 1, column 4: expected ',' or ']', found '2'");
+    refused("{\"a\" 1}", "expected ':' after the member name");
+    refused("{a: 1}", "a member name in double quotes");
+    refused("{\"a\": 1, \"a\": 2}", "the member \"a\" appears twice");
+    refused("[01]", "may not start with 0");
+    refused("[1.]", "a digit after the decimal point");
+    refused("[1e]", "a digit in the exponent");
+    refused("[-]", "expected a digit");
+    refused("[.5]", "found '.'");
+    refused("[1e999]", "beyond the range of a double");
+    refused("[NaN]", "found 'N'");
+    refused("[tru]", "found 't'");
+    refused("\"abc", "the file ends inside this string (is it truncated?)");
+    refused("{\"a\": [1, 2", "line 1, column 12: the file ends where ',' or ']' was expected");
+    refused("{\"a\":\n  {\"b\": ", "line 2, column 9: the file ends where a value was expected");
+    refused("\"a\tb\"", "a control character (0x09)");
+    refused("\"\\x\"", "unknown escape \\x");
+    refused("\"\\u12\"", "four hexadecimal digits");
+    refused("\"\\ud800\"", "half of a surrogate pair");
+    refused("\"\\udc00x\"", "half of a surrogate pair");
+    refused("\"\\u0000\"", "NUL");
+    refused("\"\xff\"", "invalid UTF-8");
+    refused("\"\xc0\xaf\"", "invalid UTF-8");     /* overlong */
+    refused("\"\xed\xa0\x80\"", "invalid UTF-8"); /* a surrogate in UTF-8 */
+    refused("{} {}", "'{' after the end of the JSON value");
+    refused("// c\n{}", "found '/'");
+    refused("\x01", "found byte 0x01");
+    /* Nesting past the limit is refused, not a stack overflow. */
+    char deep[200];
+    memset(deep, '[', sizeof deep - 1);
+    deep[sizeof deep - 1] = '\0';
+    refused(deep, "nested more than 64 deep");
+}
+
+/* A valid run, then the same with one thing broken. */
+static const char run_text[] =
+    "{\"schema_version\": 1, \"workload\": \"gemm\",\n"
+    " \"device\": {\"name\": \"D\", \"vendor\": \"V\", \"platform\": \"P\", \"version\": \"1\","
+    " \"driver\": \"2\", \"type\": \"GPU\", \"compute_units\": 1, \"max_clock_mhz\": 1,"
+    " \"global_mem_bytes\": 1, \"local_mem_bytes\": 1},\n"
+    " \"params\": {\"M\": 2, \"N\": 2, \"K\": 2, \"type\": \"float\", \"seed\": 1},\n"
+    " \"flops_per_launch\": 16, \"bytes_per_launch\": 48, \"reference\": \"r\", \"ceilings\": \"\","
+    " \"ceiling_values\": null,\n"
+    " \"protocol\": {\"warmup\": 0, \"min_repeats\": 1, \"min_time_s\": 0, \"max_repeats\": 1},\n"
+    " \"results\": [\n"
+    "  {\"rung\": \"01\", \"config\": \"\", \"status\": \"verified\", \"summary\": \"s\","
+    " \"on_host\": false, \"peer\": false, \"median_s\": 2e-6, \"min_s\": 1e-6, \"max_s\": 3e-6,"
+    " \"repeats\": 3, \"gflops\": 8, \"gbps\": 24, \"pct_ceiling\": null, \"flops\": 16,"
+    " \"bytes\": 48, \"x\": null, \"speedup_first\": 1, \"speedup_host\": null,"
+    " \"total_s\": null, \"build_s\": null, \"build_options\": \"\", \"note\": \"\"}]"
+    ",\n \"provenance\": {\"kladder_version\": \"0\", \"backend\": \"opencl\", \"driver\": \"2\","
+    " \"date\": \"d\"}}\n";
+
+/* run_text with old replaced by new must be refused with want in the message. */
+static void run_refused(const char *old, const char *new, const char *want)
+{
+    char text[sizeof run_text + 256], err[1024];
+    const char *at = strstr(run_text, old);
+    struct kl_run run;
+    CHECK(at != NULL, "%s is not in the sample run", old);
+    if (!at)
+        return;
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - run_text), run_text, new, at + strlen(old));
+    int rc = kl_run_parse(&run, text, strlen(text), "x.json", err, sizeof err);
+    CHECK(rc != 0, "accepted a run with %s", new);
+    CHECK(rc == 0 || (strstr(err, want) && strncmp(err, "x.json: ", 8) == 0),
+          "a run with %s: \"%s\", wanted \"%s\"", new, err, want);
+    kl_run_free(&run);
+}
+
+static void test_run(void)
+{
+    char err[1024];
+    struct kl_run run;
+    int rc = kl_run_parse(&run, run_text, strlen(run_text), "dir/x.json", err, sizeof err);
+    CHECK(rc == 0, "sample run: %s", err);
+    if (rc == 0) {
+        CHECK(run.nrows == 1 && run.rows[0].timed && run.rows[0].median_s == 2e-6, "row");
+        CHECK(strcmp(run.dir, "dir") == 0, "dir %s", run.dir);
+        CHECK(isnan(run.rows[0].x) && !run.sweep, "x null");
+        CHECK(kl_run_value(&run, &run.rows[0], KL_METRIC_FLOPS) == 8, "value (the file's gflops)");
+        CHECK(kl_run_metric(&run, &run.rows[0]) == KL_METRIC_FLOPS, "metric");
+    }
+    kl_run_free(&run);
+    run_refused("\"schema_version\": 1", "\"schema_version\": 2", "schema_version 2 is newer");
+    run_refused("\"schema_version\": 1", "\"schema_version\": 0", "whole number from 1");
+    run_refused("\"schema_version\": 1,", "",
+                "no schema_version: a run report from a kladder older");
+    run_refused("\"schema_version\": 1, \"workload\": \"gemm\",", "\"x\": 1,",
+                "not a kladder run report");
+    run_refused(
+        "\"median_s\": 2e-6", "\"median_s\": \"fast\"",
+        "results[0] \"median_s\" should be a number or null, but is a string (line 7, column 115)");
+    run_refused("\"median_s\": 2e-6", "\"median_s\": null",
+                "results[0] (01) is verified but has no");
+    run_refused("\"status\": \"verified\"", "\"status\": \"great\"", "status \"great\"");
+    run_refused("\"results\": [", "\"results\": {\"a\": [", "");
+    run_refused(" \"results\"", " \"resultz\"", "has no \"results\"");
+    run_refused("\"name\": \"D\", ", "", "device has no \"name\"");
+    run_refused("\"ceiling_values\": null", "\"ceiling_values\": 3",
+                "\"ceiling_values\" should be an object");
+    run_refused("{\"schema_version\"", "[{\"schema_version\"", "");
+    /* A whole file that is not an object. */
+    rc = kl_run_parse(&run, "[1]", 3, "a.json", err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "a.json: not a kladder run report: the file holds an array"),
+          "array: %s", err);
+    kl_run_free(&run);
+    rc = kl_run_load(&run, "/nonexistent/run.json", err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "/nonexistent/run.json") && strstr(err, "No such file"),
+          "missing: %s", err);
+    kl_run_free(&run);
+}
+
+int main(void)
+{
+    test_values();
+    test_refused();
+    test_run();
+    return check_summary();
+}
