@@ -20,3 +20,14 @@ if [ -e /dev/nvidia0 ] && ! build/kladder devices 2>/dev/null | grep -qi nvidia;
     export OCL_ICD_VENDORS=/tmp/kladder-icd
 fi
 build/kladder devices >"$out/devices.txt" 2>&1 || true
+
+# CLBlast from .debs/ (carried to machines without network) when it is not
+# installed: unpacked under /tmp and found through LD_LIBRARY_PATH.
+clblast_from_debs() {
+    local deb
+    deb=$(ls .debs/libclblast1_*.deb 2>/dev/null | head -n 1 || true)
+    if [ -n "$deb" ] && ! ldconfig -p | grep -q libclblast.so.1; then
+        rm -rf /tmp/clblast && dpkg -x "$deb" /tmp/clblast
+        export LD_LIBRARY_PATH=/tmp/clblast/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+    fi
+}

@@ -8,11 +8,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 
-deb=$(ls .debs/libclblast1_*.deb 2>/dev/null | head -n 1 || true)
-if [ -n "$deb" ] && ! ldconfig -p | grep -q libclblast.so.1; then
-    rm -rf /tmp/clblast && dpkg -x "$deb" /tmp/clblast
-    export LD_LIBRARY_PATH=/tmp/clblast/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+clblast_from_debs
 
 run() {
     local name=$1

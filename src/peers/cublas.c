@@ -111,162 +111,170 @@ static int load(void)
     return 0;
 }
 
+/*
+ * One peer's run: a cuBLAS handle, a pair of events and three device
+ * buffers (the two inputs, uploaded, and the output, uploaded too where the
+ * call reads it, as gemv's beta·y does). The output is buf[2].
+ */
+struct cublas_run {
+    void *handle, *start, *stop, *buf[3];
+    size_t bytes[3];
+};
+
+static void run_close(struct cublas_run *r)
+{
+    for (int i = 0; i < 3; i++)
+        if (r->buf[i])
+            cu.free_(r->buf[i]);
+    if (r->start)
+        cu.event_destroy(r->start);
+    if (r->stop)
+        cu.event_destroy(r->stop);
+    if (r->handle)
+        cu.destroy(r->handle);
+}
+
+/* host[i] (NULL: not uploaded) of bytes[i] for each buffer. */
+static enum kl_status run_open(struct cublas_run *r, const void *const host[3], struct kl_err *e)
+{
+    /* Default math: fp32 on the FMA units; TF32 tensor cores only if asked, never here. */
+    if (cu.create(&r->handle) != 0 || cu.math_mode(r->handle, CUBLAS_DEFAULT_MATH) != 0 ||
+        cu.event_create(&r->start) != 0 || cu.event_create(&r->stop) != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cuBLAS set-up failed (handle or events)");
+    for (int i = 0; i < 3; i++) {
+        if (cu.malloc_(&r->buf[i], r->bytes[i]) != 0)
+            return kl_fail(e, KL_ERR_NO_MEMORY, "cudaMalloc of %zu bytes for cuBLAS failed",
+                           r->bytes[i]);
+        if (host[i] && cu.memcpy_(r->buf[i], host[i], r->bytes[i], H2D) != 0)
+            return kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy to the device failed");
+    }
+    return KL_OK;
+}
+
+/* The call's status, then its time from the events recorded around it. */
+static enum kl_status run_time(struct cublas_run *r, int rc, const char *call, double *seconds,
+                               struct kl_err *e)
+{
+    float ms = 0;
+    if (rc != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "%s failed with status %d", call, rc);
+    if (cu.event_sync(r->stop) != 0 || cu.elapsed(&ms, r->start, r->stop) != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "CUDA events could not time cuBLAS");
+    *seconds = ms * 1e-3;
+    return KL_OK;
+}
+
+/* Runs once into out (for verification), then by the protocol into stats. */
+static enum kl_status run_measure(struct cublas_run *r, enum kl_status (*once)(void *, double *,
+                                                                               struct kl_err *),
+                                  void *arg, const struct kl_protocol *proto, void *out,
+                                  struct kl_stats *stats, struct kl_err *e)
+{
+    double dummy;
+    enum kl_status st = once(arg, &dummy, e);
+    if (st != KL_OK)
+        return st;
+    if (cu.memcpy_(out, r->buf[2], r->bytes[2], D2H) != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy from the device failed");
+    return kl_measure(proto, once, arg, stats, e);
+}
+
+static enum kl_status check_peer(const struct kl_context *kl, struct kl_err *e)
+{
+    if (!kl_contains_nocase(kl->info.vendor, "nvidia"))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "cuBLAS runs beside NVIDIA devices only");
+    if (load() != 0)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", cu.why);
+    return KL_OK;
+}
+
 struct cublas_gemv {
     const struct kl_gemv_problem *p;
-    void *handle, *A, *x, *y, *start, *stop;
+    struct cublas_run r; /* A, x, y */
 };
 
 static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
 {
     struct cublas_gemv *g = arg;
     const struct kl_gemv_problem *p = g->p;
+    void **b = g->r.buf;
     /* cuBLAS is column-major: a row-major M×N matrix is its transpose, N×M. */
     int row = p->layout == KL_ROW_MAJOR;
     int op = row ? CUBLAS_OP_T : CUBLAS_OP_N, m = row ? p->N : p->M, n = row ? p->M : p->N;
     int rc;
-    float ms = 0;
-    cu.event_record(g->start, NULL);
+    cu.event_record(g->r.start, NULL);
     if (p->type == KL_FLOAT) {
-        float a = (float)p->alpha, b = (float)p->beta;
-        rc = cu.sgemv(g->handle, op, m, n, &a, g->A, m, g->x, 1, &b, g->y, 1);
+        float a = (float)p->alpha, beta = (float)p->beta;
+        rc = cu.sgemv(g->r.handle, op, m, n, &a, b[0], m, b[1], 1, &beta, b[2], 1);
     } else {
-        rc = cu.dgemv(g->handle, op, m, n, &p->alpha, g->A, m, g->x, 1, &p->beta, g->y, 1);
+        rc = cu.dgemv(g->r.handle, op, m, n, &p->alpha, b[0], m, b[1], 1, &p->beta, b[2], 1);
     }
-    cu.event_record(g->stop, NULL);
-    if (rc != 0)
-        return kl_fail(e, KL_ERR_BACKEND, "cuBLAS gemv failed with status %d", rc);
-    if (cu.event_sync(g->stop) != 0 || cu.elapsed(&ms, g->start, g->stop) != 0)
-        return kl_fail(e, KL_ERR_BACKEND, "CUDA events could not time cuBLAS");
-    *seconds = ms * 1e-3;
-    return KL_OK;
+    cu.event_record(g->r.stop, NULL);
+    return run_time(&g->r, rc, "cuBLAS gemv", seconds, e);
 }
 
 enum kl_status kl_cublas_gemv(struct kl_context *kl, const struct kl_gemv_problem *p,
                               const struct kl_protocol *proto, void *y, struct kl_stats *stats,
                               char *what, size_t n, struct kl_err *e)
 {
-    struct cublas_gemv g = {.p = p};
-    size_t es = kl_type_size(p->type), a = (size_t)p->M * p->N * es;
-    enum kl_status st = KL_OK;
-    double dummy;
-
-    if (!kl_contains_nocase(kl->info.vendor, "nvidia"))
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "cuBLAS runs beside NVIDIA devices only");
-    if (load() != 0)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", cu.why);
+    size_t es = kl_type_size(p->type);
+    struct cublas_gemv g = {.p = p,
+                            .r.bytes = {(size_t)p->M * p->N * es, (size_t)p->N * es,
+                                        (size_t)p->M * es}};
+    const void *host[3] = {p->A, p->x, p->y0};
+    enum kl_status st = check_peer(kl, e);
+    if (st != KL_OK)
+        return st;
     snprintf(what, n, "cuBLAS %s on CUDA device 0, CUDA event time",
              p->type == KL_FLOAT ? "cublasSgemv" : "cublasDgemv");
-    if (cu.create(&g.handle) != 0 || cu.event_create(&g.start) != 0 ||
-        cu.event_create(&g.stop) != 0 || cu.malloc_(&g.A, a) != 0 ||
-        cu.malloc_(&g.x, (size_t)p->N * es) != 0 || cu.malloc_(&g.y, (size_t)p->M * es) != 0) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "cuBLAS set-up failed (handle, events or cudaMalloc)");
-        goto done;
-    }
-    if (cu.memcpy_(g.A, p->A, a, H2D) != 0 || cu.memcpy_(g.x, p->x, (size_t)p->N * es, H2D) != 0 ||
-        cu.memcpy_(g.y, p->y0, (size_t)p->M * es, H2D) != 0) {
-        st = kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy to the device failed");
-        goto done;
-    }
-    if ((st = gemv_once(&g, &dummy, e)) != KL_OK)
-        goto done;
-    if (cu.memcpy_(y, g.y, (size_t)p->M * es, D2H) != 0) {
-        st = kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy from the device failed");
-        goto done;
-    }
-    st = kl_measure(proto, gemv_once, &g, stats, e);
-done:
-    if (g.A)
-        cu.free_(g.A);
-    if (g.x)
-        cu.free_(g.x);
-    if (g.y)
-        cu.free_(g.y);
-    if (g.start)
-        cu.event_destroy(g.start);
-    if (g.stop)
-        cu.event_destroy(g.stop);
-    if (g.handle)
-        cu.destroy(g.handle);
+    if ((st = run_open(&g.r, host, e)) == KL_OK)
+        st = run_measure(&g.r, gemv_once, &g, proto, y, stats, e);
+    run_close(&g.r);
     return st;
 }
 
 struct cublas_gemm {
     const struct kl_gemm_problem *p;
-    void *handle, *A, *B, *C, *start, *stop;
+    struct cublas_run r; /* A, B, C */
 };
 
 static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
 {
     struct cublas_gemm *g = arg;
     const struct kl_gemm_problem *p = g->p;
+    void **b = g->r.buf;
     /* Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: swap the operands, no transposes. */
     int rc;
-    float ms = 0;
-    cu.event_record(g->start, NULL);
+    cu.event_record(g->r.start, NULL);
     if (p->type == KL_FLOAT) {
         const float one = 1.0f, zero = 0.0f;
-        rc = cu.sgemm(g->handle, CUBLAS_OP_N, CUBLAS_OP_N, p->N, p->M, p->K, &one, g->B, p->N,
-                      g->A, p->K, &zero, g->C, p->N);
+        rc = cu.sgemm(g->r.handle, CUBLAS_OP_N, CUBLAS_OP_N, p->N, p->M, p->K, &one, b[1], p->N,
+                      b[0], p->K, &zero, b[2], p->N);
     } else {
         const double one = 1.0, zero = 0.0;
-        rc = cu.dgemm(g->handle, CUBLAS_OP_N, CUBLAS_OP_N, p->N, p->M, p->K, &one, g->B, p->N,
-                      g->A, p->K, &zero, g->C, p->N);
+        rc = cu.dgemm(g->r.handle, CUBLAS_OP_N, CUBLAS_OP_N, p->N, p->M, p->K, &one, b[1], p->N,
+                      b[0], p->K, &zero, b[2], p->N);
     }
-    cu.event_record(g->stop, NULL);
-    if (rc != 0)
-        return kl_fail(e, KL_ERR_BACKEND, "cuBLAS gemm failed with status %d", rc);
-    if (cu.event_sync(g->stop) != 0 || cu.elapsed(&ms, g->start, g->stop) != 0)
-        return kl_fail(e, KL_ERR_BACKEND, "CUDA events could not time cuBLAS");
-    *seconds = ms * 1e-3;
-    return KL_OK;
+    cu.event_record(g->r.stop, NULL);
+    return run_time(&g->r, rc, "cuBLAS gemm", seconds, e);
 }
 
 enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
                               const struct kl_protocol *proto, void *C, struct kl_stats *stats,
                               char *what, size_t n, struct kl_err *e)
 {
-    struct cublas_gemm g = {.p = p};
-    size_t es = kl_type_size(p->type), a = (size_t)p->M * p->K * es, b = (size_t)p->K * p->N * es,
-           c = (size_t)p->M * p->N * es;
-    enum kl_status st = KL_OK;
-    double dummy;
-
-    if (!kl_contains_nocase(kl->info.vendor, "nvidia"))
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "cuBLAS runs beside NVIDIA devices only");
-    if (load() != 0)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", cu.why);
-    /* Default math: fp32 on the FMA units; TF32 tensor cores only if asked, never here. */
+    size_t es = kl_type_size(p->type);
+    struct cublas_gemm g = {.p = p,
+                            .r.bytes = {(size_t)p->M * p->K * es, (size_t)p->K * p->N * es,
+                                        (size_t)p->M * p->N * es}};
+    const void *host[3] = {p->A, p->B, NULL};
+    enum kl_status st = check_peer(kl, e);
+    if (st != KL_OK)
+        return st;
     snprintf(what, n, "cuBLAS %s (default math, no TF32) on CUDA device 0, CUDA event time",
              p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm");
-    if (cu.create(&g.handle) != 0 || cu.math_mode(g.handle, CUBLAS_DEFAULT_MATH) != 0 ||
-        cu.event_create(&g.start) != 0 || cu.event_create(&g.stop) != 0 ||
-        cu.malloc_(&g.A, a) != 0 || cu.malloc_(&g.B, b) != 0 || cu.malloc_(&g.C, c) != 0) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "cuBLAS set-up failed (handle, events or cudaMalloc)");
-        goto done;
-    }
-    if (cu.memcpy_(g.A, p->A, a, H2D) != 0 || cu.memcpy_(g.B, p->B, b, H2D) != 0) {
-        st = kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy to the device failed");
-        goto done;
-    }
-    if ((st = gemm_once(&g, &dummy, e)) != KL_OK)
-        goto done;
-    if (cu.memcpy_(C, g.C, c, D2H) != 0) {
-        st = kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy from the device failed");
-        goto done;
-    }
-    st = kl_measure(proto, gemm_once, &g, stats, e);
-done:
-    if (g.A)
-        cu.free_(g.A);
-    if (g.B)
-        cu.free_(g.B);
-    if (g.C)
-        cu.free_(g.C);
-    if (g.start)
-        cu.event_destroy(g.start);
-    if (g.stop)
-        cu.event_destroy(g.stop);
-    if (g.handle)
-        cu.destroy(g.handle);
+    if ((st = run_open(&g.r, host, e)) == KL_OK)
+        st = run_measure(&g.r, gemm_once, &g, proto, C, stats, e);
+    run_close(&g.r);
     return st;
 }
