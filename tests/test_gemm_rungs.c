@@ -17,8 +17,25 @@ static const int shapes[][3] = {
     {64, 64, 64}, {129, 130, 131}, {257, 1, 255}, {517, 300, 263},
 };
 
-/* Small chunks and tiles so chunk loops, vector tails and partial tiles all run. */
-static const char *const small_params[] = {"KC=24", "WG=32", "TS=8", "WG0=4", "WG1=8"};
+/*
+ * Small chunks and tiles so chunk loops, vector tails and partial tiles all
+ * run; for the register-blocked rungs (11-13) a 16 × 32 block of 8 × 4
+ * work-items, with fewer A blocks than work-items.
+ */
+static const char *const small_params[] = {"KC=24", "WG=32", "TS=8", "WG0=4", "WG1=8",
+                                           "BM=16", "BN=32", "BK=4", "TM=4",  "TN=4"};
+#define NSMALL ((int)(sizeof small_params / sizeof *small_params))
+
+/* The register-blocked rungs, and shapes where their unchecked paths run beside
+ * the edges: whole blocks with aligned rows (K and N multiples of 4), and with
+ * unaligned rows (odd K and N). */
+static const char *const block_rungs[] = {"11_regblock", "12_vec_local", "13_double_buffer"};
+static const int block_shapes[][3] = {
+    {17, 13, 29}, {100, 37, 65}, {260, 132, 200}, {300, 264, 64}, {300, 265, 67}};
+/* 3 × 2 work-items (no 8 × 4 warp layout), two rounds of A loads with a guard. */
+static const char *const block_params[] = {"BM=8", "BN=12", "BK=16", "TM=4", "TN=4"};
+/* Rung 11 takes any tile, not only multiples of 4. */
+static const char *const odd_params[] = {"BM=6", "BN=10", "BK=3", "TM=3", "TN=5"};
 
 static int device_rungs(const char **names)
 {
@@ -30,7 +47,7 @@ static int device_rungs(const char **names)
 }
 
 static void run(struct kl_context *kl, enum kl_type t, const int *shape, const char *const *params,
-                int nparams, const char **names, int nnames, int *ran)
+                int nparams, const char *const *names, int nnames, int *ran)
 {
     struct kl_gemm_request req;
     struct kl_report rep;
@@ -81,7 +98,7 @@ int main(int argc, char **argv)
         return 77; /* CTest SKIP_RETURN_CODE */
     }
     int n = device_rungs(names);
-    CHECK(n == 10, "the ladder has %d device rungs, expected 10", n);
+    CHECK(n == 13, "the ladder has %d device rungs, expected 13", n);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         run(kl, t, shapes[s], NULL, 0, names, n, &ran);
         expected += n;
@@ -89,8 +106,15 @@ int main(int argc, char **argv)
     /* Chunked and tiled paths with small parameters at two awkward shapes. */
     static const int chunked[][3] = {{129, 130, 131}, {23, 19, 61}};
     for (size_t s = 0; s < sizeof chunked / sizeof *chunked; s++) {
-        run(kl, t, chunked[s], small_params, 5, names, n, &ran);
+        run(kl, t, chunked[s], small_params, NSMALL, names, n, &ran);
         expected += n;
+    }
+    /* The register-blocked rungs at more awkward shapes, with default and small blocks. */
+    for (size_t s = 0; s < sizeof block_shapes / sizeof *block_shapes; s++) {
+        run(kl, t, block_shapes[s], NULL, 0, block_rungs, 3, &ran);
+        run(kl, t, block_shapes[s], block_params, 5, block_rungs, 3, &ran);
+        run(kl, t, block_shapes[s], odd_params, 5, block_rungs, 1, &ran);
+        expected += 7;
     }
     CHECK(ran == expected, "%d rung runs verified, expected %d", ran, expected);
     printf("%s: %d rung runs verified on %s\n", kl_type_name(t), ran, kl->info.name);

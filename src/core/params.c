@@ -82,6 +82,19 @@ enum kl_status kl_params_resolve(const char *rung, const struct kl_param_def *de
     return KL_OK;
 }
 
+enum kl_status kl_params_check_multiples(const char *rung, const struct kl_param_def *defs,
+                                         const int *values, const struct kl_param_multiple *m,
+                                         struct kl_err *e)
+{
+    for (int i = 0; m && i < KL_MAX_MULTIPLES && m[i].name; i++) {
+        int a = kl_param_index(defs, m[i].name), b = kl_param_index(defs, m[i].of);
+        if (a < 0 || b < 0 || values[b] < 1 || values[a] % values[b] != 0)
+            return kl_fail(e, KL_ERR_ARG, "rung %s: %s=%d is not a multiple of %s=%d", rung,
+                           m[i].name, a < 0 ? 0 : values[a], m[i].of, b < 0 ? 0 : values[b]);
+    }
+    return KL_OK;
+}
+
 void kl_params_options(const struct kl_param_def *defs, const int *values, enum kl_type t,
                        char *out, size_t n)
 {

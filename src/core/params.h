@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "kladder.h"
 
-#define KL_MAX_PARAMS 4
+#define KL_MAX_PARAMS 8
 
 struct kl_param_def {
     const char *name; /* NULL ends a rung's list */
@@ -20,6 +20,21 @@ struct kl_param_def {
     int pow2;     /* the value must be a power of two */
     const char *help;
 };
+
+/*
+ * A constraint between two parameters of one rung: the value of name must be
+ * a multiple of the value of of (e.g. BM of TM: whole work-item blocks per
+ * work-group). A rung lists up to KL_MAX_MULTIPLES; NULL name ends the list.
+ */
+#define KL_MAX_MULTIPLES 4
+struct kl_param_multiple {
+    const char *name, *of;
+};
+
+/* Fails (KL_ERR_ARG, naming both values) unless every constraint in m holds. */
+enum kl_status kl_params_check_multiples(const char *rung, const struct kl_param_def *defs,
+                                         const int *values, const struct kl_param_multiple *m,
+                                         struct kl_err *e);
 
 /* Number of parameters in a rung's list (at most KL_MAX_PARAMS). */
 int kl_param_count(const struct kl_param_def *defs);

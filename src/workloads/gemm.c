@@ -13,8 +13,10 @@
 #include "core/blas.h"
 #include "core/launch.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/util.h"
 #include "core/verify.h"
+#include "peers/peers.h"
 
 /* ---- host rungs: the six loop orders of seed 004 ------------------------ */
 
@@ -58,6 +60,17 @@ HOST_RUNG(k, j, i)
 #define P_WG    {"WG", 64, 1, 1024, 1, 0, "work-group size (rows per group)"}
 #define P_KC(m) {"KC", 256, m, 8192, m, 0, "K chunk held in private/local memory"}
 #define P_TS    {"TS", 16, 1, 128, 1, 0, "tile edge; the work-group is TS×TS"}
+/* Register-blocked rungs: a BM × BN block of C per work-group, TM × TN per work-item;
+ * every size a multiple of m. */
+#define P_BLOCK(m) \
+    {"BM", 128, m, 512, m, 0, "rows of C per work-group (a multiple of TM)"}, \
+    {"BN", 128, m, 512, m, 0, "columns of C per work-group (a multiple of TN)"}, \
+    {"BK", 8, m, 64, m, 0, "depth of the K-slice held in local memory"}, \
+    {"TM", 16, m, 16, m, 0, "rows of C per work-item"}, \
+    {"TN", 8, m, 16, m, 0, "columns of C per work-item"}
+#define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
+               "stores of A's tile then conflict in local memory banks)"}
+#define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
 #define HOST(order, loop, what) \
     {.name = "host_" order, .summary = "CPU, one thread, loop order " what, .host = loop, \
      .geometry = KL_GEO_HOST}
@@ -140,6 +153,30 @@ static const struct kl_gemm_rung rungs[] = {
      .geometry = KL_GEO_TILE,
      .local = KL_LOCAL_2TS2,
      .params = {P_TS}},
+    {.name = "11_regblock",
+     .summary = "2-D register blocking: a work-item computes a TM×TN block of C from BM×BK and "
+                "BK×BN local tiles, (TM+TN)/(TM·TN) local loads per multiply-add instead of 2",
+     .file = "opencl/gemm/11_regblock.cl",
+     .geometry = KL_GEO_BLOCK,
+     .local = KL_LOCAL_BLOCK,
+     .params = {P_BLOCK(1)},
+     .multiples = M_BLOCK},
+    {.name = "12_vec_local",
+     .summary = "T4 global loads and stores; A's tile transposed and padded so every local read "
+                "is a conflict-free T4; bounds checks once per tile, not per element",
+     .file = "opencl/gemm/12_vec_local.cl",
+     .geometry = KL_GEO_BLOCK,
+     .local = KL_LOCAL_BLOCK4,
+     .params = {P_BLOCK(4), P_PAD},
+     .multiples = M_BLOCK},
+    {.name = "13_double_buffer",
+     .summary = "double-buffered tiles: the next K-slice is loaded into registers while the "
+                "current one is multiplied; one barrier per slice",
+     .file = "opencl/gemm/13_double_buffer.cl",
+     .geometry = KL_GEO_BLOCK,
+     .local = KL_LOCAL_BLOCK4X2,
+     .params = {P_BLOCK(4), P_PAD},
+     .multiples = M_BLOCK},
 };
 
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
@@ -198,6 +235,13 @@ static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, s
         s->global[0] = kl_round_up((size_t)N, s->local[0]);
         s->global[1] = kl_round_up((size_t)M, s->local[1]);
         break;
+    case KL_GEO_BLOCK:
+        s->dims = 2;
+        s->local[0] = PARAM("BN") / PARAM("TN");
+        s->local[1] = PARAM("BM") / PARAM("TM");
+        s->global[0] = kl_round_up((size_t)N, PARAM("BN")) / PARAM("TN");
+        s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("TM");
+        break;
     case KL_GEO_HOST: s->dims = 0; break;
     }
 }
@@ -207,8 +251,23 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
     switch (r->local) {
     case KL_LOCAL_KC: return PARAM("KC") * elem;
     case KL_LOCAL_2TS2: return 2 * PARAM("TS") * PARAM("TS") * elem;
+    case KL_LOCAL_BLOCK: return PARAM("BK") * (PARAM("BM") + PARAM("BN")) * elem;
+    case KL_LOCAL_BLOCK4:
+        return PARAM("BK") * (PARAM("BM") + 4 * PARAM("PAD") + PARAM("BN")) * elem;
+    case KL_LOCAL_BLOCK4X2:
+        return 2 * PARAM("BK") * (PARAM("BM") + 4 * PARAM("PAD") + PARAM("BN")) * elem;
     case KL_LOCAL_NONE: return 0;
     }
+    return 0;
+}
+
+/* Private array elements per work-item: a KC-long row, or a TM × TN block of C and its operands. */
+static size_t private_elems(const struct kl_gemm_rung *r, const int *v)
+{
+    if (r->private_kc)
+        return PARAM("KC");
+    if (r->geometry == KL_GEO_BLOCK)
+        return PARAM("TM") * PARAM("TN") + PARAM("TM") + PARAM("TN");
     return 0;
 }
 
@@ -216,7 +275,7 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
  * Limits a rung must fit before it is built: work-group size and item sizes
  * (kl_launch_check), local memory, and, on CPU devices, the private arrays:
  * PoCL keeps a whole work-group's private arrays on one thread's stack, so
- * KC·WG elements must stay well inside it.
+ * their elements times the work-group size must stay well inside it.
  */
 #define CPU_PRIVATE_LIMIT ((size_t)1 << 20)
 static enum kl_status check_rung(const struct kl_context *kl, const struct kl_gemm_rung *r,
@@ -232,12 +291,14 @@ static enum kl_status check_rung(const struct kl_context *kl, const struct kl_ge
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: needs %zu bytes of local memory, the device has %llu", r->name, lb,
                        (unsigned long long)dev->local_mem);
-    size_t priv = r->private_kc ? PARAM("KC") * PARAM("WG") * es : 0;
+    size_t wg = l->local[0] * (l->dims > 1 ? l->local[1] : 1);
+    size_t priv = private_elems(r, v) * wg * es;
     if (!dev->is_gpu && priv > CPU_PRIVATE_LIMIT)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "rung %s: KC×WG = %zu bytes of private arrays per work-group, more than "
-                       "the %zu a CPU device's work-group stack safely holds; lower KC or WG",
-                       r->name, priv, CPU_PRIVATE_LIMIT);
+                       "rung %s: %zu bytes of private arrays per work-group (%s), more than "
+                       "the %zu a CPU device's work-group stack safely holds; lower %s",
+                       r->name, priv, r->private_kc ? "KC×WG" : "(TM·TN + TM + TN)·work-items",
+                       CPU_PRIVATE_LIMIT, r->private_kc ? "KC or WG" : "TM or TN");
     return KL_OK;
 }
 #undef PARAM
@@ -371,6 +432,55 @@ static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch *l, in
     return KL_OK;
 }
 
+/* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launch. */
+static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                     const int *values, struct kl_timing *t, struct kl_launch *l)
+{
+    struct kl_context *kl = s->kl;
+    enum kl_status st;
+    *l = (struct kl_launch){.kl = kl, .nargs = 6};
+    shape_of(r, values, s->M, s->N, l);
+    if ((st = check_rung(kl, r, values, s->type, l, &kl->err)) != KL_OK ||
+        (st = session_device(s, r->b_col_major)) != KL_OK)
+        return st;
+    kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
+    if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l->kernel, &t->build_s)) != KL_OK ||
+        (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
+        return st;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : s->dB}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
+    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    return KL_OK;
+}
+
+/*
+ * Uploads the inputs, launches once on a poisoned C (*first_s: its event
+ * time), reads C back into C and checks that nothing was written past it.
+ */
+static enum kl_status verified_run(struct gemm_session *s, struct kl_launch *l, int b_col, void *C,
+                                   double *first_s)
+{
+    struct kl_context *kl = s->kl;
+    size_t es = kl_type_size(s->type), cbytes = (size_t)s->M * s->N * es;
+    enum kl_status st;
+    if ((st = upload_inputs(s, b_col)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes + GUARD * es, &kl->err)) != KL_OK ||
+        (st = kl_launch_timed(l, first_s, &kl->err)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, s->dC, s->out, cbytes + GUARD * es, &kl->err)) != KL_OK)
+        return st;
+    /* Past the end of C the poison must still be there. */
+    if (memcmp((char *)s->out + cbytes, (char *)s->poison + cbytes, GUARD * es) != 0)
+        return kl_fail(&kl->err, KL_ERR_VERIFY,
+                       "the kernel wrote past the end of C (into the %d guard elements "
+                       "after its M×N)",
+                       GUARD);
+    memcpy(C, s->out, cbytes);
+    return KL_OK;
+}
+
 /*
  * Runs one rung: checks limits, builds (cached), runs once on a poisoned C
  * and reads the result into C, then times it by the protocol.
@@ -392,37 +502,11 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
             return st;
         snprintf(t->options, sizeof t->options, "host, one thread");
     } else {
-        struct kl_launch l = {.kl = kl, .nargs = 6};
-        size_t es = kl_type_size(s->type), cbytes = (size_t)s->M * s->N * es;
-        shape_of(r, values, s->M, s->N, &l);
-        if ((st = check_rung(kl, r, values, s->type, &l, &kl->err)) != KL_OK ||
-            (st = session_device(s, r->b_col_major)) != KL_OK)
-            return st;
-        kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
-        if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l.kernel, &t->build_s)) !=
-                KL_OK ||
-            (st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
-            return st;
-        l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
-        l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : s->dB}};
-        l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
-        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
-        l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
-        l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+        struct kl_launch l;
         double dummy;
-        if ((st = upload_inputs(s, r->b_col_major)) != KL_OK ||
-            (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes + GUARD * es, &kl->err)) !=
-                KL_OK ||
-            (st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
-            (st = kl->ops->read(kl->dev, s->dC, s->out, cbytes + GUARD * es, &kl->err)) != KL_OK)
+        if ((st = prepare_launch(s, r, values, t, &l)) != KL_OK ||
+            (st = verified_run(s, &l, r->b_col_major, C, &dummy)) != KL_OK)
             return st;
-        /* Past the end of C the poison must still be there. */
-        if (memcmp((char *)s->out + cbytes, (char *)s->poison + cbytes, GUARD * es) != 0)
-            return kl_fail(&kl->err, KL_ERR_VERIFY,
-                           "the kernel wrote past the end of C (into the %d guard elements "
-                           "after its M×N)",
-                           GUARD);
-        memcpy(C, s->out, cbytes);
         /* The timed launches overwrite C with the same values; the verified copy is C. */
         if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK ||
             (st = end_to_end(s, &l, r->b_col_major, s->out, &t->total_s)) != KL_OK)
@@ -477,6 +561,44 @@ static enum kl_status check_request(const struct kl_context *kl, enum kl_type t,
     return KL_OK;
 }
 
+/* A rung's parameter values: defaults, the user's items, then the constraints between them. */
+static enum kl_status resolve(const struct kl_gemm_rung *r, const char *const *items, int nitems,
+                              int *values, unsigned *mask, struct kl_err *e)
+{
+    enum kl_status st = kl_params_resolve(r->name, r->params, items, nitems, values, mask, e);
+    return st != KL_OK ? st
+                       : kl_params_check_multiples(r->name, r->params, values, r->multiples, e);
+}
+
+/*
+ * A rung's values in a ladder: its tuned parameters (req->tuned) in place
+ * of its defaults, unless --param sets one of its own; then, like
+ * defaults, they leave *mask empty (a misfit makes the rung skipped).
+ * *tuned gets the tuned set used, or NULL.
+ */
+static enum kl_status resolve_request(const struct kl_gemm_request *req,
+                                      const struct kl_gemm_rung *r, int *values, unsigned *mask,
+                                      const struct kl_gemm_rung_params **tuned, struct kl_err *e)
+{
+    *tuned = NULL;
+    for (int j = 0; j < req->nparams; j++) {
+        char name[64];
+        long v;
+        struct kl_err ignored;
+        if (kl_param_split(req->params[j], name, sizeof name, &v, &ignored) == KL_OK &&
+            kl_param_index(r->params, name) >= 0)
+            return resolve(r, req->params, req->nparams, values, mask, e);
+    }
+    for (int i = 0; i < req->ntuned && !*tuned; i++)
+        if (strcmp(req->tuned[i].rung, r->name) == 0)
+            *tuned = &req->tuned[i];
+    if (!*tuned)
+        return resolve(r, req->params, req->nparams, values, mask, e);
+    enum kl_status st = resolve(r, (*tuned)->items, (*tuned)->nitems, values, mask, e);
+    *mask = 0;
+    return st;
+}
+
 enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
                        int K, const void *A, const void *B, void *C, const struct kl_params *params,
                        const struct kl_protocol *protocol, struct kl_timing *timing)
@@ -499,8 +621,7 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
     int nitems = params ? params->count : 0;
     const struct kl_param_def *list = r->params;
     if ((st = kl_params_check_known(items, nitems, &list, 1, &kl->err)) != KL_OK ||
-        (st = kl_params_resolve(r->name, r->params, items, nitems, values, &mask, &kl->err)) !=
-            KL_OK)
+        (st = resolve(r, items, nitems, values, &mask, &kl->err)) != KL_OK)
         return st;
     if (protocol)
         proto = *protocol;
@@ -697,6 +818,33 @@ static void judge(const struct gemm_session *s, const struct gemm_ref *g, const 
     free(scale);
 }
 
+/* A vendor library on the same data: a row of its own, verified against the same reference. */
+static enum kl_status run_peer(struct gemm_session *s, const struct gemm_ref *g, const char *peer,
+                               const struct kl_protocol *proto, void *C, double factor,
+                               struct kl_report *rep)
+{
+    char name[64], what[256] = "";
+    struct kl_stats stats;
+    struct kl_err e;
+    int on_host = 0;
+    snprintf(name, sizeof name, "peer:%s", peer);
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    if (!res)
+        return kl_fail(&s->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    res->peer = 1;
+    res->on_host = strcmp(peer, "openblas") == 0;
+    struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B};
+    enum kl_status st =
+        kl_peer_gemm(s->kl, peer, &p, proto, C, &stats, what, sizeof what, &on_host, &e);
+    res->on_host |= on_host;
+    if (!kl_peer_row(res, st, &e, what))
+        return KL_OK;
+    judge(s, g, C, NULL, NULL, factor, res);
+    if (res->status == KL_RESULT_VERIFIED)
+        kl_result_set_stats(res, &stats);
+    return KL_OK;
+}
+
 enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_request *req,
                               struct kl_report *rep)
 {
@@ -709,6 +857,10 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     if ((st = check_request(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
         (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
         return st;
+    for (int j = 0; j < req->npeers; j++)
+        if (!kl_peer_gemm_known(req->peers[j]))
+            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemm (%s)", req->peers[j],
+                           kl_gemm_peer_names);
 
     /* Which rungs, in ladder order. */
     for (int i = 0; i < RUNG_COUNT; i++) {
@@ -738,8 +890,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         int values[KL_MAX_PARAMS];
         unsigned mask;
         struct kl_launch l = {.kl = kl};
-        if ((st = kl_params_resolve(chosen[i]->name, chosen[i]->params, req->params, req->nparams,
-                                    values, &mask, e)) != KL_OK)
+        const struct kl_gemm_rung_params *tuned;
+        if ((st = resolve_request(req, chosen[i], values, &mask, &tuned, e)) != KL_OK)
             return st;
         shape_of(chosen[i], values, req->M, req->N, &l);
         if (mask && chosen[i]->geometry != KL_GEO_HOST &&
@@ -785,6 +937,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     double factor = kl_dot_tolerance(req->type, req->K);
     for (int i = 0; i < nchosen; i++) {
         const struct kl_gemm_rung *r = chosen[i];
+        kl_progress_step(i, nchosen + req->npeers, "gemm %s: build, time, verify", r->name);
         struct kl_result *res = kl_report_add(rep, r->name, r->summary);
         int values[KL_MAX_PARAMS];
         unsigned mask;
@@ -794,9 +947,17 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             goto free_data;
         }
         res->on_host = r->geometry == KL_GEO_HOST;
-        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
-                                    e)) != KL_OK)
+        const struct kl_gemm_rung_params *tuned;
+        if ((st = resolve_request(req, r, values, &mask, &tuned, e)) != KL_OK)
             goto free_data;
+        if (tuned) {
+            /* Tuned values, not the defaults: the row says so (and which). */
+            size_t used = (size_t)snprintf(res->config, sizeof res->config, "tuned");
+            for (int j = 0; j < tuned->nitems && used < sizeof res->config; j++)
+                used += (size_t)snprintf(res->config + used, sizeof res->config - used, " %s",
+                                         tuned->items[j]);
+            rep->show_config = 1;
+        }
         /* Host rungs named with --rung always run; the whole ladder skips slow ones. */
         if (res->on_host && req->host_rungs == 0 && req->nrungs == 0 &&
             (double)M * N * K > HOST_AUTO_LIMIT) {
@@ -838,6 +999,11 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             }
         }
     }
+    for (int j = 0; j < req->npeers; j++) {
+        kl_progress_step(nchosen + j, nchosen + req->npeers, "gemm peer %s", req->peers[j]);
+        if ((st = run_peer(&s, &g, req->peers[j], &req->protocol, C, factor, rep)) != KL_OK)
+            goto free_data;
+    }
     st = KL_OK;
 free_data:
     kl_report_finish(rep);
@@ -848,4 +1014,187 @@ free_data:
     free(C);
     free(baseline);
     return st;
+}
+
+/* ---- one problem, many candidates: the tuner's bench -------------------------- */
+
+enum kl_status kl_gemm_check(struct kl_context *kl, const struct kl_gemm_rung *r,
+                             const char *const *items, int nitems, enum kl_type t, int M, int N,
+                             size_t *wg, struct kl_err *e)
+{
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_launch l = {.kl = kl};
+    const struct kl_param_def *list = r->params;
+    enum kl_status st;
+    if (wg)
+        *wg = 0;
+    if ((st = kl_params_check_known(items, nitems, &list, 1, e)) != KL_OK ||
+        (st = resolve(r, items, nitems, values, &mask, e)) != KL_OK ||
+        r->geometry == KL_GEO_HOST)
+        return st;
+    shape_of(r, values, M, N, &l);
+    if (wg)
+        *wg = l.local[0] * (l.dims > 1 ? l.local[1] : 1);
+    return check_rung(kl, r, values, t, &l, e);
+}
+
+struct kl_gemm_bench {
+    struct kl_context *kl;
+    struct gemm_session s;
+    struct gemm_ref g;
+    void *A, *B, *C;
+    void *baseline; /* the first verified candidate's C */
+    char baseline_name[600];
+    double factor;
+};
+
+void kl_gemm_bench_close(struct kl_gemm_bench *b)
+{
+    if (!b)
+        return;
+    ref_free(&b->g);
+    session_free(&b->s);
+    free(b->A);
+    free(b->B);
+    free(b->C);
+    free(b->baseline);
+    free(b);
+}
+
+enum kl_status kl_gemm_bench_open(struct kl_context *kl, enum kl_type t, int M, int N, int K,
+                                  unsigned long long seed, struct kl_gemm_bench **out)
+{
+    struct kl_err *e = &kl->err;
+    struct kl_rng rng;
+    enum kl_status st;
+    size_t es = kl_type_size(t);
+    *out = NULL;
+    if ((st = check_request(kl, t, M, N, K, e)) != KL_OK)
+        return st;
+    struct kl_gemm_bench *b = calloc(1, sizeof *b);
+    if (!b)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    b->kl = kl;
+    b->A = malloc((size_t)M * K * es);
+    b->B = malloc((size_t)K * N * es);
+    b->C = malloc((size_t)M * N * es);
+    session_init(&b->s, kl, t, M, N, K, b->A, b->B);
+    if (!b->A || !b->B || !b->C) {
+        kl_gemm_bench_close(b);
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%d N=%d K=%d", M, N, K);
+    }
+    kl_rng_seed(&rng, seed);
+    kl_fill_uniform(t, b->A, (size_t)M * K, &rng);
+    kl_fill_uniform(t, b->B, (size_t)K * N, &rng);
+    if ((st = reference(&b->s, seed, &b->g, e)) != KL_OK) {
+        kl_gemm_bench_close(b);
+        return st;
+    }
+    b->factor = kl_dot_tolerance(t, K);
+    *out = b;
+    return KL_OK;
+}
+
+const char *kl_gemm_bench_reference(const struct kl_gemm_bench *b)
+{
+    return b->g.how;
+}
+
+/* The protocol's launches of a candidate, abandoned when out of time or far too slow. */
+struct bench_launch {
+    struct kl_launch *l;
+    struct kl_gemm_bench_limits *lim;
+    int calls, warmup;
+};
+
+static enum kl_status bench_launch_timed(void *arg, double *seconds, struct kl_err *e)
+{
+    struct bench_launch *x = arg;
+    if (x->lim && x->lim->deadline > 0 && kl_now() > x->lim->deadline) {
+        x->lim->abandoned = 2;
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "abandoned: the time budget ran out");
+    }
+    enum kl_status st = kl_launch_timed(x->l, seconds, e);
+    if (st == KL_OK && ++x->calls == x->warmup + 1 && x->lim && x->lim->abandon_s > 0 &&
+        *seconds > x->lim->abandon_s) {
+        x->lim->abandoned = 1;
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "abandoned after its first timed launch: %.4g ms, more than %.4g ms",
+                       *seconds * 1e3, x->lim->abandon_s * 1e3);
+    }
+    return st;
+}
+
+enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
+                                 const char *const *items, int nitems,
+                                 const struct kl_protocol *proto,
+                                 struct kl_gemm_bench_limits *limits, struct kl_result *res)
+{
+    struct kl_context *kl = b->kl;
+    struct kl_err *e = &kl->err;
+    struct kl_timing t;
+    struct kl_launch l;
+    struct kl_stats stats;
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    double first = 0;
+    const struct kl_param_def *list = r->params;
+    enum kl_status st;
+
+    memset(&t, 0, sizeof t);
+    res->status = KL_RESULT_FAILED;
+    res->note[0] = '\0';
+    if (limits)
+        limits->abandoned = 0;
+    if (!r->file)
+        return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host; the bench times device rungs",
+                       r->name);
+    if ((st = kl_protocol_check(proto, e)) != KL_OK ||
+        (st = kl_params_check_known(items, nitems, &list, 1, e)) != KL_OK ||
+        (st = resolve(r, items, nitems, values, &mask, e)) != KL_OK ||
+        (st = prepare_launch(&b->s, r, values, &t, &l)) != KL_OK)
+        return st;
+    snprintf(res->options, sizeof res->options, "%s", t.options);
+    res->build_s = t.build_s;
+    if (limits && limits->deadline > 0 && kl_now() > limits->deadline) {
+        limits->abandoned = 2;
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note, "abandoned: the time budget ran out after its build");
+        return KL_OK;
+    }
+    /* Verified before it is timed: a wrong candidate never gets a speed. */
+    st = verified_run(&b->s, &l, r->b_col_major, b->C, &first);
+    if (st == KL_ERR_VERIFY) {
+        snprintf(res->note, sizeof res->note, "%.500s", e->msg);
+        return KL_OK;
+    }
+    if (st != KL_OK)
+        return st;
+    res->status = KL_RESULT_VERIFIED;
+    judge(&b->s, &b->g, b->C, b->baseline, b->baseline_name, b->factor, res);
+    if (res->status != KL_RESULT_VERIFIED)
+        return KL_OK;
+    if (!b->baseline) {
+        void *next = malloc((size_t)b->s.M * b->s.N * kl_type_size(b->s.type));
+        if (!next)
+            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        b->baseline = b->C;
+        b->C = next;
+        snprintf(b->baseline_name, sizeof b->baseline_name,
+                 "the first verified candidate (%s %.500s)", r->name, t.options);
+    }
+    struct bench_launch x = {&l, limits, 0, proto->warmup};
+    st = kl_measure(proto, bench_launch_timed, &x, &stats, e);
+    if (st != KL_OK && limits && limits->abandoned) {
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note, "%.500s", e->msg);
+        return KL_OK;
+    }
+    if (st != KL_OK) {
+        res->status = KL_RESULT_FAILED;
+        return st;
+    }
+    kl_result_set_stats(res, &stats);
+    return KL_OK;
 }

@@ -12,14 +12,23 @@
 
 /* How the launch geometry follows from M, N, K and the parameters. */
 enum kl_geometry {
-    KL_GEO_HOST, /* a CPU loop, no launch */
-    KL_GEO_2D,   /* dim 0 over rows of C, dim 1 over columns; local WG0 × WG1 */
-    KL_GEO_ROWS, /* 1-D over rows of C; local WG */
-    KL_GEO_TILE, /* dim 0 over columns, dim 1 over rows; local TS × TS */
+    KL_GEO_HOST,  /* a CPU loop, no launch */
+    KL_GEO_2D,    /* dim 0 over rows of C, dim 1 over columns; local WG0 × WG1 */
+    KL_GEO_ROWS,  /* 1-D over rows of C; local WG */
+    KL_GEO_TILE,  /* dim 0 over columns, dim 1 over rows; local TS × TS */
+    KL_GEO_BLOCK, /* a work-group per BM × BN block of C (dim 0 its column, dim 1 its row);
+                     local (BN/TN) × (BM/TM), each work-item a TM × TN block */
 };
 
-/* Local memory a rung declares, as a function of its parameters. */
-enum kl_local_use { KL_LOCAL_NONE, KL_LOCAL_KC, KL_LOCAL_2TS2 };
+/* Local memory a rung declares, in elements, as a function of its parameters. */
+enum kl_local_use {
+    KL_LOCAL_NONE,
+    KL_LOCAL_KC,      /* KC */
+    KL_LOCAL_2TS2,    /* 2·TS² */
+    KL_LOCAL_BLOCK,   /* BK·(BM + BN): the two tiles of a K-slice */
+    KL_LOCAL_BLOCK4,  /* BK·(BM + 4·PAD + BN): A's tile padded by PAD vectors per row */
+    KL_LOCAL_BLOCK4X2 /* 2·BK·(BM + 4·PAD + BN): two buffers of the above */
+};
 
 struct kl_gemm_rung {
     const char *name;
@@ -31,12 +40,23 @@ struct kl_gemm_rung {
     enum kl_local_use local;
     int private_kc; /* each work-item holds a KC-long private array */
     struct kl_param_def params[KL_MAX_PARAMS];
+    struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. BM a multiple of TM */
 };
 
 int kl_gemm_rung_count(void);
 const struct kl_gemm_rung *kl_gemm_rung_at(int i);
 /* Exact name, or a unique prefix such as "10" or "host_i". */
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name);
+
+/*
+ * Parameters of one rung that replace its defaults (tuned values from
+ * `kladder tune`); not used for a rung when --param sets any of its own.
+ */
+struct kl_gemm_rung_params {
+    const char *rung;         /* its exact name */
+    const char *const *items; /* "NAME=VALUE" */
+    int nitems;
+};
 
 /* What `kladder gemm` asks for. */
 struct kl_gemm_request {
@@ -49,6 +69,10 @@ struct kl_gemm_request {
     const char *const *rungs; /* names or prefixes; NULL: the whole ladder */
     int nrungs;
     int host_rungs; /* 0: when small enough, 1: always, -1: never */
+    const char *const *peers; /* "cublas", "clblast", "openblas": a row each after the rungs */
+    int npeers;
+    const struct kl_gemm_rung_params *tuned; /* per-rung defaults (kladder tune) */
+    int ntuned;
 };
 
 /*
@@ -58,5 +82,49 @@ struct kl_gemm_request {
  */
 enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_request *req,
                               struct kl_report *report);
+
+/* ---- one problem, many candidates: what the tuner times ------------------- */
+
+/*
+ * Checks one set of a rung's parameter values (NAME=VALUE items, the rung's
+ * defaults for the rest) as `kladder gemm --param` does, without building
+ * anything: each value's range, multiple and power of two, the relations
+ * between values (BM a multiple of TM), and the device's limits at M × N
+ * (work-group size and shape, local memory, a CPU's private arrays).
+ * KL_ERR_ARG or KL_ERR_UNSUPPORTED with the reason; *wg (may be NULL) gets
+ * the work-group size.
+ */
+enum kl_status kl_gemm_check(struct kl_context *kl, const struct kl_gemm_rung *r,
+                             const char *const *items, int nitems, enum kl_type t, int M, int N,
+                             size_t *wg, struct kl_err *e);
+
+/* Limits of one candidate's run; zero: none. */
+struct kl_gemm_bench_limits {
+    double abandon_s; /* abandon when the first timed launch takes longer */
+    double deadline;  /* kl_now() after which no launch starts */
+    int abandoned;    /* out: 1 too slow, 2 out of time */
+};
+
+/* Random A and B, their reference and device buffers, made once. */
+struct kl_gemm_bench;
+enum kl_status kl_gemm_bench_open(struct kl_context *kl, enum kl_type t, int M, int N, int K,
+                                  unsigned long long seed, struct kl_gemm_bench **out);
+/*
+ * One candidate of a device rung: checked (kl_gemm_check), built, launched
+ * once on a poisoned C and verified (the guard band, the reference, and in
+ * full against the first verified candidate), and only then timed by
+ * proto. res gets VERIFIED with the timing, FAILED with the reason, or
+ * SKIPPED when limits abandoned it. Returns KL_ERR_ARG or
+ * KL_ERR_UNSUPPORTED when it does not fit (also the compiled kernel's
+ * work-group limit), KL_ERR_BUILD when it does not compile, and device
+ * errors.
+ */
+enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
+                                 const char *const *items, int nitems,
+                                 const struct kl_protocol *proto,
+                                 struct kl_gemm_bench_limits *limits, struct kl_result *res);
+/* How the reference was computed, for reports. */
+const char *kl_gemm_bench_reference(const struct kl_gemm_bench *b);
+void kl_gemm_bench_close(struct kl_gemm_bench *b);
 
 #endif /* KL_GEMM_H */
