@@ -13,6 +13,7 @@
 #include "cli/args.h"
 #include "cli/devices.h"
 #include "cli/report_cmd.h"
+#include "cli/tune_cmd.h"
 #include "core/ceilings.h"
 #include "core/context.h"
 #include "core/measure.h"
@@ -43,6 +44,7 @@ static const char usage[] =
     "  rowdot      the weighted row dot product r = f·Σ v·M1·M2 (seed 000)\n"
     "  gemv        y = α·A·x + β·y for A row-major and column-major\n"
     "  blur        Gaussian blur of a picture (seed 001), naive to a fused single pass\n"
+    "  tune        search GEMM rung parameters for this device and cache the best (below)\n"
     "  report      saved runs (--json) as HTML charts, or one SVG (report --help)\n"
     "  compare     two saved runs rung by rung, for CI too (compare --help)\n"
     "  help        this text;  version: the version\n"
@@ -68,13 +70,18 @@ static const char usage[] =
     "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
     "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or 02_row)\n"
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
-    "  --list-rungs       print the ladder with each rung's summary and parameters\n"
+    "  --list-rungs       print the ladder with each rung's summary and parameters\n";
+
+/* The rest of the text (one string literal may hold only 4095 characters). */
+static const char usage_more[] =
     "\n"
     "gemm:\n"
     "  --m M --n N --k K  sizes (any value >= 1); --size S sets all three\n"
     "  --type T           float (default), double (needs fp64) or int\n"
     "  --host-rungs       run the CPU loop-order rungs at any size (they are skipped when\n"
     "                     they would take seconds); --no-host-rungs never runs them\n"
+    "  --compare L[,L]    add vendor GEMMs as peers: cublas, clblast, openblas (host)\n"
+    "  --no-tuned         the rungs' defaults, not parameters cached by kladder tune\n"
     "\n"
     "copy:\n"
     "  --n N (or --size)  elements of 4 bytes (default 2^24 on a GPU, 2^22 on a CPU)\n"
@@ -101,7 +108,19 @@ static const char usage[] =
     "  --refresh          measure again even when ceilings are cached for this device\n"
     "  --bytes B          buffer size for bandwidth and transfers (default: by device)\n"
     "  --vec W[,W...]     vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)\n"
-    "  --quick            a small search space (for tests; ceilings are then not cached)\n";
+    "  --quick            a small search space (for tests; ceilings are then not cached)\n"
+    "\n"
+    "tune gemm (the size, --type, --rung, protocol and device options as for gemm):\n"
+    "  --budget T         wall time for the search (default 60s), shared by the rungs tuned\n"
+    "                     (default: every device rung with parameters)\n"
+    "  --exhaustive       try every candidate of the space (no budget unless --budget)\n"
+    "  --show, --clear    list or remove this device's tuned parameters; --all: every device\n";
+
+static void print_usage(void)
+{
+    fputs(usage, stdout);
+    fputs(usage_more, stdout);
+}
 
 enum command {
     CMD_MAIN,
@@ -111,7 +130,8 @@ enum command {
     CMD_COPY,
     CMD_ROWDOT,
     CMD_GEMV,
-    CMD_BLUR
+    CMD_BLUR,
+    CMD_TUNE
 };
 
 struct cli {
@@ -128,9 +148,15 @@ struct cli {
     enum kl_type type;
     /* rowdot */
     int rows, d;
-    /* gemv */
+    /* gemv, gemm */
     const char *peers[MAX_ITEMS];
     int npeers;
+    int no_tuned; /* gemm: the defaults, not tuned parameters */
+    /* tune */
+    const char *workload;
+    double budget;
+    int budget_set, exhaustive, show, clear, all;
+    int timing_set; /* --warmup, --repeats or --min-time given */
     /* blur */
     const char *input, *output_rung, *image_out;
     int width, height, radius, pixel_uchar4;
@@ -153,11 +179,12 @@ static int fail_usage(const char *msg)
 }
 
 /* Which commands an option belongs to. */
-#define ON_ALL 0xff
+#define ON_ALL 0x1ff
 #define ON(c) (1u << (c))
 #define ON_LADDERS                                                                                 \
     (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR))
 #define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
+#define ON_TUNE ON(CMD_TUNE)
 
 struct option {
     const char *name;
@@ -167,8 +194,8 @@ struct option {
 
 static const struct option options[] = {
     {"--device", 1, ON_ALL},
-    {"--backend", 1, ON_RUNS},
-    {"--kernel-dir", 1, ON_RUNS},
+    {"--backend", 1, ON_RUNS | ON_TUNE},
+    {"--kernel-dir", 1, ON_RUNS | ON_TUNE},
     {"--format", 1, ON_RUNS},
     {"--output", 1, ON_RUNS},
     {"-o", 1, ON_RUNS},
@@ -176,19 +203,25 @@ static const struct option options[] = {
     {"--report", 1, ON_LADDERS},
     {"--quiet", 0, ON_ALL},
     {"-q", 0, ON_ALL},
-    {"--seed", 1, ON_RUNS},
-    {"--warmup", 1, ON_RUNS},
-    {"--repeats", 1, ON_RUNS},
-    {"--min-time", 1, ON_RUNS},
-    {"--rung", 1, ON_LADDERS},
+    {"--seed", 1, ON_RUNS | ON_TUNE},
+    {"--warmup", 1, ON_RUNS | ON_TUNE},
+    {"--repeats", 1, ON_RUNS | ON_TUNE},
+    {"--min-time", 1, ON_RUNS | ON_TUNE},
+    {"--rung", 1, ON_LADDERS | ON_TUNE},
     {"--param", 1, ON_LADDERS},
     {"--list-rungs", 0, ON_LADDERS},
-    {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV)},
-    {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM)},
-    {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV)},
-    {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV)},
-    {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_ROWDOT) | ON(CMD_GEMV)},
-    {"--compare", 1, ON(CMD_GEMV)},
+    {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV) | ON_TUNE},
+    {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE},
+    {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
+    {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
+    {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON_TUNE},
+    {"--compare", 1, ON(CMD_GEMV) | ON(CMD_GEMM)},
+    {"--no-tuned", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
+    {"--budget", 1, ON_TUNE},
+    {"--exhaustive", 0, ON_TUNE},
+    {"--show", 0, ON_TUNE},
+    {"--clear", 0, ON_TUNE},
+    {"--all", 0, ON_TUNE},
     {"--input", 1, ON(CMD_BLUR)},
     {"--width", 1, ON(CMD_BLUR)},
     {"--height", 1, ON(CMD_BLUR)},
@@ -208,8 +241,8 @@ static const struct option options[] = {
     {"--quick", 0, ON(CMD_PEAK)},
 };
 
-static const char *const command_names[] = {"(none)", "devices", "peak", "gemm",
-                                            "copy",   "rowdot",  "gemv", "blur"};
+static const char *const command_names[] = {"(none)", "devices", "peak", "gemm", "copy",
+                                            "rowdot", "gemv",    "blur", "tune"};
 
 /* Handles one option with its value (NULL when it takes none); 0 or an exit code. */
 static int apply(struct cli *c, const char *opt, const char *val)
@@ -249,6 +282,7 @@ static int apply(struct cli *c, const char *opt, const char *val)
         c->quiet = 1;
     } else if (IS("--seed") || IS("--warmup") || IS("--repeats") || IS("--min-time")) {
         c->protocol_set = 1;
+        c->timing_set |= !IS("--seed");
         if (IS("--seed")) {
             NUMBER(0, 2147483647L);
             c->seed = (unsigned long long)v;
@@ -325,7 +359,8 @@ static int apply(struct cli *c, const char *opt, const char *val)
     } else if (IS("--compare")) {
         int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
         if (n == 0)
-            return fail_usage("--compare needs a library name (clblast, cublas)");
+            return fail_usage("--compare needs a library name (gemm: cublas, clblast, openblas; "
+                              "gemv: clblast, cublas)");
         for (int a = c->npeers; a < c->npeers + n; a++)
             for (int b = 0; b < a; b++)
                 if (strcmp(c->peers[a], c->peers[b]) == 0) {
@@ -341,6 +376,20 @@ static int apply(struct cli *c, const char *opt, const char *val)
             snprintf(err, sizeof err, "unknown type \"%s\" (float, double or int)", val);
             return fail_usage(err);
         }
+    } else if (IS("--no-tuned")) {
+        c->no_tuned = 1;
+    } else if (IS("--budget")) {
+        if (kl_parse_seconds(opt, val, 0.001, 86400, &c->budget, err, sizeof err) != 0)
+            return fail_usage(err);
+        c->budget_set = 1;
+    } else if (IS("--exhaustive")) {
+        c->exhaustive = 1;
+    } else if (IS("--show")) {
+        c->show = 1;
+    } else if (IS("--clear")) {
+        c->clear = 1;
+    } else if (IS("--all")) {
+        c->all = 1;
     } else if (IS("--host-rungs")) {
         c->host_rungs = 1;
     } else if (IS("--no-host-rungs")) {
@@ -403,7 +452,7 @@ static int parse(int argc, char **argv, struct cli *c)
             return fail_usage(err);
         }
         if (strcmp(cmd, "help") == 0) {
-            fputs(usage, stdout);
+            print_usage();
             exit(0);
         }
         if (strcmp(cmd, "version") == 0) {
@@ -419,9 +468,18 @@ static int parse(int argc, char **argv, struct cli *c)
         if (!found) {
             snprintf(err, sizeof err,
                      "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, blur, "
-                     "report, compare, help, version)",
+                     "tune, report, compare, help, version)",
                      cmd);
             return fail_usage(err);
+        }
+        /* kladder tune WORKLOAD: gemm is the one with a tuner. */
+        if (c->command == CMD_TUNE && i < argc && argv[i][0] != '-') {
+            c->workload = argv[i++];
+            if (strcmp(c->workload, "gemm") != 0) {
+                snprintf(err, sizeof err, "kladder tune knows one workload, gemm (got \"%s\")",
+                         c->workload);
+                return fail_usage(err);
+            }
         }
     }
     for (; i < argc; i++) {
@@ -429,7 +487,7 @@ static int parse(int argc, char **argv, struct cli *c)
         const char *opt = argv[i], *val = NULL, *eq = strchr(opt, '=');
         const struct option *o = NULL;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage, stdout);
+            print_usage();
             exit(0);
         }
         /* --opt=value and --opt value both work. */
@@ -473,9 +531,21 @@ static int parse(int argc, char **argv, struct cli *c)
         return fail_usage("--max-n sets the end of a --sweep; give --sweep too");
     if (c->command == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
         return fail_usage("give both --m and --n, or --size");
-    if (c->mnk_set && (c->command == CMD_GEMM || c->command == CMD_MAIN) &&
+    if (c->mnk_set &&
+        (c->command == CMD_GEMM || c->command == CMD_MAIN || c->command == CMD_TUNE) &&
         (!c->M || !c->N || !c->K))
         return fail_usage("give all of --m, --n and --k, or --size");
+    if (c->command == CMD_TUNE) {
+        if (c->show && c->clear)
+            return fail_usage("--show and --clear: one at a time");
+        if ((c->show || c->clear) && (c->size_set || c->mnk_set || c->nrungs || c->budget_set ||
+                                      c->exhaustive || c->protocol_set))
+            return fail_usage("--show and --clear take only --all, --device and --backend");
+        if (c->all && !c->show && !c->clear)
+            return fail_usage("--all goes with --show or --clear");
+        if (!c->show && !c->clear && !c->workload)
+            return fail_usage("tune needs a workload: kladder tune gemm (or --show, --clear)");
+    }
     return 0;
 }
 
@@ -721,6 +791,7 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.host_rungs = c->host_rungs;
+    req.peers = c->peers, req.npeers = c->npeers;
     if (c->command == CMD_MAIN) {
         /* Part of the table on a terminal; kept out of CSV, JSON and files. */
         FILE *f = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
@@ -732,6 +803,10 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
         fprintf(f, "; GEMM ladder at %d×%d×%d\n\n", c->M, c->N, c->K);
         fflush(f);
     }
+    /* Parameters cached by `kladder tune` for this device, type and size class. */
+    static struct kl_cli_tuned tuned;
+    if (!c->no_tuned)
+        kl_cli_tuned_apply(kl, &req, &tuned, stderr);
     return kl_gemm_ladder(kl, &req, rep);
 }
 
@@ -873,6 +948,36 @@ static int run_peak(struct cli *c, struct outputs *o)
     return finish(c, kl, st, &rep, o);
 }
 
+/* kladder tune: the device (not needed to show or clear every device's cache), then the tuner. */
+static int run_tune(const struct cli *c)
+{
+    struct kl_cli_tune t;
+    struct kl_context *kl = NULL;
+    memset(&t, 0, sizeof t);
+    t.show = c->show, t.clear = c->clear, t.all = c->all;
+    t.exhaustive = c->exhaustive;
+    /* --exhaustive tries the whole space unless a budget is given too. */
+    t.budget_s = c->budget_set ? c->budget : c->exhaustive ? 0 : 60;
+    t.budget_set = c->budget_set;
+    t.M = c->M, t.N = c->N, t.K = c->K;
+    t.type = c->type;
+    t.rungs = c->rungs, t.nrungs = c->nrungs;
+    t.seed = c->seed;
+    t.protocol = c->protocol;
+    t.protocol_set = c->timing_set;
+    t.quiet = c->quiet;
+    if (!((c->show || c->clear) && c->all)) {
+        int rc = open_device(c, &kl);
+        if (rc)
+            return rc;
+    }
+    int rc = kl_cli_tune(kl, &t, stdout);
+    kl_progress_done();
+    if (kl)
+        kl_close(kl);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct cli c;
@@ -891,6 +996,8 @@ int main(int argc, char **argv)
     }
     if (c.command == CMD_DEVICES)
         return kl_cli_devices(stdout, stderr);
+    if (c.command == CMD_TUNE)
+        return run_tune(&c);
     struct outputs o;
     if ((rc = open_outputs(&c, &o)) != 0)
         return rc;

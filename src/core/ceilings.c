@@ -36,7 +36,7 @@ static const struct field fields[] = {
 };
 #define FIELD_COUNT (sizeof fields / sizeof *fields)
 
-static uint64_t fnv1a(const char *s, size_t n)
+uint64_t kl_cache_hash(const char *s, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < n; i++)
@@ -44,7 +44,7 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-static void cache_dir(char *out, size_t n)
+void kl_cache_dir(char *out, size_t n)
 {
     const char *dir = getenv("KLADDER_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
                *home = getenv("HOME");
@@ -57,7 +57,7 @@ static void cache_dir(char *out, size_t n)
 }
 
 /* The identity a cache belongs to; a driver update means new ceilings. */
-static void identity(const struct kl_device_info *dev, const char *backend, char *out, size_t n)
+void kl_cache_identity(const struct kl_device_info *dev, const char *backend, char *out, size_t n)
 {
     snprintf(out, n, "%s|%s|%s|%s", backend, dev->platform, dev->name, dev->driver_version);
 }
@@ -65,9 +65,10 @@ static void identity(const struct kl_device_info *dev, const char *backend, char
 void kl_ceilings_path(const struct kl_device_info *dev, const char *backend, char *out, size_t n)
 {
     char dir[3072], id[1024];
-    cache_dir(dir, sizeof dir);
-    identity(dev, backend, id, sizeof id);
-    snprintf(out, n, "%s/ceilings-%016llx.txt", dir, (unsigned long long)fnv1a(id, strlen(id)));
+    kl_cache_dir(dir, sizeof dir);
+    kl_cache_identity(dev, backend, id, sizeof id);
+    snprintf(out, n, "%s/ceilings-%016llx.txt", dir,
+             (unsigned long long)kl_cache_hash(id, strlen(id)));
 }
 
 int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
@@ -85,13 +86,13 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
         snprintf(warn, n, "cannot read the ceiling cache %s (%s); remeasuring", path, e.msg);
         return -1;
     }
-    identity(dev, backend, id, sizeof id);
+    kl_cache_identity(dev, backend, id, sizeof id);
     /* The last line is "checksum <hex>" over everything before it. */
     char *sum = strstr(text, "\nchecksum ");
     unsigned long long want = 0;
     int ok = strncmp(text, HEADER "\n", strlen(HEADER) + 1) == 0 && sum &&
              sscanf(sum + 10, "%llx", &want) == 1 &&
-             want == (unsigned long long)fnv1a(text, (size_t)(sum - text + 1));
+             want == (unsigned long long)kl_cache_hash(text, (size_t)(sum - text + 1));
     /* strtok only when the file passed the checks: strtok(NULL) would resume an old scan. */
     char *first = ok ? strtok(text + strlen(HEADER) + 1, "\n") : NULL;
     for (char *line = first; ok && line; line = strtok(NULL, "\n")) {
@@ -157,15 +158,11 @@ static int make_dirs(const char *path)
 enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *backend,
                                 const struct kl_ceilings *c, struct kl_err *e)
 {
-    char dir[3072], path[4096], tmp[4200], id[1024];
+    char path[4096], id[1024];
     char text[8192];
     size_t used;
-    cache_dir(dir, sizeof dir);
-    if (make_dirs(dir) != 0)
-        return kl_fail(e, KL_ERR_IO, "cannot create the cache directory %s: %s", dir,
-                       strerror(errno));
     kl_ceilings_path(dev, backend, path, sizeof path);
-    identity(dev, backend, id, sizeof id);
+    kl_cache_identity(dev, backend, id, sizeof id);
     used = (size_t)snprintf(text, sizeof text, HEADER "\nidentity %s\n", id);
     for (size_t i = 0; i < FIELD_COUNT && used < sizeof text; i++) {
         const char *src = (const char *)c + fields[i].offset;
@@ -179,8 +176,17 @@ enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *ba
     if (used >= sizeof text - 40)
         return kl_fail(e, KL_ERR_IO, "ceiling cache text too long");
     snprintf(text + used, sizeof text - used, "checksum %016llx\n",
-             (unsigned long long)fnv1a(text, used));
+             (unsigned long long)kl_cache_hash(text, used));
+    return kl_cache_write(path, text, e);
+}
 
+enum kl_status kl_cache_write(const char *path, const char *text, struct kl_err *e)
+{
+    char dir[3072], tmp[4200];
+    kl_cache_dir(dir, sizeof dir);
+    if (make_dirs(dir) != 0)
+        return kl_fail(e, KL_ERR_IO, "cannot create the cache directory %s: %s", dir,
+                       strerror(errno));
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f)

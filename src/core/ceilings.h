@@ -11,6 +11,7 @@
 #define KL_CEILINGS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/backend.h"
 
@@ -40,5 +41,17 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
 /* Writes the cache atomically (temporary file, then rename). */
 enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *backend,
                                 const struct kl_ceilings *c, struct kl_err *e);
+
+/*
+ * What every per-device cache file (these ceilings, tuned parameters) shares:
+ * the directory ($KLADDER_CACHE_DIR, else $XDG_CACHE_HOME/kladder, else
+ * ~/.cache/kladder), the identity line (backend, platform, device, driver),
+ * FNV-1a for file names and checksums, and the atomic write (the directory
+ * made as needed, a temporary file renamed into place).
+ */
+void kl_cache_dir(char *out, size_t n);
+void kl_cache_identity(const struct kl_device_info *dev, const char *backend, char *out, size_t n);
+uint64_t kl_cache_hash(const char *s, size_t n);
+enum kl_status kl_cache_write(const char *path, const char *text, struct kl_err *e);
 
 #endif /* KL_CEILINGS_H */

@@ -1,5 +1,7 @@
+#include <stdio.h>
 #include <string.h>
 
+#include "core/report.h"
 #include "peers/peers_impl.h"
 
 enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
@@ -14,6 +16,25 @@ enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
 }
 
 const char kl_gemm_peer_names[] = "cublas, clblast or openblas";
+
+int kl_peer_gemm_known(const char *name)
+{
+    return strcmp(name, "cublas") == 0 || strcmp(name, "clblast") == 0 ||
+           strcmp(name, "openblas") == 0;
+}
+
+int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)
+{
+    if (st != KL_OK) {
+        /* Absent or unable: skipped; failing: a failed row, not the end of the ladder. */
+        res->status = st == KL_ERR_UNSUPPORTED ? KL_RESULT_SKIPPED : KL_RESULT_FAILED;
+        snprintf(res->note, sizeof res->note, "%.500s", e->msg);
+        return 0;
+    }
+    snprintf(res->options, sizeof res->options, "%s", what);
+    res->status = KL_RESULT_VERIFIED; /* until the check says otherwise */
+    return 1;
+}
 
 enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             const struct kl_gemm_problem *p, const struct kl_protocol *proto,

@@ -50,5 +50,18 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
 
 /* The peers kl_peer_gemm knows, for messages: "cublas, clblast or openblas". */
 extern const char kl_gemm_peer_names[];
+/* 1 when kl_peer_gemm knows name. */
+int kl_peer_gemm_known(const char *name);
+
+struct kl_result;
+/*
+ * The row of a peer after its run returned st (e the reason): a library
+ * that is absent or cannot take the problem (KL_ERR_UNSUPPORTED) is a
+ * skipped row and any other error a failed one, each with the reason; on
+ * success what ran goes into the row's options. Returns 1 when the row's
+ * result is to be verified, as every rung's is.
+ */
+int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e,
+                const char *what);
 
 #endif /* KL_PEERS_H */

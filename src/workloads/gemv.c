@@ -216,16 +216,8 @@ static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_
     p.layout = layout;
     p.A = layout == KL_ROW_MAJOR ? g->A_row : g->A_col;
     enum kl_status st = kl_peer_gemv(kl, peer, &p, proto, out->host, &stats, what, sizeof what, &e);
-    if (st == KL_ERR_UNSUPPORTED) {
-        res->status = KL_RESULT_SKIPPED;
-        snprintf(res->note, sizeof res->note, "%.500s", e.msg);
+    if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
-    }
-    if (st != KL_OK) {
-        snprintf(res->note, sizeof res->note, "%.500s", e.msg);
-        return KL_OK; /* a failing peer is a failed row, not the end of the ladder */
-    }
-    snprintf(res->options, sizeof res->options, "%s", what);
     kl_vecout_judge(out, out->host, factor, res);
     if (res->status == KL_RESULT_VERIFIED) {
         kl_result_set_stats(res, &stats);

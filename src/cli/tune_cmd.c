@@ -1,0 +1,501 @@
+/*
+ * `kladder tune gemm`: for each chosen rung, its parameter space
+ * (tune/tune.c), a search of it under the budget, the best verified
+ * candidate printed and stored in the device's tuning cache
+ * (tune/cache.c). `kladder tune --show` lists the cache, `--clear` removes
+ * it; `kladder gemm` picks the cached parameters up (kl_cli_tuned_apply).
+ * Progress and rejected candidates go to standard error, results to
+ * standard output.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/tune_cmd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ceilings.h"
+#include "core/measure.h"
+#include "core/progress.h"
+#include "core/util.h"
+#include "tune/tune.h"
+
+enum { EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
+
+static int status_exit(enum kl_status st)
+{
+    return st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_IO
+               ? EXIT_USAGE
+               : EXIT_RUNTIME;
+}
+
+/* ---- --show and --clear ---------------------------------------------------- */
+
+static void show_file(const struct kl_tuned_file *f, FILE *out)
+{
+    fprintf(out, "%s\n  identity: %s\n", f->path, f->identity);
+    if (f->count == 0) {
+        fprintf(out, "  (no entries)\n");
+        return;
+    }
+    fprintf(out, "  %-18s %-6s %-5s %-16s %-36s %10s %9s %-20s %7s %11s %-10s %s\n", "rung", "type",
+            "class", "tuned at", "parameters", "GFLOP/s", "x default", "date", "budget",
+            "tried/space", "strategy", "kladder");
+    for (int i = 0; i < f->count; i++) {
+        const struct kl_tuned *x = &f->entries[i];
+        char budget[32], ratio[32], ts[32];
+        if (x->budget_s > 0)
+            snprintf(budget, sizeof budget, "%.3g s", x->budget_s);
+        else
+            snprintf(budget, sizeof budget, "none");
+        if (x->default_gflops > 0)
+            snprintf(ratio, sizeof ratio, "%.2f", x->gflops / x->default_gflops);
+        else
+            snprintf(ratio, sizeof ratio, "-");
+        snprintf(ts, sizeof ts, "%d/%d", x->tried, x->space);
+        fprintf(out, "  %-18s %-6s 2^%-3d %-16s %-36s %10.2f %9s %-20s %7s %11s %-10s %s\n",
+                x->rung, kl_type_name(x->type), x->size_class, x->size, x->params, x->gflops, ratio,
+                x->date, budget, ts, x->strategy, x->version);
+    }
+}
+
+static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+{
+    char warn[8192], dir[3072];
+    struct kl_tuned_file f;
+    struct kl_err e;
+    kl_cache_dir(dir, sizeof dir);
+    if (!t->all) {
+        int got = kl_tuned_load(&kl->info, kl->ops->name, &f, warn, sizeof warn);
+        if (got < 0)
+            fprintf(stderr, "kladder: warning: %s\n", warn);
+        if (got == 1)
+            show_file(&f, out);
+        else
+            fprintf(out,
+                    "no tuned parameters for %s (%s) in %s; `kladder tune gemm` finds them "
+                    "(--all lists every device's)\n",
+                    kl->info.name, kl->ops->name, dir);
+        kl_tuned_free(&f);
+        return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
+    }
+    char **paths;
+    int n;
+    enum kl_status st = kl_tuned_list(&paths, &n, &e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", e.msg);
+        return status_exit(st);
+    }
+    int shown = 0;
+    for (int i = 0; i < n; i++) {
+        if (kl_tuned_read(paths[i], NULL, &f, warn, sizeof warn) < 0) {
+            fprintf(stderr, "kladder: warning: %s\n", warn);
+            continue;
+        }
+        if (shown++)
+            fputc('\n', out);
+        show_file(&f, out);
+        kl_tuned_free(&f);
+    }
+    if (!shown)
+        fprintf(out, "no tuned parameters in %s\n", dir);
+    kl_tuned_list_free(paths, n);
+    return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
+}
+
+static int clear(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+{
+    char path[4096];
+    struct kl_err e;
+    int rc = 0;
+    if (!t->all) {
+        kl_tuned_path(&kl->info, kl->ops->name, path, sizeof path);
+        if (remove(path) == 0)
+            fprintf(out, "removed %s (%s, %s)\n", path, kl->info.name, kl->ops->name);
+        else if (errno == ENOENT)
+            fprintf(out, "no tuned parameters for %s (%s): nothing to remove\n", kl->info.name,
+                    kl->ops->name);
+        else {
+            fprintf(stderr, "kladder: cannot remove %s: %s\n", path, strerror(errno));
+            rc = EXIT_USAGE;
+        }
+        return rc;
+    }
+    char **paths;
+    int n;
+    enum kl_status st = kl_tuned_list(&paths, &n, &e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", e.msg);
+        return status_exit(st);
+    }
+    for (int i = 0; i < n; i++) {
+        if (remove(paths[i]) == 0) {
+            fprintf(out, "removed %s\n", paths[i]);
+        } else {
+            fprintf(stderr, "kladder: cannot remove %s: %s\n", paths[i], strerror(errno));
+            rc = EXIT_USAGE;
+        }
+    }
+    if (n == 0) {
+        char dir[3072];
+        kl_cache_dir(dir, sizeof dir);
+        fprintf(out, "no tuned parameters in %s: nothing to remove\n", dir);
+    }
+    kl_tuned_list_free(paths, n);
+    return rc;
+}
+
+/* ---- tuning ---------------------------------------------------------------- */
+
+struct log_ctx {
+    const struct kl_gemm_rung *rung;
+    const struct kl_tune_space *space;
+    double flops;
+    double last_best;
+    int quiet;
+};
+
+static void on_candidate(void *arg, const struct kl_tune_state *st, const char *config,
+                         enum kl_tune_verdict v, const struct kl_result *res)
+{
+    struct log_ctx *c = arg;
+    if (v == KL_TUNE_REJECTED) {
+        kl_progress_done();
+        fprintf(stderr, "kladder tune: rejected %s %s: %s\n", c->rung->name, config, res->note);
+    }
+    if (c->quiet || st->confirming)
+        return;
+    if (v == KL_TUNE_ABANDONED || v == KL_TUNE_UNSUPPORTED) {
+        kl_progress_done();
+        fprintf(stderr, "kladder tune: %s %s %s: %s\n",
+                v == KL_TUNE_ABANDONED ? "abandoned" : "unsupported", c->rung->name, config,
+                res->note);
+    }
+    if (st->best_median > 0 && st->best_median != c->last_best) {
+        c->last_best = st->best_median;
+        kl_progress_done();
+        fprintf(stderr,
+                "kladder tune: %s best so far %s: %.4g GFLOP/s (%.3f ms); tried %d of %d, "
+                "rejected %d, abandoned %d, %ld pruned; %.1f s\n",
+                c->rung->name, config, c->flops / st->best_median * 1e-9, st->best_median * 1e3,
+                st->tried, c->space->count, st->rejected, st->abandoned,
+                c->space->pruned + c->space->pruned_rules, st->elapsed_s);
+    }
+    kl_progress_step(st->tried > 0 ? st->tried - 1 : 0, c->space->count,
+                     "tune %s: best %.4g GFLOP/s", c->rung->name,
+                     st->best_median > 0 ? c->flops / st->best_median * 1e-9 : 0.0);
+}
+
+/* The roofline bound of this product on this device from `kladder peak`'s cache, 0: unknown. */
+static double roof_gflops(struct kl_context *kl, enum kl_type t, int M, int N, int K)
+{
+    struct kl_ceilings c;
+    char warn[1024];
+    if (kl_ceilings_load(&kl->info, kl->ops->name, &c, warn, sizeof warn) != 1)
+        return 0;
+    double peak = t == KL_FLOAT ? c.f32_gflops : c.f64_gflops;
+    double es = (double)kl_type_size(t), m = M, n = N, k = K;
+    double ai = 2 * m * n * k / ((m * k + k * n + m * n) * es);
+    double bw = ai * c.copy_gbps;
+    if (peak <= 0 || bw <= 0)
+        return 0;
+    return peak < bw ? peak : bw;
+}
+
+static void print_result(FILE *out, const char *what, const char *params, const struct kl_result *r,
+                         double flops, double roof)
+{
+    fprintf(out, "%-10s %-40s median %.4f ms  %10.2f GFLOP/s", what, params, r->median_s * 1e3,
+            flops / r->median_s * 1e-9);
+    if (roof > 0)
+        fprintf(out, "  %.1f%% of roof", 100.0 * flops / r->median_s * 1e-9 / roof);
+}
+
+/* Tunes one rung: the space, the search, the result on out and in the cache. */
+static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
+                     const struct kl_cli_tune *t, int M, int N, int K, double budget, FILE *out)
+{
+    struct kl_tune_space s;
+    struct kl_tune_request q;
+    struct kl_tune_outcome o;
+    struct kl_err *e = &kl->err;
+    double flops = 2.0 * M * (double)N * K;
+    int cls = kl_tune_size_class(M, N, K);
+    enum kl_status st = kl_tune_space_build(kl, r, t->type, M, N, K, &s, e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", e->msg);
+        return status_exit(st);
+    }
+    fprintf(out, "\nkladder tune gemm  %s  %s  M=%d N=%d K=%d (size class 2^%d)\n", r->name,
+            kl_type_name(t->type), M, N, K, cls);
+    fprintf(out, "space:     %ld combinations of", s.combinations);
+    for (int p = 0; p < s.nparams; p++)
+        fprintf(out, "%s %s (%d)", p ? "," : "", r->params[p].name, s.nvalues[p]);
+    fprintf(out,
+            "; %ld pruned by constraints and device limits, %ld by the sensible-space rules; "
+            "%d candidates\n",
+            s.pruned, s.pruned_rules, s.count);
+    if (s.count == 0 && kl_gemm_check(kl, r, NULL, 0, t->type, M, N, NULL, e) != KL_OK) {
+        fprintf(stderr, "kladder: rung %s: no candidate fits this device at %d×%d×%d (%s)\n",
+                r->name, M, N, K, e->msg);
+        kl_tune_space_free(&s);
+        return EXIT_USAGE;
+    }
+    memset(&q, 0, sizeof q);
+    q.type = t->type;
+    q.M = M, q.N = N, q.K = K;
+    q.seed = t->seed;
+    q.budget_s = budget;
+    q.exhaustive = t->exhaustive;
+    if (t->protocol_set) {
+        q.search = q.confirm = t->protocol;
+    } else {
+        /* Candidates are timed briefly; the best few again by the full protocol. */
+        q.search = (struct kl_protocol){1, 3, 0.02, 100000};
+        kl_protocol_default(&q.confirm);
+        q.confirm_count = 3;
+    }
+    q.roof_gflops = roof_gflops(kl, t->type, M, N, K);
+    q.start = kl_now();
+    struct log_ctx lc = {r, &s, flops, 0, t->quiet};
+    q.on_candidate = on_candidate;
+    q.arg = &lc;
+    st = kl_tune_search(kl, b, &s, &q, &o);
+    kl_progress_done();
+    fprintf(out, "strategy:  %s",
+            strcmp(o.strategy, "exhaustive") == 0
+                ? "exhaustive (every candidate, the defaults first)"
+                : "the defaults, a random sample, then best-first local "
+                  "search (one parameter one step)");
+    if (budget > 0)
+        fprintf(out, ", budget %.3g s", budget);
+    else
+        fprintf(out, ", no budget");
+    if (o.stopped_at_roof)
+        fprintf(out, "; stopped at 95%% of the roofline (%.1f GFLOP/s)", q.roof_gflops);
+    else if (o.exhaustive)
+        fprintf(out, "; every candidate tried");
+    else if (o.out_of_time)
+        fprintf(out, "; stopped when the budget ran out");
+    fprintf(out,
+            "\ntried:     %d candidates in %.1f s: %d verified, %d rejected, %d abandoned, %d "
+            "unsupported after their build\n",
+            o.state.tried, o.state.elapsed_s, o.state.verified, o.state.rejected, o.state.abandoned,
+            o.state.unsupported);
+    if (st != KL_OK) {
+        kl_tune_space_free(&s);
+        fflush(out);
+        fprintf(stderr, "kladder: %s\n", e->msg);
+        return status_exit(st);
+    }
+    if (o.have_default) {
+        print_result(out, "default:", o.default_params, &o.dflt, flops, q.roof_gflops);
+        fputc('\n', out);
+    }
+    if (!o.have_best) {
+        kl_tune_space_free(&s);
+        if (o.state.rejected) {
+            fprintf(out, "best:      none: no candidate was verified (the rejected ones are on "
+                         "standard error)\n");
+            return EXIT_VERIFY;
+        }
+        if (o.out_of_time || o.state.abandoned) {
+            fprintf(out, "best:      none: the budget ran out before a candidate was timed; not "
+                         "tuned\n");
+            return 0;
+        }
+        fprintf(out, "best:      none: no candidate could run on this device\n");
+        return o.state.unsupported ? EXIT_USAGE : EXIT_RUNTIME;
+    }
+    print_result(out, "best:", o.best_params, &o.best, flops, q.roof_gflops);
+    if (o.have_default)
+        fprintf(out, "  %.2fx the default", o.dflt.median_s / o.best.median_s);
+    fprintf(out, "\n");
+
+    struct kl_tuned x;
+    char warn[8192] = "", path[4096];
+    memset(&x, 0, sizeof x);
+    snprintf(x.workload, sizeof x.workload, "gemm");
+    snprintf(x.rung, sizeof x.rung, "%s", r->name);
+    x.type = t->type;
+    x.size_class = cls;
+    snprintf(x.params, sizeof x.params, "%s", o.best_params);
+    snprintf(x.size, sizeof x.size, "%dx%dx%d", M, N, K);
+    x.median_s = o.best.median_s;
+    x.gflops = flops / o.best.median_s * 1e-9;
+    x.default_gflops = o.have_default ? flops / o.dflt.median_s * 1e-9 : 0;
+    kl_utc_now(x.date, sizeof x.date);
+    snprintf(x.version, sizeof x.version, "%s", KLADDER_VERSION);
+    x.budget_s = round(budget * 10) / 10;
+    x.tried = o.state.tried;
+    x.space = s.count;
+    snprintf(x.strategy, sizeof x.strategy, "%s", o.strategy);
+    kl_tune_space_free(&s);
+    st = kl_tuned_store(&kl->info, kl->ops->name, &x, warn, sizeof warn, e);
+    if (warn[0])
+        fprintf(stderr, "kladder: warning: %s (it is replaced)\n", warn);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: the tuned parameters were not saved: %s\n", e->msg);
+        return status_exit(st);
+    }
+    kl_tuned_path(&kl->info, kl->ops->name, path, sizeof path);
+    fprintf(out, "saved:     %s\n", path);
+    return 0;
+}
+
+int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+{
+    if (t->show)
+        return show(kl, t, out);
+    if (t->clear)
+        return clear(kl, t, out);
+    double start = kl_now();
+    struct kl_err *e = &kl->err;
+    if (t->type != KL_FLOAT && t->type != KL_DOUBLE) {
+        fprintf(stderr, "kladder: tune gemm tunes float or double, not --type %s\n",
+                kl_type_name(t->type));
+        return EXIT_USAGE;
+    }
+    const struct kl_gemm_rung *chosen[64];
+    int n = 0;
+    for (int j = 0; j < t->nrungs; j++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_find(t->rungs[j]);
+        if (!r) {
+            fprintf(stderr, "kladder: unknown or ambiguous rung \"%s\"; rungs are:", t->rungs[j]);
+            for (int i = 0; i < kl_gemm_rung_count(); i++)
+                fprintf(stderr, " %s", kl_gemm_rung_at(i)->name);
+            fputc('\n', stderr);
+            return EXIT_USAGE;
+        }
+        if (!r->file || kl_param_count(r->params) == 0) {
+            fprintf(stderr, "kladder: rung %s has no parameters to tune (%s)\n", r->name,
+                    r->file ? "none declared" : "it is a host loop");
+            return EXIT_USAGE;
+        }
+        int dup = 0;
+        for (int i = 0; i < n; i++)
+            dup |= chosen[i] == r;
+        if (!dup && n < 64)
+            chosen[n++] = r;
+    }
+    for (int i = 0; t->nrungs == 0 && i < kl_gemm_rung_count() && n < 64; i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        if (r->file && kl_param_count(r->params) > 0)
+            chosen[n++] = r;
+    }
+    int M = t->M ? t->M : kl->info.is_gpu ? 2048 : 512;
+    int N = t->N ? t->N : M, K = t->K ? t->K : M;
+    struct kl_gemm_bench *b;
+    enum kl_status st = kl_gemm_bench_open(kl, t->type, M, N, K, t->seed, &b);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", e->msg);
+        return status_exit(st);
+    }
+    if (kl->ops == &kl_backend_opencl)
+        fprintf(out, "kladder tune  device %d:%d %s (%s; driver %s; opencl)\n", kl->platform,
+                kl->device, kl->info.name, kl->info.platform, kl->info.driver_version);
+    else
+        fprintf(out, "kladder tune  device %s:%d %s (driver %s)\n", kl->ops->name, kl->device,
+                kl->info.name, kl->info.driver_version);
+    fprintf(out, "reference: %s\n", kl_gemm_bench_reference(b));
+    if (t->protocol_set)
+        fprintf(out, "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s\n",
+                t->protocol.warmup, t->protocol.min_repeats, t->protocol.min_time);
+    else
+        fprintf(out, "protocol:  candidates 1 warm-up, >= 3 launches, >= 0.02 s; the best 3 and "
+                     "the defaults again with 2 warm-up, >= 5 launches, >= 0.1 s\n");
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        double budget = 0;
+        if (t->budget_s > 0) {
+            budget = (t->budget_s - (kl_now() - start)) / (n - i);
+            if (budget <= 0) {
+                fprintf(out, "\n%s: not tuned, the budget ran out\n", chosen[i]->name);
+                continue;
+            }
+        }
+        int r = tune_rung(kl, b, chosen[i], t, M, N, K, budget, out);
+        if (r == EXIT_RUNTIME) {
+            rc = r;
+            break;
+        }
+        if (r && (!rc || r < rc))
+            rc = r;
+    }
+    kl_gemm_bench_close(b);
+    if (fflush(out) != 0 || ferror(out))
+        rc = EXIT_RUNTIME;
+    return rc;
+}
+
+/* ---- the cached parameters in `kladder gemm` --------------------------------- */
+
+static int chosen_by(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)
+{
+    if (req->nrungs == 0)
+        return req->host_rungs >= 0 || r->geometry != KL_GEO_HOST;
+    for (int j = 0; j < req->nrungs; j++)
+        if (kl_gemm_rung_find(req->rungs[j]) == r)
+            return 1;
+    return 0;
+}
+
+/* Whether --param sets one of r's parameters. */
+static int user_set(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)
+{
+    for (int j = 0; j < req->nparams; j++) {
+        char name[64];
+        long v;
+        struct kl_err e;
+        if (kl_param_split(req->params[j], name, sizeof name, &v, &e) == KL_OK &&
+            kl_param_index(r->params, name) >= 0)
+            return 1;
+    }
+    return 0;
+}
+
+void kl_cli_tuned_apply(struct kl_context *kl, struct kl_gemm_request *req,
+                        struct kl_cli_tuned *hold, FILE *msg)
+{
+    struct kl_tuned_file f;
+    char warn[8192], line[2048];
+    size_t used = 0;
+    hold->count = 0;
+    req->tuned = hold->list;
+    req->ntuned = 0;
+    int got = kl_tuned_load(&kl->info, kl->ops->name, &f, warn, sizeof warn);
+    if (got < 0)
+        fprintf(msg, "kladder: warning: %s\n", warn);
+    if (got != 1)
+        return;
+    int cls = kl_tune_size_class(req->M, req->N, req->K);
+    line[0] = '\0';
+    for (int i = 0; i < kl_gemm_rung_count() && hold->count < KL_CLI_TUNED_MAX; i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        const struct kl_tuned *x = kl_tuned_find(&f, "gemm", r->name, req->type, cls);
+        if (!x || !chosen_by(req, r) || user_set(req, r))
+            continue;
+        int k = hold->count;
+        int n = kl_tuned_items(x->params, hold->buf[k], sizeof hold->buf[k], hold->items[k],
+                               KL_MAX_PARAMS);
+        struct kl_err e;
+        if (n < 1 ||
+            kl_gemm_check(kl, r, hold->items[k], n, req->type, req->M, req->N, NULL, &e) != KL_OK) {
+            fprintf(msg, "kladder: warning: ignoring the tuned parameters of %s (%s) in %s: %s\n",
+                    r->name, x->params, f.path, n < 1 ? "malformed" : e.msg);
+            continue;
+        }
+        hold->list[k] = (struct kl_gemm_rung_params){r->name, hold->items[k], n};
+        hold->count++;
+        if (used < sizeof line)
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s%s %s", k ? "; " : "",
+                                     r->name, x->params);
+    }
+    req->ntuned = hold->count;
+    if (hold->count)
+        fprintf(msg, "kladder: tuned parameters from %s (size class 2^%d): %s\n", f.path, cls,
+                line);
+    kl_tuned_free(&f);
+}
