@@ -17,7 +17,7 @@ run() {
 for b in opencl cuda; do
     run "peak_$b" peak --backend "$b" --refresh
     run "copy_$b" copy --backend "$b" --n 67108864 "${proto[@]}" "$@"
-    run "gemm_$b" gemm --backend "$b" --size 4096 "${proto[@]}" "$@"
+    run "gemm_$b" gemm --backend "$b" --size 2048 "${proto[@]}" "$@"
     run "rowdot_$b" rowdot --backend "$b" --rows 16384 --d 16384 "${proto[@]}" "$@"
     run "gemv_$b" gemv --backend "$b" --size 8192 "${proto[@]}" "$@"
     run "blur_float_$b" blur --backend "$b" --sigma 2 "${proto[@]}" "$@"
