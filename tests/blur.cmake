@@ -14,8 +14,9 @@ set(KL_BLUR_TESTS "")
 # out) on generated 1×1, 1×9, 9×1, 17×13 and 100×37 images with radius 0, 1
 # and one larger than the image, the verified rows counted: with the default
 # work-groups (and radii that overflow local and constant memory, radii from
-# --sigma, a --rung subset), with 4×4 work-groups, with 8×2 groups of one
-# pixel per work-item, and with eight pixels per work-item. One test per
+# --sigma, a --rung subset), with 4×4 work-groups (07_fused: strips of 5
+# rows, 3 rows loaded ahead), with 8×2 groups of one pixel per work-item,
+# and with eight pixels per work-item. One test per
 # pixel type and parameter set, so they run side by side (each builds its
 # own kernels: 15-75 s each on PoCL with 2 cores, -j2 and a cold kernel
 # cache).

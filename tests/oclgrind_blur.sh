@@ -106,20 +106,22 @@ case_() {
     local W=$1 H=$2 R=$3
     shift 3
     run 01,02,03,04,05,06,07 races,uninit --width "$W" --height "$H" --radius "$R" "$@"
-    # --param PX applies to 06_vector only; leave it out for 08.
+    # --param PX, SY and PF apply to 06_vector and 07_fused only; leave them
+    # out for 08.
     local p8=() a
     for a in "$@"; do
-        case $a in PX=*) unset 'p8[-1]' ;; *) p8+=("$a") ;; esac
+        case $a in PX=* | SY=* | PF=*) unset 'p8[-1]' ;; *) p8+=("$a") ;; esac
     done
     run 08 races --width "$W" --height "$H" --radius "$R" "${p8[@]}"
 }
 
 # Images smaller than a work-group in both directions, partial groups at
 # both edges, tiles whose halo is wider than the image, several groups of
-# 4×4 (with a halo narrower and wider than the tile), one pixel, a PX wider
-# than the image, one row of several groups.
-case_ 9 7 2 --param BX=4 --param BY=4
-case_ 11 9 6 --param BX=4 --param BY=4
+# 4×4 (with a halo narrower and wider than the tile; 07_fused: strips of 3
+# and 2 rows, running down and up, loaded 2 and 4 rows ahead), one pixel, a
+# PX wider than the image, one row of several groups.
+case_ 9 7 2 --param BX=4 --param BY=4 --param SY=3 --param PF=2
+case_ 11 9 6 --param BX=4 --param BY=4 --param SY=2 --param PF=4
 case_ 9 7 2
 case_ 5 3 4
 case_ 5 3 4 --param BX=4 --param BY=2 --param PX=8

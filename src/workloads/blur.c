@@ -15,6 +15,7 @@
 #include "core/ladder.h"
 #include "core/launch.h"
 #include "core/measure.h"
+#include "core/progress.h"
 #include "core/util.h"
 
 /* clang-format off */
@@ -61,11 +62,20 @@ static const struct kl_blur_rung rungs[] = {
      .px = 1,
      .params = {P_BX, P_BY, {"PX", 4, 1, 8, 1, 1, "pixels per work-item along x"}}},
     {.name = "07_fused",
-     .summary = "one pass: the tile with halo loaded once, rows then columns in local memory",
+     .summary = "one pass: each work-item slides a window of 2R+1 row results down a strip of "
+                "SY rows, rows staged in local memory; each input read about once",
      .file = "opencl/blur/07_fused.cl",
      .kind = KL_BLUR_FUSED,
-     .local = 3,
-     .params = {P_BX, P_BY}},
+     .local = 4,
+     .px = 2,
+     .sy = 1,
+     .params = {{"BX", 64, 1, 1024, 1, 0, "work-group width (work-items)"},
+                {"PX", 2, 1, 8, 1, 1,
+                 "floats per work-item along x (uchar4: PX/4 pixels, at least 1), halved while "
+                 "2R+1 rows of them exceed 64 floats"},
+                {"SY", 64, 1, 4096, 1, 0, "rows per work-item (the strip's height)"},
+                {"PF", 1, 1, 8, 1, 0,
+                 "input rows loaded ahead per work-item (at most 64/(2R+1), 1 for large radii)"}}},
     {.name = "08_image",
      .summary = "the row pass reads an image object through a sampler that clamps at the "
                 "edges (texture cache)",
@@ -96,15 +106,32 @@ static size_t f_size(const struct blur_session *s)
     return s->pix == KL_PIX_FLOAT ? 4 : 16;
 }
 
+/*
+ * Pixels per work-item along x: 1, or PX; or (px == 2) PX floats, so PX/4
+ * uchar4 pixels, halved while 2R+1 rows of them would exceed 64 floats (the
+ * rule 07_fused.cl applies to the same -D values).
+ */
+static size_t px_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pix, int R)
+{
+    size_t px = r->px ? (size_t)kl_param_value(r->params, v, "PX") : 1;
+    if (r->px == 2) {
+        size_t nch = pix == KL_PIX_UCHAR4 ? 4 : 1, taps = 2 * (size_t)R + 1, n = 8;
+        while (n > 1 && (px < n * nch || taps * n * nch > 64))
+            n /= 2;
+        px = n;
+    }
+    return px;
+}
+
 /* Local memory a rung declares, in bytes. */
 static size_t local_bytes(const struct kl_blur_rung *r, const struct blur_session *s, size_t bx,
-                          size_t by)
+                          size_t by, size_t px)
 {
-    size_t R2 = 2 * (size_t)s->R, f = f_size(s);
+    size_t R2 = 2 * (size_t)s->R, f = f_size(s), RA2 = 2 * (((size_t)s->R + 3) / 4 * 4);
     switch (r->local) {
     case 1: return (bx + R2) * (by + R2) * f;
     case 2: return (by * (bx + R2) > (by + R2) * bx ? by * (bx + R2) : (by + R2) * bx) * f;
-    case 3: return ((bx + R2) * (by + R2) + bx * (by + R2)) * f;
+    case 4: return 2 * (bx * px + RA2) * f;
     }
     return 0;
 }
@@ -116,7 +143,8 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
     const struct kl_device_info *d = &s->kl->info;
     size_t bx = (size_t)kl_param_value(r->params, v, "BX");
     size_t by = (size_t)kl_param_value(r->params, v, "BY");
-    size_t lb = local_bytes(r, s, bx, by), w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
+    size_t lb = local_bytes(r, s, bx, by, px_of(r, v, s->pix, s->R));
+    size_t w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
     enum kl_status st = kl_launch_check(l, r->name, e);
     if (st != KL_OK)
         return st;
@@ -139,18 +167,21 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
     return KL_OK;
 }
 
-/* The launch of one entry: 2-D over pixels (over groups of PX along x). */
-static void shape_of(const struct kl_blur_rung *r, const int *v, int W, int H, struct kl_launch *l)
+/* The launch of one entry: 2-D over pixels (over groups of PX along x, strips of SY along y). */
+static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pix, int R, int W,
+                     int H, struct kl_launch *l)
 {
     size_t bx = (size_t)kl_param_value(r->params, v, "BX");
-    size_t by = (size_t)kl_param_value(r->params, v, "BY");
-    size_t px = r->px ? (size_t)kl_param_value(r->params, v, "PX") : 1;
+    size_t by =
+        kl_param_index(r->params, "BY") >= 0 ? (size_t)kl_param_value(r->params, v, "BY") : 1;
+    size_t px = px_of(r, v, pix, R);
+    size_t sy = r->sy ? (size_t)kl_param_value(r->params, v, "SY") : 1;
     l->dims = 2;
     l->local[0] = bx;
     l->local[1] = by;
     l->local[2] = l->global[2] = 1;
     l->global[0] = kl_round_up(((size_t)W + px - 1) / px, bx);
-    l->global[1] = kl_round_up((size_t)H, by);
+    l->global[1] = kl_round_up(((size_t)H + sy - 1) / sy, by);
 }
 
 /* ---- data ---------------------------------------------------------------------- */
@@ -274,7 +305,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     double dummy;
     size_t used;
 
-    shape_of(r, values, s->W, s->H, &l);
+    shape_of(r, values, s->pix, s->R, s->W, s->H, &l);
     if ((st = check_rung(r, values, s, &l, e)) != KL_OK)
         return st;
     kl_params_options(r->params, values, KL_FLOAT, res->options, sizeof res->options);
@@ -524,7 +555,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         unsigned mask;
         struct kl_launch l = {.kl = kl};
         kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-        shape_of(r, values, s.W, s.H, &l);
+        shape_of(r, values, s.pix, s.R, s.W, s.H, &l);
         if ((req->nrungs || mask) && (st = check_rung(r, values, &s, &l, e)) != KL_OK)
             goto done;
     }
@@ -553,6 +584,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
     int best = -1, best_rung = -1;
     for (int i = 0; i < nchosen; i++) {
         const struct kl_blur_rung *r = &rungs[chosen[i]];
+        kl_progress_step(i, nchosen, "blur %s: build, time, verify", r->name);
         struct kl_result *res = kl_report_add(rep, r->name, r->summary);
         int values[KL_MAX_PARAMS];
         unsigned mask;

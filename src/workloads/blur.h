@@ -23,8 +23,11 @@ struct kl_blur_rung {
     const char *file;
     enum kl_blur_kind kind;
     int weights_constant; /* 2-D weights in __constant memory (size-limited) */
-    int local;            /* local memory: 0 none, 1 2-D tile, 2 row/column tiles, 3 fused */
-    int px;               /* PX pixels per work-item along x (the PX parameter) */
+    int local;            /* local memory: 0 none, 1 2-D tile, 2 row/column tiles, 4 two
+                             staged rows of BX·PX columns and their halo */
+    int px;               /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
+                             floats, so PX/4 (at least 1) pixels of uchar4 */
+    int sy;               /* each work-item computes SY rows (the SY parameter) */
     struct kl_param_def params[KL_MAX_PARAMS];
 };
 
