@@ -401,9 +401,12 @@ if [ "$mode" = rungs ]; then
         # are skipped with the reason, the others verified.
         if [ "$pixel" = uchar4 ]; then R=200; else R=362; fi
         gen 3 2 "$R"
-        # A rung subset: only those rows.
-        blur_run "blur $pixel 9x7 --rung 01,06,08" --width 9 --height 7 --radius 1 --pixel "$pixel" --rung 01,06,08 &&
-            report_ok "blur $pixel 9x7 --radius 1 --rung 01,06,08" "$pixel" 9 7 1 01,06,08
+        # A rung subset: only those rows (the image rung where the device has images;
+        # named on a device without them it is refused, as cli_blur tests check).
+        sub=01,06
+        [ "$images" = yes ] && sub=01,06,08
+        blur_run "blur $pixel 9x7 --rung $sub" --width 9 --height 7 --radius 1 --pixel "$pixel" --rung "$sub" &&
+            report_ok "blur $pixel 9x7 --radius 1 --rung $sub" "$pixel" 9 7 1 "$sub"
     fi
     totals
     exit $((fails > 0))

@@ -69,7 +69,7 @@ budget)
         ok "tune --budget ${budget}s: $(grep '^tried:' "$tmp/budget.out" | sed 's/  */ /g'), wall ${ms} ms"
     fi
     # Progress on stderr: the best so far, with candidates tried, pruned and the time.
-    if ! grep -Eq 'best so far .*tried [0-9]+ of 49, rejected 0, abandoned [0-9]+, 0 pruned; [0-9.]+ s' "$tmp/budget.err"; then
+    if ! grep -Eq 'best so far .*tried [0-9]+ of [0-9]+, rejected 0, abandoned [0-9]+, [0-9]+ pruned; [0-9.]+ s' "$tmp/budget.err"; then
         fail "no \"best so far\" progress line on stderr" "$tmp/budget.err"
     else
         ok "progress on stderr: $(grep 'best so far' "$tmp/budget.err" | tail -n 1)"
@@ -220,7 +220,12 @@ compare)
     python3 - "$tmp/cmp.json" "$nvidia" "${CI:-}" >"$tmp/cmp.check" <<'PY'
 import json, sys
 path, nvidia, ci = sys.argv[1:4]
-rows = {r["rung"]: r for r in json.load(open(path))["results"]}
+run = json.load(open(path))
+rows = {r["rung"]: r for r in run["results"]}
+# cuBLAS runs beside the run's own device when that is NVIDIA's (`kladder devices`
+# lists other devices first on machines with PoCL too).
+if "nvidia" in json.dumps(run.get("device", {})).lower():
+    nvidia = "yes"
 bad = []
 names = list(rows)
 if names != ["01_naive", "peer:openblas", "peer:cublas", "peer:clblast"]:

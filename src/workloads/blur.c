@@ -136,6 +136,12 @@ static size_t local_bytes(const struct kl_blur_rung *r, const struct blur_sessio
     return 0;
 }
 
+/* The device lacks what the rung is about (image objects), whatever its parameters. */
+static int lacks_feature(const struct kl_blur_rung *r, const struct kl_device_info *d)
+{
+    return r->kind == KL_BLUR_IMAGE && !d->images;
+}
+
 static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
                                  const struct blur_session *s, const struct kl_launch *l,
                                  struct kl_err *e)
@@ -548,7 +554,11 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         (st = kl->ops->write(kl->dev, s.dw2, s.w2, taps * taps * 4, e)) != KL_OK)
         goto done;
 
-    /* Rungs the user asked for by name or parameter must fit before anything runs. */
+    /*
+     * Rungs the user asked for by name or parameter must fit before anything
+     * runs; a parameter shared by many rungs does not ask for one the device
+     * cannot run at all (the image rung without image support: skipped).
+     */
     for (int i = 0; i < nchosen; i++) {
         const struct kl_blur_rung *r = &rungs[chosen[i]];
         int values[KL_MAX_PARAMS];
@@ -556,7 +566,8 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         struct kl_launch l = {.kl = kl};
         kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
         shape_of(r, values, s.pix, s.R, s.W, s.H, &l);
-        if ((req->nrungs || mask) && (st = check_rung(r, values, &s, &l, e)) != KL_OK)
+        int asked = req->nrungs || (mask && !lacks_feature(r, &kl->info));
+        if (asked && (st = check_rung(r, values, &s, &l, e)) != KL_OK)
             goto done;
     }
 
@@ -596,7 +607,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         st = run_rung(&s, r, values, &req->protocol, res);
         if (st != KL_OK)
             snprintf(res->note, sizeof res->note, "%.500s", e->msg);
-        if (st == KL_ERR_UNSUPPORTED && !mask && !req->nrungs) {
+        if (st == KL_ERR_UNSUPPORTED && !req->nrungs && (!mask || lacks_feature(r, &kl->info))) {
             res->status = KL_RESULT_SKIPPED;
             continue;
         }
