@@ -1,7 +1,7 @@
 /*
  * CLBlast through its C API, loaded at run time. It runs on kladder's own
- * OpenCL queue and buffers; its time is the event CLBlast returns (profiling
- * start to end), as for every OpenCL rung.
+ * OpenCL queue and buffers; its time comes from profiling events, from a
+ * marker enqueued before the call to the end of the last kernel it runs.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -45,7 +45,21 @@ static void *sym(const char *name, struct kl_err *e)
     return f;
 }
 
-static enum kl_status event_time(cl_event ev, double *seconds, struct kl_err *e);
+static enum kl_status event_time(cl_event before, cl_event ev, double *seconds, struct kl_err *e);
+
+/*
+ * A marker enqueued just before a CLBlast call. CLBlast returns the event of
+ * its last kernel only, and a GEMM may run several (padding, transposing,
+ * the product, copying back): the call's time is from the marker to the end
+ * of that last event, everything in between on the in-order queue.
+ */
+static cl_event marker(cl_command_queue q)
+{
+    cl_event m = NULL;
+    if (clEnqueueMarkerWithWaitList(q, 0, NULL, &m) != CL_SUCCESS)
+        return NULL;
+    return m;
+}
 
 struct clblast_gemv {
     struct kl_context *kl;
@@ -62,7 +76,7 @@ static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
     const struct kl_gemv_problem *p = g->p;
     int layout = p->layout == KL_ROW_MAJOR ? CLBLAST_ROW_MAJOR : CLBLAST_COL_MAJOR;
     size_t ld = p->layout == KL_ROW_MAJOR ? (size_t)p->N : (size_t)p->M;
-    cl_event ev = NULL;
+    cl_event ev = NULL, before = marker(g->queue);
     int rc;
     if (p->type == KL_FLOAT)
         rc = g->sgemv(layout, CLBLAST_NO_TRANS, (size_t)p->M, (size_t)p->N, (float)p->alpha, g->A,
@@ -70,23 +84,29 @@ static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
     else
         rc = g->dgemv(layout, CLBLAST_NO_TRANS, (size_t)p->M, (size_t)p->N, p->alpha, g->A, 0, ld,
                       g->x, 0, 1, p->beta, g->y, 0, 1, &g->queue, &ev);
-    if (rc != 0)
+    if (rc != 0) {
+        if (before)
+            clReleaseEvent(before);
         return kl_fail(e, KL_ERR_BACKEND, "CLBlast gemv failed with status %d", rc);
-    return event_time(ev, seconds, e);
+    }
+    return event_time(before, ev, seconds, e);
 }
 
-/* A CLBlast call's own event: profiling start to end, as for every OpenCL rung. */
-static enum kl_status event_time(cl_event ev, double *seconds, struct kl_err *e)
+/* From the marker's end to the end of CLBlast's last event, by profiling. */
+static enum kl_status event_time(cl_event before, cl_event ev, double *seconds, struct kl_err *e)
 {
     cl_ulong t0 = 0, t1 = 0;
-    if (clWaitForEvents(1, &ev) != CL_SUCCESS ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
-            CL_SUCCESS ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS) {
-        clReleaseEvent(ev);
-        return kl_fail(e, KL_ERR_BACKEND, "CLBlast's event could not be timed");
-    }
+    int ok = before && clWaitForEvents(1, &ev) == CL_SUCCESS &&
+             clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL) ==
+                 CL_SUCCESS &&
+             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
+                 CL_SUCCESS &&
+             t1 >= t0;
+    if (before)
+        clReleaseEvent(before);
     clReleaseEvent(ev);
+    if (!ok)
+        return kl_fail(e, KL_ERR_BACKEND, "CLBlast's call could not be timed by events");
     *seconds = (double)(t1 - t0) * 1e-9;
     return KL_OK;
 }
@@ -112,8 +132,8 @@ enum kl_status kl_clblast_gemv(struct kl_context *kl, const struct kl_gemv_probl
         *(void **)&g.sgemv = f;
     else
         *(void **)&g.dgemv = f;
-    snprintf(what, n, "CLBlast (%s) %s, event time", lib_name,
-             p->type == KL_FLOAT ? "CLBlastSgemv" : "CLBlastDgemv");
+    snprintf(what, n, "CLBlast (%s) %s, events: a marker before the call to its last kernel's end",
+             lib_name, p->type == KL_FLOAT ? "CLBlastSgemv" : "CLBlastDgemv");
     if ((st = ops->alloc(kl->dev, (size_t)p->M * p->N * es, &dA, e)) != KL_OK ||
         (st = ops->alloc(kl->dev, (size_t)p->N * es, &dx, e)) != KL_OK ||
         (st = ops->alloc(kl->dev, (size_t)p->M * es, &dy, e)) != KL_OK ||
@@ -149,7 +169,7 @@ static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
     struct clblast_gemm *g = arg;
     const struct kl_gemm_problem *p = g->p;
     size_t M = (size_t)p->M, N = (size_t)p->N, K = (size_t)p->K;
-    cl_event ev = NULL;
+    cl_event ev = NULL, before = marker(g->queue);
     int rc;
     if (p->type == KL_FLOAT)
         rc = g->sgemm(CLBLAST_ROW_MAJOR, CLBLAST_NO_TRANS, CLBLAST_NO_TRANS, M, N, K, 1.0f, g->A, 0,
@@ -157,9 +177,12 @@ static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
     else
         rc = g->dgemm(CLBLAST_ROW_MAJOR, CLBLAST_NO_TRANS, CLBLAST_NO_TRANS, M, N, K, 1.0, g->A, 0,
                       K, g->B, 0, N, 0.0, g->C, 0, N, &g->queue, &ev);
-    if (rc != 0)
+    if (rc != 0) {
+        if (before)
+            clReleaseEvent(before);
         return kl_fail(e, KL_ERR_BACKEND, "CLBlast gemm failed with status %d", rc);
-    return event_time(ev, seconds, e);
+    }
+    return event_time(before, ev, seconds, e);
 }
 
 enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
@@ -183,8 +206,8 @@ enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_probl
         *(void **)&g.sgemm = f;
     else
         *(void **)&g.dgemm = f;
-    snprintf(what, n, "CLBlast (%s) %s, event time", lib_name,
-             p->type == KL_FLOAT ? "CLBlastSgemm" : "CLBlastDgemm");
+    snprintf(what, n, "CLBlast (%s) %s, events: a marker before the call to its last kernel's end",
+             lib_name, p->type == KL_FLOAT ? "CLBlastSgemm" : "CLBlastDgemm");
     if ((st = ops->alloc(kl->dev, a, &dA, e)) != KL_OK ||
         (st = ops->alloc(kl->dev, b, &dB, e)) != KL_OK ||
         (st = ops->alloc(kl->dev, c, &dC, e)) != KL_OK ||
