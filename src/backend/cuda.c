@@ -31,7 +31,9 @@ struct kl_buf {
     CUdeviceptr ptr;
     size_t bytes;
     void *host;      /* pinned host memory (alloc_pinned), else NULL */
-    void *staging;   /* host copy while mapped */
+    void *staging;   /* pinned host copy for maps, kept until release */
+    size_t staging_bytes;
+    void *mapped;    /* staging while mapped, else NULL */
     size_t mapped_bytes;
     int mapped_write;
 };
@@ -489,7 +491,7 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
         block[d] = (unsigned)local[d];
     }
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-        return KL_OK; /* nothing to run: OpenCL accepts empty ranges only by not launching */
+        return kl_fail(e, KL_ERR_ARG, "an empty launch (no blocks) has nothing to time");
     CU_TRY(cu.cuEventRecord(dev->start, NULL));
     CU_TRY(cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                              (unsigned)shared, NULL, params, NULL));
@@ -539,8 +541,7 @@ static enum kl_status cuda_alloc_pinned(struct kl_dev *dev, size_t bytes, struct
 /*
  * The driver API has no map of device memory into the host: a map is a copy
  * into pinned host memory (for reading) and an unmap a copy back (after
- * writing), which is what an OpenCL runtime does for a discrete GPU too. The
- * pinned allocation is part of each map's time.
+ * writing), which is what an OpenCL runtime does for a discrete GPU too.
  */
 static enum kl_status cuda_map(struct kl_dev *dev, struct kl_buf *buf, size_t bytes,
                                int for_write, void **host, struct kl_err *e)
@@ -548,23 +549,28 @@ static enum kl_status cuda_map(struct kl_dev *dev, struct kl_buf *buf, size_t by
     enum kl_status st = check_device_buf(buf, bytes, e);
     if (st != KL_OK)
         return st;
-    if (buf->staging)
+    if (buf->mapped)
         return kl_fail(e, KL_ERR_ARG, "the buffer is mapped already");
-    /* Pinned, as a runtime's staging memory is: the copy runs at full speed. */
-    CUresult rc = cu.cuMemHostAlloc(&buf->staging, bytes ? bytes : 1, 0);
-    if (rc != CUDA_SUCCESS) {
-        buf->staging = NULL;
-        return kl_fail(e, status_of(rc), "cuMemHostAlloc(%zu bytes) for a map failed: %s", bytes,
-                       cu_err_name(rc));
+    /* Pinned, as a runtime's staging memory is, allocated once per buffer: the copy runs at
+     * full speed and a map's time is the copy's, not the pinning's. */
+    if (buf->staging_bytes < (bytes ? bytes : 1)) {
+        if (buf->staging)
+            cu.cuMemFreeHost(buf->staging);
+        buf->staging_bytes = 0;
+        CUresult rc = cu.cuMemHostAlloc(&buf->staging, bytes ? bytes : 1, 0);
+        if (rc != CUDA_SUCCESS) {
+            buf->staging = NULL;
+            return kl_fail(e, status_of(rc), "cuMemHostAlloc(%zu bytes) for a map failed: %s",
+                           bytes, cu_err_name(rc));
+        }
+        buf->staging_bytes = bytes ? bytes : 1;
     }
     buf->mapped_write = for_write;
-    if (!for_write && (st = cuda_read(dev, buf, buf->staging, bytes, e)) != KL_OK) {
-        cu.cuMemFreeHost(buf->staging);
-        buf->staging = NULL;
+    if (!for_write && (st = cuda_read(dev, buf, buf->staging, bytes, e)) != KL_OK)
         return st;
-    }
+    buf->mapped = buf->staging;
     buf->mapped_bytes = bytes;
-    *host = buf->staging;
+    *host = buf->mapped;
     return KL_OK;
 }
 
@@ -572,12 +578,11 @@ static enum kl_status cuda_unmap(struct kl_dev *dev, struct kl_buf *buf, void *h
                                  struct kl_err *e)
 {
     enum kl_status st = KL_OK;
-    if (!buf->staging || host != buf->staging)
+    if (!buf->mapped || host != buf->mapped)
         return kl_fail(e, KL_ERR_ARG, "unmap of a pointer that is not mapped");
     if (buf->mapped_write)
-        st = cuda_write(dev, buf, buf->staging, buf->mapped_bytes, e);
-    cu.cuMemFreeHost(buf->staging);
-    buf->staging = NULL;
+        st = cuda_write(dev, buf, buf->mapped, buf->mapped_bytes, e);
+    buf->mapped = NULL;
     return st;
 }
 

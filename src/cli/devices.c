@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -164,8 +165,12 @@ int kl_cli_devices(FILE *out, FILE *err)
     const struct kl_backend_ops *ops;
     int p, d;
     struct kl_err e = {{0}};
-    if (kl_device_select(NULL, &ops, &p, &d, &e) != KL_OK)
-        fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", e.msg);
+    if (kl_device_select(NULL, &ops, &p, &d, &e) != KL_OK) {
+        if (getenv("KLADDER_DEVICE"))
+            fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", e.msg);
+        else
+            fprintf(out, "\nNo default OpenCL device: use --backend cuda (or --device cuda:0)\n");
+    }
     else if (ops == &kl_backend_opencl)
         fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another; "
                      "--backend cuda or --device cuda:N for CUDA)\n",

@@ -595,22 +595,41 @@ static void list_rungs(enum command cmd, FILE *out)
     }
 }
 
-/* --backend B and --device SPEC as one spec for kl_open ("cuda:0"). */
+/* The backend a spec names by its prefix ("cuda:0", "opencl"), or NULL. */
+static const char *spec_backend(const char *spec)
+{
+    static const char *const names[] = {"opencl", "cuda"};
+    for (size_t i = 0; spec && i < sizeof names / sizeof *names; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(spec, names[i], n) == 0 && (spec[n] == '\0' || spec[n] == ':'))
+            return names[i];
+    }
+    return NULL;
+}
+
+/*
+ * --backend B and --device SPEC as one spec for kl_open ("cuda:0"). With
+ * --backend and no --device, KLADDER_DEVICE counts only if it names no other
+ * backend (an OpenCL "P:D" means nothing to CUDA).
+ */
 static int device_spec(const struct cli *c, char *spec, size_t n)
 {
-    const char *dev = c->device ? c->device : getenv("KLADDER_DEVICE");
+    const char *env = getenv("KLADDER_DEVICE");
+    const char *dev = c->device ? c->device : env;
     if (!c->backend) {
         snprintf(spec, n, "%s", dev ? dev : "");
         return 0;
     }
-    size_t bl = strlen(c->backend);
-    if (dev && (strncmp(dev, "cuda", 4) == 0 || strncmp(dev, "opencl", 6) == 0) &&
-        (strncmp(dev, c->backend, bl) != 0 || (dev[bl] != '\0' && dev[bl] != ':'))) {
+    const char *named = spec_backend(dev);
+    if (!c->device && dev && (named ? strcmp(named, c->backend) != 0
+                                    : strcmp(c->backend, "opencl") != 0))
+        dev = NULL;
+    else if (named && strcmp(named, c->backend) != 0) {
         fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend,
                 dev);
         return EXIT_USAGE;
     }
-    if (dev && strncmp(dev, c->backend, bl) == 0 && (dev[bl] == '\0' || dev[bl] == ':'))
+    if (named)
         snprintf(spec, n, "%s", dev);
     else
         snprintf(spec, n, "%s%s%s", c->backend, dev && *dev ? ":" : "", dev ? dev : "");

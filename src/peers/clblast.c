@@ -95,13 +95,15 @@ static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
 /* From the marker's end to the end of CLBlast's last event, by profiling. */
 static enum kl_status event_time(cl_event before, cl_event ev, double *seconds, struct kl_err *e)
 {
-    cl_ulong t0 = 0, t1 = 0;
+    cl_ulong t0 = 0, start = 0, t1 = 0;
     int ok = before && clWaitForEvents(1, &ev) == CL_SUCCESS &&
              clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL) ==
                  CL_SUCCESS &&
+             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                     NULL) == CL_SUCCESS &&
              clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
                  CL_SUCCESS &&
-             t1 >= t0;
+             t0 > 0 && t0 <= start && start <= t1;
     if (before)
         clReleaseEvent(before);
     clReleaseEvent(ev);

@@ -12,6 +12,7 @@
 
 /* The few CUDA runtime and cuBLAS entry points used, with their C types. */
 typedef int (*cuda_count_fn)(int *);
+typedef int (*cuda_set_device_fn)(int);
 typedef int (*cuda_malloc_fn)(void **, size_t);
 typedef int (*cuda_free_fn)(void *);
 typedef int (*cuda_memcpy_fn)(void *, const void *, size_t, int);
@@ -36,6 +37,8 @@ static struct {
     int loaded;
     char why[256];
     cuda_count_fn count;
+    cuda_set_device_fn set_device;
+    int devices;
     cuda_malloc_fn malloc_;
     cuda_free_fn free_;
     cuda_memcpy_fn memcpy_;
@@ -87,6 +90,7 @@ static int load(void)
         return -1;
     }
     LOAD(r, count, "cudaGetDeviceCount");
+    LOAD(r, set_device, "cudaSetDevice");
     LOAD(r, malloc_, "cudaMalloc");
     LOAD(r, free_, "cudaFree");
     LOAD(r, memcpy_, "cudaMemcpy");
@@ -179,12 +183,27 @@ static enum kl_status run_measure(struct cublas_run *r, enum kl_status (*once)(v
     return kl_measure(proto, once, arg, stats, e);
 }
 
-static enum kl_status check_peer(const struct kl_context *kl, struct kl_err *e)
+/*
+ * cuBLAS must run on the ladder's own GPU. Through the CUDA backend that is
+ * its device index; through OpenCL the two APIs' numbering cannot be matched
+ * here, so only a machine with one CUDA device qualifies. *dev gets the index.
+ */
+static enum kl_status check_peer(const struct kl_context *kl, int *dev, struct kl_err *e)
 {
+    int devices = 0;
     if (!kl_contains_nocase(kl->info.vendor, "nvidia"))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "cuBLAS runs beside NVIDIA devices only");
     if (load() != 0)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", cu.why);
+    *dev = strcmp(kl->ops->name, "cuda") == 0 ? kl->device : 0;
+    if (*dev == 0 && strcmp(kl->ops->name, "cuda") != 0 && cu.count(&devices) == 0 &&
+        devices > 1)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "%d CUDA devices: which one is this OpenCL device cannot be told; "
+                       "--backend cuda runs cuBLAS on the ladder's own GPU",
+                       devices);
+    if (cu.set_device(*dev) != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cudaSetDevice(%d) failed", *dev);
     return KL_OK;
 }
 
@@ -222,11 +241,12 @@ enum kl_status kl_cublas_gemv(struct kl_context *kl, const struct kl_gemv_proble
                             .r.bytes = {(size_t)p->M * p->N * es, (size_t)p->N * es,
                                         (size_t)p->M * es}};
     const void *host[3] = {p->A, p->x, p->y0};
-    enum kl_status st = check_peer(kl, e);
+    int dev = 0;
+    enum kl_status st = check_peer(kl, &dev, e);
     if (st != KL_OK)
         return st;
-    snprintf(what, n, "cuBLAS %s on CUDA device 0, CUDA event time",
-             p->type == KL_FLOAT ? "cublasSgemv" : "cublasDgemv");
+    snprintf(what, n, "cuBLAS %s on CUDA device %d, CUDA event time",
+             p->type == KL_FLOAT ? "cublasSgemv" : "cublasDgemv", dev);
     if ((st = run_open(&g.r, host, e)) == KL_OK)
         st = run_measure(&g.r, gemv_once, &g, proto, y, stats, e);
     run_close(&g.r);
@@ -268,11 +288,12 @@ enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_proble
                             .r.bytes = {(size_t)p->M * p->K * es, (size_t)p->K * p->N * es,
                                         (size_t)p->M * p->N * es}};
     const void *host[3] = {p->A, p->B, NULL};
-    enum kl_status st = check_peer(kl, e);
+    int dev = 0;
+    enum kl_status st = check_peer(kl, &dev, e);
     if (st != KL_OK)
         return st;
-    snprintf(what, n, "cuBLAS %s (default math, no TF32) on CUDA device 0, CUDA event time",
-             p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm");
+    snprintf(what, n, "cuBLAS %s (default math, no TF32) on CUDA device %d, CUDA event time",
+             p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm", dev);
     if ((st = run_open(&g.r, host, e)) == KL_OK)
         st = run_measure(&g.r, gemm_once, &g, proto, C, stats, e);
     run_close(&g.r);
