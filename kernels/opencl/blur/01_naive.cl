@@ -24,6 +24,8 @@
  *            (clamp-to-edge), so nothing outside src is read even when RAD
  *            exceeds W or H; work-items with x >= W or y >= H (rounded-up
  *            global size) return at once (no barriers in this kernel).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef RAD
 #error "01_naive: RAD (blur radius) must be set by the host (-DRAD=r)"

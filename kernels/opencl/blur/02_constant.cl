@@ -21,6 +21,8 @@
  * Sizes:     every tap is clamped to the image, so any W, H >= 1 and any
  *            RAD (also > W or H) are safe; work-items outside the image
  *            return at once (no barriers).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef RAD
 #error "02_constant: RAD (blur radius) must be set by the host (-DRAD=r)"

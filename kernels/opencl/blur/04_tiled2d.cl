@@ -31,6 +31,8 @@
  *            (clamped) tile; every work-item takes part in the load and
  *            reaches the barrier, and only the arithmetic and the store
  *            are guarded by x < W && y < H.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef RAD
 #error "04_tiled2d: RAD (blur radius) must be set by the host (-DRAD=r)"

@@ -33,6 +33,8 @@
  *            and those store nothing. Every work-item reaches the barrier
  *            (it is outside all guards); the arithmetic and the store are
  *            guarded by x < W && y < H.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef RAD
 #error "05_tiled_sep: RAD (blur radius) must be set by the host (-DRAD=r)"

@@ -38,6 +38,8 @@
  *            clamped in both paths, so any RAD (also > W, H) is safe.
  *            vloadn/vstoren only need float alignment, which x0 = gx*PX
  *            offsets keep.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef RAD
 #error "06_vector: RAD (blur radius) must be set by the host (-DRAD=r)"

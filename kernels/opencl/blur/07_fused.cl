@@ -68,6 +68,8 @@
  *            work-item, also one past the right or bottom edge, runs all
  *            steps and reaches every barrier (the barrier is outside all
  *            conditions; steps past the strip's NS rows only reach it).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef RAD
 #error "07_fused: RAD (blur radius) must be set by the host (-DRAD=r)"

@@ -38,6 +38,9 @@
  *            shadow for image reads is not taken from the pixels. Those
  *            reports on this rung are a tool artefact; --data-races and
  *            the default memory checks are clean.
+ *
+ * Backends:  OpenCL only: image objects and samplers have no CUDA mapping (the
+ *            rung is skipped there).
  */
 #ifndef RAD
 #error "08_image: RAD (blur radius) must be set by the host (-DRAD=r)"

@@ -25,6 +25,8 @@
  *            ILP matters when occupancy is low (few work-items: small n,
  *            big register or local memory use, small groups), where each
  *            work-item must keep several requests outstanding itself.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef ILP
 #define ILP 1

@@ -26,6 +26,8 @@
  *            to cover the same bytes in flight; with ILP vectors per
  *            work-item each item has ILP * 8 bytes outstanding. Like ILP,
  *            this pays off mainly when occupancy cannot hide latency.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef ILP
 #define ILP 4

@@ -22,6 +22,8 @@
  * Sizes:     any M, N, K >= 1. The host rounds the global size up to a
  *            multiple of the local size; work-items with r >= M or c >= N
  *            do nothing (there is no barrier, so skipping them is safe).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 __kernel void gemm(const __global T *A, const __global T *B, __global T *C,
                    const int M, const int N, const int K)

@@ -27,6 +27,8 @@
  *            quietly turn this rung into rung 03.)
  * Sizes:     any M, N, K >= 1; work-items with r >= M or c >= N do nothing
  *            (no barriers in this kernel).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 __kernel void gemm(const __global T *A, const __global T *B, __global T *C,
                    const int M, const int N, const int K)

@@ -18,6 +18,8 @@
  *            accumulator lets the loop pipeline (and vectorise).
  * Sizes:     any M, N, K >= 1; work-items with r >= M or c >= N do nothing
  *            (no barriers in this kernel).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
                    __global T *restrict C, const int M, const int N,

@@ -18,6 +18,8 @@
  *            column loop.
  * Sizes:     any M, N, K >= 1; work-items with r >= M do nothing (no
  *            barriers in this kernel).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
                    __global T *restrict C, const int M, const int N,

@@ -23,6 +23,8 @@
  *            later ones add to it. If K <= KC this is exactly the article's
  *            kernel. Any M, N, K >= 1 work; rows r >= M do nothing (no
  *            barriers in this kernel).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef KC
 #define KC 256

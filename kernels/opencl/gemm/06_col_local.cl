@@ -27,6 +27,8 @@
  *            bcol and reach every barrier; they just compute and store
  *            nothing. N and K are uniform, so all work-items of a group
  *            run the same number of iterations: no barrier divergence.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef KC
 #define KC 256

@@ -22,6 +22,8 @@
  *            covers the largest multiple of 4 <= kc and a scalar loop
  *            handles the kc % 4 remaining elements, so KC and K need not
  *            be multiples of 4. Rows r >= M do nothing (no barriers).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef KC
 #define KC 256

@@ -24,6 +24,8 @@
  *            of B. vload4 is only issued where all 4 elements are in range
  *            (and needs only scalar alignment), so nothing past the end of
  *            A or B is read. Rows r >= M do nothing (no barriers).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef KC
 #define KC 256

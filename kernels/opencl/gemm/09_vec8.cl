@@ -24,6 +24,8 @@
  *            elements are handled with scalars (A's in a small private
  *            array atail). Nothing past the end of A or B is read. Rows
  *            r >= M do nothing (no barriers).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef KC
 #define KC 256

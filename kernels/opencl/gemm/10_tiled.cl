@@ -30,6 +30,8 @@
  *            those with r >= M or c >= N from the rounded-up global size,
  *            runs every iteration and reaches both barriers; only the
  *            final store is guarded by r < M && c < N.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef TS
 #define TS 16

@@ -43,6 +43,8 @@
  *            or B are stored as 0, so partial blocks and the last partial
  *            K-slice add nothing. Every work-item reaches every barrier;
  *            only the final stores check r < M and c < N.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef BM
 #define BM 128

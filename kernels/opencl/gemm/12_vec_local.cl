@@ -52,6 +52,8 @@
  *            first path, else element by element where r < M and c < N.
  *            The local layout and the inner loop are the same on every
  *            path. Every work-item reaches every barrier.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef BM
 #define BM 128

@@ -36,6 +36,8 @@
  *            wholly inside with unaligned rows, guarded element-wise loads
  *            (zeros outside A and B) and stores for the rest. Every
  *            work-item reaches every barrier.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef BM
 #define BM 128

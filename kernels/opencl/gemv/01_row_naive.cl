@@ -17,6 +17,8 @@
  *            in this kernel). Row offsets are computed in size_t, so
  *            M * N may exceed INT_MAX. Each y[i] is read at most once and
  *            written once, by one work-item.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 
 __kernel void gemv(const __global T *restrict A, const __global T *restrict x,

@@ -30,6 +30,8 @@
  *            (in a loop when WG < 4). The row loop bound is uniform over
  *            the group, so every work-item reaches every barrier; groups
  *            with g >= M run no row.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef WG
 #define WG 256

@@ -36,6 +36,8 @@
  *            every barrier; in the last block, teams whose row i >= M load
  *            nothing (partial sum 0), take part in the reduction and store
  *            nothing.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef WG
 #define WG 256

@@ -17,6 +17,8 @@
  * Sizes:     any M, N >= 1. Work-items with i >= M do nothing (no barrier
  *            in this kernel). Offsets j*M are computed in size_t, so
  *            M * N may exceed INT_MAX.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 
 __kernel void gemv(const __global T *restrict A, const __global T *restrict x,

@@ -26,6 +26,8 @@
  *            iterations and reaches every barrier; work-items with i >= M
  *            still help load xl and only skip the arithmetic and the
  *            store. Offsets j*M are computed in size_t.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef XC
 #define XC 1024

@@ -40,6 +40,8 @@
  *             global size up) do nothing; neither kernel has a barrier.
  *             Offsets j*M and s*M are computed in size_t; s*CS < N + S
  *             must fit in int.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef WG0
 #define WG0 64

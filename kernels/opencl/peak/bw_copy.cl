@@ -25,6 +25,8 @@
  *            G close to n / EPI only the last stripe (j = EPI - 1) has such
  *            elements; for small n, where G is rounded up to WG, earlier
  *            stripes do too.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef VEC
 #define VEC 1

@@ -32,6 +32,8 @@
  *            turned into a memset; hashing the index prevents both and is
  *            still cheap. The hash is computed on the whole vector at once
  *            (the operations are component-wise), index lane c = base + c.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef VEC
 #define VEC 1

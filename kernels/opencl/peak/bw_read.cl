@@ -28,6 +28,8 @@
  *            it into a tree). Written with .sN rather than lo + hi halves:
  *            Oclgrind 21.10's --uninitialized check reports a false
  *            positive on the chained lo/hi halving of a uint16.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef VEC
 #define VEC 1

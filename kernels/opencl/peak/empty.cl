@@ -8,5 +8,7 @@
  * Parameter: unused -- present only so that every backend's empty kernel
  *            takes one argument and the host can set it uniformly; the
  *            kernel never touches it (it may be any valid buffer).
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 __kernel void empty(__global int *unused) {}

@@ -49,6 +49,8 @@
  *            Vector types help where the hardware is SIMD per work-item
  *            (CPUs, old AMD VLIW); on scalar-per-lane GPUs they act like
  *            more chains.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef VEC
 #define VEC 1

@@ -15,6 +15,8 @@
  *            global size) do nothing; there is no barrier, so the guard
  *            may skip the whole body. Row offsets are computed in size_t
  *            so Y * D may exceed INT_MAX.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 
 __kernel void rowdot(const __global T *restrict v,

@@ -28,6 +28,8 @@
  *            same iterations and reaches every barrier; work-items with
  *            y >= Y still help load vl and only skip the arithmetic and
  *            the store. The sum runs in k order, as in rung 01.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef VC
 #define VC 1024

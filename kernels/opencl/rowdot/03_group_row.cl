@@ -33,6 +33,8 @@
  *            the group id, G and Y, so all work-items of a group run the
  *            same rows and reach every barrier; groups with g >= Y run no
  *            row at all. Work-items with lid >= D contribute 0.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef WG
 #define WG 64

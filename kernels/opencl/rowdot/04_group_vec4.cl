@@ -34,6 +34,8 @@
  *            (the loop bound is uniform) and reach every barrier. The
  *            summation order differs from rung 01, so float results differ
  *            in the last bits.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef WG
 #define WG 256

@@ -39,6 +39,9 @@
  *            uniform control flow), and the row and round loop bounds are
  *            uniform over the work-group (get_num_sub_groups() is), so
  *            every work-item reaches every barrier.
+ *
+ * Backends:  OpenCL with cl_khr_subgroups; CUDA from this same source through
+ *            kernels/cuda/prelude.cuh, where a sub-group is a warp of 32.
  */
 #if !defined(cl_khr_subgroups) && !defined(__opencl_c_subgroups)
 #error "05_subgroup: needs cl_khr_subgroups or __opencl_c_subgroups"

@@ -34,6 +34,8 @@
  *            run the same iterations and reach every barrier; in the last
  *            block, teams whose row y >= Y load nothing (partial sum 0),
  *            take part in the reduction and store nothing.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
 #ifndef WG
 #define WG 256
