@@ -442,17 +442,15 @@ def screenshot(png_path, html_path):
                     c = at(int(ox + num(t, "x") - 3), int(oy + num(t, "y") - 4))
                     if any(near(c, col, 30) for col in BAR_COLOURS.values()):
                         fail(f"{png_path}: a failed rung is drawn as a bar")
-        elif kind == "roofline":
-            colours = list(BAR_COLOURS.values())
-            for p in find_all(s, "circle", "point"):
-                drawn += 1
-                c = at(int(round(ox + num(p, "cx"))), int(round(oy + num(p, "cy"))))
-                seen += any(near(c, col, 40) for col in colours)
         else:
+            # A point is on screen when a pixel of its disc (the centre or one next to it)
+            # has a point colour: another point's label or a roof line may cross the centre.
+            colours = list(BAR_COLOURS.values()) if kind == "roofline" else SERIES
             for p in find_all(s, "circle", "point"):
                 drawn += 1
-                c = at(int(round(ox + num(p, "cx"))), int(round(oy + num(p, "cy"))))
-                seen += any(near(c, col, 40) for col in SERIES)
+                cx, cy = int(round(ox + num(p, "cx"))), int(round(oy + num(p, "cy")))
+                seen += any(near(at(cx + dx, cy + dy), col, 40) for col in colours
+                            for dx in (-1, 0, 1) for dy in (-1, 0, 1))
         if seen != drawn:
             fail(f"{png_path}: {seen} of {drawn} bars or points of the {kind} chart are on screen "
                  "in their colours")
