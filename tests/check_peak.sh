@@ -16,11 +16,10 @@ quick=(--quick --bytes 65536 --warmup 0 --repeats 1 --min-time 0)
 fails=0
 
 # The default device has fp64 when `kladder devices` says so for it.
-fp64=$("$kladder" devices 2>/dev/null | awk '
-    /^Default device: / { split($3, d, ":"); want = "Device " d[1] ":" d[2] }
-    /^  Device ([0-9]+|cuda):[0-9]+/ { cur = $1 " " $2 }
-    /Double precision \(fp64\)/ { fp[cur] = $NF }
-    END { print (want in fp && fp[want] == "yes") ? 1 : 0 }')
+source "$(dirname "$0")/device_facts.sh"
+device_facts "$kladder"
+fp64=0
+[ "$(fact 'Double precision (fp64)')" = yes ] && fp64=1
 
 # check NAME VECS JSON RC STDERR: the report of one run.
 check() {

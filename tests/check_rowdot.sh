@@ -21,14 +21,8 @@ q=(--warmup 0 --repeats 1 --min-time 0)
 fails=0
 
 # The default device's section of `kladder devices`, one fact per line.
-facts=$("$kladder" devices 2>/dev/null | awk '
-    /^ *Device ([0-9]+|cuda):[0-9]+/ {cur = $2; next}
-    /^Default device:/ {def = $3; next}
-    /^Platform / {cur = ""; next}
-    cur != "" {sub(/^ +/, ""); txt[cur] = txt[cur] $0 "\n"}
-    END {printf "%s", txt[def]}')
-fact() { awk -v k="$1" 'index($0, k) == 1 {print $NF; exit}' <<<"$facts"; }
-bytes_of() { sed -n "s/^$1  .*(\([0-9]*\) B)\$/\1/p" <<<"$facts" | head -n 1; }
+source "$(dirname "$0")/device_facts.sh"
+device_facts "$kladder"
 if [ -z "$facts" ]; then
     echo "FAIL: could not read the default device from \`kladder devices\`"
     exit 1

@@ -5,10 +5,9 @@
 set -u
 kladder=$1
 expect=$(dirname "$0")/expect.sh
-max=$("$kladder" devices 2>/dev/null | awk '/Default device/ {print $3}')
-bytes=$("$kladder" devices 2>/dev/null | awk -v d="$max" '
-    /Device ([0-9]+|cuda):[0-9]+/ {cur = $2}
-    cur == d && /Max allocation/ {gsub(/[()]/, ""); for (i = 1; i <= NF; i++) if ($(i+1) == "B") print $i}' | tail -n 1)
+source "$(dirname "$0")/device_facts.sh"
+device_facts "$kladder"
+bytes=$(bytes_of "Max allocation")
 if [ -z "$bytes" ] || [ "$bytes" -ge $((8 << 30)) ]; then
     echo "the default device allocates ${bytes:-?} bytes at once: no float matrix can exceed it; skipped"
     exit 77
