@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# SGEMM against the vendor libraries (not a test): the fast rungs (10 and up)
+# SGEMM against the vendor libraries (not a test): the fast rungs (10 and up,
+# 14 on CUDA only)
 # at 1024³, 2048³, 4096³, 8192³ and the awkward 4095×4097×4093, through
 # OpenCL and CUDA, with cuBLAS, CLBlast and OpenBLAS in the same run, plus
 # the README's ladder chart. CLBlast comes from .debs/ when not installed.
@@ -8,7 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 
 clblast_from_debs
-rungs=${SGEMM_RUNGS:-10,11,12,13}
+rungs=${SGEMM_RUNGS:-10,11,12,13,14}
 proto=(--warmup 2 --repeats 5 --min-time 0.2)
 build/kladder peak >"$out/peak_cached.txt" 2>&1 || true
 for b in opencl cuda; do

@@ -37,13 +37,40 @@ static const char *const block_params[] = {"BM=8", "BN=12", "BK=16", "TM=4", "TN
 /* Rung 11 takes any tile, not only multiples of 4. */
 static const char *const odd_params[] = {"BM=6", "BN=10", "BK=3", "TM=3", "TN=5"};
 
-static int device_rungs(const char **names)
+/*
+ * The CUDA-only warp-tiled rung (14) with small tiles: 2 warps of 32 × 32,
+ * lanes of 4 × 8, a 32 × 64 block, two stages, so that slices, passes and
+ * the pipeline's drain all run at small shapes.
+ */
+static const char *const warp_rung[] = {"14_warptile"};
+static const char *const warp_params[] = {"BM=32", "BN=64", "BK=8",  "WM=32",
+                                          "WN=32", "TM=4",  "TN=8", "STAGES=2"};
+
+/* Device rungs; *here (may be NULL) gets those this backend runs (not CUDA C++ elsewhere). */
+static int device_rungs(const struct kl_context *kl, const char **names, int *here)
 {
     int n = 0;
-    for (int i = 0; i < kl_gemm_rung_count(); i++)
-        if (kl_gemm_rung_at(i)->file)
-            names[n++] = kl_gemm_rung_at(i)->name;
+    if (here)
+        *here = 0;
+    for (int i = 0; i < kl_gemm_rung_count(); i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        if (!r->file)
+            continue;
+        names[n++] = r->name;
+        if (here && (!kl_gemm_rung_cuda_only(r) || strcmp(kl->ops->name, "cuda") == 0))
+            (*here)++;
+    }
     return n;
+}
+
+/* Rungs in names that take the small_params tiles (the warp-tiled rung has its own). */
+static int small_rungs(const char **names, int n)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], warp_rung[0]) != 0)
+            names[kept++] = names[i];
+    return kept;
 }
 
 static void run(struct kl_context *kl, enum kl_type t, const int *shape, const char *const *params,
@@ -67,6 +94,13 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
     CHECK(rep.count == nnames, "expected %d results, got %d", nnames, rep.count);
     for (int i = 0; i < rep.count; i++) {
         const struct kl_result *r = &rep.results[i];
+        const struct kl_gemm_rung *rung = kl_gemm_rung_find(r->rung);
+        if (rung && kl_gemm_rung_cuda_only(rung) && strcmp(kl->ops->name, "cuda") != 0) {
+            CHECK(r->status == KL_RESULT_SKIPPED && strstr(r->note, "--backend cuda"),
+                  "%s on %s: status %d (%s), expected skipped", r->rung, kl->ops->name,
+                  (int)r->status, r->note);
+            continue;
+        }
         CHECK(r->status == KL_RESULT_VERIFIED && r->repeats >= 1 && r->median_s > 0,
               "%s %s %dx%dx%d%s: status %d: %s", r->rung, kl_type_name(t), shape[0], shape[1],
               shape[2], nparams ? " (small params)" : "", (int)r->status, r->note);
@@ -97,24 +131,27 @@ int main(int argc, char **argv)
         kl_close(kl);
         return 77; /* CTest SKIP_RETURN_CODE */
     }
-    int n = device_rungs(names);
-    CHECK(n == 13, "the ladder has %d device rungs, expected 13", n);
+    int here, n = device_rungs(kl, names, &here);
+    CHECK(n == 14, "the ladder has %d device rungs, expected 14", n);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         run(kl, t, shapes[s], NULL, 0, names, n, &ran);
-        expected += n;
+        expected += here;
     }
     /* Chunked and tiled paths with small parameters at two awkward shapes. */
     static const int chunked[][3] = {{129, 130, 131}, {23, 19, 61}};
+    int nsmall = small_rungs(names, n);
     for (size_t s = 0; s < sizeof chunked / sizeof *chunked; s++) {
-        run(kl, t, chunked[s], small_params, NSMALL, names, n, &ran);
-        expected += n;
+        run(kl, t, chunked[s], small_params, NSMALL, names, nsmall, &ran);
+        expected += nsmall;
     }
+    int cuda = strcmp(kl->ops->name, "cuda") == 0;
     /* The register-blocked rungs at more awkward shapes, with default and small blocks. */
     for (size_t s = 0; s < sizeof block_shapes / sizeof *block_shapes; s++) {
         run(kl, t, block_shapes[s], NULL, 0, block_rungs, 3, &ran);
         run(kl, t, block_shapes[s], block_params, 5, block_rungs, 3, &ran);
         run(kl, t, block_shapes[s], odd_params, 5, block_rungs, 1, &ran);
-        expected += 7;
+        run(kl, t, block_shapes[s], warp_params, 8, warp_rung, 1, &ran);
+        expected += 7 + cuda;
     }
     CHECK(ran == expected, "%d rung runs verified, expected %d", ran, expected);
     printf("%s: %d rung runs verified on %s\n", kl_type_name(t), ran, kl->info.name);

@@ -56,6 +56,8 @@ static long local_elems(const struct kl_gemm_rung *r, const int *v, int *known)
         return val(r, v, "BK") * (val(r, v, "BM") + 4 * val(r, v, "PAD") + val(r, v, "BN"));
     case KL_LOCAL_BLOCK4X2:
         return 2 * val(r, v, "BK") * (val(r, v, "BM") + 4 * val(r, v, "PAD") + val(r, v, "BN"));
+    case KL_LOCAL_STAGES:
+        return val(r, v, "STAGES") * val(r, v, "BK") * (val(r, v, "BM") + 4 + val(r, v, "BN"));
     }
     *known = 0;
     return 0;
@@ -86,6 +88,12 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
     struct kl_err e;
     size_t es = kl_type_size(t);
     enum kl_status st = kl_tune_space_build(kl, r, t, M, N, K, &s, &e);
+    int cuda = strcmp(kl->ops->name, "cuda") == 0;
+    if (kl_gemm_rung_cuda_only(r) && !cuda) {
+        CHECK(st == KL_ERR_UNSUPPORTED && strstr(e.msg, "--backend cuda"),
+              "%s on %s: a space (%d) where the backend cannot run it", r->name, dev, (int)st);
+        return;
+    }
     CHECK(st == KL_OK, "%s %s %s: %s", r->name, kl_type_name(t), dev, e.msg);
     if (st != KL_OK)
         return;
@@ -132,8 +140,15 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
         long local = local_elems(r, v, &known);
         CHECK(known, "%s: unknown local-memory kind %d (teach tests/test_tune.c)", r->name,
               (int)r->local);
-        CHECK((uint64_t)local * es <= kl->info.local_mem, "%s %s on %s: %ld B of local memory",
-              r->name, joined, dev, local * (long)es);
+        /* A CUDA C++ rung's local memory is dynamic shared memory, up to the opt-in. */
+        uint64_t room = kl_gemm_rung_cuda_only(r) && kl->info.local_mem_optin > kl->info.local_mem
+                            ? kl->info.local_mem_optin
+                            : kl->info.local_mem;
+        CHECK((uint64_t)local * es <= room, "%s %s on %s: %ld B of local memory", r->name, joined,
+              dev, local * (long)es);
+        if (kl_param_index(r->params, "WM") >= 0) /* warp tiles: 32 lanes of TM × TN */
+            CHECK(val(r, v, "WM") / val(r, v, "TM") * (val(r, v, "WN") / val(r, v, "TN")) == 32,
+                  "%s %s: a warp tile that is not 32 lanes", r->name, joined);
         if (!kl->info.is_gpu && r->private_kc)
             CHECK((size_t)val(r, v, "KC") * (size_t)(l0 * l1) * es <= (size_t)1 << 20,
                   "%s %s: private arrays beyond the CPU bound", r->name, joined);
@@ -236,6 +251,15 @@ static void known_bad(struct kl_context *kl, const struct kl_device_info *real,
          64,
          {"BM=16", "BN=16", "BK=4", "TM=4", "TN=4", "PAD=2"},
          6,
+         KL_ERR_ARG},
+        /* Warp tiles of 64 × 64 lanes of 8 × 8: 64 lanes, not a warp (on any backend). */
+        {"14_warptile",
+         0,
+         256,
+         256,
+         256,
+         {"BM=128", "BN=128", "BK=16", "WM=64", "WN=64", "TM=8", "TN=8", "STAGES=3"},
+         8,
          KL_ERR_ARG},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

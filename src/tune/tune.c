@@ -137,6 +137,9 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
     if (!r->file)
         return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host: it has no parameters to tune",
                        r->name);
+    if (kl_gemm_rung_cuda_only(r) && strcmp(kl->ops->name, "cuda") != 0)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: tune it with --backend cuda",
+                       r->name);
     s->nparams = kl_param_count(r->params);
     if (s->nparams == 0)
         return kl_fail(e, KL_ERR_ARG, "rung %s has no parameters to tune", r->name);

@@ -54,6 +54,9 @@ HOST_RUNG(k, j, i)
 
 /* ---- the ladder ---------------------------------------------------------- */
 
+static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int *v,
+                                         enum kl_type t, struct kl_err *e);
+
 /* clang-format off */
 #define P_WG2D {{"WG0", 16, 1, 1024, 1, 0, "work-group rows"}, \
                 {"WG1", 16, 1, 1024, 1, 0, "work-group columns"}}
@@ -68,6 +71,17 @@ HOST_RUNG(k, j, i)
     {"BK", 8, m, 64, m, 0, "depth of the K-slice held in local memory"}, \
     {"TM", 16, m, 16, m, 0, "rows of C per work-item"}, \
     {"TN", 8, m, 16, m, 0, "columns of C per work-item"}
+/* Warp-tiled rungs: warps of WM × WN, lanes of TM × TN, a STAGES-deep pipeline. */
+#define P_WARPTILE \
+    {"BM", 128, 32, 512, 32, 0, "rows of C per block (a multiple of WM and of threads/8)"}, \
+    {"BN", 256, 32, 512, 32, 0, "columns of C per block (a multiple of WN)"}, \
+    {"BK", 16, 8, 64, 8, 0, "depth of a K-slice"}, \
+    {"WM", 64, 4, 256, 4, 0, "rows of C per warp (a multiple of TM)"}, \
+    {"WN", 64, 4, 256, 4, 0, "columns of C per warp (a multiple of TN)"}, \
+    {"TM", 8, 4, 16, 4, 0, "rows of C per thread"}, \
+    {"TN", 16, 4, 16, 4, 0, "columns of C per thread"}, \
+    {"STAGES", 4, 2, 8, 1, 0, "K-slices in the shared-memory pipeline"}
+#define M_WARPTILE {{"BM", "WM"}, {"BN", "WN"}, {"WM", "TM"}, {"WN", "TN"}}
 #define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
                "stores of A's tile then conflict in local memory banks)"}
 #define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
@@ -177,6 +191,15 @@ static const struct kl_gemm_rung rungs[] = {
      .local = KL_LOCAL_BLOCK4X2,
      .params = {P_BLOCK(4), P_PAD},
      .multiples = M_BLOCK},
+    {.name = "14_warptile",
+     .summary = "CUDA: warp tiles over a STAGES-deep cp.async pipeline in shared memory "
+                "beyond OpenCL's 48 KiB (up to 227 KiB); register use set by launch bounds",
+     .file = "cuda/gemm/14_warptile.cu",
+     .geometry = KL_GEO_BLOCK,
+     .local = KL_LOCAL_STAGES,
+     .params = {P_WARPTILE},
+     .multiples = M_WARPTILE,
+     .relations = warptile_relations},
 };
 
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
@@ -209,7 +232,43 @@ const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
     return hit;
 }
 
+int kl_gemm_rung_cuda_only(const struct kl_gemm_rung *r)
+{
+    size_t n = r->file ? strlen(r->file) : 0;
+    return n > 3 && strcmp(r->file + n - 3, ".cu") == 0;
+}
+
+/* 1 for a CUDA-only rung in a ladder on another backend. */
+static int cuda_elsewhere(const struct kl_context *kl, const struct kl_gemm_rung *r)
+{
+    return kl_gemm_rung_cuda_only(r) && strcmp(kl->ops->name, "cuda") != 0;
+}
+
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
+
+/* What kernels/cuda/gemm/14_warptile.cu asserts, said before it is built. */
+static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int *v,
+                                         enum kl_type t, struct kl_err *e)
+{
+    size_t lanes = (PARAM("WM") / PARAM("TM")) * (PARAM("WN") / PARAM("TN"));
+    size_t threads = (PARAM("BM") / PARAM("WM")) * (PARAM("BN") / PARAM("WN")) * 32;
+    size_t per16 = 16 / kl_type_size(t); /* elements per 16-byte copy */
+    if (lanes != 32)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: a warp's lanes are (WM/TM)·(WN/TN) = %zu·%zu = %zu, not 32",
+                       r->name, PARAM("WM") / PARAM("TM"), PARAM("WN") / PARAM("TN"), lanes);
+    if (PARAM("BM") % (threads / 8) != 0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: BM=%zu must be a multiple of threads/8 = %zu (A's copies)",
+                       r->name, PARAM("BM"), threads / 8);
+    if (threads % (PARAM("BN") / per16) != 0 ||
+        PARAM("BK") % (threads / (PARAM("BN") / per16)) != 0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: B's slice (BK=%zu rows of BN/%zu = %zu 16-byte pieces) must "
+                       "divide evenly among %zu threads",
+                       r->name, PARAM("BK"), per16, PARAM("BN") / per16, threads);
+    return KL_OK;
+}
 
 /* The launch geometry of a rung, from M, N and its parameters. */
 static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s)
@@ -256,6 +315,8 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         return PARAM("BK") * (PARAM("BM") + 4 * PARAM("PAD") + PARAM("BN")) * elem;
     case KL_LOCAL_BLOCK4X2:
         return 2 * PARAM("BK") * (PARAM("BM") + 4 * PARAM("PAD") + PARAM("BN")) * elem;
+    case KL_LOCAL_STAGES:
+        return PARAM("STAGES") * PARAM("BK") * (PARAM("BM") + 4 + PARAM("BN")) * elem;
     case KL_LOCAL_NONE: return 0;
     }
     return 0;
@@ -284,13 +345,22 @@ static enum kl_status check_rung(const struct kl_context *kl, const struct kl_ge
 {
     const struct kl_device_info *dev = &kl->info;
     size_t es = kl_type_size(t), lb = local_bytes(r, v, es);
-    enum kl_status st = kl_launch_check(l, r->name, e);
-    if (st != KL_OK)
+    enum kl_status st;
+    if (r->relations && (st = r->relations(r, v, t, e)) != KL_OK)
         return st;
-    if (lb > dev->local_mem)
+    if (cuda_elsewhere(kl, r))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: it runs with --backend cuda",
+                       r->name);
+    if ((st = kl_launch_check(l, r->name, e)) != KL_OK)
+        return st;
+    /* A .cu rung's local memory is dynamic shared memory, up to the opt-in maximum. */
+    uint64_t room = kl_gemm_rung_cuda_only(r) && dev->local_mem_optin > dev->local_mem
+                        ? dev->local_mem_optin
+                        : dev->local_mem;
+    if (lb > room)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: needs %zu bytes of local memory, the device has %llu", r->name, lb,
-                       (unsigned long long)dev->local_mem);
+                       (unsigned long long)room);
     size_t wg = l->local[0] * (l->dims > 1 ? l->local[1] : 1);
     size_t priv = private_elems(r, v) * wg * es;
     if (!dev->is_gpu && priv > CPU_PRIVATE_LIMIT)
@@ -453,6 +523,9 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    if (kl_gemm_rung_cuda_only(r) && r->local != KL_LOCAL_NONE)
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_LOCAL, {.local_bytes = local_bytes(r, values, kl_type_size(s->type))}};
     return KL_OK;
 }
 
@@ -891,6 +964,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         unsigned mask;
         struct kl_launch l = {.kl = kl};
         const struct kl_gemm_rung_params *tuned;
+        if (cuda_elsewhere(kl, chosen[i])) /* skipped, whatever --param says */
+            continue;
         if ((st = resolve_request(req, chosen[i], values, &mask, &tuned, e)) != KL_OK)
             return st;
         shape_of(chosen[i], values, req->M, req->N, &l);
@@ -947,6 +1022,11 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             goto free_data;
         }
         res->on_host = r->geometry == KL_GEO_HOST;
+        if (cuda_elsewhere(kl, r)) {
+            res->status = KL_RESULT_SKIPPED;
+            snprintf(res->note, sizeof res->note, "CUDA C++: runs with --backend cuda");
+            continue;
+        }
         const struct kl_gemm_rung_params *tuned;
         if ((st = resolve_request(req, r, values, &mask, &tuned, e)) != KL_OK)
             goto free_data;

@@ -27,13 +27,15 @@ enum kl_local_use {
     KL_LOCAL_2TS2,    /* 2·TS² */
     KL_LOCAL_BLOCK,   /* BK·(BM + BN): the two tiles of a K-slice */
     KL_LOCAL_BLOCK4,  /* BK·(BM + 4·PAD + BN): A's tile padded by PAD vectors per row */
-    KL_LOCAL_BLOCK4X2 /* 2·BK·(BM + 4·PAD + BN): two buffers of the above */
+    KL_LOCAL_BLOCK4X2, /* 2·BK·(BM + 4·PAD + BN): two buffers of the above */
+    KL_LOCAL_STAGES    /* STAGES·BK·(BM + 4 + BN): a pipeline of K-slices, A's padded */
 };
 
 struct kl_gemm_rung {
     const char *name;
     const char *summary; /* what changed from the rung before, and why */
-    const char *file;    /* kernel file under kernels/, NULL for host rungs */
+    const char *file;    /* kernel file under kernels/, NULL for host rungs; a .cu file is
+                            CUDA only, and its local memory is dynamic shared memory */
     void (*host)(enum kl_type t, int M, int N, int K, const void *A, const void *B, void *C);
     int b_col_major; /* the kernel reads B transposed (column-major) */
     enum kl_geometry geometry;
@@ -41,7 +43,13 @@ struct kl_gemm_rung {
     int private_kc; /* each work-item holds a KC-long private array */
     struct kl_param_def params[KL_MAX_PARAMS];
     struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. BM a multiple of TM */
+    /* Relations between values beyond multiples (NULL: none); KL_ERR_ARG with the reason. */
+    enum kl_status (*relations)(const struct kl_gemm_rung *r, const int *values, enum kl_type t,
+                                struct kl_err *e);
 };
+
+/* 1 for a rung that only the CUDA backend runs (its kernel is a .cu file). */
+int kl_gemm_rung_cuda_only(const struct kl_gemm_rung *r);
 
 int kl_gemm_rung_count(void);
 const struct kl_gemm_rung *kl_gemm_rung_at(int i);
