@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# SGEMM against the vendor libraries (not a test): the fast rungs (10 and up,
-# 14 on CUDA only)
-# at 1024³, 2048³, 4096³, 8192³ and the awkward 4095×4097×4093, through
-# OpenCL and CUDA, with cuBLAS, CLBlast and OpenBLAS in the same run, plus
-# the README's ladder chart. CLBlast comes from .debs/ when not installed.
+# SGEMM against the vendor libraries (not a test): the fast rungs (10 and up;
+# 14 on CUDA only) at 1024³, 2048³, 4096³, 8192³ and the awkward
+# 4095×4097×4093, through OpenCL and CUDA, with cuBLAS and CLBlast in the
+# same run. CLBlast comes from .debs/ when not installed.
 # SGEMM_RUNGS overrides the rungs; outputs go to $OUT (default bench/out).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
