@@ -58,9 +58,10 @@ budget)
     budget=3
     run budget tune gemm --size 64 --rung 01 --budget ${budget}s
     slack_ms=3000
+    # A fast device may try the whole space inside the budget; then it must say so.
     if [ "$rc" -ne 0 ] || ! grep -q '^best: ' "$tmp/budget.out" ||
-        ! grep -q 'stopped when the budget ran out' "$tmp/budget.out"; then
-        fail "tune --budget ${budget}s: exit $rc; expected a best and \"stopped when the budget ran out\"" \
+        ! grep -Eq 'stopped when the budget ran out|every candidate tried' "$tmp/budget.out"; then
+        fail "tune --budget ${budget}s: exit $rc; expected a best and \"stopped when the budget ran out\" (or every candidate tried)" \
             "$tmp/budget.out" "$tmp/budget.err"
     elif [ "$ms" -gt $((budget * 1000 + slack_ms)) ]; then
         fail "tune --budget ${budget}s took ${ms} ms, beyond the budget and ${slack_ms} ms of slack" \

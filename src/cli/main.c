@@ -623,7 +623,7 @@ static int device_spec(const struct cli *c, char *spec, size_t n)
     const char *named = spec_backend(dev);
     if (!c->device && dev && (named ? strcmp(named, c->backend) != 0
                                     : strcmp(c->backend, "opencl") != 0))
-        dev = NULL;
+        dev = named = NULL; /* the backend's default device */
     else if (named && strcmp(named, c->backend) != 0) {
         fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend,
                 dev);

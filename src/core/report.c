@@ -261,7 +261,8 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
             for (int j = 0; j < r->count && !hit; j++)
                 if (r->results[j].x == r->results[i].x && strcmp(r->results[j].rung, cols[c]) == 0)
                     hit = &r->results[j];
-            cell(out, 9, 2, hit ? hit->gbps : 0, hit && timed(hit));
+            /* Launch-bound sizes run below 0.1 GB/s: more decimals, never a false 0.00. */
+            cell(out, 9, hit && hit->gbps < 0.1 ? 4 : 2, hit ? hit->gbps : 0, hit && timed(hit));
         }
         fputc('\n', out);
     }

@@ -353,6 +353,7 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
                 st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
                 goto done;
             }
+            res->x = (double)n; /* skipped cells too: the matrix keeps them in their row */
             kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
             long ilp = r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP");
             if (ilp > n) {
