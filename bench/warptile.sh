@@ -27,8 +27,8 @@ log="$out/warptile_$size.txt"
 build/kladder gemm --backend cuda --size "$size" --rung 13 --compare cublas "${proto[@]}" \
     >>"$log" 2>&1 || true
 printf '%-34s %s\n' "configuration (BM BN BK WM WN TM TN S)" "result"
-printf '%-34s %s\n' "13_double_buffer (defaults)" "$(awk '/^13_double_buffer /{print $2, $6, "GFLOP/s"}' "$log")"
-printf '%-34s %s\n' "cuBLAS" "$(awk '/^peer:cublas /{print $2, $6, "GFLOP/s"}' "$log")"
+printf '%-34s %s\n' "13_double_buffer (defaults)" "$(awk '/^13_double_buffer /{print $2, $3, "ms", $7, "GFLOP/s"}' "$log")"
+printf '%-34s %s\n' "cuBLAS" "$(awk '/^peer:cublas /{print $2, $3, "ms", $7, "GFLOP/s"}' "$log")"
 for c in "${configs[@]}"; do
     read -r bm bn bk wm wn tm tn st <<<"$c"
     one="$out/warptile_one.txt"
@@ -37,7 +37,7 @@ for c in "${configs[@]}"; do
         --param WN="$wn" --param TM="$tm" --param TN="$tn" --param STAGES="$st" \
         >"$one" 2>&1 || true
     cat "$one" >>"$log"
-    row=$(awk '/^14_warptile /{print $2, $6, "GFLOP/s"}' "$one")
+    row=$(awk '/^14_warptile /{print $2, $3, "ms", $7, "GFLOP/s"}' "$one")
     [ -n "$row" ] || row="error: $(grep -m1 -i 'kladder:\|error' "$one" || true)"
     printf '%-34s %s\n' "$c" "$row"
 done
