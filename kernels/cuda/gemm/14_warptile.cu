@@ -157,7 +157,7 @@ struct loader {
     int a_row, a_k, b_row, b_col; /* the thread's first element or piece, in the block */
     int m0, n0, M, N, K;
     bool vec_b;  /* N a multiple of EPC: B's rows in 16-byte pieces */
-    bool inside; /* the block's rows and columns all inside C */
+    bool inside; /* vec_b, and the block's rows and columns all inside C */
 };
 
 /*
@@ -283,8 +283,8 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
         /*
          * Written double-buffered: the fragments of step k + 1 are read
          * while step k's multiply-adds run. ptxas keeps that order where
-         * registers allow (8 x 8 lanes) and moves the reads next to their
-         * use where they do not (8 x 16, at 249 registers).
+         * registers allow (8 x 8 thread tiles) and moves the reads next to
+         * their use where they do not (8 x 16, at 249 registers).
          */
         const T *as = As + t % STAGES * BK * SA + wm0 + 4 * lm;
         const T *bs = Bs + t % STAGES * BK * BN + wn0 + 4 * ln;
