@@ -315,15 +315,25 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
  * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
  * or a .cu file alone, for what only CUDA can do.
  */
+int kl_kernel_is_cuda(const char *file)
+{
+    size_t len = file ? strlen(file) : 0;
+    return len > 3 && strcmp(file + len - 3, ".cu") == 0;
+}
+
+int kl_kernel_elsewhere(const struct kl_context *kl, const char *file)
+{
+    return kl_kernel_is_cuda(file) && strcmp(kl->ops->name, "cuda") != 0;
+}
+
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
     char *cuda = NULL, *prelude = NULL, *body = NULL;
     int is_cuda = strcmp(kl->ops->name, "cuda") == 0;
-    size_t len = strlen(file);
     enum kl_status st;
     *out = NULL;
     /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
-    if (len > 3 && strcmp(file + len - 3, ".cu") == 0) {
+    if (kl_kernel_is_cuda(file)) {
         if (!is_cuda)
             return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)",
                            file);

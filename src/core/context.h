@@ -47,6 +47,11 @@ enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **
  */
 int kl_nvidia_hint(char *buf, size_t n);
 
+/* 1 when a kernel file is CUDA C++ (a .cu file: built as written, for CUDA only). */
+int kl_kernel_is_cuda(const char *file);
+/* 1 when kl's backend cannot build that file (CUDA C++ on another backend). */
+int kl_kernel_elsewhere(const struct kl_context *kl, const char *file);
+
 /* Source text of a kernel file (prelude prepended), malloc'd. */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out);
 

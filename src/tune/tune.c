@@ -137,7 +137,7 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
     if (!r->file)
         return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host: it has no parameters to tune",
                        r->name);
-    if (kl_gemm_rung_cuda_only(r) && strcmp(kl->ops->name, "cuda") != 0)
+    if (kl_kernel_elsewhere(kl, r->file))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: tune it with --backend cuda",
                        r->name);
     s->nparams = kl_param_count(r->params);

@@ -82,6 +82,20 @@ static const struct kl_blur_rung rungs[] = {
      .file = "opencl/blur/08_image.cl",
      .kind = KL_BLUR_IMAGE,
      .params = {P_BX, P_BY}},
+    {.name = "09_async",
+     .summary = "CUDA: 07's strips with input rows copied into shared memory by cp.async, ST "
+                "rows in flight per block instead of one loaded through registers",
+     .file = "cuda/blur/09_async.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = 5,
+     .px = 2,
+     .sy = 1,
+     .params = {{"BX", 128, 1, 1024, 1, 0, "block width (threads)"},
+                {"PX", 4, 1, 8, 1, 1,
+                 "floats per thread along x (uchar4: PX/4 pixels, at least 1), halved while "
+                 "2R+1 rows of them exceed 64 floats"},
+                {"SY", 64, 1, 4096, 1, 0, "rows per thread (the strip's height)"},
+                {"ST", 4, 2, 16, 1, 0, "input rows staged in shared memory (ST - 1 in flight)"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -124,22 +138,27 @@ static size_t px_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pi
 }
 
 /* Local memory a rung declares, in bytes. */
-static size_t local_bytes(const struct kl_blur_rung *r, const struct blur_session *s, size_t bx,
-                          size_t by, size_t px)
+static size_t local_bytes(const struct kl_blur_rung *r, const int *v,
+                          const struct blur_session *s, size_t bx, size_t by, size_t px)
 {
     size_t R2 = 2 * (size_t)s->R, f = f_size(s), RA2 = 2 * (((size_t)s->R + 3) / 4 * 4);
     switch (r->local) {
     case 1: return (bx + R2) * (by + R2) * f;
     case 2: return (by * (bx + R2) > (by + R2) * bx ? by * (bx + R2) : (by + R2) * bx) * f;
     case 4: return 2 * (bx * px + RA2) * f;
+    case 5: /* ST staged rows of pixels as stored (4 bytes) */
+        return (size_t)kl_param_value(r->params, v, "ST") * (bx * px + RA2) * 4;
     }
     return 0;
 }
 
-/* The device lacks what the rung is about (image objects), whatever its parameters. */
-static int lacks_feature(const struct kl_blur_rung *r, const struct kl_device_info *d)
+/*
+ * The device lacks what the rung is about, whatever its parameters: image
+ * objects, or the CUDA backend for a rung written in CUDA C++.
+ */
+static int lacks_feature(const struct kl_blur_rung *r, const struct kl_context *kl)
 {
-    return r->kind == KL_BLUR_IMAGE && !d->images;
+    return (r->kind == KL_BLUR_IMAGE && !kl->info.images) || kl_kernel_elsewhere(kl, r->file);
 }
 
 static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
@@ -149,16 +168,23 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
     const struct kl_device_info *d = &s->kl->info;
     size_t bx = (size_t)kl_param_value(r->params, v, "BX");
     size_t by = (size_t)kl_param_value(r->params, v, "BY");
-    size_t lb = local_bytes(r, s, bx, by, px_of(r, v, s->pix, s->R));
+    size_t lb = local_bytes(r, v, s, bx, by, px_of(r, v, s->pix, s->R));
     size_t w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
+    if (kl_kernel_elsewhere(s->kl, r->file))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: it runs with --backend cuda",
+                       r->name);
     enum kl_status st = kl_launch_check(l, r->name, e);
     if (st != KL_OK)
         return st;
-    if (lb > d->local_mem)
+    /* A CUDA C++ rung's local memory is dynamic shared memory, up to the opt-in maximum. */
+    uint64_t room = kl_kernel_is_cuda(r->file) && d->local_mem_optin > d->local_mem
+                        ? d->local_mem_optin
+                        : d->local_mem;
+    if (lb > room)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: a tile with a halo of radius %d needs %zu bytes of local "
                        "memory, the device has %llu",
-                       r->name, s->R, lb, (unsigned long long)d->local_mem);
+                       r->name, s->R, lb, (unsigned long long)room);
     if (r->weights_constant && w2 > d->constant_mem)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: %zu bytes of 2-D weights exceed the device's constant buffer "
@@ -336,6 +362,12 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = s->W}};
     l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
     l.args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
+    if (kl_kernel_is_cuda(r->file) && r->local) { /* dynamic shared memory */
+        size_t bx = (size_t)kl_param_value(r->params, values, "BX");
+        l.args[l.nargs++] = (struct kl_arg){
+            KL_ARG_LOCAL,
+            {.local_bytes = local_bytes(r, values, s, bx, 1, px_of(r, values, s->pix, s->R))}};
+    }
     if (r->kind == KL_BLUR_SEPARABLE || r->kind == KL_BLUR_IMAGE) {
         l2 = l;
         if ((st = kl_kernel_get(kl, r->file, "blur_v", res->options, &l2.kernel, &build2)) != KL_OK)
@@ -566,7 +598,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         struct kl_launch l = {.kl = kl};
         kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
         shape_of(r, values, s.pix, s.R, s.W, s.H, &l);
-        int asked = req->nrungs || (mask && !lacks_feature(r, &kl->info));
+        int asked = req->nrungs || (mask && !lacks_feature(r, kl));
         if (asked && (st = check_rung(r, values, &s, &l, e)) != KL_OK)
             goto done;
     }
@@ -607,7 +639,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
         st = run_rung(&s, r, values, &req->protocol, res);
         if (st != KL_OK)
             snprintf(res->note, sizeof res->note, "%.500s", e->msg);
-        if (st == KL_ERR_UNSUPPORTED && !req->nrungs && (!mask || lacks_feature(r, &kl->info))) {
+        if (st == KL_ERR_UNSUPPORTED && !req->nrungs && (!mask || lacks_feature(r, kl))) {
             res->status = KL_RESULT_SKIPPED;
             continue;
         }

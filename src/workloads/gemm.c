@@ -234,14 +234,13 @@ const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 
 int kl_gemm_rung_cuda_only(const struct kl_gemm_rung *r)
 {
-    size_t n = r->file ? strlen(r->file) : 0;
-    return n > 3 && strcmp(r->file + n - 3, ".cu") == 0;
+    return kl_kernel_is_cuda(r->file);
 }
 
 /* 1 for a CUDA-only rung in a ladder on another backend. */
 static int cuda_elsewhere(const struct kl_context *kl, const struct kl_gemm_rung *r)
 {
-    return kl_gemm_rung_cuda_only(r) && strcmp(kl->ops->name, "cuda") != 0;
+    return kl_kernel_elsewhere(kl, r->file);
 }
 
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))

@@ -52,6 +52,9 @@ runs=(
     "gemv --m 100 --n 33 --type double"
     "blur --width 100 --height 37 --sigma 1"
     "blur --width 17 --height 13 --radius 9 --pixel uchar4"
+    # The cp.async blur rung over several blocks and strips (16-byte copies inside).
+    "blur --rung 09 --width 300 --height 70 --sigma 2 --param BX=8 --param SY=5 --param ST=3"
+    "blur --rung 09 --width 301 --height 33 --radius 4 --pixel uchar4 --param BX=16 --param SY=7"
     "peak --quick --bytes 1048576 --refresh"
 )
 for tool in memcheck racecheck; do
