@@ -310,11 +310,6 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
     return kl_fail(&kl->err, KL_ERR_IO, "kernel file %s is not built into kladder", file);
 }
 
-/*
- * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
- * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
- * or a .cu file alone, for what only CUDA can do.
- */
 int kl_kernel_is_cuda(const char *file)
 {
     size_t len = file ? strlen(file) : 0;
@@ -326,6 +321,11 @@ int kl_kernel_elsewhere(const struct kl_context *kl, const char *file)
     return kl_kernel_is_cuda(file) && strcmp(kl->ops->name, "cuda") != 0;
 }
 
+/*
+ * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
+ * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
+ * or a .cu file alone, for what only CUDA can do.
+ */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
     char *cuda = NULL, *prelude = NULL, *body = NULL;
