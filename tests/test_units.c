@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cli/args.h"
+#include "core/context.h"
 #include "core/measure.h"
 #include "core/verify.h"
 #include "workloads/gemm.h"
@@ -161,6 +162,15 @@ static void test_rungs(void)
     CHECK(kl_gemm_rung_find("nosuch") == NULL && kl_gemm_rung_find("") == NULL, "unknown");
     CHECK(kl_type_parse("double", &t) == KL_OK && t == KL_DOUBLE, "type double");
     CHECK(kl_type_parse("half", &t) == KL_ERR_ARG, "type half refused");
+    /* CUDA C++ is told by the file's name: .cu, nothing else. */
+    CHECK(kl_kernel_is_cuda("cuda/gemm/14_warptile.cu") && kl_kernel_is_cuda("a.cu"),
+          ".cu files are CUDA C++");
+    CHECK(!kl_kernel_is_cuda("opencl/gemm/13_double_buffer.cl") && !kl_kernel_is_cuda(".cu") &&
+              !kl_kernel_is_cuda("cuda/prelude.cuh") && !kl_kernel_is_cuda(NULL),
+          "other files are not");
+    CHECK(kl_gemm_rung_cuda_only(kl_gemm_rung_find("14_warptile")) &&
+              !kl_gemm_rung_cuda_only(kl_gemm_rung_find("13_double_buffer")),
+          "14_warptile alone of the GEMM rungs is CUDA only");
     /* Every rung is documented and every parameter default is within its range. */
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
