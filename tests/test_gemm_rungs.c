@@ -57,7 +57,7 @@ static int device_rungs(const struct kl_context *kl, const char **names, int *he
         if (!r->file)
             continue;
         names[n++] = r->name;
-        if (here && (!kl_gemm_rung_cuda_only(r) || strcmp(kl->ops->name, "cuda") == 0))
+        if (here && (!kl_kernel_is_cuda(r->file) || strcmp(kl->ops->name, "cuda") == 0))
             (*here)++;
     }
     return n;
@@ -95,7 +95,7 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
     for (int i = 0; i < rep.count; i++) {
         const struct kl_result *r = &rep.results[i];
         const struct kl_gemm_rung *rung = kl_gemm_rung_find(r->rung);
-        if (rung && kl_gemm_rung_cuda_only(rung) && strcmp(kl->ops->name, "cuda") != 0) {
+        if (rung && kl_kernel_is_cuda(rung->file) && strcmp(kl->ops->name, "cuda") != 0) {
             CHECK(r->status == KL_RESULT_SKIPPED && strstr(r->note, "--backend cuda"),
                   "%s on %s: status %d (%s), expected skipped", r->rung, kl->ops->name,
                   (int)r->status, r->note);

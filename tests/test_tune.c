@@ -89,7 +89,7 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
     size_t es = kl_type_size(t);
     enum kl_status st = kl_tune_space_build(kl, r, t, M, N, K, &s, &e);
     int cuda = strcmp(kl->ops->name, "cuda") == 0;
-    if (kl_gemm_rung_cuda_only(r) && !cuda) {
+    if (kl_kernel_is_cuda(r->file) && !cuda) {
         CHECK(st == KL_ERR_UNSUPPORTED && strstr(e.msg, "--backend cuda"),
               "%s on %s: a space (%d) where the backend cannot run it", r->name, dev, (int)st);
         return;
@@ -141,7 +141,7 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
         CHECK(known, "%s: unknown local-memory kind %d (teach tests/test_tune.c)", r->name,
               (int)r->local);
         /* A CUDA C++ rung's local memory is dynamic shared memory, up to the opt-in. */
-        uint64_t room = kl_gemm_rung_cuda_only(r) && kl->info.local_mem_optin > kl->info.local_mem
+        uint64_t room = kl_kernel_is_cuda(r->file) && kl->info.local_mem_optin > kl->info.local_mem
                             ? kl->info.local_mem_optin
                             : kl->info.local_mem;
         CHECK((uint64_t)local * es <= room, "%s %s on %s: %ld B of local memory", r->name, joined,

@@ -168,8 +168,8 @@ static void test_rungs(void)
     CHECK(!kl_kernel_is_cuda("opencl/gemm/13_double_buffer.cl") && !kl_kernel_is_cuda(".cu") &&
               !kl_kernel_is_cuda("cuda/prelude.cuh") && !kl_kernel_is_cuda(NULL),
           "other files are not");
-    CHECK(kl_gemm_rung_cuda_only(kl_gemm_rung_find("14_warptile")) &&
-              !kl_gemm_rung_cuda_only(kl_gemm_rung_find("13_double_buffer")),
+    CHECK(kl_kernel_is_cuda(kl_gemm_rung_find("14_warptile")->file) &&
+              !kl_kernel_is_cuda(kl_gemm_rung_find("13_double_buffer")->file),
           "14_warptile alone of the GEMM rungs is CUDA only");
     /* Every rung is documented and every parameter default is within its range. */
     for (int i = 0; i < kl_gemm_rung_count(); i++) {

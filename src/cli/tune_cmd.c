@@ -438,30 +438,6 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
 
 /* ---- the cached parameters in `kladder gemm` --------------------------------- */
 
-static int chosen_by(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)
-{
-    if (req->nrungs == 0)
-        return req->host_rungs >= 0 || r->geometry != KL_GEO_HOST;
-    for (int j = 0; j < req->nrungs; j++)
-        if (kl_gemm_rung_find(req->rungs[j]) == r)
-            return 1;
-    return 0;
-}
-
-/* Whether --param sets one of r's parameters. */
-static int user_set(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)
-{
-    for (int j = 0; j < req->nparams; j++) {
-        char name[64];
-        long v;
-        struct kl_err e;
-        if (kl_param_split(req->params[j], name, sizeof name, &v, &e) == KL_OK &&
-            kl_param_index(r->params, name) >= 0)
-            return 1;
-    }
-    return 0;
-}
-
 void kl_cli_tuned_apply(struct kl_context *kl, struct kl_gemm_request *req,
                         struct kl_cli_tuned *hold, FILE *msg)
 {
@@ -481,7 +457,8 @@ void kl_cli_tuned_apply(struct kl_context *kl, struct kl_gemm_request *req,
     for (int i = 0; i < kl_gemm_rung_count() && hold->count < KL_CLI_TUNED_MAX; i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
         const struct kl_tuned *x = kl_tuned_find(&f, "gemm", r->name, req->type, cls);
-        if (!x || !chosen_by(req, r) || user_set(req, r))
+        if (!x || !kl_gemm_request_chooses(req, r) ||
+            kl_params_mention(req->params, req->nparams, r->params))
             continue;
         int k = hold->count;
         int n = kl_tuned_items(x->params, hold->buf[k], sizeof hold->buf[k], hold->items[k],

@@ -62,13 +62,19 @@ void kl_cache_identity(const struct kl_device_info *dev, const char *backend, ch
     snprintf(out, n, "%s|%s|%s|%s", backend, dev->platform, dev->name, dev->driver_version);
 }
 
-void kl_ceilings_path(const struct kl_device_info *dev, const char *backend, char *out, size_t n)
+void kl_cache_file(const struct kl_device_info *dev, const char *backend, const char *kind,
+                   char *out, size_t n)
 {
     char dir[3072], id[1024];
     kl_cache_dir(dir, sizeof dir);
     kl_cache_identity(dev, backend, id, sizeof id);
-    snprintf(out, n, "%s/ceilings-%016llx.txt", dir,
+    snprintf(out, n, "%s/%s-%016llx.txt", dir, kind,
              (unsigned long long)kl_cache_hash(id, strlen(id)));
+}
+
+void kl_ceilings_path(const struct kl_device_info *dev, const char *backend, char *out, size_t n)
+{
+    kl_cache_file(dev, backend, "ceilings", out, n);
 }
 
 int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,

@@ -52,6 +52,9 @@ enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *ba
 void kl_cache_dir(char *out, size_t n);
 void kl_cache_identity(const struct kl_device_info *dev, const char *backend, char *out, size_t n);
 uint64_t kl_cache_hash(const char *s, size_t n);
+/* The path of this device's cache file of one kind: DIR/KIND-<hash of the identity>.txt. */
+void kl_cache_file(const struct kl_device_info *dev, const char *backend, const char *kind,
+                   char *out, size_t n);
 enum kl_status kl_cache_write(const char *path, const char *text, struct kl_err *e);
 
 #endif /* KL_CEILINGS_H */

@@ -321,6 +321,13 @@ int kl_kernel_elsewhere(const struct kl_context *kl, const char *file)
     return kl_kernel_is_cuda(file) && strcmp(kl->ops->name, "cuda") != 0;
 }
 
+uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file)
+{
+    const struct kl_device_info *d = &kl->info;
+    return kl_kernel_is_cuda(file) && d->local_mem_optin > d->local_mem ? d->local_mem_optin
+                                                                         : d->local_mem;
+}
+
 /*
  * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
  * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;

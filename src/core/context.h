@@ -51,6 +51,11 @@ int kl_nvidia_hint(char *buf, size_t n);
 int kl_kernel_is_cuda(const char *file);
 /* 1 when kl's backend cannot build that file (CUDA C++ on another backend). */
 int kl_kernel_elsewhere(const struct kl_context *kl, const char *file);
+/*
+ * Local memory one work-group of that file's kernel may have: the device's
+ * default, or for CUDA C++ (dynamic shared memory) the opt-in maximum.
+ */
+uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file);
 
 /* Source text of a kernel file (prelude prepended), malloc'd. */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out);

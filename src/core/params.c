@@ -44,6 +44,19 @@ enum kl_status kl_param_split(const char *item, char *name, size_t n, long *valu
     return KL_OK;
 }
 
+int kl_params_mention(const char *const *items, int nitems, const struct kl_param_def *defs)
+{
+    for (int j = 0; j < nitems; j++) {
+        char name[64];
+        long v;
+        struct kl_err ignored;
+        if (kl_param_split(items[j], name, sizeof name, &v, &ignored) == KL_OK &&
+            kl_param_index(defs, name) >= 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int is_pow2(long v)
 {
     return v > 0 && (v & (v - 1)) == 0;

@@ -43,6 +43,9 @@ int kl_param_index(const struct kl_param_def *defs, const char *name);
 /* The value of name among values (resolved for defs), or 0 if absent. */
 int kl_param_value(const struct kl_param_def *defs, const int *values, const char *name);
 
+/* 1 when one of items ("NAME=VALUE") names a parameter of defs. */
+int kl_params_mention(const char *const *items, int nitems, const struct kl_param_def *defs);
+
 /* Splits "NAME=VALUE" and parses VALUE strictly as an integer. */
 enum kl_status kl_param_split(const char *item, char *name, size_t n, long *value,
                               struct kl_err *e);

@@ -22,11 +22,7 @@ int kl_tune_size_class(int M, int N, int K)
 
 void kl_tuned_path(const struct kl_device_info *dev, const char *backend, char *out, size_t n)
 {
-    char dir[3072], id[1024];
-    kl_cache_dir(dir, sizeof dir);
-    kl_cache_identity(dev, backend, id, sizeof id);
-    snprintf(out, n, "%s/tuned-%016llx.txt", dir,
-             (unsigned long long)kl_cache_hash(id, strlen(id)));
+    kl_cache_file(dev, backend, "tuned", out, n);
 }
 
 /* One table drives writing and reading an entry line: key, kind, where the value lives. */

@@ -176,10 +176,7 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
     enum kl_status st = kl_launch_check(l, r->name, e);
     if (st != KL_OK)
         return st;
-    /* A CUDA C++ rung's local memory is dynamic shared memory, up to the opt-in maximum. */
-    uint64_t room = kl_kernel_is_cuda(r->file) && d->local_mem_optin > d->local_mem
-                        ? d->local_mem_optin
-                        : d->local_mem;
+    uint64_t room = kl_kernel_local_mem(s->kl, r->file);
     if (lb > room)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: a tile with a halo of radius %d needs %zu bytes of local "

@@ -232,17 +232,6 @@ const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
     return hit;
 }
 
-int kl_gemm_rung_cuda_only(const struct kl_gemm_rung *r)
-{
-    return kl_kernel_is_cuda(r->file);
-}
-
-/* 1 for a CUDA-only rung in a ladder on another backend. */
-static int cuda_elsewhere(const struct kl_context *kl, const struct kl_gemm_rung *r)
-{
-    return kl_kernel_elsewhere(kl, r->file);
-}
-
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
 
 /* What kernels/cuda/gemm/14_warptile.cu asserts, said before it is built. */
@@ -347,15 +336,12 @@ static enum kl_status check_rung(const struct kl_context *kl, const struct kl_ge
     enum kl_status st;
     if (r->relations && (st = r->relations(r, v, t, e)) != KL_OK)
         return st;
-    if (cuda_elsewhere(kl, r))
+    if (kl_kernel_elsewhere(kl, r->file))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: it runs with --backend cuda",
                        r->name);
     if ((st = kl_launch_check(l, r->name, e)) != KL_OK)
         return st;
-    /* A .cu rung's local memory is dynamic shared memory, up to the opt-in maximum. */
-    uint64_t room = kl_gemm_rung_cuda_only(r) && dev->local_mem_optin > dev->local_mem
-                        ? dev->local_mem_optin
-                        : dev->local_mem;
+    uint64_t room = kl_kernel_local_mem(kl, r->file);
     if (lb > room)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: needs %zu bytes of local memory, the device has %llu", r->name, lb,
@@ -522,7 +508,7 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
-    if (kl_gemm_rung_cuda_only(r) && r->local != KL_LOCAL_NONE)
+    if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] = (struct kl_arg){
             KL_ARG_LOCAL, {.local_bytes = local_bytes(r, values, kl_type_size(s->type))}};
     return KL_OK;
@@ -633,6 +619,16 @@ static enum kl_status check_request(const struct kl_context *kl, enum kl_type t,
     return KL_OK;
 }
 
+int kl_gemm_request_chooses(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)
+{
+    if (req->nrungs == 0)
+        return !(req->host_rungs < 0 && r->geometry == KL_GEO_HOST);
+    for (int j = 0; j < req->nrungs; j++)
+        if (kl_gemm_rung_find(req->rungs[j]) == r)
+            return 1;
+    return 0;
+}
+
 /* A rung's parameter values: defaults, the user's items, then the constraints between them. */
 static enum kl_status resolve(const struct kl_gemm_rung *r, const char *const *items, int nitems,
                               int *values, unsigned *mask, struct kl_err *e)
@@ -653,14 +649,8 @@ static enum kl_status resolve_request(const struct kl_gemm_request *req,
                                       const struct kl_gemm_rung_params **tuned, struct kl_err *e)
 {
     *tuned = NULL;
-    for (int j = 0; j < req->nparams; j++) {
-        char name[64];
-        long v;
-        struct kl_err ignored;
-        if (kl_param_split(req->params[j], name, sizeof name, &v, &ignored) == KL_OK &&
-            kl_param_index(r->params, name) >= 0)
-            return resolve(r, req->params, req->nparams, values, mask, e);
-    }
+    if (kl_params_mention(req->params, req->nparams, r->params))
+        return resolve(r, req->params, req->nparams, values, mask, e);
     for (int i = 0; i < req->ntuned && !*tuned; i++)
         if (strcmp(req->tuned[i].rung, r->name) == 0)
             *tuned = &req->tuned[i];
@@ -935,15 +925,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
                            kl_gemm_peer_names);
 
     /* Which rungs, in ladder order. */
-    for (int i = 0; i < RUNG_COUNT; i++) {
-        int want = req->nrungs == 0 && !(req->host_rungs < 0 && rungs[i].geometry == KL_GEO_HOST);
-        for (int j = 0; j < req->nrungs && !want; j++) {
-            const struct kl_gemm_rung *r = kl_gemm_rung_find(req->rungs[j]);
-            want = r == &rungs[i];
-        }
-        if (want)
+    for (int i = 0; i < RUNG_COUNT; i++)
+        if (kl_gemm_request_chooses(req, &rungs[i]))
             chosen[nchosen++] = &rungs[i];
-    }
     for (int j = 0; j < req->nrungs; j++)
         if (!kl_gemm_rung_find(req->rungs[j])) {
             kl_fail(e, KL_ERR_ARG, "unknown or ambiguous rung \"%s\"; rungs are:", req->rungs[j]);
@@ -963,7 +947,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         unsigned mask;
         struct kl_launch l = {.kl = kl};
         const struct kl_gemm_rung_params *tuned;
-        if (cuda_elsewhere(kl, chosen[i])) /* skipped, whatever --param says */
+        if (kl_kernel_elsewhere(kl, chosen[i]->file)) /* skipped, whatever --param says */
             continue;
         if ((st = resolve_request(req, chosen[i], values, &mask, &tuned, e)) != KL_OK)
             return st;
@@ -1021,7 +1005,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             goto free_data;
         }
         res->on_host = r->geometry == KL_GEO_HOST;
-        if (cuda_elsewhere(kl, r)) {
+        if (kl_kernel_elsewhere(kl, r->file)) {
             res->status = KL_RESULT_SKIPPED;
             snprintf(res->note, sizeof res->note, "CUDA C++: runs with --backend cuda");
             continue;

@@ -48,9 +48,6 @@ struct kl_gemm_rung {
                                 struct kl_err *e);
 };
 
-/* 1 for a rung that only the CUDA backend runs (its kernel is a .cu file). */
-int kl_gemm_rung_cuda_only(const struct kl_gemm_rung *r);
-
 int kl_gemm_rung_count(void);
 const struct kl_gemm_rung *kl_gemm_rung_at(int i);
 /* Exact name, or a unique prefix such as "10" or "host_i". */
@@ -82,6 +79,9 @@ struct kl_gemm_request {
     const struct kl_gemm_rung_params *tuned; /* per-rung defaults (kladder tune) */
     int ntuned;
 };
+
+/* 1 when the request runs rung r: named by --rung, or the whole ladder (host rungs unless -1). */
+int kl_gemm_request_chooses(const struct kl_gemm_request *req, const struct kl_gemm_rung *r);
 
 /*
  * Runs the requested rungs on the same random data, verifies each against
