@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/exit.h"
 #include "cli/report_cmd.h"
 #include "report/run.h"
-
-enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_USAGE = 2 };
 
 static const char compare_usage[] =
     "usage: kladder compare OLD.json NEW.json [--fail-on-regression PCT] [--force]\n"

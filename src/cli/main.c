@@ -12,6 +12,7 @@
 
 #include "cli/args.h"
 #include "cli/devices.h"
+#include "cli/exit.h"
 #include "cli/report_cmd.h"
 #include "cli/tune_cmd.h"
 #include "core/ceilings.h"
@@ -27,7 +28,6 @@
 #include "workloads/gemv.h"
 #include "workloads/rowdot.h"
 
-enum { EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 #define MAX_ITEMS 64
 #define MAX_DIM 1000000L
 
@@ -739,14 +739,6 @@ static int close_outputs(const struct cli *c, struct outputs *o)
     return rc;
 }
 
-/* A request error is the user's (exit 2); a device or build error exit 3. */
-static int status_exit(enum kl_status st)
-{
-    return st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_IO
-               ? EXIT_USAGE
-               : EXIT_RUNTIME;
-}
-
 /*
  * Prints the report of a run. When an error stopped it, the rungs that ran
  * are still printed, then the error. A failed verification (exit 1) comes
@@ -775,7 +767,7 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
         kl_cli_report_discard(html_path); /* no run to show, or a partial page */
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", kl_last_error(kl));
-        rc = status_exit(st);
+        rc = kl_exit_for(st);
     } else if (kl_report_failed(rep)) {
         fprintf(stderr, "kladder: at least one rung FAILED verification\n");
         rc = EXIT_VERIFY;

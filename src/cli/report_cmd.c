@@ -6,10 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/exit.h"
 #include "report/html.h"
 #include "report/run.h"
-
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 
 static const char report_usage[] =
     "usage: kladder report RUN.json [MORE.json ...] [-o FILE] [--format html|svg]\n"

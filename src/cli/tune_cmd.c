@@ -16,20 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/exit.h"
 #include "core/ceilings.h"
 #include "core/measure.h"
 #include "core/progress.h"
 #include "core/util.h"
 #include "tune/tune.h"
-
-enum { EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
-
-static int status_exit(enum kl_status st)
-{
-    return st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_IO
-               ? EXIT_USAGE
-               : EXIT_RUNTIME;
-}
 
 /* ---- --show and --clear ---------------------------------------------------- */
 
@@ -86,7 +78,7 @@ static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     enum kl_status st = kl_tuned_list(&paths, &n, &e);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e.msg);
-        return status_exit(st);
+        return kl_exit_for(st);
     }
     int shown = 0;
     for (int i = 0; i < n; i++) {
@@ -128,7 +120,7 @@ static int clear(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     enum kl_status st = kl_tuned_list(&paths, &n, &e);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e.msg);
-        return status_exit(st);
+        return kl_exit_for(st);
     }
     for (int i = 0; i < n; i++) {
         if (remove(paths[i]) == 0) {
@@ -226,7 +218,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
     enum kl_status st = kl_tune_space_build(kl, r, t->type, M, N, K, &s, e);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e->msg);
-        return status_exit(st);
+        return kl_exit_for(st);
     }
     fprintf(out, "\nkladder tune gemm  %s  %s  M=%d N=%d K=%d (size class 2^%d)\n", r->name,
             kl_type_name(t->type), M, N, K, cls);
@@ -288,7 +280,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         kl_tune_space_free(&s);
         fflush(out);
         fprintf(stderr, "kladder: %s\n", e->msg);
-        return status_exit(st);
+        return kl_exit_for(st);
     }
     if (o.have_default) {
         print_result(out, "default:", o.default_params, &o.dflt, flops, q.roof_gflops);
@@ -338,7 +330,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         fprintf(stderr, "kladder: warning: %s (it is replaced)\n", warn);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: the tuned parameters were not saved: %s\n", e->msg);
-        return status_exit(st);
+        return kl_exit_for(st);
     }
     kl_tuned_path(&kl->info, kl->ops->name, path, sizeof path);
     fprintf(out, "saved:     %s\n", path);
@@ -397,7 +389,7 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     enum kl_status st = kl_gemm_bench_open(kl, t->type, M, N, K, t->seed, &b);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e->msg);
-        return status_exit(st);
+        return kl_exit_for(st);
     }
     if (kl->ops == &kl_backend_opencl)
         fprintf(out, "kladder tune  device %d:%d %s (%s; driver %s; opencl)\n", kl->platform,
