@@ -96,6 +96,20 @@ static const struct kl_blur_rung rungs[] = {
                  "2R+1 rows of them exceed 64 floats"},
                 {"SY", 64, 1, 4096, 1, 0, "rows per thread (the strip's height)"},
                 {"ST", 4, 2, 16, 1, 0, "input rows staged in shared memory (ST - 1 in flight)"}}},
+    {.name = "10_tile",
+     .summary = "CUDA: tiles of BY·SY rows staged whole in shared memory by cp.async before any "
+                "arithmetic, as a copy issues its loads; the row pass in place, then a register "
+                "window down the columns",
+     .file = "cuda/blur/10_tile.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = 6,
+     .px = 2,
+     .sy = 1,
+     .params = {{"BY", 4, 1, 32, 1, 0, "warps per block (each a row of 32 threads)"},
+                {"PX", 4, 1, 8, 1, 1,
+                 "floats per thread along x (uchar4: PX/4 pixels, at least 1), halved while "
+                 "2R+1 rows of them exceed 64 floats"},
+                {"SY", 8, 1, 64, 1, 0, "rows per thread; a tile has BY·SY rows"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -137,6 +151,12 @@ static size_t px_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pi
     return px;
 }
 
+/* Work-group width: the BX parameter, or one warp where a rung has none (10_tile). */
+static size_t bx_of(const struct kl_blur_rung *r, const int *v)
+{
+    return kl_param_index(r->params, "BX") >= 0 ? (size_t)kl_param_value(r->params, v, "BX") : 32;
+}
+
 /* Local memory a rung declares, in bytes. */
 static size_t local_bytes(const struct kl_blur_rung *r, const int *v,
                           const struct blur_session *s, size_t bx, size_t by, size_t px)
@@ -148,6 +168,12 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v,
     case 4: return 2 * (bx * px + RA2) * f;
     case 5: /* ST staged rows of pixels as stored (4 bytes) */
         return (size_t)kl_param_value(r->params, v, "ST") * (bx * px + RA2) * 4;
+    case 6: { /* a tile's BY·SY + 2R staged rows as in 5; uchar4 row results, 16 bytes a pixel */
+        size_t rows = (size_t)kl_param_value(r->params, v, "BY") *
+                          (size_t)kl_param_value(r->params, v, "SY") +
+                      R2;
+        return rows * (bx * px + RA2) * 4 + (s->pix == KL_PIX_UCHAR4 ? rows * bx * px * 16 : 0);
+    }
     }
     return 0;
 }
@@ -166,7 +192,7 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
                                  struct kl_err *e)
 {
     const struct kl_device_info *d = &s->kl->info;
-    size_t bx = (size_t)kl_param_value(r->params, v, "BX");
+    size_t bx = bx_of(r, v);
     size_t by = (size_t)kl_param_value(r->params, v, "BY");
     size_t lb = local_bytes(r, v, s, bx, by, px_of(r, v, s->pix, s->R));
     size_t w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
@@ -200,7 +226,7 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
 static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pix, int R, int W,
                      int H, struct kl_launch *l)
 {
-    size_t bx = (size_t)kl_param_value(r->params, v, "BX");
+    size_t bx = bx_of(r, v);
     size_t by =
         kl_param_index(r->params, "BY") >= 0 ? (size_t)kl_param_value(r->params, v, "BY") : 1;
     size_t px = px_of(r, v, pix, R);
@@ -360,7 +386,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
     l.args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
     if (kl_kernel_is_cuda(r->file) && r->local) { /* dynamic shared memory */
-        size_t bx = (size_t)kl_param_value(r->params, values, "BX");
+        size_t bx = bx_of(r, values);
         l.args[l.nargs++] = (struct kl_arg){
             KL_ARG_LOCAL,
             {.local_bytes = local_bytes(r, values, s, bx, 1, px_of(r, values, s->pix, s->R))}};

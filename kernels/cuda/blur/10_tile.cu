@@ -1,0 +1,286 @@
+/*
+ * Rung 10 (CUDA only): the picture in tiles, each staged whole in shared
+ * memory by cp.async before any arithmetic, as a copy issues its loads.
+ *
+ * Computes   dst(x, y) = sum_j w[j+RAD] * h(x, clamp(y+j, 0, H-1)),
+ *            h(x, y')  = sum_i w[i+RAD] * src(clamp(x+i, 0, W-1), y')
+ *            (i, j = -RAD..RAD), h kept in float, dst rounded once (uchar4:
+ *            to nearest, saturated).
+ * Geometry:  blocks of 32 x BY threads, one warp per row of threads. A block
+ *            covers a tile of SPAN = 32*NPX columns and TH = BY*SY rows; grid
+ *            ceil(W/SPAN) x ceil(H/TH). NPX follows rung 07's rule: PX floats
+ *            (PX/4 uchar4 pixels, at least 1), halved while 2RAD+1 rows of
+ *            them exceed 64 floats.
+ * Phases:    1. Stage: the block issues the cp.async copies of all TH + 2RAD
+ *               input rows of its tile (SPAN columns and a halo of RA on each
+ *               side), one commit group, and waits once.
+ *            2. Rows: warp ty computes the horizontal pass of staged rows ty,
+ *               ty + BY, ...; each lane NPX results. Float results overwrite
+ *               their own row (the warp reads all of it before any lane
+ *               writes); uchar4 results, 16 bytes a pixel, go to a second
+ *               array.
+ *            3. Columns: thread (lane, ty) slides a window of 2RAD+1 row
+ *               results in registers down rows ty*SY .. ty*SY + SY - 1 of the
+ *               tile and stores them.
+ * Macros:    RAD (set by the host); BY (default 4), SY (8), PX (4);
+ *            KL_PIX_FLOAT (default) or KL_PIX_UCHAR4. Dynamic shared memory
+ *            (TH + 2RAD) * (SPAN + 2RA) * 4 bytes, plus (TH + 2RAD) * SPAN * 16
+ *            for uchar4, RA = RAD rounded up to a multiple of 4.
+ * Change:    rung 09 streams a strip's rows through a ring, a barrier per
+ *            row and ST - 1 rows in flight per block, in one wave of blocks
+ *            that live as long as the kernel. Here a block has its whole tile
+ *            in flight at once, then computes with no barrier per row; small
+ *            blocks, seven per SM at the defaults, so some load while others
+ *            compute, and a finished block is replaced as in a copy kernel.
+ *            The price: the 2RAD halo rows are read by two tiles (1 + 2RAD/TH
+ *            times the input from L2, while DRAM traffic stays near the
+ *            minimum, since vertically neighbouring tiles run at the same
+ *            time) and their horizontal pass is computed twice.
+ * Sizes:     any W, H >= 1 and RAD >= 0 whose tile fits shared memory (the
+ *            host checks). Staged rows and columns are clamped into the
+ *            image, so nothing outside src is read: 16-byte copies where the
+ *            tile's staged span lies inside its rows and rows are 16-byte
+ *            aligned (W % 4 == 0), 4-byte copies otherwise. Stores only for
+ *            x < W, y < H. Windows over 64 floats (large radii, uchar4 beyond
+ *            radius 7) read their taps from shared memory instead of keeping
+ *            them in registers: correct, and slower per tap.
+ *
+ * Backends:  CUDA only (NVRTC).
+ */
+#ifndef RAD
+#error "10_tile: RAD (blur radius) must be set by the host (-DRAD=r)"
+#endif
+#ifndef BY
+#define BY 4
+#endif
+#ifndef SY
+#define SY 8
+#endif
+#ifndef PX
+#define PX 4
+#endif
+static_assert(RAD >= 0 && BY >= 1 && BY <= 32 && SY >= 1, "10_tile: RAD >= 0, 1 <= BY <= 32, SY >= 1");
+static_assert(PX == 1 || PX == 2 || PX == 4 || PX == 8, "10_tile: PX must be 1, 2, 4 or 8");
+
+#define NW (2 * RAD + 1) /* taps, and rows in the vertical window */
+#if defined(KL_PIX_UCHAR4)
+#define NCH 4
+struct __align__(4) P {
+    unsigned char x, y, z, w;
+};
+typedef float4 F;
+static __device__ __forceinline__ F to_f(P p) { return make_float4(p.x, p.y, p.z, p.w); }
+static __device__ __forceinline__ unsigned char to_u8(float f)
+{
+    return (unsigned char)__float2uint_rn(fminf(fmaxf(f, 0.0f), 255.0f));
+}
+static __device__ __forceinline__ P to_p(F f) { return P{to_u8(f.x), to_u8(f.y), to_u8(f.z), to_u8(f.w)}; }
+static __device__ __forceinline__ F zero() { return make_float4(0.0f, 0.0f, 0.0f, 0.0f); }
+static __device__ __forceinline__ void madd(F &a, float w, F v)
+{
+    a.x = fmaf(w, v.x, a.x), a.y = fmaf(w, v.y, a.y), a.z = fmaf(w, v.z, a.z), a.w = fmaf(w, v.w, a.w);
+}
+#else
+#define NCH 1
+typedef float P;
+typedef float F;
+static __device__ __forceinline__ F to_f(P p) { return p; }
+static __device__ __forceinline__ P to_p(F f) { return f; }
+static __device__ __forceinline__ F zero() { return 0.0f; }
+static __device__ __forceinline__ void madd(F &a, float w, F v) { a = fmaf(w, v, a); }
+#endif
+
+/* Pixels per thread: rung 07's rule (the host sizes the launch by it). */
+#if PX >= 8 * NCH && NW * 8 * NCH <= 64
+#define NPX 8
+#elif PX >= 4 * NCH && NW * 4 * NCH <= 64
+#define NPX 4
+#elif PX >= 2 * NCH && NW * 2 * NCH <= 64
+#define NPX 2
+#else
+#define NPX 1
+#endif
+
+#define RA (((RAD + 3) / 4) * 4) /* halo columns staged on each side */
+#define SPAN (32 * NPX)          /* columns of a tile */
+#define ROW (SPAN + 2 * RA)      /* staged elements (4 bytes each) per row */
+#define TH (BY * SY)             /* rows of a tile */
+#define NS (TH + 2 * RAD)        /* input rows a tile reads */
+#define VREG (NW * NPX * NCH <= 64) /* the window (and weights) in registers */
+/* Float inputs of the horizontal pass, and float row results, as 16-byte vectors. */
+#define VEC4 (NCH == 1 && NPX % 4 == 0)
+
+static __device__ __forceinline__ void copy4(void *dst, const void *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src));
+}
+static __device__ __forceinline__ void copy16(void *dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src));
+}
+
+extern "C" __global__ void __launch_bounds__(32 * BY)
+blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const int H,
+           const float *__restrict__ w)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    P *const staged = (P *)smem; /* NS x ROW */
+#if NCH == 1
+    /* Row results in place of their inputs, from column RA. */
+#define HROW(r) ((F *)staged + (r) * ROW + RA)
+#else
+    F *const hres = (F *)(staged + NS * ROW); /* NS x SPAN */
+#define HROW(r) (hres + (r) * SPAN)
+#endif
+
+    const int lane = threadIdx.x, ty = threadIdx.y;
+    const int gx0 = blockIdx.x * SPAN, y0 = blockIdx.y * TH;
+
+    /* 1. Stage the tile: row r holds source row y0 - RAD + r (clamped), from column gx0 - RA.
+     * The tile's pieces are numbered row after row and dealt to the threads in turn, so each
+     * warp copies 32 neighbouring pieces at once. (A warp per row, 32 pieces and then a tail
+     * of 2RA/4, ran 10 % slower on an H100: docs/RESULTS.md.) */
+    const int tid = ty * 32 + lane;
+    const bool fast = W % 4 == 0 && gx0 - RA >= 0 && gx0 + SPAN + RA <= W;
+    if (fast) {
+        for (int c = tid; c < NS * (ROW / 4); c += 32 * BY) {
+            const int r = c / (ROW / 4), q = c - r * (ROW / 4);
+            copy16(staged + r * ROW + 4 * q,
+                   src + (size_t)min(max(y0 - RAD + r, 0), H - 1) * W + gx0 - RA + 4 * q);
+        }
+    } else {
+        for (int e = tid; e < NS * ROW; e += 32 * BY) {
+            const int r = e / ROW, q = e - r * ROW;
+            copy4(staged + e, src + (size_t)min(max(y0 - RAD + r, 0), H - 1) * W +
+                                  min(max(gx0 - RA + q, 0), W - 1));
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+
+#if VREG
+    float wr[NW];
+#pragma unroll
+    for (int i = 0; i < NW; i++)
+        wr[i] = w[i];
+#define WT(i) wr[i]
+#else
+#define WT(i) w[i]
+#endif
+    asm volatile("cp.async.wait_group 0;\n" ::);
+    __syncthreads();
+
+    /* 2. Rows: the horizontal pass of staged rows ty, ty + BY, ... */
+    for (int r = ty; r < NS; r += BY) {
+        F a[NPX];
+#pragma unroll
+        for (int p = 0; p < NPX; p++)
+            a[p] = zero();
+#if VEC4 && VREG
+        /* The NPX + 2RA staged floats from lane*NPX, 16 bytes at a time. */
+        float v[NPX + 2 * RA];
+        const float4 *r4 = (const float4 *)(staged + r * ROW + lane * NPX);
+#pragma unroll
+        for (int q = 0; q < (NPX + 2 * RA) / 4; q++) {
+            const float4 e = r4[q];
+            v[4 * q] = e.x, v[4 * q + 1] = e.y, v[4 * q + 2] = e.z, v[4 * q + 3] = e.w;
+        }
+#pragma unroll
+        for (int i = 0; i < NW; i++)
+#pragma unroll
+            for (int p = 0; p < NPX; p++)
+                madd(a[p], WT(i), v[RA - RAD + p + i]);
+#else
+        const P *in = staged + r * ROW + lane * NPX + RA - RAD;
+#if VREG
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+        for (int i = 0; i < NW; i++)
+#pragma unroll
+            for (int p = 0; p < NPX; p++)
+                madd(a[p], WT(i), to_f(in[p + i]));
+#endif
+#if NCH == 1
+        __syncwarp(); /* the whole row is read: its results may overwrite it */
+#endif
+        F *h = HROW(r) + lane * NPX;
+#if VEC4
+#pragma unroll
+        for (int q = 0; q < NPX / 4; q++)
+            ((float4 *)h)[q] = make_float4(a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]);
+#else
+#pragma unroll
+        for (int p = 0; p < NPX; p++)
+            h[p] = a[p];
+#endif
+    }
+    __syncthreads();
+
+    /* 3. Columns: output rows r0 .. r0 + SY - 1 of the tile from row results r0 .. r0 + SY + 2RAD - 1. */
+    const int r0 = ty * SY, x0 = gx0 + lane * NPX;
+#if VREG
+    F win[NW][NPX]; /* row result s in slot s % NW */
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int s = 0; s < SY + 2 * RAD; s++) {
+        F o[NPX];
+#pragma unroll
+        for (int p = 0; p < NPX; p++)
+            o[p] = zero();
+#if VREG
+        const F *h = HROW(r0 + s) + lane * NPX;
+#if VEC4
+#pragma unroll
+        for (int q = 0; q < NPX / 4; q++) {
+            const float4 e = ((const float4 *)h)[q];
+            win[s % NW][4 * q] = e.x, win[s % NW][4 * q + 1] = e.y;
+            win[s % NW][4 * q + 2] = e.z, win[s % NW][4 * q + 3] = e.w;
+        }
+#else
+#pragma unroll
+        for (int p = 0; p < NPX; p++)
+            win[s % NW][p] = h[p];
+#endif
+        if (s < 2 * RAD)
+            continue;
+#pragma unroll
+        for (int j = 0; j < NW; j++)
+#pragma unroll
+            for (int p = 0; p < NPX; p++)
+                madd(o[p], WT(j), win[(s - 2 * RAD + j) % NW][p]);
+#else
+        if (s < 2 * RAD)
+            continue;
+#pragma unroll 1
+        for (int j = 0; j < NW; j++) {
+            const F *h = HROW(r0 + s - 2 * RAD + j) + lane * NPX;
+#pragma unroll
+            for (int p = 0; p < NPX; p++)
+                madd(o[p], WT(j), h[p]);
+        }
+#endif
+        const int y = y0 + r0 + s - 2 * RAD;
+        if (y >= H)
+            continue;
+        P *out = dst + (size_t)y * W + x0;
+#if NCH == 1 && NPX % 4 == 0
+        if (W % 4 == 0 && x0 + NPX <= W) {
+#pragma unroll
+            for (int q = 0; q < NPX / 4; q++)
+                ((float4 *)out)[q] = make_float4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+            continue;
+        }
+#endif
+#pragma unroll
+        for (int p = 0; p < NPX; p++)
+            if (x0 + p < W)
+                out[p] = to_p(o[p]);
+    }
+}
