@@ -21,6 +21,8 @@
 /* clang-format off */
 #define P_BX {"BX", 16, 1, 1024, 1, 0, "work-group width (pixels)"}
 #define P_BY {"BY", 16, 1, 1024, 1, 0, "work-group height (pixels)"}
+/* The PX of the fused rungs: floats per ITEM, with rung 07's rule (px_of). */
+#define P_PXF(DEF, ITEM) {"PX", DEF, 1, 8, 1, 1, "floats per " ITEM " along x (uchar4: PX/4 pixels, at least 1), halved while 2R+1 rows of them exceed 64 floats"}
 /* clang-format on */
 
 static const struct kl_blur_rung rungs[] = {
@@ -70,9 +72,7 @@ static const struct kl_blur_rung rungs[] = {
      .px = 2,
      .sy = 1,
      .params = {{"BX", 64, 1, 1024, 1, 0, "work-group width (work-items)"},
-                {"PX", 2, 1, 8, 1, 1,
-                 "floats per work-item along x (uchar4: PX/4 pixels, at least 1), halved while "
-                 "2R+1 rows of them exceed 64 floats"},
+                P_PXF(2, "work-item"),
                 {"SY", 64, 1, 4096, 1, 0, "rows per work-item (the strip's height)"},
                 {"PF", 1, 1, 8, 1, 0,
                  "input rows loaded ahead per work-item (at most 64/(2R+1), 1 for large radii)"}}},
@@ -91,9 +91,7 @@ static const struct kl_blur_rung rungs[] = {
      .px = 2,
      .sy = 1,
      .params = {{"BX", 128, 1, 1024, 1, 0, "block width (threads)"},
-                {"PX", 4, 1, 8, 1, 1,
-                 "floats per thread along x (uchar4: PX/4 pixels, at least 1), halved while "
-                 "2R+1 rows of them exceed 64 floats"},
+                P_PXF(4, "thread"),
                 {"SY", 64, 1, 4096, 1, 0, "rows per thread (the strip's height)"},
                 {"ST", 4, 2, 16, 1, 0, "input rows staged in shared memory (ST - 1 in flight)"}}},
     {.name = "10_tile",
@@ -106,9 +104,7 @@ static const struct kl_blur_rung rungs[] = {
      .px = 2,
      .sy = 1,
      .params = {{"BY", 4, 1, 32, 1, 0, "warps per block (each a row of 32 threads)"},
-                {"PX", 4, 1, 8, 1, 1,
-                 "floats per thread along x (uchar4: PX/4 pixels, at least 1), halved while "
-                 "2R+1 rows of them exceed 64 floats"},
+                P_PXF(4, "thread"),
                 {"SY", 8, 1, 64, 1, 0, "rows per thread; a tile has BY·SY rows"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
