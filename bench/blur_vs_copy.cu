@@ -2,7 +2,7 @@
  * A blur rung's kernel beside copies of the same bytes, in one process on one
  * GPU (not a test). Float pixels, rung 10_tile (default) or 09_async:
  *
- *   nvcc -arch=sm_90 -O3 -std=c++17 -DRAD=6 [-DRUNG=9] [-DBY=.. -DSY=.. | -DBX=.. -DSY=.. -DST=..] \
+ *   nvcc -arch=sm_90 -O3 -std=c++17 -DRAD=6 [-DRUNG=9] [-DWY=.. -DRY=.. | -DBX=.. -DSY=.. -DST=..] \
  *       [-DPX=..] -o /tmp/blur_vs_copy bench/blur_vs_copy.cu && /tmp/blur_vs_copy [W H]
  *
  * A W × H picture (default 4096 × 4096); each kernel timed by CUDA events,
@@ -109,9 +109,9 @@ int main(int argc, char **argv)
     const size_t shared = (size_t)ST * ROW * 4;
     snprintf(cfg, sizeof cfg, "09_async BX=%d PX=%d (NPX=%d) SY=%d ST=%d", BX, PX, NPX, SY, ST);
 #else
-    const dim3 block(32, BY), grid((W + SPAN - 1) / SPAN, (H + TH - 1) / TH);
+    const dim3 block(32, WY), grid((W + SPAN - 1) / SPAN, (H + TH - 1) / TH);
     const size_t shared = (size_t)NS * ROW * 4;
-    snprintf(cfg, sizeof cfg, "10_tile BY=%d SY=%d PX=%d (NPX=%d)", BY, SY, PX, NPX);
+    snprintf(cfg, sizeof cfg, "10_tile WY=%d RY=%d PX=%d (NPX=%d)", WY, RY, PX, NPX);
 #endif
     CHECK(cudaFuncSetAttribute(blur_fused, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                (int)shared));

@@ -12,8 +12,9 @@
 #         default work-groups ("default", which also runs radii that overflow
 #         the device's local and constant memory, radii from --sigma alone
 #         and a --rung subset), with 4×4 work-groups and, for 07_fused,
-#         strips of 5 rows loaded 3 rows ahead ("tiles": strips that run up
-#         and down, a partial last strip), with 8×2 groups of one pixel per
+#         strips of 5 rows loaded 3 rows ahead, for 10_tile 2 warps of 3
+#         rows ("tiles": strips that run up and down, a partial last strip
+#         or tile), with 8×2 groups of one pixel per
 #         work-item ("px1") or with eight pixels per work-item ("px8"). Every row of the JSON report is verified, or
 #         skipped with a reason that names local memory, the constant buffer
 #         or images and that the device's facts bear out; the verified rows
@@ -382,7 +383,7 @@ if [ "$mode" = rungs ]; then
     }
     case $set in
     default) pset=() ;;
-    tiles) pset=(--param BX=4 --param BY=4 --param SY=5 --param PF=3) ;;
+    tiles) pset=(--param BX=4 --param BY=4 --param SY=5 --param PF=3 --param WY=2 --param RY=3) ;;
     px1) pset=(--param BX=8 --param BY=2 --param PX=1) ;;
     px8) pset=(--param PX=8) ;;
     *) echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px1|px8"; exit 2 ;;

@@ -95,7 +95,7 @@ static const struct kl_blur_rung rungs[] = {
                 {"SY", 64, 1, 4096, 1, 0, "rows per thread (the strip's height)"},
                 {"ST", 4, 2, 16, 1, 0, "input rows staged in shared memory (ST - 1 in flight)"}}},
     {.name = "10_tile",
-     .summary = "CUDA: tiles of BY·SY rows staged whole in shared memory by cp.async before any "
+     .summary = "CUDA: tiles of WY·RY rows staged whole in shared memory by cp.async before any "
                 "arithmetic, as a copy issues its loads; the row pass in place, then a register "
                 "window down the columns",
      .file = "cuda/blur/10_tile.cu",
@@ -103,9 +103,9 @@ static const struct kl_blur_rung rungs[] = {
      .local = 6,
      .px = 2,
      .sy = 1,
-     .params = {{"BY", 4, 1, 32, 1, 0, "warps per block (each a row of 32 threads)"},
+     .params = {{"WY", 4, 1, 32, 1, 0, "warps per block, one above the other (each a row of 32 threads)"},
                 P_PXF(4, "thread"),
-                {"SY", 8, 1, 64, 1, 0, "rows per thread; a tile has BY·SY rows"}}},
+                {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -147,10 +147,25 @@ static size_t px_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pi
     return px;
 }
 
-/* Work-group width: the BX parameter, or one warp where a rung has none (10_tile). */
-static size_t bx_of(const struct kl_blur_rung *r, const int *v)
+/*
+ * A work-group of bx × by work-items, each computing sy rows: BX, BY (1 where a rung has
+ * none) and SY (1 where a rung has none). 10_tile has parameters of its own, since their
+ * meaning and ranges differ and --param sets a name for every rung that declares it: WY
+ * warps of 32 threads, each thread RY rows.
+ */
+struct geometry {
+    size_t bx, by, sy;
+};
+
+static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
 {
-    return kl_param_index(r->params, "BX") >= 0 ? (size_t)kl_param_value(r->params, v, "BX") : 32;
+    if (kl_param_index(r->params, "WY") >= 0)
+        return (struct geometry){32, (size_t)kl_param_value(r->params, v, "WY"),
+                                 (size_t)kl_param_value(r->params, v, "RY")};
+    return (struct geometry){
+        (size_t)kl_param_value(r->params, v, "BX"),
+        kl_param_index(r->params, "BY") >= 0 ? (size_t)kl_param_value(r->params, v, "BY") : 1,
+        r->sy ? (size_t)kl_param_value(r->params, v, "SY") : 1};
 }
 
 /* Local memory a rung declares, in bytes. */
@@ -164,10 +179,8 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v,
     case 4: return 2 * (bx * px + RA2) * f;
     case 5: /* ST staged rows of pixels as stored (4 bytes) */
         return (size_t)kl_param_value(r->params, v, "ST") * (bx * px + RA2) * 4;
-    case 6: { /* a tile's BY·SY + 2R staged rows as in 5; uchar4 row results, 16 bytes a pixel */
-        size_t rows = (size_t)kl_param_value(r->params, v, "BY") *
-                          (size_t)kl_param_value(r->params, v, "SY") +
-                      R2;
+    case 6: { /* a tile's by·RY + 2R staged rows as in 5; uchar4 row results, 16 bytes a pixel */
+        size_t rows = by * (size_t)kl_param_value(r->params, v, "RY") + R2;
         return rows * (bx * px + RA2) * 4 + (s->pix == KL_PIX_UCHAR4 ? rows * bx * px * 16 : 0);
     }
     }
@@ -188,9 +201,8 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
                                  struct kl_err *e)
 {
     const struct kl_device_info *d = &s->kl->info;
-    size_t bx = bx_of(r, v);
-    size_t by = (size_t)kl_param_value(r->params, v, "BY");
-    size_t lb = local_bytes(r, v, s, bx, by, px_of(r, v, s->pix, s->R));
+    struct geometry g = geometry_of(r, v);
+    size_t lb = local_bytes(r, v, s, g.bx, g.by, px_of(r, v, s->pix, s->R));
     size_t w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
     if (kl_kernel_elsewhere(s->kl, r->file))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: it runs with --backend cuda",
@@ -222,17 +234,14 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
 static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pix, int R, int W,
                      int H, struct kl_launch *l)
 {
-    size_t bx = bx_of(r, v);
-    size_t by =
-        kl_param_index(r->params, "BY") >= 0 ? (size_t)kl_param_value(r->params, v, "BY") : 1;
+    struct geometry g = geometry_of(r, v);
     size_t px = px_of(r, v, pix, R);
-    size_t sy = r->sy ? (size_t)kl_param_value(r->params, v, "SY") : 1;
     l->dims = 2;
-    l->local[0] = bx;
-    l->local[1] = by;
+    l->local[0] = g.bx;
+    l->local[1] = g.by;
     l->local[2] = l->global[2] = 1;
-    l->global[0] = kl_round_up(((size_t)W + px - 1) / px, bx);
-    l->global[1] = kl_round_up(((size_t)H + sy - 1) / sy, by);
+    l->global[0] = kl_round_up(((size_t)W + px - 1) / px, g.bx);
+    l->global[1] = kl_round_up(((size_t)H + g.sy - 1) / g.sy, g.by);
 }
 
 /* ---- data ---------------------------------------------------------------------- */
@@ -382,10 +391,10 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
     l.args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
     if (kl_kernel_is_cuda(r->file) && r->local) { /* dynamic shared memory */
-        size_t bx = bx_of(r, values);
+        struct geometry g = geometry_of(r, values);
         l.args[l.nargs++] = (struct kl_arg){
             KL_ARG_LOCAL,
-            {.local_bytes = local_bytes(r, values, s, bx, 1, px_of(r, values, s->pix, s->R))}};
+            {.local_bytes = local_bytes(r, values, s, g.bx, g.by, px_of(r, values, s->pix, s->R))}};
     }
     if (r->kind == KL_BLUR_SEPARABLE || r->kind == KL_BLUR_IMAGE) {
         l2 = l;

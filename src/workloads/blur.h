@@ -26,7 +26,7 @@ struct kl_blur_rung {
     int local;            /* local memory: 0 none, 1 2-D tile, 2 row/column tiles, 4 two
                              staged rows of BX·PX columns and their halo, 5 ST such rows of
                              4-byte pixels (dynamic shared memory of a CUDA C++ rung), 6 a
-                             tile of BY·SY + 2R such rows, and for uchar4 its row results */
+                             tile of WY·RY + 2R such rows, and for uchar4 its row results */
     int px;               /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
                              floats, so PX/4 (at least 1) pixels of uchar4 */
     int sy;               /* each work-item computes SY rows (the SY parameter) */

@@ -57,8 +57,8 @@ runs=(
     "blur --rung 09 --width 301 --height 33 --radius 4 --pixel uchar4 --param BX=16 --param SY=7"
     # The tile rung: interior tiles (16-byte copies, rows in place), edge tiles, uchar4's
     # second array, and a radius whose window leaves registers.
-    "blur --rung 10 --width 300 --height 70 --sigma 2 --param BY=2 --param SY=5"
-    "blur --rung 10 --width 301 --height 33 --radius 4 --pixel uchar4 --param SY=3"
+    "blur --rung 10 --width 300 --height 70 --sigma 2 --param WY=2 --param RY=5"
+    "blur --rung 10 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
     "blur --rung 10 --width 260 --height 41 --radius 20"
     "peak --quick --bytes 1048576 --refresh"
 )

@@ -6,8 +6,8 @@
  *            h(x, y')  = sum_i w[i+RAD] * src(clamp(x+i, 0, W-1), y')
  *            (i, j = -RAD..RAD), h kept in float, dst rounded once (uchar4:
  *            to nearest, saturated).
- * Geometry:  blocks of 32 x BY threads, one warp per row of threads. A block
- *            covers a tile of SPAN = 32*NPX columns and TH = BY*SY rows; grid
+ * Geometry:  blocks of 32 x WY threads, one warp per row of threads. A block
+ *            covers a tile of SPAN = 32*NPX columns and TH = WY*RY rows; grid
  *            ceil(W/SPAN) x ceil(H/TH). NPX follows rung 07's rule: PX floats
  *            (PX/4 uchar4 pixels, at least 1), halved while 2RAD+1 rows of
  *            them exceed 64 floats.
@@ -15,14 +15,14 @@
  *               input rows of its tile (SPAN columns and a halo of RA on each
  *               side), one commit group, and waits once.
  *            2. Rows: warp ty computes the horizontal pass of staged rows ty,
- *               ty + BY, ...; each lane NPX results. Float results overwrite
+ *               ty + WY, ...; each lane NPX results. Float results overwrite
  *               their own row (the warp reads all of it before any lane
  *               writes); uchar4 results, 16 bytes a pixel, go to a second
  *               array.
  *            3. Columns: thread (lane, ty) slides a window of 2RAD+1 row
- *               results in registers down rows ty*SY .. ty*SY + SY - 1 of the
+ *               results in registers down rows ty*RY .. ty*RY + RY - 1 of the
  *               tile and stores them.
- * Macros:    RAD (set by the host); BY (default 4), SY (8), PX (4);
+ * Macros:    RAD (set by the host); WY (default 4), RY (8), PX (4);
  *            KL_PIX_FLOAT (default) or KL_PIX_UCHAR4. Dynamic shared memory
  *            (TH + 2RAD) * (SPAN + 2RA) * 4 bytes, plus (TH + 2RAD) * SPAN * 16
  *            for uchar4, RA = RAD rounded up to a multiple of 4.
@@ -50,16 +50,16 @@
 #ifndef RAD
 #error "10_tile: RAD (blur radius) must be set by the host (-DRAD=r)"
 #endif
-#ifndef BY
-#define BY 4
+#ifndef WY
+#define WY 4
 #endif
-#ifndef SY
-#define SY 8
+#ifndef RY
+#define RY 8
 #endif
 #ifndef PX
 #define PX 4
 #endif
-static_assert(RAD >= 0 && BY >= 1 && BY <= 32 && SY >= 1, "10_tile: RAD >= 0, 1 <= BY <= 32, SY >= 1");
+static_assert(RAD >= 0 && WY >= 1 && WY <= 32 && RY >= 1, "10_tile: RAD >= 0, 1 <= WY <= 32, RY >= 1");
 static_assert(PX == 1 || PX == 2 || PX == 4 || PX == 8, "10_tile: PX must be 1, 2, 4 or 8");
 
 #define NW (2 * RAD + 1) /* taps, and rows in the vertical window */
@@ -104,7 +104,7 @@ static __device__ __forceinline__ void madd(F &a, float w, F v) { a = fmaf(w, v,
 #define RA (((RAD + 3) / 4) * 4) /* halo columns staged on each side */
 #define SPAN (32 * NPX)          /* columns of a tile */
 #define ROW (SPAN + 2 * RA)      /* staged elements (4 bytes each) per row */
-#define TH (BY * SY)             /* rows of a tile */
+#define TH (WY * RY)             /* rows of a tile */
 #define NS (TH + 2 * RAD)        /* input rows a tile reads */
 #define VREG (NW * NPX * NCH <= 64) /* the window (and weights) in registers */
 /* Float inputs of the horizontal pass, and float row results, as 16-byte vectors. */
@@ -123,7 +123,7 @@ static __device__ __forceinline__ void copy16(void *dst, const void *src)
                  "l"(src));
 }
 
-extern "C" __global__ void __launch_bounds__(32 * BY)
+extern "C" __global__ void __launch_bounds__(32 * WY)
 blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const int H,
            const float *__restrict__ w)
 {
@@ -147,13 +147,13 @@ blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const in
     const int tid = ty * 32 + lane;
     const bool fast = W % 4 == 0 && gx0 - RA >= 0 && gx0 + SPAN + RA <= W;
     if (fast) {
-        for (int c = tid; c < NS * (ROW / 4); c += 32 * BY) {
+        for (int c = tid; c < NS * (ROW / 4); c += 32 * WY) {
             const int r = c / (ROW / 4), q = c - r * (ROW / 4);
             copy16(staged + r * ROW + 4 * q,
                    src + (size_t)min(max(y0 - RAD + r, 0), H - 1) * W + gx0 - RA + 4 * q);
         }
     } else {
-        for (int e = tid; e < NS * ROW; e += 32 * BY) {
+        for (int e = tid; e < NS * ROW; e += 32 * WY) {
             const int r = e / ROW, q = e - r * ROW;
             copy4(staged + e, src + (size_t)min(max(y0 - RAD + r, 0), H - 1) * W +
                                   min(max(gx0 - RA + q, 0), W - 1));
@@ -173,8 +173,8 @@ blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const in
     asm volatile("cp.async.wait_group 0;\n" ::);
     __syncthreads();
 
-    /* 2. Rows: the horizontal pass of staged rows ty, ty + BY, ... */
-    for (int r = ty; r < NS; r += BY) {
+    /* 2. Rows: the horizontal pass of staged rows ty, ty + WY, ... */
+    for (int r = ty; r < NS; r += WY) {
         F a[NPX];
 #pragma unroll
         for (int p = 0; p < NPX; p++)
@@ -221,15 +221,15 @@ blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const in
     }
     __syncthreads();
 
-    /* 3. Columns: output rows r0 .. r0 + SY - 1 of the tile from row results r0 .. r0 + SY + 2RAD - 1. */
-    const int r0 = ty * SY, x0 = gx0 + lane * NPX;
+    /* 3. Columns: output rows r0 .. r0 + RY - 1 of the tile from row results r0 .. r0 + RY + 2RAD - 1. */
+    const int r0 = ty * RY, x0 = gx0 + lane * NPX;
 #if VREG
     F win[NW][NPX]; /* row result s in slot s % NW */
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
-    for (int s = 0; s < SY + 2 * RAD; s++) {
+    for (int s = 0; s < RY + 2 * RAD; s++) {
         F o[NPX];
 #pragma unroll
         for (int p = 0; p < NPX; p++)
