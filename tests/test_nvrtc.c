@@ -4,7 +4,8 @@
  * behind kernels/cuda/prelude.cuh, for sm_90, with the build options the
  * workloads pass (each element type, pixel type and vector width they use;
  * rung parameters at their defaults; files no rung table names get their
- * directory's usual options). CUDA C++ files (.cu) are compiled as written.
+ * directory's usual options). CUDA C++ files (.cu) are compiled as written,
+ * their #include "NAME" lines inlined as kladder does (kl_kernel_inline).
  * Kernels that use images are skipped: images are not mapped to CUDA. Before
  * that, unit checks of the prelude (sizes and alignment of vector types,
  * operators, vload at odd addresses, sub-groups) and of the error path (a
@@ -71,14 +72,29 @@ static int ends_with(const char *s, const char *tail)
     return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
-/* Compiles the file name's body (a .cu file as written, else behind the preludes). */
+/* An embedded kernel file, as a kl_kernel_loader. */
+static enum kl_status load_embedded(void *ctx, const char *path, char **out, struct kl_err *e)
+{
+    const char *text = embedded(path);
+    (void)ctx;
+    if (!text)
+        return kl_fail(e, KL_ERR_IO, "kernel file %s is not built into kladder", path);
+    return (*out = strdup(text)) ? KL_OK : kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+}
+
+/* Compiles the file name's body (a .cu file with its headers inlined, else behind the preludes). */
 static enum kl_status compile(const char *body, const char *name, const char *options,
                               struct kl_err *e)
 {
-    char *src = ends_with(name, ".cu") ? strdup(body) : cuda_source(body), *image = NULL;
+    char *src = NULL, *image = NULL;
     size_t size = 0;
-    if (!src)
+    if (ends_with(name, ".cu")) {
+        enum kl_status st = kl_kernel_inline(name, body, load_embedded, NULL, &src, e);
+        if (st != KL_OK)
+            return st;
+    } else if (!(src = cuda_source(body))) {
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    }
     enum kl_status st = kl_nvrtc_compile(src, name, options, CC_MAJOR, CC_MINOR, &image, &size, e);
     if (st == KL_OK && (size < 4 || memcmp(image, "\177ELF", 4) != 0))
         st = kl_fail(e, KL_ERR_BACKEND, "the CUBIN of %s is not an ELF image", name);

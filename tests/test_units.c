@@ -3,12 +3,14 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "cli/args.h"
 #include "core/context.h"
 #include "core/measure.h"
+#include "core/util.h"
 #include "core/verify.h"
 #include "workloads/gemm.h"
 
@@ -185,6 +187,40 @@ static void test_rungs(void)
     }
 }
 
+/* A kernel tree of one header, cuda/x/h.cuh, as a kl_kernel_loader. */
+static enum kl_status one_header(void *ctx, const char *path, char **out, struct kl_err *e)
+{
+    (void)ctx;
+    if (strcmp(path, "cuda/x/h.cuh") != 0)
+        return kl_fail(e, KL_ERR_IO, "kernel file %s is not built into kladder", path);
+    *out = kl_strdup("H1\nH2");
+    return *out ? KL_OK : KL_ERR_NO_MEMORY;
+}
+
+/* A .cu file's #include "NAME" lines, replaced by the header beside it for NVRTC. */
+static void test_inline(void)
+{
+    struct kl_err e = {0};
+    char *out = NULL;
+    enum kl_status st =
+        kl_kernel_inline("cuda/x/k.cu", "a\n #  include \"h.cuh\"\n#include <cuda.h>\nb",
+                         one_header, NULL, &out, &e);
+    CHECK(st == KL_OK && out &&
+              strcmp(out, "a\n#line 1 \"cuda/x/h.cuh\"\nH1\nH2\n#line 3 \"cuda/x/k.cu\"\n"
+                          "#include <cuda.h>\nb\n") == 0,
+          "the header inlined between #line directives, <...> left alone: %s", out ? out : "-");
+    free(out);
+    out = NULL;
+    st = kl_kernel_inline("cuda/x/k.cu", "#include \"gone.cuh\"\n", one_header, NULL, &out, &e);
+    CHECK(st == KL_ERR_IO && !out && strstr(e.msg, "cuda/x/gone.cuh") &&
+              strstr(e.msg, "(#include in cuda/x/k.cu)"),
+          "a missing header is named with the file that includes it: %s", e.msg);
+    out = NULL;
+    st = kl_kernel_inline("k.cu", "x\n", one_header, NULL, &out, &e);
+    CHECK(st == KL_OK && out && strcmp(out, "x\n") == 0, "no includes: the text unchanged");
+    free(out);
+}
+
 int main(void)
 {
     test_stats();
@@ -192,5 +228,6 @@ int main(void)
     test_tolerance();
     test_args();
     test_rungs();
+    test_inline();
     return check_summary();
 }

@@ -328,10 +328,92 @@ uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file)
                                                                          : d->local_mem;
 }
 
+/* NAME of a line `#include "NAME"` (blanks around the '#' allowed): 1, else 0. */
+static int include_name(const char *s, size_t len, const char **name, size_t *nlen)
+{
+    const char *p = s, *end = s + len, *q;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || *p++ != '#')
+        return 0;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (end - p < 8 || strncmp(p, "include", 7) != 0)
+        return 0;
+    for (p += 7; p < end && (*p == ' ' || *p == '\t'); p++)
+        ;
+    if (p == end || *p++ != '"' || !(q = memchr(p, '"', (size_t)(end - p))) || q == p)
+        return 0;
+    *name = p;
+    *nlen = (size_t)(q - p);
+    return 1;
+}
+
+enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_loader load,
+                                void *ctx, char **out, struct kl_err *e)
+{
+    enum { MAX_INCLUDES = 8 };
+    char *hdr[MAX_INCLUDES] = {0}, path[MAX_INCLUDES][256];
+    const char *slash = strrchr(file, '/');
+    int dir = slash ? (int)(slash - file + 1) : 0, n = 0;
+    size_t total = strlen(text) + 2, len;
+    enum kl_status st = KL_OK;
+    *out = NULL;
+    /* First the headers, so the text's size is known. */
+    for (const char *line = text; *line; line += len + (line[len] == '\n')) {
+        const char *name;
+        size_t nlen;
+        len = strcspn(line, "\n");
+        if (!include_name(line, len, &name, &nlen))
+            continue;
+        if (n == MAX_INCLUDES || dir + nlen >= sizeof path[n]) {
+            st = kl_fail(e, KL_ERR_BUILD, "%s: more than %d #include lines, or a name too long",
+                         file, MAX_INCLUDES);
+            goto done;
+        }
+        snprintf(path[n], sizeof path[n], "%.*s%.*s", dir, file, (int)nlen, name);
+        if ((st = load(ctx, path[n], &hdr[n], e)) != KL_OK) {
+            kl_err_append(e, " (#include in %s)", file);
+            goto done;
+        }
+        total += strlen(hdr[n]) + strlen(path[n]) + strlen(file) + 64;
+        n++;
+    }
+    char *o = *out = malloc(total);
+    if (!o) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        goto done;
+    }
+    int k = 0, lineno = 1;
+    for (const char *line = text; *line; line += len + (line[len] == '\n'), lineno++) {
+        const char *name;
+        size_t nlen;
+        len = strcspn(line, "\n");
+        if (include_name(line, len, &name, &nlen)) {
+            o += sprintf(o, "#line 1 \"%s\"\n%s\n#line %d \"%s\"\n", path[k], hdr[k], lineno + 1,
+                         file);
+            k++;
+        } else {
+            o += sprintf(o, "%.*s\n", (int)len, line);
+        }
+    }
+done:
+    for (int i = 0; i < n; i++)
+        free(hdr[i]);
+    return st;
+}
+
+/* load_one as a kl_kernel_loader (its errors go to the context's, which is e). */
+static enum kl_status load_kernel_file(void *kl, const char *path, char **out, struct kl_err *e)
+{
+    (void)e;
+    return load_one(kl, path, out);
+}
+
 /*
  * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
  * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
- * or a .cu file alone, for what only CUDA can do.
+ * or a .cu file alone (its headers inlined), for what only CUDA can do.
  */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
@@ -344,7 +426,10 @@ enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **
         if (!is_cuda)
             return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)",
                            file);
-        return load_one(kl, file, out);
+        if ((st = load_one(kl, file, &body)) == KL_OK)
+            st = kl_kernel_inline(file, body, load_kernel_file, kl, out, &kl->err);
+        free(body);
+        return st;
     }
     if ((is_cuda && (st = load_one(kl, "cuda/prelude.cuh", &cuda)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||

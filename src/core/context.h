@@ -57,8 +57,21 @@ int kl_kernel_elsewhere(const struct kl_context *kl, const char *file);
  */
 uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file);
 
-/* Source text of a kernel file (prelude prepended), malloc'd. */
+/* Source text of a kernel file (prelude prepended; a .cu file's includes inlined), malloc'd. */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out);
+
+/* Reads the kernel file PATH (relative to kernels/) into *out, malloc'd. */
+typedef enum kl_status (*kl_kernel_loader)(void *ctx, const char *path, char **out,
+                                           struct kl_err *e);
+/*
+ * TEXT, the CUDA C++ of kernel file FILE, with each line `#include "NAME"` replaced by
+ * the file NAME beside FILE, read by LOAD (one level: a header's own includes stay as
+ * they are), between #line directives so NVRTC's log names the right file and line.
+ * NVRTC sees no files; nvcc, given the same kernel, finds the header on disk. *out is
+ * malloc'd.
+ */
+enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_loader load,
+                                void *ctx, char **out, struct kl_err *e);
 
 /*
  * A compiled kernel for (file, entry, options), built on first use and

@@ -62,66 +62,14 @@
 static_assert(RAD >= 0 && WY >= 1 && WY <= 32 && RY >= 1, "10_tile: RAD >= 0, 1 <= WY <= 32, RY >= 1");
 static_assert(PX == 1 || PX == 2 || PX == 4 || PX == 8, "10_tile: PX must be 1, 2, 4 or 8");
 
-#define NW (2 * RAD + 1) /* taps, and rows in the vertical window */
-#if defined(KL_PIX_UCHAR4)
-#define NCH 4
-struct __align__(4) P {
-    unsigned char x, y, z, w;
-};
-typedef float4 F;
-static __device__ __forceinline__ F to_f(P p) { return make_float4(p.x, p.y, p.z, p.w); }
-static __device__ __forceinline__ unsigned char to_u8(float f)
-{
-    return (unsigned char)__float2uint_rn(fminf(fmaxf(f, 0.0f), 255.0f));
-}
-static __device__ __forceinline__ P to_p(F f) { return P{to_u8(f.x), to_u8(f.y), to_u8(f.z), to_u8(f.w)}; }
-static __device__ __forceinline__ F zero() { return make_float4(0.0f, 0.0f, 0.0f, 0.0f); }
-static __device__ __forceinline__ void madd(F &a, float w, F v)
-{
-    a.x = fmaf(w, v.x, a.x), a.y = fmaf(w, v.y, a.y), a.z = fmaf(w, v.z, a.z), a.w = fmaf(w, v.w, a.w);
-}
-#else
-#define NCH 1
-typedef float P;
-typedef float F;
-static __device__ __forceinline__ F to_f(P p) { return p; }
-static __device__ __forceinline__ P to_p(F f) { return f; }
-static __device__ __forceinline__ F zero() { return 0.0f; }
-static __device__ __forceinline__ void madd(F &a, float w, F v) { a = fmaf(w, v, a); }
-#endif
+#include "pixels.cuh"
 
-/* Pixels per thread: rung 07's rule (the host sizes the launch by it). */
-#if PX >= 8 * NCH && NW * 8 * NCH <= 64
-#define NPX 8
-#elif PX >= 4 * NCH && NW * 4 * NCH <= 64
-#define NPX 4
-#elif PX >= 2 * NCH && NW * 2 * NCH <= 64
-#define NPX 2
-#else
-#define NPX 1
-#endif
-
-#define RA (((RAD + 3) / 4) * 4) /* halo columns staged on each side */
 #define SPAN (32 * NPX)          /* columns of a tile */
 #define ROW (SPAN + 2 * RA)      /* staged elements (4 bytes each) per row */
 #define TH (WY * RY)             /* rows of a tile */
 #define NS (TH + 2 * RAD)        /* input rows a tile reads */
-#define VREG (NW * NPX * NCH <= 64) /* the window (and weights) in registers */
 /* Float inputs of the horizontal pass, and float row results, as 16-byte vectors. */
 #define VEC4 (NCH == 1 && NPX % 4 == 0)
-
-static __device__ __forceinline__ void copy4(void *dst, const void *src)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src));
-}
-static __device__ __forceinline__ void copy16(void *dst, const void *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src));
-}
 
 extern "C" __global__ void __launch_bounds__(32 * WY)
 blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const int H,
