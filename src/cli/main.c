@@ -359,8 +359,8 @@ static int apply(struct cli *c, const char *opt, const char *val)
     } else if (IS("--compare")) {
         int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
         if (n == 0)
-            return fail_usage("--compare needs a library name (gemm: cublas, clblast, openblas; "
-                              "gemv: clblast, cublas)");
+            return fail_usage("--compare needs a library name (gemm: cublas, cublas_tf32, "
+                              "clblast, openblas; gemv: clblast, cublas)");
         for (int a = c->npeers; a < c->npeers + n; a++)
             for (int b = 0; b < a; b++)
                 if (strcmp(c->peers[a], c->peers[b]) == 0) {
@@ -621,12 +621,11 @@ static int device_spec(const struct cli *c, char *spec, size_t n)
         return 0;
     }
     const char *named = spec_backend(dev);
-    if (!c->device && dev && (named ? strcmp(named, c->backend) != 0
-                                    : strcmp(c->backend, "opencl") != 0))
+    if (!c->device && dev &&
+        (named ? strcmp(named, c->backend) != 0 : strcmp(c->backend, "opencl") != 0))
         dev = named = NULL; /* the backend's default device */
     else if (named && strcmp(named, c->backend) != 0) {
-        fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend,
-                dev);
+        fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend, dev);
         return EXIT_USAGE;
     }
     if (named)

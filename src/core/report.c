@@ -23,6 +23,32 @@ static const char *status_name(enum kl_result_status s)
     return "?";
 }
 
+static const char *const precision_names[] = {NULL, "fp32", "tf32", "3xtf32", "fp64", "int32"};
+
+const char *kl_precision_name(enum kl_precision p)
+{
+    return (unsigned)p < sizeof precision_names / sizeof *precision_names ? precision_names[p]
+                                                                          : NULL;
+}
+
+enum kl_precision kl_precision_parse(const char *name)
+{
+    for (size_t i = 1; name && i < sizeof precision_names / sizeof *precision_names; i++)
+        if (strcmp(name, precision_names[i]) == 0)
+            return (enum kl_precision)i;
+    return KL_PREC_NONE;
+}
+
+enum kl_precision kl_precision_of_type(enum kl_type t)
+{
+    return t == KL_DOUBLE ? KL_PREC_FP64 : t == KL_INT ? KL_PREC_INT32 : KL_PREC_FP32;
+}
+
+int kl_precision_class(enum kl_precision p)
+{
+    return p == KL_PREC_3XTF32 ? KL_PREC_FP32 : (int)p;
+}
+
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary)
 {
     if (r->count == r->capacity) {
@@ -40,6 +66,7 @@ struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const cha
     res->status = KL_RESULT_FAILED;
     snprintf(res->note, sizeof res->note, "not run");
     res->summary = summary;
+    res->error = NAN;
     return res;
 }
 
@@ -68,17 +95,24 @@ static double work_bytes(const struct kl_report *r, const struct kl_result *x)
     return x->flops > 0 || x->bytes > 0 ? x->bytes : r->bytes;
 }
 
-static double compute_peak(const struct kl_report *r)
+/* The compute roof of a row: its precision's, else the report type's; 0 when unknown. */
+static double compute_peak(const struct kl_report *r, const struct kl_result *x)
 {
     const struct kl_ceilings *c = &r->ceilings;
-    return r->type == KL_DOUBLE ? c->f64_gflops : r->type == KL_INT ? c->i32_giops : c->f32_gflops;
+    switch (x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type)) {
+    case KL_PREC_TF32: return c->tf32_gflops;
+    case KL_PREC_3XTF32: return c->tf32_gflops / 3; /* three TF32 products per product */
+    case KL_PREC_FP64: return c->f64_gflops;
+    case KL_PREC_INT32: return c->i32_giops;
+    default: return c->f32_gflops;
+    }
 }
 
-static double roof(const struct kl_report *r, double flops, double bytes)
+static double roof(const struct kl_report *r, const struct kl_result *x, double flops, double bytes)
 {
     if (!r->have_ceilings || r->ceilings.copy_gbps <= 0)
         return 0.0;
-    double bw = r->ceilings.copy_gbps, peak = compute_peak(r);
+    double bw = r->ceilings.copy_gbps, peak = compute_peak(r, x);
     if (flops <= 0)
         return bw;
     if (bytes <= 0 || peak <= 0)
@@ -104,7 +138,7 @@ void kl_report_finish(struct kl_report *r)
         x->gflops = x->gbps = x->speedup_first = x->speedup_host = x->pct_ceiling = 0.0;
         if (!timed(x) || !(x->median_s > 0))
             continue;
-        double flops = work_flops(r, x), bytes = work_bytes(r, x), top = roof(r, flops, bytes);
+        double flops = work_flops(r, x), bytes = work_bytes(r, x), top = roof(r, x, flops, bytes);
         x->gflops = flops / x->median_s * 1e-9;
         x->mitems = r->items / x->median_s * 1e-6;
         x->gbps = bytes / x->median_s * 1e-9;
@@ -121,13 +155,16 @@ void kl_report_load_ceilings(struct kl_report *r)
 {
     char warn[512];
     int got = kl_ceilings_load(&r->device, r->backend, &r->ceilings, warn, sizeof warn);
+    char tf32[48] = "none (no tensor cores)";
     r->have_ceilings = got == 1;
+    if (got == 1 && r->ceilings.tf32_gflops > 0)
+        snprintf(tf32, sizeof tf32, "%.1f GFLOP/s", r->ceilings.tf32_gflops);
     if (got == 1)
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
-                 "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f GIOP/s "
-                 "(kladder peak, %s)",
+                 "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f GIOP/s, "
+                 "TF32 %s (kladder peak, %s)",
                  r->ceilings.copy_gbps, r->ceilings.f32_gflops, r->ceilings.f64_gflops,
-                 r->ceilings.i32_giops, r->ceilings.date);
+                 r->ceilings.i32_giops, tf32, r->ceilings.date);
     else
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "%s%snone measured for this device: `kladder peak` measures them",
@@ -178,9 +215,59 @@ static void cell(FILE *out, int width, int prec, double v, int show)
         fprintf(out, " %*s", width, "-");
 }
 
+/* 1 if any row declares its precision: the table then shows it and the measured error. */
+static int has_precision(const struct kl_report *r)
+{
+    for (int i = 0; i < r->count; i++)
+        if (r->results[i].precision != KL_PREC_NONE)
+            return 1;
+    return 0;
+}
+
+/* The error a row may show: measured on a verified result. */
+static int has_error(const struct kl_result *x)
+{
+    return x->status == KL_RESULT_VERIFIED && isfinite(x->error);
+}
+
+/*
+ * The fastest verified rung of each precision, with its error, beside the
+ * fastest peer whose results meet the same tolerance (fp32 and 3xtf32 are
+ * one class: both float-accurate), so a TF32 speed is never read as fp32's.
+ */
+static void precision_summary(const struct kl_report *r, FILE *out)
+{
+    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32,
+                                              KL_PREC_FP64, KL_PREC_INT32};
+    int lines = 0;
+    for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
+        const struct kl_result *best = NULL, *peer = NULL;
+        for (int i = 0; i < r->count; i++) {
+            const struct kl_result *x = &r->results[i];
+            if (x->status != KL_RESULT_VERIFIED || !(x->gflops > 0))
+                continue;
+            if (!x->peer && x->precision == order[p] && (!best || x->gflops > best->gflops))
+                best = x;
+            if (x->peer && kl_precision_class(x->precision) == kl_precision_class(order[p]) &&
+                (!peer || x->gflops > peer->gflops))
+                peer = x;
+        }
+        if (!best)
+            continue;
+        if (!lines++)
+            fprintf(out, "\nfastest verified rung of each precision:\n");
+        fprintf(out, "  %-6s %-18s %10.1f %s  error %.1e", kl_precision_name(order[p]), best->rung,
+                best->gflops, r->type == KL_INT ? "GIOP/s" : "GFLOP/s", best->error);
+        if (peer)
+            fprintf(out, "  %.2fx %s (%s)", best->gflops / peer->gflops, peer->rung,
+                    kl_precision_name(peer->precision));
+        fputc('\n', out);
+    }
+}
+
 void kl_report_table(const struct kl_report *r, FILE *out)
 {
-    int cfg = 0;
+    int cfg = 0, prec = has_precision(r);
     for (int i = 0; i < r->count && r->show_config; i++) {
         int n = (int)strlen(r->results[i].config);
         cfg = n > cfg ? n : cfg;
@@ -189,9 +276,12 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     fprintf(out, "%-18s ", "rung");
     if (cfg)
         fprintf(out, "%-*s ", cfg, "config");
-    fprintf(out, "%-8s %10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "status", "median ms",
-            "min ms", "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof",
-            "x first", "x host", "e2e ms", "build ms");
+    fprintf(out, "%-8s ", "status");
+    if (prec)
+        fprintf(out, "%-6s %7s ", "prec", "error");
+    fprintf(out, "%10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "median ms", "min ms",
+            "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof", "x first",
+            "x host", "e2e ms", "build ms");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = timed(x);
@@ -199,6 +289,14 @@ void kl_report_table(const struct kl_report *r, FILE *out)
         if (cfg)
             fprintf(out, "%-*s ", cfg, x->config);
         fprintf(out, "%-8s", status_name(x->status));
+        if (prec) {
+            const char *name = kl_precision_name(x->precision);
+            fprintf(out, " %-6s", name ? name : "-");
+            if (has_error(x))
+                fprintf(out, " %7.1e", x->error);
+            else
+                fprintf(out, " %7s", "-");
+        }
         cell(out, 10, 3, x->median_s * 1e3, ok);
         cell(out, 10, 3, x->min_s * 1e3, ok);
         cell(out, 10, 3, x->max_s * 1e3, ok);
@@ -227,9 +325,16 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fputc('\n', out);
         fprintf(out, "%s %s: %s\n", x->rung, status_name(x->status), x->note);
     }
+    if (prec)
+        precision_summary(r, out);
     fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
                  "bandwidth); x first: speed-up over the first device rung; x host: over the "
                  "fastest host rung; e2e: upload + kernel + download.\n");
+    if (prec)
+        fprintf(out, "prec: the arithmetic (tf32: inputs rounded to 10 mantissa bits, checked "
+                     "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "
+                     "float-accurate; %% roof is against the roof of that arithmetic); error: "
+                     "max |c - ref| / sum|a*b| over the elements checked.\n");
 }
 
 void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
@@ -292,7 +397,7 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
 {
     fprintf(out, "workload,sizes,type,device,rung,config,status,median_s,min_s,max_s,repeats,"
                  "gflops,gbps,pct_ceiling,speedup_first,speedup_host,total_s,build_s,"
-                 "build_options,note\n");
+                 "build_options,note,precision,error\n");
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = timed(x);
@@ -312,6 +417,10 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
         csv_str(out, x->options);
         fputc(',', out);
         csv_str(out, x->note);
+        const char *prec = kl_precision_name(x->precision);
+        fprintf(out, ",%s,", prec ? prec : "");
+        if (has_error(x))
+            fprintf(out, "%.3e", x->error);
         fputc('\n', out);
     }
 }
@@ -397,6 +506,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_num(out, c->f64_gflops, c->f64_gflops > 0);
         fputs(", \"i32_giops\": ", out);
         json_num(out, c->i32_giops, c->i32_giops > 0);
+        fputs(", \"tf32_gflops\": ", out);
+        json_num(out, c->tf32_gflops, c->tf32_gflops > 0);
         fputs(", ", out);
         json_kv(out, "", "date", c->date, "},\n");
     } else {
@@ -428,6 +539,14 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_kv(out, "", "rung", x->rung, ", ");
         json_kv(out, "", "config", x->config, ", ");
         json_kv(out, "", "status", status_name(x->status), ", ");
+        const char *prec = kl_precision_name(x->precision);
+        if (prec)
+            json_kv(out, "", "precision", prec, ", ");
+        else
+            fputs("\"precision\": null, ", out);
+        fputs("\"error\": ", out);
+        json_num(out, x->error, has_error(x));
+        fputs(", ", out);
         json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
         fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
                 x->peer ? "true" : "false");

@@ -23,6 +23,31 @@ enum kl_result_status {
     KL_RESULT_MEASURED
 };
 
+/*
+ * The arithmetic that produced a result (precision is a property of a rung):
+ * fp32 on the FMA units, TF32 on the tensor cores (10 mantissa bits), the
+ * FP32-accurate split 3xTF32, fp64, int32. NONE: a row that declares none.
+ */
+enum kl_precision {
+    KL_PREC_NONE,
+    KL_PREC_FP32,
+    KL_PREC_TF32,
+    KL_PREC_3XTF32,
+    KL_PREC_FP64,
+    KL_PREC_INT32
+};
+/* "fp32", "tf32", "3xtf32", "fp64", "int32" (NULL for NONE). */
+const char *kl_precision_name(enum kl_precision p);
+/* The name back to its value; KL_PREC_NONE for NULL or an unknown name. */
+enum kl_precision kl_precision_parse(const char *name);
+/* The precision of plain arithmetic in type t: fp32, fp64 or int32. */
+enum kl_precision kl_precision_of_type(enum kl_type t);
+/*
+ * Precisions whose results meet the same tolerance: fp32 and 3xtf32 (both
+ * float-accurate) form one class; every other precision is its own.
+ */
+int kl_precision_class(enum kl_precision p);
+
 struct kl_result {
     char rung[64];
     const char *summary;
@@ -33,9 +58,12 @@ struct kl_result {
     double build_s, median_s, min_s, max_s, total_s;
     int repeats;
     char options[512];
-    char config[128];    /* what varies between rows, e.g. "N=4096 BS=512" */
-    double flops, bytes; /* work per launch, when it differs from the report's */
-    double x;            /* a sweep's variable (e.g. N), 0 outside sweeps */
+    char config[128];            /* what varies between rows, e.g. "N=4096 BS=512" */
+    double flops, bytes;         /* work per launch, when it differs from the report's */
+    double x;                    /* a sweep's variable (e.g. N), 0 outside sweeps */
+    enum kl_precision precision; /* the arithmetic it declares (KL_PREC_NONE: none) */
+    double error;                /* measured normwise error: max |got - ref| / sum|a·b| over the
+                                    elements checked; NaN where none was measured */
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
     double mitems;      /* millions of items per second, when the report counts items */
@@ -78,9 +106,11 @@ void kl_report_free(struct kl_report *r);
 
 /*
  * Derives GFLOP/s, GB/s, speed-ups and % of ceiling for every verified
- * result. The ceiling is the roofline bound: min(compute peak of the
- * report's type, arithmetic intensity × copy bandwidth); for rows that move
- * bytes but count no FLOPs, the copy bandwidth.
+ * result. The ceiling is the roofline bound: min(compute peak, arithmetic
+ * intensity × copy bandwidth); for rows that move bytes but count no FLOPs,
+ * the copy bandwidth. The compute peak is that of the row's precision
+ * (3xtf32: a third of the TF32 peak, three products per product), else of
+ * the report's type.
  */
 void kl_report_finish(struct kl_report *r);
 

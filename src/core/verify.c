@@ -28,6 +28,11 @@ double kl_dot_tolerance(enum kl_type t, long k)
     return 0.0;
 }
 
+double kl_tf32_tolerance(long k)
+{
+    return ldexp(1.0, -10) + kl_dot_tolerance(KL_FLOAT, k);
+}
+
 double kl_get(enum kl_type t, const void *data, size_t i)
 {
     switch (t) {
@@ -48,6 +53,7 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
     out->worst = 0;
     out->worst_got = out->worst_want = 0.0;
     out->worst_ratio = 0.0;
+    out->max_error = 0.0;
     for (size_t i = 0; i < n; i++) {
         size_t at = idx ? idx[i] : i;
         double g = kl_get(t, got, at), want = ref[i];
@@ -56,6 +62,14 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
         double ratio;
         if (!(err <= tol))
             out->bad++;
+        if (scale) {
+            double rel = isnan(err)     ? INFINITY
+                         : scale[i] > 0 ? err / scale[i]
+                         : err > 0      ? INFINITY
+                                        : 0;
+            if (rel > out->max_error)
+                out->max_error = rel;
+        }
         ratio = isnan(err) ? INFINITY : tol > 0 ? err / tol : (err > 0 ? INFINITY : 0.0);
         if (ratio > out->worst_ratio || (i == 0 && out->bad == 0)) {
             out->worst_ratio = ratio;

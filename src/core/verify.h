@@ -21,6 +21,15 @@ void kl_poison(enum kl_type t, void *data, size_t n);
  */
 double kl_dot_tolerance(enum kl_type t, long k);
 
+/*
+ * The same for float inputs rounded to TF32 before they are multiplied (the
+ * tensor cores' TF32 mode): TF32 keeps 10 of float's 23 mantissa bits, so
+ * rounding moves a value by at most 2^-11 of itself and a product by at
+ * most 2^-10 (plus 2^-22); the fp32 sum adds kl_dot_tolerance's 4u·sqrt(k).
+ * A bound that holds for any data: 2^-10 + 4u·sqrt(k).
+ */
+double kl_tf32_tolerance(long k);
+
 struct kl_check {
     size_t checked;     /* elements compared */
     size_t bad;         /* elements out of tolerance */
@@ -28,12 +37,15 @@ struct kl_check {
     double worst_got;   /* its value ... */
     double worst_want;  /* ... the reference ... */
     double worst_ratio; /* ... and |error| / tolerance (inf for NaN) */
+    double max_error;   /* largest |got - ref| / scale: the normwise error (inf for NaN;
+                           0 without scales) */
 };
 
 /*
  * Compares got (n elements of type t) with ref: element idx[i] of got
  * (i if idx is NULL) against ref[i], with tolerance factor * scale[i] plus a
- * tiny absolute floor; scale NULL means exact comparison.
+ * tiny absolute floor; scale NULL means exact comparison. For int, scales
+ * give the normwise error but the comparison stays exact.
  */
 void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
               const size_t *idx, size_t n, double factor, struct kl_check *out);

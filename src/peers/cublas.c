@@ -28,10 +28,23 @@ typedef int (*cublas_dgemv_fn)(void *, int, int, int, const double *, const doub
                                const double *, int, const double *, double *, int);
 typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
                                const float *, int, const float *, float *, int);
-typedef int (*cublas_dgemm_fn)(void *, int, int, int, int, int, const double *, const double *,
-                               int, const double *, int, const double *, double *, int);
+typedef int (*cublas_dgemm_fn)(void *, int, int, int, int, int, const double *, const double *, int,
+                               const double *, int, const double *, double *, int);
 typedef int (*cublas_math_fn)(void *, int);
-enum { H2D = 1, D2H = 2, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
+typedef int (*cublas_gemm_ex_fn)(void *, int, int, int, int, int, const void *, const void *, int,
+                                 int, const void *, int, int, const void *, void *, int, int, int,
+                                 int);
+/* Values from cublas_api.h and library_types.h (CUDA 11 and later). */
+enum {
+    H2D = 1,
+    D2H = 2,
+    CUBLAS_OP_N = 0,
+    CUBLAS_OP_T = 1,
+    CUBLAS_DEFAULT_MATH = 0,
+    CUDA_R_32F = 0,
+    CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+    CUBLAS_GEMM_DEFAULT = -1
+};
 
 static struct {
     int loaded;
@@ -53,6 +66,7 @@ static struct {
     cublas_sgemm_fn sgemm;
     cublas_dgemm_fn dgemm;
     cublas_math_fn math_mode;
+    cublas_gemm_ex_fn gemm_ex;
 } cu;
 
 static void *open_first(const char *const *names, size_t n)
@@ -106,6 +120,7 @@ static int load(void)
     LOAD(b, sgemm, "cublasSgemm_v2");
     LOAD(b, dgemm, "cublasDgemm_v2");
     LOAD(b, math_mode, "cublasSetMathMode");
+    LOAD(b, gemm_ex, "cublasGemmEx");
     int devices = 0;
     if (cu.count(&devices) != 0 || devices < 1) {
         snprintf(cu.why, sizeof cu.why, "cuBLAS found no CUDA device");
@@ -141,7 +156,7 @@ static void run_close(struct cublas_run *r)
 /* host[i] (NULL: not uploaded) of bytes[i] for each buffer. */
 static enum kl_status run_open(struct cublas_run *r, const void *const host[3], struct kl_err *e)
 {
-    /* Default math: fp32 on the FMA units; TF32 tensor cores only if asked, never here. */
+    /* Default math: fp32 on the FMA units; TF32 only where a call's compute type asks. */
     if (cu.create(&r->handle) != 0 || cu.math_mode(r->handle, CUBLAS_DEFAULT_MATH) != 0 ||
         cu.event_create(&r->start) != 0 || cu.event_create(&r->stop) != 0)
         return kl_fail(e, KL_ERR_BACKEND, "cuBLAS set-up failed (handle or events)");
@@ -169,8 +184,8 @@ static enum kl_status run_time(struct cublas_run *r, int rc, const char *call, d
 }
 
 /* Runs once into out (for verification), then by the protocol into stats. */
-static enum kl_status run_measure(struct cublas_run *r, enum kl_status (*once)(void *, double *,
-                                                                               struct kl_err *),
+static enum kl_status run_measure(struct cublas_run *r,
+                                  enum kl_status (*once)(void *, double *, struct kl_err *),
                                   void *arg, const struct kl_protocol *proto, void *out,
                                   struct kl_stats *stats, struct kl_err *e)
 {
@@ -196,8 +211,7 @@ static enum kl_status check_peer(const struct kl_context *kl, int *dev, struct k
     if (load() != 0)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", cu.why);
     *dev = strcmp(kl->ops->name, "cuda") == 0 ? kl->device : 0;
-    if (*dev == 0 && strcmp(kl->ops->name, "cuda") != 0 && cu.count(&devices) == 0 &&
-        devices > 1)
+    if (*dev == 0 && strcmp(kl->ops->name, "cuda") != 0 && cu.count(&devices) == 0 && devices > 1)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "%d CUDA devices: which one is this OpenCL device cannot be told; "
                        "--backend cuda runs cuBLAS on the ladder's own GPU",
@@ -237,9 +251,8 @@ enum kl_status kl_cublas_gemv(struct kl_context *kl, const struct kl_gemv_proble
                               char *what, size_t n, struct kl_err *e)
 {
     size_t es = kl_type_size(p->type);
-    struct cublas_gemv g = {.p = p,
-                            .r.bytes = {(size_t)p->M * p->N * es, (size_t)p->N * es,
-                                        (size_t)p->M * es}};
+    struct cublas_gemv g = {
+        .p = p, .r.bytes = {(size_t)p->M * p->N * es, (size_t)p->N * es, (size_t)p->M * es}};
     const void *host[3] = {p->A, p->x, p->y0};
     int dev = 0;
     enum kl_status st = check_peer(kl, &dev, e);
@@ -266,7 +279,14 @@ static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
     /* Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: swap the operands, no transposes. */
     int rc;
     cu.event_record(g->r.start, NULL);
-    if (p->type == KL_FLOAT) {
+    if (p->type == KL_FLOAT && p->tf32) {
+        /* CUBLAS_COMPUTE_32F_FAST_TF32: the inputs may be rounded to TF32 for the tensor cores. */
+        const float one = 1.0f, zero = 0.0f;
+        rc = cu.gemm_ex(g->r.handle, CUBLAS_OP_N, CUBLAS_OP_N, p->N, p->M, p->K, &one, b[1],
+                        CUDA_R_32F, p->N, b[0], CUDA_R_32F, p->K, &zero, b[2], CUDA_R_32F, p->N,
+                        CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+    } else if (p->type == KL_FLOAT) {
+        /* Default math: CUBLAS_COMPUTE_32F, fp32 on the FMA units. */
         const float one = 1.0f, zero = 0.0f;
         rc = cu.sgemm(g->r.handle, CUBLAS_OP_N, CUBLAS_OP_N, p->N, p->M, p->K, &one, b[1], p->N,
                       b[0], p->K, &zero, b[2], p->N);
@@ -284,16 +304,22 @@ enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_proble
                               char *what, size_t n, struct kl_err *e)
 {
     size_t es = kl_type_size(p->type);
-    struct cublas_gemm g = {.p = p,
-                            .r.bytes = {(size_t)p->M * p->K * es, (size_t)p->K * p->N * es,
-                                        (size_t)p->M * p->N * es}};
+    struct cublas_gemm g = {
+        .p = p,
+        .r.bytes = {(size_t)p->M * p->K * es, (size_t)p->K * p->N * es, (size_t)p->M * p->N * es}};
     const void *host[3] = {p->A, p->B, NULL};
     int dev = 0;
     enum kl_status st = check_peer(kl, &dev, e);
     if (st != KL_OK)
         return st;
-    snprintf(what, n, "cuBLAS %s (default math, no TF32) on CUDA device %d, CUDA event time",
-             p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm", dev);
+    if (p->tf32)
+        snprintf(what, n,
+                 "cuBLAS cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32: TF32 tensor cores) on CUDA "
+                 "device %d, CUDA event time",
+                 dev);
+    else
+        snprintf(what, n, "cuBLAS %s (default math, no TF32) on CUDA device %d, CUDA event time",
+                 p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm", dev);
     if ((st = run_open(&g.r, host, e)) == KL_OK)
         st = run_measure(&g.r, gemm_once, &g, proto, C, stats, e);
     run_close(&g.r);

@@ -15,12 +15,17 @@ enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
     return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" (clblast or cublas)", peer);
 }
 
-const char kl_gemm_peer_names[] = "cublas, clblast or openblas";
+const char kl_gemm_peer_names[] = "cublas, cublas_tf32, clblast or openblas";
 
 int kl_peer_gemm_known(const char *name)
 {
-    return strcmp(name, "cublas") == 0 || strcmp(name, "clblast") == 0 ||
-           strcmp(name, "openblas") == 0;
+    return strcmp(name, "cublas") == 0 || strcmp(name, "cublas_tf32") == 0 ||
+           strcmp(name, "clblast") == 0 || strcmp(name, "openblas") == 0;
+}
+
+enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)
+{
+    return strcmp(name, "cublas_tf32") == 0 ? KL_PREC_TF32 : kl_precision_of_type(t);
 }
 
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)
@@ -46,8 +51,13 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
         return kl_fail(e, KL_ERR_UNSUPPORTED, "vendor GEMMs are float and double only");
     if (strcmp(peer, "clblast") == 0)
         return kl_clblast_gemm(kl, p, proto, C, stats, what, n, e);
-    if (strcmp(peer, "cublas") == 0)
-        return kl_cublas_gemm(kl, p, proto, C, stats, what, n, e);
+    if (strcmp(peer, "cublas") == 0 || strcmp(peer, "cublas_tf32") == 0) {
+        struct kl_gemm_problem q = *p;
+        q.tf32 = strcmp(peer, "cublas_tf32") == 0;
+        if (q.tf32 && p->type != KL_FLOAT)
+            return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
+        return kl_cublas_gemm(kl, &q, proto, C, stats, what, n, e);
+    }
     if (strcmp(peer, "openblas") == 0) {
         *on_host = 1;
         return kl_openblas_gemm(p, proto, C, stats, what, n, e);

@@ -9,6 +9,7 @@
 
 #include "core/context.h"
 #include "core/measure.h"
+#include "core/report.h"
 
 enum kl_layout { KL_ROW_MAJOR, KL_COL_MAJOR };
 
@@ -36,22 +37,28 @@ struct kl_gemm_problem {
     enum kl_type type; /* KL_FLOAT or KL_DOUBLE */
     int M, N, K;
     const void *A, *B;
+    int tf32; /* float inputs may be rounded to TF32 (cuBLAS's FAST_TF32 compute type) */
 };
 
 /*
- * Runs peer ("cublas", "clblast" or "openblas") once into C (M×N, for the
- * caller to verify), then times it by proto into *stats. *what names the
- * library, the call and the clock; *on_host is set for a host library.
+ * Runs peer ("cublas", "cublas_tf32", "clblast" or "openblas") once into C
+ * (M×N, for the caller to verify), then times it by proto into *stats.
+ * *what names the library, the call and the clock; *on_host is set for a
+ * host library. cublas_tf32 is cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32,
+ * float only; p->tf32 is ignored (the name decides).
  */
 enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             const struct kl_gemm_problem *p, const struct kl_protocol *proto,
                             void *C, struct kl_stats *stats, char *what, size_t n, int *on_host,
                             struct kl_err *e);
 
-/* The peers kl_peer_gemm knows, for messages: "cublas, clblast or openblas". */
+/* The peers kl_peer_gemm knows, for messages: "cublas, cublas_tf32, clblast or openblas". */
 extern const char kl_gemm_peer_names[];
 /* 1 when kl_peer_gemm knows name. */
 int kl_peer_gemm_known(const char *name);
+
+/* The arithmetic of a peer's results in type t: TF32 for cublas_tf32, else the type's own. */
+enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t);
 
 struct kl_result;
 /*
@@ -61,7 +68,6 @@ struct kl_result;
  * success what ran goes into the row's options. Returns 1 when the row's
  * result is to be verified, as every rung's is.
  */
-int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e,
-                const char *what);
+int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what);
 
 #endif /* KL_PEERS_H */

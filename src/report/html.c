@@ -11,6 +11,7 @@
 #endif
 
 #include "core/image.h"
+#include "core/report.h"
 #include "core/util.h"
 #include "kladder.h"
 #include "report/svg.h"
@@ -259,6 +260,51 @@ static void blur_pictures(FILE *out, const struct kl_run *run)
 
 /* ---- one run ------------------------------------------------------------------- */
 
+/*
+ * For runs whose rows say their arithmetic: the fastest verified rung of
+ * each precision, its error, and the fastest peer whose results meet the same
+ * tolerance (fp32 and 3xtf32 alike), so a TF32 rate is never read as fp32's.
+ */
+static void fastest_by_precision(FILE *out, const struct kl_run *run)
+{
+    static const char *const order[] = {"fp32", "tf32", "3xtf32", "fp64", "int32"};
+    int lines = 0;
+    for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
+        const struct kl_run_row *best = NULL, *peer = NULL;
+        int cls = kl_precision_class(kl_precision_parse(order[p]));
+        for (int i = 0; i < run->nrows; i++) {
+            const struct kl_run_row *r = &run->rows[i];
+            if (!r->precision || strcmp(r->status, "verified") != 0 || !(r->gflops > 0))
+                continue;
+            if (!r->peer && strcmp(r->precision, order[p]) == 0 &&
+                (!best || r->gflops > best->gflops))
+                best = r;
+            if (r->peer && kl_precision_class(kl_precision_parse(r->precision)) == cls &&
+                (!peer || r->gflops > peer->gflops))
+                peer = r;
+        }
+        if (!best)
+            continue;
+        fputs(lines++ ? "</li>\n<li>" : "<ul class=\"precisions\">\n<li>", out);
+        fprintf(out, "<b>%s</b>: <code>", order[p]);
+        esc(out, best->rung);
+        fprintf(out, "</code>, %.*f %s", best->gflops < 100 ? 2 : 0, best->gflops,
+                kl_run_unit(run, KL_METRIC_FLOPS));
+        if (isfinite(best->pct_ceiling) && best->pct_ceiling > 0)
+            fprintf(out, " (%.1f%% of the %s roof)", best->pct_ceiling, order[p]);
+        if (isfinite(best->error))
+            fprintf(out, ", error %.2g", best->error);
+        if (peer) {
+            fprintf(out, "; %.2f× <code>", best->gflops / peer->gflops);
+            esc(out, peer->rung);
+            fprintf(out, "</code> (%s, %.*f, error %.2g)", peer->precision,
+                    peer->gflops < 100 ? 2 : 0, peer->gflops, peer->error);
+        }
+    }
+    if (lines)
+        fputs("</li>\n</ul>\n", out);
+}
+
 static void verdict(FILE *out, const struct kl_run *run, enum kl_metric m)
 {
     int v = 0, f = 0, s = 0, best = -1;
@@ -274,6 +320,15 @@ static void verdict(FILE *out, const struct kl_run *run, enum kl_metric m)
     }
     fprintf(out, "<p class=\"verdict\">%d row%s: %d timed and checked, %d failed, %d skipped.",
             run->nrows, run->nrows == 1 ? "" : "s", v, f, s);
+    int precisions = 0;
+    for (int i = 0; i < run->nrows; i++)
+        precisions |= run->rows[i].precision != NULL;
+    if (precisions) {
+        fputs(" Fastest verified rung of each precision (the arithmetic that produced it):</p>\n",
+              out);
+        fastest_by_precision(out, run);
+        return;
+    }
     if (best >= 0) {
         const struct kl_run_row *r = &run->rows[best];
         fputs(" Fastest: <code>", out);
@@ -290,13 +345,18 @@ static void verdict(FILE *out, const struct kl_run *run, enum kl_metric m)
 
 static void rung_table(FILE *out, const struct kl_run *run)
 {
-    int config = 0;
-    for (int i = 0; i < run->nrows; i++)
+    int config = 0, precision = 0;
+    for (int i = 0; i < run->nrows; i++) {
         config |= run->rows[i].config[0] != '\0';
+        precision |= run->rows[i].precision != NULL;
+    }
     fputs("<h3>Rungs: what changed and why</h3>\n<table class=\"rungs\">\n<tr><th>rung</th>", out);
     if (config)
         fputs("<th>config</th>", out);
-    fputs("<th>status</th><th>median ms</th><th>min–max ms</th><th>launches</th><th>rate</th>"
+    fputs("<th>status</th>", out);
+    if (precision)
+        fputs("<th>precision</th><th>error</th>", out);
+    fputs("<th>median ms</th><th>min–max ms</th><th>launches</th><th>rate</th>"
           "<th>% roof</th><th>× first</th><th>what it changes; what was checked</th></tr>\n",
           out);
     for (int i = 0; i < run->nrows; i++) {
@@ -315,6 +375,11 @@ static void rung_table(FILE *out, const struct kl_run *run)
             fputs("</td>", out);
         }
         fprintf(out, "<td class=\"%s\">%s</td>", r->status, r->status);
+        if (precision) {
+            fprintf(out, "<td>%s</td>", r->precision ? r->precision : "–");
+            num_cell(out, r->error, "%.2g",
+                     strcmp(r->status, "verified") == 0 && isfinite(r->error));
+        }
         num_cell(out, r->median_s * 1e3, "%.4g", r->timed);
         if (r->timed)
             fprintf(out, "<td class=\"num\">%.4g–%.4g</td>", r->min_s * 1e3, r->max_s * 1e3);
@@ -415,6 +480,8 @@ static void device_facts(FILE *out, const struct kl_run *run)
             fprintf(out, ", FP64 %.4g GFLOP/s", run->ceil.f64_gflops);
         if (run->ceil.i32_giops > 0)
             fprintf(out, ", INT32 %.4g GIOP/s", run->ceil.i32_giops);
+        if (run->ceil.tf32_gflops > 0)
+            fprintf(out, ", TF32 tensor cores %.4g GFLOP/s", run->ceil.tf32_gflops);
         fputs("; ", out);
     }
     esc(out, run->ceil_source);

@@ -77,6 +77,19 @@ static int boolean(struct check *c, const struct kl_json *obj, const char *where
     return v ? v->boolean : 0;
 }
 
+/*
+ * An optional member (files from before it existed lack it): NULL when
+ * absent or null, else it must be of type t.
+ */
+static const struct kl_json *optional(struct check *c, const struct kl_json *obj, const char *where,
+                                      const char *key, enum kl_json_type t)
+{
+    const struct kl_json *v = kl_json_get(obj, key);
+    if (!v || v->type == KL_JSON_NULL)
+        return NULL;
+    return member(c, obj, where, key, t, 0);
+}
+
 /* The version check comes first: a newer file may differ in anything else. */
 static int check_version(struct check *c, const struct kl_json *root)
 {
@@ -148,8 +161,17 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     r->speedup_host = num(c, o, where, "speedup_host", 1);
     r->total_s = num(c, o, where, "total_s", 1);
     r->build_s = num(c, o, where, "build_s", 1);
+    const struct kl_json *prec = optional(c, o, where, "precision", KL_JSON_STRING),
+                         *error = optional(c, o, where, "error", KL_JSON_NUMBER);
+    r->precision = prec ? prec->string : NULL;
+    r->error = error ? error->number : NAN;
     if (c->failed)
         return;
+    if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
+        bad(c, prec, "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64 or int32)", where,
+            r->precision);
+        return;
+    }
     static const char *const statuses[] = {"verified", "failed", "skipped", "measured"};
     int known = 0;
     for (size_t k = 0; k < sizeof statuses / sizeof *statuses; k++)
@@ -178,6 +200,7 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
     double copy = num(c, v, w, "copy_gbps", 1), f32 = num(c, v, w, "f32_gflops", 1),
            f64 = num(c, v, w, "f64_gflops", 1), i32 = num(c, v, w, "i32_giops", 1);
     double rd = kl_json_get(v, "read_gbps") ? num(c, v, w, "read_gbps", 1) : NAN;
+    double tf = kl_json_get(v, "tf32_gflops") ? num(c, v, w, "tf32_gflops", 1) : NAN;
     double wr = kl_json_get(v, "write_gbps") ? num(c, v, w, "write_gbps", 1) : NAN;
     const char *date = str(c, v, w, "date");
     if (c->failed)
@@ -189,6 +212,7 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
     k->f32_gflops = f32 > 0 ? f32 : 0;
     k->f64_gflops = f64 > 0 ? f64 : 0;
     k->i32_giops = i32 > 0 ? i32 : 0;
+    k->tf32_gflops = tf > 0 ? tf : 0;
     snprintf(k->date, sizeof k->date, "%s", date);
     run->have_ceil = k->copy_gbps > 0;
     snprintf(run->ceil_source, sizeof run->ceil_source,
@@ -327,6 +351,8 @@ static void own_rows(struct kl_run *run)
             slot = &k->f64_gflops, v = r->gflops;
         else if (strcmp(r->rung, "fma_i32") == 0)
             slot = &k->i32_giops, v = r->gflops;
+        else if (strcmp(r->rung, "mma_tf32") == 0)
+            slot = &k->tf32_gflops, v = r->gflops;
         if (slot && isfinite(v) && v > *slot)
             *slot = v;
     }
@@ -408,6 +434,20 @@ double kl_run_compute_peak(const struct kl_run *run)
     if (strcmp(run->type, "int") == 0)
         return run->ceil.i32_giops;
     return run->ceil.f32_gflops;
+}
+
+double kl_run_precision_peak(const struct kl_run *run, const char *precision)
+{
+    if (!run->have_ceil)
+        return 0;
+    switch (kl_precision_parse(precision)) {
+    case KL_PREC_TF32: return run->ceil.tf32_gflops;
+    case KL_PREC_3XTF32: return run->ceil.tf32_gflops / 3;
+    case KL_PREC_FP64: return run->ceil.f64_gflops;
+    case KL_PREC_INT32: return run->ceil.i32_giops;
+    case KL_PREC_FP32: return run->ceil.f32_gflops;
+    default: return kl_run_compute_peak(run);
+    }
 }
 
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n)

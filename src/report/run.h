@@ -26,6 +26,8 @@ struct kl_run_row {
     int timed; /* verified or measured: the timing counts */
     double median_s, min_s, max_s, gflops, gbps, pct_ceiling, flops, bytes, x;
     double speedup_first, speedup_host, total_s, build_s;
+    const char *precision; /* "fp32", "tf32", "3xtf32" ...; NULL where the row declares none */
+    double error;          /* measured normwise error; NaN where none */
 };
 
 struct kl_run {
@@ -71,6 +73,11 @@ const char *kl_run_unit(const struct kl_run *run, enum kl_metric m);
 
 /* The compute roof for the run's type (FP32, FP64 or INT32), 0 when unknown. */
 double kl_run_compute_peak(const struct kl_run *run);
+/*
+ * The compute roof of one precision ("tf32": the TF32 tensor-core roof;
+ * "3xtf32": a third of it), 0 when unknown; the type's for NULL.
+ */
+double kl_run_precision_peak(const struct kl_run *run, const char *precision);
 
 /* "M=512 N=512 K=512 float seed 1": the params object in one line. */
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n);

@@ -155,9 +155,9 @@ static double nice_step(double max, int ticks)
 
 /* ---- the ladder chart ------------------------------------------------------------ */
 
-#define LAD_W 820
+#define LAD_W 940
 #define LAD_X0 170 /* plot left: rung names to its left */
-#define LAD_PW 430 /* plot width: values and % of roof to its right */
+#define LAD_PW 430 /* plot width: values, % of roof, precision and error to its right */
 #define LAD_ROW 22
 #define LAD_TOP 56
 
@@ -255,7 +255,7 @@ void kl_svg_ladder(FILE *out, const struct kl_run *run, enum kl_metric m, int id
             fputs("</text>\n", out);
             if (r->timed && isfinite(v)) {
                 double w = v / axis * LAD_PW;
-                char val[32], lab[96];
+                char val[32], lab[160];
                 fprintf(out, "<rect class=\"bar %s\" data-rung=\"", kind_of(r));
                 kl_xml_text(out, r->rung);
                 fputs("\" data-config=\"", out);
@@ -279,15 +279,19 @@ void kl_svg_ladder(FILE *out, const struct kl_run *run, enum kl_metric m, int id
                                (m == KL_METRIC_TIME ? r->max_s * 1e6 : v * r->median_s / r->min_s) /
                                    axis * LAD_PW);
                 fmt(val, sizeof val, v);
-                if (isfinite(r->pct_ceiling) && r->pct_ceiling > 0)
-                    snprintf(lab, sizeof lab, "%s %s · %.*f%% of roof", val, unit,
-                             r->pct_ceiling < 10 ? 1 : 0, r->pct_ceiling);
-                else
-                    snprintf(lab, sizeof lab, "%s %s", val, unit);
+                int used = snprintf(lab, sizeof lab, "%s %s", val, unit);
+                if (isfinite(r->pct_ceiling) && r->pct_ceiling > 0 && used > 0)
+                    used += snprintf(lab + used, sizeof lab - (size_t)used, " · %.*f%% of roof",
+                                     r->pct_ceiling < 10 ? 1 : 0, r->pct_ceiling);
+                /* What arithmetic produced it, and how far it is from the reference. */
+                if (r->precision && used > 0 && (size_t)used < sizeof lab)
+                    used += snprintf(lab + used, sizeof lab - (size_t)used, " · %s", r->precision);
+                if (r->precision && isfinite(r->error) && used > 0 && (size_t)used < sizeof lab)
+                    snprintf(lab + used, sizeof lab - (size_t)used, ", error %.1e", r->error);
                 fprintf(out,
                         "<text class=\"value\" x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"" C_INK
-                        "\">%s</text>\n",
-                        LAD_X0 + end + 5, cy + 4, lab);
+                        "\" data-precision=\"%s\">%s</text>\n",
+                        LAD_X0 + end + 5, cy + 4, r->precision ? r->precision : "", lab);
             } else {
                 int failed = strcmp(r->status, "failed") == 0;
                 fprintf(out,
@@ -402,7 +406,7 @@ int kl_svg_has_roofline(const struct kl_run *run)
     return 0;
 }
 
-#define RF_W 820
+#define RF_W 900 /* point labels right of the plot: rung, % of roof, which roof */
 #define RF_X0 78
 #define RF_X1 600
 #define RF_Y0 56
@@ -420,18 +424,54 @@ static int by_py(const void *a, const void *b)
     return x->py < y->py ? -1 : x->py > y->py;
 }
 
+/*
+ * The roofs drawn dashed beside the main one: a peak run's other precisions
+ * (it measured them all); for any run, the TF32 tensor-core roof where a row
+ * is tf32 and the 3xTF32 roof (a third of it) where a row is 3xtf32, so each
+ * point can be read against the roof of its own arithmetic.
+ */
+struct other_roof {
+    double top;
+    const char *name;
+};
+static int other_roofs(const struct kl_run *run, struct other_roof out[4])
+{
+    int n = 0, tf32 = strcmp(run->workload, "peak") == 0, x3 = 0;
+    if (!run->have_ceil || !(run->ceil.copy_gbps > 0))
+        return 0;
+    for (int i = 0; i < run->nrows; i++) {
+        const char *p = run->rows[i].precision;
+        tf32 |= p && strcmp(p, "tf32") == 0;
+        x3 |= p && strcmp(p, "3xtf32") == 0;
+    }
+    if (strcmp(run->workload, "peak") == 0) {
+        out[n++] = (struct other_roof){run->ceil.f64_gflops, "FP64 GFLOP/s"};
+        out[n++] = (struct other_roof){run->ceil.i32_giops, "INT32 GIOP/s"};
+    }
+    if (tf32)
+        out[n++] = (struct other_roof){run->ceil.tf32_gflops, "TF32 tensor cores GFLOP/s"};
+    if (x3)
+        out[n++] =
+            (struct other_roof){run->ceil.tf32_gflops / 3, "3xTF32 (a third of TF32) GFLOP/s"};
+    return n;
+}
+
 void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone)
 {
     const char *unit = kl_run_unit(run, KL_METRIC_FLOPS);
     double bw = run->have_ceil ? run->ceil.copy_gbps : 0, peak = kl_run_compute_peak(run);
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, ai, perf;
-    int npts = 0;
+    struct other_roof others[4];
+    int npts = 0, nothers = other_roofs(run, others);
     for (int i = 0; i < run->nrows; i++)
         if (roof_point(run, &run->rows[i], &ai, &perf)) {
             npts++;
             xmin = fmin(xmin, ai), xmax = fmax(xmax, ai);
             ymin = fmin(ymin, perf), ymax = fmax(ymax, perf);
         }
+    for (int k = 0; k < nothers; k++) /* the tensor roofs sit above the FMA one */
+        if (others[k].top > 0 && strstr(others[k].name, "TF32"))
+            ymax = fmax(ymax, others[k].top), xmax = fmax(xmax, others[k].top / bw);
     if (bw > 0 && peak > 0) {
         double ridge = peak / bw;
         xmin = fmin(xmin, ridge), xmax = fmax(xmax, ridge);
@@ -541,12 +581,10 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
                 "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"" C_MUTED
                 "\">no measured roofs for this device: kladder peak measures them</text>\n",
                 RF_X0 + 8, RF_Y0 + 16);
-    /* A peak run measured every precision: their roofs too, dashed. */
-    if (strcmp(run->workload, "peak") == 0 && bw > 0) {
-        const double others[2] = {run->ceil.f64_gflops, run->ceil.i32_giops};
-        const char *const names[2] = {"FP64 GFLOP/s", "INT32 GIOP/s"};
-        for (int k = 0; k < 2; k++) {
-            double top = others[k], ridge = top / bw;
+    /* The other roofs, dashed. */
+    if (bw > 0) {
+        for (int k = 0; k < nothers; k++) {
+            double top = others[k].top, ridge = top / bw;
             if (!(top > 0) || log10(top) < ay.lo || log10(top) > ay.hi)
                 continue;
             double xs = fmax(xlo, ylo / bw);
@@ -561,7 +599,8 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
                     lmap(&ax, fmax(xs, fmin(ridge, xlo))),
                     lmap(&ay, fmin(top, bw * fmax(xs, fmin(ridge, xlo)))),
                     lmap(&ax, fmax(xs, ridge)), lmap(&ay, top), lmap(&ax, xhi), lmap(&ay, top),
-                    RF_X1 - 6, lmap(&ay, top) + 14, v, names[k]);
+                    /* labelled above the roofs over the main one, below those under it */
+                    RF_X1 - 6, lmap(&ay, top) + (top > peak ? -6 : 14), v, others[k].name);
         }
     }
 
@@ -610,6 +649,9 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
         kl_xml_text(out, r->rung);
         if (isfinite(r->pct_ceiling) && r->pct_ceiling > 0)
             fprintf(out, " %.*f%%", r->pct_ceiling < 10 ? 1 : 0, r->pct_ceiling);
+        if (r->precision && strcmp(r->precision, "fp32") != 0 && strcmp(r->precision, "fp64") &&
+            strcmp(r->precision, "int32")) /* of another roof than the solid one */
+            fprintf(out, " (%s roof)", r->precision);
         fputs("</text></g>\n", out);
     }
     free(labels);
