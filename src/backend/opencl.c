@@ -53,15 +53,16 @@ static const char *cl_err_name(cl_int code)
         E(CL_BUILD_PROGRAM_FAILURE)
         E(CL_INVALID_VALUE)
         E(CL_INVALID_DEVICE_TYPE)
-        E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
-            E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
-                E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
-                    E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
-                        E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
-                            E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
-                                E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
-                                    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION)
-                                        E(CL_INVALID_BUFFER_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+        E(CL_INVALID_PLATFORM)
+        E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE)
+            E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+                E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL)
+                    E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+                        E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+                            E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
+                                E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT)
+                                    E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
+                                        E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
                                             E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef E
                                                 case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
@@ -241,6 +242,11 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
         if (ext && clGetDeviceInfo(did, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) == CL_SUCCESS) {
             ext[ext_len] = '\0';
             info->subgroups = strstr(ext, "cl_khr_subgroups") != NULL;
+            if (strstr(ext, "cl_nv_device_attribute_query")) {
+                /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV: which PTX it runs. */
+                info->cc_major = (int)dev_uint(did, 0x4000);
+                info->cc_minor = (int)dev_uint(did, 0x4001);
+            }
         }
         free(ext);
     }

@@ -11,7 +11,7 @@
 
 #include "core/util.h"
 
-#define HEADER "kladder-ceilings 1"
+#define HEADER "kladder-ceilings 2" /* 2: tf32_gflops */
 
 /* One table drives both writing and reading: name, and where the value lives. */
 enum field_kind { F_NUM, F_STR };
@@ -32,7 +32,7 @@ static const struct field fields[] = {
     NUM(copy_gbps),      NUM(read_gbps),  NUM(write_gbps),   STR(copy_cfg),     STR(read_cfg),
     STR(write_cfg),      NUM(f32_gflops), NUM(f64_gflops),   NUM(i32_giops),    NUM(launch_us),
     NUM(launch_host_us), NUM(empty_us),   NUM(h2d_pageable), NUM(d2h_pageable), NUM(h2d_pinned),
-    NUM(d2h_pinned),     NUM(map_gbps),   NUM(unmap_gbps),   STR(date),
+    NUM(d2h_pinned),     NUM(map_gbps),   NUM(unmap_gbps),   STR(date),         NUM(tf32_gflops),
 };
 #define FIELD_COUNT (sizeof fields / sizeof *fields)
 
@@ -133,13 +133,14 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
     ok = ok && id_seen;
     for (size_t i = 0; i < FIELD_COUNT && ok; i++)
         ok = seen[i];
+    /* Another version of the format (an older kladder's) is named as such, not as damage. */
+    int other = !ok && strncmp(text, "kladder-ceilings ", 17) == 0 &&
+                strncmp(text, HEADER "\n", strlen(HEADER) + 1) != 0;
     free(text);
     if (!ok) {
         memset(c, 0, sizeof *c);
-        snprintf(warn, n,
-                 "the ceiling cache %s is corrupt or incomplete; ignoring it and "
-                 "remeasuring",
-                 path);
+        snprintf(warn, n, "the ceiling cache %s is %s; ignoring it and remeasuring", path,
+                 other ? "of another version of kladder" : "corrupt or incomplete");
         return -1;
     }
     return 1;

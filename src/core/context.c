@@ -122,8 +122,7 @@ static int parse_index_pair(const char *s, int *p, int *d)
     return 1;
 }
 
-static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spec,
-                               struct kl_err *e)
+static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spec, struct kl_err *e)
 {
     int np = ops->platform_count();
     kl_fail(e, KL_ERR_NO_DEVICE, "no device matches \"%s\"; devices are:", spec);
@@ -134,9 +133,10 @@ static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spe
                 kl_err_append(e, "\n  %d:%d  %s (%s, %s)", p, d, info.name, info.type,
                               info.platform);
         }
-    kl_err_append(e, ops == &kl_backend_opencl
-                         ? "\nUse --device P:D, gpu, cpu or part of a device name."
-                         : "\nUse --device %s:N (a device index) or part of a device name.",
+    kl_err_append(e,
+                  ops == &kl_backend_opencl
+                      ? "\nUse --device P:D, gpu, cpu or part of a device name."
+                      : "\nUse --device %s:N (a device index) or part of a device name.",
                   ops->name);
     return KL_ERR_NO_DEVICE;
 }
@@ -310,6 +310,27 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
     return kl_fail(&kl->err, KL_ERR_IO, "kernel file %s is not built into kladder", file);
 }
 
+int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n)
+{
+    if (kl_contains_nocase(d->vendor, "nvidia") && d->cc_major >= 8)
+        return 1;
+    if (!kl_contains_nocase(d->vendor, "nvidia"))
+        snprintf(why, n,
+                 "no TF32 tensor cores: mma.sync runs on NVIDIA GPUs only (this device "
+                 "is %s's)",
+                 d->vendor);
+    else if (d->cc_major == 0)
+        snprintf(why, n,
+                 "no TF32 tensor cores known: the driver does not say the compute "
+                 "capability (cl_nv_device_attribute_query)");
+    else
+        snprintf(why, n,
+                 "no TF32 tensor cores: compute capability %d.%d, mma.sync with TF32 "
+                 "needs 8.0 or more",
+                 d->cc_major, d->cc_minor);
+    return 0;
+}
+
 int kl_kernel_is_cuda(const char *file)
 {
     size_t len = file ? strlen(file) : 0;
@@ -325,7 +346,7 @@ uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file)
 {
     const struct kl_device_info *d = &kl->info;
     return kl_kernel_is_cuda(file) && d->local_mem_optin > d->local_mem ? d->local_mem_optin
-                                                                         : d->local_mem;
+                                                                        : d->local_mem;
 }
 
 /* NAME of a line `#include "NAME"` (blanks around the '#' allowed): 1, else 0. */
@@ -417,7 +438,7 @@ static enum kl_status load_kernel_file(void *kl, const char *path, char **out, s
  */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
-    char *cuda = NULL, *prelude = NULL, *body = NULL;
+    char *cuda = NULL, *prelude = NULL, *text = NULL, *body = NULL;
     int is_cuda = strcmp(kl->ops->name, "cuda") == 0;
     enum kl_status st;
     *out = NULL;
@@ -433,7 +454,8 @@ enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **
     }
     if ((is_cuda && (st = load_one(kl, "cuda/prelude.cuh", &cuda)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
-        (st = load_one(kl, file, &body)) != KL_OK)
+        (st = load_one(kl, file, &text)) != KL_OK ||
+        (st = kl_kernel_inline(file, text, load_kernel_file, kl, &body, &kl->err)) != KL_OK)
         goto done;
     size_t n = (cuda ? strlen(cuda) : 0) + strlen(prelude) + strlen(body) + strlen(file) + 32;
     *out = malloc(n);
@@ -445,6 +467,7 @@ enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **
         snprintf(*out, n, "%s\n#line 1\n%s", prelude, body);
 done:
     free(cuda);
+    free(text);
     free(body);
     free(prelude);
     return st;

@@ -47,6 +47,14 @@ enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **
  */
 int kl_nvidia_hint(char *buf, size_t n);
 
+/*
+ * 1 when the device has tensor cores that multiply TF32 through PTX's
+ * mma.sync (an NVIDIA GPU of compute capability 8.0 or more: CUDA knows it,
+ * NVIDIA's OpenCL says it through cl_nv_device_attribute_query); else 0 and
+ * the reason in why.
+ */
+int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n);
+
 /* 1 when a kernel file is CUDA C++ (a .cu file: built as written, for CUDA only). */
 int kl_kernel_is_cuda(const char *file);
 /* 1 when kl's backend cannot build that file (CUDA C++ on another backend). */
@@ -57,18 +65,18 @@ int kl_kernel_elsewhere(const struct kl_context *kl, const char *file);
  */
 uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file);
 
-/* Source text of a kernel file (prelude prepended; a .cu file's includes inlined), malloc'd. */
+/* Source text of a kernel file (prelude prepended; its includes inlined), malloc'd. */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out);
 
 /* Reads the kernel file PATH (relative to kernels/) into *out, malloc'd. */
 typedef enum kl_status (*kl_kernel_loader)(void *ctx, const char *path, char **out,
                                            struct kl_err *e);
 /*
- * TEXT, the CUDA C++ of kernel file FILE, with each line `#include "NAME"` replaced by
+ * TEXT, the source of kernel file FILE, with each line `#include "NAME"` replaced by
  * the file NAME beside FILE, read by LOAD (one level: a header's own includes stay as
- * they are), between #line directives so NVRTC's log names the right file and line.
- * NVRTC sees no files; nvcc, given the same kernel, finds the header on disk. *out is
- * malloc'd.
+ * they are), between #line directives so the compiler's log names the right file and
+ * line. NVRTC and OpenCL compilers see no files; nvcc, given the same kernel, finds the
+ * header on disk. *out is malloc'd.
  */
 enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_loader load,
                                 void *ctx, char **out, struct kl_err *e);

@@ -441,6 +441,148 @@ static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quic
     return KL_OK;
 }
 
+/* ---- tensor cores: TF32 products ---------------------------------------------- */
+
+#define MMA_MAX_ITERS 4096 /* the kernel's values stay exact up to here */
+
+/* out[gid] of mma_tf32.cl, computed exactly (see the kernel's comment). */
+static double mma_expected(int gid, int chains, int iters)
+{
+    int w = gid / 32, lane = gid % 32, g = lane / 4, t = lane % 4;
+    double s = 0;
+    for (int ch = 0; ch < chains; ch++)
+        for (int r = 0; r < 4; r++) {
+            int m = g + r / 2 * 8, n = 2 * t + r % 2;
+            double ad = 0; /* (A·D)[m][n] */
+            for (int k = 0; k < 8; k++)
+                ad +=
+                    ((131 * w + 3 * m + 5 * k) % 17 - 8) / 8.0 * (((w + k + 2 * n) % 3 - 1) / 8.0);
+            s += ((w + 5 * ch + 3 * m + n) % 64 - 32) / 8.0 + iters / 2 * ad;
+        }
+    return s;
+}
+
+/*
+ * One configuration of the tensor-core kernel: whole waves of warps, the
+ * loop lengthened until a launch takes ~10 ms (or the exactness limit),
+ * sampled work-items checked bit for bit, then timed by proto.
+ */
+static enum kl_status mma_measure(struct kl_context *kl, int chains, int quick,
+                                  const struct kl_protocol *proto, struct kl_result *res)
+{
+    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 1};
+    struct kl_stats stats;
+    struct kl_buf *out = NULL;
+    float *host = NULL;
+    enum kl_status st;
+    double t1 = 0;
+    size_t wg = quick ? 64 : 256;
+    size_t global = quick ? wg : (size_t)kl->info.compute_units * 2048 * 4;
+    int iters = quick ? 16 : 256;
+
+    l.local[0] = wg;
+    l.global[0] = global = kl_round_up(global, wg);
+    l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
+    snprintf(res->config, sizeof res->config, "CHAINS=%d", chains);
+    res->precision = KL_PREC_TF32;
+    if ((st = kl->ops->alloc(kl->dev, global * sizeof *host, &out, &kl->err)) != KL_OK)
+        goto done;
+    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = out}};
+    for (;;) {
+        snprintf(res->options, sizeof res->options, "-DCHAINS=%d -DITERS=%d", chains, iters);
+        if ((st = kl_kernel_get(kl, "opencl/peak/mma_tf32.cl", "mma_tf32", res->options, &l.kernel,
+                                &res->build_s)) != KL_OK ||
+            (st = kl_launch_check(&l, "mma_tf32", &kl->err)) != KL_OK ||
+            (st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
+            goto done;
+        if (quick || t1 >= 0.01 || iters >= MMA_MAX_ITERS)
+            break;
+        while (iters < MMA_MAX_ITERS && t1 < 0.01)
+            iters *= 2, t1 *= 2;
+    }
+    if (!(host = malloc(global * sizeof *host))) {
+        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        goto done;
+    }
+    if ((st = kl->ops->read(kl->dev, out, host, global * sizeof *host, &kl->err)) != KL_OK)
+        goto done;
+    res->status = KL_RESULT_VERIFIED;
+    const int samples = 16;
+    for (int i = 0; i < samples; i++) {
+        int gid = (int)(i == samples - 1 ? global - 1 : global / (samples - 1) * (size_t)i);
+        double want = mma_expected(gid, chains, iters);
+        if (host[gid] != want) {
+            res->status = KL_RESULT_FAILED;
+            snprintf(res->note, sizeof res->note, "work-item %d: got %.9g, want %.9g", gid,
+                     host[gid], want);
+            goto done;
+        }
+    }
+    snprintf(res->note, sizeof res->note,
+             "verified: %d work-items' sums of %d mma chains reproduced exactly; %zu work-items, "
+             "%d iterations",
+             samples, chains, global, iters);
+    if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
+        goto done;
+    res->flops = 2.0 * 16 * 8 * 8 * chains * iters * (double)(global / 32);
+    kl_result_set_stats(res, &stats);
+done:
+    free(host);
+    kl->ops->release(out);
+    return st;
+}
+
+/*
+ * The TF32 roof: the better of a few chain counts (a row "mma_tf32"), or,
+ * on a device without TF32 tensor cores, a skipped row saying so.
+ */
+static enum kl_status mma_search(struct kl_context *kl, int quick,
+                                 const struct kl_peak_request *req, struct kl_report *rep,
+                                 double *gflops)
+{
+    static const int chains_all[] = {2, 4, 8};
+    int n = quick ? 1 : 3, best = 0;
+    double best_rate = 0;
+    char why[256];
+    enum kl_status st;
+    *gflops = 0;
+    if (!kl_tensor_tf32(&kl->info, why, sizeof why)) {
+        struct kl_result *res = kl_report_add(rep, "mma_tf32", NULL);
+        if (!res)
+            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        res->status = KL_RESULT_SKIPPED;
+        res->precision = KL_PREC_TF32;
+        snprintf(res->note, sizeof res->note, "%s", why);
+        return KL_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        int chains = quick ? 4 : chains_all[i];
+        struct kl_result trial;
+        memset(&trial, 0, sizeof trial);
+        if ((st = mma_measure(kl, chains, quick, &search_protocol, &trial)) != KL_OK)
+            return st;
+        if (trial.status == KL_RESULT_FAILED) {
+            struct kl_result *bad = kl_report_add(rep, "mma_tf32", NULL);
+            if (!bad)
+                return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+            *bad = trial;
+            snprintf(bad->rung, sizeof bad->rung, "mma_tf32");
+            return KL_OK;
+        }
+        if (trial.flops / trial.median_s > best_rate) {
+            best_rate = trial.flops / trial.median_s;
+            best = chains;
+        }
+    }
+    struct kl_result *res = kl_report_add(rep, "mma_tf32", NULL);
+    if (!res)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    if ((st = mma_measure(kl, best, quick, &req->protocol, res)) != KL_OK)
+        return st;
+    *gflops = res->status == KL_RESULT_VERIFIED ? res->flops / res->median_s * 1e-9 : 0;
+    return KL_OK;
+}
+
 /* ---- launch latency ---------------------------------------------------------- */
 
 struct latency {
@@ -766,12 +908,13 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     bw_free(&s);
     s.kl = NULL;
 
-    /* Arithmetic: FP32, FP64 where the device has it, INT32. */
-    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32");
+    /* Arithmetic: FP32, FP64 where the device has it, INT32; TF32 on tensor cores. */
+    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; TF32 tensor cores");
     if ((st = fma_search(kl, KL_FLOAT, req->quick, req, rep, &c->f32_gflops)) != KL_OK ||
         (kl->info.fp64 &&
          (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
-        (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK)
+        (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK ||
+        (st = mma_search(kl, req->quick, req, rep, &c->tf32_gflops)) != KL_OK)
         goto done;
 
     kl_progress_step(16, 17, "peak: launch latency and transfers");
@@ -794,6 +937,7 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
                 c->read_gbps, c->write_gbps);
         fprintf(out, "fp32,%.6g,GFLOP/s\nfp64,%.6g,GFLOP/s\nint32,%.6g,GIOP/s\n", c->f32_gflops,
                 c->f64_gflops, c->i32_giops);
+        fprintf(out, "tf32,%.6g,GFLOP/s\n", c->tf32_gflops);
         fprintf(out, "launch_latency,%.4g,us\nlaunch_host,%.4g,us\nempty_kernel,%.4g,us\n",
                 c->launch_us, c->launch_host_us, c->empty_us);
         fprintf(out, "write_pageable,%.4g,GB/s\nread_pageable,%.4g,GB/s\n", c->h2d_pageable,
@@ -808,14 +952,15 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
                 "{\"workload\": \"peak\", \"cached\": true, \"device\": \"%s\", \"driver\": "
                 "\"%s\", \"date\": \"%s\",\n \"copy_gbps\": %.6g, \"read_gbps\": %.6g, "
                 "\"write_gbps\": %.6g, \"f32_gflops\": %.6g, \"f64_gflops\": %.6g, "
-                "\"i32_giops\": %.6g,\n \"launch_us\": %.4g, \"launch_host_us\": %.4g, "
+                "\"i32_giops\": %.6g, \"tf32_gflops\": %.6g,\n \"launch_us\": %.4g, "
+                "\"launch_host_us\": %.4g, "
                 "\"empty_us\": %.4g,\n \"h2d_pageable_gbps\": %.4g, \"d2h_pageable_gbps\": "
                 "%.4g, \"h2d_pinned_gbps\": %.4g, \"d2h_pinned_gbps\": %.4g, \"map_gbps\": "
                 "%.4g, \"unmap_gbps\": %.4g}\n",
                 dev->name, dev->driver_version, c->date, c->copy_gbps, c->read_gbps, c->write_gbps,
-                c->f32_gflops, c->f64_gflops, c->i32_giops, c->launch_us, c->launch_host_us,
-                c->empty_us, c->h2d_pageable, c->d2h_pageable, c->h2d_pinned, c->d2h_pinned,
-                c->map_gbps, c->unmap_gbps);
+                c->f32_gflops, c->f64_gflops, c->i32_giops, c->tf32_gflops, c->launch_us,
+                c->launch_host_us, c->empty_us, c->h2d_pageable, c->d2h_pageable, c->h2d_pinned,
+                c->d2h_pinned, c->map_gbps, c->unmap_gbps);
         return;
     }
     fprintf(out, "kladder peak  %s (driver %s), measured %s\n\n", dev->name, dev->driver_version,
@@ -827,6 +972,10 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
     if (c->f64_gflops > 0)
         fprintf(out, "  FP64 FMA         %10.1f GFLOP/s\n", c->f64_gflops);
     fprintf(out, "  INT32 mul-add    %10.1f GIOP/s\n", c->i32_giops);
+    if (c->tf32_gflops > 0)
+        fprintf(out, "  TF32 tensor mma  %10.1f GFLOP/s\n", c->tf32_gflops);
+    else
+        fprintf(out, "  TF32 tensor mma           - (no tensor cores)\n");
     fprintf(out,
             "  launch latency   %10.2f us queued->start (mean), %.2f us host round trip, "
             "%.2f us empty kernel\n",
