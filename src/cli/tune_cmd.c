@@ -366,9 +366,13 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
                     r->file ? "none declared" : "it is a host loop");
             return EXIT_USAGE;
         }
+        char why[256];
         if (kl_kernel_elsewhere(kl, r->file)) {
-            fprintf(stderr, "kladder: rung %s is CUDA C++: tune it with --backend cuda\n",
-                    r->name);
+            fprintf(stderr, "kladder: rung %s is CUDA C++: tune it with --backend cuda\n", r->name);
+            return EXIT_USAGE;
+        }
+        if (!kl_gemm_rung_available(kl, r, t->type, why, sizeof why)) {
+            fprintf(stderr, "kladder: rung %s cannot run on this device: %s\n", r->name, why);
             return EXIT_USAGE;
         }
         int dup = 0;
@@ -379,8 +383,9 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     }
     for (int i = 0; t->nrungs == 0 && i < kl_gemm_rung_count() && n < 64; i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        char why[256];
         if (r->file && kl_param_count(r->params) > 0 &&
-            !kl_kernel_elsewhere(kl, r->file))
+            kl_gemm_rung_available(kl, r, t->type, why, sizeof why))
             chosen[n++] = r;
     }
     int M = t->M ? t->M : kl->info.is_gpu ? 2048 : 512;

@@ -137,9 +137,13 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
     if (!r->file)
         return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host: it has no parameters to tune",
                        r->name);
+    char why[256];
     if (kl_kernel_elsewhere(kl, r->file))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: tune it with --backend cuda",
                        r->name);
+    if (!kl_gemm_rung_available(kl, r, t, why, sizeof why))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s cannot run on this device: %s", r->name,
+                       why);
     s->nparams = kl_param_count(r->params);
     if (s->nparams == 0)
         return kl_fail(e, KL_ERR_ARG, "rung %s has no parameters to tune", r->name);
@@ -164,6 +168,8 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
     int ti = kl_param_index(r->params, "TM"), ni = kl_param_index(r->params, "TN");
     int bi = kl_param_index(r->params, "BM"), ci = kl_param_index(r->params, "BN");
     int block = r->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
+    int wmi = kl_param_index(r->params, "WM"), wni = kl_param_index(r->params, "WN");
+    int warps = r->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
     size_t es = kl_type_size(t), largest = 0;
     unsigned char idx[KL_MAX_PARAMS] = {0};
     char text[KL_MAX_PARAMS][32];
@@ -183,6 +189,13 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
                 /* A GPU work-item's block of C and operands beyond its registers spills. */
                 broken |= kl->info.is_gpu && (tm * tn + tm + tn) * es > GPU_BLOCK_BYTES;
                 /* Blocks far from square load more per multiply-add. */
+                broken |= bm > 4 * bn || bn > 4 * bm;
+            }
+            if (warps) {
+                size_t wm = (size_t)s->values[wmi][idx[wmi]], wn = (size_t)s->values[wni][idx[wni]];
+                long bm = s->values[bi][idx[bi]], bn = s->values[ci][idx[ci]];
+                /* A lane's accumulators (WM·WN/32) beyond 128 leave no registers for the rest. */
+                broken |= wm * wn / 32 * es > 512;
                 broken |= bm > 4 * bn || bn > 4 * bm;
             }
             memcpy(s->cand + (size_t)s->count * (size_t)s->nparams, idx, (size_t)s->nparams);

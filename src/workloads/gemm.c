@@ -54,8 +54,10 @@ HOST_RUNG(k, j, i)
 
 /* ---- the ladder ---------------------------------------------------------- */
 
-static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int *v,
-                                         enum kl_type t, struct kl_err *e);
+static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                         struct kl_err *e);
+static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                    struct kl_err *e);
 
 /* clang-format off */
 #define P_WG2D {{"WG0", 16, 1, 1024, 1, 0, "work-group rows"}, \
@@ -82,6 +84,17 @@ static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int
     {"TN", 16, 4, 16, 4, 0, "columns of C per thread"}, \
     {"STAGES", 4, 2, 8, 1, 0, "K-slices in the shared-memory pipeline"}
 #define M_WARPTILE {{"BM", "WM"}, {"BN", "WN"}, {"WM", "TM"}, {"WN", "TN"}}
+/* Tensor-core rungs: warps of WM × WN made of 16 × 8 mma tiles, K-slices of BK; the
+ * defaults (the fastest of a sweep on an H100 at 4096³, docs/RESULTS.md) per rung. */
+#define P_MMA(bm, bn, bk, wm, wn) \
+    {"BM", bm, 16, 256, 16, 0, "rows of C per block (a multiple of WM)"}, \
+    {"BN", bn, 8, 256, 8, 0, "columns of C per block (a multiple of WN)"}, \
+    {"BK", bk, 8, 64, 8, 0, "depth of a K-slice"}, \
+    {"WM", wm, 16, 128, 16, 0, "rows of C per warp (16 per mma tile)"}, \
+    {"WN", wn, 8, 128, 8, 0, "columns of C per warp (8 per mma tile)"}
+#define P_STAGES(d) {"STAGES", d, 2, 8, 1, 0, "K-slices in the shared-memory pipeline"}
+
+#define M_MMA {{"BM", "WM"}, {"BN", "WN"}}
 #define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
                "stores of A's tile then conflict in local memory banks)"}
 #define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
@@ -200,6 +213,45 @@ static const struct kl_gemm_rung rungs[] = {
      .params = {P_WARPTILE},
      .multiples = M_WARPTILE,
      .relations = warptile_relations},
+    {.name = "15_mma_tf32",
+     .summary = "CUDA: the multiply-adds on the tensor cores (mma.sync m16n8k8, inputs rounded to "
+                "TF32) over rung 14's cp.async pipeline; A's fragments by ldmatrix",
+     .precision = KL_PREC_TF32,
+     .file = "cuda/gemm/15_mma_tf32.cu",
+     .geometry = KL_GEO_WARPS,
+     .local = KL_LOCAL_MMA,
+     .params = {P_MMA(128, 128, 16, 64, 64), P_STAGES(4)},
+     .multiples = M_MMA,
+     .relations = mma_relations},
+    {.name = "16_mma_3xtf32",
+     .summary = "CUDA: rung 15 with each input split into two TF32 parts and three products per "
+                "step (3xTF32): float accuracy at a third of the TF32 rate",
+     .precision = KL_PREC_3XTF32,
+     .file = "cuda/gemm/16_mma_3xtf32.cu",
+     .geometry = KL_GEO_WARPS,
+     .local = KL_LOCAL_MMA,
+     .params = {P_MMA(128, 128, 32, 64, 32), P_STAGES(3)},
+     .multiples = M_MMA,
+     .relations = mma_relations},
+    {.name = "15cl_mma_tf32",
+     .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
+                "rung 13's double buffer",
+     .precision = KL_PREC_TF32,
+     .file = "opencl/gemm/15cl_mma_tf32.cl",
+     .geometry = KL_GEO_WARPS,
+     .local = KL_LOCAL_MMA,
+     .params = {P_MMA(128, 128, 8, 64, 64)},
+     .multiples = M_MMA,
+     .relations = mma_relations},
+    {.name = "16cl_mma_3xtf32",
+     .summary = "rung 16 in OpenCL C: 15cl with the 3xTF32 split, float-accurate",
+     .precision = KL_PREC_3XTF32,
+     .file = "opencl/gemm/16cl_mma_3xtf32.cl",
+     .geometry = KL_GEO_WARPS,
+     .local = KL_LOCAL_MMA,
+     .params = {P_MMA(128, 128, 16, 64, 32)},
+     .multiples = M_MMA,
+     .relations = mma_relations},
 };
 
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
@@ -216,13 +268,20 @@ const struct kl_gemm_rung *kl_gemm_rung_at(int i)
 
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 {
-    const struct kl_gemm_rung *hit = NULL;
+    const struct kl_gemm_rung *hit = NULL, *word = NULL;
     size_t n = strlen(name);
+    int words = 0;
     if (n == 0)
         return NULL;
     for (int i = 0; i < RUNG_COUNT; i++) {
         if (strcmp(rungs[i].name, name) == 0)
             return &rungs[i];
+        if (strncmp(rungs[i].name, name, n) == 0 && rungs[i].name[n] == '_')
+            word = &rungs[i], words++;
+    }
+    if (words == 1)
+        return word;
+    for (int i = 0; i < RUNG_COUNT; i++) {
         if (strncmp(rungs[i].name, name, n) == 0) {
             if (hit)
                 return NULL; /* ambiguous prefix */
@@ -232,11 +291,40 @@ const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
     return hit;
 }
 
+enum kl_precision kl_gemm_rung_precision(const struct kl_gemm_rung *r, enum kl_type t)
+{
+    return r->precision != KL_PREC_NONE ? r->precision : kl_precision_of_type(t);
+}
+
+static int on_tensor_cores(const struct kl_gemm_rung *r)
+{
+    return r->precision == KL_PREC_TF32 || r->precision == KL_PREC_3XTF32;
+}
+
+int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_rung *r,
+                           enum kl_type t, char *why, size_t n)
+{
+    if (kl_kernel_elsewhere(kl, r->file)) {
+        snprintf(why, n, "CUDA C++: runs with --backend cuda");
+        return 0;
+    }
+    if (on_tensor_cores(r) && t != KL_FLOAT) {
+        snprintf(why, n, "the TF32 tensor cores multiply float inputs (--type float)");
+        return 0;
+    }
+    return !on_tensor_cores(r) || kl_tensor_tf32(&kl->info, why, n);
+}
+
+double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K)
+{
+    return p == KL_PREC_TF32 ? kl_tf32_tolerance(K) : kl_dot_tolerance(t, K);
+}
+
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
 
 /* What kernels/cuda/gemm/14_warptile.cu asserts, said before it is built. */
-static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int *v,
-                                         enum kl_type t, struct kl_err *e)
+static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                         struct kl_err *e)
 {
     size_t lanes = (PARAM("WM") / PARAM("TM")) * (PARAM("WN") / PARAM("TN"));
     size_t threads = (PARAM("BM") / PARAM("WM")) * (PARAM("BN") / PARAM("WN")) * 32;
@@ -255,6 +343,22 @@ static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int
                        "rung %s: B's slice (BK=%zu rows of BN/%zu = %zu 16-byte pieces) must "
                        "divide evenly among %zu threads",
                        r->name, PARAM("BK"), per16, PARAM("BN") / per16, threads);
+    return KL_OK;
+}
+
+/* What the tensor-core kernels assert, said before they are built. */
+static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                    struct kl_err *e)
+{
+    size_t threads = (PARAM("BM") / PARAM("WM")) * (PARAM("BN") / PARAM("WN")) * 32;
+    (void)t;
+    if ((PARAM("BM") * PARAM("BK") / 4) % threads != 0 ||
+        (PARAM("BK") * PARAM("BN") / 4) % threads != 0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: the 16-byte pieces of a slice (BM·BK/4 = %zu of A, BK·BN/4 = "
+                       "%zu of B) must divide evenly among the %zu threads",
+                       r->name, PARAM("BM") * PARAM("BK") / 4, PARAM("BK") * PARAM("BN") / 4,
+                       threads);
     return KL_OK;
 }
 
@@ -289,6 +393,13 @@ static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, s
         s->global[0] = kl_round_up((size_t)N, PARAM("BN")) / PARAM("TN");
         s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("TM");
         break;
+    case KL_GEO_WARPS:
+        s->dims = 2;
+        s->local[0] = 32 * (PARAM("BN") / PARAM("WN"));
+        s->local[1] = PARAM("BM") / PARAM("WM");
+        s->global[0] = kl_round_up((size_t)N, PARAM("BN")) / PARAM("BN") * s->local[0];
+        s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") * s->local[1];
+        break;
     case KL_GEO_HOST: s->dims = 0; break;
     }
 }
@@ -305,9 +416,19 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         return 2 * PARAM("BK") * (PARAM("BM") + 4 * PARAM("PAD") + PARAM("BN")) * elem;
     case KL_LOCAL_STAGES:
         return PARAM("STAGES") * PARAM("BK") * (PARAM("BM") + 4 + PARAM("BN")) * elem;
+    case KL_LOCAL_MMA: {
+        size_t stages = kl_param_index(r->params, "STAGES") >= 0 ? PARAM("STAGES") : 2;
+        size_t sb = PARAM("BN") + (40 - PARAM("BN") % 32) % 32;
+        return stages * (PARAM("BM") * (PARAM("BK") + 4) + PARAM("BK") * sb) * elem;
+    }
     case KL_LOCAL_NONE: return 0;
     }
     return 0;
+}
+
+size_t kl_gemm_local_bytes(const struct kl_gemm_rung *r, const int *values, enum kl_type t)
+{
+    return local_bytes(r, values, kl_type_size(t));
 }
 
 /* Private array elements per work-item: a KC-long row, or a TM × TN block of C and its operands. */
@@ -334,11 +455,11 @@ static enum kl_status check_rung(const struct kl_context *kl, const struct kl_ge
     const struct kl_device_info *dev = &kl->info;
     size_t es = kl_type_size(t), lb = local_bytes(r, v, es);
     enum kl_status st;
+    char why[256];
     if (r->relations && (st = r->relations(r, v, t, e)) != KL_OK)
         return st;
-    if (kl_kernel_elsewhere(kl, r->file))
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: it runs with --backend cuda",
-                       r->name);
+    if (!kl_gemm_rung_available(kl, r, t, why, sizeof why))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", r->name, why);
     if ((st = kl_launch_check(l, r->name, e)) != KL_OK)
         return st;
     uint64_t room = kl_kernel_local_mem(kl, r->file);
@@ -837,14 +958,27 @@ static void describe_failure(const struct kl_check *c, size_t N, const char *aga
 /* Host rungs run only when one loop takes no more than a few seconds. */
 #define HOST_AUTO_LIMIT 1.5e8 /* multiply-adds */
 
-/* Verifies C of one rung and records the result. */
+/* The first verified device result, which every later one must also match. */
+struct gemm_baseline {
+    const void *C;    /* NULL: none yet */
+    const char *name; /* for messages */
+    double factor;    /* the tolerance factor it met */
+};
+
+/*
+ * Verifies C of one rung or peer against the reference with tolerance
+ * factor (its precision's), and in full against the baseline with the two
+ * tolerances added (both carry rounding error); records the result and its
+ * normwise error.
+ */
 static void judge(const struct gemm_session *s, const struct gemm_ref *g, const void *C,
-                  const void *baseline, const char *baseline_name, double factor,
-                  struct kl_result *res)
+                  const struct gemm_baseline *baseline, double factor, struct kl_result *res)
 {
     struct kl_check c;
     size_t MN = (size_t)s->M * s->N;
-    kl_check(s->type, C, g->ref, s->type == KL_INT ? NULL : g->scale, g->idx, g->n, factor, &c);
+    /* int compares exactly; its scales only measure the (zero) error. */
+    kl_check(s->type, C, g->ref, g->scale, g->idx, g->n, factor, &c);
+    res->error = c.max_error;
     if (c.bad) {
         res->status = KL_RESULT_FAILED;
         describe_failure(&c, (size_t)s->N, "the reference", res->note, sizeof res->note);
@@ -854,36 +988,39 @@ static void judge(const struct gemm_session *s, const struct gemm_ref *g, const 
                        "%zu elements match the reference (worst "
                        "%.2g of tolerance)",
                        c.checked, c.worst_ratio);
-    if (!baseline || len < 0)
+    if (!baseline || !baseline->C || len < 0)
         return;
-    /* Every element against the first device rung; both carry rounding error. */
+    /* Every element against the first device rung. */
     double *base = malloc(MN * sizeof *base), *scale = malloc(MN * sizeof *scale);
     if (!base || !scale) {
         res->status = KL_RESULT_FAILED;
         snprintf(res->note, sizeof res->note, "out of host memory comparing with %s",
-                 baseline_name);
+                 baseline->name);
     } else {
         for (size_t x = 0; x < MN; x++) {
-            base[x] = kl_get(s->type, baseline, x);
+            base[x] = kl_get(s->type, baseline->C, x);
             scale[x] = g->idx ? g->max_scale : g->scale[x];
         }
-        kl_check(s->type, C, base, s->type == KL_INT ? NULL : scale, NULL, MN, 2 * factor, &c);
+        kl_check(s->type, C, base, s->type == KL_INT ? NULL : scale, NULL, MN,
+                 factor + baseline->factor, &c);
         if (c.bad) {
             res->status = KL_RESULT_FAILED;
-            describe_failure(&c, (size_t)s->N, baseline_name, res->note, sizeof res->note);
+            describe_failure(&c, (size_t)s->N, baseline->name, res->note, sizeof res->note);
         } else if ((size_t)len < sizeof res->note) {
             snprintf(res->note + len, sizeof res->note - (size_t)len, "; all %zu agree with %s", MN,
-                     baseline_name);
+                     baseline->name);
         }
     }
     free(base);
     free(scale);
 }
 
-/* A vendor library on the same data: a row of its own, verified against the same reference. */
+/*
+ * A vendor library on the same data: a row of its own, verified against the
+ * same reference with the tolerance of its precision.
+ */
 static enum kl_status run_peer(struct gemm_session *s, const struct gemm_ref *g, const char *peer,
-                               const struct kl_protocol *proto, void *C, double factor,
-                               struct kl_report *rep)
+                               const struct kl_protocol *proto, void *C, struct kl_report *rep)
 {
     char name[64], what[256] = "";
     struct kl_stats stats;
@@ -895,16 +1032,35 @@ static enum kl_status run_peer(struct gemm_session *s, const struct gemm_ref *g,
         return kl_fail(&s->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     res->peer = 1;
     res->on_host = strcmp(peer, "openblas") == 0;
-    struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B};
+    res->precision = kl_peer_gemm_precision(peer, s->type);
+    struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B, 0};
     enum kl_status st =
         kl_peer_gemm(s->kl, peer, &p, proto, C, &stats, what, sizeof what, &on_host, &e);
     res->on_host |= on_host;
     if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
-    judge(s, g, C, NULL, NULL, factor, res);
+    judge(s, g, C, NULL, kl_gemm_tolerance(res->precision, s->type, s->K), res);
     if (res->status == KL_RESULT_VERIFIED)
         kl_result_set_stats(res, &stats);
     return KL_OK;
+}
+
+/*
+ * The peer rows a request asks for, in order: "cublas" is two rows for
+ * float, SGEMM (fp32) and cublas_tf32 (TF32), unless cublas_tf32 is named
+ * on its own. out has room for 2 · req->npeers names; returns the count.
+ */
+static int peer_rows(const struct kl_gemm_request *req, const char **out)
+{
+    int n = 0, tf32_named = 0;
+    for (int j = 0; j < req->npeers; j++)
+        tf32_named |= strcmp(req->peers[j], "cublas_tf32") == 0;
+    for (int j = 0; j < req->npeers; j++) {
+        out[n++] = req->peers[j];
+        if (strcmp(req->peers[j], "cublas") == 0 && req->type == KL_FLOAT && !tf32_named)
+            out[n++] = "cublas_tf32";
+    }
+    return n;
 }
 
 enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_request *req,
@@ -947,8 +1103,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         unsigned mask;
         struct kl_launch l = {.kl = kl};
         const struct kl_gemm_rung_params *tuned;
-        if (kl_kernel_elsewhere(kl, chosen[i]->file)) /* skipped, whatever --param says */
-            continue;
+        char why[256];
+        if (!kl_gemm_rung_available(kl, chosen[i], req->type, why, sizeof why))
+            continue; /* skipped, whatever --param says */
         if ((st = resolve_request(req, chosen[i], values, &mask, &tuned, e)) != KL_OK)
             return st;
         shape_of(chosen[i], values, req->M, req->N, &l);
@@ -961,8 +1118,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     struct kl_rng rng;
     size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
     void *A = malloc(M * K * es), *B = malloc(K * N * es), *C = malloc(M * N * es);
-    void *baseline = NULL;
-    const char *baseline_name = NULL;
+    struct gemm_baseline baseline = {NULL, NULL, 0};
+    const char **peers = NULL;
     struct gemm_session s;
     struct gemm_ref g = {0};
     session_init(&s, kl, req->type, req->M, req->N, req->K, A, B);
@@ -992,10 +1149,15 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     kl_report_load_ceilings(rep);
     rep->ladder = 1;
 
-    double factor = kl_dot_tolerance(req->type, req->K);
+    peers = malloc((2 * (size_t)req->npeers + 1) * sizeof *peers);
+    if (!peers) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        goto free_data;
+    }
+    int npeers = peer_rows(req, peers);
     for (int i = 0; i < nchosen; i++) {
         const struct kl_gemm_rung *r = chosen[i];
-        kl_progress_step(i, nchosen + req->npeers, "gemm %s: build, time, verify", r->name);
+        kl_progress_step(i, nchosen + npeers, "gemm %s: build, time, verify", r->name);
         struct kl_result *res = kl_report_add(rep, r->name, r->summary);
         int values[KL_MAX_PARAMS];
         unsigned mask;
@@ -1005,9 +1167,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             goto free_data;
         }
         res->on_host = r->geometry == KL_GEO_HOST;
-        if (kl_kernel_elsewhere(kl, r->file)) {
+        res->precision = kl_gemm_rung_precision(r, req->type);
+        if (!kl_gemm_rung_available(kl, r, req->type, res->note, sizeof res->note)) {
             res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note, "CUDA C++: runs with --backend cuda");
             continue;
         }
         const struct kl_gemm_rung_params *tuned;
@@ -1051,10 +1213,10 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         res->repeats = t.repeats;
         snprintf(res->options, sizeof res->options, "%s", t.options);
         res->status = KL_RESULT_VERIFIED;
-        judge(&s, &g, C, res->on_host ? NULL : baseline, baseline_name, factor, res);
-        if (!res->on_host && !baseline && res->status == KL_RESULT_VERIFIED) {
-            baseline = C;
-            baseline_name = r->name;
+        double factor = kl_gemm_tolerance(res->precision, req->type, req->K);
+        judge(&s, &g, C, res->on_host ? NULL : &baseline, factor, res);
+        if (!res->on_host && !baseline.C && res->status == KL_RESULT_VERIFIED) {
+            baseline = (struct gemm_baseline){C, r->name, factor};
             C = malloc(M * N * es);
             if (!C) {
                 st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
@@ -1062,9 +1224,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             }
         }
     }
-    for (int j = 0; j < req->npeers; j++) {
-        kl_progress_step(nchosen + j, nchosen + req->npeers, "gemm peer %s", req->peers[j]);
-        if ((st = run_peer(&s, &g, req->peers[j], &req->protocol, C, factor, rep)) != KL_OK)
+    for (int j = 0; j < npeers; j++) {
+        kl_progress_step(nchosen + j, nchosen + npeers, "gemm peer %s", peers[j]);
+        if ((st = run_peer(&s, &g, peers[j], &req->protocol, C, rep)) != KL_OK)
             goto free_data;
     }
     st = KL_OK;
@@ -1075,7 +1237,8 @@ free_data:
     free(A);
     free(B);
     free(C);
-    free(baseline);
+    free((void *)baseline.C);
+    free(peers);
     return st;
 }
 
@@ -1093,8 +1256,7 @@ enum kl_status kl_gemm_check(struct kl_context *kl, const struct kl_gemm_rung *r
     if (wg)
         *wg = 0;
     if ((st = kl_params_check_known(items, nitems, &list, 1, e)) != KL_OK ||
-        (st = resolve(r, items, nitems, values, &mask, e)) != KL_OK ||
-        r->geometry == KL_GEO_HOST)
+        (st = resolve(r, items, nitems, values, &mask, e)) != KL_OK || r->geometry == KL_GEO_HOST)
         return st;
     shape_of(r, values, M, N, &l);
     if (wg)
@@ -1107,9 +1269,8 @@ struct kl_gemm_bench {
     struct gemm_session s;
     struct gemm_ref g;
     void *A, *B, *C;
-    void *baseline; /* the first verified candidate's C */
+    struct gemm_baseline baseline; /* the first verified candidate */
     char baseline_name[600];
-    double factor;
 };
 
 void kl_gemm_bench_close(struct kl_gemm_bench *b)
@@ -1121,7 +1282,7 @@ void kl_gemm_bench_close(struct kl_gemm_bench *b)
     free(b->A);
     free(b->B);
     free(b->C);
-    free(b->baseline);
+    free((void *)b->baseline.C);
     free(b);
 }
 
@@ -1154,7 +1315,6 @@ enum kl_status kl_gemm_bench_open(struct kl_context *kl, enum kl_type t, int M, 
         kl_gemm_bench_close(b);
         return st;
     }
-    b->factor = kl_dot_tolerance(t, K);
     *out = b;
     return KL_OK;
 }
@@ -1235,17 +1395,19 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
     if (st != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
-    judge(&b->s, &b->g, b->C, b->baseline, b->baseline_name, b->factor, res);
+    res->precision = kl_gemm_rung_precision(r, b->s.type);
+    double factor = kl_gemm_tolerance(res->precision, b->s.type, b->s.K);
+    judge(&b->s, &b->g, b->C, &b->baseline, factor, res);
     if (res->status != KL_RESULT_VERIFIED)
         return KL_OK;
-    if (!b->baseline) {
+    if (!b->baseline.C) {
         void *next = malloc((size_t)b->s.M * b->s.N * kl_type_size(b->s.type));
         if (!next)
             return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        b->baseline = b->C;
-        b->C = next;
         snprintf(b->baseline_name, sizeof b->baseline_name,
                  "the first verified candidate (%s %.500s)", r->name, t.options);
+        b->baseline = (struct gemm_baseline){b->C, b->baseline_name, factor};
+        b->C = next;
     }
     struct bench_launch x = {&l, limits, 0, proto->warmup};
     st = kl_measure(proto, bench_launch_timed, &x, &stats, e);

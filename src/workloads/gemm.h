@@ -18,24 +18,32 @@ enum kl_geometry {
     KL_GEO_TILE,  /* dim 0 over columns, dim 1 over rows; local TS × TS */
     KL_GEO_BLOCK, /* a work-group per BM × BN block of C (dim 0 its column, dim 1 its row);
                      local (BN/TN) × (BM/TM), each work-item a TM × TN block */
+    KL_GEO_WARPS, /* a work-group per BM × BN block of C, made of warps of WM × WN;
+                     local 32·(BN/WN) × (BM/WM) */
 };
 
 /* Local memory a rung declares, in elements, as a function of its parameters. */
 enum kl_local_use {
     KL_LOCAL_NONE,
-    KL_LOCAL_KC,      /* KC */
-    KL_LOCAL_2TS2,    /* 2·TS² */
-    KL_LOCAL_BLOCK,   /* BK·(BM + BN): the two tiles of a K-slice */
-    KL_LOCAL_BLOCK4,  /* BK·(BM + 4·PAD + BN): A's tile padded by PAD vectors per row */
+    KL_LOCAL_KC,       /* KC */
+    KL_LOCAL_2TS2,     /* 2·TS² */
+    KL_LOCAL_BLOCK,    /* BK·(BM + BN): the two tiles of a K-slice */
+    KL_LOCAL_BLOCK4,   /* BK·(BM + 4·PAD + BN): A's tile padded by PAD vectors per row */
     KL_LOCAL_BLOCK4X2, /* 2·BK·(BM + 4·PAD + BN): two buffers of the above */
-    KL_LOCAL_STAGES    /* STAGES·BK·(BM + 4 + BN): a pipeline of K-slices, A's padded */
+    KL_LOCAL_STAGES,   /* STAGES·BK·(BM + 4 + BN): a pipeline of K-slices, A's padded */
+    KL_LOCAL_MMA       /* STAGES (2 without that parameter) × (BM·(BK + 4) + BK·SB):
+                          tensor-core rungs' slices, A's rows padded by 4, B's rows of
+                          SB = BN rounded up to 8 more than a multiple of 32 */
 };
 
 struct kl_gemm_rung {
     const char *name;
     const char *summary; /* what changed from the rung before, and why */
-    const char *file;    /* kernel file under kernels/, NULL for host rungs; a .cu file is
-                            CUDA only, and its local memory is dynamic shared memory */
+    /* The arithmetic: NONE for the element type's own (fp32, fp64, int32 on the FMA and
+       integer units); TF32 or 3XTF32 on tensor cores, which take float only. */
+    enum kl_precision precision;
+    const char *file; /* kernel file under kernels/, NULL for host rungs; a .cu file is
+                         CUDA only, and its local memory is dynamic shared memory */
     void (*host)(enum kl_type t, int M, int N, int K, const void *A, const void *B, void *C);
     int b_col_major; /* the kernel reads B transposed (column-major) */
     enum kl_geometry geometry;
@@ -50,8 +58,32 @@ struct kl_gemm_rung {
 
 int kl_gemm_rung_count(void);
 const struct kl_gemm_rung *kl_gemm_rung_at(int i);
-/* Exact name, or a unique prefix such as "10" or "host_i". */
+/*
+ * Exact name; else the one rung whose name is the prefix followed by '_'
+ * ("15" is 15_mma_tf32, not 15cl_mma_tf32); else a unique prefix such as
+ * "10" or "host_i".
+ */
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name);
+
+/* Bytes of local (shared) memory one work-group of rung r takes with these values in type t. */
+size_t kl_gemm_local_bytes(const struct kl_gemm_rung *r, const int *values, enum kl_type t);
+
+/* The precision of rung r's results in type t: its own, or the type's (fp32, fp64, int32). */
+enum kl_precision kl_gemm_rung_precision(const struct kl_gemm_rung *r, enum kl_type t);
+
+/*
+ * 1 when rung r can run on kl's device in type t whatever its parameters;
+ * else 0 and why (CUDA C++ on another backend, TF32 without tensor cores or
+ * for a type other than float): such a rung is a skipped row in a ladder.
+ */
+int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_rung *r,
+                           enum kl_type t, char *why, size_t n);
+
+/*
+ * The tolerance factor a result of precision p must meet at depth K
+ * (kl_dot_tolerance, or kl_tf32_tolerance for tf32).
+ */
+double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K);
 
 /*
  * Parameters of one rung that replace its defaults (tuned values from
@@ -73,7 +105,7 @@ struct kl_gemm_request {
     int nparams;
     const char *const *rungs; /* names or prefixes; NULL: the whole ladder */
     int nrungs;
-    int host_rungs; /* 0: when small enough, 1: always, -1: never */
+    int host_rungs;           /* 0: when small enough, 1: always, -1: never */
     const char *const *peers; /* "cublas", "clblast", "openblas": a row each after the rungs */
     int npeers;
     const struct kl_gemm_rung_params *tuned; /* per-rung defaults (kladder tune) */
