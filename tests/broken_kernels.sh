@@ -20,7 +20,7 @@ cp -r "$src" "$dir/wrong"
 # Drop the last term of every dot product: wrong by one product per element.
 sed -i 's/for (int k = 0; k < K; k++)/for (int k = 0; k < K - 1; k++)/' "$dir/wrong/opencl/gemm/03_private_acc.cl"
 grep -q 'k < K - 1' "$dir/wrong/opencl/gemm/03_private_acc.cl" || { echo "FAIL: sed did not apply"; exit 1; }
-"$expect" 1 '03_private_acc +failed +- ' "$kladder" gemm --kernel-dir "$dir/wrong" --rung 01,03 --size 33 || fails=$((fails + 1))
+"$expect" 1 '03_private_acc +failed +fp32 +- ' "$kladder" gemm --kernel-dir "$dir/wrong" --rung 01,03 --size 33 || fails=$((fails + 1))
 "$expect" 1 'differ from the reference' "$kladder" gemm --kernel-dir "$dir/wrong" --rung 01,03 --size 33 || fails=$((fails + 1))
 # The same wrong kernel at K = 1 writes zeros: caught too (int, exact).
 "$expect" 1 'failed' "$kladder" gemm --kernel-dir "$dir/wrong" --rung 03 --m 4 --n 4 --k 1 --type int || fails=$((fails + 1))

@@ -24,5 +24,9 @@ for x in r["results"]:
     want = 2 * 13 * 7 * 5 / x["median_s"] * 1e-9
     assert abs(x["gflops"] - want) <= 1e-6 * want, (x["gflops"], want)
     assert "-DKL_T_FLOAT" in x["build_options"], x
+    # The arithmetic of every row, and the error its verification measured (K = 5: a
+    # few units of float's rounding at most, within the fp32 tolerance 4u*sqrt(5)).
+    assert x["precision"] == "fp32", x
+    assert 0 <= x["error"] <= 4 * 2.0**-24 * 5**0.5, x
 print("ok: JSON report has every field and consistent numbers")
 PY

@@ -39,7 +39,7 @@ except Exception as e:
     print(f"FAIL ({name}): the report is not JSON: {e}")
     sys.exit(1)
 want = [f"{k}_v{v}" for k in ("copy", "read", "write") for v in vecs]
-want += ["fma_f32"] + (["fma_f64"] if fp64 else []) + ["fma_i32"]
+want += ["fma_f32"] + (["fma_f64"] if fp64 else []) + ["fma_i32", "mma_tf32"]
 want += ["launch_latency", "launch_host", "empty_kernel"]
 xfer = ["write_pageable", "read_pageable", "write_pinned", "read_pinned", "map_read", "unmap_write"]
 want += xfer
@@ -58,6 +58,11 @@ for x in r.get("results", []):
     # CUDA's events cannot see a launch being queued: that row says so instead.
     if n == "launch_latency" and r.get("provenance", {}).get("backend") == "cuda":
         want_status = "skipped"
+    # TF32 tensor cores: NVIDIA GPUs of compute capability 8.0 or more; elsewhere the row says why.
+    if n == "mma_tf32" and "nvidia" not in r["device"]["vendor"].lower():
+        want_status = "skipped"
+        if not x.get("note", "").startswith("no TF32 tensor cores"):
+            bad.append(f"{n}: skipped without saying why: {x.get('note')!r}")
     if x.get("status") != want_status:
         bad.append(f"{n}: status {x.get('status')!r}, expected {want_status!r} ({x.get('note')!r})")
         continue
@@ -77,7 +82,7 @@ for x in r.get("results", []):
             v = n.split("_v")[1]
             if not x["config"].startswith("uint" + ("" if v == "1" else v) + " "):
                 bad.append(f"{n}: config {x['config']!r} is not a uint{v} one")
-    elif n.startswith("fma_"):
+    elif n.startswith(("fma_", "mma_")):
         if not (x.get("gflops") or 0) > 0 or not (x.get("flops") or 0) > 0:
             bad.append(f"{n}: gflops {x.get('gflops')}, flops {x.get('flops')}: expected > 0")
         elif abs(x["gflops"] - x["flops"] / x["median_s"] * 1e-9) > 2e-3 * x["gflops"]:

@@ -229,8 +229,19 @@ if "nvidia" in json.dumps(run.get("device", {})).lower():
     nvidia = "yes"
 bad = []
 names = list(rows)
-if names != ["01_naive", "peer:openblas", "peer:cublas", "peer:clblast"]:
+# cublas is two rows for float: SGEMM (fp32) and TF32 on the tensor cores.
+if names != ["01_naive", "peer:openblas", "peer:cublas", "peer:cublas_tf32", "peer:clblast"]:
     bad.append(f"rows {names}")
+want_prec = {"01_naive": "fp32", "peer:openblas": "fp32", "peer:cublas": "fp32",
+             "peer:cublas_tf32": "tf32", "peer:clblast": "fp32"}
+for name, p in want_prec.items():
+    if rows.get(name, {}).get("precision") != p:
+        bad.append(f"{name}: precision {rows.get(name, {}).get('precision')!r}, expected {p!r}")
+for name, r in rows.items():
+    # Every verified row measured its error, within its precision's bound; no other row has one.
+    err, limit = r.get("error"), 2e-3 if r.get("precision") == "tf32" else 1e-5
+    if (r.get("status") == "verified") != (isinstance(err, (int, float)) and 0 <= err < limit):
+        bad.append(f"{name}: status {r.get('status')} with error {err!r}")
 ob = rows.get("peer:openblas", {})
 if ob.get("status") == "skipped" and "CBLAS" in ob.get("note", "") and ci != "true":
     print(f"SKIP: OpenBLAS is not installed: {ob['note']}")
@@ -244,6 +255,9 @@ if cb.get("peer") is not True or (nvidia == "no" and not (cb.get("status") == "s
     bad.append(f"peer:cublas {cb}")
 if cb.get("status") == "skipped" and not cb.get("note"):
     bad.append("peer:cublas skipped without a reason")
+ct = rows.get("peer:cublas_tf32", {})
+if ct.get("peer") is not True or ct.get("status") != cb.get("status") or (ct.get("status") == "skipped" and ct.get("note") != cb.get("note")):
+    bad.append(f"peer:cublas_tf32 {ct} beside peer:cublas {cb.get('status')}")
 cl = rows.get("peer:clblast", {})
 if cl.get("status") not in ("verified", "skipped") or (cl.get("status") == "skipped" and not cl.get("note")):
     bad.append(f"peer:clblast {cl}")
@@ -268,7 +282,7 @@ PY
         ok "int: $(grep 'peer:openblas skipped' "$tmp/cmpint.out")"
     fi
     run unknown gemm --size 9 --rung 01 --compare openblas,mkl "${q[@]}"
-    if [ "$rc" -ne 2 ] || ! grep -q 'unknown peer "mkl" for gemm (cublas, clblast or openblas)' "$tmp/unknown.err" ||
+    if [ "$rc" -ne 2 ] || ! grep -q 'unknown peer "mkl" for gemm (cublas, cublas_tf32, clblast or openblas)' "$tmp/unknown.err" ||
         grep -q 'verified' "$tmp/unknown.out"; then
         fail "--compare mkl: exit $rc; expected exit 2, \"unknown peer\", and nothing run" "$tmp/unknown.out" "$tmp/unknown.err"
     else

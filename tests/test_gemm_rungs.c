@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "core/context.h"
+#include "core/verify.h"
 #include "workloads/gemm.h"
 
 static const int shapes[][3] = {
@@ -43,13 +44,24 @@ static const char *const odd_params[] = {"BM=6", "BN=10", "BK=3", "TM=3", "TN=5"
  * the pipeline's drain all run at small shapes.
  */
 static const char *const warp_rung[] = {"14_warptile"};
-static const char *const warp_params[] = {"BM=32", "BN=64", "BK=8",  "WM=32",
+static const char *const warp_params[] = {"BM=32", "BN=64", "BK=8", "WM=32",
                                           "WN=32", "TM=4",  "TN=8", "STAGES=2"};
 
-/* Device rungs; *here (may be NULL) gets those this backend runs (not CUDA C++ elsewhere). */
-static int device_rungs(const struct kl_context *kl, const char **names, int *here)
+/*
+ * The tensor-core rungs (TF32 mma.sync; float only) with small tiles: 2 warps
+ * of 32 x 16, a 32 x 32 block, K-slices of 16, two stages, so that several
+ * blocks, slices and the pipeline's drain run at small shapes.
+ */
+static const char *const tensor_rungs[] = {"15_mma_tf32", "16_mma_3xtf32", "15cl_mma_tf32",
+                                           "16cl_mma_3xtf32"};
+static const char *const tensor_params[] = {"BM=32", "BN=32", "BK=16",
+                                            "WM=32", "WN=16", "STAGES=2"};
+
+/* Device rungs; *here (may be NULL) gets those that run on this device in type t. */
+static int device_rungs(const struct kl_context *kl, enum kl_type t, const char **names, int *here)
 {
     int n = 0;
+    char why[256];
     if (here)
         *here = 0;
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
@@ -57,19 +69,21 @@ static int device_rungs(const struct kl_context *kl, const char **names, int *he
         if (!r->file)
             continue;
         names[n++] = r->name;
-        if (here && (!kl_kernel_is_cuda(r->file) || strcmp(kl->ops->name, "cuda") == 0))
+        if (here && kl_gemm_rung_available(kl, r, t, why, sizeof why))
             (*here)++;
     }
     return n;
 }
 
-/* Rungs in names that take the small_params tiles (the warp-tiled rung has its own). */
+/* Rungs in names that take the small_params tiles (warp-tiled rungs have their own). */
 static int small_rungs(const char **names, int n)
 {
     int kept = 0;
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], warp_rung[0]) != 0)
+    for (int i = 0; i < n; i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_find(names[i]);
+        if (strcmp(names[i], warp_rung[0]) != 0 && r->geometry != KL_GEO_WARPS)
             names[kept++] = names[i];
+    }
     return kept;
 }
 
@@ -95,15 +109,28 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
     for (int i = 0; i < rep.count; i++) {
         const struct kl_result *r = &rep.results[i];
         const struct kl_gemm_rung *rung = kl_gemm_rung_find(r->rung);
-        if (rung && kl_kernel_is_cuda(rung->file) && strcmp(kl->ops->name, "cuda") != 0) {
-            CHECK(r->status == KL_RESULT_SKIPPED && strstr(r->note, "--backend cuda"),
-                  "%s on %s: status %d (%s), expected skipped", r->rung, kl->ops->name,
-                  (int)r->status, r->note);
+        char why[256];
+        CHECK(rung && r->precision == kl_gemm_rung_precision(rung, t),
+              "%s %s: precision %s, expected %s", r->rung, kl_type_name(t),
+              kl_precision_name(r->precision),
+              rung ? kl_precision_name(kl_gemm_rung_precision(rung, t)) : "?");
+        if (rung && !kl_gemm_rung_available(kl, rung, t, why, sizeof why)) {
+            /* CUDA C++ elsewhere, TF32 without tensor cores or for double and int: skipped,
+             * with the reason, whatever the parameters. */
+            CHECK(r->status == KL_RESULT_SKIPPED && strcmp(r->note, why) == 0,
+                  "%s %s on %s: status %d (%s), expected skipped (%s)", r->rung, kl_type_name(t),
+                  kl->ops->name, (int)r->status, r->note, why);
             continue;
         }
         CHECK(r->status == KL_RESULT_VERIFIED && r->repeats >= 1 && r->median_s > 0,
               "%s %s %dx%dx%d%s: status %d: %s", r->rung, kl_type_name(t), shape[0], shape[1],
               shape[2], nparams ? " (small params)" : "", (int)r->status, r->note);
+        /* A verified result measured its error, within its precision's tolerance. */
+        CHECK(r->status != KL_RESULT_VERIFIED ||
+                  (r->error >= 0 &&
+                   r->error <= kl_gemm_tolerance(r->precision, t, shape[2]) * (1 + 1e-9)),
+              "%s %s %dx%dx%d: error %g beyond the tolerance factor %g", r->rung, kl_type_name(t),
+              shape[0], shape[1], shape[2], r->error, kl_gemm_tolerance(r->precision, t, shape[2]));
         if (r->status == KL_RESULT_VERIFIED && r->repeats >= 1)
             (*ran)++;
     }
@@ -131,8 +158,8 @@ int main(int argc, char **argv)
         kl_close(kl);
         return 77; /* CTest SKIP_RETURN_CODE */
     }
-    int here, n = device_rungs(kl, names, &here);
-    CHECK(n == 14, "the ladder has %d device rungs, expected 14", n);
+    int here, n = device_rungs(kl, t, names, &here);
+    CHECK(n == 18, "the ladder has %d device rungs, expected 18", n);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         run(kl, t, shapes[s], NULL, 0, names, n, &ran);
         expected += here;
@@ -144,14 +171,20 @@ int main(int argc, char **argv)
         run(kl, t, chunked[s], small_params, NSMALL, names, nsmall, &ran);
         expected += nsmall;
     }
-    int cuda = strcmp(kl->ops->name, "cuda") == 0;
-    /* The register-blocked rungs at more awkward shapes, with default and small blocks. */
+    int cuda = strcmp(kl->ops->name, "cuda") == 0, tensor = 0;
+    char why[256];
+    for (int i = 0; i < 4; i++)
+        tensor +=
+            kl_gemm_rung_available(kl, kl_gemm_rung_find(tensor_rungs[i]), t, why, sizeof why);
+    /* The register-blocked rungs at more awkward shapes, with default and small blocks;
+     * the warp-tiled ones with small tiles (their defaults ran at every shape above). */
     for (size_t s = 0; s < sizeof block_shapes / sizeof *block_shapes; s++) {
         run(kl, t, block_shapes[s], NULL, 0, block_rungs, 3, &ran);
         run(kl, t, block_shapes[s], block_params, 5, block_rungs, 3, &ran);
         run(kl, t, block_shapes[s], odd_params, 5, block_rungs, 1, &ran);
         run(kl, t, block_shapes[s], warp_params, 8, warp_rung, 1, &ran);
-        expected += 7 + cuda;
+        run(kl, t, block_shapes[s], tensor_params, 6, tensor_rungs, 4, &ran);
+        expected += 7 + cuda + tensor;
     }
     CHECK(ran == expected, "%d rung runs verified, expected %d", ran, expected);
     printf("%s: %d rung runs verified on %s\n", kl_type_name(t), ran, kl->info.name);

@@ -82,25 +82,37 @@ static enum kl_status load_embedded(void *ctx, const char *path, char **out, str
     return (*out = strdup(text)) ? KL_OK : kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
 }
 
-/* Compiles the file name's body (a .cu file with its headers inlined, else behind the preludes). */
-static enum kl_status compile(const char *body, const char *name, const char *options,
-                              struct kl_err *e)
+/*
+ * Compiles the file name's body, its headers inlined (a .cu file as it is,
+ * a .cl file behind the preludes), for compute capability cc (e.g. 90).
+ */
+static enum kl_status compile_for(const char *body, const char *name, const char *options, int cc,
+                                  struct kl_err *e)
 {
-    char *src = NULL, *image = NULL;
+    char *text = NULL, *src = NULL, *image = NULL;
     size_t size = 0;
-    if (ends_with(name, ".cu")) {
-        enum kl_status st = kl_kernel_inline(name, body, load_embedded, NULL, &src, e);
-        if (st != KL_OK)
-            return st;
-    } else if (!(src = cuda_source(body))) {
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    }
-    enum kl_status st = kl_nvrtc_compile(src, name, options, CC_MAJOR, CC_MINOR, &image, &size, e);
+    enum kl_status st = kl_kernel_inline(name, body, load_embedded, NULL, &text, e);
+    if (st != KL_OK)
+        return st;
+    if (ends_with(name, ".cu"))
+        src = text, text = NULL;
+    else if (!(src = cuda_source(text)))
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    free(text);
+    if (st != KL_OK)
+        return st;
+    st = kl_nvrtc_compile(src, name, options, cc / 10, cc % 10, &image, &size, e);
     if (st == KL_OK && (size < 4 || memcmp(image, "\177ELF", 4) != 0))
         st = kl_fail(e, KL_ERR_BACKEND, "the CUBIN of %s is not an ELF image", name);
     free(image);
     free(src);
     return st;
+}
+
+static enum kl_status compile(const char *body, const char *name, const char *options,
+                              struct kl_err *e)
+{
+    return compile_for(body, name, options, CC_MAJOR * 10 + CC_MINOR, e);
 }
 
 /* ---- unit checks of the prelude ------------------------------------------- */
@@ -206,6 +218,7 @@ static void test_prelude(void)
 
 struct job {
     const char *file;
+    int cc; /* compute capability, e.g. 90 */
     char options[256];
     double seconds;
     int ran;
@@ -216,10 +229,11 @@ struct job {
 static struct job *jobs;
 static int njobs, cap;
 
-static void add_job(const char *file, const char *options)
+static void add_job_cc(const char *file, const char *options, int cc)
 {
     for (int i = 0; i < njobs; i++)
-        if (strcmp(jobs[i].file, file) == 0 && strcmp(jobs[i].options, options) == 0)
+        if (strcmp(jobs[i].file, file) == 0 && strcmp(jobs[i].options, options) == 0 &&
+            jobs[i].cc == cc)
             return;
     if (njobs == cap) {
         cap = cap ? 2 * cap : 64;
@@ -233,7 +247,13 @@ static void add_job(const char *file, const char *options)
     struct job *j = &jobs[njobs++];
     memset(j, 0, sizeof *j);
     j->file = file;
+    j->cc = cc;
     snprintf(j->options, sizeof j->options, "%s", options);
+}
+
+static void add_job(const char *file, const char *options)
+{
+    add_job_cc(file, options, CC_MAJOR * 10 + CC_MINOR);
 }
 
 /*
@@ -269,6 +289,39 @@ static const enum kl_type real_types[] = {KL_FLOAT, KL_DOUBLE};
 static const enum kl_type int_type[] = {KL_INT};
 static const enum kl_type float_type[] = {KL_FLOAT};
 
+/*
+ * A tensor-core GEMM rung (float only): its defaults, and each parameter set
+ * to every value of its range on its own where the rest allow it, for the
+ * oldest architecture with TF32 mma.sync (sm_80) and for the H100's (sm_90).
+ */
+static void add_tensor_rung(const struct kl_gemm_rung *r)
+{
+    static const int ccs[] = {80, 90};
+    static const char *const sets[][6] = {
+        {NULL},
+        {"BM=64", "BN=128", "BK=16", "WM=32", "WN=64", NULL},
+        {"BM=128", "BN=256", "BK=32", "WM=64", "WN=64", NULL},
+        {"BM=32", "BN=32", "BK=8", "WM=16", "WN=8", NULL},
+        {"BM=256", "BN=64", "BK=64", "WM=64", "WN=32", NULL},
+    };
+    char opt[256];
+    for (size_t c = 0; c < sizeof ccs / sizeof *ccs; c++)
+        for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+            int values[KL_MAX_PARAMS], n = 0;
+            unsigned mask;
+            struct kl_err e;
+            while (sets[k][n])
+                n++;
+            if (kl_params_resolve(r->name, r->params, sets[k], n, values, &mask, &e) != KL_OK ||
+                kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) != KL_OK ||
+                (r->relations && r->relations(r, values, KL_FLOAT, &e) != KL_OK) ||
+                (!kl_kernel_is_cuda(r->file) && kl_gemm_local_bytes(r, values, KL_FLOAT) > 49152))
+                continue; /* a set this rung refuses, or beyond static shared memory */
+            kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
+            add_job_cc(r->file, opt, ccs[c]);
+        }
+}
+
 /* A blur rung in both pixel types, as blur.c builds it; with PX, every width. */
 static void add_blur(const char *file, const struct kl_param_def *params, int px)
 {
@@ -289,6 +342,12 @@ static void add_peak(const char *file)
     const char *base = strrchr(file, '/') + 1;
     if (strcmp(base, "empty.cl") == 0) {
         add_job(file, "");
+    } else if (strcmp(base, "mma_tf32.cl") == 0) {
+        for (int ch = 1; ch <= 8; ch *= 2) {
+            snprintf(opt, sizeof opt, "-DCHAINS=%d -DITERS=4096", ch);
+            add_job_cc(file, opt, 80);
+            add_job_cc(file, opt, 90);
+        }
     } else if (strcmp(base, "flops.cl") == 0) {
         for (int t = 0; t < 3; t++)
             for (int v = 1; v <= 16; v *= 2) {
@@ -340,8 +399,13 @@ static int is_kernel_file(const char *path)
 static int collect(void)
 {
     int skipped = 0;
-    for (int i = 0; i < kl_gemm_rung_count(); i++)
-        add_rung(kl_gemm_rung_at(i)->file, kl_gemm_rung_at(i)->params, all_types, 3, "");
+    for (int i = 0; i < kl_gemm_rung_count(); i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        if (r->precision == KL_PREC_NONE)
+            add_rung(r->file, r->params, all_types, 3, "");
+        else
+            add_tensor_rung(r);
+    }
     for (int i = 0; i < kl_rowdot_rung_count(); i++)
         add_rung(kl_rowdot_rung_at(i)->file, kl_rowdot_rung_at(i)->params, real_types, 2, "");
     for (int i = 0; i < kl_gemv_rung_count(); i++)
@@ -403,7 +467,7 @@ static void *worker(void *arg)
         if (!body)
             continue;
         double t0 = now();
-        j->status = compile(body, j->file, j->options, e);
+        j->status = compile_for(body, j->file, j->options, j->cc, e);
         j->seconds = now() - t0;
         j->ran = 1;
         if (j->status != KL_OK)
@@ -428,7 +492,7 @@ static void compile_all(void)
     for (int i = 0; i < njobs; i++) {
         struct job *j = &jobs[i];
         if (j->status == KL_OK)
-            printf("ok   %-34s %5.2f s  %s\n", j->file, j->seconds, j->options);
+            printf("ok   %-34s sm_%d %5.2f s  %s\n", j->file, j->cc, j->seconds, j->options);
     }
     for (int i = 0; i < njobs; i++) {
         struct job *j = &jobs[i];
@@ -438,9 +502,9 @@ static void compile_all(void)
         }
         if (j->status == KL_OK || !j->message)
             continue;
-        printf("FAIL %-34s %s\n", j->file, j->options);
-        CHECK(0, "%s with options \"%s\" does not compile as CUDA:\n%s", j->file, j->options,
-              j->message);
+        printf("FAIL %-34s sm_%d %s\n", j->file, j->cc, j->options);
+        CHECK(0, "%s with options \"%s\" does not compile as CUDA for sm_%d:\n%s", j->file,
+              j->options, j->cc, j->message);
         free(j->message);
     }
 }

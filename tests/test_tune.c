@@ -58,6 +58,13 @@ static long local_elems(const struct kl_gemm_rung *r, const int *v, int *known)
         return 2 * val(r, v, "BK") * (val(r, v, "BM") + 4 * val(r, v, "PAD") + val(r, v, "BN"));
     case KL_LOCAL_STAGES:
         return val(r, v, "STAGES") * val(r, v, "BK") * (val(r, v, "BM") + 4 + val(r, v, "BN"));
+    case KL_LOCAL_MMA: {
+        long stages = kl_param_index(r->params, "STAGES") >= 0 ? val(r, v, "STAGES") : 2;
+        long bn = val(r, v, "BN"), sb = bn;
+        while (sb % 32 != 8) /* B's rows: 8 more than a multiple of 32 */
+            sb++;
+        return stages * (val(r, v, "BM") * (val(r, v, "BK") + 4) + val(r, v, "BK") * sb);
+    }
     }
     *known = 0;
     return 0;
@@ -75,6 +82,10 @@ static void shape(const struct kl_gemm_rung *r, const int *v, long *l0, long *l1
         *l0 = val(r, v, "BN") / val(r, v, "TN");
         *l1 = val(r, v, "BM") / val(r, v, "TM");
         break;
+    case KL_GEO_WARPS:
+        *l0 = 32 * (val(r, v, "BN") / val(r, v, "WN"));
+        *l1 = val(r, v, "BM") / val(r, v, "WM");
+        break;
     default: *l0 = 0; break;
     }
 }
@@ -89,9 +100,16 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
     size_t es = kl_type_size(t);
     enum kl_status st = kl_tune_space_build(kl, r, t, M, N, K, &s, &e);
     int cuda = strcmp(kl->ops->name, "cuda") == 0;
+    char why[256];
     if (kl_kernel_is_cuda(r->file) && !cuda) {
         CHECK(st == KL_ERR_UNSUPPORTED && strstr(e.msg, "--backend cuda"),
               "%s on %s: a space (%d) where the backend cannot run it", r->name, dev, (int)st);
+        return;
+    }
+    if (!kl_gemm_rung_available(kl, r, t, why, sizeof why)) {
+        CHECK(st == KL_ERR_UNSUPPORTED && strstr(e.msg, why),
+              "%s %s on %s: a space (%d: %s) where the rung cannot run (%s)", r->name,
+              kl_type_name(t), dev, (int)st, e.msg, why);
         return;
     }
     CHECK(st == KL_OK, "%s %s %s: %s", r->name, kl_type_name(t), dev, e.msg);
@@ -146,7 +164,8 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
                             : kl->info.local_mem;
         CHECK((uint64_t)local * es <= room, "%s %s on %s: %ld B of local memory", r->name, joined,
               dev, local * (long)es);
-        if (kl_param_index(r->params, "WM") >= 0) /* warp tiles: 32 lanes of TM × TN */
+        if (kl_param_index(r->params, "TM") >= 0 && kl_param_index(r->params, "WM") >= 0)
+            /* warp tiles: 32 lanes of TM × TN */
             CHECK(val(r, v, "WM") / val(r, v, "TM") * (val(r, v, "WN") / val(r, v, "TN")) == 32,
                   "%s %s: a warp tile that is not 32 lanes", r->name, joined);
         if (!kl->info.is_gpu && r->private_kc)

@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "core/context.h"
 #include "core/measure.h"
+#include "core/report.h"
 #include "core/util.h"
 #include "core/verify.h"
 #include "workloads/gemm.h"
@@ -171,8 +172,30 @@ static void test_rungs(void)
               !kl_kernel_is_cuda("cuda/prelude.cuh") && !kl_kernel_is_cuda(NULL),
           "other files are not");
     CHECK(kl_kernel_is_cuda(kl_gemm_rung_find("14_warptile")->file) &&
+              kl_kernel_is_cuda(kl_gemm_rung_find("15_mma_tf32")->file) &&
+              kl_kernel_is_cuda(kl_gemm_rung_find("16_mma_3xtf32")->file) &&
+              !kl_kernel_is_cuda(kl_gemm_rung_find("15cl_mma_tf32")->file) &&
               !kl_kernel_is_cuda(kl_gemm_rung_find("13_double_buffer")->file),
-          "14_warptile alone of the GEMM rungs is CUDA only");
+          "14, 15 and 16 are CUDA C++; 15cl and 13 OpenCL C");
+    /* A rung's number alone names it, though "15cl" begins with "15" too. */
+    CHECK(kl_gemm_rung_find("15") == kl_gemm_rung_find("15_mma_tf32") &&
+              kl_gemm_rung_find("15cl") == kl_gemm_rung_find("15cl_mma_tf32") &&
+              kl_gemm_rung_find("16c") == kl_gemm_rung_find("16cl_mma_3xtf32") &&
+              kl_gemm_rung_find("16_") == kl_gemm_rung_find("16_mma_3xtf32") &&
+              kl_gemm_rung_find("1") == NULL && kl_gemm_rung_find("15_mma_tf32") != NULL,
+          "numbered lookup");
+    /* Precision is a property of the rung: its own (tensor cores) or the type's. */
+    const struct kl_gemm_rung *r15 = kl_gemm_rung_find("15"), *r16 = kl_gemm_rung_find("16"),
+                              *r14 = kl_gemm_rung_find("14");
+    CHECK(kl_gemm_rung_precision(r15, KL_FLOAT) == KL_PREC_TF32 &&
+              kl_gemm_rung_precision(r16, KL_FLOAT) == KL_PREC_3XTF32 &&
+              kl_gemm_rung_precision(r14, KL_FLOAT) == KL_PREC_FP32 &&
+              kl_gemm_rung_precision(r14, KL_DOUBLE) == KL_PREC_FP64 &&
+              kl_gemm_rung_precision(r14, KL_INT) == KL_PREC_INT32,
+          "rung precisions");
+    CHECK(kl_gemm_tolerance(KL_PREC_TF32, KL_FLOAT, 100) == kl_tf32_tolerance(100) &&
+              kl_gemm_tolerance(KL_PREC_3XTF32, KL_FLOAT, 100) == kl_dot_tolerance(KL_FLOAT, 100),
+          "3xtf32 meets the fp32 tolerance, tf32 its own");
     /* Every rung is documented and every parameter default is within its range. */
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
@@ -185,6 +208,104 @@ static void test_rungs(void)
                   "%s %s default", r->name, d->name);
         }
     }
+}
+
+/* x rounded to TF32 as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, ties away from zero. */
+static float tf32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    u = (u + 0x1000u) & ~0x1fffu;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/*
+ * The fp32 tolerance cannot silently hide TF32: a product of TF32-rounded
+ * inputs (summed exactly, so the rounding of the inputs is all that differs)
+ * fails the fp32 check at every depth the tests use, and passes the TF32
+ * tolerance; a 3xTF32 split (big + small parts, three products) passes the
+ * fp32 check.
+ */
+static void test_tf32_tolerance(void)
+{
+    enum { MN = 1024 };
+    static const long depths[] = {1, 9, 64, 1024, 4096};
+    struct kl_rng rng;
+    struct kl_check c;
+    float *t = malloc(MN * sizeof *t), *x3 = malloc(MN * sizeof *x3);
+    double *ref = malloc(MN * sizeof *ref), *scale = malloc(MN * sizeof *scale);
+    CHECK(t && x3 && ref && scale, "out of memory");
+    if (!t || !x3 || !ref || !scale)
+        goto done;
+    kl_rng_seed(&rng, 3);
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        long K = depths[d];
+        for (int e = 0; e < MN; e++) {
+            double exact = 0, mag = 0, rounded = 0, split = 0;
+            for (long k = 0; k < K; k++) {
+                float a = (float)kl_rng_uniform(&rng), b = (float)kl_rng_uniform(&rng);
+                float ab = tf32(a), as = tf32(a - ab), bb = tf32(b), bs = tf32(b - bb);
+                exact += (double)a * b;
+                mag += fabs((double)a * b);
+                rounded += (double)ab * bb;
+                split += (double)as * bb + (double)ab * bs + (double)ab * bb;
+            }
+            ref[e] = exact, scale[e] = mag, t[e] = (float)rounded, x3[e] = (float)split;
+        }
+        kl_check(KL_FLOAT, t, ref, scale, NULL, MN, kl_dot_tolerance(KL_FLOAT, K), &c);
+        CHECK(c.bad > 0 && c.max_error > kl_dot_tolerance(KL_FLOAT, K),
+              "K=%ld: a TF32-rounded result passes the fp32 tolerance (error %g)", K, c.max_error);
+        kl_check(KL_FLOAT, t, ref, scale, NULL, MN, kl_tf32_tolerance(K), &c);
+        CHECK(c.bad == 0, "K=%ld: a TF32-rounded result fails the TF32 tolerance (%zu bad)", K,
+              c.bad);
+        if (K >= 9) { /* one product's split may miss by 8u > 4u: the rungs add the rest there */
+            kl_check(KL_FLOAT, x3, ref, scale, NULL, MN, kl_dot_tolerance(KL_FLOAT, K), &c);
+            CHECK(c.bad == 0 && c.max_error < 1e-6, "K=%ld: 3xTF32 misses the fp32 tolerance (%g)",
+                  K, c.max_error);
+        }
+    }
+done:
+    free(t), free(x3), free(ref), free(scale);
+}
+
+static void test_precision(void)
+{
+    for (int p = KL_PREC_FP32; p <= KL_PREC_INT32; p++)
+        CHECK((int)kl_precision_parse(kl_precision_name((enum kl_precision)p)) == p, "precision %d",
+              p);
+    CHECK(kl_precision_name(KL_PREC_NONE) == NULL && kl_precision_parse("bf16") == KL_PREC_NONE &&
+              kl_precision_parse(NULL) == KL_PREC_NONE,
+          "no precision");
+    CHECK(kl_precision_class(KL_PREC_3XTF32) == kl_precision_class(KL_PREC_FP32) &&
+              kl_precision_class(KL_PREC_TF32) != kl_precision_class(KL_PREC_FP32),
+          "3xtf32 is float-accurate, tf32 is not");
+    /* Tensor cores with TF32: NVIDIA, compute capability 8.0 or more; the reason otherwise. */
+    struct kl_device_info d;
+    char why[256];
+    memset(&d, 0, sizeof d);
+    snprintf(d.vendor, sizeof d.vendor, "NVIDIA Corporation");
+    d.cc_major = 9;
+    CHECK(kl_tensor_tf32(&d, why, sizeof why), "an H100 has them");
+    d.cc_major = 7, d.cc_minor = 5;
+    CHECK(!kl_tensor_tf32(&d, why, sizeof why) && strstr(why, "7.5"), "a T4 has not: %s", why);
+    d.cc_major = 0;
+    CHECK(!kl_tensor_tf32(&d, why, sizeof why) && strstr(why, "cl_nv_device_attribute_query"),
+          "unknown compute capability: %s", why);
+    snprintf(d.vendor, sizeof d.vendor, "AuthenticAMD");
+    d.cc_major = 9;
+    CHECK(!kl_tensor_tf32(&d, why, sizeof why) && strstr(why, "NVIDIA GPUs only"), "a CPU: %s",
+          why);
+    /* The measured error: the largest |got - ref| / scale. */
+    float got[3] = {1.0f, 2.5f, -1.0f};
+    double ref[3] = {1.0, 2.0, -1.5}, scale[3] = {2.0, 5.0, 1.0};
+    struct kl_check c;
+    kl_check(KL_FLOAT, got, ref, scale, NULL, 3, 1.0, &c);
+    CHECK(fabs(c.max_error - 0.5) < 1e-12 && c.bad == 0, "max error %g", c.max_error);
+    int32_t ig[2] = {3, 4};
+    double ir[2] = {3, 4};
+    kl_check(KL_INT, ig, ir, scale, NULL, 2, 0.0, &c);
+    CHECK(c.bad == 0 && c.max_error == 0, "int: exact, error 0");
 }
 
 /* A kernel tree of one header, cuda/x/h.cuh, as a kl_kernel_loader. */
@@ -226,6 +347,8 @@ int main(void)
     test_stats();
     test_protocol();
     test_tolerance();
+    test_tf32_tolerance();
+    test_precision();
     test_args();
     test_rungs();
     test_inline();

@@ -46,6 +46,12 @@ runs=(
     "gemm --rung 14 --m 300 --n 520 --k 80"
     "gemm --rung 14 --m 300 --n 265 --k 67"
     "gemm --rung 14 --m 130 --n 200 --k 45 --param BM=32 --param BN=64 --param BK=8 --param WM=32 --param WN=32 --param TM=4 --param TN=8 --param STAGES=2"
+    # The tensor-core rungs: aligned rows (16-byte copies), unaligned rows (4-byte copies),
+    # one product (K = 1, with the 3xTF32 correction), and small tiles over many blocks.
+    "gemm --rung 15,16,15cl,16cl --m 260 --n 264 --k 96"
+    "gemm --rung 15,16,15cl,16cl --m 300 --n 265 --k 67"
+    "gemm --rung 15,16,15cl,16cl --m 37 --n 41 --k 1"
+    "gemm --rung 15,16,15cl,16cl --m 130 --n 100 --k 75 --param BM=32 --param BN=32 --param BK=16 --param WM=32 --param WN=16 --param STAGES=2"
     "copy --n 100003"
     "rowdot --rows 37 --d 1003"
     "gemv --m 37 --n 1003"
@@ -61,6 +67,7 @@ runs=(
     "blur --rung 10 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
     "blur --rung 10 --width 260 --height 41 --radius 20"
     "peak --quick --bytes 1048576 --refresh"
+    # The TF32 tensor-core roof alone is not an option: peak --quick runs its kernel small.
 )
 for tool in memcheck racecheck; do
     for r in "${runs[@]}"; do
