@@ -180,14 +180,18 @@ static void on_candidate(void *arg, const struct kl_tune_state *st, const char *
                      st->best_median > 0 ? c->flops / st->best_median * 1e-9 : 0.0);
 }
 
-/* The roofline bound of this product on this device from `kladder peak`'s cache, 0: unknown. */
-static double roof_gflops(struct kl_context *kl, enum kl_type t, int M, int N, int K)
+/*
+ * The roofline bound of this product on this device from `kladder peak`'s cache, for the
+ * rung's own arithmetic (a tensor-core rung's roof is the TF32 one); 0: unknown.
+ */
+static double roof_gflops(struct kl_context *kl, const struct kl_gemm_rung *r, enum kl_type t,
+                          int M, int N, int K)
 {
     struct kl_ceilings c;
     char warn[1024];
     if (kl_ceilings_load(&kl->info, kl->ops->name, &c, warn, sizeof warn) != 1)
         return 0;
-    double peak = t == KL_FLOAT ? c.f32_gflops : c.f64_gflops;
+    double peak = kl_precision_peak(&c, kl_gemm_rung_precision(r, t));
     double es = (double)kl_type_size(t), m = M, n = N, k = K;
     double ai = 2 * m * n * k / ((m * k + k * n + m * n) * es);
     double bw = ai * c.copy_gbps;
@@ -249,7 +253,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         kl_protocol_default(&q.confirm);
         q.confirm_count = 3;
     }
-    q.roof_gflops = roof_gflops(kl, t->type, M, N, K);
+    q.roof_gflops = roof_gflops(kl, r, t->type, M, N, K);
     q.start = kl_now();
     struct log_ctx lc = {r, &s, flops, 0, t->quiet};
     q.on_candidate = on_candidate;

@@ -95,17 +95,23 @@ static double work_bytes(const struct kl_report *r, const struct kl_result *x)
     return x->flops > 0 || x->bytes > 0 ? x->bytes : r->bytes;
 }
 
-/* The compute roof of a row: its precision's, else the report type's; 0 when unknown. */
-static double compute_peak(const struct kl_report *r, const struct kl_result *x)
+double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p)
 {
-    const struct kl_ceilings *c = &r->ceilings;
-    switch (x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type)) {
+    switch (p) {
     case KL_PREC_TF32: return c->tf32_gflops;
-    case KL_PREC_3XTF32: return c->tf32_gflops / 3; /* three TF32 products per product */
+    case KL_PREC_3XTF32: return c->tf32_gflops / 3;
     case KL_PREC_FP64: return c->f64_gflops;
     case KL_PREC_INT32: return c->i32_giops;
     default: return c->f32_gflops;
     }
+}
+
+/* The compute roof of a row: its precision's, else the report type's; 0 when unknown. */
+static double compute_peak(const struct kl_report *r, const struct kl_result *x)
+{
+    return kl_precision_peak(&r->ceilings, x->precision != KL_PREC_NONE
+                                               ? x->precision
+                                               : kl_precision_of_type(r->type));
 }
 
 static double roof(const struct kl_report *r, const struct kl_result *x, double flops, double bytes)

@@ -40,6 +40,12 @@ enum kl_precision {
 const char *kl_precision_name(enum kl_precision p);
 /* The name back to its value; KL_PREC_NONE for NULL or an unknown name. */
 enum kl_precision kl_precision_parse(const char *name);
+/*
+ * The compute roof of precision p in measured ceilings: the FMA rate of its type, the TF32
+ * tensor-core rate for tf32, a third of it for 3xtf32 (three products per product); 0 when
+ * unknown.
+ */
+double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p);
 /* The precision of plain arithmetic in type t: fp32, fp64 or int32. */
 enum kl_precision kl_precision_of_type(enum kl_type t);
 /*

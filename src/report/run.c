@@ -438,16 +438,10 @@ double kl_run_compute_peak(const struct kl_run *run)
 
 double kl_run_precision_peak(const struct kl_run *run, const char *precision)
 {
+    enum kl_precision p = kl_precision_parse(precision);
     if (!run->have_ceil)
         return 0;
-    switch (kl_precision_parse(precision)) {
-    case KL_PREC_TF32: return run->ceil.tf32_gflops;
-    case KL_PREC_3XTF32: return run->ceil.tf32_gflops / 3;
-    case KL_PREC_FP64: return run->ceil.f64_gflops;
-    case KL_PREC_INT32: return run->ceil.i32_giops;
-    case KL_PREC_FP32: return run->ceil.f32_gflops;
-    default: return kl_run_compute_peak(run);
-    }
+    return p == KL_PREC_NONE ? kl_run_compute_peak(run) : kl_precision_peak(&run->ceil, p);
 }
 
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
