@@ -4,10 +4,11 @@
  * Computes   C[r][c] = sum_k A[r][k] * B[k][c]   (A row-major M x K,
  *            B row-major K x N, C row-major M x N; float only).
  * Precision: tf32. Every value of A and B is rounded to TF32 (10 of
- *            float's 23 mantissa bits, cvt.rna: to nearest, ties away)
- *            before it is multiplied; products are summed in fp32 by the
- *            tensor cores. Such a result is NOT float-accurate: kladder
- *            checks it against the TF32 tolerance and labels it tf32.
+ *            float's 23 mantissa bits, to nearest: cvt.rn on compute
+ *            capability 9.0, cvt.rna before) before it is multiplied;
+ *            products are summed in fp32 by the tensor cores. Such a
+ *            result is NOT float-accurate: kladder checks it against the
+ *            TF32 tolerance and labels it tf32.
  *            Built with -DSPLIT=3 this file is rung 16 (16_mma_3xtf32.cu).
  * Geometry:  a block of NW = (BM/WM) * (BN/WN) warps per BM x BN block of
  *            C (kladder launches 32 * (BN/WN) x (BM/WM) threads); each
@@ -15,7 +16,8 @@
  *            the instruction mma.m16n8k8, whose fragments are, for lane
  *            l = 4g + t: A (16 x 8) rows g and g + 8, columns t and t + 4;
  *            B (8 x 8) rows t and t + 4, column g; C rows g and g + 8,
- *            columns 2t and 2t + 1. Blocks are rastered in groups of GROUP
+ *            columns 2t and 2t + 1 (which columns of C, Layout says).
+ *            Blocks are rastered in groups of GROUP
  *            block-rows, as in rung 14, so that running blocks share their
  *            panels of A and B in L2.
  * Macros:    BM (default 128), BN (128), BK (16), WM (64), WN (64),
@@ -33,9 +35,14 @@
  *            one instruction for four registers; the rows of a piece are
  *            (BK + 4) * 4 bytes apart, an odd number of 16-byte units when
  *            BK is a multiple of 8, so its eight rows fall in eight
- *            different groups of banks. B's fragment elements (k = t or
- *            t + 4, n = g) are single floats; with SB = 8 (mod 32) a
- *            warp's 32 reads hit 32 different banks.
+ *            different groups of banks. An mma's column may be any column
+ *            of C: column g of n8 tile j is column VB*g + j % VB of the
+ *            group of tiles j / VB (VB = 4 where a warp has a multiple of 4
+ *            tiles, else 2 or 1), so a lane's B values of a fragment row are
+ *            one read of VB floats (four LDS.128 a step instead of sixteen
+ *            LDS.32 at the defaults) and its C values 2*VB consecutive
+ *            floats of a row. With SB = 8 (mod 32) the eight lanes of each
+ *            phase of a 16-byte read hit eight different groups of banks.
  * Change:    rung 14 spent one FFMA instruction per multiply-add on the
  *            fp32 units (66 TFLOP/s on an H100 at best). One mma.m16n8k8
  *            does 1024 multiply-adds on a tensor core, and the tensor cores
@@ -45,7 +52,10 @@
  *            slice) feeds it, laid out as CUTLASS's multistage loop: the
  *            fragments of the next step are read while this step's products
  *            run, and the wait for the next slice comes before the last step
- *            of a slice, so its first fragments are read meanwhile.
+ *            of a slice, so its first fragments are read meanwhile. Rung 15
+ *            rounds each fragment value once, as it is read (one F2FP
+ *            instruction on 9.0), so no register holds it twice (ptxas
+ *            for sm_90 at the defaults: 12 bytes spilled, from 56).
  * 3xTF32:    the tensor cores' fp32 sums truncate; added into a large
  *            accumulator they would lose about an ulp of it per step (on
  *            an H100 at 4096^3, 11x the error of cuBLAS SGEMM). So a slice's
@@ -58,8 +68,8 @@
  *            0 and fill zeros. Rows of A (B) are 16-byte aligned when K (N)
  *            is a multiple of 4; otherwise that matrix is copied in pieces
  *            of four floats by four 4-byte cp.async each. C is stored as
- *            float2 where N is even, element by element with guards
- *            elsewhere.
+ *            float4 where N is a multiple of 4, float2 where N is even,
+ *            element by element with guards elsewhere.
  *
  * Backends:  CUDA only (NVRTC), compute capability 8.0 or more.
  */
@@ -97,6 +107,7 @@
 #define A_STAGE (BM * SA)                 /* floats per stage of As */
 #define B_STAGE (BK * SB)                 /* floats per stage of Bs */
 #define GROUP 8                           /* block-rows per group of the raster */
+#define VB (NT8 % 4 == 0 ? 4 : NT8 % 2 == 0 ? 2 : 1) /* B's columns per lane and read (Layout) */
 
 static_assert(WM % 16 == 0 && WN % 8 == 0, "mma_tf32: WM must be a multiple of 16, WN of 8");
 static_assert(BM % WM == 0 && BN % WN == 0, "mma_tf32: BM % WM and BN % WN must be 0");
@@ -145,11 +156,21 @@ static __device__ __forceinline__ void ldmatrix_x4(unsigned (&a)[4], unsigned ad
                  : "r"(addr));
 }
 
-/* x rounded to TF32: to nearest, ties away from zero; the low 13 bits are zero. */
+/*
+ * x rounded to TF32, to nearest; the low 13 bits are zero. Compute capability
+ * 9.0 has an instruction for it (cvt.rn: ties to even, one F2FP); 8.x has
+ * only cvt.rna (ties away), which ptxas makes an add, a compare for infinity
+ * and a select: three instructions per element, as many as the mma issue
+ * slots of a step leave free.
+ */
 static __device__ __forceinline__ unsigned tf32(float x)
 {
     unsigned r;
+#if __CUDA_ARCH__ >= 900
+    asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#else
     asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#endif
     return r;
 }
 
@@ -171,33 +192,53 @@ static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4]
  * rounding of a sum of a few terms.
  */
 template <int N>
-static __device__ __forceinline__ void split(const float (&x)[N], unsigned (&big)[N],
+static __device__ __forceinline__ void split(const unsigned (&x)[N], unsigned (&big)[N],
                                              unsigned (&small)[N])
 {
 #pragma unroll
     for (int i = 0; i < N; i++) {
-        big[i] = tf32(x[i]);
-        if (SPLIT == 3)
-            small[i] = tf32(x[i] - __uint_as_float(big[i]));
+        big[i] = tf32(__uint_as_float(x[i]));
+        small[i] = tf32(__uint_as_float(x[i]) - __uint_as_float(big[i]));
     }
 }
 
 /* What the split drops: the last bits, x - big - small (exact in float, at most 2 bits). */
 template <int N>
-static __device__ __forceinline__ void last_bits(const float (&x)[N], const unsigned (&big)[N],
+static __device__ __forceinline__ void last_bits(const unsigned (&x)[N], const unsigned (&big)[N],
                                                  const unsigned (&small)[N], unsigned (&low)[N])
 {
 #pragma unroll
     for (int i = 0; i < N; i++)
-        low[i] = __float_as_uint(x[i] - __uint_as_float(big[i]) - __uint_as_float(small[i]));
+        low[i] = __float_as_uint(__uint_as_float(x[i]) - __uint_as_float(big[i]) -
+                                 __uint_as_float(small[i]));
 }
 
-/* The fragments of one step of 8 k: A's of the warp's MT m16 tiles, B's of its NT8 n8 tiles. */
+/*
+ * The fragments of one step of 8 k: A's of the warp's MT m16 tiles, B's of
+ * its NT8 n8 tiles. Rung 15 holds them rounded to TF32, once, as they are
+ * read (no register keeps the float too); 3xTF32 holds the floats' bits and
+ * splits them in multiply.
+ */
 struct frags {
-    float a[MT][4], b[NT8][2];
+    unsigned a[MT][4], b[NT8][2];
 };
 
-/* Lane's fragments of step k: A by ldmatrix at shared address as, B from bs (see Layout). */
+static __device__ __forceinline__ unsigned fragment(unsigned bits)
+{
+    return SPLIT == 1 ? tf32(__uint_as_float(bits)) : bits;
+}
+
+/* L floats read or written as one access: p must be 4 * L bytes aligned. */
+template <int L> struct __align__(4 * L) run {
+    float x[L];
+};
+
+/*
+ * Lane's fragments of step k: A by ldmatrix at shared address as; B from bs,
+ * the lane's first column of the group (see Layout): n8 tile j's column g is
+ * VB*g + j % VB of the group of tiles j / VB, so one read of VB floats per
+ * group and fragment row.
+ */
 static __device__ __forceinline__ void load_frags(frags &f, unsigned as, const float *bs, int k)
 {
 #pragma unroll
@@ -206,13 +247,17 @@ static __device__ __forceinline__ void load_frags(frags &f, unsigned as, const f
         ldmatrix_x4(r, as + (i * 16 * SA + k) * 4);
 #pragma unroll
         for (int x = 0; x < 4; x++)
-            f.a[i][x] = __uint_as_float(r[x]);
+            f.a[i][x] = fragment(r[x]);
     }
 #pragma unroll
-    for (int j = 0; j < NT8; j++) {
-        f.b[j][0] = bs[k * SB + j * 8];
-        f.b[j][1] = bs[(k + 4) * SB + j * 8];
-    }
+    for (int h = 0; h < NT8 / VB; h++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const run<VB> v = *reinterpret_cast<const run<VB> *>(bs + (k + 4 * r) * SB + h * 8 * VB);
+#pragma unroll
+            for (int e = 0; e < VB; e++)
+                f.b[h * VB + e][r] = fragment(__float_as_uint(v.x[e]));
+        }
 }
 
 /*
@@ -222,12 +267,14 @@ static __device__ __forceinline__ void load_frags(frags &f, unsigned as, const f
 static __device__ __forceinline__ void multiply(float (&d)[MT][NT8][4], const frags &f)
 {
     unsigned ab[MT][4], as[MT][4], bb[NT8][2], bs[NT8][2];
+    if (SPLIT == 3) {
 #pragma unroll
-    for (int i = 0; i < MT; i++)
-        split(f.a[i], ab[i], as[i]);
+        for (int i = 0; i < MT; i++)
+            split(f.a[i], ab[i], as[i]);
 #pragma unroll
-    for (int j = 0; j < NT8; j++)
-        split(f.b[j], bb[j], bs[j]);
+        for (int j = 0; j < NT8; j++)
+            split(f.b[j], bb[j], bs[j]);
+    }
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
@@ -235,8 +282,10 @@ static __device__ __forceinline__ void multiply(float (&d)[MT][NT8][4], const fr
             if (SPLIT == 3) {
                 mma(d[i][j], as[i], bb[j]);
                 mma(d[i][j], ab[i], bs[j]);
+                mma(d[i][j], ab[i], bb[j]);
+            } else {
+                mma(d[i][j], f.a[i], f.b[j]);
             }
-            mma(d[i][j], ab[i], bb[j]);
         }
 }
 
@@ -372,20 +421,31 @@ static __device__ __forceinline__ void load_slice(const float *__restrict__ A,
     }
 }
 
-/* C[r][c] and C[r][c + 1] where they lie inside C; one 8-byte store where N is even. */
-static __device__ __forceinline__ void store2(float *C, int r, int c, int M, int N, float x,
-                                              float y)
+/*
+ * C[r][c .. c + L - 1] = v where inside C: 16-byte stores where the run lies
+ * inside and N is a multiple of 4 (c is then too), 8-byte ones where N is
+ * even, else element by element.
+ */
+template <int L>
+static __device__ __forceinline__ void store_run(float *C, int r, int c, int M, int N,
+                                                 const float (&v)[L])
 {
     if (r >= M)
         return;
     float *out = C + (size_t)r * N + c;
-    if (N % 2 == 0 && c + 1 < N) {
-        *(float2 *)out = make_float2(x, y);
+    if (L % 4 == 0 && N % 4 == 0 && c + L <= N) {
+#pragma unroll
+        for (int e = 0; e < L; e += 4)
+            *reinterpret_cast<run<4> *>(out + e) = {v[e], v[e + 1], v[e + 2], v[e + 3]};
+    } else if (N % 2 == 0 && c + L <= N) {
+#pragma unroll
+        for (int e = 0; e < L; e += 2)
+            *reinterpret_cast<run<2> *>(out + e) = {v[e], v[e + 1]};
     } else {
-        if (c < N)
-            out[0] = x;
-        if (c + 1 < N)
-            out[1] = y;
+#pragma unroll
+        for (int e = 0; e < L; e++)
+            if (c + e < N)
+                out[e] = v[e];
     }
 }
 
@@ -430,8 +490,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
 
     /* Lane l's ldmatrix row: l % 16 of the m16 tile, columns 4 (l / 16) .. +3. */
     const unsigned a_lane = As + ((wm0 + lane % 16) * SA + lane / 16 * 4) * 4;
-    /* Lane l's B elements: row t (and t + 4), column g of each n8 tile. */
-    const float *const b_lane = Bf + tq * SB + wn0 + g;
+    /* Lane l's B elements: row t (and t + 4), columns VB*g .. +VB-1 of each group. */
+    const float *const b_lane = Bf + tq * SB + wn0 + g * VB;
 
     /*
      * The main loop, as CUTLASS's multistage loop: the fragments of the next
@@ -483,12 +543,24 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
     }
     wait_group<0>(); /* no copy may outlive the block (the trailing groups are empty) */
 
+    /*
+     * Lane (g, t) holds columns 2t and 2t + 1 of each n8 tile, which are
+     * (Layout) columns VB * 2t + j % VB and VB * (2t + 1) + j % VB of the
+     * group: 2 * VB consecutive columns per row and group.
+     */
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
-        for (int j = 0; j < NT8; j++) {
-            const int r = m0 + wm0 + i * 16 + g, c = n0 + wn0 + j * 8 + 2 * tq;
-            store2(C, r, c, M, N, acc[i][j][0], acc[i][j][1]);
-            store2(C, r + 8, c, M, N, acc[i][j][2], acc[i][j][3]);
-        }
+        for (int h = 0; h < NT8 / VB; h++)
+#pragma unroll
+            for (int r8 = 0; r8 < 2; r8++) { /* rows g, g + 8 */
+                float v[2 * VB];
+#pragma unroll
+                for (int e = 0; e < VB; e++) {
+                    v[e] = acc[i][h * VB + e][2 * r8];
+                    v[VB + e] = acc[i][h * VB + e][2 * r8 + 1];
+                }
+                store_run(C, m0 + wm0 + i * 16 + r8 * 8 + g, n0 + wn0 + h * 8 * VB + 2 * tq * VB,
+                          M, N, v);
+            }
 }
