@@ -183,20 +183,20 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
         } else {
             /* The sensible-space rules, applied below unless they would leave nothing. */
             int broken = 0;
-            if (block) {
-                size_t tm = (size_t)s->values[ti][idx[ti]], tn = (size_t)s->values[ni][idx[ni]];
+            if (block || warps) {
                 long bm = s->values[bi][idx[bi]], bn = s->values[ci][idx[ci]];
-                /* A GPU work-item's block of C and operands beyond its registers spills. */
-                broken |= kl->info.is_gpu && (tm * tn + tm + tn) * es > GPU_BLOCK_BYTES;
                 /* Blocks far from square load more per multiply-add. */
                 broken |= bm > 4 * bn || bn > 4 * bm;
             }
+            if (block) {
+                size_t tm = (size_t)s->values[ti][idx[ti]], tn = (size_t)s->values[ni][idx[ni]];
+                /* A GPU work-item's block of C and operands beyond its registers spills. */
+                broken |= kl->info.is_gpu && (tm * tn + tm + tn) * es > GPU_BLOCK_BYTES;
+            }
             if (warps) {
                 size_t wm = (size_t)s->values[wmi][idx[wmi]], wn = (size_t)s->values[wni][idx[wni]];
-                long bm = s->values[bi][idx[bi]], bn = s->values[ci][idx[ci]];
                 /* A lane's accumulators (WM·WN/32) beyond 128 leave no registers for the rest. */
                 broken |= wm * wn / 32 * es > 512;
-                broken |= bm > 4 * bn || bn > 4 * bm;
             }
             memcpy(s->cand + (size_t)s->count * (size_t)s->nparams, idx, (size_t)s->nparams);
             rule[s->count] = (unsigned char)broken;

@@ -960,22 +960,23 @@ static void describe_failure(const struct kl_check *c, size_t N, const char *aga
 
 /* The first verified device result, which every later one must also match. */
 struct gemm_baseline {
-    const void *C;    /* NULL: none yet */
-    const char *name; /* for messages */
-    double factor;    /* the tolerance factor it met */
+    const void *C;               /* NULL: none yet */
+    const char *name;            /* for messages */
+    enum kl_precision precision; /* whose tolerance it met */
 };
 
 /*
- * Verifies C of one rung or peer against the reference with tolerance
- * factor (its precision's), and in full against the baseline with the two
- * tolerances added (both carry rounding error); records the result and its
- * normwise error.
+ * Verifies C of one rung or peer (res->precision says its arithmetic)
+ * against the reference with the tolerance of that precision, and in full
+ * against the baseline with the two tolerances added (both carry rounding
+ * error); records the result and its normwise error.
  */
 static void judge(const struct gemm_session *s, const struct gemm_ref *g, const void *C,
-                  const struct gemm_baseline *baseline, double factor, struct kl_result *res)
+                  const struct gemm_baseline *baseline, struct kl_result *res)
 {
     struct kl_check c;
     size_t MN = (size_t)s->M * s->N;
+    double factor = kl_gemm_tolerance(res->precision, s->type, s->K);
     /* int compares exactly; its scales only measure the (zero) error. */
     kl_check(s->type, C, g->ref, g->scale, g->idx, g->n, factor, &c);
     res->error = c.max_error;
@@ -1002,7 +1003,7 @@ static void judge(const struct gemm_session *s, const struct gemm_ref *g, const 
             scale[x] = g->idx ? g->max_scale : g->scale[x];
         }
         kl_check(s->type, C, base, s->type == KL_INT ? NULL : scale, NULL, MN,
-                 factor + baseline->factor, &c);
+                 factor + kl_gemm_tolerance(baseline->precision, s->type, s->K), &c);
         if (c.bad) {
             res->status = KL_RESULT_FAILED;
             describe_failure(&c, (size_t)s->N, baseline->name, res->note, sizeof res->note);
@@ -1039,7 +1040,7 @@ static enum kl_status run_peer(struct gemm_session *s, const struct gemm_ref *g,
     res->on_host |= on_host;
     if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
-    judge(s, g, C, NULL, kl_gemm_tolerance(res->precision, s->type, s->K), res);
+    judge(s, g, C, NULL, res);
     if (res->status == KL_RESULT_VERIFIED)
         kl_result_set_stats(res, &stats);
     return KL_OK;
@@ -1118,7 +1119,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     struct kl_rng rng;
     size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
     void *A = malloc(M * K * es), *B = malloc(K * N * es), *C = malloc(M * N * es);
-    struct gemm_baseline baseline = {NULL, NULL, 0};
+    struct gemm_baseline baseline = {NULL, NULL, KL_PREC_NONE};
     const char **peers = NULL;
     struct gemm_session s;
     struct gemm_ref g = {0};
@@ -1213,10 +1214,9 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         res->repeats = t.repeats;
         snprintf(res->options, sizeof res->options, "%s", t.options);
         res->status = KL_RESULT_VERIFIED;
-        double factor = kl_gemm_tolerance(res->precision, req->type, req->K);
-        judge(&s, &g, C, res->on_host ? NULL : &baseline, factor, res);
+        judge(&s, &g, C, res->on_host ? NULL : &baseline, res);
         if (!res->on_host && !baseline.C && res->status == KL_RESULT_VERIFIED) {
-            baseline = (struct gemm_baseline){C, r->name, factor};
+            baseline = (struct gemm_baseline){C, r->name, res->precision};
             C = malloc(M * N * es);
             if (!C) {
                 st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
@@ -1396,8 +1396,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
         return st;
     res->status = KL_RESULT_VERIFIED;
     res->precision = kl_gemm_rung_precision(r, b->s.type);
-    double factor = kl_gemm_tolerance(res->precision, b->s.type, b->s.K);
-    judge(&b->s, &b->g, b->C, &b->baseline, factor, res);
+    judge(&b->s, &b->g, b->C, &b->baseline, res);
     if (res->status != KL_RESULT_VERIFIED)
         return KL_OK;
     if (!b->baseline.C) {
@@ -1406,7 +1405,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
             return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
         snprintf(b->baseline_name, sizeof b->baseline_name,
                  "the first verified candidate (%s %.500s)", r->name, t.options);
-        b->baseline = (struct gemm_baseline){b->C, b->baseline_name, factor};
+        b->baseline = (struct gemm_baseline){b->C, b->baseline_name, res->precision};
         b->C = next;
     }
     struct bench_launch x = {&l, limits, 0, proto->warmup};

@@ -307,9 +307,10 @@ struct fma_run {
  * tail and launch overhead vanish. Sampled work-items are checked bit for
  * bit against the host, then the configuration is timed by proto.
  */
-static enum kl_status fma_measure(struct kl_context *kl, struct fma_run f, int quick,
+static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int quick,
                                   const struct kl_protocol *proto, struct kl_result *res)
 {
+    const struct fma_run f = *(const struct fma_run *)cfg;
     struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 3};
     struct kl_stats stats;
     struct kl_buf *out = NULL;
@@ -396,27 +397,29 @@ done:
     return st;
 }
 
-/* Tries vector widths and chain counts for one type; the best is a report row. */
-static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quick,
-                                 const struct kl_peak_request *req, struct kl_report *rep,
-                                 double *gflops)
+/* One configuration (cfg) of an arithmetic-rate kernel, checked, then timed by proto. */
+typedef enum kl_status (*rate_measure)(struct kl_context *kl, const void *cfg, int quick,
+                                       const struct kl_protocol *proto, struct kl_result *res);
+
+/*
+ * The n configurations at cfgs (size bytes apart) each timed by the search
+ * protocol; the fastest measured again by req's as the report row NAME, its
+ * rate in *gflops (0 unless verified). A configuration that fails its check
+ * is the row instead.
+ */
+static enum kl_status rate_search(struct kl_context *kl, const char *name, rate_measure measure,
+                                  const void *cfgs, size_t size, int n, int quick,
+                                  const struct kl_peak_request *req, struct kl_report *rep,
+                                  double *gflops)
 {
-    static const struct {
-        int vec, chains;
-    } all[] = {{1, 8}, {1, 16}, {2, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 8}, {16, 4}, {16, 8}},
-      some[] = {{1, 8}, {4, 4}};
-    int n = quick ? 2 : (int)(sizeof all / sizeof *all);
-    struct fma_run best = {t, 0, 0};
+    const char *cfg = cfgs, *best = cfgs;
     double best_rate = 0;
-    char name[32];
     enum kl_status st;
-    snprintf(name, sizeof name, "fma_%s", t == KL_FLOAT ? "f32" : t == KL_DOUBLE ? "f64" : "i32");
+    *gflops = 0;
     for (int i = 0; i < n; i++) {
-        struct fma_run f = {t, quick ? some[i].vec : all[i].vec,
-                            quick ? some[i].chains : all[i].chains};
         struct kl_result trial;
         memset(&trial, 0, sizeof trial);
-        if ((st = fma_measure(kl, f, quick, &search_protocol, &trial)) != KL_OK)
+        if ((st = measure(kl, cfg + (size_t)i * size, quick, &search_protocol, &trial)) != KL_OK)
             return st;
         if (trial.status == KL_RESULT_FAILED) {
             struct kl_result *bad = kl_report_add(rep, name, NULL);
@@ -429,16 +432,35 @@ static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quic
         double rate = trial.flops / trial.median_s;
         if (rate > best_rate) {
             best_rate = rate;
-            best = f;
+            best = cfg + (size_t)i * size;
         }
     }
     struct kl_result *res = kl_report_add(rep, name, NULL);
     if (!res)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = fma_measure(kl, best, quick, &req->protocol, res)) != KL_OK)
+    if ((st = measure(kl, best, quick, &req->protocol, res)) != KL_OK)
         return st;
     *gflops = res->status == KL_RESULT_VERIFIED ? res->flops / res->median_s * 1e-9 : 0;
     return KL_OK;
+}
+
+/* Tries vector widths and chain counts for one type; the best is a report row. */
+static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quick,
+                                 const struct kl_peak_request *req, struct kl_report *rep,
+                                 double *gflops)
+{
+    static const struct {
+        int vec, chains;
+    } all[] = {{1, 8}, {1, 16}, {2, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 8}, {16, 4}, {16, 8}},
+      some[] = {{1, 8}, {4, 4}};
+    struct fma_run runs[sizeof all / sizeof *all];
+    int n = quick ? 2 : (int)(sizeof all / sizeof *all);
+    char name[32];
+    snprintf(name, sizeof name, "fma_%s", t == KL_FLOAT ? "f32" : t == KL_DOUBLE ? "f64" : "i32");
+    for (int i = 0; i < n; i++)
+        runs[i] = (struct fma_run){t, quick ? some[i].vec : all[i].vec,
+                                   quick ? some[i].chains : all[i].chains};
+    return rate_search(kl, name, fma_measure, runs, sizeof *runs, n, quick, req, rep, gflops);
 }
 
 /* ---- tensor cores: TF32 products ---------------------------------------------- */
@@ -467,9 +489,10 @@ static double mma_expected(int gid, int chains, int iters)
  * loop lengthened until a launch takes ~10 ms (or the exactness limit),
  * sampled work-items checked bit for bit, then timed by proto.
  */
-static enum kl_status mma_measure(struct kl_context *kl, int chains, int quick,
+static enum kl_status mma_measure(struct kl_context *kl, const void *cfg, int quick,
                                   const struct kl_protocol *proto, struct kl_result *res)
 {
+    const int chains = *(const int *)cfg;
     struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 1};
     struct kl_stats stats;
     struct kl_buf *out = NULL;
@@ -540,11 +563,8 @@ static enum kl_status mma_search(struct kl_context *kl, int quick,
                                  const struct kl_peak_request *req, struct kl_report *rep,
                                  double *gflops)
 {
-    static const int chains_all[] = {2, 4, 8};
-    int n = quick ? 1 : 3, best = 0;
-    double best_rate = 0;
+    static const int chains_all[] = {2, 4, 8}, chains_quick[] = {4};
     char why[256];
-    enum kl_status st;
     *gflops = 0;
     if (!kl_tensor_tf32(&kl->info, why, sizeof why)) {
         struct kl_result *res = kl_report_add(rep, "mma_tf32", NULL);
@@ -555,32 +575,8 @@ static enum kl_status mma_search(struct kl_context *kl, int quick,
         snprintf(res->note, sizeof res->note, "%s", why);
         return KL_OK;
     }
-    for (int i = 0; i < n; i++) {
-        int chains = quick ? 4 : chains_all[i];
-        struct kl_result trial;
-        memset(&trial, 0, sizeof trial);
-        if ((st = mma_measure(kl, chains, quick, &search_protocol, &trial)) != KL_OK)
-            return st;
-        if (trial.status == KL_RESULT_FAILED) {
-            struct kl_result *bad = kl_report_add(rep, "mma_tf32", NULL);
-            if (!bad)
-                return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-            *bad = trial;
-            snprintf(bad->rung, sizeof bad->rung, "mma_tf32");
-            return KL_OK;
-        }
-        if (trial.flops / trial.median_s > best_rate) {
-            best_rate = trial.flops / trial.median_s;
-            best = chains;
-        }
-    }
-    struct kl_result *res = kl_report_add(rep, "mma_tf32", NULL);
-    if (!res)
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = mma_measure(kl, best, quick, &req->protocol, res)) != KL_OK)
-        return st;
-    *gflops = res->status == KL_RESULT_VERIFIED ? res->flops / res->median_s * 1e-9 : 0;
-    return KL_OK;
+    return rate_search(kl, "mma_tf32", mma_measure, quick ? chains_quick : chains_all,
+                       sizeof *chains_all, quick ? 1 : 3, quick, req, rep, gflops);
 }
 
 /* ---- launch latency ---------------------------------------------------------- */
