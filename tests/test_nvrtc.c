@@ -290,9 +290,10 @@ static const enum kl_type int_type[] = {KL_INT};
 static const enum kl_type float_type[] = {KL_FLOAT};
 
 /*
- * A tensor-core GEMM rung (float only): its defaults, and each parameter set
- * to every value of its range on its own where the rest allow it, for the
- * oldest architecture with TF32 mma.sync (sm_80) and for the H100's (sm_90).
+ * A tensor-core GEMM rung (float only): its defaults and four tile sets
+ * (smaller, larger, deeper, taller blocks; each where the rung accepts it),
+ * for the oldest architecture with TF32 mma.sync (sm_80) and for the H100's
+ * (sm_90).
  */
 static void add_tensor_rung(const struct kl_gemm_rung *r)
 {
