@@ -308,13 +308,21 @@ static void test_precision(void)
     CHECK(c.bad == 0 && c.max_error == 0, "int: exact, error 0");
 }
 
-/* A kernel tree of one header, cuda/x/h.cuh, as a kl_kernel_loader. */
+/*
+ * A kernel tree as a kl_kernel_loader: cuda/x/h.cuh, cuda/x/outer.cuh (which
+ * includes h.cuh) and cuda/x/self.cuh (which includes itself).
+ */
 static enum kl_status one_header(void *ctx, const char *path, char **out, struct kl_err *e)
 {
     (void)ctx;
-    if (strcmp(path, "cuda/x/h.cuh") != 0)
+    if (strcmp(path, "cuda/x/h.cuh") == 0)
+        *out = kl_strdup("H1\nH2");
+    else if (strcmp(path, "cuda/x/outer.cuh") == 0)
+        *out = kl_strdup("O1\n#include \"h.cuh\"\nO2\n");
+    else if (strcmp(path, "cuda/x/self.cuh") == 0)
+        *out = kl_strdup("#include \"self.cuh\"\n");
+    else
         return kl_fail(e, KL_ERR_IO, "kernel file %s is not built into kladder", path);
-    *out = kl_strdup("H1\nH2");
     return *out ? KL_OK : KL_ERR_NO_MEMORY;
 }
 
@@ -340,6 +348,17 @@ static void test_inline(void)
     st = kl_kernel_inline("k.cu", "x\n", one_header, NULL, &out, &e);
     CHECK(st == KL_OK && out && strcmp(out, "x\n") == 0, "no includes: the text unchanged");
     free(out);
+    out = NULL;
+    st = kl_kernel_inline("cuda/x/k.cu", "#include \"outer.cuh\"\nb", one_header, NULL, &out, &e);
+    CHECK(st == KL_OK && out &&
+              strcmp(out, "#line 1 \"cuda/x/outer.cuh\"\nO1\n#line 1 \"cuda/x/h.cuh\"\nH1\nH2\n"
+                          "#line 3 \"cuda/x/outer.cuh\"\nO2\n#line 2 \"cuda/x/k.cu\"\nb\n") == 0,
+          "a header's own include inlined too: %s", out ? out : "-");
+    free(out);
+    out = NULL;
+    st = kl_kernel_inline("cuda/x/k.cu", "#include \"self.cuh\"\n", one_header, NULL, &out, &e);
+    CHECK(st == KL_ERR_BUILD && !out && strstr(e.msg, "nested more than 4 deep"),
+          "a header that includes itself is refused: %s", e.msg);
 }
 
 int main(void)

@@ -370,8 +370,10 @@ static int include_name(const char *s, size_t len, const char **name, size_t *nl
     return 1;
 }
 
-enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_loader load,
-                                void *ctx, char **out, struct kl_err *e)
+#define MAX_INCLUDE_DEPTH 4
+
+static enum kl_status inline_at(const char *file, const char *text, kl_kernel_loader load,
+                                void *ctx, char **out, struct kl_err *e, int depth)
 {
     enum { MAX_INCLUDES = 8 };
     char *hdr[MAX_INCLUDES] = {0}, path[MAX_INCLUDES][256];
@@ -393,7 +395,20 @@ enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_lo
             goto done;
         }
         snprintf(path[n], sizeof path[n], "%.*s%.*s", dir, file, (int)nlen, name);
-        if ((st = load(ctx, path[n], &hdr[n], e)) != KL_OK) {
+        char *raw = NULL;
+        if (depth == MAX_INCLUDE_DEPTH) {
+            st = kl_fail(e, KL_ERR_BUILD, "%s: #include nested more than %d deep", file,
+                         MAX_INCLUDE_DEPTH);
+            goto done;
+        }
+        if ((st = load(ctx, path[n], &raw, e)) == KL_OK && /* the header's own includes too */
+            (st = inline_at(path[n], raw, load, ctx, &hdr[n], e, depth + 1)) == KL_OK) {
+            size_t hl = strlen(hdr[n]);
+            if (hl && hdr[n][hl - 1] == '\n')
+                hdr[n][hl - 1] = '\0'; /* the line after it ends the header's last line */
+        }
+        free(raw);
+        if (st != KL_OK) {
             kl_err_append(e, " (#include in %s)", file);
             goto done;
         }
@@ -422,6 +437,12 @@ done:
     for (int i = 0; i < n; i++)
         free(hdr[i]);
     return st;
+}
+
+enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_loader load,
+                                void *ctx, char **out, struct kl_err *e)
+{
+    return inline_at(file, text, load, ctx, out, e, 0);
 }
 
 /* load_one as a kl_kernel_loader (its errors go to the context's, which is e). */

@@ -73,8 +73,8 @@ typedef enum kl_status (*kl_kernel_loader)(void *ctx, const char *path, char **o
                                            struct kl_err *e);
 /*
  * TEXT, the source of kernel file FILE, with each line `#include "NAME"` replaced by
- * the file NAME beside FILE, read by LOAD (one level: a header's own includes stay as
- * they are), between #line directives so the compiler's log names the right file and
+ * the file NAME beside FILE, read by LOAD (a header's own includes likewise, up to
+ * 4 levels deep), between #line directives so the compiler's log names the right file and
  * line. NVRTC and OpenCL compilers see no files; nvcc, given the same kernel, finds the
  * header on disk. *out is malloc'd.
  */
