@@ -58,9 +58,24 @@ struct kl_device_info {
  * A kernel argument: a buffer, a scalar or a local-memory size. On CUDA a
  * local-memory size is not a parameter but the launch's dynamic shared
  * memory (extern __shared__), up to the device's opt-in maximum.
+ *
+ * A tensor map (CUDA only) describes a row-major matrix of floats in a
+ * buffer for the tensor memory accelerator (TMA) of compute capability 9.0:
+ * rows of cols floats, pitch bytes apart (a multiple of 16), copied in boxes
+ * of box_rows x box_cols (box_cols * 4 <= 128) that land 128-byte swizzled
+ * in shared memory, zeros outside the matrix. The CUDA backend encodes it
+ * (cuTensorMapEncodeTiled) and passes the 128 bytes by value, for a
+ * __grid_constant__ parameter. buf NULL passes zeros: a map the kernel will
+ * not use (rows not 16-byte aligned).
  */
-enum kl_arg_kind { KL_ARG_BUF, KL_ARG_INT, KL_ARG_FLOAT, KL_ARG_DOUBLE, KL_ARG_LOCAL };
+enum kl_arg_kind { KL_ARG_BUF, KL_ARG_INT, KL_ARG_FLOAT, KL_ARG_DOUBLE, KL_ARG_LOCAL,
+                   KL_ARG_TENSOR_MAP };
 struct kl_buf;
+struct kl_tensor_map {
+    struct kl_buf *buf;
+    uint64_t rows, cols, pitch;
+    unsigned box_rows, box_cols;
+};
 struct kl_arg {
     enum kl_arg_kind kind;
     union {
@@ -69,6 +84,7 @@ struct kl_arg {
         float f;
         double d;
         size_t local_bytes;
+        struct kl_tensor_map map;
     } v;
 };
 

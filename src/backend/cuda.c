@@ -90,6 +90,8 @@ static struct {
     CU_FUNCS(FIELD)
 #undef FIELD
     CUresult (*elapsed)(float *, CUevent, CUevent);
+    /* Optional (CUDA 12 drivers): tensor maps for the tensor memory accelerator. */
+    __typeof__(&cuTensorMapEncodeTiled) encode_tiled;
     int devices;
 } cu;
 
@@ -119,6 +121,7 @@ static int load_driver(void)
         snprintf(cu.why, sizeof cu.why, "the NVIDIA driver lacks cuEventElapsedTime");
         return 0;
     }
+    *(void **)&cu.encode_tiled = dlsym(lib, "cuTensorMapEncodeTiled");
     CUresult rc = cu.cuInit(0);
     if (rc != CUDA_SUCCESS) {
         const char *name = "?";
@@ -438,6 +441,37 @@ static size_t cuda_kernel_max_wg(struct kl_kernel *k)
 }
 
 #define KL_CUDA_MAX_ARGS 32
+#define KL_CUDA_MAX_MAPS 4
+
+/* A tensor map argument encoded for the driver (see struct kl_tensor_map). */
+static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out,
+                                 struct kl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (!m->buf)
+        return KL_OK;
+    if (!cu.encode_tiled)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "the NVIDIA driver lacks cuTensorMapEncodeTiled (tensor maps need a "
+                       "CUDA 12 driver or newer)");
+    if (m->pitch % 16 != 0 || m->pitch < m->cols * 4 || m->box_cols * 4 > 128 ||
+        m->box_rows > 256 || m->box_cols == 0 || m->box_rows == 0 ||
+        m->rows * m->pitch > m->buf->bytes)
+        return kl_fail(e, KL_ERR_ARG,
+                       "a tensor map of %llu x %llu floats, pitch %llu bytes, box %u x %u, "
+                       "does not fit TMA's rules or its buffer",
+                       (unsigned long long)m->rows, (unsigned long long)m->cols,
+                       (unsigned long long)m->pitch, m->box_rows, m->box_cols);
+    const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
+    const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
+    CUresult rc = cu.encode_tiled(out, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)m->buf->ptr,
+                                  dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (rc != CUDA_SUCCESS)
+        return kl_fail(e, status_of(rc), "cuTensorMapEncodeTiled failed: %s", cu_err_name(rc));
+    return KL_OK;
+}
 
 static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
                                   const struct kl_arg *args, int nargs, int dims,
@@ -447,6 +481,8 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
     enum kl_status st = KL_OK;
     void *params[KL_CUDA_MAX_ARGS];
     CUdeviceptr ptrs[KL_CUDA_MAX_ARGS];
+    CUtensorMap maps[KL_CUDA_MAX_MAPS];
+    int nmaps = 0;
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     size_t shared = 0;
     int np = 0;
@@ -471,6 +507,13 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
         case KL_ARG_FLOAT: params[np++] = (void *)&args[i].v.f; break;
         case KL_ARG_DOUBLE: params[np++] = (void *)&args[i].v.d; break;
         case KL_ARG_LOCAL: shared += args[i].v.local_bytes; break;
+        case KL_ARG_TENSOR_MAP:
+            if (nmaps == KL_CUDA_MAX_MAPS)
+                return kl_fail(e, KL_ERR_ARG, "more than %d tensor maps", KL_CUDA_MAX_MAPS);
+            if ((st = encode_map(&args[i].v.map, &maps[nmaps], e)) != KL_OK)
+                return st;
+            params[np++] = &maps[nmaps++];
+            break;
         }
     }
     if (shared > k->shared_set) {

@@ -177,7 +177,13 @@ enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char
                        "NVRTC %d.%d cannot compile %s for sm_%d (compute capability %d.%d); it "
                        "supports %s. Use a CUDA toolkit that supports this GPU",
                        nv.major, nv.minor, name, arch, cc_major, cc_minor, supported);
-    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d", arch);
+    /*
+     * Compute capability 9.0 is built for sm_90a: the same GPU, plus the
+     * instructions only Hopper has (wgmma, setmaxnreg), which the wgmma
+     * rungs need. kladder builds for the device it runs on, so the cubin
+     * loses nothing by being tied to that architecture.
+     */
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d%s", arch, arch == 90 ? "a" : "");
 
     /* Fixed options first, then kladder's -D options. */
     static const char *const fixed[] = {
@@ -210,9 +216,10 @@ enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char
     if (rc != NVRTC_SUCCESS) {
         size_t n = 0;
         st = kl_fail(e, rc == NVRTC_ERROR_COMPILATION ? KL_ERR_BUILD : KL_ERR_BACKEND,
-                     "nvrtcCompileProgram failed: %s, for %s with options \"%s\" (sm_%d); "
+                     "nvrtcCompileProgram failed: %s, for %s with options \"%s\" (%s); "
                      "build log:\n",
-                     nv.error_string(rc), name, options ? options : "", arch);
+                     nv.error_string(rc), name, options ? options : "",
+                     arch_opt + strlen("--gpu-architecture="));
         if (nv.log_size(prog, &n) == NVRTC_SUCCESS && n > 0 && (log = malloc(n + 1))) {
             if (nv.log(prog, log) == NVRTC_SUCCESS) {
                 log[n] = '\0';

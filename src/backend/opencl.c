@@ -411,6 +411,8 @@ static enum kl_status set_arg(cl_kernel k, cl_uint i, const struct kl_arg *a, st
     case KL_ARG_FLOAT: CL_TRY(clSetKernelArg(k, i, sizeof(cl_float), &a->v.f)); break;
     case KL_ARG_DOUBLE: CL_TRY(clSetKernelArg(k, i, sizeof(cl_double), &a->v.d)); break;
     case KL_ARG_LOCAL: CL_TRY(clSetKernelArg(k, i, a->v.local_bytes, NULL)); break;
+    case KL_ARG_TENSOR_MAP:
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "tensor maps (TMA) exist only on the CUDA backend");
     }
 fail:
     return st;

@@ -7,7 +7,7 @@
 
 #include "core/context.h"
 
-#define KL_MAX_ARGS 8
+#define KL_MAX_ARGS 10
 
 struct kl_launch {
     struct kl_context *kl;
