@@ -57,6 +57,17 @@ static const char *const tensor_rungs[] = {"15_mma_tf32", "16_mma_3xtf32", "15cl
 static const char *const tensor_params[] = {"BM=32", "BN=32", "BK=16",
                                             "WM=32", "WN=16", "STAGES=2"};
 
+/*
+ * Hopper's wgmma rungs (compute capability 9.0 only) with their smallest tiles
+ * (128 x 64, one consumer warpgroup), a two-stage ring and groups of two
+ * tile-rows, at shapes of more tiles than an H100 has multiprocessors, so that
+ * blocks take several tiles and the ring wraps across them; with K and N
+ * multiples of 4 (TMA) and not (cp.async).
+ */
+static const char *const wgmma_rungs[] = {"17_wgmma_tf32", "18_wgmma_3xtf32"};
+static const char *const wgmma_params[] = {"BM=128", "BN=64", "STAGES=2", "GROUP=2"};
+static const int wgmma_shapes[][3] = {{1100, 1300, 200}, {1031, 1337, 97}};
+
 /* Device rungs; *here (may be NULL) gets those that run on this device in type t. */
 static int device_rungs(const struct kl_context *kl, enum kl_type t, const char **names, int *here)
 {
@@ -81,7 +92,8 @@ static int small_rungs(const char **names, int n)
     int kept = 0;
     for (int i = 0; i < n; i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_find(names[i]);
-        if (strcmp(names[i], warp_rung[0]) != 0 && r->geometry != KL_GEO_WARPS)
+        if (strcmp(names[i], warp_rung[0]) != 0 && r->geometry != KL_GEO_WARPS &&
+            r->geometry != KL_GEO_PERSISTENT)
             names[kept++] = names[i];
     }
     return kept;
@@ -159,7 +171,7 @@ int main(int argc, char **argv)
         return 77; /* CTest SKIP_RETURN_CODE */
     }
     int here, n = device_rungs(kl, t, names, &here);
-    CHECK(n == 18, "the ladder has %d device rungs, expected 18", n);
+    CHECK(n == 20, "the ladder has %d device rungs, expected 20", n);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         run(kl, t, shapes[s], NULL, 0, names, n, &ran);
         expected += here;
@@ -185,6 +197,13 @@ int main(int argc, char **argv)
         run(kl, t, block_shapes[s], warp_params, 8, warp_rung, 1, &ran);
         run(kl, t, block_shapes[s], tensor_params, 6, tensor_rungs, 4, &ran);
         expected += 7 + cuda + tensor;
+    }
+    int wgmma = 0;
+    for (int i = 0; i < 2; i++)
+        wgmma += kl_gemm_rung_available(kl, kl_gemm_rung_find(wgmma_rungs[i]), t, why, sizeof why);
+    for (size_t s = 0; s < sizeof wgmma_shapes / sizeof *wgmma_shapes; s++) {
+        run(kl, t, wgmma_shapes[s], wgmma_params, 4, wgmma_rungs, 2, &ran);
+        expected += wgmma;
     }
     CHECK(ran == expected, "%d rung runs verified, expected %d", ran, expected);
     printf("%s: %d rung runs verified on %s\n", kl_type_name(t), ran, kl->info.name);

@@ -65,6 +65,10 @@ static long local_elems(const struct kl_gemm_rung *r, const int *v, int *known)
             sb++;
         return stages * (val(r, v, "BM") * (val(r, v, "BK") + 4) + val(r, v, "BK") * sb);
     }
+    case KL_LOCAL_WGMMA: {
+        long small = r->precision == KL_PREC_3XTF32 ? val(r, v, "BM") : 0;
+        return val(r, v, "STAGES") * 32 * (val(r, v, "BM") + val(r, v, "BN") + small) + 320;
+    }
     }
     *known = 0;
     return 0;
@@ -86,6 +90,7 @@ static void shape(const struct kl_gemm_rung *r, const int *v, long *l0, long *l1
         *l0 = 32 * (val(r, v, "BN") / val(r, v, "WN"));
         *l1 = val(r, v, "BM") / val(r, v, "WM");
         break;
+    case KL_GEO_PERSISTENT: *l0 = 128 * (val(r, v, "BN") / 64 + 1); break;
     default: *l0 = 0; break;
     }
 }

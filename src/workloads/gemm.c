@@ -58,6 +58,8 @@ static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int
                                          struct kl_err *e);
 static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
                                     struct kl_err *e);
+static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                      struct kl_err *e);
 
 /* clang-format off */
 #define P_WG2D {{"WG0", 16, 1, 1024, 1, 0, "work-group rows"}, \
@@ -95,6 +97,13 @@ static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, 
 #define P_STAGES(d) {"STAGES", d, 2, 8, 1, 0, "K-slices in the shared-memory pipeline"}
 
 #define M_MMA {{"BM", "WM"}, {"BN", "WN"}}
+/* Hopper's wgmma rungs: BM rows (wgmma's N: 128 or 256) by BN columns (64 per consumer
+ * warpgroup) per tile, K-slices of 32, a STAGES-deep ring, tiles in groups of GROUP rows. */
+#define P_WGMMA(bm, bm_max, bn_max, stages) \
+    {"BM", bm, 128, bm_max, 128, 0, "rows of C per tile (wgmma's N: 128 or 256)"}, \
+    {"BN", 128, 64, bn_max, 64, 0, "columns of C per tile, 64 per consumer warpgroup"}, \
+    {"STAGES", stages, 2, 8, 1, 0, "K-slices of 32 in the shared-memory ring"}, \
+    {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}
 #define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
                "stores of A's tile then conflict in local memory banks)"}
 #define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
@@ -233,6 +242,26 @@ static const struct kl_gemm_rung rungs[] = {
      .params = {P_MMA(128, 128, 32, 64, 32), P_STAGES(3)},
      .multiples = M_MMA,
      .relations = mma_relations},
+    {.name = "17_wgmma_tf32",
+     .summary = "CUDA, Hopper: wgmma fed by TMA into 128-byte-swizzled shared memory, a "
+                "producer warpgroup and consumer warpgroups (setmaxnreg), persistent tiles",
+     .precision = KL_PREC_TF32,
+     .file = "cuda/gemm/17_wgmma_tf32.cu",
+     .geometry = KL_GEO_PERSISTENT,
+     .local = KL_LOCAL_WGMMA,
+     .hopper = 1,
+     .params = {P_WGMMA(256, 256, 256, 4)},
+     .relations = wgmma_relations},
+    {.name = "18_wgmma_3xtf32",
+     .summary = "CUDA, Hopper: rung 17 with the 3xTF32 split (A's split in shared memory by "
+                "the producer's idle warps), float-accurate",
+     .precision = KL_PREC_3XTF32,
+     .file = "cuda/gemm/18_wgmma_3xtf32.cu",
+     .geometry = KL_GEO_PERSISTENT,
+     .local = KL_LOCAL_WGMMA,
+     .hopper = 1,
+     .params = {P_WGMMA(128, 128, 128, 4)},
+     .relations = wgmma_relations},
     {.name = "15cl_mma_tf32",
      .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
                 "rung 13's double buffer",
@@ -312,6 +341,11 @@ int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_run
         snprintf(why, n, "the TF32 tensor cores multiply float inputs (--type float)");
         return 0;
     }
+    if (r->hopper && !(kl->info.cc_major == 9 && kl->info.cc_minor == 0)) {
+        snprintf(why, n, "wgmma and TMA are Hopper's: compute capability 9.0 only (this is %d.%d)",
+                 kl->info.cc_major, kl->info.cc_minor);
+        return 0;
+    }
     return !on_tensor_cores(r) || kl_tensor_tf32(&kl->info, why, n);
 }
 
@@ -362,6 +396,19 @@ static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, 
     return KL_OK;
 }
 
+/* What kernels/cuda/gemm/17_wgmma_tf32.cu asserts, said before it is built. */
+static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                      struct kl_err *e)
+{
+    (void)t;
+    if (PARAM("BM") == 256 && PARAM("BN") > 128)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: BM=256 keeps 128 accumulators per thread, which leave registers "
+                       "for at most two consumer warpgroups (BN <= 128, not %zu)",
+                       r->name, PARAM("BN"));
+    return KL_OK;
+}
+
 /* The launch geometry of a rung, from M, N and its parameters. */
 static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s)
 {
@@ -400,6 +447,16 @@ static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, s
         s->global[0] = kl_round_up((size_t)N, PARAM("BN")) / PARAM("BN") * s->local[0];
         s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") * s->local[1];
         break;
+    case KL_GEO_PERSISTENT: {
+        size_t tiles = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") *
+                       (kl_round_up((size_t)N, PARAM("BN")) / PARAM("BN"));
+        size_t sms = s->kl && s->kl->info.compute_units ? s->kl->info.compute_units : 1;
+        s->dims = 1;
+        s->local[0] = 128 * (PARAM("BN") / 64 + 1);
+        s->global[0] = (tiles < sms ? tiles : sms) * s->local[0];
+        s->local[1] = s->global[1] = 1;
+        break;
+    }
     case KL_GEO_HOST: s->dims = 0; break;
     }
 }
@@ -420,6 +477,10 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         size_t stages = kl_param_index(r->params, "STAGES") >= 0 ? PARAM("STAGES") : 2;
         size_t sb = PARAM("BN") + (40 - PARAM("BN") % 32) % 32;
         return stages * (PARAM("BM") * (PARAM("BK") + 4) + PARAM("BK") * sb) * elem;
+    }
+    case KL_LOCAL_WGMMA: {
+        size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
+        return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem;
     }
     case KL_LOCAL_NONE: return 0;
     }
@@ -629,6 +690,18 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    if (r->hopper) {
+        /* TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async. */
+        int tma = s->K % 4 == 0 && s->N % 4 == 0;
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_TENSOR_MAP,
+            {.map = {tma ? s->dA : NULL, (uint64_t)s->M, (uint64_t)s->K, (uint64_t)s->K * 4,
+                     (unsigned)kl_param_value(r->params, values, "BM"), 32}}};
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_TENSOR_MAP,
+            {.map = {tma ? s->dB : NULL, (uint64_t)s->K, (uint64_t)s->N, (uint64_t)s->N * 4, 32,
+                     32}}};
+    }
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] = (struct kl_arg){
             KL_ARG_LOCAL, {.local_bytes = local_bytes(r, values, kl_type_size(s->type))}};

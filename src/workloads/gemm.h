@@ -20,6 +20,9 @@ enum kl_geometry {
                      local (BN/TN) × (BM/TM), each work-item a TM × TN block */
     KL_GEO_WARPS, /* a work-group per BM × BN block of C, made of warps of WM × WN;
                      local 32·(BN/WN) × (BM/WM) */
+    KL_GEO_PERSISTENT, /* one block per multiprocessor (at most one per BM × BN tile), each
+                          looping over tiles; 1-D, local 128·(BN/64 + 1): a producer
+                          warpgroup and a consumer warpgroup per 64 columns */
 };
 
 /* Local memory a rung declares, in elements, as a function of its parameters. */
@@ -31,9 +34,13 @@ enum kl_local_use {
     KL_LOCAL_BLOCK4,   /* BK·(BM + 4·PAD + BN): A's tile padded by PAD vectors per row */
     KL_LOCAL_BLOCK4X2, /* 2·BK·(BM + 4·PAD + BN): two buffers of the above */
     KL_LOCAL_STAGES,   /* STAGES·BK·(BM + 4 + BN): a pipeline of K-slices, A's padded */
-    KL_LOCAL_MMA       /* STAGES (2 without that parameter) × (BM·(BK + 4) + BK·SB):
+    KL_LOCAL_MMA,      /* STAGES (2 without that parameter) × (BM·(BK + 4) + BK·SB):
                           tensor-core rungs' slices, A's rows padded by 4, B's rows of
                           SB = BN rounded up to 8 more than a multiple of 32 */
+    KL_LOCAL_WGMMA     /* STAGES × 32·(BM + BN, + BM for 3xTF32's small parts) + 320:
+                          unpadded 128-byte-swizzled slices of 32 K, 1 KiB to align them
+                          to 1024 bytes, and 256 bytes that the kernel's barriers take as
+                          static shared memory */
 };
 
 struct kl_gemm_rung {
@@ -48,6 +55,9 @@ struct kl_gemm_rung {
     int b_col_major; /* the kernel reads B transposed (column-major) */
     enum kl_geometry geometry;
     enum kl_local_use local;
+    /* Hopper's wgmma and TMA (sm_90a): compute capability 9.0 only; the kernel takes tensor
+       maps of A and B after K (kernels/cuda/gemm/17_wgmma_tf32.cu says how). */
+    int hopper;
     int private_kc; /* each work-item holds a KC-long private array */
     struct kl_param_def params[KL_MAX_PARAMS];
     struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. BM a multiple of TM */

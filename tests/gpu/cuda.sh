@@ -52,6 +52,12 @@ runs=(
     "gemm --rung 15,16,15cl,16cl --m 300 --n 265 --k 67"
     "gemm --rung 15,16,15cl,16cl --m 37 --n 41 --k 1"
     "gemm --rung 15,16,15cl,16cl --m 130 --n 100 --k 75 --param BM=32 --param BN=32 --param BK=16 --param WM=32 --param WN=16 --param STAGES=2"
+    # Hopper's wgmma rungs (skipped elsewhere): TMA and cp.async paths, K <= 8 (3xTF32 on
+    # the FMA units), and more tiles than multiprocessors with the smallest tiles.
+    "gemm --rung 17,18 --m 260 --n 264 --k 96"
+    "gemm --rung 17,18 --m 300 --n 265 --k 67"
+    "gemm --rung 17,18 --m 37 --n 41 --k 1"
+    "gemm --rung 17,18 --m 1100 --n 1300 --k 70 --param BM=128 --param BN=64 --param STAGES=2 --param GROUP=2"
     "copy --n 100003"
     "rowdot --rows 37 --d 1003"
     "gemv --m 37 --n 1003"

@@ -1,0 +1,552 @@
+/*
+ * Rung 17 (CUDA, Hopper only): Hopper's own path to the tensor cores.
+ * The tensor memory accelerator copies tiles into shared memory, wgmma
+ * multiplies a warpgroup's 64 rows at once, and the warps of a block
+ * specialise: one warpgroup copies, the others multiply.
+ *
+ * Computes   C[r][c] = sum_k A[r][k] * B[k][c]   (A row-major M x K,
+ *            B row-major K x N, C row-major M x N; float only).
+ * Precision: tf32. Every value of A and B is rounded to TF32 (10 of
+ *            float's 23 mantissa bits, to nearest: cvt.rn): B's as they are
+ *            read into registers, A's in shared memory by the producer's
+ *            three spare warps (the tensor cores, reading floats from
+ *            shared memory, would drop the last 13 bits: up to 2^-10 of a
+ *            value, which a single product at K = 1 shows beyond the TF32
+ *            tolerance). Products are summed in fp32 by the tensor cores.
+ *            Checked against the TF32 tolerance and labelled tf32.
+ *            Built with -DSPLIT=3 this file is rung 18 (18_wgmma_3xtf32.cu).
+ * Transposed: wgmma reads its B operand from shared memory only along K
+ *            for TF32 (no transposition for 32-bit types), and B's rows run
+ *            along N. So the kernel computes C's transpose, C^T = B^T A^T:
+ *            wgmma's A operand (64 x 8, registers) is a 64-column strip of
+ *            B, its B operand (8 x BM, shared memory, rows of K) is A's
+ *            tile exactly as A lies in memory, and the accumulators hold
+ *            C^T, stored back as C.
+ * Geometry:  persistent: one block of NT = 128 (BN/64 + 1) threads per
+ *            multiprocessor (kladder launches min(tiles, SMs) blocks), each
+ *            taking tiles t = blockIdx.x, + gridDim.x, ... of C, BM rows by
+ *            BN columns, in groups of GROUP tile-rows (so that the tiles
+ *            running at once share their panels of A and B in L2).
+ *            Warpgroup 0 produces: one thread issues the TMA copies of each
+ *            K-slice into a ring of STAGES stages; its other three warps
+ *            round A's slice to TF32 in place (with -DSPLIT=3, split it into
+ *            TF32 parts: rung 18). It keeps 56 registers (setmaxnreg) and
+ *            gives the rest to the
+ *            consumers, warpgroups 1 .. BN/64, each owning 64 columns of the
+ *            tile: for each slice, 4 wgmma.m64nBMk8 with its 64 x 8 strips of
+ *            B in registers, the slice of A by descriptor.
+ * Pipeline:  per stage three mbarriers: full (the copies have landed:
+ *            TMA's byte count, or 32 cp.async arrivals), ready (A's slice is
+ *            rounded, or split) and empty (every consumer thread has finished
+ *            the wgmma that read it, every thread its fragments' loads). The
+ *            producer waits for empty before it
+ *            refills a stage; a consumer waits for ready, reads its
+ *            fragments, issues the products, waits for them and frees the
+ *            stage. While one consumer warpgroup reads fragments or stores
+ *            its tile, the other's products keep the tensor cores busy, and
+ *            the producer is already fetching the next tile's slices.
+ * Layout:    stage s: A's slice (BM rows of BK = 32 floats, 128 bytes each,
+ *            written by one TMA box), then B's (BN/32 boxes of 32 rows of K
+ *            by 32 floats of N), then rung 18's small parts of A; all
+ *            128-byte swizzled (the 16-byte chunk j of row r at j ^ (r % 8)),
+ *            which is what wgmma's descriptor reads without bank conflicts.
+ *            Lane 4g + t of consumer warp w reads, for fragment rows g and
+ *            g + 8, two adjacent columns of B with one 8-byte load: the
+ *            64-column strip's row 16w + g + 8h is column 32 (w/2) + 4 q +
+ *            2 (g % 2) + h, q = 2 (g/2) + w % 2 (its chunk), so that the four
+ *            K-rows a load touches (t = 0..3, swizzled by t) fall on
+ *            alternating halves of the banks: two wavefronts per load, the
+ *            least 256 bytes take.
+ * Macros:    BM (256; 128 or 256), BN (128; 64 to 256 in steps of 64, at
+ *            most 128 with BM = 256, whose accumulators take 128 registers
+ *            per thread), STAGES (4),
+ *            GROUP (8), SPLIT (1, or 3 for 3xTF32). Dynamic shared memory
+ *            STAGES * (BM + BN (+ BM for SPLIT 3)) * 128 bytes plus 1 KiB for
+ *            the alignment the swizzle needs (193 KiB at the defaults).
+ * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
+ *            operands every warp loads into registers itself, and copied
+ *            with cp.async from every thread. On Hopper the tensor cores
+ *            reach their full rate only through wgmma (a warpgroup's 64 x N
+ *            x 8 product, B read from shared memory by the tensor cores
+ *            themselves) fed by TMA (a whole tile per instruction, bounds
+ *            and swizzle done by the copy engine), and the registers a
+ *            64 x 256 accumulator needs per thread come from the producer's
+ *            share (setmaxnreg).
+ * Sizes:     any M, N, K >= 1. TMA needs rows that start 16-byte aligned:
+ *            where K and N are multiples of 4 the slices are TMA boxes
+ *            (zeros beyond the matrices); otherwise the producer warp copies
+ *            them element by element with cp.async (zero-filled), a slower
+ *            path for awkward sizes only. Stores are guarded; two adjacent
+ *            floats at a time where N is even.
+ *
+ * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
+ *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled).
+ */
+#ifndef BM
+#define BM 256
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef GROUP
+#define GROUP 8
+#endif
+#ifndef SPLIT
+#define SPLIT 1
+#endif
+
+#include "hopper.cuh"
+
+#if defined(KL_T_DOUBLE) || defined(KL_T_INT)
+#error "wgmma_tf32: the TF32 tensor cores multiply float inputs"
+#endif
+
+#define BK 32                        /* K per stage: one 128-byte swizzled row of floats */
+#define CWG (BN / 64)                /* consumer warpgroups, 64 columns of C each */
+#define NT (128 * (CWG + 1))         /* threads: the producer warpgroup and the consumers */
+#define ACC (BM / 2)                 /* accumulators per consumer thread: 64 x BM / 128 */
+#define A_BYTES (BM * BK * 4)        /* A's slice */
+#define B_BYTES (BK * BN * 4)        /* B's slice: BN/32 boxes of 4 KiB */
+#define S_BYTES (SPLIT == 3 ? A_BYTES : 0) /* the small parts of A's slice (3xTF32) */
+#define STAGE_BYTES (A_BYTES + B_BYTES + S_BYTES)
+#define PREPARERS 96                 /* warps 1-3 of the producer warpgroup round A's slice */
+/*
+ * Registers per thread once the warpgroups have traded (setmaxnreg, two or more consumers).
+ * A block starts with LAUNCH_REGS per thread (what __launch_bounds__(NT, 1) allows, in
+ * multiples of 8) and can only share that pool: the producer warpgroup's copies and
+ * rounding keep PRODUCER_REGS, the consumers split the rest (a larger request would wait
+ * for registers forever).
+ */
+#define LAUNCH_REGS (65536 / NT / 8 * 8 > 255 ? 256 : 65536 / NT / 8 * 8)
+#define PRODUCER_REGS 56
+#define CONSUMER_REGS ((LAUNCH_REGS * NT - 128 * PRODUCER_REGS) / (128 * CWG) / 8 * 8)
+
+static_assert(BM == 128 || BM == 256, "wgmma_tf32: BM is 128 or 256 (wgmma's N)");
+static_assert(BN % 64 == 0 && BN <= 256, "wgmma_tf32: BN is 64, 128, 192 or 256 (1-4 consumers)");
+static_assert(BM == 128 || BN <= 128, "wgmma_tf32: BM = 256 leaves registers for two consumers");
+static_assert(SPLIT == 1 || BN <= 128, "wgmma_tf32: 3xTF32's two accumulators leave room for two "
+                                       "consumers");
+static_assert(SPLIT == 1 || (SPLIT == 3 && BM == 128),
+              "wgmma_tf32: 3xTF32 keeps two accumulators, which fit with BM = 128");
+static_assert(STAGES >= 2, "wgmma_tf32: at least two stages");
+
+/* ---- the tile scheduler and the swizzled layout ------------------------------------- */
+
+struct tile {
+    int m0, n0;
+};
+
+/* Tile t of C in groups of GROUP tile-rows, column by column within a group. */
+static __device__ __forceinline__ tile tile_at(int t, int tiles_m, int tiles_n)
+{
+    const int per_group = GROUP * tiles_n, first = t / per_group * GROUP;
+    const int rows = min(tiles_m - first, GROUP), r = t % per_group;
+    return {(first + r % rows) * BM, r / rows * BN};
+}
+
+/* Byte offset of float c (< 32) of row r in rows of 128 bytes, 128-byte swizzled. */
+static __device__ __forceinline__ unsigned sw128(int r, int c)
+{
+    return r * 128 + ((((c >> 2) ^ r) & 7) << 4) + (c & 3) * 4;
+}
+
+/* Byte offset of B(k, n) in a stage's B slice: box n / 32, its row k. */
+static __device__ __forceinline__ unsigned b_offset(int k, int n)
+{
+    return (n >> 5) * 4096 + sw128(k, n & 31);
+}
+
+static __device__ __forceinline__ float lds1(unsigned addr)
+{
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
+    return v;
+}
+
+static __device__ __forceinline__ float2 lds2(unsigned addr)
+{
+    float2 v;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr));
+    return v;
+}
+
+/* x rounded to TF32, to nearest (one F2FP instruction on 9.0). */
+static __device__ __forceinline__ unsigned tf32(float x)
+{
+    unsigned r;
+    asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+/* The consumers' product: d (+)= a * B with the slice of A at descriptor b. */
+static __device__ __forceinline__ void wgmma(float (&d)[ACC], const unsigned (&a)[4], u64 b,
+                                             int accumulate)
+{
+#if BM == 256
+    wgmma_n256(d, a, b, accumulate);
+#else
+    wgmma_n128(d, a, b, accumulate);
+#endif
+}
+
+/* ---- the producer warpgroup ---------------------------------------------------------- */
+
+struct problem {
+    const float *A, *B;
+    float *C;
+    int M, N, K, tiles_m, tiles_n, tiles, slices;
+    bool tma; /* K and N multiples of 4: TMA boxes, else cp.async */
+};
+
+/* Warp 0, lane 0: the TMA copies of every slice of every tile of this block. */
+static __device__ __forceinline__ void produce_tma(const problem &p, const tensor_map *ta, const tensor_map *tb,
+                                   unsigned smem, unsigned full, unsigned empty)
+{
+    int st = 0;
+    unsigned ph = 0;
+    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+        const tile c = tile_at(t, p.tiles_m, p.tiles_n);
+        for (int s = 0; s < p.slices; s++) {
+            const unsigned a = smem + st * STAGE_BYTES, b = a + A_BYTES;
+            bar_wait(empty + 8 * st, ph ^ 1);
+            bar_arrive_tx(full + 8 * st, A_BYTES + B_BYTES);
+            tma_load(a, ta, s * BK, c.m0, full + 8 * st);
+#pragma unroll
+            for (int j = 0; j < BN / 32; j++)
+                tma_load(b + 4096 * j, tb, c.n0 + 32 * j, s * BK, full + 8 * st);
+            if (++st == STAGES)
+                st = 0, ph ^= 1;
+        }
+    }
+}
+
+/*
+ * Warp 0 where rows are not 16-byte aligned: every float by a 4-byte
+ * cp.async (lane l takes column l of each row), zeros beyond the matrices;
+ * each lane's arrival counts once its copies have landed.
+ */
+static __device__ __forceinline__ void produce_copies(const problem &p, unsigned smem, unsigned full,
+                                      unsigned empty, int lane)
+{
+    int st = 0;
+    unsigned ph = 0;
+    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+        const tile c = tile_at(t, p.tiles_m, p.tiles_n);
+        for (int s = 0; s < p.slices; s++) {
+            const unsigned a = smem + st * STAGE_BYTES, b = a + A_BYTES;
+            const int k = s * BK + lane;
+            bar_wait(empty + 8 * st, ph ^ 1);
+            for (int m = 0; m < BM; m++) {
+                const bool in = c.m0 + m < p.M && k < p.K;
+                copy4(a + sw128(m, lane), in ? p.A + (c.m0 + m) * p.K + k : p.A, in ? 4 : 0);
+            }
+            for (int r = 0; r < BK; r++)
+                for (int n = lane; n < BN; n += 32) {
+                    const bool in = s * BK + r < p.K && c.n0 + n < p.N;
+                    copy4(b + b_offset(r, n), in ? p.B + (s * BK + r) * p.N + c.n0 + n : p.B,
+                          in ? 4 : 0);
+                }
+            bar_arrive_copies(full + 8 * st);
+            if (++st == STAGES)
+                st = 0, ph ^= 1;
+        }
+    }
+}
+
+/*
+ * Warps 1-3: A's slice rounded in place to TF32 (to nearest; the tensor
+ * cores would drop its last 13 bits), and for 3xTF32 split: big = tf32(a)
+ * in place, small = tf32(a - big) in the stage's third part (a - big is
+ * exact in float); then the stage is ready. Where 3xTF32 has K <= 8 the
+ * consumers multiply on the FMA units and the slice stays as it is. Four
+ * float4 at a time, so that their loads overlap.
+ */
+static __device__ __forceinline__ float4 round4(float4 x)
+{
+    return make_float4(__uint_as_float(tf32(x.x)), __uint_as_float(tf32(x.y)),
+                       __uint_as_float(tf32(x.z)), __uint_as_float(tf32(x.w)));
+}
+
+static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned char *smem,
+                                                      unsigned full, unsigned ready, int id)
+{
+    const bool keep = SPLIT == 3 && p.K <= 8;
+    int st = 0;
+    unsigned ph = 0;
+    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x)
+        for (int s = 0; s < p.slices; s++) {
+            bar_wait(full + 8 * st, ph);
+            if (!keep) {
+                float4 *a = reinterpret_cast<float4 *>(smem + st * STAGE_BYTES);
+                float4 *small = reinterpret_cast<float4 *>(smem + st * STAGE_BYTES + A_BYTES +
+                                                           B_BYTES);
+                for (int i = id; i < A_BYTES / 16; i += 4 * PREPARERS) {
+                    float4 x[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        if (i + u * PREPARERS < A_BYTES / 16)
+                            x[u] = a[i + u * PREPARERS];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        if (i + u * PREPARERS < A_BYTES / 16) {
+                            const float4 big = round4(x[u]);
+                            a[i + u * PREPARERS] = big;
+                            if (SPLIT == 3)
+                                small[i + u * PREPARERS] =
+                                    round4(make_float4(x[u].x - big.x, x[u].y - big.y,
+                                                       x[u].z - big.z, x[u].w - big.w));
+                        }
+                }
+                fence_async_shared(); /* the wgmma that read these are async-proxy reads */
+            }
+            bar_arrive(ready + 8 * st);
+            if (++st == STAGES)
+                st = 0, ph ^= 1;
+        }
+}
+
+/* ---- the consumer warpgroups -------------------------------------------------------- */
+
+/*
+ * The lane's fragments of one slice (4 steps of 8 k) from B's slice at
+ * address b: fragment rows g, g + 8 are two adjacent columns (Layout),
+ * rows t and t + 4 of the step's K. col_off is the lane's first column's
+ * byte offset in its box row apart from the swizzle; q its 16-byte chunk.
+ */
+static __device__ __forceinline__ void load_frags(unsigned (&f)[4][4], unsigned b, unsigned col_off,
+                                                  int q, int t)
+{
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const int k = 8 * s + t + 4 * r; /* k % 8 = t + 4r: the swizzle of that row */
+            const float2 v = lds2(b + col_off + k * 128 + ((q ^ (t + 4 * r)) << 4));
+            f[s][2 * r] = __float_as_uint(v.x);
+            f[s][2 * r + 1] = __float_as_uint(v.y);
+        }
+}
+
+template <int N> static __device__ __forceinline__ void hold_all(float (&x)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        hold(x[i]);
+}
+static __device__ __forceinline__ void hold_all(unsigned (&x)[4][4])
+{
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            hold(x[s][i]);
+}
+
+/* TF32: acc (+)= the slice's product; rounded fragments, four wgmma. */
+static __device__ __forceinline__ void multiply(float (&acc)[ACC], unsigned a, unsigned b,
+                                                unsigned col_off, int q, int t, bool first)
+{
+    unsigned f[4][4];
+    load_frags(f, b, col_off, q, t);
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            f[s][i] = tf32(__uint_as_float(f[s][i]));
+    hold_all(f);
+    hold_all(acc);
+    wgmma_fence();
+    const u64 da = sw128_desc(a);
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+        wgmma(acc, f[s], da + 2 * s, !(first && s == 0));
+    wgmma_commit();
+    wgmma_wait<0>();
+    hold_all(f); /* the registers stay untouched until the products have read them */
+    hold_all(acc);
+}
+
+/*
+ * 3xTF32: part = the slice's product from the parts, small ones first,
+ * then acc += part on the FMA units (the tensor cores' own sums truncate;
+ * rung 15's comment says what that costs).
+ */
+static __device__ __forceinline__ void multiply3(float (&acc)[ACC], float (&part)[ACC], unsigned a,
+                                                 unsigned small, unsigned b, unsigned col_off,
+                                                 int q, int t, bool first)
+{
+    unsigned f[4][4], big[4][4], lo[4][4];
+    load_frags(f, b, col_off, q, t);
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            big[s][i] = tf32(__uint_as_float(f[s][i]));
+            lo[s][i] = tf32(__uint_as_float(f[s][i]) - __uint_as_float(big[s][i]));
+        }
+    hold_all(big);
+    hold_all(lo);
+    hold_all(part);
+    wgmma_fence();
+    const u64 da = sw128_desc(a), ds = sw128_desc(small);
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        wgmma(part, lo[s], da + 2 * s, s > 0);
+        wgmma(part, big[s], ds + 2 * s, 1);
+        wgmma(part, big[s], da + 2 * s, 1);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    hold_all(big);
+    hold_all(lo);
+    hold_all(part);
+#pragma unroll
+    for (int i = 0; i < ACC; i++)
+        acc[i] = first ? part[i] : acc[i] + part[i];
+}
+
+/*
+ * 3xTF32 where K <= 8 (one slice, never split): the FMA units sum the
+ * products exactly as the FFMA rungs do, since one TF32 split product may
+ * miss a*b by more than the fp32 tolerance's 4u at K = 1. acc's element i
+ * is C(m0 + col(i), n(h(i))) as in store_tile.
+ */
+static __device__ __forceinline__ void multiply_fma(float (&acc)[ACC], unsigned a, unsigned b,
+                                                    int n, int t, int K)
+{
+#pragma unroll
+    for (int i = 0; i < ACC; i++) {
+        const int m = 8 * (i / 4) + 2 * t + i % 2, nn = n + (i / 2) % 2;
+        float sum = 0.0f;
+        for (int k = 0; k < K; k++)
+            sum = fmaf(lds1(a + sw128(m, k)), lds1(b + b_offset(k, nn)), sum);
+        acc[i] = sum;
+    }
+}
+
+/*
+ * acc into C: element i is C^T's row n + (i/2) % 2 (the lane's two adjacent
+ * columns of C), column 8 (i/4) + 2t + i % 2 (a row of C). The two columns
+ * go out as one 8-byte store where N is even, guarded at the edges.
+ */
+static __device__ __forceinline__ void store_tile(const problem &p, const float (&acc)[ACC],
+                                                  int m0, int n, int t)
+{
+    const bool pairs = p.N % 2 == 0;
+#pragma unroll
+    for (int j = 0; j < ACC / 4; j++)
+#pragma unroll
+        for (int q = 0; q < 2; q++) {
+            const int m = m0 + 8 * j + 2 * t + q;
+            const float x = acc[4 * j + q], y = acc[4 * j + 2 + q];
+            if (m >= p.M)
+                continue;
+            float *row = p.C + m * p.N;
+            if (pairs && n + 1 < p.N) {
+                *reinterpret_cast<float2 *>(row + n) = make_float2(x, y);
+            } else {
+                if (n < p.N)
+                    row[n] = x;
+                if (n + 1 < p.N)
+                    row[n + 1] = y;
+            }
+        }
+}
+
+/*
+ * Consumer warpgroup cw (0 .. CWG-1): its 64 columns of every tile of this
+ * block. FMA (3xTF32 with K <= 8) is a copy of its own, so that the two
+ * paths' registers never meet.
+ */
+template <bool FMA>
+static __device__ __forceinline__ void consume(const problem &p, unsigned smem, unsigned ready,
+                                               unsigned empty, int cw, int warp, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+    const int q = 2 * (g / 2) + warp % 2;              /* the lane's 16-byte chunk of a box row */
+    const int col = 64 * cw + 32 * (warp / 2) + 4 * q + 2 * (g % 2); /* its first column */
+    const unsigned col_off = (col >> 5) * 4096 + (g % 2) * 8;
+    float acc[ACC];
+#if SPLIT == 3
+    float part[ACC];
+#endif
+    int st = 0;
+    unsigned ph = 0;
+    for (int t_ = blockIdx.x; t_ < p.tiles; t_ += gridDim.x) {
+        const tile c = tile_at(t_, p.tiles_m, p.tiles_n);
+        for (int s = 0; s < p.slices; s++) {
+            const unsigned a = smem + st * STAGE_BYTES, b = a + A_BYTES;
+            bar_wait(ready + 8 * st, ph);
+#if SPLIT == 3
+            if (FMA)
+                multiply_fma(acc, a, b, col, t, p.K);
+            else
+                multiply3(acc, part, a, b + B_BYTES, b, col_off, q, t, s == 0);
+#else
+            multiply(acc, a, b, col_off, q, t, s == 0);
+#endif
+            bar_arrive(empty + 8 * st); /* every thread: its own reads are done */
+            if (++st == STAGES)
+                st = 0, ph ^= 1;
+        }
+        store_tile(p, acc, c.m0, c.n0 + col, t);
+    }
+}
+
+/* ---- the kernel ---------------------------------------------------------------------- */
+
+extern "C" __global__ void __launch_bounds__(NT, 1)
+    gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
+         int N, int K, const __grid_constant__ tensor_map ta, const __grid_constant__ tensor_map tb)
+{
+    extern __shared__ unsigned char dynamic[];
+    __shared__ __align__(8) u64 bars[3 * STAGES]; /* full, empty, ready: 8 bytes apart */
+    const unsigned raw = smem_addr(dynamic), smem = (raw + 1023) & ~1023u;
+    unsigned char *gsmem = dynamic + (smem - raw);
+    const unsigned full = smem_addr(bars), empty = full + 8 * STAGES, ready = empty + 8 * STAGES;
+
+    problem p;
+    p.A = A, p.B = B, p.C = C, p.M = M, p.N = N, p.K = K;
+    p.tiles_m = (M + BM - 1) / BM, p.tiles_n = (N + BN - 1) / BN;
+    p.tiles = p.tiles_m * p.tiles_n;
+    p.slices = (K + BK - 1) / BK;
+    p.tma = K % 4 == 0 && N % 4 == 0;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(full + 8 * s, p.tma ? 1 : 32);
+            bar_init(empty + 8 * s, 128 * CWG);
+            bar_init(ready + 8 * s, PREPARERS);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+
+    const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    if (wg == 0) {
+#if CWG > 1
+        regs_dec<PRODUCER_REGS>();
+#endif
+        if (warp == 0) {
+            if (p.tma) {
+                if (lane == 0)
+                    produce_tma(p, &ta, &tb, smem, full, empty);
+            } else {
+                produce_copies(p, smem, full, empty, lane);
+            }
+        } else {
+            prepare_slices(p, gsmem, full, ready, threadIdx.x - 32);
+        }
+        return;
+    }
+#if CWG > 1
+    regs_inc<CONSUMER_REGS>();
+#endif
+    if (SPLIT == 3 && K <= 8)
+        consume<true>(p, smem, ready, empty, wg - 1, warp, lane);
+    else
+        consume<false>(p, smem, ready, empty, wg - 1, warp, lane);
+}
