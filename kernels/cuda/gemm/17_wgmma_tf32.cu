@@ -31,16 +31,16 @@
  *            K-slice into a ring of STAGES stages; its other three warps
  *            round A's slice to TF32 in place (with -DSPLIT=3, split it into
  *            TF32 parts: rung 18). It keeps 56 registers (setmaxnreg) and
- *            gives the rest to the
- *            consumers, warpgroups 1 .. BN/64, each owning 64 columns of the
- *            tile: for each slice, 4 wgmma.m64nBMk8 with its 64 x 8 strips of
- *            B in registers, the slice of A by descriptor.
+ *            gives the rest to the consumers, warpgroups 1 .. BN/64, each
+ *            owning 64 columns of the tile: for each slice, 4 wgmma.m64nBMk8
+ *            with its 64 x 8 strips of B in registers, A's slice by
+ *            descriptor.
  * Pipeline:  per stage three mbarriers: full (the copies have landed:
  *            TMA's byte count, or 32 cp.async arrivals), ready (A's slice is
  *            rounded, or split) and empty (every consumer thread has finished
- *            the wgmma that read it, every thread its fragments' loads). The
- *            producer waits for empty before it
- *            refills a stage; a consumer waits for ready, reads its
+ *            the wgmma that read it and its own fragment loads). The producer
+ *            waits for empty before it refills a stage; a consumer waits for
+ *            ready, reads its
  *            fragments, issues the products, waits for them and frees the
  *            stage. While one consumer warpgroup reads fragments or stores
  *            its tile, the other's products keep the tensor cores busy, and
@@ -59,8 +59,9 @@
  *            least 256 bytes take.
  * Macros:    BM (256; 128 or 256), BN (128; 64 to 256 in steps of 64, at
  *            most 128 with BM = 256, whose accumulators take 128 registers
- *            per thread), STAGES (4),
- *            GROUP (8), SPLIT (1, or 3 for 3xTF32). Dynamic shared memory
+ *            per thread), STAGES (4), GROUP (8): the tuner found nothing
+ *            faster on an H100 at 4096^3 (docs/RESULTS.md); SPLIT (1, or 3
+ *            for 3xTF32). Dynamic shared memory
  *            STAGES * (BM + BN (+ BM for SPLIT 3)) * 128 bytes plus 1 KiB for
  *            the alignment the swizzle needs (193 KiB at the defaults).
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose

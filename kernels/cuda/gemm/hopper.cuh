@@ -101,12 +101,6 @@ template <int N> static __device__ __forceinline__ void regs_inc()
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
-/* A barrier of `threads` threads (named barrier id; 0 is __syncthreads'). */
-static __device__ __forceinline__ void named_sync(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 /*
  * Keeps the compiler from moving accesses of x across the asynchronous
  * wgmma (which reads and writes registers the compiler thinks it has
