@@ -105,15 +105,15 @@
 #error "wgmma_tf32: the TF32 tensor cores multiply float inputs"
 #endif
 
-#define BK 32                        /* K per stage: one 128-byte swizzled row of floats */
-#define CWG (BN / 64)                /* consumer warpgroups, 64 columns of C each */
-#define NT (128 * (CWG + 1))         /* threads: the producer warpgroup and the consumers */
-#define ACC (BM / 2)                 /* accumulators per consumer thread: 64 x BM / 128 */
-#define A_BYTES (BM * BK * 4)        /* A's slice */
-#define B_BYTES (BK * BN * 4)        /* B's slice: BN/32 boxes of 4 KiB */
+#define BK 32                              /* K per stage: one 128-byte swizzled row of floats */
+#define CWG (BN / 64)                      /* consumer warpgroups, 64 columns of C each */
+#define NT (128 * (CWG + 1))               /* threads: the producer warpgroup and the consumers */
+#define ACC (BM / 2)                       /* accumulators per consumer thread: 64 x BM / 128 */
+#define A_BYTES (BM * BK * 4)              /* A's slice */
+#define B_BYTES (BK * BN * 4)              /* B's slice: BN/32 boxes of 4 KiB */
 #define S_BYTES (SPLIT == 3 ? A_BYTES : 0) /* the small parts of A's slice (3xTF32) */
 #define STAGE_BYTES (A_BYTES + B_BYTES + S_BYTES)
-#define PREPARERS 96                 /* warps 1-3 of the producer warpgroup round A's slice */
+#define PREPARERS 96 /* warps 1-3 of the producer warpgroup round A's slice */
 /*
  * Registers per thread once the warpgroups have traded (setmaxnreg, two or more consumers).
  * A block starts with LAUNCH_REGS per thread (what __launch_bounds__(NT, 1) allows, in
@@ -147,6 +147,22 @@ static __device__ __forceinline__ tile tile_at(int t, int tiles_m, int tiles_n)
     const int rows = min(tiles_m - first, GROUP), r = t % per_group;
     return {(first + r % rows) * BM, r / rows * BN};
 }
+
+/*
+ * A role's place in the ring of stages: the stage it works on next and the
+ * parity of that stage's barrier phase, which flips each time the ring wraps.
+ * Every role walks the same sequence (each slice of each of the block's
+ * tiles), so their rings agree.
+ */
+struct ring {
+    int st = 0;
+    unsigned ph = 0;
+    __device__ __forceinline__ void next()
+    {
+        if (++st == STAGES)
+            st = 0, ph ^= 1;
+    }
+};
 
 /* Byte offset of float c (< 32) of row r in rows of 128 bytes, 128-byte swizzled. */
 static __device__ __forceinline__ unsigned sw128(int r, int c)
@@ -200,26 +216,26 @@ struct problem {
     float *C;
     int M, N, K, tiles_m, tiles_n, tiles, slices;
     bool tma; /* K and N multiples of 4: TMA boxes, else cp.async */
+    bool fma; /* 3xTF32 with K <= 8: the FMA units multiply, A's slice stays as it is */
 };
 
 /* Warp 0, lane 0: the TMA copies of every slice of every tile of this block. */
-static __device__ __forceinline__ void produce_tma(const problem &p, const tensor_map *ta, const tensor_map *tb,
-                                   unsigned smem, unsigned full, unsigned empty)
+static __device__ __forceinline__ void produce_tma(const problem &p, const tensor_map *ta,
+                                                   const tensor_map *tb, unsigned smem,
+                                                   unsigned full, unsigned empty)
 {
-    int st = 0;
-    unsigned ph = 0;
+    ring at;
     for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
         const tile c = tile_at(t, p.tiles_m, p.tiles_n);
         for (int s = 0; s < p.slices; s++) {
-            const unsigned a = smem + st * STAGE_BYTES, b = a + A_BYTES;
-            bar_wait(empty + 8 * st, ph ^ 1);
-            bar_arrive_tx(full + 8 * st, A_BYTES + B_BYTES);
-            tma_load(a, ta, s * BK, c.m0, full + 8 * st);
+            const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
+            bar_wait(empty + 8 * at.st, at.ph ^ 1);
+            bar_arrive_tx(full + 8 * at.st, A_BYTES + B_BYTES);
+            tma_load(a, ta, s * BK, c.m0, full + 8 * at.st);
 #pragma unroll
             for (int j = 0; j < BN / 32; j++)
-                tma_load(b + 4096 * j, tb, c.n0 + 32 * j, s * BK, full + 8 * st);
-            if (++st == STAGES)
-                st = 0, ph ^= 1;
+                tma_load(b + 4096 * j, tb, c.n0 + 32 * j, s * BK, full + 8 * at.st);
+            at.next();
         }
     }
 }
@@ -229,17 +245,16 @@ static __device__ __forceinline__ void produce_tma(const problem &p, const tenso
  * cp.async (lane l takes column l of each row), zeros beyond the matrices;
  * each lane's arrival counts once its copies have landed.
  */
-static __device__ __forceinline__ void produce_copies(const problem &p, unsigned smem, unsigned full,
-                                      unsigned empty, int lane)
+static __device__ __forceinline__ void produce_copies(const problem &p, unsigned smem,
+                                                      unsigned full, unsigned empty, int lane)
 {
-    int st = 0;
-    unsigned ph = 0;
+    ring at;
     for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
         const tile c = tile_at(t, p.tiles_m, p.tiles_n);
         for (int s = 0; s < p.slices; s++) {
-            const unsigned a = smem + st * STAGE_BYTES, b = a + A_BYTES;
+            const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             const int k = s * BK + lane;
-            bar_wait(empty + 8 * st, ph ^ 1);
+            bar_wait(empty + 8 * at.st, at.ph ^ 1);
             for (int m = 0; m < BM; m++) {
                 const bool in = c.m0 + m < p.M && k < p.K;
                 copy4(a + sw128(m, lane), in ? p.A + (c.m0 + m) * p.K + k : p.A, in ? 4 : 0);
@@ -250,9 +265,8 @@ static __device__ __forceinline__ void produce_copies(const problem &p, unsigned
                     copy4(b + b_offset(r, n), in ? p.B + (s * BK + r) * p.N + c.n0 + n : p.B,
                           in ? 4 : 0);
                 }
-            bar_arrive_copies(full + 8 * st);
-            if (++st == STAGES)
-                st = 0, ph ^= 1;
+            bar_arrive_copies(full + 8 * at.st);
+            at.next();
         }
     }
 }
@@ -274,16 +288,14 @@ static __device__ __forceinline__ float4 round4(float4 x)
 static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned char *smem,
                                                       unsigned full, unsigned ready, int id)
 {
-    const bool keep = SPLIT == 3 && p.K <= 8;
-    int st = 0;
-    unsigned ph = 0;
+    ring at;
     for (int t = blockIdx.x; t < p.tiles; t += gridDim.x)
         for (int s = 0; s < p.slices; s++) {
-            bar_wait(full + 8 * st, ph);
-            if (!keep) {
-                float4 *a = reinterpret_cast<float4 *>(smem + st * STAGE_BYTES);
-                float4 *small = reinterpret_cast<float4 *>(smem + st * STAGE_BYTES + A_BYTES +
-                                                           B_BYTES);
+            bar_wait(full + 8 * at.st, at.ph);
+            if (!p.fma) {
+                float4 *a = reinterpret_cast<float4 *>(smem + at.st * STAGE_BYTES);
+                float4 *small =
+                    reinterpret_cast<float4 *>(smem + at.st * STAGE_BYTES + A_BYTES + B_BYTES);
                 for (int i = id; i < A_BYTES / 16; i += 4 * PREPARERS) {
                     float4 x[4];
 #pragma unroll
@@ -303,9 +315,8 @@ static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned
                 }
                 fence_async_shared(); /* the wgmma that read these are async-proxy reads */
             }
-            bar_arrive(ready + 8 * st);
-            if (++st == STAGES)
-                st = 0, ph ^= 1;
+            bar_arrive(ready + 8 * at.st);
+            at.next();
         }
 }
 
@@ -433,8 +444,8 @@ static __device__ __forceinline__ void multiply_fma(float (&acc)[ACC], unsigned 
  * columns of C), column 8 (i/4) + 2t + i % 2 (a row of C). The two columns
  * go out as one 8-byte store where N is even, guarded at the edges.
  */
-static __device__ __forceinline__ void store_tile(const problem &p, const float (&acc)[ACC],
-                                                  int m0, int n, int t)
+static __device__ __forceinline__ void store_tile(const problem &p, const float (&acc)[ACC], int m0,
+                                                  int n, int t)
 {
     const bool pairs = p.N % 2 == 0;
 #pragma unroll
@@ -467,20 +478,19 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
                                                unsigned empty, int cw, int warp, int lane)
 {
     const int g = lane / 4, t = lane % 4;
-    const int q = 2 * (g / 2) + warp % 2;              /* the lane's 16-byte chunk of a box row */
+    const int q = 2 * (g / 2) + warp % 2; /* the lane's 16-byte chunk of a box row */
     const int col = 64 * cw + 32 * (warp / 2) + 4 * q + 2 * (g % 2); /* its first column */
     const unsigned col_off = (col >> 5) * 4096 + (g % 2) * 8;
     float acc[ACC];
 #if SPLIT == 3
     float part[ACC];
 #endif
-    int st = 0;
-    unsigned ph = 0;
+    ring at;
     for (int t_ = blockIdx.x; t_ < p.tiles; t_ += gridDim.x) {
         const tile c = tile_at(t_, p.tiles_m, p.tiles_n);
         for (int s = 0; s < p.slices; s++) {
-            const unsigned a = smem + st * STAGE_BYTES, b = a + A_BYTES;
-            bar_wait(ready + 8 * st, ph);
+            const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
+            bar_wait(ready + 8 * at.st, at.ph);
 #if SPLIT == 3
             if (FMA)
                 multiply_fma(acc, a, b, col, t, p.K);
@@ -489,9 +499,8 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 #else
             multiply(acc, a, b, col_off, q, t, s == 0);
 #endif
-            bar_arrive(empty + 8 * st); /* every thread: its own reads are done */
-            if (++st == STAGES)
-                st = 0, ph ^= 1;
+            bar_arrive(empty + 8 * at.st); /* every thread: its own reads are done */
+            at.next();
         }
         store_tile(p, acc, c.m0, c.n0 + col, t);
     }
@@ -515,6 +524,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     p.tiles = p.tiles_m * p.tiles_n;
     p.slices = (K + BK - 1) / BK;
     p.tma = K % 4 == 0 && N % 4 == 0;
+    p.fma = SPLIT == 3 && K <= 8;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
@@ -546,7 +556,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #if CWG > 1
     regs_inc<CONSUMER_REGS>();
 #endif
-    if (SPLIT == 3 && K <= 8)
+    if (p.fma)
         consume<true>(p, smem, ready, empty, wg - 1, warp, lane);
     else
         consume<false>(p, smem, ready, empty, wg - 1, warp, lane);
