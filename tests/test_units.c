@@ -13,6 +13,7 @@
 #include "core/report.h"
 #include "core/util.h"
 #include "core/verify.h"
+#include "tune/cache.h"
 #include "workloads/gemm.h"
 
 static void test_stats(void)
@@ -156,6 +157,35 @@ static void test_args(void)
           n);
 }
 
+/*
+ * A rung's presets parse as the tuned cache's lines do, and their values
+ * pass the checks --param's would (ranges, multiples, relations); within an
+ * architecture their size classes rise, so each one can be chosen.
+ */
+static void test_presets(const struct kl_gemm_rung *r)
+{
+    for (int i = 0; i < KL_MAX_PRESETS && r->presets[i].cc; i++) {
+        const struct kl_gemm_preset *p = &r->presets[i];
+        const char *items[KL_MAX_PARAMS];
+        char buf[512];
+        int values[KL_MAX_PARAMS], n = kl_tuned_items(p->params, buf, sizeof buf, items,
+                                                      KL_MAX_PARAMS);
+        unsigned mask;
+        struct kl_err e;
+        CHECK(n >= 1, "%s preset %d parses", r->name, i);
+        CHECK(n >= 1 &&
+                  kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) == KL_OK &&
+                  kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) ==
+                      KL_OK &&
+                  (!r->relations || r->relations(r, values, p->type, &e) == KL_OK),
+              "%s preset %d (%s) is a valid set", r->name, i, p->params);
+        for (int j = 0; j < i; j++)
+            CHECK(r->presets[j].cc != p->cc || r->presets[j].type != p->type ||
+                      r->presets[j].max_class < p->max_class,
+                  "%s presets %d and %d in rising size classes", r->name, j, i);
+    }
+}
+
 static void test_rungs(void)
 {
     enum kl_type t;
@@ -207,7 +237,18 @@ static void test_rungs(void)
             CHECK(d->min <= d->def && d->def <= d->max && d->def % d->multiple == 0,
                   "%s %s default", r->name, d->name);
         }
+        test_presets(r);
     }
+    /* Rung 14 on Hopper: small sizes take the small blocks, large ones the deep pipeline. */
+    struct kl_device_info h100 = {.cc_major = 9}, a100 = {.cc_major = 8};
+    const struct kl_gemm_preset *small = kl_gemm_preset_find(r14, &h100, KL_FLOAT, 1024, 1024, 1024),
+                                *large = kl_gemm_preset_find(r14, &h100, KL_FLOAT, 4096, 4096, 4096);
+    CHECK(small && large && small != large && strstr(small->params, "BN=64") &&
+              strstr(large->params, "STAGES=8"),
+          "rung 14's Hopper presets by size");
+    CHECK(!kl_gemm_preset_find(r14, &a100, KL_FLOAT, 1024, 1024, 1024) &&
+              !kl_gemm_preset_find(r14, &h100, KL_DOUBLE, 1024, 1024, 1024),
+          "no preset for another architecture or type");
 }
 
 /* x rounded to TF32 as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, ties away from zero. */

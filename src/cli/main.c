@@ -82,6 +82,7 @@ static const char usage_more[] =
     "                     they would take seconds); --no-host-rungs never runs them\n"
     "  --compare L[,L]    add vendor GEMMs as peers: cublas, clblast, openblas (host)\n"
     "  --no-tuned         the rungs' defaults, not parameters cached by kladder tune\n"
+    "                     nor the presets shipped for this GPU and size\n"
     "\n"
     "copy:\n"
     "  --n N (or --size)  elements of 4 bytes (default 2^24 on a GPU, 2^22 on a CPU)\n"
@@ -815,6 +816,7 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     }
     /* Parameters cached by `kladder tune` for this device, type and size class. */
     static struct kl_cli_tuned tuned;
+    req.no_presets = c->no_tuned;
     if (!c->no_tuned)
         kl_cli_tuned_apply(kl, &req, &tuned, stderr);
     return kl_gemm_ladder(kl, &req, rep);

@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "core/verify.h"
 #include "peers/peers.h"
+#include "tune/cache.h"
 
 /* ---- host rungs: the six loop orders of seed 004 ------------------------ */
 
@@ -221,7 +222,12 @@ static const struct kl_gemm_rung rungs[] = {
      .local = KL_LOCAL_STAGES,
      .params = {P_WARPTILE},
      .multiples = M_WARPTILE,
-     .relations = warptile_relations},
+     .relations = warptile_relations,
+     .b_pitch = 1,
+     /* Hopper (H100, docs/RESULTS.md): up to ~1600³ blocks of 128 × 64 fill the 132 SMs
+        (1024³: 2.8× the defaults' 32 blocks); above, the defaults with 8 stages. */
+     .presets = {{90, KL_FLOAT, 32, "BM=128,BN=64,BK=64,WM=128,WN=8,TM=8,TN=4,STAGES=4"},
+                 {90, KL_FLOAT, 99, "STAGES=8"}}},
     {.name = "15_mma_tf32",
      .summary = "CUDA: the multiply-adds on the tensor cores (mma.sync m16n8k8, inputs rounded to "
                 "TF32) over rung 14's cp.async pipeline; A's fragments by ldmatrix",
@@ -558,6 +564,7 @@ struct gemm_session {
     void *poison; /* M·N + GUARD elements of NaN (INT32_MAX for int) */
     void *out;    /* M·N + GUARD elements read back after the verified launch */
     struct kl_buf *dA, *dB, *dBt, *dC;
+    struct kl_buf *dBp; /* B in rows padded to 16 bytes, for b_pitch rungs (made on the device) */
 };
 
 static void session_free(struct gemm_session *s)
@@ -567,6 +574,7 @@ static void session_free(struct gemm_session *s)
         s->kl->ops->release(s->dB);
         s->kl->ops->release(s->dBt);
         s->kl->ops->release(s->dC);
+        s->kl->ops->release(s->dBp);
     }
     free(s->Bt);
     free(s->poison);
@@ -648,8 +656,8 @@ static enum kl_status host_once(void *arg, double *seconds, struct kl_err *e)
 }
 
 /* Median of three end-to-end runs: upload A and B, launch, download C. */
-static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch *l, int b_col, void *C,
-                                 double *out)
+static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
+                                 void *C, double *out)
 {
     struct kl_context *kl = s->kl;
     double t[3];
@@ -657,7 +665,7 @@ static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch *l, in
         enum kl_status st;
         double t0 = kl_now(), dummy;
         if ((st = upload_inputs(s, b_col)) != KL_OK ||
-            (st = kl_launch_timed(l, &dummy, &kl->err)) != KL_OK ||
+            (st = kl_launch_pair_timed(l, &dummy, &kl->err)) != KL_OK ||
             (st = kl->ops->read(kl->dev, s->dC, C, (size_t)s->M * s->N * kl_type_size(s->type),
                                 &kl->err)) != KL_OK)
             return st;
@@ -669,27 +677,78 @@ static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch *l, in
     return KL_OK;
 }
 
-/* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launch. */
-static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gemm_rung *r,
-                                     const int *values, struct kl_timing *t, struct kl_launch *l)
+/*
+ * A device rung's launches, timed as one: B's packing where the rung needs
+ * it, then the product (pair.a is the first of them, pair.b the second or
+ * NULL). Lives where it was prepared: pair points into it.
+ */
+struct rung_launch {
+    struct kl_launch pack, gemm;
+    struct kl_launch_pair pair;
+};
+
+/*
+ * B's row pitch for a b_pitch rung: N rounded up to whole 16-byte pieces.
+ * Where that differs from N, B is first copied (kernel pack_b of the rung's
+ * file) into rows of that pitch with zeros after N, so that its rows stay
+ * 16-byte aligned for the rung's 16-byte copies.
+ */
+static int b_pitch(const struct gemm_session *s)
+{
+    int per16 = (int)(16 / kl_type_size(s->type));
+    return (s->N + per16 - 1) / per16 * per16;
+}
+
+static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                   const char *options, int ldb, struct kl_launch *l)
 {
     struct kl_context *kl = s->kl;
     enum kl_status st;
+    double build_s;
+    *l = (struct kl_launch){.kl = kl, .nargs = 5, .dims = 1, .local = {256, 1, 1}};
+    l->global[0] = kl_round_up((size_t)s->K * (size_t)ldb, 256);
+    l->global[1] = l->global[2] = 1;
+    if ((st = device_buffer(s, (size_t)s->K * (size_t)ldb, &s->dBp)) != KL_OK ||
+        (st = kl_kernel_get(kl, r->file, "pack_b", options, &l->kernel, &build_s)) != KL_OK ||
+        (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
+        return st;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dB}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dBp}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
+    return KL_OK;
+}
+
+/* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launches. */
+static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                     const int *values, struct kl_timing *t,
+                                     struct rung_launch *rl)
+{
+    struct kl_context *kl = s->kl;
+    struct kl_launch *l = &rl->gemm;
+    enum kl_status st;
+    int ldb = r->b_pitch ? b_pitch(s) : s->N, packed = ldb != s->N;
     *l = (struct kl_launch){.kl = kl, .nargs = 6};
+    rl->pair = (struct kl_launch_pair){packed ? &rl->pack : l, packed ? l : NULL};
     shape_of(r, values, s->M, s->N, l);
     if ((st = check_rung(kl, r, values, s->type, l, &kl->err)) != KL_OK ||
         (st = session_device(s, r->b_col_major)) != KL_OK)
         return st;
     kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
     if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l->kernel, &t->build_s)) != KL_OK ||
-        (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
+        (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK ||
+        (packed && (st = prepare_pack(s, r, t->options, ldb, &rl->pack)) != KL_OK))
         return st;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
-    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : s->dB}};
+    l->args[1] = (struct kl_arg){
+        KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : packed ? s->dBp : s->dB}};
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    if (r->b_pitch)
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
     if (r->hopper) {
         /* TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async. */
         int tma = s->K % 4 == 0 && s->N % 4 == 0;
@@ -712,15 +771,15 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
  * Uploads the inputs, launches once on a poisoned C (*first_s: its event
  * time), reads C back into C and checks that nothing was written past it.
  */
-static enum kl_status verified_run(struct gemm_session *s, struct kl_launch *l, int b_col, void *C,
-                                   double *first_s)
+static enum kl_status verified_run(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
+                                   void *C, double *first_s)
 {
     struct kl_context *kl = s->kl;
     size_t es = kl_type_size(s->type), cbytes = (size_t)s->M * s->N * es;
     enum kl_status st;
     if ((st = upload_inputs(s, b_col)) != KL_OK ||
         (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes + GUARD * es, &kl->err)) != KL_OK ||
-        (st = kl_launch_timed(l, first_s, &kl->err)) != KL_OK ||
+        (st = kl_launch_pair_timed(l, first_s, &kl->err)) != KL_OK ||
         (st = kl->ops->read(kl->dev, s->dC, s->out, cbytes + GUARD * es, &kl->err)) != KL_OK)
         return st;
     /* Past the end of C the poison must still be there. */
@@ -754,14 +813,14 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
             return st;
         snprintf(t->options, sizeof t->options, "host, one thread");
     } else {
-        struct kl_launch l;
+        struct rung_launch rl;
         double dummy;
-        if ((st = prepare_launch(s, r, values, t, &l)) != KL_OK ||
-            (st = verified_run(s, &l, r->b_col_major, C, &dummy)) != KL_OK)
+        if ((st = prepare_launch(s, r, values, t, &rl)) != KL_OK ||
+            (st = verified_run(s, &rl.pair, r->b_col_major, C, &dummy)) != KL_OK)
             return st;
         /* The timed launches overwrite C with the same values; the verified copy is C. */
-        if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK ||
-            (st = end_to_end(s, &l, r->b_col_major, s->out, &t->total_s)) != KL_OK)
+        if ((st = kl_measure(proto, kl_launch_pair_timed, &rl.pair, &stats, &kl->err)) != KL_OK ||
+            (st = end_to_end(s, &rl.pair, r->b_col_major, s->out, &t->total_s)) != KL_OK)
             return st;
     }
     t->median_s = stats.median;
@@ -832,25 +891,65 @@ static enum kl_status resolve(const struct kl_gemm_rung *r, const char *const *i
                        : kl_params_check_multiples(r->name, r->params, values, r->multiples, e);
 }
 
+const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
+                                                 const struct kl_device_info *dev,
+                                                 enum kl_type t, int M, int N, int K)
+{
+    int cc = dev->cc_major * 10 + dev->cc_minor, cls = kl_tune_size_class(M, N, K);
+    for (int i = 0; i < KL_MAX_PRESETS && r->presets[i].cc; i++)
+        if (r->presets[i].cc == cc && r->presets[i].type == t && cls <= r->presets[i].max_class)
+            return &r->presets[i];
+    return NULL;
+}
+
+/* "WHAT NAME=V NAME=V" into config (n bytes). */
+static void describe(char *config, size_t n, const char *what, const char *const *items,
+                     int nitems)
+{
+    size_t used = (size_t)snprintf(config, n, "%s", what);
+    for (int j = 0; j < nitems && used < n; j++)
+        used += (size_t)snprintf(config + used, n - used, " %s", items[j]);
+}
+
 /*
- * A rung's values in a ladder: its tuned parameters (req->tuned) in place
- * of its defaults, unless --param sets one of its own; then, like
- * defaults, they leave *mask empty (a misfit makes the rung skipped).
- * *tuned gets the tuned set used, or NULL.
+ * A rung's values in a ladder: --param when it sets one of the rung's own;
+ * else its tuned parameters (req->tuned); else its preset for this device
+ * and size; else its defaults. Tuned and preset values, like defaults,
+ * leave *mask empty (a misfit makes the rung skipped). config (n bytes)
+ * gets where tuned or preset values came from and what they are, or "".
  */
 static enum kl_status resolve_request(const struct kl_gemm_request *req,
+                                      const struct kl_device_info *dev,
                                       const struct kl_gemm_rung *r, int *values, unsigned *mask,
-                                      const struct kl_gemm_rung_params **tuned, struct kl_err *e)
+                                      char *config, size_t n, struct kl_err *e)
 {
-    *tuned = NULL;
+    const struct kl_gemm_rung_params *tuned = NULL;
+    const struct kl_gemm_preset *preset;
+    const char *items[KL_MAX_PARAMS];
+    char buf[512];
+    int nitems;
+    enum kl_status st;
+    config[0] = '\0';
     if (kl_params_mention(req->params, req->nparams, r->params))
         return resolve(r, req->params, req->nparams, values, mask, e);
-    for (int i = 0; i < req->ntuned && !*tuned; i++)
+    for (int i = 0; i < req->ntuned && !tuned; i++)
         if (strcmp(req->tuned[i].rung, r->name) == 0)
-            *tuned = &req->tuned[i];
-    if (!*tuned)
+            tuned = &req->tuned[i];
+    if (tuned) {
+        st = resolve(r, tuned->items, tuned->nitems, values, mask, e);
+        describe(config, n, "tuned", tuned->items, tuned->nitems);
+    } else if (!req->no_presets &&
+               (preset = kl_gemm_preset_find(r, dev, req->type, req->M, req->N, req->K))) {
+        if ((nitems = kl_tuned_items(preset->params, buf, sizeof buf, items, KL_MAX_PARAMS)) < 1)
+            return kl_fail(e, KL_ERR_ARG, "rung %s: malformed preset \"%s\"", r->name,
+                           preset->params);
+        st = resolve(r, items, nitems, values, mask, e);
+        char what[32];
+        snprintf(what, sizeof what, "preset sm_%d", preset->cc);
+        describe(config, n, what, items, nitems);
+    } else {
         return resolve(r, req->params, req->nparams, values, mask, e);
-    enum kl_status st = resolve(r, (*tuned)->items, (*tuned)->nitems, values, mask, e);
+    }
     *mask = 0;
     return st;
 }
@@ -1176,11 +1275,11 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         int values[KL_MAX_PARAMS];
         unsigned mask;
         struct kl_launch l = {.kl = kl};
-        const struct kl_gemm_rung_params *tuned;
         char why[256];
         if (!kl_gemm_rung_available(kl, chosen[i], req->type, why, sizeof why))
             continue; /* skipped, whatever --param says */
-        if ((st = resolve_request(req, chosen[i], values, &mask, &tuned, e)) != KL_OK)
+        if ((st = resolve_request(req, &kl->info, chosen[i], values, &mask, why, sizeof why,
+                                  e)) != KL_OK)
             return st;
         shape_of(chosen[i], values, req->M, req->N, &l);
         if (mask && chosen[i]->geometry != KL_GEO_HOST &&
@@ -1246,17 +1345,11 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
             res->status = KL_RESULT_SKIPPED;
             continue;
         }
-        const struct kl_gemm_rung_params *tuned;
-        if ((st = resolve_request(req, r, values, &mask, &tuned, e)) != KL_OK)
+        if ((st = resolve_request(req, &kl->info, r, values, &mask, res->config,
+                                  sizeof res->config, e)) != KL_OK)
             goto free_data;
-        if (tuned) {
-            /* Tuned values, not the defaults: the row says so (and which). */
-            size_t used = (size_t)snprintf(res->config, sizeof res->config, "tuned");
-            for (int j = 0; j < tuned->nitems && used < sizeof res->config; j++)
-                used += (size_t)snprintf(res->config + used, sizeof res->config - used, " %s",
-                                         tuned->items[j]);
+        if (res->config[0]) /* tuned or preset values, not the defaults: the row says which */
             rep->show_config = 1;
-        }
         /* Host rungs named with --rung always run; the whole ladder skips slow ones. */
         if (res->on_host && req->host_rungs == 0 && req->nrungs == 0 &&
             (double)M * N * K > HOST_AUTO_LIMIT) {
@@ -1399,7 +1492,7 @@ const char *kl_gemm_bench_reference(const struct kl_gemm_bench *b)
 
 /* The protocol's launches of a candidate, abandoned when out of time or far too slow. */
 struct bench_launch {
-    struct kl_launch *l;
+    struct kl_launch_pair *l;
     struct kl_gemm_bench_limits *lim;
     int calls, warmup;
 };
@@ -1411,7 +1504,7 @@ static enum kl_status bench_launch_timed(void *arg, double *seconds, struct kl_e
         x->lim->abandoned = 2;
         return kl_fail(e, KL_ERR_UNSUPPORTED, "abandoned: the time budget ran out");
     }
-    enum kl_status st = kl_launch_timed(x->l, seconds, e);
+    enum kl_status st = kl_launch_pair_timed(x->l, seconds, e);
     if (st == KL_OK && ++x->calls == x->warmup + 1 && x->lim && x->lim->abandon_s > 0 &&
         *seconds > x->lim->abandon_s) {
         x->lim->abandoned = 1;
@@ -1430,7 +1523,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
     struct kl_context *kl = b->kl;
     struct kl_err *e = &kl->err;
     struct kl_timing t;
-    struct kl_launch l;
+    struct rung_launch rl;
     struct kl_stats stats;
     int values[KL_MAX_PARAMS];
     unsigned mask;
@@ -1449,7 +1542,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
     if ((st = kl_protocol_check(proto, e)) != KL_OK ||
         (st = kl_params_check_known(items, nitems, &list, 1, e)) != KL_OK ||
         (st = resolve(r, items, nitems, values, &mask, e)) != KL_OK ||
-        (st = prepare_launch(&b->s, r, values, &t, &l)) != KL_OK)
+        (st = prepare_launch(&b->s, r, values, &t, &rl)) != KL_OK)
         return st;
     snprintf(res->options, sizeof res->options, "%s", t.options);
     res->build_s = t.build_s;
@@ -1460,7 +1553,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
         return KL_OK;
     }
     /* Verified before it is timed: a wrong candidate never gets a speed. */
-    st = verified_run(&b->s, &l, r->b_col_major, b->C, &first);
+    st = verified_run(&b->s, &rl.pair, r->b_col_major, b->C, &first);
     if (st == KL_ERR_VERIFY) {
         snprintf(res->note, sizeof res->note, "%.500s", e->msg);
         return KL_OK;
@@ -1481,7 +1574,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
         b->baseline = (struct gemm_baseline){b->C, b->baseline_name, res->precision};
         b->C = next;
     }
-    struct bench_launch x = {&l, limits, 0, proto->warmup};
+    struct bench_launch x = {&rl.pair, limits, 0, proto->warmup};
     st = kl_measure(proto, bench_launch_timed, &x, &stats, e);
     if (st != KL_OK && limits && limits->abandoned) {
         res->status = KL_RESULT_SKIPPED;

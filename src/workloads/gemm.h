@@ -25,6 +25,21 @@ enum kl_geometry {
                           warpgroup and a consumer warpgroup per 64 columns */
 };
 
+/*
+ * Defaults for one architecture and a range of sizes, shipped with a rung:
+ * what `kladder tune` found there (docs/RESULTS.md). A ladder uses them in
+ * place of the rung's defaults when neither --param nor the tuned cache sets
+ * its parameters, and the row says so. Sizes are the tuned cache's classes
+ * (kl_tune_size_class: log2 of M·N·K, rounded).
+ */
+struct kl_gemm_preset {
+    int cc;             /* compute capability × 10 (90: Hopper); 0 ends the list */
+    enum kl_type type;  /* the element type it was tuned for (shared memory scales with it) */
+    int max_class;      /* sizes up to this class; a rung's first preset that covers one wins */
+    const char *params; /* "NAME=VALUE,NAME=VALUE" */
+};
+#define KL_MAX_PRESETS 4
+
 /* Local memory a rung declares, in elements, as a function of its parameters. */
 enum kl_local_use {
     KL_LOCAL_NONE,
@@ -53,6 +68,10 @@ struct kl_gemm_rung {
                          CUDA only, and its local memory is dynamic shared memory */
     void (*host)(enum kl_type t, int M, int N, int K, const void *A, const void *B, void *C);
     int b_col_major; /* the kernel reads B transposed (column-major) */
+    /* The kernel takes B's row pitch after K, and its file a kernel pack_b: where N is not a
+       multiple of 16 bytes, B is first copied into rows padded to one (timed with the product)
+       so that the rung's 16-byte copies of B stay aligned. */
+    int b_pitch;
     enum kl_geometry geometry;
     enum kl_local_use local;
     /* Hopper's wgmma and TMA (sm_90a): compute capability 9.0 only; the kernel takes tensor
@@ -64,6 +83,7 @@ struct kl_gemm_rung {
     /* Relations between values beyond multiples (NULL: none); KL_ERR_ARG with the reason. */
     enum kl_status (*relations)(const struct kl_gemm_rung *r, const int *values, enum kl_type t,
                                 struct kl_err *e);
+    struct kl_gemm_preset presets[KL_MAX_PRESETS];
 };
 
 int kl_gemm_rung_count(void);
@@ -88,6 +108,11 @@ enum kl_precision kl_gemm_rung_precision(const struct kl_gemm_rung *r, enum kl_t
  */
 int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_rung *r,
                            enum kl_type t, char *why, size_t n);
+
+/* Rung r's preset for this device, type t and M·N·K, or NULL (kl_gemm_preset). */
+const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
+                                                 const struct kl_device_info *dev,
+                                                 enum kl_type t, int M, int N, int K);
 
 /*
  * The tolerance factor a result of precision p must meet at depth K
@@ -120,6 +145,7 @@ struct kl_gemm_request {
     int npeers;
     const struct kl_gemm_rung_params *tuned; /* per-rung defaults (kladder tune) */
     int ntuned;
+    int no_presets; /* 1: the rungs' own defaults, not their presets (kl_gemm_preset) */
 };
 
 /* 1 when the request runs rung r: named by --rung, or the whole ladder (host rungs unless -1). */

@@ -51,11 +51,15 @@
  *            are free of bank conflicts, and the inner loop needs no index
  *            arithmetic. B needs neither: it is stored and read along rows.
  * Sizes:     any M, N, K >= 1. Loads outside A or B are cp.async with a
- *            source size of 0, which fills zeros; B's 16-byte copies need
- *            N a multiple of 16 / sizeof(T) (rows aligned), otherwise B too
- *            is copied element by element. The stores of C are 16-byte
- *            vectors where a row's four columns lie inside C and N % 4 == 0,
- *            element-wise with guards elsewhere.
+ *            source size of 0, which fills zeros. B's rows are ldb >= N
+ *            elements apart, readable up to ldb (zeros after N). Its 16-byte
+ *            copies need ldb a multiple of 16 / sizeof(T) (rows aligned):
+ *            where N is not, kladder first copies B into rows of the next
+ *            such pitch with pack_b below (a copy of B, ~2 % of the time at
+ *            4096^3, where copying element by element cost ~30 %); with any
+ *            other ldb, B is copied element by element. The stores of C
+ *            are 16-byte vectors where a row's four columns lie inside C and
+ *            N % 4 == 0, element-wise with guards elsewhere.
  *
  * Backends:  CUDA only (NVRTC); fp32 by FFMA, never tensor cores.
  */
@@ -155,9 +159,9 @@ static_assert(NT % (BN / EPC) == 0 && BK % B_ROWS == 0,
 
 struct loader {
     int a_row, a_k, b_row, b_col; /* the thread's first element or piece, in the block */
-    int m0, n0, M, N, K;
-    bool vec_b;  /* N a multiple of EPC: B's rows in 16-byte pieces */
-    bool inside; /* vec_b, and the block's rows and columns all inside C */
+    int m0, n0, M, N, K, ldb;
+    bool vec_b;  /* ldb a multiple of EPC: B's rows in 16-byte pieces */
+    bool inside; /* vec_b, and the block's rows inside A and columns inside B's rows */
 };
 
 /*
@@ -177,11 +181,11 @@ static __device__ __forceinline__ void load_slice(const T *__restrict__ A,
             for (int kc = 0; kc < BK / 8; kc++)
                 copy_async<sizeof(T)>(as + (l.a_k + 8 * kc) * SA + l.a_row + p * A_ROWS,
                                       a + (size_t)(p * A_ROWS) * l.K + 8 * kc, (int)sizeof(T));
-        const T *b = B + (size_t)(k0 + l.b_row) * l.N + l.n0 + l.b_col;
+        const T *b = B + (size_t)(k0 + l.b_row) * l.ldb + l.n0 + l.b_col;
 #pragma unroll
         for (int p = 0; p < BK / B_ROWS; p++)
             copy_async<16>(bs + (l.b_row + p * B_ROWS) * BN + l.b_col,
-                           b + (size_t)(p * B_ROWS) * l.N, 16);
+                           b + (size_t)(p * B_ROWS) * l.ldb, 16);
         return;
     }
 #pragma unroll
@@ -200,9 +204,10 @@ static __device__ __forceinline__ void load_slice(const T *__restrict__ A,
 #pragma unroll
         for (int p = 0; p < BK / B_ROWS; p++) {
             const int k = l.b_row + p * B_ROWS, gk = k0 + k;
-            /* N is a multiple of EPC here: a piece is wholly inside B or wholly outside. */
-            const bool ok = gk < l.K && gn < l.N;
-            copy_async<16>(bs + k * BN + l.b_col, B + (ok ? gk * l.N + gn : 0), ok ? 16 : 0);
+            /* ldb is a multiple of EPC here: a piece is wholly inside a row or wholly outside. */
+            const bool ok = gk < l.K && gn < l.ldb;
+            copy_async<16>(bs + k * BN + l.b_col, B + (ok ? (size_t)gk * l.ldb + gn : 0),
+                           ok ? 16 : 0);
         }
     } else {
 #pragma unroll
@@ -212,7 +217,7 @@ static __device__ __forceinline__ void load_slice(const T *__restrict__ A,
             const int gk = k0 + k, gn = l.n0 + n;
             const bool ok = gk < l.K && gn < l.N;
             if ((BK * BN) % NT == 0 || e < BK * BN)
-                copy_async<sizeof(T)>(bs + k * BN + n, B + (ok ? gk * l.N + gn : 0),
+                copy_async<sizeof(T)>(bs + k * BN + n, B + (ok ? (size_t)gk * l.ldb + gn : 0),
                                       ok ? (int)sizeof(T) : 0);
         }
     }
@@ -231,7 +236,7 @@ static __device__ __forceinline__ void load_fragments(T4 *a, T4 *b, const T *as,
 
 extern "C" __global__ void __launch_bounds__(NT, MIN_BLOCKS)
 gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const int M,
-     const int N, const int K)
+     const int N, const int K, const int ldb)
 {
     extern __shared__ __align__(32) unsigned char smem[];
     T *const As = (T *)smem;              /* STAGES x BK x SA */
@@ -251,7 +256,8 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
     const int n0 = bid % (GROUP * cols) / height * BN;
 
     const loader l = {tid / 8, tid % 8, tid / (BN / EPC), tid % (BN / EPC) * EPC,
-                      m0, n0, M, N, K, N % EPC == 0, N % EPC == 0 && m0 + BM <= M && n0 + BN <= N};
+                      m0, n0, M, N, K, ldb, ldb % EPC == 0,
+                      ldb % EPC == 0 && m0 + BM <= M && n0 + BN <= ldb};
     const int nslices = (K + BK - 1) / BK;
 
     T acc[TM][TN];
@@ -326,4 +332,20 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
             }
         }
     }
+}
+
+/*
+ * B (K x N) into P (K x ldp, ldp >= N), zeros after N in each row: the
+ * copy kladder makes where B's rows are not 16-byte aligned (ldp rounds N
+ * up to whole 16-byte pieces), timed with the product. One thread per
+ * element of P.
+ */
+extern "C" __global__ void pack_b(const T *__restrict__ B, T *__restrict__ P, const int K,
+                                  const int N, const int ldp)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)K * ldp)
+        return;
+    const int k = (int)(i / ldp), n = (int)(i % ldp);
+    P[i] = n < N ? B[(size_t)k * N + n] : (T)0;
 }
