@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cli/args.h"
 #include "core/context.h"
+#include "core/ladder.h"
 #include "core/measure.h"
 #include "core/report.h"
 #include "core/util.h"
@@ -402,6 +403,114 @@ static void test_inline(void)
           "a header that includes itself is refused: %s", e.msg);
 }
 
+/* ---- the ladder engine, on a workload of its own ---------------------------- */
+
+/* Rung "fits" runs; "big" needs X <= 4 on this pretend device (default 8); "wrong" fails
+ * verification; "noext" needs an extension the pretend device lacks. */
+struct fake_rung {
+    const char *name, *summary;
+    struct kl_param_def params[2];
+};
+static const struct fake_rung fake_rungs[] = {
+    {"01_fits", "runs and verifies", {{"X", 1, 1, 16, 1, 0, "x"}}},
+    {"02_big", "its default X=8 does not fit", {{"X", 8, 1, 16, 1, 0, "x"}}},
+    {"03_wrong", "fails verification", {{"X", 1, 1, 16, 1, 0, "x"}}},
+    {"04_noext", "needs what the device lacks", {{"X", 1, 1, 16, 1, 0, "x"}}},
+};
+KL_RUNG_TABLE(fake, struct fake_rung, fake_rungs);
+
+struct fake_wl {
+    int runs;
+    struct kl_err *e;
+};
+
+static int fake_available(void *self, int i, char *why, size_t n)
+{
+    (void)self;
+    snprintf(why, n, "no such extension");
+    return i != 3;
+}
+
+static enum kl_status fake_check(void *self, int i, const int *v, struct kl_err *e)
+{
+    (void)self;
+    return i == 1 && v[0] > 4 ? kl_fail(e, KL_ERR_UNSUPPORTED, "X=%d does not fit", v[0]) : KL_OK;
+}
+
+static enum kl_status fake_run(void *self, int i, const int *v, struct kl_result *res)
+{
+    struct fake_wl *f = self;
+    enum kl_status st = fake_check(self, i, v, f->e);
+    f->runs++;
+    if (st != KL_OK)
+        return st;
+    if (i == 2)
+        return kl_fail(f->e, KL_ERR_VERIFY, "3 of 9 elements differ");
+    res->status = KL_RESULT_VERIFIED;
+    res->median_s = 1e-3 * v[0];
+    return KL_OK;
+}
+
+/* Runs the fake ladder; returns the engine's status, rep holds the rows. */
+static enum kl_status fake_ladder(int named_is_users, const char *const *names, int nnames,
+                                  const char *const *params, int nparams, struct kl_report *rep,
+                                  int *runs)
+{
+    struct kl_err e;
+    struct fake_wl f = {0, &e};
+    struct kl_workload w = {&table, &f, named_is_users, fake_available, fake_check, fake_run};
+    struct kl_ladder_args a = {names, nnames, params, nparams};
+    int chosen[4], n;
+    enum kl_status st;
+    memset(rep, 0, sizeof *rep);
+    if ((st = kl_ladder_begin(&w, &a, chosen, &n, &e)) == KL_OK)
+        st = kl_ladder_rungs(&w, &a, chosen, n, 0, n, rep, &e);
+    *runs = f.runs;
+    return st;
+}
+
+static void test_engine(void)
+{
+    struct kl_report rep;
+    int runs;
+    /* The whole ladder: verified, skipped (defaults misfit), failed, skipped (unavailable). */
+    CHECK(fake_ladder(1, NULL, 0, NULL, 0, &rep, &runs) == KL_OK && rep.count == 4 && runs == 3,
+          "the whole fake ladder runs to its end");
+    CHECK(rep.count == 4 && rep.results[0].status == KL_RESULT_VERIFIED &&
+              rep.results[1].status == KL_RESULT_SKIPPED &&
+              strstr(rep.results[1].note, "X=8 does not fit") &&
+              rep.results[2].status == KL_RESULT_FAILED &&
+              strstr(rep.results[2].note, "3 of 9 elements differ") &&
+              rep.results[3].status == KL_RESULT_SKIPPED &&
+              strstr(rep.results[3].note, "no such extension"),
+          "rows: verified, skipped with the reason, failed with the reason, skipped");
+    kl_report_free(&rep);
+    /* What the user set is checked before anything runs. */
+    const char *x8[] = {"X=8"}, *x2[] = {"X=2"}, *big[] = {"02"}, *noext[] = {"04_noext"},
+               *nosuch[] = {"nosuch"}, *y[] = {"Y=1"};
+    CHECK(fake_ladder(1, NULL, 0, x8, 1, &rep, &runs) == KL_ERR_UNSUPPORTED && runs == 0,
+          "--param that does not fit: an error before any run");
+    kl_report_free(&rep);
+    CHECK(fake_ladder(1, big, 1, x2, 1, &rep, &runs) == KL_OK && rep.count == 1 &&
+              rep.results[0].status == KL_RESULT_VERIFIED && rep.results[0].median_s == 2e-3,
+          "--param reaches the run");
+    kl_report_free(&rep);
+    CHECK(fake_ladder(1, big, 1, NULL, 0, &rep, &runs) == KL_ERR_UNSUPPORTED && runs == 0,
+          "a named rung is the user's where the workload says so");
+    kl_report_free(&rep);
+    CHECK(fake_ladder(0, big, 1, NULL, 0, &rep, &runs) == KL_OK && rep.count == 1 &&
+              rep.results[0].status == KL_RESULT_SKIPPED,
+          "and a skipped row where it does not");
+    kl_report_free(&rep);
+    CHECK(fake_ladder(1, noext, 1, NULL, 0, &rep, &runs) == KL_ERR_UNSUPPORTED,
+          "an unavailable rung named by the user is an error");
+    kl_report_free(&rep);
+    CHECK(fake_ladder(1, nosuch, 1, NULL, 0, &rep, &runs) == KL_ERR_ARG &&
+              fake_ladder(1, NULL, 0, y, 1, &rep, &runs) == KL_ERR_ARG,
+          "unknown rung or parameter refused");
+    kl_report_free(&rep);
+}
+
 int main(void)
 {
     test_stats();
@@ -412,5 +521,6 @@ int main(void)
     test_args();
     test_rungs();
     test_inline();
+    test_engine();
     return check_summary();
 }

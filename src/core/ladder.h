@@ -1,17 +1,21 @@
 /*
- * Choosing rungs from a workload's table: by exact name or unique prefix,
- * in ladder order, with every --param name checked against the chosen
- * rungs. Workloads describe their table through two accessors.
+ * The ladder: choosing rungs from a workload's table (by exact name or
+ * unique prefix, in ladder order, with every --param name checked against
+ * the chosen rungs), and the engine that runs them, the same loop for every
+ * workload. Workloads describe their table through two accessors and their
+ * rungs' checks and runs through struct kl_workload.
  */
 #ifndef KL_LADDER_H
 #define KL_LADDER_H
 
 #include "core/params.h"
+#include "core/report.h"
 
 struct kl_rung_table {
     const char *workload; /* for messages: "gemm" */
     int count;
     const char *(*name)(int i);
+    const char *(*summary)(int i);
     const struct kl_param_def *(*params)(int i);
 };
 
@@ -32,12 +36,16 @@ struct kl_rung_table {
     {                                                                                              \
         return array[i].name;                                                                      \
     }                                                                                              \
+    static const char *rung_summary(int i)                                                         \
+    {                                                                                              \
+        return array[i].summary;                                                                   \
+    }                                                                                              \
     static const struct kl_param_def *rung_params(int i)                                           \
     {                                                                                              \
         return array[i].params;                                                                    \
     }                                                                                              \
     static const struct kl_rung_table table = {#workload, (int)(sizeof array / sizeof *array),     \
-                                               rung_name, rung_params}
+                                               rung_name, rung_summary, rung_params}
 
 /* The rung whose name is name or starts with it (unique), or -1. */
 int kl_rung_lookup(const struct kl_rung_table *t, const char *name);
@@ -50,5 +58,74 @@ int kl_rung_lookup(const struct kl_rung_table *t, const char *name);
 enum kl_status kl_rungs_choose(const struct kl_rung_table *t, const char *const *names, int nnames,
                                const char *const *params, int nparams, int *chosen, int *nchosen,
                                struct kl_err *e);
+
+/* ---- the engine: one loop over the rungs for every workload ---------------- */
+
+/*
+ * A workload as the engine runs it: its rung table and the two things only
+ * it knows, how to check a rung's values against the device and how to run
+ * one rung into a row. self is the workload's own state (its problem, data,
+ * reference and buffers), made before kl_ladder_rungs and freed after.
+ */
+struct kl_workload {
+    const struct kl_rung_table *table;
+    void *self;
+    /*
+     * 1: a rung named with --rung counts as chosen by the user, so a misfit
+     * of its defaults is an error, like a misfit of values set by --param;
+     * 0: only --param makes a rung's values the user's.
+     */
+    int named_is_users;
+    /*
+     * 0 where rung i cannot run on this device whatever its values (a
+     * missing extension), why saying so in n bytes; NULL: every rung can.
+     * Such a rung is a skipped row, or an error where the user chose it.
+     */
+    int (*available)(void *self, int i, char *why, size_t n);
+    /* Checks rung i's values against the device, building nothing (NULL: nothing to check). */
+    enum kl_status (*check)(void *self, int i, const int *values, struct kl_err *e);
+    /*
+     * Builds, runs once, verifies and times rung i with these values into
+     * res (whose status it sets: verified, or failed with the reason in its
+     * note). KL_ERR_UNSUPPORTED: the rung does not fit the device.
+     */
+    enum kl_status (*run)(void *self, int i, const int *values, struct kl_result *res);
+};
+
+/*
+ * The parts of a ladder's report every workload fills the same way: the
+ * workload's name, type, seed and protocol, the device and backend of kl,
+ * the date, the cached ceilings, and rows that are rungs of one ladder.
+ */
+struct kl_context;
+void kl_ladder_report(struct kl_report *rep, const struct kl_context *kl, const char *workload,
+                      enum kl_type t, unsigned long long seed, const struct kl_protocol *proto);
+
+/* What the user asked of the rungs: names (none: all) and NAME=VALUE parameters. */
+struct kl_ladder_args {
+    const char *const *rungs;
+    int nrungs;
+    const char *const *params;
+    int nparams;
+};
+
+/*
+ * Chooses the rungs (chosen[], table->count entries at most) and, before
+ * anything runs, resolves each one's values and checks those the user set
+ * (wholly or by naming the rung, see named_is_users): a bad value or a
+ * misfit there is an error with the reason, not a skipped row.
+ */
+enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladder_args *a,
+                               int *chosen, int *nchosen, struct kl_err *e);
+
+/*
+ * Runs the chosen rungs in order, a row of rep each (progress steps first
+ * to first + nchosen - 1 of total). A rung whose own defaults do not fit
+ * the device is a skipped row with the reason; one that fails verification
+ * a failed row. Any other error stops the ladder, the rows so far kept.
+ */
+enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
+                               const int *chosen, int nchosen, int first, int total,
+                               struct kl_report *rep, struct kl_err *e);
 
 #endif /* KL_LADDER_H */

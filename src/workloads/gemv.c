@@ -123,19 +123,35 @@ static struct kl_arg scalar(enum kl_type t, double v)
                          : (struct kl_arg){KL_ARG_DOUBLE, {.d = v}};
 }
 
+/* The problem, its reference and its device buffers: what the engine's callbacks share. */
 struct gemv_data {
+    struct kl_context *kl;
     struct kl_gemv_problem p; /* row-major view; layout set per rung */
     void *A_row, *A_col, *x, *y0;
     struct kl_buf *dA_row, *dA_col, *dx, *dwork;
     size_t work_elems;
+    struct kl_vecout out;
+    const struct kl_protocol *proto;
+    double factor;
 };
 
-/* Builds, checks and runs one rung into res. */
-static enum kl_status run_rung(struct kl_context *kl, const struct kl_gemv_rung *r,
-                               const int *values, struct gemv_data *g, struct kl_vecout *out,
-                               const struct kl_protocol *proto, double factor,
-                               struct kl_result *res)
+static enum kl_status gemv_check(void *self, int i, const int *values, struct kl_err *e)
 {
+    struct gemv_data *g = self;
+    struct kl_launch l = {.kl = g->kl}, l2 = {.kl = g->kl};
+    shape_of(&rungs[i], values, g->p.M, &l, &l2);
+    return check_rung(g->kl, &rungs[i], values, g->p.type, &l, e);
+}
+
+/* Builds, checks and runs one rung into res. */
+static enum kl_status gemv_run(void *self, int i, const int *values, struct kl_result *res)
+{
+    struct gemv_data *g = self;
+    struct kl_context *kl = g->kl;
+    const struct kl_gemv_rung *r = &rungs[i];
+    struct kl_vecout *out = &g->out;
+    const struct kl_protocol *proto = g->proto;
+    double factor = g->factor;
     struct kl_err *e = &kl->err;
     struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
     enum kl_type t = g->p.type;
@@ -225,17 +241,11 @@ static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_
     return KL_OK;
 }
 
-enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_request *req,
-                              struct kl_report *rep)
+/* A request the kernels can take, refused at once with the reason otherwise. */
+static enum kl_status check_request(struct kl_context *kl, const struct kl_gemv_request *req,
+                                    struct kl_err *e)
 {
-    struct kl_err *e = &kl->err;
-    int chosen[RUNG_COUNT], nchosen;
     size_t M = (size_t)req->M, N = (size_t)req->N, es = kl_type_size(req->type);
-    struct gemv_data g;
-    struct kl_vecout out;
-    enum kl_status st;
-
-    memset(&g, 0, sizeof g);
     if (req->type != KL_FLOAT && req->type != KL_DOUBLE)
         return kl_fail(e, KL_ERR_ARG, "gemv runs in float or double, not --type %s",
                        kl_type_name(req->type));
@@ -254,124 +264,115 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
         if (strcmp(req->peers[j], "clblast") && strcmp(req->peers[j], "cublas"))
             return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemv (clblast or cublas)",
                            req->peers[j]);
-    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
-        (st = kl_rungs_choose(&table, req->rungs, req->nrungs, req->params, req->nparams, chosen,
-                              &nchosen, e)) != KL_OK)
-        return st;
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_gemv_rung *r = &rungs[chosen[i]];
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
-        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
-                                    e)) != KL_OK)
-            return st;
-        shape_of(r, values, req->M, &l, &l2);
-        if ((mask || req->nrungs) && (st = check_rung(kl, r, values, req->type, &l, e)) != KL_OK)
-            return st;
-    }
+    return kl_protocol_check(&req->protocol, e);
+}
 
-    kl_vecout_init(&out, kl, req->type, M);
-    g.p = (struct kl_gemv_problem){req->type, KL_ROW_MAJOR, req->M, req->N, NULL,
-                                   NULL,      NULL,         1.25,   0.5};
-    g.A_row = malloc(M * N * es);
-    g.A_col = malloc(M * N * es);
-    g.x = malloc(N * es);
-    g.y0 = malloc(M * es);
-    if (!g.A_row || !g.A_col || !g.x || !g.y0) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu×%zu", M, N);
-        goto done;
-    }
+/* Random A (in both layouts), x and y, the reference and the device's copies. */
+static enum kl_status gemv_data_make(struct gemv_data *g, unsigned long long seed,
+                                     struct kl_err *e)
+{
+    struct kl_context *kl = g->kl;
+    enum kl_type t = g->p.type;
+    size_t M = (size_t)g->p.M, N = (size_t)g->p.N, es = kl_type_size(t);
+    enum kl_status st;
+    g->A_row = malloc(M * N * es);
+    g->A_col = malloc(M * N * es);
+    g->x = malloc(N * es);
+    g->y0 = malloc(M * es);
+    if (!g->A_row || !g->A_col || !g->x || !g->y0)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu×%zu", M, N);
     struct kl_rng rng;
-    kl_rng_seed(&rng, req->seed);
-    kl_fill_uniform(req->type, g.A_row, M * N, &rng);
-    kl_fill_uniform(req->type, g.x, N, &rng);
-    kl_fill_uniform(req->type, g.y0, M, &rng);
+    kl_rng_seed(&rng, seed);
+    kl_fill_uniform(t, g->A_row, M * N, &rng);
+    kl_fill_uniform(t, g->x, N, &rng);
+    kl_fill_uniform(t, g->y0, M, &rng);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++)
-            memcpy((char *)g.A_col + (i + j * M) * es, (char *)g.A_row + (i * N + j) * es, es);
-    g.p.x = g.x;
-    g.p.y0 = g.y0;
-    out.init = g.y0;
-    if ((st = kl_vecout_alloc(&out, e)) != KL_OK)
-        goto done;
+            memcpy((char *)g->A_col + (i + j * M) * es, (char *)g->A_row + (i * N + j) * es, es);
+    g->p.x = g->x;
+    g->p.y0 = g->y0;
+    g->out.init = g->y0;
+    if ((st = kl_vecout_alloc(&g->out, e)) != KL_OK)
+        return st;
     for (size_t i = 0; i < M; i++) {
         double sum = 0, mag = 0;
         for (size_t j = 0; j < N; j++) {
-            double p = kl_get(req->type, g.A_row, i * N + j) * kl_get(req->type, g.x, j);
+            double p = kl_get(t, g->A_row, i * N + j) * kl_get(t, g->x, j);
             sum += p;
             mag += fabs(p);
         }
-        double y0 = kl_get(req->type, g.y0, i);
-        out.ref[i] = g.p.alpha * sum + g.p.beta * y0;
-        out.scale[i] = fabs(g.p.alpha) * mag + fabs(g.p.beta * y0);
+        double y0 = kl_get(t, g->y0, i);
+        g->out.ref[i] = g->p.alpha * sum + g->p.beta * y0;
+        g->out.scale[i] = fabs(g->p.alpha) * mag + fabs(g->p.beta * y0);
     }
-    if ((st = kl->ops->alloc(kl->dev, M * N * es, &g.dA_row, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, M * N * es, &g.dA_col, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, N * es, &g.dx, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, g.dA_row, g.A_row, M * N * es, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, g.dA_col, g.A_col, M * N * es, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, g.dx, g.x, N * es, e)) != KL_OK)
+    if ((st = kl->ops->alloc(kl->dev, M * N * es, &g->dA_row, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, M * N * es, &g->dA_col, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, N * es, &g->dx, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, g->dA_row, g->A_row, M * N * es, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, g->dA_col, g->A_col, M * N * es, e)) != KL_OK)
+        return st;
+    return kl->ops->write(kl->dev, g->dx, g->x, N * es, e);
+}
+
+static void gemv_data_free(struct gemv_data *g)
+{
+    struct kl_context *kl = g->kl;
+    kl->ops->release(g->dA_row);
+    kl->ops->release(g->dA_col);
+    kl->ops->release(g->dx);
+    kl->ops->release(g->dwork);
+    kl_vecout_free(&g->out);
+    free(g->A_row);
+    free(g->A_col);
+    free(g->x);
+    free(g->y0);
+}
+
+enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_request *req,
+                              struct kl_report *rep)
+{
+    struct kl_err *e = &kl->err;
+    struct gemv_data g = {.kl = kl,
+                          .p = {req->type, KL_ROW_MAJOR, req->M, req->N, NULL, NULL, NULL, 1.25,
+                                0.5},
+                          .proto = &req->protocol,
+                          .factor = kl_dot_tolerance(req->type, req->N)};
+    /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
+    struct kl_workload w = {&table, &g, 1, NULL, gemv_check, gemv_run};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params, req->nparams};
+    int chosen[RUNG_COUNT], nchosen;
+    enum kl_status st;
+    if ((st = check_request(kl, req, e)) != KL_OK ||
+        (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
+        return st;
+    kl_vecout_init(&g.out, kl, req->type, (size_t)req->M);
+    if ((st = gemv_data_make(&g, req->seed, e)) != KL_OK)
         goto done;
 
-    rep->workload = "gemv";
+    size_t M = (size_t)req->M, N = (size_t)req->N;
+    kl_ladder_report(rep, kl, "gemv", req->type, req->seed, &req->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, "M=%d N=%d alpha=%.2f beta=%.2f", req->M, req->N,
              g.p.alpha, g.p.beta);
     snprintf(rep->size_json, sizeof rep->size_json,
              "\"M\": %d, \"N\": %d, \"alpha\": %g, "
              "\"beta\": %g",
              req->M, req->N, g.p.alpha, g.p.beta);
-    rep->type = req->type;
-    rep->seed = req->seed;
     rep->flops = 2.0 * (double)M * N;
-    rep->bytes = (double)(M * N + N + 2 * M) * es; /* A and x read, y read and written */
+    /* A and x read, y read and written */
+    rep->bytes = (double)(M * N + N + 2 * M) * kl_type_size(req->type);
     snprintf(rep->reference, sizeof rep->reference,
              "α·A·x + β·y summed in double on the host; tolerance 4u·√N·Σ|terms|");
-    rep->protocol = req->protocol;
-    rep->device = kl->info;
-    rep->backend = kl->ops->name;
-    rep->ladder = 1;
-    kl_utc_now(rep->date, sizeof rep->date);
-    kl_report_load_ceilings(rep);
 
-    double factor = kl_dot_tolerance(req->type, req->N);
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_gemv_rung *r = &rungs[chosen[i]];
-        kl_progress_step(i, nchosen + 2 * req->npeers, "gemv %s: build, time, verify", r->name);
-        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        if (!res) {
-            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-            goto done;
-        }
-        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-        st = run_rung(kl, r, values, &g, &out, &req->protocol, factor, res);
-        if (st != KL_OK)
-            snprintf(res->note, sizeof res->note, "%s", e->msg);
-        if (st == KL_ERR_UNSUPPORTED && !mask && !req->nrungs) {
-            res->status = KL_RESULT_SKIPPED;
-            continue;
-        }
-        if (st != KL_OK)
-            goto done;
-    }
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen + 2 * req->npeers, rep, e)) !=
+        KL_OK)
+        goto done;
     for (int j = 0; j < req->npeers; j++)
         for (int layout = KL_ROW_MAJOR; layout <= KL_COL_MAJOR; layout++)
-            if ((st = run_peer(kl, req->peers[j], (enum kl_layout)layout, &g, &out, &req->protocol,
-                               factor, rep)) != KL_OK)
+            if ((st = run_peer(kl, req->peers[j], (enum kl_layout)layout, &g, &g.out,
+                               &req->protocol, g.factor, rep)) != KL_OK)
                 goto done;
-    st = KL_OK;
 done:
     kl_report_finish(rep);
-    kl->ops->release(g.dA_row);
-    kl->ops->release(g.dA_col);
-    kl->ops->release(g.dx);
-    kl->ops->release(g.dwork);
-    kl_vecout_free(&out);
-    free(g.A_row);
-    free(g.A_col);
-    free(g.x);
-    free(g.y0);
+    gemv_data_free(&g);
     return st;
 }

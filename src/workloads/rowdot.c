@@ -80,7 +80,7 @@ static void shape_of(const struct kl_rowdot_rung *r, const int *v, int Y, struct
     }
 }
 
-/* Limits beyond the work-group: local memory, RPG <= WG, sub-groups. */
+/* Limits beyond the work-group: local memory, RPG <= WG. */
 static enum kl_status check_rung(struct kl_context *kl, const struct kl_rowdot_rung *r,
                                  const int *v, enum kl_type t, const struct kl_launch *l,
                                  struct kl_err *e)
@@ -90,9 +90,6 @@ static enum kl_status check_rung(struct kl_context *kl, const struct kl_rowdot_r
     enum kl_status st = kl_launch_check(l, r->name, e);
     if (st != KL_OK)
         return st;
-    if (r->needs_subgroups && !kl->info.subgroups)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: the device has no cl_khr_subgroups",
-                       r->name);
     if (r->geometry == KL_RD_ROWS_PER_GROUP && PARAM("RPG") > PARAM("WG"))
         return kl_fail(e, KL_ERR_ARG, "rung %s: RPG=%zu rows cannot share WG=%zu work-items",
                        r->name, PARAM("RPG"), PARAM("WG"));
@@ -123,18 +120,106 @@ static enum kl_status reference(enum kl_type t, int Y, int D, const void *vv, co
     return KL_OK;
 }
 
-enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,
-                                struct kl_report *rep)
-{
-    struct kl_err *e = &kl->err;
-    int chosen[RUNG_COUNT], nchosen;
-    enum kl_status st;
-    size_t Y = (size_t)req->rows, D = (size_t)req->d, es = kl_type_size(req->type);
-    const double f = 0.75;
+/* The problem, its reference and its device buffers: what the engine's callbacks share. */
+struct rowdot {
+    struct kl_context *kl;
+    enum kl_type type;
+    int Y, D;
+    double f, factor;
+    const struct kl_protocol *protocol;
+    void *v, *m1, *m2;
+    struct kl_buf *dv, *dm1, *dm2;
     struct kl_vecout out;
-    void *vv = NULL, *m1 = NULL, *m2 = NULL;
-    struct kl_buf *dv = NULL, *dm1 = NULL, *dm2 = NULL;
+};
 
+static int rowdot_available(void *self, int i, char *why, size_t n)
+{
+    struct rowdot *p = self;
+    if (rungs[i].needs_subgroups && !p->kl->info.subgroups) {
+        snprintf(why, n, "the device has no cl_khr_subgroups");
+        return 0;
+    }
+    return 1;
+}
+
+static enum kl_status rowdot_check(void *self, int i, const int *values, struct kl_err *e)
+{
+    struct rowdot *p = self;
+    struct kl_launch l = {.kl = p->kl};
+    shape_of(&rungs[i], values, p->Y, &l);
+    return check_rung(p->kl, &rungs[i], values, p->type, &l, e);
+}
+
+static enum kl_status rowdot_run(void *self, int i, const int *values, struct kl_result *res)
+{
+    struct rowdot *p = self;
+    struct kl_context *kl = p->kl;
+    const struct kl_rowdot_rung *r = &rungs[i];
+    struct kl_launch l = {.kl = kl, .nargs = 7};
+    enum kl_status st;
+    shape_of(r, values, p->Y, &l);
+    kl_params_options(r->params, values, p->type, res->options, sizeof res->options);
+    if ((st = check_rung(kl, r, values, p->type, &l, &kl->err)) != KL_OK ||
+        (st = kl_kernel_get(kl, r->file, "rowdot", res->options, &l.kernel, &res->build_s)) !=
+            KL_OK ||
+        (st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
+        return st;
+    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dv}};
+    l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dm1}};
+    l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dm2}};
+    l.args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = p->out.dev}};
+    l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = p->Y}};
+    l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = p->D}};
+    l.args[6] = p->type == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)p->f}}
+                                    : (struct kl_arg){KL_ARG_DOUBLE, {.d = p->f}};
+    return kl_vecout_run(&p->out, &l, NULL, p->protocol, p->factor, res);
+}
+
+/* Random v, M1 and M2, the reference and the device's copies. */
+static enum kl_status rowdot_data(struct rowdot *p, unsigned long long seed, struct kl_err *e)
+{
+    struct kl_context *kl = p->kl;
+    size_t Y = (size_t)p->Y, D = (size_t)p->D, es = kl_type_size(p->type);
+    enum kl_status st;
+    struct kl_rng rng;
+    p->v = malloc(D * es);
+    p->m1 = malloc(Y * D * es);
+    p->m2 = malloc(Y * D * es);
+    if (!p->v || !p->m1 || !p->m2)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu×%zu", Y, D);
+    kl_rng_seed(&rng, seed);
+    kl_fill_uniform(p->type, p->v, D, &rng);
+    kl_fill_uniform(p->type, p->m1, Y * D, &rng);
+    kl_fill_uniform(p->type, p->m2, Y * D, &rng);
+    if ((st = kl_vecout_alloc(&p->out, e)) != KL_OK ||
+        (st = reference(p->type, p->Y, p->D, p->v, p->m1, p->m2, p->f, p->out.ref, p->out.scale,
+                        e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, D * es, &p->dv, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, Y * D * es, &p->dm1, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, Y * D * es, &p->dm2, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, p->dv, p->v, D * es, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, p->dm1, p->m1, Y * D * es, e)) != KL_OK)
+        return st;
+    return kl->ops->write(kl->dev, p->dm2, p->m2, Y * D * es, e);
+}
+
+static void rowdot_free(struct rowdot *p)
+{
+    struct kl_context *kl = p->kl;
+    kl->ops->release(p->dv);
+    kl->ops->release(p->dm1);
+    kl->ops->release(p->dm2);
+    kl_vecout_free(&p->out);
+    free(p->v);
+    free(p->m1);
+    free(p->m2);
+}
+
+/* A request the kernels can take, refused at once with the reason otherwise. */
+static enum kl_status check_request(struct kl_context *kl, const struct kl_rowdot_request *req,
+                                    struct kl_err *e)
+{
+    size_t Y = (size_t)req->rows, D = (size_t)req->d, es = kl_type_size(req->type);
     if (req->type != KL_FLOAT && req->type != KL_DOUBLE)
         return kl_fail(e, KL_ERR_ARG, "rowdot runs in float or double, not --type %s",
                        kl_type_name(req->type));
@@ -150,121 +235,45 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
                        "a %zu×%zu matrix needs %.1f MiB, more than the device's largest "
                        "allocation (%.1f MiB)",
                        Y, D, Y * D * es / 1048576.0, kl->info.max_alloc / 1048576.0);
-    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
-        (st = kl_rungs_choose(&table, req->rungs, req->nrungs, req->params, req->nparams, chosen,
-                              &nchosen, e)) != KL_OK)
+    return kl_protocol_check(&req->protocol, e);
+}
+
+enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,
+                                struct kl_report *rep)
+{
+    struct kl_err *e = &kl->err;
+    struct rowdot p = {.kl = kl,
+                       .type = req->type,
+                       .Y = req->rows,
+                       .D = req->d,
+                       .f = 0.75,
+                       .factor = kl_dot_tolerance(req->type, req->d),
+                       .protocol = &req->protocol};
+    /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
+    struct kl_workload w = {&table, &p, 1, rowdot_available, rowdot_check, rowdot_run};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params, req->nparams};
+    int chosen[RUNG_COUNT], nchosen;
+    enum kl_status st;
+    if ((st = check_request(kl, req, e)) != KL_OK ||
+        (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_rowdot_rung *r = &rungs[chosen[i]];
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        struct kl_launch l = {.kl = kl};
-        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
-                                    e)) != KL_OK)
-            return st;
-        if (r->needs_subgroups && !kl->info.subgroups && !req->nrungs)
-            continue; /* skipped below, whatever the parameters */
-        shape_of(r, values, req->rows, &l);
-        if ((mask || req->nrungs) && (st = check_rung(kl, r, values, req->type, &l, e)) != KL_OK)
-            return st;
-    }
-
-    kl_vecout_init(&out, kl, req->type, Y);
-    vv = malloc(D * es);
-    m1 = malloc(Y * D * es);
-    m2 = malloc(Y * D * es);
-    if (!vv || !m1 || !m2) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu×%zu", Y, D);
-        goto done;
-    }
-    struct kl_rng rng;
-    kl_rng_seed(&rng, req->seed);
-    kl_fill_uniform(req->type, vv, D, &rng);
-    kl_fill_uniform(req->type, m1, Y * D, &rng);
-    kl_fill_uniform(req->type, m2, Y * D, &rng);
-    if ((st = kl_vecout_alloc(&out, e)) != KL_OK ||
-        (st = reference(req->type, req->rows, req->d, vv, m1, m2, f, out.ref, out.scale, e)) !=
-            KL_OK ||
-        (st = kl->ops->alloc(kl->dev, D * es, &dv, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, Y * D * es, &dm1, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, Y * D * es, &dm2, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, dv, vv, D * es, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, dm1, m1, Y * D * es, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, dm2, m2, Y * D * es, e)) != KL_OK)
+    kl_vecout_init(&p.out, kl, req->type, (size_t)req->rows);
+    if ((st = rowdot_data(&p, req->seed, e)) != KL_OK)
         goto done;
 
-    rep->workload = "rowdot";
+    kl_ladder_report(rep, kl, "rowdot", req->type, req->seed, &req->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, "Y=%d D=%d", req->rows, req->d);
     snprintf(rep->size_json, sizeof rep->size_json, "\"Y\": %d, \"D\": %d", req->rows, req->d);
-    rep->type = req->type;
-    rep->seed = req->seed;
     /* Per element: two multiplies and an add, after reading M1 and M2 once. */
+    size_t Y = (size_t)req->rows, D = (size_t)req->d;
     rep->flops = 3.0 * (double)Y * D;
-    rep->bytes = (double)(2 * Y * D + D + Y) * es;
+    rep->bytes = (double)(2 * Y * D + D + Y) * kl_type_size(req->type);
     snprintf(rep->reference, sizeof rep->reference,
              "r[y] = f·Σ v·M1·M2 summed in double on the host (f = %.2f); tolerance 4u·√D·Σ|terms|",
-             f);
-    rep->protocol = req->protocol;
-    rep->device = kl->info;
-    rep->backend = kl->ops->name;
-    rep->ladder = 1;
-    kl_utc_now(rep->date, sizeof rep->date);
-    kl_report_load_ceilings(rep);
-
-    double factor = kl_dot_tolerance(req->type, req->d);
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_rowdot_rung *r = &rungs[chosen[i]];
-        kl_progress_step(i, nchosen, "rowdot %s: build, time, verify", r->name);
-        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
-        struct kl_launch l = {.kl = kl, .nargs = 7};
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        if (!res) {
-            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-            goto done;
-        }
-        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-        if (r->needs_subgroups && !kl->info.subgroups) {
-            res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note, "the device has no cl_khr_subgroups");
-            continue;
-        }
-        shape_of(r, values, req->rows, &l);
-        kl_params_options(r->params, values, req->type, res->options, sizeof res->options);
-        st = check_rung(kl, r, values, req->type, &l, e);
-        if (st == KL_OK)
-            st = kl_kernel_get(kl, r->file, "rowdot", res->options, &l.kernel, &res->build_s);
-        if (st == KL_OK)
-            st = kl_launch_check(&l, r->name, e);
-        if (st == KL_OK) {
-            l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = dv}};
-            l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = dm1}};
-            l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = dm2}};
-            l.args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = out.dev}};
-            l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = req->rows}};
-            l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = req->d}};
-            l.args[6] = req->type == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)f}}
-                                              : (struct kl_arg){KL_ARG_DOUBLE, {.d = f}};
-            st = kl_vecout_run(&out, &l, NULL, &req->protocol, factor, res);
-        }
-        if (st != KL_OK)
-            snprintf(res->note, sizeof res->note, "%s", e->msg);
-        if (st == KL_ERR_UNSUPPORTED && !mask && !req->nrungs) {
-            res->status = KL_RESULT_SKIPPED;
-            continue;
-        }
-        if (st != KL_OK)
-            goto done;
-    }
-    st = KL_OK;
+             p.f);
+    st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e);
 done:
     kl_report_finish(rep);
-    kl->ops->release(dv);
-    kl->ops->release(dm1);
-    kl->ops->release(dm2);
-    kl_vecout_free(&out);
-    free(vv);
-    free(m1);
-    free(m2);
+    rowdot_free(&p);
     return st;
 }
