@@ -699,17 +699,24 @@ static int b_pitch(const struct gemm_session *s)
     return (s->N + per16 - 1) / per16 * per16;
 }
 
-static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_rung *r,
-                                   const char *options, int ldb, struct kl_launch *l)
+/*
+ * The packing launch. pack_b depends on the element type alone, so it is
+ * built with the type's option only: once per type, whatever the rung's
+ * parameters (the tuner's candidates share it). *build_s gets its build time.
+ */
+static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_rung *r, int ldb,
+                                   struct kl_launch *l, double *build_s)
 {
+    static const struct kl_param_def none[1] = {{0}};
     struct kl_context *kl = s->kl;
     enum kl_status st;
-    double build_s;
+    char options[64];
+    kl_params_options(none, NULL, s->type, options, sizeof options);
     *l = (struct kl_launch){.kl = kl, .nargs = 5, .dims = 1, .local = {256, 1, 1}};
     l->global[0] = kl_round_up((size_t)s->K * (size_t)ldb, 256);
     l->global[1] = l->global[2] = 1;
     if ((st = device_buffer(s, (size_t)s->K * (size_t)ldb, &s->dBp)) != KL_OK ||
-        (st = kl_kernel_get(kl, r->file, "pack_b", options, &l->kernel, &build_s)) != KL_OK ||
+        (st = kl_kernel_get(kl, r->file, "pack_b", options, &l->kernel, build_s)) != KL_OK ||
         (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
         return st;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dB}};
@@ -728,6 +735,7 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     struct kl_context *kl = s->kl;
     struct kl_launch *l = &rl->gemm;
     enum kl_status st;
+    double pack_build_s = 0;
     int ldb = r->b_pitch ? b_pitch(s) : s->N, packed = ldb != s->N;
     *l = (struct kl_launch){.kl = kl, .nargs = 6};
     rl->pair = (struct kl_launch_pair){packed ? &rl->pack : l, packed ? l : NULL};
@@ -738,8 +746,9 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
     if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l->kernel, &t->build_s)) != KL_OK ||
         (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK ||
-        (packed && (st = prepare_pack(s, r, t->options, ldb, &rl->pack)) != KL_OK))
+        (packed && (st = prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK))
         return st;
+    t->build_s += pack_build_s;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
     l->args[1] = (struct kl_arg){
         KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : packed ? s->dBp : s->dB}};
