@@ -458,8 +458,13 @@ static enum kl_status fake_ladder(int named_is_users, const char *const *names, 
 {
     struct kl_err e;
     struct fake_wl f = {0, &e};
-    struct kl_workload w = {&table, &f, named_is_users, fake_available, fake_check, fake_run};
-    struct kl_ladder_args a = {names, nnames, params, nparams};
+    struct kl_workload w = {.table = &table,
+                            .self = &f,
+                            .named_is_users = named_is_users,
+                            .available = fake_available,
+                            .check = fake_check,
+                            .run = fake_run};
+    struct kl_ladder_args a = {names, nnames, params, nparams, NULL, 0};
     int chosen[4], n;
     enum kl_status st;
     memset(rep, 0, sizeof *rep);

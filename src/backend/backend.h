@@ -90,6 +90,20 @@ struct kl_arg {
 
 struct kl_kernel;
 
+/*
+ * What a compiled kernel says of its parameters, as far as the API tells:
+ * their count (-1: unknown); on CUDA each one's size in bytes; on OpenCL
+ * (built with -cl-kernel-arg-info) each one's type name ("float*", "int")
+ * and whether it points to global or constant memory. 0 and "": unknown.
+ */
+#define KL_MAX_SIG 16
+struct kl_kernel_sig {
+    int count;
+    size_t size[KL_MAX_SIG];
+    char type[KL_MAX_SIG][32];
+    int global[KL_MAX_SIG];
+};
+
 /* Times of one launch from the API's events, in seconds. */
 struct kl_launch_time {
     double run;   /* start to end: the kernel's execution */
@@ -135,6 +149,8 @@ struct kl_backend_ops {
     void (*kernel_free)(struct kl_kernel *k);
     /* The largest work-group this compiled kernel can run with. */
     size_t (*kernel_max_wg)(struct kl_kernel *k);
+    /* Its parameters, as far as the API tells. */
+    void (*kernel_signature)(struct kl_kernel *k, struct kl_kernel_sig *sig);
 
     /*
      * Launches k over dims dimensions (global sizes are multiples of local

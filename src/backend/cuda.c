@@ -92,6 +92,8 @@ static struct {
     CUresult (*elapsed)(float *, CUevent, CUevent);
     /* Optional (CUDA 12 drivers): tensor maps for the tensor memory accelerator. */
     __typeof__(&cuTensorMapEncodeTiled) encode_tiled;
+    /* Optional (CUDA 12.4 drivers): a kernel's parameters, for users' kernels. */
+    __typeof__(&cuFuncGetParamInfo) param_info;
     int devices;
 } cu;
 
@@ -122,6 +124,7 @@ static int load_driver(void)
         return 0;
     }
     *(void **)&cu.encode_tiled = dlsym(lib, "cuTensorMapEncodeTiled");
+    *(void **)&cu.param_info = dlsym(lib, "cuFuncGetParamInfo");
     CUresult rc = cu.cuInit(0);
     if (rc != CUDA_SUCCESS) {
         const char *name = "?";
@@ -440,6 +443,23 @@ static size_t cuda_kernel_max_wg(struct kl_kernel *k)
     return k->max_wg;
 }
 
+static void cuda_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig)
+{
+    size_t offset, size;
+    memset(sig, 0, sizeof *sig);
+    sig->count = -1;
+    if (!cu.param_info)
+        return;
+    int n = 0;
+    /* Parameters are numbered from 0; the first index past the last one fails. */
+    while (n < 64 && cu.param_info(k->fn, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
+        if (n < KL_MAX_SIG)
+            sig->size[n] = size;
+        n++;
+    }
+    sig->count = n;
+}
+
 #define KL_CUDA_MAX_ARGS 32
 #define KL_CUDA_MAX_MAPS 4
 
@@ -663,6 +683,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .build = cuda_build,
     .kernel_free = cuda_kernel_free,
     .kernel_max_wg = cuda_kernel_max_wg,
+    .kernel_signature = cuda_kernel_signature,
     .launch = cuda_launch,
     .alloc_pinned = cuda_alloc_pinned,
     .map = cuda_map,

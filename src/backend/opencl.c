@@ -387,6 +387,10 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
         goto fail;
     }
     k->kernel = clCreateKernel(k->program, entry, &rc);
+    if (rc == CL_INVALID_KERNEL_NAME) {
+        st = kl_fail(e, KL_ERR_BUILD, "the compiled source has no kernel \"%s\"", entry);
+        goto fail;
+    }
     CL_TRY_RC("clCreateKernel");
     CL_TRY(clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
                                     sizeof k->max_wg, &k->max_wg, NULL));
@@ -400,6 +404,29 @@ fail:
 static size_t ocl_kernel_max_wg(struct kl_kernel *k)
 {
     return k->max_wg;
+}
+
+static void ocl_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig)
+{
+    cl_uint n;
+    memset(sig, 0, sizeof *sig);
+    sig->count = -1;
+    if (clGetKernelInfo(k->kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL) != CL_SUCCESS)
+        return;
+    sig->count = (int)n;
+    for (cl_uint i = 0; i < n && i < KL_MAX_SIG; i++) {
+        cl_kernel_arg_address_qualifier q;
+        char type[64];
+        /* Fails (CL_KERNEL_ARG_INFO_NOT_AVAILABLE) unless built with -cl-kernel-arg-info. */
+        if (clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, NULL) !=
+                CL_SUCCESS ||
+            clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
+                               NULL) != CL_SUCCESS)
+            continue;
+        type[sizeof type - 1] = '\0';
+        snprintf(sig->type[i], sizeof sig->type[i], "%.31s", type);
+        sig->global[i] = q == CL_KERNEL_ARG_ADDRESS_GLOBAL || q == CL_KERNEL_ARG_ADDRESS_CONSTANT;
+    }
 }
 
 static enum kl_status set_arg(cl_kernel k, cl_uint i, const struct kl_arg *a, struct kl_err *e)
@@ -546,6 +573,7 @@ const struct kl_backend_ops kl_backend_opencl = {
     .build = ocl_build,
     .kernel_free = ocl_kernel_free,
     .kernel_max_wg = ocl_kernel_max_wg,
+    .kernel_signature = ocl_kernel_signature,
     .launch = ocl_launch,
     .alloc_pinned = ocl_alloc_pinned,
     .map = ocl_map,

@@ -29,6 +29,7 @@
 #include "workloads/rowdot.h"
 
 #define MAX_ITEMS 64
+#define MAX_KERNELS 8
 #define MAX_DIM 1000000L
 
 static const char usage[] =
@@ -47,6 +48,7 @@ static const char usage[] =
     "  tune        search GEMM rung parameters for this device and cache the best (below)\n"
     "  report      saved runs (--json) as HTML charts, or one SVG (report --help)\n"
     "  compare     two saved runs rung by rung, for CI too (compare --help)\n"
+    "  template W  print a kernel of workload W's interface to start your own (--kernel)\n"
     "  help        this text;  version: the version\n"
     "\n"
     "Device and output (every command):\n"
@@ -70,7 +72,9 @@ static const char usage[] =
     "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
     "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or 02_row)\n"
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
-    "  --list-rungs       print the ladder with each rung's summary and parameters\n";
+    "  --list-rungs       print the ladder with each rung's summary and parameters\n"
+    "  --kernel F[:E]     add your own kernel (entry E in file F) as a rung after the ladder's\n"
+    "                     (repeatable; rowdot, gemv); docs/KERNELS.md, kladder template W\n";
 
 /* The rest of the text (one string literal may hold only 4095 characters). */
 static const char usage_more[] =
@@ -144,6 +148,8 @@ struct cli {
     unsigned long long seed;
     const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
     int nrungs, nparams, list_rungs;
+    const char *kernels[MAX_KERNELS]; /* --kernel FILE[:ENTRY] */
+    int nkernels;
     /* gemm */
     int M, N, K, size_set, mnk_set, host_rungs;
     enum kl_type type;
@@ -211,6 +217,7 @@ static const struct option options[] = {
     {"--rung", 1, ON_LADDERS | ON_TUNE},
     {"--param", 1, ON_LADDERS},
     {"--list-rungs", 0, ON_LADDERS},
+    {"--kernel", 1, ON(CMD_ROWDOT) | ON(CMD_GEMV)},
     {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV) | ON_TUNE},
     {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE},
     {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
@@ -307,6 +314,10 @@ static int apply(struct cli *c, const char *opt, const char *val)
         if (n == 0)
             return fail_usage("--rung needs a rung name");
         c->nrungs += n;
+    } else if (IS("--kernel")) {
+        if (c->nkernels == MAX_KERNELS)
+            return fail_usage("at most 8 --kernel options");
+        c->kernels[c->nkernels++] = val;
     } else if (IS("--param")) {
         if (c->nparams == MAX_ITEMS)
             return fail_usage("too many --param options");
@@ -782,6 +793,29 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
     return rc;
 }
 
+/* The user's kernels of --kernel, read and parsed before the device opens. */
+static struct kl_user_rung users[MAX_KERNELS];
+static int nusers;
+
+static void free_users(void)
+{
+    for (int i = 0; i < nusers; i++)
+        kl_user_rung_free(&users[i]);
+}
+
+static int load_users(const struct cli *c)
+{
+    struct kl_err e;
+    for (nusers = 0; nusers < c->nkernels; nusers++)
+        if (kl_user_rung_load(c->kernels[nusers], &users[nusers], &e) != KL_OK) {
+            fprintf(stderr, "kladder: %s\n", e.msg);
+            free_users();
+            return EXIT_USAGE;
+        }
+    atexit(free_users);
+    return 0;
+}
+
 /* Each ladder command: its request from the options, then the library's ladder. */
 typedef enum kl_status (*ladder_fn)(struct cli *c, struct kl_context *kl, struct outputs *o,
                                     struct kl_report *rep);
@@ -851,6 +885,7 @@ static enum kl_status rowdot_ladder(struct cli *c, struct kl_context *kl, struct
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.users = users, req.nusers = nusers;
     return kl_rowdot_ladder(kl, &req, rep);
 }
 
@@ -868,6 +903,7 @@ static enum kl_status gemv_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.users = users, req.nusers = nusers;
     req.peers = c->peers, req.npeers = c->npeers;
     return kl_gemv_ladder(kl, &req, rep);
 }
@@ -998,6 +1034,8 @@ int main(int argc, char **argv)
         return kl_cli_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return kl_cli_compare(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "template") == 0)
+        return kl_cli_template(argc - 1, argv + 1);
     int rc = parse(argc, argv, &c);
     if (rc)
         return rc;
@@ -1011,7 +1049,7 @@ int main(int argc, char **argv)
     if (c.command == CMD_TUNE)
         return run_tune(&c);
     struct outputs o;
-    if ((rc = open_outputs(&c, &o)) != 0)
+    if ((rc = load_users(&c)) != 0 || (rc = open_outputs(&c, &o)) != 0)
         return rc;
     switch (c.command) {
     case CMD_PEAK: return run_peak(&c, &o);

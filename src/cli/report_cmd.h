@@ -16,6 +16,9 @@
 int kl_cli_report(int argc, char **argv);
 int kl_cli_compare(int argc, char **argv);
 
+/* `kladder template WORKLOAD` (cli/template_cmd.c); argv[0] is "template". */
+int kl_cli_template(int argc, char **argv);
+
 /*
  * --report: writes the HTML report of a finished run into html (opened by
  * the caller before the run), reading back its own JSON so that a report of

@@ -457,35 +457,46 @@ static enum kl_status load_kernel_file(void *kl, const char *path, char **out, s
  * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
  * or a .cu file alone (its headers inlined), for what only CUDA can do.
  */
-enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
+/* A user's header beside their kernel file, read from disk (a kl_kernel_loader). */
+static enum kl_status load_disk_file(void *kl, const char *path, char **out, struct kl_err *e)
+{
+    (void)kl;
+    return kl_read_file(path, out, NULL, e);
+}
+
+/* kl_kernel_source of file, whose text is given (a user's file) or NULL (one of kladder's). */
+static enum kl_status source_of(struct kl_context *kl, const char *file, const char *given,
+                                char **out)
 {
     char *cuda = NULL, *prelude = NULL, *text = NULL, *body = NULL;
     int is_cuda = strcmp(kl->ops->name, "cuda") == 0;
+    kl_kernel_loader load = given ? load_disk_file : load_kernel_file;
     enum kl_status st;
     *out = NULL;
+    if (given && !(text = kl_strdup(given)))
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
     if (kl_kernel_is_cuda(file)) {
         if (!is_cuda)
-            return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)",
-                           file);
-        if ((st = load_one(kl, file, &body)) == KL_OK)
-            st = kl_kernel_inline(file, body, load_kernel_file, kl, out, &kl->err);
-        free(body);
+            st = kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)",
+                         file);
+        else if (text || (st = load_one(kl, file, &text)) == KL_OK)
+            st = kl_kernel_inline(file, text, load, kl, out, &kl->err);
+        free(text);
         return st;
     }
     if ((is_cuda && (st = load_one(kl, "cuda/prelude.cuh", &cuda)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
-        (st = load_one(kl, file, &text)) != KL_OK ||
-        (st = kl_kernel_inline(file, text, load_kernel_file, kl, &body, &kl->err)) != KL_OK)
+        (!text && (st = load_one(kl, file, &text)) != KL_OK) ||
+        (st = kl_kernel_inline(file, text, load, kl, &body, &kl->err)) != KL_OK)
         goto done;
     size_t n = (cuda ? strlen(cuda) : 0) + strlen(prelude) + strlen(body) + strlen(file) + 32;
     *out = malloc(n);
     if (!*out)
         st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    else if (cuda) /* NVRTC's log then names the kernel file and its own line */
-        snprintf(*out, n, "%s\n%s\n#line 1 \"%s\"\n%s", cuda, prelude, file, body);
-    else
-        snprintf(*out, n, "%s\n#line 1\n%s", prelude, body);
+    else /* the compiler's log then names the kernel file and its own line */
+        snprintf(*out, n, "%s\n%s\n#line 1 \"%s\"\n%s", cuda ? cuda : "", prelude,
+                 strpbrk(file, "\"\\\n") ? "kernel" : file, body);
 done:
     free(cuda);
     free(text);
@@ -494,16 +505,23 @@ done:
     return st;
 }
 
-enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,
-                             const char *options, struct kl_kernel **out, double *build_s)
+enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
-    size_t n = strlen(file) + strlen(entry) + strlen(options) + 3;
+    return source_of(kl, file, NULL, out);
+}
+
+enum kl_status kl_kernel_get_text(struct kl_context *kl, const char *file, const char *text,
+                                  const char *entry, const char *options, struct kl_kernel **out,
+                                  double *build_s)
+{
+    size_t n = strlen(file) + strlen(entry) + strlen(options) + 8;
     char *key = malloc(n), *src = NULL;
     struct kl_cached_kernel *c;
     enum kl_status st;
     if (!key)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    snprintf(key, n, "%s\n%s\n%s", file, entry, options);
+    /* A user's file is never one of kladder's, whatever its path. */
+    snprintf(key, n, "%s%s\n%s\n%s", text ? "user:" : "", file, entry, options);
     for (c = kl->cache; c; c = c->next)
         if (strcmp(c->key, key) == 0) {
             free(key);
@@ -511,7 +529,7 @@ enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char
             *build_s = c->build_s;
             return KL_OK;
         }
-    if ((st = kl_kernel_source(kl, file, &src)) != KL_OK)
+    if ((st = source_of(kl, file, text, &src)) != KL_OK)
         goto free_key;
     c = calloc(1, sizeof *c);
     if (!c) {
@@ -541,4 +559,10 @@ free_src:
 free_key:
     free(key);
     return st;
+}
+
+enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,
+                             const char *options, struct kl_kernel **out, double *build_s)
+{
+    return kl_kernel_get_text(kl, file, NULL, entry, options, out, build_s);
 }

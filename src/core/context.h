@@ -88,4 +88,13 @@ enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_lo
 enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,
                              const char *options, struct kl_kernel **out, double *build_s);
 
+/*
+ * kl_kernel_get of a user's file: text is its source (file names it in
+ * messages and the cache), and its #include lines read headers beside it
+ * on disk.
+ */
+enum kl_status kl_kernel_get_text(struct kl_context *kl, const char *file, const char *text,
+                                  const char *entry, const char *options, struct kl_kernel **out,
+                                  double *build_s);
+
 #endif /* KL_CONTEXT_H */

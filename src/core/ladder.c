@@ -4,19 +4,30 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/launch.h"
 #include "core/progress.h"
 #include "core/util.h"
 
-int kl_rung_lookup(const struct kl_rung_table *t, const char *name)
+static const char *name_of(const struct kl_rung_set *s, int i)
+{
+    return i < s->t->count ? s->t->name(i) : s->users[i - s->t->count].name;
+}
+
+static const struct kl_param_def *params_of(const struct kl_rung_set *s, int i)
+{
+    return i < s->t->count ? s->t->params(i) : s->users[i - s->t->count].params;
+}
+
+int kl_rung_lookup(const struct kl_rung_set *s, const char *name)
 {
     size_t n = strlen(name);
     int hit = -1;
     if (n == 0)
         return -1;
-    for (int i = 0; i < t->count; i++) {
-        if (strcmp(t->name(i), name) == 0)
+    for (int i = 0; i < s->t->count + s->nusers; i++) {
+        if (strcmp(name_of(s, i), name) == 0)
             return i;
-        if (strncmp(t->name(i), name, n) == 0) {
+        if (strncmp(name_of(s, i), name, n) == 0) {
             if (hit >= 0)
                 return -1; /* ambiguous prefix */
             hit = i;
@@ -25,61 +36,191 @@ int kl_rung_lookup(const struct kl_rung_table *t, const char *name)
     return hit;
 }
 
-enum kl_status kl_rungs_choose(const struct kl_rung_table *t, const char *const *names, int nnames,
+/* A user's rung whose name is a table rung's or another user rung's: an error. */
+static enum kl_status names_unique(const struct kl_rung_set *s, struct kl_err *e)
+{
+    for (int j = 0; j < s->nusers; j++)
+        for (int i = 0; i < s->t->count + j; i++)
+            if (strcmp(name_of(s, i), s->users[j].name) == 0)
+                return kl_fail(e, KL_ERR_ARG,
+                               "%s: the rung name \"%s\" is taken; name it with a line "
+                               "\"kladder: name NAME\" in the file",
+                               s->users[j].path, s->users[j].name);
+    return KL_OK;
+}
+
+enum kl_status kl_rungs_choose(const struct kl_rung_set *s, const char *const *names, int nnames,
                                const char *const *params, int nparams, int *chosen, int *nchosen,
                                struct kl_err *e)
 {
-    const struct kl_param_def *lists[64];
-    int want[64] = {0};
+    const struct kl_param_def *lists[KL_MAX_RUNGS];
+    int want[KL_MAX_RUNGS] = {0}, count = s->t->count + s->nusers;
+    enum kl_status st;
     *nchosen = 0;
-    if (t->count > 64)
-        return kl_fail(e, KL_ERR_ARG, "too many rungs in the %s table", t->workload);
+    if (count > KL_MAX_RUNGS)
+        return kl_fail(e, KL_ERR_ARG, "more than %d %s rungs", KL_MAX_RUNGS, s->t->workload);
+    if ((st = names_unique(s, e)) != KL_OK)
+        return st;
     for (int j = 0; j < nnames; j++) {
-        int i = kl_rung_lookup(t, names[j]);
+        int i = kl_rung_lookup(s, names[j]);
         if (i < 0) {
-            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous %s rung \"%s\"; rungs are:", t->workload,
-                    names[j]);
-            for (int k = 0; k < t->count; k++)
-                kl_err_append(e, " %s", t->name(k));
+            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous %s rung \"%s\"; rungs are:",
+                    s->t->workload, names[j]);
+            for (int k = 0; k < count; k++)
+                kl_err_append(e, " %s", name_of(s, k));
             return KL_ERR_ARG;
         }
         want[i] = 1;
     }
-    for (int i = 0; i < t->count; i++)
+    for (int i = 0; i < count; i++)
         if (nnames == 0 || want[i]) {
-            lists[*nchosen] = t->params(i);
+            lists[*nchosen] = params_of(s, i);
             chosen[(*nchosen)++] = i;
         }
     return kl_params_check_known(params, nparams, lists, *nchosen, e);
+}
+
+static const struct kl_user_rung *user_of(const struct kl_workload *w,
+                                          const struct kl_ladder_args *a, int i)
+{
+    return i >= w->table->count ? &a->users[i - w->table->count] : NULL;
 }
 
 /* Rung i's values (defaults, then the user's); *users: the user set them, wholly or in part. */
 static enum kl_status values_of(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                                 int *values, int *users, struct kl_err *e)
 {
+    struct kl_rung_set s = {w->table, a->users, a->nusers};
     unsigned mask;
-    enum kl_status st = kl_params_resolve(w->table->name(i), w->table->params(i), a->params,
+    enum kl_status st = kl_params_resolve(name_of(&s, i), params_of(&s, i), a->params,
                                           a->nparams, values, &mask, e);
-    *users = mask != 0 || (w->named_is_users && a->nrungs > 0);
+    *users = mask != 0 || (w->named_is_users && a->nrungs > 0) || user_of(w, a, i);
     return st;
+}
+
+/* A user rung's geometry for the workload's sizes and these values, checked against the device. */
+static enum kl_status user_shape(const struct kl_workload *w, const struct kl_user_rung *u,
+                                 const int *values, struct kl_launch *l, struct kl_err *e)
+{
+    const struct kl_user_iface *f = w->user;
+    long long sizes[4];
+    for (int i = 0; i < f->nsizes; i++)
+        sizes[i] = f->size(w->self, i);
+    enum kl_status st = kl_user_rung_geometry(u, f->size_names, sizes, f->nsizes, values,
+                                              &l->dims, l->global, l->local, e);
+    return st != KL_OK ? st : kl_launch_check(l, u->name, e);
 }
 
 enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladder_args *a,
                                int *chosen, int *nchosen, struct kl_err *e)
 {
-    enum kl_status st = kl_rungs_choose(w->table, a->rungs, a->nrungs, a->params, a->nparams,
-                                        chosen, nchosen, e);
+    struct kl_rung_set s = {w->table, a->users, a->nusers};
+    enum kl_status st;
+    if (a->nusers && !w->user)
+        return kl_fail(e, KL_ERR_ARG, "%s takes no kernels of the user's (--kernel)",
+                       w->table->workload);
+    for (int j = 0; j < a->nusers; j++)
+        if (strcmp(a->users[j].workload, w->table->workload) != 0)
+            return kl_fail(e, KL_ERR_ARG,
+                           "%s is a kernel for %s (its line \"kladder: workload %s\"), not for %s",
+                           a->users[j].path, a->users[j].workload, a->users[j].workload,
+                           w->table->workload);
+    for (int j = 0; j < a->nusers; j++)
+        if (a->users[j].layout[0] && !w->user->takes_layout)
+            return kl_fail(e, KL_ERR_ARG, "%s: %s has one layout (no \"kladder: layout\")",
+                           a->users[j].path, w->table->workload);
+    st = kl_rungs_choose(&s, a->rungs, a->nrungs, a->params, a->nparams, chosen, nchosen, e);
     for (int k = 0; k < *nchosen && st == KL_OK; k++) {
         int i = chosen[k], values[KL_MAX_PARAMS], users;
+        const struct kl_user_rung *u = user_of(w, a, i);
+        struct kl_launch l = {.kl = NULL};
         char why[256];
         if ((st = values_of(w, a, i, values, &users, e)) != KL_OK || !users)
             continue;
-        if (w->available && !w->available(w->self, i, why, sizeof why))
+        if (u) {
+            l.kl = w->kl;
+            st = user_shape(w, u, values, &l, e);
+        } else if (w->available && !w->available(w->self, i, why, sizeof why)) {
             st = kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", w->table->name(i), why);
-        else if (w->check)
+        } else if (w->check) {
             st = w->check(w->self, i, values, e);
+        }
     }
     return st;
+}
+/* 1 for OpenCL C's scalar and vector type names (whose meaning a typedef cannot change). */
+static int builtin_scalar(const char *t)
+{
+    static const char *const names[] = {"char", "uchar", "short", "ushort", "int",  "uint",
+                                        "long", "ulong", "half",  "float",  "double", "bool",
+                                        "size_t"};
+    size_t n = strcspn(t, "0123456789"); /* float4 is float's vector */
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == n && strncmp(t, names[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Does the kernel's signature, as far as the API tells, take l's arguments? */
+static enum kl_status signature_check(const struct kl_workload *w, const struct kl_user_rung *u,
+                                      const struct kl_launch *l, struct kl_err *e)
+{
+    struct kl_kernel_sig sig;
+    int n = 0, cuda = strcmp(w->kl->ops->name, "cuda") == 0;
+    w->kl->ops->kernel_signature(l->kernel, &sig);
+    for (int j = 0; j < l->nargs; j++)
+        n += !(cuda && l->args[j].kind == KL_ARG_LOCAL); /* dynamic shared memory on CUDA */
+    if (sig.count >= 0 && sig.count != n)
+        return kl_fail(e, KL_ERR_ARG, "%s: kernel %s takes %d arguments; a %s kernel takes %d: %s",
+                       u->path, u->entry, sig.count, w->table->workload, n, w->user->signature);
+    for (int j = 0; j < l->nargs && j < sig.count && j < KL_MAX_SIG; j++) {
+        enum kl_arg_kind kind = l->args[j].kind;
+        const char *want = kind == KL_ARG_BUF     ? "a global pointer"
+                           : kind == KL_ARG_INT   ? "int"
+                           : kind == KL_ARG_FLOAT ? "float"
+                                                  : "double";
+        size_t size = kind == KL_ARG_BUF || kind == KL_ARG_DOUBLE ? 8 : 4;
+        /* The prelude's T is the element type; other typedefs' names tell nothing. */
+        const char *t = strcmp(sig.type[j], "T") == 0 ? kl_type_name(w->type) : sig.type[j];
+        size_t tl = strlen(t);
+        int bad = sig.size[j] && sig.size[j] != size;
+        if (tl && kind == KL_ARG_BUF)
+            bad |= !sig.global[j] || t[tl - 1] != '*';
+        else if (tl && kind == KL_ARG_INT)
+            bad |= builtin_scalar(t) && strcmp(t, "int") != 0 && strcmp(t, "uint") != 0;
+        else if (tl)
+            bad |= builtin_scalar(t) && strcmp(t, want) != 0;
+        if (bad)
+            return kl_fail(e, KL_ERR_ARG,
+                           "%s: argument %d of kernel %s is %s%s; a %s kernel takes %s there: %s",
+                           u->path, j + 1, u->entry, tl ? t : "of another size",
+                           tl && kind == KL_ARG_BUF && !sig.global[j] ? " (not global)" : "",
+                           w->table->workload, want, w->user->signature);
+    }
+    return KL_OK;
+}
+
+/* A user's kernel: its geometry, build and signature, then the workload's run of it. */
+static enum kl_status run_user(const struct kl_workload *w, const struct kl_user_rung *u,
+                               const int *values, struct kl_result *res)
+{
+    struct kl_context *kl = w->kl;
+    struct kl_launch l = {.kl = kl};
+    char options[sizeof res->options + 32];
+    enum kl_status st;
+    kl_params_options(u->params, values, w->type, res->options, sizeof res->options);
+    /* OpenCL says its arguments' types only when asked at build time. */
+    snprintf(options, sizeof options, "%s%s", res->options,
+             strcmp(kl->ops->name, "opencl") == 0 ? " -cl-kernel-arg-info" : "");
+    if ((st = user_shape(w, u, values, &l, &kl->err)) != KL_OK ||
+        (st = kl_kernel_get_text(kl, u->path, u->text, u->entry, options, &l.kernel,
+                                 &res->build_s)) != KL_OK ||
+        (st = kl_launch_check(&l, u->name, &kl->err)) != KL_OK)
+        return st;
+    w->user->args(w->self, u, &l);
+    if ((st = signature_check(w, u, &l, &kl->err)) != KL_OK)
+        return st;
+    return w->user->run(w->self, &l, res);
 }
 
 enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
@@ -88,18 +229,19 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
 {
     for (int k = 0; k < nchosen; k++) {
         int i = chosen[k], values[KL_MAX_PARAMS], users;
-        const char *name = w->table->name(i);
+        const struct kl_user_rung *u = user_of(w, a, i);
+        const char *name = u ? u->name : w->table->name(i);
         kl_progress_step(first + k, total, "%s %s: build, time, verify", w->table->workload, name);
-        struct kl_result *res = kl_report_add(rep, name, w->table->summary(i));
+        struct kl_result *res = kl_report_add(rep, name, u ? u->summary : w->table->summary(i));
         if (!res)
             return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        if (w->available && !w->available(w->self, i, res->note, sizeof res->note)) {
+        if (!u && w->available && !w->available(w->self, i, res->note, sizeof res->note)) {
             res->status = KL_RESULT_SKIPPED;
             continue;
         }
         enum kl_status st = values_of(w, a, i, values, &users, e);
         if (st == KL_OK)
-            st = w->run(w->self, i, values, res);
+            st = u ? run_user(w, u, values, res) : w->run(w->self, i, values, res);
         if (st == KL_OK)
             continue;
         snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);

@@ -10,6 +10,9 @@
 
 #include "core/params.h"
 #include "core/report.h"
+#include "core/user_rung.h"
+
+struct kl_launch;
 
 struct kl_rung_table {
     const char *workload; /* for messages: "gemm" */
@@ -47,19 +50,48 @@ struct kl_rung_table {
     static const struct kl_rung_table table = {#workload, (int)(sizeof array / sizeof *array),     \
                                                rung_name, rung_summary, rung_params}
 
+/*
+ * The rungs of a ladder: a workload's table, then the user's kernels
+ * (--kernel), numbered on from t->count.
+ */
+struct kl_rung_set {
+    const struct kl_rung_table *t;
+    const struct kl_user_rung *users;
+    int nusers;
+};
+
 /* The rung whose name is name or starts with it (unique), or -1. */
-int kl_rung_lookup(const struct kl_rung_table *t, const char *name);
+int kl_rung_lookup(const struct kl_rung_set *s, const char *name);
 
 /*
- * Fills chosen[] (t->count entries at most) with the indices of the named
- * rungs in ladder order, or of every rung when nnames is 0, and checks that
- * each NAME=VALUE in params names a parameter of a chosen rung.
+ * Fills chosen[] (t->count + nusers entries at most) with the indices of
+ * the named rungs in ladder order, or of every rung when nnames is 0, and
+ * checks that each NAME=VALUE in params names a parameter of a chosen rung.
  */
-enum kl_status kl_rungs_choose(const struct kl_rung_table *t, const char *const *names, int nnames,
+enum kl_status kl_rungs_choose(const struct kl_rung_set *s, const char *const *names, int nnames,
                                const char *const *params, int nparams, int *chosen, int *nchosen,
                                struct kl_err *e);
 
 /* ---- the engine: one loop over the rungs for every workload ---------------- */
+
+/*
+ * The kernel interface of a workload, for the user's kernels: the problem's
+ * sizes (names an expression of the kernel's geometry may use), the
+ * arguments every such kernel takes, and the run that verifies and times
+ * one. The engine builds the kernel, sets its geometry and checks its
+ * signature against the arguments before the run.
+ */
+struct kl_user_iface {
+    const char *signature; /* for messages: "rowdot(global const T *v, ..., T f)" */
+    int nsizes;
+    const char *size_names[4];
+    long long (*size)(void *self, int i);
+    int takes_layout; /* 1: a kernel may say "kladder: layout row|col" */
+    /* Sets l->args and l->nargs: the interface's arguments for u, in order. */
+    void (*args)(void *self, const struct kl_user_rung *u, struct kl_launch *l);
+    /* Runs, verifies and times l (built, geometry and arguments set) into res. */
+    enum kl_status (*run)(void *self, struct kl_launch *l, struct kl_result *res);
+};
 
 /*
  * A workload as the engine runs it: its rung table and the two things only
@@ -69,6 +101,8 @@ enum kl_status kl_rungs_choose(const struct kl_rung_table *t, const char *const 
  */
 struct kl_workload {
     const struct kl_rung_table *table;
+    struct kl_context *kl;
+    enum kl_type type; /* the element type: -DKL_T_<TYPE> for the user's kernels */
     void *self;
     /*
      * 1: a rung named with --rung counts as chosen by the user, so a misfit
@@ -90,6 +124,8 @@ struct kl_workload {
      * note). KL_ERR_UNSUPPORTED: the rung does not fit the device.
      */
     enum kl_status (*run)(void *self, int i, const int *values, struct kl_result *res);
+    /* The user's kernels run through this interface (NULL: the workload takes none). */
+    const struct kl_user_iface *user;
 };
 
 /*
@@ -101,16 +137,24 @@ struct kl_context;
 void kl_ladder_report(struct kl_report *rep, const struct kl_context *kl, const char *workload,
                       enum kl_type t, unsigned long long seed, const struct kl_protocol *proto);
 
-/* What the user asked of the rungs: names (none: all) and NAME=VALUE parameters. */
+/*
+ * What the user asked of the rungs: names (none: all), NAME=VALUE
+ * parameters, and kernels of their own after the table's rungs.
+ */
 struct kl_ladder_args {
     const char *const *rungs;
     int nrungs;
     const char *const *params;
     int nparams;
+    const struct kl_user_rung *users;
+    int nusers;
 };
 
+/* The most rungs a ladder has, the user's included. */
+#define KL_MAX_RUNGS 64
+
 /*
- * Chooses the rungs (chosen[], table->count entries at most) and, before
+ * Chooses the rungs (chosen[], KL_MAX_RUNGS entries at most) and, before
  * anything runs, resolves each one's values and checks those the user set
  * (wholly or by naming the rung, see named_is_users): a bad value or a
  * misfit there is an error with the reason, not a skipped row.
@@ -123,6 +167,7 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
  * to first + nchosen - 1 of total). A rung whose own defaults do not fit
  * the device is a skipped row with the reason; one that fails verification
  * a failed row. Any other error stops the ladder, the rows so far kept.
+ * A user's kernel is always the user's choice: its misfits are errors.
  */
 enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
                                const int *chosen, int nchosen, int first, int total,

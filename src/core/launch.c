@@ -49,3 +49,9 @@ size_t kl_round_up(size_t x, size_t m)
 {
     return (x + m - 1) / m * m;
 }
+
+struct kl_arg kl_arg_scalar(enum kl_type t, double v)
+{
+    return t == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)v}}
+                         : (struct kl_arg){KL_ARG_DOUBLE, {.d = v}};
+}

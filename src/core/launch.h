@@ -36,6 +36,9 @@ struct kl_launch_pair {
 /* A kl_launch_fn over a struct kl_launch_pair: the event times of both added. */
 enum kl_status kl_launch_pair_timed(void *pair, double *seconds, struct kl_err *e);
 
+/* A float or double argument of type t holding v. */
+struct kl_arg kl_arg_scalar(enum kl_type t, double v);
+
 /* Rounds x up to a multiple of m (m > 0). */
 size_t kl_round_up(size_t x, size_t m);
 

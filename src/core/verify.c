@@ -54,14 +54,18 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
     out->worst_got = out->worst_want = 0.0;
     out->worst_ratio = 0.0;
     out->max_error = 0.0;
+    out->nfirst = 0;
     for (size_t i = 0; i < n; i++) {
         size_t at = idx ? idx[i] : i;
         double g = kl_get(t, got, at), want = ref[i];
         double tol = scale && t != KL_INT ? factor * scale[i] + floor : 0.0;
         double err = fabs(g - want);
         double ratio;
-        if (!(err <= tol))
-            out->bad++;
+        if (!(err <= tol) && out->bad++ < KL_CHECK_FIRST) {
+            out->first[out->nfirst] = at;
+            out->first_got[out->nfirst] = g;
+            out->first_want[out->nfirst++] = want;
+        }
         if (scale) {
             double rel = isnan(err)     ? INFINITY
                          : scale[i] > 0 ? err / scale[i]

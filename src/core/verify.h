@@ -30,6 +30,7 @@ double kl_dot_tolerance(enum kl_type t, long k);
  */
 double kl_tf32_tolerance(long k);
 
+#define KL_CHECK_FIRST 3
 struct kl_check {
     size_t checked;     /* elements compared */
     size_t bad;         /* elements out of tolerance */
@@ -39,6 +40,9 @@ struct kl_check {
     double worst_ratio; /* ... and |error| / tolerance (inf for NaN) */
     double max_error;   /* largest |got - ref| / scale: the normwise error (inf for NaN;
                            0 without scales) */
+    size_t nfirst;      /* the first bad elements, in order (up to KL_CHECK_FIRST): */
+    size_t first[KL_CHECK_FIRST]; /* index (into got), */
+    double first_got[KL_CHECK_FIRST], first_want[KL_CHECK_FIRST]; /* value and reference */
 };
 
 /*

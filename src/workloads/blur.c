@@ -518,6 +518,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
 {
     struct kl_err *e = &kl->err;
     int chosen[RUNG_COUNT], nchosen;
+    const struct kl_rung_set set = {&table, NULL, 0};
     struct blur_session s;
     struct kl_image im = {0, 0, 0, NULL};
     enum kl_status st;
@@ -533,7 +534,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                        "--radius",
                        R);
     if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
-        (st = kl_rungs_choose(&table, req->rungs, req->nrungs, req->params, req->nparams, chosen,
+        (st = kl_rungs_choose(&set, req->rungs, req->nrungs, req->params, req->nparams, chosen,
                               &nchosen, e)) != KL_OK)
         return st;
     for (int i = 0; i < nchosen; i++) {
@@ -545,7 +546,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
     }
     int out_rung = -1;
     if (req->output_rung) {
-        out_rung = kl_rung_lookup(&table, req->output_rung);
+        out_rung = kl_rung_lookup(&set, req->output_rung);
         int among = 0;
         for (int i = 0; i < nchosen; i++)
             among |= chosen[i] == out_rung;

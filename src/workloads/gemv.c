@@ -117,12 +117,6 @@ static enum kl_status check_rung(struct kl_context *kl, const struct kl_gemv_run
 }
 #undef PARAM
 
-static struct kl_arg scalar(enum kl_type t, double v)
-{
-    return t == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)v}}
-                         : (struct kl_arg){KL_ARG_DOUBLE, {.d = v}};
-}
-
 /* The problem, its reference and its device buffers: what the engine's callbacks share. */
 struct gemv_data {
     struct kl_context *kl;
@@ -133,6 +127,48 @@ struct gemv_data {
     struct kl_vecout out;
     const struct kl_protocol *proto;
     double factor;
+};
+
+/* The one-pass kernels' arguments (and the user's): A, x, y, M, N, alpha, beta. */
+static void one_pass_args(const struct gemv_data *g, struct kl_buf *A, struct kl_launch *l)
+{
+    l->nargs = 7;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = g->dx}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = g->out.dev}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = g->p.M}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = g->p.N}};
+    l->args[5] = kl_arg_scalar(g->p.type, g->p.alpha);
+    l->args[6] = kl_arg_scalar(g->p.type, g->p.beta);
+}
+
+static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
+{
+    struct gemv_data *g = self;
+    one_pass_args(g, strcmp(u->layout, "col") == 0 ? g->dA_col : g->dA_row, l);
+}
+
+static enum kl_status user_launch(void *self, struct kl_launch *l, struct kl_result *res)
+{
+    struct gemv_data *g = self;
+    return kl_vecout_run(&g->out, l, NULL, g->proto, g->factor, res);
+}
+
+static long long gemv_size(void *self, int i)
+{
+    struct gemv_data *g = self;
+    return i == 0 ? g->p.M : g->p.N;
+}
+
+static const struct kl_user_iface user_iface = {
+    .signature = "gemv(global const T *A, global const T *x, global T *y, int M, int N, "
+                 "T alpha, T beta)",
+    .nsizes = 2,
+    .size_names = {"M", "N"},
+    .size = gemv_size,
+    .takes_layout = 1,
+    .args = user_args,
+    .run = user_launch,
 };
 
 static enum kl_status gemv_check(void *self, int i, const int *values, struct kl_err *e)
@@ -169,14 +205,7 @@ static enum kl_status gemv_run(void *self, int i, const int *values, struct kl_r
                 KL_OK ||
             (st = kl_launch_check(&l, r->name, e)) != KL_OK)
             return st;
-        l.nargs = 7;
-        l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
-        l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = g->dx}};
-        l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = out->dev}};
-        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = M}};
-        l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = N}};
-        l.args[5] = scalar(t, g->p.alpha);
-        l.args[6] = scalar(t, g->p.beta);
+        one_pass_args(g, A, &l);
         return kl_vecout_run(out, &l, NULL, proto, factor, res);
     }
     /* Two kernels: partial sums into a workspace of S·M, then the reduction. */
@@ -209,8 +238,8 @@ static enum kl_status gemv_run(void *self, int i, const int *values, struct kl_r
     l2.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = out->dev}};
     l2.args[2] = (struct kl_arg){KL_ARG_INT, {.i = M}};
     l2.args[3] = (struct kl_arg){KL_ARG_INT, {.i = S}};
-    l2.args[4] = scalar(t, g->p.alpha);
-    l2.args[5] = scalar(t, g->p.beta);
+    l2.args[4] = kl_arg_scalar(t, g->p.alpha);
+    l2.args[5] = kl_arg_scalar(t, g->p.beta);
     return kl_vecout_run(out, &l, &l2, proto, factor, res);
 }
 
@@ -338,9 +367,17 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
                           .proto = &req->protocol,
                           .factor = kl_dot_tolerance(req->type, req->N)};
     /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
-    struct kl_workload w = {&table, &g, 1, NULL, gemv_check, gemv_run};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params, req->nparams};
-    int chosen[RUNG_COUNT], nchosen;
+    struct kl_workload w = {.table = &table,
+                            .kl = kl,
+                            .type = req->type,
+                            .self = &g,
+                            .named_is_users = 1,
+                            .check = gemv_check,
+                            .run = gemv_run,
+                            .user = &user_iface};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
+                               req->nparams, req->users, req->nusers};
+    int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     if ((st = check_request(kl, req, e)) != KL_OK ||
         (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)

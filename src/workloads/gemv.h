@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "core/params.h"
 #include "core/report.h"
+#include "core/user_rung.h"
 #include "peers/peers.h"
 
 enum kl_gemv_geometry {
@@ -41,6 +42,8 @@ struct kl_gemv_request {
     int nparams;
     const char *const *rungs; /* NULL: the whole ladder */
     int nrungs;
+    const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
+    int nusers;
     const char *const *peers; /* "clblast", "cublas" */
     int npeers;
 };

@@ -150,12 +150,33 @@ static enum kl_status rowdot_check(void *self, int i, const int *values, struct 
     return check_rung(p->kl, &rungs[i], values, p->type, &l, e);
 }
 
+/* The interface's arguments, for every rung and the user's: v, M1, M2, r, Y, D, f. */
+static void rowdot_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
+{
+    struct rowdot *p = self;
+    (void)u;
+    l->nargs = 7;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dv}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dm1}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dm2}};
+    l->args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = p->out.dev}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = p->Y}};
+    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = p->D}};
+    l->args[6] = kl_arg_scalar(p->type, p->f);
+}
+
+static enum kl_status rowdot_launch(void *self, struct kl_launch *l, struct kl_result *res)
+{
+    struct rowdot *p = self;
+    return kl_vecout_run(&p->out, l, NULL, p->protocol, p->factor, res);
+}
+
 static enum kl_status rowdot_run(void *self, int i, const int *values, struct kl_result *res)
 {
     struct rowdot *p = self;
     struct kl_context *kl = p->kl;
     const struct kl_rowdot_rung *r = &rungs[i];
-    struct kl_launch l = {.kl = kl, .nargs = 7};
+    struct kl_launch l = {.kl = kl};
     enum kl_status st;
     shape_of(r, values, p->Y, &l);
     kl_params_options(r->params, values, p->type, res->options, sizeof res->options);
@@ -164,16 +185,25 @@ static enum kl_status rowdot_run(void *self, int i, const int *values, struct kl
             KL_OK ||
         (st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
-    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dv}};
-    l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dm1}};
-    l.args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dm2}};
-    l.args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = p->out.dev}};
-    l.args[4] = (struct kl_arg){KL_ARG_INT, {.i = p->Y}};
-    l.args[5] = (struct kl_arg){KL_ARG_INT, {.i = p->D}};
-    l.args[6] = p->type == KL_FLOAT ? (struct kl_arg){KL_ARG_FLOAT, {.f = (float)p->f}}
-                                    : (struct kl_arg){KL_ARG_DOUBLE, {.d = p->f}};
-    return kl_vecout_run(&p->out, &l, NULL, p->protocol, p->factor, res);
+    rowdot_args(p, NULL, &l);
+    return rowdot_launch(p, &l, res);
 }
+
+static long long rowdot_size(void *self, int i)
+{
+    struct rowdot *p = self;
+    return i == 0 ? p->Y : p->D;
+}
+
+static const struct kl_user_iface user_iface = {
+    .signature = "rowdot(global const T *v, global const T *M1, global const T *M2, "
+                 "global T *r, int Y, int D, T f)",
+    .nsizes = 2,
+    .size_names = {"Y", "D"},
+    .size = rowdot_size,
+    .args = rowdot_args,
+    .run = rowdot_launch,
+};
 
 /* Random v, M1 and M2, the reference and the device's copies. */
 static enum kl_status rowdot_data(struct rowdot *p, unsigned long long seed, struct kl_err *e)
@@ -250,9 +280,18 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
                        .factor = kl_dot_tolerance(req->type, req->d),
                        .protocol = &req->protocol};
     /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
-    struct kl_workload w = {&table, &p, 1, rowdot_available, rowdot_check, rowdot_run};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params, req->nparams};
-    int chosen[RUNG_COUNT], nchosen;
+    struct kl_workload w = {.table = &table,
+                            .kl = kl,
+                            .type = req->type,
+                            .self = &p,
+                            .named_is_users = 1,
+                            .available = rowdot_available,
+                            .check = rowdot_check,
+                            .run = rowdot_run,
+                            .user = &user_iface};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
+                               req->nparams, req->users, req->nusers};
+    int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     if ((st = check_request(kl, req, e)) != KL_OK ||
         (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)

@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "core/params.h"
 #include "core/report.h"
+#include "core/user_rung.h"
 
 /* How a rung's launch follows from Y and its parameters. */
 enum kl_rowdot_geometry {
@@ -41,6 +42,8 @@ struct kl_rowdot_request {
     int nparams;
     const char *const *rungs; /* NULL: the whole ladder */
     int nrungs;
+    const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
+    int nusers;
 };
 
 enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,

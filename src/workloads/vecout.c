@@ -47,10 +47,16 @@ void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
     kl_check(o->type, got, o->ref, o->type == KL_INT ? NULL : o->scale, NULL, o->n, factor, &c);
     if (c.bad) {
         res->status = KL_RESULT_FAILED;
-        snprintf(res->note, sizeof res->note,
-                 "%zu of %zu results differ from the reference; worst at %zu: got %.9g, want "
-                 "%.9g",
-                 c.bad, c.checked, c.worst, c.worst_got, c.worst_want);
+        size_t used = (size_t)snprintf(res->note, sizeof res->note,
+                                       "%zu of %zu results differ from the reference; first", c.bad,
+                                       c.checked);
+        for (size_t k = 0; k < c.nfirst && used < sizeof res->note; k++)
+            used += (size_t)snprintf(res->note + used, sizeof res->note - used,
+                                     "%s at %zu: got %.9g, want %.9g", k ? ";" : "", c.first[k],
+                                     c.first_got[k], c.first_want[k]);
+        if (used < sizeof res->note)
+            snprintf(res->note + used, sizeof res->note - used, "; worst at %zu: got %.9g, want %.9g",
+                     c.worst, c.worst_got, c.worst_want);
         return;
     }
     res->status = KL_RESULT_VERIFIED;

@@ -1,0 +1,50 @@
+/*
+ * `kladder template WORKLOAD`: prints a minimal kernel of that workload's
+ * interface, with its `kladder:` lines, ready for --kernel
+ * (kernels/templates/, built into kladder; docs/KERNELS.md).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/exit.h"
+#include "core/context.h"
+
+static const char *const workloads[] = {"rowdot", "gemv"};
+#define NWORKLOADS ((int)(sizeof workloads / sizeof *workloads))
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: kladder template WORKLOAD > FILE.cl\n"
+                 "Prints a minimal working kernel of WORKLOAD's interface, to edit and run with\n"
+                 "`kladder WORKLOAD --kernel FILE.cl`. Workloads:");
+    for (int i = 0; i < NWORKLOADS; i++)
+        fprintf(out, " %s", workloads[i]);
+    fprintf(out, "\n");
+}
+
+int kl_cli_template(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "kladder: template takes one workload\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < NWORKLOADS; i++) {
+        char path[64];
+        if (strcmp(argv[1], workloads[i]) != 0)
+            continue;
+        snprintf(path, sizeof path, "templates/%s.cl", workloads[i]);
+        for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++)
+            if (strcmp(f->path, path) == 0) {
+                fputs(f->text, stdout);
+                return fflush(stdout) != 0 || ferror(stdout) ? EXIT_RUNTIME : 0;
+            }
+    }
+    fprintf(stderr, "kladder: no template for \"%s\"\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}
