@@ -17,9 +17,10 @@ workloads=$("$kladder" template --help | sed -n 's/.*Workloads: //p')
 [ -n "$workloads" ] || { echo "FAIL: template --help lists no workload"; exit 1; }
 types=float
 "$kladder" devices 2>/dev/null | grep -Eq 'Double precision \(fp64\) +yes' && types="float double"
+declare -A extra=([gemm]=int) # gemm also runs in int; copy in words only
 
 # Sizes per workload: small, none a multiple of a work-group.
-declare -A sizes=([rowdot]="--rows 37 --d 101" [gemv]="--m 53 --n 29")
+declare -A sizes=([gemm]="--m 33 --n 17 --k 9" [copy]="--n 1001" [rowdot]="--rows 37 --d 101" [gemv]="--m 53 --n 29")
 
 # check LABEL WORKLOAD OUTFILE: the user rung's row is verified.
 check() {
@@ -36,9 +37,11 @@ check() {
 
 for w in $workloads; do
     "$kladder" template "$w" >"$tmp/template_$w.cl" || { echo "FAIL: template $w"; fails=$((fails + 1)); continue; }
-    for t in $types; do
+    wtypes="$types ${extra[$w]:-}"
+    [ "$w" = copy ] && wtypes=int
+    for t in $wtypes; do
         # shellcheck disable=SC2086 # sizes are words
-        "$kladder" "$w" ${sizes[$w]} --type "$t" --kernel "$tmp/template_$w.cl" --rung "template_$w" \
+        "$kladder" "$w" ${sizes[$w]} $([ "$w" = copy ] || echo --type "$t") --kernel "$tmp/template_$w.cl" --rung "template_$w" \
             "${q[@]}" >"$tmp/out.csv" 2>"$tmp/err"
         check "$w $t" "$w" "$tmp/out.csv"
     done

@@ -74,7 +74,8 @@ static const char usage[] =
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
     "  --list-rungs       print the ladder with each rung's summary and parameters\n"
     "  --kernel F[:E]     add your own kernel (entry E in file F) as a rung after the ladder's\n"
-    "                     (repeatable; rowdot, gemv); docs/KERNELS.md, kladder template W\n";
+    "                     (repeatable; gemm, copy, rowdot, gemv); docs/KERNELS.md;\n"
+    "                     kladder template W prints one to start from\n";
 
 /* The rest of the text (one string literal may hold only 4095 characters). */
 static const char usage_more[] =
@@ -217,7 +218,7 @@ static const struct option options[] = {
     {"--rung", 1, ON_LADDERS | ON_TUNE},
     {"--param", 1, ON_LADDERS},
     {"--list-rungs", 0, ON_LADDERS},
-    {"--kernel", 1, ON(CMD_ROWDOT) | ON(CMD_GEMV)},
+    {"--kernel", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV)},
     {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV) | ON_TUNE},
     {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE},
     {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
@@ -835,6 +836,7 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.users = users, req.nusers = nusers;
     req.host_rungs = c->host_rungs;
     req.peers = c->peers, req.npeers = c->npeers;
     if (c->command == CMD_MAIN) {
@@ -867,6 +869,7 @@ static enum kl_status copy_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.users = users, req.nusers = nusers;
     req.sweep = c->sweep;
     req.max_n = c->max_n;
     return kl_copy_ladder(kl, &req, rep);

@@ -21,18 +21,24 @@ static const struct kl_param_def *params_of(const struct kl_rung_set *s, int i)
 int kl_rung_lookup(const struct kl_rung_set *s, const char *name)
 {
     size_t n = strlen(name);
-    int hit = -1;
+    int hit = -1, word = -1, words = 0, count = s->t->count + s->nusers;
     if (n == 0)
         return -1;
-    for (int i = 0; i < s->t->count + s->nusers; i++) {
-        if (strcmp(name_of(s, i), name) == 0)
+    for (int i = 0; i < count; i++) {
+        const char *r = name_of(s, i);
+        if (strcmp(r, name) == 0)
             return i;
+        if (strncmp(r, name, n) == 0 && r[n] == '_')
+            word = i, words++; /* "15" is 15_mma_tf32 even beside 15cl_mma_tf32 */
+    }
+    if (words == 1)
+        return word;
+    for (int i = 0; i < count; i++)
         if (strncmp(name_of(s, i), name, n) == 0) {
             if (hit >= 0)
                 return -1; /* ambiguous prefix */
             hit = i;
         }
-    }
     return hit;
 }
 
@@ -86,14 +92,21 @@ static const struct kl_user_rung *user_of(const struct kl_workload *w,
     return i >= w->table->count ? &a->users[i - w->table->count] : NULL;
 }
 
-/* Rung i's values (defaults, then the user's); *users: the user set them, wholly or in part. */
+/*
+ * Rung i's values (the workload's choice, or defaults then the user's);
+ * *users: the user set them, wholly or in part. config: see kl_workload.
+ */
 static enum kl_status values_of(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
-                                int *values, int *users, struct kl_err *e)
+                                int *values, int *users, char *config, size_t n, struct kl_err *e)
 {
     struct kl_rung_set s = {w->table, a->users, a->nusers};
     unsigned mask;
-    enum kl_status st = kl_params_resolve(name_of(&s, i), params_of(&s, i), a->params,
-                                          a->nparams, values, &mask, e);
+    enum kl_status st;
+    config[0] = '\0';
+    if (w->values && !user_of(w, a, i))
+        return w->values(w->self, i, a, values, users, config, n, e);
+    st = kl_params_resolve(name_of(&s, i), params_of(&s, i), a->params, a->nparams, values, &mask,
+                           e);
     *users = mask != 0 || (w->named_is_users && a->nrungs > 0) || user_of(w, a, i);
     return st;
 }
@@ -130,12 +143,22 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
             return kl_fail(e, KL_ERR_ARG, "%s: %s has one layout (no \"kladder: layout\")",
                            a->users[j].path, w->table->workload);
     st = kl_rungs_choose(&s, a->rungs, a->nrungs, a->params, a->nparams, chosen, nchosen, e);
+    if (st == KL_OK && a->nrungs == 0 && w->listed) { /* the whole ladder, less what stays out */
+        int n = 0;
+        for (int k = 0; k < *nchosen; k++)
+            if (chosen[k] >= w->table->count || w->listed(w->self, chosen[k]))
+                chosen[n++] = chosen[k];
+        *nchosen = n;
+    }
     for (int k = 0; k < *nchosen && st == KL_OK; k++) {
         int i = chosen[k], values[KL_MAX_PARAMS], users;
         const struct kl_user_rung *u = user_of(w, a, i);
         struct kl_launch l = {.kl = NULL};
         char why[256];
-        if ((st = values_of(w, a, i, values, &users, e)) != KL_OK || !users)
+        if (!u && w->available && !w->available(w->self, i, why, sizeof why) &&
+            !w->named_is_users)
+            continue; /* a skipped row, whatever --param says */
+        if ((st = values_of(w, a, i, values, &users, why, sizeof why, e)) != KL_OK || !users)
             continue;
         if (u) {
             l.kl = w->kl;
@@ -235,11 +258,16 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         struct kl_result *res = kl_report_add(rep, name, u ? u->summary : w->table->summary(i));
         if (!res)
             return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        if (!u && w->describe)
+            w->describe(w->self, i, res);
         if (!u && w->available && !w->available(w->self, i, res->note, sizeof res->note)) {
             res->status = KL_RESULT_SKIPPED;
             continue;
         }
-        enum kl_status st = values_of(w, a, i, values, &users, e);
+        enum kl_status st =
+            values_of(w, a, i, values, &users, res->config, sizeof res->config, e);
+        if (res->config[0]) /* values not the defaults: the table says which */
+            rep->show_config = 1;
         if (st == KL_OK)
             st = u ? run_user(w, u, values, res) : w->run(w->self, i, values, res);
         if (st == KL_OK)

@@ -13,6 +13,7 @@
 #include "core/user_rung.h"
 
 struct kl_launch;
+struct kl_ladder_args;
 
 struct kl_rung_table {
     const char *workload; /* for messages: "gemm" */
@@ -60,7 +61,11 @@ struct kl_rung_set {
     int nusers;
 };
 
-/* The rung whose name is name or starts with it (unique), or -1. */
+/*
+ * The rung whose name is name, else the one whose name is name and an
+ * underscore on ("15" for 15_mma_tf32 beside 15cl_mma_tf32), else the one
+ * whose name starts with name; -1 where none or several match.
+ */
 int kl_rung_lookup(const struct kl_rung_set *s, const char *name);
 
 /*
@@ -116,6 +121,18 @@ struct kl_workload {
      * Such a rung is a skipped row, or an error where the user chose it.
      */
     int (*available)(void *self, int i, char *why, size_t n);
+    /* 0 where rung i stays out of a whole ladder (one no --rung names); NULL: none does. */
+    int (*listed)(void *self, int i);
+    /* Sets the facts of rung i's row known before it runs (on host, precision); may be NULL. */
+    void (*describe)(void *self, int i, struct kl_result *res);
+    /*
+     * Rung i's values where they come from more than its defaults and
+     * --param (a tuned cache, presets): *users 1 where the user set them;
+     * config (n bytes) says where they came from, or "". NULL: defaults,
+     * then --param.
+     */
+    enum kl_status (*values)(void *self, int i, const struct kl_ladder_args *a, int *values,
+                             int *users, char *config, size_t n, struct kl_err *e);
     /* Checks rung i's values against the device, building nothing (NULL: nothing to check). */
     enum kl_status (*check)(void *self, int i, const int *values, struct kl_err *e);
     /*

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ladder.h"
 #include "core/launch.h"
 #include "core/measure.h"
 #include "core/progress.h"
@@ -72,23 +73,7 @@ static const struct kl_copy_rung rungs[] = {
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-int kl_copy_rung_count(void)
-{
-    return RUNG_COUNT;
-}
-
-const struct kl_copy_rung *kl_copy_rung_at(int i)
-{
-    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
-}
-
-const struct kl_copy_rung *kl_copy_rung_find(const char *name)
-{
-    for (int i = 0; i < RUNG_COUNT; i++)
-        if (strcmp(rungs[i].name, name) == 0)
-            return &rungs[i];
-    return NULL;
-}
+KL_RUNG_TABLE(copy, struct kl_copy_rung, rungs);
 
 #define GUARD 64 /* elements past N that a correct kernel never writes */
 
@@ -163,6 +148,39 @@ static int verify(const struct copy_session *s, long n, char *note, size_t len)
     return 1;
 }
 
+/* The interface's arguments: src, dst, N. */
+static void copy_args(const struct copy_session *s, long n, struct kl_launch *l)
+{
+    l->nargs = 3;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dsrc}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
+}
+
+/* Runs l once on a poisoned destination, verifies the copy of n words, then times l. */
+static enum kl_status copy_launch(struct copy_session *s, struct kl_launch *l, long n,
+                                  const struct kl_protocol *proto, struct kl_result *res)
+{
+    struct kl_context *kl = s->kl;
+    size_t bytes = ((size_t)n + GUARD <= s->cap ? (size_t)n + GUARD : s->cap) * 4;
+    struct kl_stats stats;
+    enum kl_status st;
+    double dummy;
+    if ((st = kl->ops->write(kl->dev, s->ddst, s->poison, s->cap * 4, &kl->err)) != KL_OK ||
+        (st = kl_launch_timed(l, &dummy, &kl->err)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, s->ddst, s->out, bytes, &kl->err)) != KL_OK)
+        return st;
+    if (!verify(s, n, res->note, sizeof res->note)) {
+        res->status = KL_RESULT_FAILED;
+        return KL_OK;
+    }
+    if ((st = kl_measure(proto, kl_launch_timed, l, &stats, &kl->err)) != KL_OK)
+        return st;
+    res->status = KL_RESULT_VERIFIED;
+    kl_result_set_stats(res, &stats);
+    return KL_OK;
+}
+
 /*
  * Runs rung r at N elements into res. Returns an error only for broken
  * devices or requests; a wrong copy is a FAILED result.
@@ -172,10 +190,8 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
                               const struct kl_protocol *proto, struct kl_result *res)
 {
     struct kl_context *kl = s->kl;
-    struct kl_launch l = {.kl = kl, .nargs = 3, .dims = 1};
-    struct kl_stats stats;
+    struct kl_launch l = {.kl = kl, .dims = 1};
     enum kl_status st;
-    double dummy;
     size_t bs = (size_t)kl_param_value(r->params, values, "BS");
     size_t ilp = (size_t)(r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP"));
     size_t items = (size_t)n / (size_t)r->vec;
@@ -230,41 +246,129 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     }
     if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
-    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dsrc}};
-    l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
-    l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
+    copy_args(s, n, &l);
     if (r->seed_cuda) {
         l.nargs = 4;
         l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)ilp}};
         l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
     }
+    return copy_launch(s, &l, n, proto, res);
+}
 
-    size_t bytes = ((size_t)n + GUARD <= s->cap ? (size_t)n + GUARD : s->cap) * 4;
-    if ((st = kl->ops->write(kl->dev, s->ddst, s->poison, s->cap * 4, &kl->err)) != KL_OK ||
-        (st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, s->ddst, s->out, bytes, &kl->err)) != KL_OK)
-        return st;
-    if (!verify(s, n, res->note, sizeof res->note)) {
-        res->status = KL_RESULT_FAILED;
-        return KL_OK;
-    }
-    if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
-        return st;
-    res->status = KL_RESULT_VERIFIED;
-    kl_result_set_stats(res, &stats);
+/* A ladder's state: the session, the request and the N of the sweep's current step. */
+struct copy_ladder {
+    const struct kl_copy_request *req;
+    struct copy_session s;
+    long n;
+};
+
+/* The article's CUDA kernel joins the default ladder and the sweep on CUDA only. */
+static int copy_listed(void *self, int i)
+{
+    const struct copy_ladder *L = self;
+    return (!L->req->sweep || rungs[i].vec == 1) &&
+           (!rungs[i].seed_cuda || strcmp(L->s.kl->ops->name, "cuda") == 0);
+}
+
+static void copy_describe(void *self, int i, struct kl_result *res)
+{
+    const struct copy_ladder *L = self;
+    (void)i;
+    res->x = (double)L->n; /* skipped cells too: the sweep's matrix keeps them in their row */
+}
+
+static long ilp_of(const struct kl_copy_rung *r, const int *values)
+{
+    return r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP");
+}
+
+/* ILP larger than N: an error where the user chose the rung or its ILP (a skip otherwise). */
+static enum kl_status copy_check(void *self, int i, const int *values, struct kl_err *e)
+{
+    const struct copy_ladder *L = self;
+    long ilp = ilp_of(&rungs[i], values);
+    if (!L->req->sweep && ilp > L->req->n)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s copies ILP=%ld elements per work-item, more than N=%ld; use "
+                       "a larger N or a smaller ILP",
+                       rungs[i].name, ilp, L->req->n);
     return KL_OK;
 }
+
+static enum kl_status copy_run(void *self, int i, const int *values, struct kl_result *res)
+{
+    struct copy_ladder *L = self;
+    const struct kl_copy_rung *r = &rungs[i];
+    long ilp = ilp_of(r, values);
+    int bs[KL_MAX_PARAMS];
+    unsigned mask = 0;
+    if (ilp > L->n) {
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->config, sizeof res->config, "N=%ld ILP=%ld", L->n, ilp);
+        snprintf(res->note, sizeof res->note,
+                 "copies ILP=%ld elements per work-item, more than N=%ld", ilp, L->n);
+        return KL_OK;
+    }
+    /* BS (the first parameter) set by the user is kept even beyond the kernel's limit. */
+    kl_params_resolve(r->name, r->params, L->req->params, L->req->nparams, bs, &mask,
+                      &L->s.kl->err);
+    return run_one(&L->s, r, values, (mask & 1u) != 0, L->n, &L->req->protocol, res);
+}
+
+/* ---- the user's kernels: copy(src, dst, N) of 32-bit words ------------------ */
+
+static long long copy_size(void *self, int i)
+{
+    const struct copy_ladder *L = self;
+    (void)i;
+    return L->n;
+}
+
+static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
+{
+    const struct copy_ladder *L = self;
+    (void)u;
+    copy_args(&L->s, L->n, l);
+}
+
+static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result *res)
+{
+    struct copy_ladder *L = self;
+    res->bytes = 2.0 * 4.0 * (double)L->n;
+    res->x = (double)L->n;
+    snprintf(res->config, sizeof res->config, "N=%ld", L->n);
+    return copy_launch(&L->s, l, L->n, &L->req->protocol, res);
+}
+
+static const struct kl_user_iface user_iface = {
+    .signature = "copy(global const uint *src, global uint *dst, int N)",
+    .nsizes = 1,
+    .size_names = {"N"},
+    .size = copy_size,
+    .args = user_args,
+    .run = user_run,
+};
 
 enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_request *req,
                               struct kl_report *rep)
 {
-    const struct kl_copy_rung *chosen[sizeof rungs / sizeof *rungs];
-    const struct kl_param_def *lists[sizeof rungs / sizeof *rungs];
-    int nchosen = 0;
+    struct copy_ladder L = {.req = req, .s = {.kl = kl}, .n = req->sweep ? req->max_n : req->n};
+    struct kl_workload w = {.table = &table,
+                            .kl = kl,
+                            .type = KL_INT,
+                            .self = &L,
+                            .named_is_users = 1,
+                            .listed = copy_listed,
+                            .describe = copy_describe,
+                            .check = copy_check,
+                            .run = copy_run,
+                            .user = &user_iface};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
+                               req->nparams, req->users, req->nusers};
+    int chosen[KL_MAX_RUNGS], nchosen;
     struct kl_err *e = &kl->err;
-    struct copy_session s;
     enum kl_status st;
-    long max_n = req->sweep ? req->max_n : req->n;
+    long max_n = L.n;
 
     if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK)
         return st;
@@ -273,63 +377,19 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
                        max_n);
     if (req->sweep && max_n < 512)
         return kl_fail(e, KL_ERR_ARG, "the sweep starts at N=512; --max-n %ld is below it", max_n);
-    for (int j = 0; j < req->nrungs; j++)
-        if (!kl_copy_rung_find(req->rungs[j])) {
-            kl_fail(e, KL_ERR_ARG, "unknown copy rung \"%s\"; rungs are:", req->rungs[j]);
-            for (int i = 0; i < RUNG_COUNT; i++)
-                kl_err_append(e, " %s", rungs[i].name);
-            return KL_ERR_ARG;
-        }
-    for (int i = 0; i < RUNG_COUNT; i++) {
-        /* The article's CUDA kernel joins the default ladder and sweep on CUDA only. */
-        int want = req->nrungs == 0 && (!req->sweep || rungs[i].vec == 1) &&
-                   (!rungs[i].seed_cuda || strcmp(kl->ops->name, "cuda") == 0);
-        for (int j = 0; j < req->nrungs; j++)
-            want |= strcmp(req->rungs[j], rungs[i].name) == 0;
-        if (want) {
-            lists[nchosen] = rungs[i].params;
-            chosen[nchosen++] = &rungs[i];
-        }
-    }
-    if ((st = kl_params_check_known(req->params, req->nparams, lists, nchosen, e)) != KL_OK)
+    if ((st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;
-    /* ILP must fit N: an explicit rung that cannot is an error, a default one is skipped. */
-    for (int i = 0; i < nchosen && !req->sweep; i++) {
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        const struct kl_copy_rung *r = chosen[i];
-        if ((st = kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask,
-                                    e)) != KL_OK)
-            return st;
-        /* ILP larger than N is an error where the user asked for it (the rung by name, or
-         * its ILP), and a skipped rung in the default ladder. */
-        long ilp = r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP");
-        int ilp_set = kl_param_index(r->params, "ILP") >= 0 &&
-                      (mask >> kl_param_index(r->params, "ILP") & 1u);
-        if (ilp > req->n && (req->nrungs > 0 || ilp_set))
-            return kl_fail(e, KL_ERR_ARG,
-                           "rung %s copies ILP=%ld elements per work-item, more than N=%ld; use "
-                           "a larger N or a smaller ILP",
-                           r->name, ilp, req->n);
-    }
 
-    rep->workload = "copy";
+    kl_ladder_report(rep, kl, "copy", KL_INT, req->seed, &req->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, req->sweep ? "N=512..%ld" : "N=%ld", max_n);
     snprintf(rep->size_json, sizeof rep->size_json, "\"N\": %ld, \"sweep\": %s", max_n,
              req->sweep ? "true" : "false");
-    rep->type = KL_INT;
-    rep->seed = req->seed;
     rep->flops = 0;
     rep->bytes = 8.0 * (double)max_n;
     snprintf(rep->reference, sizeof rep->reference,
              "the source words, exactly; %d guard words past N must stay untouched", GUARD);
-    rep->protocol = req->protocol;
-    rep->device = kl->info;
-    rep->backend = kl->ops->name;
     rep->show_config = 1;
     rep->ladder = !req->sweep;
-    kl_utc_now(rep->date, sizeof rep->date);
-    kl_report_load_ceilings(rep);
 
     /* The sweep: powers of two from 512 (the seed's list), then max_n itself. */
     long sizes[40];
@@ -339,44 +399,14 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
     if (nsizes == 0 || sizes[nsizes - 1] != max_n)
         sizes[nsizes++] = max_n;
 
-    if ((st = session_init(&s, kl, max_n, req->seed)) != KL_OK)
+    if ((st = session_init(&L.s, kl, max_n, req->seed)) != KL_OK)
         goto done;
-    for (int k = 0; k < nsizes; k++) {
-        long n = sizes[k];
-        for (int i = 0; i < nchosen; i++) {
-            const struct kl_copy_rung *r = chosen[i];
-            int values[KL_MAX_PARAMS];
-            unsigned mask;
-            kl_progress_step(k * nchosen + i, nsizes * nchosen, "copy %s N=%ld", r->name, n);
-            struct kl_result *res = kl_report_add(rep, r->name, r->summary);
-            if (!res) {
-                st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-                goto done;
-            }
-            res->x = (double)n; /* skipped cells too: the matrix keeps them in their row */
-            kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-            long ilp = r->ilp ? r->ilp : kl_param_value(r->params, values, "ILP");
-            if (ilp > n) {
-                res->status = KL_RESULT_SKIPPED;
-                snprintf(res->config, sizeof res->config, "N=%ld ILP=%ld", n, ilp);
-                snprintf(res->note, sizeof res->note,
-                         "copies ILP=%ld elements per work-item, more than N=%ld", ilp, n);
-                continue;
-            }
-            st = run_one(&s, r, values, (mask & 1u) != 0, n, &req->protocol, res);
-            if (st != KL_OK)
-                snprintf(res->note, sizeof res->note, "%s", e->msg);
-            if (st == KL_ERR_UNSUPPORTED && !mask) {
-                res->status = KL_RESULT_SKIPPED;
-                continue;
-            }
-            if (st != KL_OK)
-                goto done;
-        }
+    for (int k = 0; k < nsizes && st == KL_OK; k++) {
+        L.n = sizes[k];
+        st = kl_ladder_rungs(&w, &a, chosen, nchosen, k * nchosen, nsizes * nchosen, rep, e);
     }
-    st = KL_OK;
 done:
     kl_report_finish(rep);
-    session_free(&s);
+    session_free(&L.s);
     return st;
 }

@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "core/params.h"
 #include "core/report.h"
+#include "core/user_rung.h"
 
 struct kl_copy_rung {
     const char *name;
@@ -27,7 +28,6 @@ struct kl_copy_rung {
 
 int kl_copy_rung_count(void);
 const struct kl_copy_rung *kl_copy_rung_at(int i);
-const struct kl_copy_rung *kl_copy_rung_find(const char *name);
 
 struct kl_copy_request {
     long n; /* elements (4 bytes each) */
@@ -37,6 +37,8 @@ struct kl_copy_request {
     int nparams;
     const char *const *rungs; /* NULL: the whole ladder */
     int nrungs;
+    const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
+    int nusers;
     int sweep;  /* N = 512, 1024, ... max_n for every chosen ILP rung */
     long max_n; /* largest N of the sweep */
 };

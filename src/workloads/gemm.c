@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/blas.h"
+#include "core/ladder.h"
 #include "core/launch.h"
 #include "core/measure.h"
 #include "core/progress.h"
@@ -300,6 +301,24 @@ const struct kl_gemm_rung *kl_gemm_rung_at(int i)
 {
     return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
 }
+
+static const char *rung_name(int i)
+{
+    return rungs[i].name;
+}
+
+static const char *rung_summary(int i)
+{
+    return rungs[i].summary;
+}
+
+static const struct kl_param_def *rung_params(int i)
+{
+    return rungs[i].params;
+}
+
+static const struct kl_rung_table table = {"gemm", RUNG_COUNT, rung_name, rung_summary,
+                                           rung_params};
 
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 {
@@ -802,6 +821,30 @@ static enum kl_status verified_run(struct gemm_session *s, struct kl_launch_pair
 }
 
 /*
+ * A prepared device launch: run once on a poisoned C, read into C and
+ * checked for writes past it, then timed by the protocol and end to end
+ * into t (its build time and options left as they are).
+ */
+static enum kl_status time_launch(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
+                                  const struct kl_protocol *proto, void *C, struct kl_timing *t)
+{
+    struct kl_stats stats;
+    enum kl_status st;
+    double dummy;
+    if ((st = session_device(s, b_col)) != KL_OK ||
+        (st = verified_run(s, l, b_col, C, &dummy)) != KL_OK ||
+        /* The timed launches overwrite C with the same values; the verified copy is C. */
+        (st = kl_measure(proto, kl_launch_pair_timed, l, &stats, &s->kl->err)) != KL_OK ||
+        (st = end_to_end(s, l, b_col, s->out, &t->total_s)) != KL_OK)
+        return st;
+    t->median_s = stats.median;
+    t->min_s = stats.min;
+    t->max_s = stats.max;
+    t->repeats = stats.n;
+    return KL_OK;
+}
+
+/*
  * Runs one rung: checks limits, builds (cached), runs once on a poisoned C
  * and reads the result into C, then times it by the protocol.
  */
@@ -821,22 +864,16 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
             (st = kl_measure(proto, host_once, &h, &stats, &kl->err)) != KL_OK)
             return st;
         snprintf(t->options, sizeof t->options, "host, one thread");
-    } else {
-        struct rung_launch rl;
-        double dummy;
-        if ((st = prepare_launch(s, r, values, t, &rl)) != KL_OK ||
-            (st = verified_run(s, &rl.pair, r->b_col_major, C, &dummy)) != KL_OK)
-            return st;
-        /* The timed launches overwrite C with the same values; the verified copy is C. */
-        if ((st = kl_measure(proto, kl_launch_pair_timed, &rl.pair, &stats, &kl->err)) != KL_OK ||
-            (st = end_to_end(s, &rl.pair, r->b_col_major, s->out, &t->total_s)) != KL_OK)
-            return st;
+        t->median_s = stats.median;
+        t->min_s = stats.min;
+        t->max_s = stats.max;
+        t->repeats = stats.n;
+        return KL_OK;
     }
-    t->median_s = stats.median;
-    t->min_s = stats.min;
-    t->max_s = stats.max;
-    t->repeats = stats.n;
-    return KL_OK;
+    struct rung_launch rl;
+    return (st = prepare_launch(s, r, values, t, &rl)) != KL_OK
+               ? st
+               : time_launch(s, &rl.pair, r->b_col_major, proto, C, t);
 }
 
 /*
@@ -1245,14 +1282,166 @@ static int peer_rows(const struct kl_gemm_request *req, const char **out)
     return n;
 }
 
+/* A ladder's state: what the engine's callbacks share. */
+struct gemm_ladder {
+    const struct kl_gemm_request *req;
+    struct gemm_session s;
+    struct gemm_ref g;
+    void *C; /* the current rung's result */
+    struct gemm_baseline baseline;
+};
+
+static int gemm_listed(void *self, int i)
+{
+    const struct gemm_ladder *L = self;
+    return kl_gemm_request_chooses(L->req, &rungs[i]);
+}
+
+static void gemm_describe(void *self, int i, struct kl_result *res)
+{
+    const struct gemm_ladder *L = self;
+    res->on_host = rungs[i].geometry == KL_GEO_HOST;
+    res->precision = kl_gemm_rung_precision(&rungs[i], L->req->type);
+}
+
+/* Rungs the device lacks; host rungs that would take seconds, unless asked for. */
+static int gemm_available(void *self, int i, char *why, size_t n)
+{
+    const struct gemm_ladder *L = self;
+    const struct kl_gemm_request *req = L->req;
+    double macs = (double)req->M * req->N * req->K;
+    if (!kl_gemm_rung_available(L->s.kl, &rungs[i], req->type, why, n))
+        return 0;
+    if (rungs[i].geometry == KL_GEO_HOST && req->host_rungs == 0 && req->nrungs == 0 &&
+        macs > HOST_AUTO_LIMIT) {
+        snprintf(why, n,
+                 "%.3g multiply-adds would take seconds per loop order on one core; "
+                 "--host-rungs runs them",
+                 macs);
+        return 0;
+    }
+    return 1;
+}
+
+static enum kl_status gemm_values(void *self, int i, const struct kl_ladder_args *a, int *values,
+                                  int *users, char *config, size_t n, struct kl_err *e)
+{
+    const struct gemm_ladder *L = self;
+    unsigned mask;
+    (void)a;
+    enum kl_status st =
+        resolve_request(L->req, &L->s.kl->info, &rungs[i], values, &mask, config, n, e);
+    *users = mask != 0;
+    return st;
+}
+
+static enum kl_status gemm_check(void *self, int i, const int *values, struct kl_err *e)
+{
+    const struct gemm_ladder *L = self;
+    struct kl_launch l = {.kl = L->s.kl};
+    if (rungs[i].geometry == KL_GEO_HOST)
+        return KL_OK;
+    shape_of(&rungs[i], values, L->req->M, L->req->N, &l);
+    return check_rung(L->s.kl, &rungs[i], values, L->req->type, &l, e);
+}
+
+/*
+ * A run's times into res, then its verdict: against the reference, and
+ * every device result against the first verified one, which becomes the
+ * baseline (C is then kept and a new one made).
+ */
+static enum kl_status record(struct gemm_ladder *L, const char *name, const struct kl_timing *t,
+                             struct kl_result *res)
+{
+    res->build_s = t->build_s;
+    res->median_s = t->median_s;
+    res->min_s = t->min_s;
+    res->max_s = t->max_s;
+    res->total_s = t->total_s;
+    res->repeats = t->repeats;
+    snprintf(res->options, sizeof res->options, "%s", t->options);
+    res->status = KL_RESULT_VERIFIED;
+    judge(&L->s, &L->g, L->C, res->on_host ? NULL : &L->baseline, res);
+    if (!res->on_host && !L->baseline.C && res->status == KL_RESULT_VERIFIED) {
+        L->baseline = (struct gemm_baseline){L->C, name, res->precision};
+        L->C = malloc((size_t)L->s.M * L->s.N * kl_type_size(L->s.type));
+        if (!L->C)
+            return kl_fail(&L->s.kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    }
+    return KL_OK;
+}
+
+static enum kl_status gemm_run(void *self, int i, const int *values, struct kl_result *res)
+{
+    struct gemm_ladder *L = self;
+    struct kl_timing t;
+    enum kl_status st = run_rung(&L->s, &rungs[i], values, &L->req->protocol, L->C, &t);
+    return st != KL_OK ? st : record(L, rungs[i].name, &t, res);
+}
+
+/* ---- the user's kernels: gemm(A, B, C, M, N, K), all row-major ------------ */
+
+static long long gemm_size(void *self, int i)
+{
+    const struct gemm_ladder *L = self;
+    return i == 0 ? L->s.M : i == 1 ? L->s.N : L->s.K;
+}
+
+static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
+{
+    struct gemm_ladder *L = self;
+    (void)u;
+    l->nargs = 6;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.dA}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.dB}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.dC}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = L->s.M}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = L->s.N}};
+    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = L->s.K}};
+}
+
+static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result *res)
+{
+    struct gemm_ladder *L = self;
+    struct kl_launch_pair pair = {l, NULL};
+    struct kl_timing t = {.build_s = res->build_s};
+    res->precision = kl_gemm_rung_precision(&rungs[0], L->s.type); /* as written: FP32 */
+    snprintf(t.options, sizeof t.options, "%s", res->options);
+    enum kl_status st = time_launch(&L->s, &pair, 0, &L->req->protocol, L->C, &t);
+    return st != KL_OK ? st : record(L, res->rung, &t, res);
+}
+
+static const struct kl_user_iface user_iface = {
+    .signature = "gemm(global const T *A, global const T *B, global T *C, int M, int N, int K)",
+    .nsizes = 3,
+    .size_names = {"M", "N", "K"},
+    .size = gemm_size,
+    .args = user_args,
+    .run = user_run,
+};
+
 enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_request *req,
                               struct kl_report *rep)
 {
-    const struct kl_gemm_rung *chosen[sizeof rungs / sizeof *rungs];
-    int nchosen = 0;
+    struct gemm_ladder L = {.req = req};
+    struct kl_workload w = {.table = &table,
+                            .kl = kl,
+                            .type = req->type,
+                            .self = &L,
+                            .available = gemm_available,
+                            .listed = gemm_listed,
+                            .describe = gemm_describe,
+                            .values = gemm_values,
+                            .check = gemm_check,
+                            .run = gemm_run,
+                            .user = &user_iface};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
+                               req->nparams, req->users, req->nusers};
+    int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     struct kl_err *e = &kl->err;
     size_t es = kl_type_size(req->type);
+    size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
 
     if ((st = check_request(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
         (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
@@ -1261,158 +1450,51 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         if (!kl_peer_gemm_known(req->peers[j]))
             return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemm (%s)", req->peers[j],
                            kl_gemm_peer_names);
-
-    /* Which rungs, in ladder order. */
-    for (int i = 0; i < RUNG_COUNT; i++)
-        if (kl_gemm_request_chooses(req, &rungs[i]))
-            chosen[nchosen++] = &rungs[i];
-    for (int j = 0; j < req->nrungs; j++)
-        if (!kl_gemm_rung_find(req->rungs[j])) {
-            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous rung \"%s\"; rungs are:", req->rungs[j]);
-            for (int i = 0; i < RUNG_COUNT; i++)
-                kl_err_append(e, " %s", rungs[i].name);
-            return KL_ERR_ARG;
-        }
-    /* Every parameter must belong to some chosen rung. */
-    const struct kl_param_def *lists[sizeof rungs / sizeof *rungs];
-    for (int i = 0; i < nchosen; i++)
-        lists[i] = chosen[i]->params;
-    if ((st = kl_params_check_known(req->params, req->nparams, lists, nchosen, e)) != KL_OK)
+    session_init(&L.s, kl, req->type, req->M, req->N, req->K, NULL, NULL);
+    if ((st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;
-    /* Values, and limits of what the user set, before anything runs. */
-    for (int i = 0; i < nchosen; i++) {
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        struct kl_launch l = {.kl = kl};
-        char why[256];
-        if (!kl_gemm_rung_available(kl, chosen[i], req->type, why, sizeof why))
-            continue; /* skipped, whatever --param says */
-        if ((st = resolve_request(req, &kl->info, chosen[i], values, &mask, why, sizeof why,
-                                  e)) != KL_OK)
-            return st;
-        shape_of(chosen[i], values, req->M, req->N, &l);
-        if (mask && chosen[i]->geometry != KL_GEO_HOST &&
-            (st = check_rung(kl, chosen[i], values, req->type, &l, e)) != KL_OK)
-            return st;
-    }
 
     /* Same random inputs for every rung. */
     struct kl_rng rng;
-    size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
-    void *A = malloc(M * K * es), *B = malloc(K * N * es), *C = malloc(M * N * es);
-    struct gemm_baseline baseline = {NULL, NULL, KL_PREC_NONE};
-    const char **peers = NULL;
-    struct gemm_session s;
-    struct gemm_ref g = {0};
-    session_init(&s, kl, req->type, req->M, req->N, req->K, A, B);
-    if (!A || !B || !C) {
+    void *A = malloc(M * K * es), *B = malloc(K * N * es);
+    const char **peers = malloc((2 * (size_t)req->npeers + 1) * sizeof *peers);
+    L.C = malloc(M * N * es);
+    L.s.A = A, L.s.B = B;
+    if (!A || !B || !L.C || !peers) {
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
         goto free_data;
     }
     kl_rng_seed(&rng, req->seed);
     kl_fill_uniform(req->type, A, M * K, &rng);
     kl_fill_uniform(req->type, B, K * N, &rng);
-    if ((st = reference(&s, req->seed, &g, e)) != KL_OK)
+    if ((st = reference(&L.s, req->seed, &L.g, e)) != KL_OK ||
+        (req->nusers && (st = session_device(&L.s, 0)) != KL_OK)) /* the user's arguments */
         goto free_data;
 
-    rep->workload = "gemm";
+    kl_ladder_report(rep, kl, "gemm", req->type, req->seed, &req->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, "M=%d N=%d K=%d", req->M, req->N, req->K);
     snprintf(rep->size_json, sizeof rep->size_json, "\"M\": %d, \"N\": %d, \"K\": %d", req->M,
              req->N, req->K);
-    rep->type = req->type;
-    rep->seed = req->seed;
     rep->flops = 2.0 * M * N * K;
     rep->bytes = (double)(M * K + K * N + M * N) * es;
-    snprintf(rep->reference, sizeof rep->reference, "%s", g.how);
-    rep->protocol = req->protocol;
-    rep->device = kl->info;
-    rep->backend = kl->ops->name;
-    kl_utc_now(rep->date, sizeof rep->date);
-    kl_report_load_ceilings(rep);
-    rep->ladder = 1;
+    snprintf(rep->reference, sizeof rep->reference, "%s", L.g.how);
 
-    peers = malloc((2 * (size_t)req->npeers + 1) * sizeof *peers);
-    if (!peers) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        goto free_data;
-    }
     int npeers = peer_rows(req, peers);
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_gemm_rung *r = chosen[i];
-        kl_progress_step(i, nchosen + npeers, "gemm %s: build, time, verify", r->name);
-        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        struct kl_timing t;
-        if (!res) {
-            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-            goto free_data;
-        }
-        res->on_host = r->geometry == KL_GEO_HOST;
-        res->precision = kl_gemm_rung_precision(r, req->type);
-        if (!kl_gemm_rung_available(kl, r, req->type, res->note, sizeof res->note)) {
-            res->status = KL_RESULT_SKIPPED;
-            continue;
-        }
-        if ((st = resolve_request(req, &kl->info, r, values, &mask, res->config,
-                                  sizeof res->config, e)) != KL_OK)
-            goto free_data;
-        if (res->config[0]) /* tuned or preset values, not the defaults: the row says which */
-            rep->show_config = 1;
-        /* Host rungs named with --rung always run; the whole ladder skips slow ones. */
-        if (res->on_host && req->host_rungs == 0 && req->nrungs == 0 &&
-            (double)M * N * K > HOST_AUTO_LIMIT) {
-            res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note,
-                     "%.3g multiply-adds would take seconds per loop order on one core; "
-                     "--host-rungs runs them",
-                     (double)M * N * K);
-            continue;
-        }
-        st = run_rung(&s, r, values, &req->protocol, C, &t);
-        if (st != KL_OK)
-            snprintf(res->note, sizeof res->note, "%s", e->msg);
-        if (st == KL_ERR_UNSUPPORTED && !mask) {
-            /* A default that does not fit this device is a skipped rung, not an error. */
-            res->status = KL_RESULT_SKIPPED;
-            continue;
-        }
-        if (st == KL_ERR_VERIFY) /* stays FAILED, with the reason */
-            continue;
-        if (st != KL_OK) /* stays FAILED; the rungs so far are still reported */
-            goto free_data;
-        res->build_s = t.build_s;
-        res->median_s = t.median_s;
-        res->min_s = t.min_s;
-        res->max_s = t.max_s;
-        res->total_s = t.total_s;
-        res->repeats = t.repeats;
-        snprintf(res->options, sizeof res->options, "%s", t.options);
-        res->status = KL_RESULT_VERIFIED;
-        judge(&s, &g, C, res->on_host ? NULL : &baseline, res);
-        if (!res->on_host && !baseline.C && res->status == KL_RESULT_VERIFIED) {
-            baseline = (struct gemm_baseline){C, r->name, res->precision};
-            C = malloc(M * N * es);
-            if (!C) {
-                st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-                goto free_data;
-            }
-        }
-    }
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen + npeers, rep, e)) != KL_OK)
+        goto free_data;
     for (int j = 0; j < npeers; j++) {
         kl_progress_step(nchosen + j, nchosen + npeers, "gemm peer %s", peers[j]);
-        if ((st = run_peer(&s, &g, peers[j], &req->protocol, C, rep)) != KL_OK)
+        if ((st = run_peer(&L.s, &L.g, peers[j], &req->protocol, L.C, rep)) != KL_OK)
             goto free_data;
     }
-    st = KL_OK;
 free_data:
     kl_report_finish(rep);
-    ref_free(&g);
-    session_free(&s);
+    ref_free(&L.g);
+    session_free(&L.s);
     free(A);
     free(B);
-    free(C);
-    free((void *)baseline.C);
+    free(L.C);
+    free((void *)L.baseline.C);
     free(peers);
     return st;
 }

@@ -8,6 +8,7 @@
 #include "core/context.h"
 #include "core/params.h"
 #include "core/report.h"
+#include "core/user_rung.h"
 #include "kladder.h"
 
 /* How the launch geometry follows from M, N, K and the parameters. */
@@ -140,6 +141,8 @@ struct kl_gemm_request {
     int nparams;
     const char *const *rungs; /* names or prefixes; NULL: the whole ladder */
     int nrungs;
+    const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
+    int nusers;
     int host_rungs;           /* 0: when small enough, 1: always, -1: never */
     const char *const *peers; /* "cublas", "clblast", "openblas": a row each after the rungs */
     int npeers;
