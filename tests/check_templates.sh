@@ -20,7 +20,16 @@ types=float
 declare -A extra=([gemm]=int) # gemm also runs in int; copy in words only
 
 # Sizes per workload: small, none a multiple of a work-group.
-declare -A sizes=([gemm]="--m 33 --n 17 --k 9" [copy]="--n 1001" [rowdot]="--rows 37 --d 101" [gemv]="--m 53 --n 29")
+declare -A sizes=([gemm]="--m 33 --n 17 --k 9" [copy]="--n 1001" [rowdot]="--rows 37 --d 101" [gemv]="--m 53 --n 29" [blur]="--width 37 --height 11 --sigma 1.5")
+
+# The option that sets type T for workload W.
+type_option() {
+    case $1 in
+    copy) ;;
+    blur) echo --pixel "$2" ;;
+    *) echo --type "$2" ;;
+    esac
+}
 
 # check LABEL WORKLOAD OUTFILE: the user rung's row is verified.
 check() {
@@ -39,9 +48,10 @@ for w in $workloads; do
     "$kladder" template "$w" >"$tmp/template_$w.cl" || { echo "FAIL: template $w"; fails=$((fails + 1)); continue; }
     wtypes="$types ${extra[$w]:-}"
     [ "$w" = copy ] && wtypes=int
+    [ "$w" = blur ] && wtypes="float uchar4" # pixels, not element types
     for t in $wtypes; do
         # shellcheck disable=SC2086 # sizes are words
-        "$kladder" "$w" ${sizes[$w]} $([ "$w" = copy ] || echo --type "$t") --kernel "$tmp/template_$w.cl" --rung "template_$w" \
+        "$kladder" "$w" ${sizes[$w]} $(type_option "$w" "$t") --kernel "$tmp/template_$w.cl" --rung "template_$w" \
             "${q[@]}" >"$tmp/out.csv" 2>"$tmp/err"
         check "$w $t" "$w" "$tmp/out.csv"
     done

@@ -74,7 +74,7 @@ static const char usage[] =
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
     "  --list-rungs       print the ladder with each rung's summary and parameters\n"
     "  --kernel F[:E]     add your own kernel (entry E in file F) as a rung after the ladder's\n"
-    "                     (repeatable; gemm, copy, rowdot, gemv); docs/KERNELS.md;\n"
+    "                     (repeatable, every ladder); docs/KERNELS.md says how;\n"
     "                     kladder template W prints one to start from\n";
 
 /* The rest of the text (one string literal may hold only 4095 characters). */
@@ -218,7 +218,7 @@ static const struct option options[] = {
     {"--rung", 1, ON_LADDERS | ON_TUNE},
     {"--param", 1, ON_LADDERS},
     {"--list-rungs", 0, ON_LADDERS},
-    {"--kernel", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV)},
+    {"--kernel", 1, ON_LADDERS},
     {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV) | ON_TUNE},
     {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE},
     {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
@@ -929,6 +929,7 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
+    req.users = users, req.nusers = nusers;
     rep->image_in = c->input; /* for the HTML report's pictures */
     enum kl_status st = kl_blur_ladder(kl, &req, rep);
     if (st == KL_OK)

@@ -9,7 +9,7 @@
 #include "cli/exit.h"
 #include "core/context.h"
 
-static const char *const workloads[] = {"gemm", "copy", "rowdot", "gemv"};
+static const char *const workloads[] = {"gemm", "copy", "rowdot", "gemv", "blur"};
 #define NWORKLOADS ((int)(sizeof workloads / sizeof *workloads))
 
 static void usage(FILE *out)

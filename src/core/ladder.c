@@ -156,7 +156,7 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
         struct kl_launch l = {.kl = NULL};
         char why[256];
         if (!u && w->available && !w->available(w->self, i, why, sizeof why) &&
-            !w->named_is_users)
+            !(w->named_is_users && a->nrungs > 0))
             continue; /* a skipped row, whatever --param says */
         if ((st = values_of(w, a, i, values, &users, why, sizeof why, e)) != KL_OK || !users)
             continue;
@@ -164,7 +164,9 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
             l.kl = w->kl;
             st = user_shape(w, u, values, &l, e);
         } else if (w->available && !w->available(w->self, i, why, sizeof why)) {
-            st = kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", w->table->name(i), why);
+            st = strstr(why, w->table->name(i)) /* the reason names the rung already */
+                     ? kl_fail(e, KL_ERR_UNSUPPORTED, "%s", why)
+                     : kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", w->table->name(i), why);
         } else if (w->check) {
             st = w->check(w->self, i, values, e);
         }
@@ -232,6 +234,10 @@ static enum kl_status run_user(const struct kl_workload *w, const struct kl_user
     char options[sizeof res->options + 32];
     enum kl_status st;
     kl_params_options(u->params, values, w->type, res->options, sizeof res->options);
+    if (w->user->options) {
+        size_t used = strlen(res->options);
+        w->user->options(w->self, res->options + used, sizeof res->options - used);
+    }
     /* OpenCL says its arguments' types only when asked at build time. */
     snprintf(options, sizeof options, "%s%s", res->options,
              strcmp(kl->ops->name, "opencl") == 0 ? " -cl-kernel-arg-info" : "");

@@ -92,6 +92,8 @@ struct kl_user_iface {
     const char *size_names[4];
     long long (*size)(void *self, int i);
     int takes_layout; /* 1: a kernel may say "kladder: layout row|col" */
+    /* Build options beyond the parameters' (" -DRAD=3"), appended to out; may be NULL. */
+    void (*options)(void *self, char *out, size_t n);
     /* Sets l->args and l->nargs: the interface's arguments for u, in order. */
     void (*args)(void *self, const struct kl_user_rung *u, struct kl_launch *l);
     /* Runs, verifies and times l (built, geometry and arguments set) into res. */

@@ -352,6 +352,30 @@ static void session_free(struct blur_session *s)
 
 /* ---- one rung -------------------------------------------------------------------- */
 
+/* Runs p once on a poisoned output, judges it against the reference, then times p. */
+static enum kl_status verify_and_time(struct blur_session *s, struct kl_launch_pair *p,
+                                      const struct kl_protocol *proto, struct kl_result *res)
+{
+    struct kl_context *kl = s->kl;
+    struct kl_err *e = &kl->err;
+    struct kl_stats stats;
+    enum kl_status st;
+    double dummy;
+    if ((st = kl->ops->write(kl->dev, s->ddst, s->fill, (s->n + GUARD) * 4, e)) != KL_OK ||
+        (st = kl_launch_pair_timed(p, &dummy, e)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, s->ddst, s->out, (s->n + GUARD) * 4, e)) != KL_OK)
+        return st;
+    if (!judge(s, res->note, sizeof res->note)) {
+        res->status = KL_RESULT_FAILED;
+        return KL_OK;
+    }
+    if ((st = kl_measure(proto, kl_launch_pair_timed, p, &stats, e)) != KL_OK)
+        return st;
+    res->status = KL_RESULT_VERIFIED;
+    kl_result_set_stats(res, &stats);
+    return KL_OK;
+}
+
 static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung *r,
                                const int *values, const struct kl_protocol *proto,
                                struct kl_result *res)
@@ -360,9 +384,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     struct kl_err *e = &kl->err;
     struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
     struct kl_launch_pair p = {&l, NULL};
-    struct kl_stats stats;
     enum kl_status st;
-    double dummy;
     size_t used;
 
     shape_of(r, values, s->pix, s->R, s->W, s->H, &l);
@@ -408,19 +430,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     if ((st = kl_launch_check(&l, r->name, e)) != KL_OK ||
         (p.b && (st = kl_launch_check(&l2, r->name, e)) != KL_OK))
         return st;
-    if ((st = kl->ops->write(kl->dev, s->ddst, s->fill, (s->n + GUARD) * 4, e)) != KL_OK ||
-        (st = kl_launch_pair_timed(&p, &dummy, e)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, s->ddst, s->out, (s->n + GUARD) * 4, e)) != KL_OK)
-        return st;
-    if (!judge(s, res->note, sizeof res->note)) {
-        res->status = KL_RESULT_FAILED;
-        return KL_OK;
-    }
-    if ((st = kl_measure(proto, kl_launch_pair_timed, &p, &stats, e)) != KL_OK)
-        return st;
-    res->status = KL_RESULT_VERIFIED;
-    kl_result_set_stats(res, &stats);
-    return KL_OK;
+    return verify_and_time(s, &p, proto, res);
 }
 
 /* ---- the ladder ---------------------------------------------------------------------- */
@@ -513,45 +523,116 @@ static enum kl_status write_output(struct blur_session *s, const struct kl_image
     return st;
 }
 
-enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,
-                              struct kl_report *rep)
-{
-    struct kl_err *e = &kl->err;
-    int chosen[RUNG_COUNT], nchosen;
-    const struct kl_rung_set set = {&table, NULL, 0};
-    struct blur_session s;
-    struct kl_image im = {0, 0, 0, NULL};
-    enum kl_status st;
+/* ---- the ladder through the engine ---------------------------------------------- */
 
-    memset(&s, 0, sizeof s);
-    /* Below 0.001 the Gaussian's 2σ² underflows the weights: a radius-0 blur says it plainly. */
-    if (!(req->sigma >= 1e-3) || !isfinite(req->sigma))
-        return kl_fail(e, KL_ERR_ARG, "--sigma must be a number >= 0.001 (got %g)", req->sigma);
-    int R = req->radius >= 0 ? req->radius : (int)ceil(3 * req->sigma);
-    if (R > 512)
-        return kl_fail(e, KL_ERR_ARG,
-                       "radius %d is more than 512: use a smaller --sigma or "
-                       "--radius",
-                       R);
-    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
-        (st = kl_rungs_choose(&set, req->rungs, req->nrungs, req->params, req->nparams, chosen,
-                              &nchosen, e)) != KL_OK)
-        return st;
-    for (int i = 0; i < nchosen; i++) {
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        if ((st = kl_params_resolve(rungs[chosen[i]].name, rungs[chosen[i]].params, req->params,
-                                    req->nparams, values, &mask, e)) != KL_OK)
-            return st;
-    }
-    int out_rung = -1;
+/* A ladder's state: the session, the request, and the fastest verified rung so far. */
+struct blur_ladder {
+    const struct kl_blur_request *req;
+    struct blur_session s;
+    int out_rung;   /* --output-rung's index, or -1 */
+    int best;       /* the rung whose output --output writes, or -1 */
+    double best_s;  /* its median time */
+};
+
+static int blur_available(void *self, int i, char *why, size_t n)
+{
+    const struct blur_ladder *L = self;
+    const struct kl_context *kl = L->s.kl;
+    if (kl_kernel_elsewhere(kl, rungs[i].file))
+        snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", rungs[i].name);
+    else if (rungs[i].kind == KL_BLUR_IMAGE && !kl->info.images)
+        snprintf(why, n, "rung %s: the device has no image support", rungs[i].name);
+    return !lacks_feature(&rungs[i], kl);
+}
+
+static enum kl_status blur_check(void *self, int i, const int *values, struct kl_err *e)
+{
+    const struct blur_ladder *L = self;
+    struct kl_launch l = {.kl = L->s.kl};
+    shape_of(&rungs[i], values, L->s.pix, L->s.R, L->s.W, L->s.H, &l);
+    return check_rung(&rungs[i], values, &L->s, &l, e);
+}
+
+/* The rung --output-rung names, else the fastest verified: its output is kept for --output. */
+static void keep_best(struct blur_ladder *L, int i, const struct kl_result *res)
+{
+    int named = i == L->out_rung;
+    if (res->status != KL_RESULT_VERIFIED ||
+        !(named || (!L->req->output_rung && (L->best < 0 || res->median_s < L->best_s))))
+        return;
+    L->best = i;
+    L->best_s = res->median_s;
+    if (L->req->output)
+        memcpy(L->s.best, L->s.out, L->s.n * 4);
+}
+
+static enum kl_status blur_run(void *self, int i, const int *values, struct kl_result *res)
+{
+    struct blur_ladder *L = self;
+    enum kl_status st = run_rung(&L->s, &rungs[i], values, &L->req->protocol, res);
+    if (st == KL_OK)
+        keep_best(L, i, res);
+    return st;
+}
+
+/* ---- the user's kernels: blur(src, dst, W, H, w), one pass ------------------------ */
+
+static long long blur_size(void *self, int i)
+{
+    const struct blur_ladder *L = self;
+    return i == 0 ? L->s.W : i == 1 ? L->s.H : L->s.R;
+}
+
+static void blur_options(void *self, char *out, size_t n)
+{
+    const struct blur_ladder *L = self;
+    snprintf(out, n, " -DRAD=%d%s", L->s.R,
+             L->s.pix == KL_PIX_UCHAR4 ? " -DKL_PIX_UCHAR4" : " -DKL_PIX_FLOAT");
+}
+
+static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
+{
+    const struct blur_ladder *L = self;
+    (void)u;
+    l->nargs = 5;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.dsrc}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.ddst}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = L->s.W}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = L->s.H}};
+    l->args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.dw}};
+}
+
+static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result *res)
+{
+    struct blur_ladder *L = self;
+    struct kl_launch_pair p = {l, NULL};
+    return verify_and_time(&L->s, &p, &L->req->protocol, res);
+}
+
+static const struct kl_user_iface user_iface = {
+    .signature = "blur(global const P *src, global P *dst, int W, int H, global const float *w)",
+    .nsizes = 3,
+    .size_names = {"W", "H", "R"},
+    .size = blur_size,
+    .options = blur_options,
+    .args = user_args,
+    .run = user_run,
+};
+
+/* What can be refused before the picture is read: σ, the radius, --output-rung, --output. */
+static enum kl_status check_request(const struct kl_blur_request *req,
+                                    const struct kl_rung_set *set, const int *chosen, int nchosen,
+                                    int *out_rung, struct kl_err *e)
+{
+    *out_rung = -1;
     if (req->output_rung) {
-        out_rung = kl_rung_lookup(&set, req->output_rung);
         int among = 0;
+        *out_rung = kl_rung_lookup(set, req->output_rung);
         for (int i = 0; i < nchosen; i++)
-            among |= chosen[i] == out_rung;
-        if (out_rung < 0 || !among)
-            return kl_fail(e, KL_ERR_ARG, "--output-rung %s is not one of the rungs that run",
+            among |= chosen[i] == *out_rung;
+        if (*out_rung < 0 || *out_rung >= RUNG_COUNT || !among)
+            return kl_fail(e, KL_ERR_ARG,
+                           "--output-rung %s is not one of the rungs that run",
                            req->output_rung);
     }
     if (req->output) {
@@ -561,6 +642,124 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
             return kl_fail(e, KL_ERR_IO, "cannot write PNG %s: %s", req->output, strerror(errno));
         fclose(f);
     }
+    return KL_OK;
+}
+
+/* The picture's buffers, weights and reference on the host and the device. */
+static enum kl_status session_make(struct blur_session *s, const struct kl_blur_request *req,
+                                   const struct kl_image *im, int R, struct kl_err *e)
+{
+    struct kl_context *kl = s->kl;
+    enum kl_status st;
+    s->pix = req->pixel;
+    s->W = im->width, s->H = im->height, s->R = R;
+    s->ch = req->pixel == KL_PIX_FLOAT ? 1 : 4;
+    s->n = (size_t)s->W * (size_t)s->H;
+    size_t fbytes = s->n * f_size(s), taps = 2 * (size_t)R + 1;
+    if (fbytes > kl->info.max_alloc || (s->n + GUARD) * 4 > kl->info.max_alloc)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
+                       "allocation (%.1f MiB)",
+                       s->W, s->H, fbytes / 1048576.0, kl->info.max_alloc / 1048576.0);
+    s->w = malloc(taps * sizeof *s->w);
+    s->w2 = malloc(taps * taps * sizeof *s->w2);
+    s->src = malloc(s->n * 4);
+    s->fill = malloc((s->n + GUARD) * 4);
+    s->out = malloc((s->n + GUARD) * 4);
+    s->best = req->output ? malloc(s->n * 4) : NULL;
+    s->ref = malloc(s->n * (size_t)s->ch * sizeof *s->ref);
+    if (!s->w || !s->w2 || !s->src || !s->fill || !s->out || !s->ref || (req->output && !s->best))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a %d×%d image", s->W, s->H);
+    weights(req->sigma, R, s->w, s->w2);
+    to_pixels(s, im, 0, s->src);
+    memset(s->fill, 0xAB, (s->n + GUARD) * 4); /* NaN-like for float, a fixed pattern for uchar4 */
+    if (s->pix == KL_PIX_FLOAT)
+        for (size_t i = 0; i < s->n + GUARD; i++)
+            ((float *)s->fill)[i] = NAN;
+    if ((st = reference(s, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, s->n * 4, &s->dsrc, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, (s->n + GUARD) * 4, &s->ddst, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, fbytes, &s->dtmp, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, taps * 4, &s->dw, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, taps * taps * 4, &s->dw2, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s->dsrc, s->src, s->n * 4, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s->dw, s->w, taps * 4, e)) != KL_OK)
+        return st;
+    return kl->ops->write(kl->dev, s->dw2, s->w2, taps * taps * 4, e);
+}
+
+static void report_header(struct kl_report *rep, const struct blur_session *s,
+                          const struct kl_blur_request *req)
+{
+    snprintf(rep->sizes, sizeof rep->sizes, "%d×%d sigma=%g R=%d %s", s->W, s->H, req->sigma, s->R,
+             req->input ? req->input : "(generated)");
+    snprintf(rep->size_json, sizeof rep->size_json,
+             "\"width\": %d, \"height\": %d, \"sigma\": %g, \"radius\": %d, \"pixel\": \"%s\"",
+             s->W, s->H, req->sigma, s->R, s->pix == KL_PIX_FLOAT ? "float" : "uchar4");
+    rep->bytes = 2.0 * (double)s->n * 4; /* each pixel read once and written once */
+    rep->items = (double)s->n;
+    rep->items_unit = "Mpix/s";
+    snprintf(rep->reference, sizeof rep->reference,
+             "separable in double on the host, clamped edges; %s",
+             s->pix == KL_PIX_FLOAT ? "within 1e-5" : "within 1 level");
+}
+
+/* --output: the kept rung's picture, every channel verified; the reference line says so. */
+static enum kl_status output(struct blur_ladder *L, const struct kl_image *im,
+                             struct kl_report *rep, struct kl_err *e)
+{
+    const struct kl_blur_request *req = L->req;
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    enum kl_status st;
+    if (L->best < 0)
+        return kl_fail(e, KL_ERR_VERIFY, "no verified rung of the ladder to write %s from",
+                       req->output);
+    const struct kl_blur_rung *r = &rungs[L->best];
+    kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
+    if ((st = write_output(&L->s, im, r, values, req->output, e)) != KL_OK)
+        return st;
+    size_t used = strlen(rep->reference);
+    snprintf(rep->reference + used, sizeof rep->reference - used, "; %s written from %s%s",
+             req->output, r->name,
+             L->s.pix == KL_PIX_FLOAT && im->channels > 1 ? ", every channel verified" : "");
+    return KL_OK;
+}
+
+enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,
+                              struct kl_report *rep)
+{
+    struct kl_err *e = &kl->err;
+    struct blur_ladder L = {.req = req, .s = {.kl = kl, .pix = req->pixel}, .best = -1};
+    /* A parameter shared by many rungs does not ask for one the device cannot run at all. */
+    struct kl_workload w = {.table = &table,
+                            .kl = kl,
+                            .type = KL_FLOAT,
+                            .self = &L,
+                            .named_is_users = 1,
+                            .available = blur_available,
+                            .check = blur_check,
+                            .run = blur_run,
+                            .user = &user_iface};
+    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
+                               req->nparams, req->users, req->nusers};
+    const struct kl_rung_set set = {&table, req->users, req->nusers};
+    int chosen[KL_MAX_RUNGS], nchosen;
+    struct kl_image im = {0, 0, 0, NULL};
+    enum kl_status st;
+
+    /* Below 0.001 the Gaussian's 2σ² underflows the weights: a radius-0 blur says it plainly. */
+    if (!(req->sigma >= 1e-3) || !isfinite(req->sigma))
+        return kl_fail(e, KL_ERR_ARG, "--sigma must be a number >= 0.001 (got %g)", req->sigma);
+    int R = req->radius >= 0 ? req->radius : (int)ceil(3 * req->sigma);
+    if (R > 512)
+        return kl_fail(e, KL_ERR_ARG,
+                       "radius %d is more than 512: use a smaller --sigma or --radius", R);
+    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
+        (st = kl_rungs_choose(&set, req->rungs, req->nrungs, req->params, req->nparams, chosen,
+                              &nchosen, e)) != KL_OK ||
+        (st = check_request(req, &set, chosen, nchosen, &L.out_rung, e)) != KL_OK)
+        return st;
     /* A generated picture too large for the device is refused before it is drawn. */
     double fbytes_wanted = (double)req->width * req->height * (req->pixel == KL_PIX_FLOAT ? 4 : 16);
     if (!req->input && (fbytes_wanted > (double)kl->info.max_alloc ||
@@ -572,139 +771,19 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                        kl->info.max_alloc / 1048576.0);
     if ((st = load_input(req, &im, e)) != KL_OK)
         return st;
-
-    s.kl = kl;
-    s.pix = req->pixel;
-    s.W = im.width, s.H = im.height, s.R = R;
-    s.ch = req->pixel == KL_PIX_FLOAT ? 1 : 4;
-    s.n = (size_t)s.W * (size_t)s.H;
-    size_t fbytes = s.n * f_size(&s);
-    if (fbytes > kl->info.max_alloc || (s.n + GUARD) * 4 > kl->info.max_alloc) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY,
-                     "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
-                     "allocation (%.1f MiB)",
-                     s.W, s.H, fbytes / 1048576.0, kl->info.max_alloc / 1048576.0);
-        goto done;
-    }
-    size_t taps = 2 * (size_t)R + 1;
-    s.w = malloc(taps * sizeof *s.w);
-    s.w2 = malloc(taps * taps * sizeof *s.w2);
-    s.src = malloc(s.n * 4);
-    s.fill = malloc((s.n + GUARD) * 4);
-    s.out = malloc((s.n + GUARD) * 4);
-    s.best = req->output ? malloc(s.n * 4) : NULL;
-    s.ref = malloc(s.n * (size_t)s.ch * sizeof *s.ref);
-    if (!s.w || !s.w2 || !s.src || !s.fill || !s.out || !s.ref || (req->output && !s.best)) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a %d×%d image", s.W, s.H);
-        goto done;
-    }
-    weights(req->sigma, R, s.w, s.w2);
-    to_pixels(&s, &im, 0, s.src);
-    memset(s.fill, 0xAB, (s.n + GUARD) * 4); /* NaN-like for float, a fixed pattern for uchar4 */
-    if (s.pix == KL_PIX_FLOAT)
-        for (size_t i = 0; i < s.n + GUARD; i++)
-            ((float *)s.fill)[i] = NAN;
-    if ((st = reference(&s, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, s.n * 4, &s.dsrc, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, (s.n + GUARD) * 4, &s.ddst, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, fbytes, &s.dtmp, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, taps * 4, &s.dw, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, taps * taps * 4, &s.dw2, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, s.dsrc, s.src, s.n * 4, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, s.dw, s.w, taps * 4, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, s.dw2, s.w2, taps * taps * 4, e)) != KL_OK)
+    /* The picture's size and radius first: the rungs' checks depend on them. */
+    if ((st = session_make(&L.s, req, &im, R, e)) != KL_OK ||
+        (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         goto done;
 
-    /*
-     * Rungs the user asked for by name or parameter must fit before anything
-     * runs; a parameter shared by many rungs does not ask for one the device
-     * cannot run at all (the image rung without image support: skipped).
-     */
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_blur_rung *r = &rungs[chosen[i]];
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        struct kl_launch l = {.kl = kl};
-        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-        shape_of(r, values, s.pix, s.R, s.W, s.H, &l);
-        int asked = req->nrungs || (mask && !lacks_feature(r, kl));
-        if (asked && (st = check_rung(r, values, &s, &l, e)) != KL_OK)
-            goto done;
-    }
-
-    rep->workload = "blur";
-    snprintf(rep->sizes, sizeof rep->sizes, "%d×%d sigma=%g R=%d %s", s.W, s.H, req->sigma, R,
-             req->input ? req->input : "(generated)");
-    snprintf(rep->size_json, sizeof rep->size_json,
-             "\"width\": %d, \"height\": %d, \"sigma\": %g, \"radius\": %d, \"pixel\": \"%s\"", s.W,
-             s.H, req->sigma, R, s.pix == KL_PIX_FLOAT ? "float" : "uchar4");
-    rep->type = KL_FLOAT;
-    rep->seed = req->seed;
-    rep->bytes = 2.0 * (double)s.n * 4; /* each pixel read once and written once */
-    rep->items = (double)s.n;
-    rep->items_unit = "Mpix/s";
-    snprintf(rep->reference, sizeof rep->reference,
-             "separable in double on the host, clamped edges; %s",
-             s.pix == KL_PIX_FLOAT ? "within 1e-5" : "within 1 level");
-    rep->protocol = req->protocol;
-    rep->device = kl->info;
-    rep->backend = kl->ops->name;
-    rep->ladder = 1;
-    kl_utc_now(rep->date, sizeof rep->date);
-    kl_report_load_ceilings(rep);
-
-    int best = -1, best_rung = -1;
-    for (int i = 0; i < nchosen; i++) {
-        const struct kl_blur_rung *r = &rungs[chosen[i]];
-        kl_progress_step(i, nchosen, "blur %s: build, time, verify", r->name);
-        struct kl_result *res = kl_report_add(rep, r->name, r->summary);
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        if (!res) {
-            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-            goto done;
-        }
-        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-        st = run_rung(&s, r, values, &req->protocol, res);
-        if (st != KL_OK)
-            snprintf(res->note, sizeof res->note, "%.500s", e->msg);
-        if (st == KL_ERR_UNSUPPORTED && !req->nrungs && (!mask || lacks_feature(r, kl))) {
-            res->status = KL_RESULT_SKIPPED;
-            continue;
-        }
-        if (st != KL_OK)
-            goto done;
-        int named = chosen[i] == out_rung;
-        if (res->status == KL_RESULT_VERIFIED &&
-            (named ||
-             (!req->output_rung && (best < 0 || res->median_s < rep->results[best].median_s)))) {
-            best = rep->count - 1;
-            best_rung = chosen[i];
-            /* Keep this rung's verified output: it may be the one written out. */
-            if (req->output)
-                memcpy(s.best, s.out, s.n * 4);
-        }
-    }
-    if (req->output) {
-        if (best < 0) {
-            st = kl_fail(e, KL_ERR_VERIFY, "no verified rung to write %s from", req->output);
-            goto done;
-        }
-        const struct kl_blur_rung *r = &rungs[best_rung];
-        int values[KL_MAX_PARAMS];
-        unsigned mask;
-        kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
-        if ((st = write_output(&s, &im, r, values, req->output, e)) != KL_OK)
-            goto done;
-        snprintf(rep->reference + strlen(rep->reference),
-                 sizeof rep->reference - strlen(rep->reference), "; %s written from %s%s",
-                 req->output, r->name,
-                 s.pix == KL_PIX_FLOAT && im.channels > 1 ? ", every channel verified" : "");
-    }
-    st = KL_OK;
+    kl_ladder_report(rep, kl, "blur", KL_FLOAT, req->seed, &req->protocol);
+    report_header(rep, &L.s, req);
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e)) == KL_OK &&
+        req->output)
+        st = output(&L, &im, rep, e);
 done:
     kl_report_finish(rep);
-    session_free(&s);
+    session_free(&L.s);
     kl_image_free(&im);
     return st;
 }

@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "core/params.h"
 #include "core/report.h"
+#include "core/user_rung.h"
 
 enum kl_blur_kind {
     KL_BLUR_2D,        /* entry blur2d: (2R+1)² taps, 2-D weights */
@@ -52,6 +53,8 @@ struct kl_blur_request {
     int nparams;
     const char *const *rungs;
     int nrungs;
+    const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
+    int nusers;
 };
 
 enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,
