@@ -132,16 +132,16 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
     if (a->nusers && !w->user)
         return kl_fail(e, KL_ERR_ARG, "%s takes no kernels of the user's (--kernel)",
                        w->table->workload);
-    for (int j = 0; j < a->nusers; j++)
-        if (strcmp(a->users[j].workload, w->table->workload) != 0)
+    for (int j = 0; j < a->nusers; j++) {
+        const struct kl_user_rung *u = &a->users[j];
+        if (strcmp(u->workload, w->table->workload) != 0)
             return kl_fail(e, KL_ERR_ARG,
                            "%s is a kernel for %s (its line \"kladder: workload %s\"), not for %s",
-                           a->users[j].path, a->users[j].workload, a->users[j].workload,
-                           w->table->workload);
-    for (int j = 0; j < a->nusers; j++)
-        if (a->users[j].layout[0] && !w->user->takes_layout)
+                           u->path, u->workload, u->workload, w->table->workload);
+        if (u->layout[0] && !w->user->takes_layout)
             return kl_fail(e, KL_ERR_ARG, "%s: %s has one layout (no \"kladder: layout\")",
-                           a->users[j].path, w->table->workload);
+                           u->path, w->table->workload);
+    }
     st = kl_rungs_choose(&s, a->rungs, a->nrungs, a->params, a->nparams, chosen, nchosen, e);
     if (st == KL_OK && a->nrungs == 0 && w->listed) { /* the whole ladder, less what stays out */
         int n = 0;
@@ -173,6 +173,7 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
     }
     return st;
 }
+
 /* 1 for OpenCL C's scalar and vector type names (whose meaning a typedef cannot change). */
 static int builtin_scalar(const char *t)
 {

@@ -43,6 +43,14 @@ static long long checked(struct expr *x, long long v)
     return v > EXPR_LIMIT || v < -EXPR_LIMIT ? expr_fail(x, "the value is too large") : v;
 }
 
+/* a·b, or a failure when it leaves ±2^62. */
+static long long times(struct expr *x, long long a, long long b)
+{
+    double p = (double)a * (double)b;
+    return p > (double)EXPR_LIMIT || p < -(double)EXPR_LIMIT ? expr_fail(x, "the value is too large")
+                                                            : a * b;
+}
+
 static long long sum(struct expr *x);
 
 static long long call(struct expr *x, const char *name, size_t n)
@@ -67,7 +75,7 @@ static long long call(struct expr *x, const char *name, size_t n)
     if (b <= 0)
         return expr_fail(x, "div_up and round_up need a positive second argument");
     long long q = a >= 0 ? (a + b - 1) / b : -(-a / b);
-    return up ? q : checked(x, (double)q * b > (double)EXPR_LIMIT ? EXPR_LIMIT + 1 : q * b);
+    return up ? q : times(x, q, b);
 }
 
 static long long name_value(struct expr *x)
@@ -132,10 +140,7 @@ static long long product(struct expr *x)
         x->p++;
         long long w = atom(x);
         if (op == '*')
-            v = checked(x, (double)v * (double)w > (double)EXPR_LIMIT ||
-                                   (double)v * (double)w < -(double)EXPR_LIMIT
-                               ? EXPR_LIMIT + 1
-                               : v * w);
+            v = times(x, v, w);
         else if (w == 0)
             return expr_fail(x, "division by zero");
         else if (op == '/')

@@ -187,15 +187,6 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v,
     return 0;
 }
 
-/*
- * The device lacks what the rung is about, whatever its parameters: image
- * objects, or the CUDA backend for a rung written in CUDA C++.
- */
-static int lacks_feature(const struct kl_blur_rung *r, const struct kl_context *kl)
-{
-    return (r->kind == KL_BLUR_IMAGE && !kl->info.images) || kl_kernel_elsewhere(kl, r->file);
-}
-
 static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
                                  const struct blur_session *s, const struct kl_launch *l,
                                  struct kl_err *e)
@@ -534,6 +525,7 @@ struct blur_ladder {
     double best_s;  /* its median time */
 };
 
+/* Rungs the device cannot run whatever their values: CUDA C++ elsewhere, images without them. */
 static int blur_available(void *self, int i, char *why, size_t n)
 {
     const struct blur_ladder *L = self;
@@ -542,7 +534,9 @@ static int blur_available(void *self, int i, char *why, size_t n)
         snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", rungs[i].name);
     else if (rungs[i].kind == KL_BLUR_IMAGE && !kl->info.images)
         snprintf(why, n, "rung %s: the device has no image support", rungs[i].name);
-    return !lacks_feature(&rungs[i], kl);
+    else
+        return 1;
+    return 0;
 }
 
 static enum kl_status blur_check(void *self, int i, const int *values, struct kl_err *e)

@@ -300,7 +300,7 @@ static enum kl_status copy_run(void *self, int i, const int *values, struct kl_r
     struct copy_ladder *L = self;
     const struct kl_copy_rung *r = &rungs[i];
     long ilp = ilp_of(r, values);
-    int bs[KL_MAX_PARAMS];
+    int given[KL_MAX_PARAMS];
     unsigned mask = 0;
     if (ilp > L->n) {
         res->status = KL_RESULT_SKIPPED;
@@ -310,7 +310,7 @@ static enum kl_status copy_run(void *self, int i, const int *values, struct kl_r
         return KL_OK;
     }
     /* BS (the first parameter) set by the user is kept even beyond the kernel's limit. */
-    kl_params_resolve(r->name, r->params, L->req->params, L->req->nparams, bs, &mask,
+    kl_params_resolve(r->name, r->params, L->req->params, L->req->nparams, given, &mask,
                       &L->s.kl->err);
     return run_one(&L->s, r, values, (mask & 1u) != 0, L->n, &L->req->protocol, res);
 }

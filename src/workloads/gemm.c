@@ -322,27 +322,9 @@ static const struct kl_rung_table table = {"gemm", RUNG_COUNT, rung_name, rung_s
 
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 {
-    const struct kl_gemm_rung *hit = NULL, *word = NULL;
-    size_t n = strlen(name);
-    int words = 0;
-    if (n == 0)
-        return NULL;
-    for (int i = 0; i < RUNG_COUNT; i++) {
-        if (strcmp(rungs[i].name, name) == 0)
-            return &rungs[i];
-        if (strncmp(rungs[i].name, name, n) == 0 && rungs[i].name[n] == '_')
-            word = &rungs[i], words++;
-    }
-    if (words == 1)
-        return word;
-    for (int i = 0; i < RUNG_COUNT; i++) {
-        if (strncmp(rungs[i].name, name, n) == 0) {
-            if (hit)
-                return NULL; /* ambiguous prefix */
-            hit = &rungs[i];
-        }
-    }
-    return hit;
+    const struct kl_rung_set set = {&table, NULL, 0};
+    int i = kl_rung_lookup(&set, name);
+    return i >= 0 ? &rungs[i] : NULL;
 }
 
 enum kl_precision kl_gemm_rung_precision(const struct kl_gemm_rung *r, enum kl_type t)
@@ -1405,7 +1387,7 @@ static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result
     struct gemm_ladder *L = self;
     struct kl_launch_pair pair = {l, NULL};
     struct kl_timing t = {.build_s = res->build_s};
-    res->precision = kl_gemm_rung_precision(&rungs[0], L->s.type); /* as written: FP32 */
+    res->precision = kl_precision_of_type(L->s.type); /* the type's own arithmetic */
     snprintf(t.options, sizeof t.options, "%s", res->options);
     enum kl_status st = time_launch(&L->s, &pair, 0, &L->req->protocol, L->C, &t);
     return st != KL_OK ? st : record(L, res->rung, &t, res);
