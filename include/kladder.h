@@ -16,6 +16,16 @@
  *     if (kl_gemm(kl, "10_tiled", KL_FLOAT, M, N, K, A, B, C, NULL, &t) != KL_OK)
  *         puts(kl_last_error(kl));
  *     kl_close(kl);
+ *
+ * A whole ladder, your own kernel on it, results as data:
+ *
+ *     const char *mine[] = {"mine.cl"};
+ *     struct kl_ladder_request req = {.workload = "rowdot", .kernels = mine, .nkernels = 1};
+ *     struct kl_ladder *lad;
+ *     if (kl_ladder_run(kl, &req, &lad) == KL_OK)
+ *         for (int i = 0; i < kl_ladder_count(lad); i++)
+ *             printf("%s %.1f GB/s\n", kl_ladder_row(lad, i)->rung, kl_ladder_row(lad, i)->gbps);
+ *     kl_ladder_free(lad);
  */
 #ifndef KLADDER_H
 #define KLADDER_H
@@ -119,6 +129,75 @@ void kl_protocol_default(struct kl_protocol *p);
 enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
                        int K, const void *A, const void *B, void *C, const struct kl_params *params,
                        const struct kl_protocol *protocol, struct kl_timing *timing);
+
+/* ---- ladders: every workload, its built-in rungs and your own kernels ----- */
+
+/*
+ * A ladder run, as `kladder WORKLOAD` runs it. Zero fields take the command
+ * line's defaults (its size for the device, seed 1, the default protocol).
+ */
+struct kl_ladder_request {
+    const char *workload;     /* "gemm", "copy", "rowdot", "gemv" or "blur" */
+    enum kl_type type;        /* gemm: float, double or int; rowdot, gemv: float or double */
+    long size[3];             /* gemm M N K; copy N; rowdot Y D; gemv M N; blur W H (0: default) */
+    double sigma;             /* blur: the Gaussian's sigma (0: 2) */
+    int uchar4;               /* blur: 8-bit RGBA pixels rather than float */
+    const char *const *rungs; /* names or unique prefixes; none: the whole ladder */
+    int nrungs;
+    const char *const *params; /* "NAME=VALUE" for the rungs that have NAME */
+    int nparams;
+    const char *const *kernels; /* your kernels, "FILE[:ENTRY]" (docs/KERNELS.md), 8 at most */
+    int nkernels;
+    const char *const *peers; /* gemm, gemv: "cublas", "clblast", "openblas" rows after them */
+    int npeers;
+    unsigned long long seed;
+    const struct kl_protocol *protocol;
+};
+
+enum kl_row_status {
+    KL_ROW_VERIFIED, /* checked against the reference; the timing counts */
+    KL_ROW_FAILED,   /* a wrong result: note says where; never a speed */
+    KL_ROW_SKIPPED,  /* could not run on this device: note says why */
+    KL_ROW_MEASURED  /* timed, with no result to check */
+};
+
+/* One row of a ladder: a built-in rung, one of your kernels, or a vendor library. */
+struct kl_row {
+    const char *rung, *summary;
+    enum kl_row_status status;
+    const char *note;      /* why it failed or was skipped; what was checked */
+    const char *config;    /* its values where they are not its defaults ("" otherwise) */
+    const char *options;   /* the build options it ran with */
+    const char *precision; /* "fp32", "tf32", "3xtf32", "fp64", "int32"; NULL: not declared */
+    int peer, on_host;
+    int repeats;
+    double build_s, median_s, min_s, max_s;
+    double gflops, gbps;
+    double pct_roof;      /* % of the measured roofline (0: no ceilings cached, kladder peak) */
+    double speedup_first; /* over the first device rung */
+    double error;         /* normwise error against the reference; NaN where none was measured */
+};
+
+/* The rows of one run; kl_ladder_free releases it. */
+struct kl_ladder;
+
+/*
+ * Runs a ladder: every chosen rung, then your kernels, then the peers, each
+ * verified and timed. A rung that fails verification is a KL_ROW_FAILED row,
+ * not an error; errors are bad requests (an unknown rung or parameter, a
+ * kernel file that is wrong, a size the device cannot hold) and device
+ * failures. On failure *out is NULL and kl_last_error() says why.
+ */
+enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_request *req,
+                             struct kl_ladder **out);
+int kl_ladder_count(const struct kl_ladder *l);
+/* Row i (0 .. count - 1), valid until kl_ladder_free; NULL out of range. */
+const struct kl_row *kl_ladder_row(const struct kl_ladder *l, int i);
+/* The problem as the report names it, e.g. "M=512 N=512 K=512". */
+const char *kl_ladder_sizes(const struct kl_ladder *l);
+/* The JSON report `kladder --json` writes (docs/kladder-run.schema.json). */
+enum kl_status kl_ladder_write_json(const struct kl_ladder *l, const char *path);
+void kl_ladder_free(struct kl_ladder *l);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@
 #endif
 
 #include "check.h"
-#include "core/image.h"
+#include "formats/image.h"
 #include "core/util.h"
 
 #define NO_PNG "kladder was built without libpng (install libpng-dev and rebuild)"

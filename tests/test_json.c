@@ -1,11 +1,11 @@
-/* The strict JSON reader (core/json) and the run reader (report/run): what
+/* The strict JSON reader (formats/json) and the run reader (report/run): what
  * they accept, what they refuse, and where they say the problem is. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "core/json.h"
+#include "formats/json.h"
 #include "report/run.h"
 
 static struct kl_json *parse(const char *text, char *err, size_t n)

@@ -29,7 +29,7 @@
 #include "core/context.h"
 #include "core/util.h"
 #include "tune/cache.h"
-#include "tune/tune.h"
+#include "tune/gemm.h"
 
 static int is_pow2(long v)
 {
@@ -97,13 +97,24 @@ static void shape(const struct kl_gemm_rung *r, const int *v, long *l0, long *l1
 
 static int candidates_checked;
 
+/* The space of GEMM rung r (its target lives until the next call: one space at a time). */
+static enum kl_status space_build(struct kl_context *kl, const struct kl_gemm_rung *r,
+                                  enum kl_type t, int M, int N, int K, struct kl_tune_space *s,
+                                  struct kl_err *e)
+{
+    static struct kl_tune_gemm g;
+    memset(s, 0, sizeof *s);
+    enum kl_status st = kl_tune_gemm_target(kl, NULL, r, t, M, N, K, &g, e);
+    return st != KL_OK ? st : kl_tune_space_build(kl, &g.target, s, e);
+}
+
 static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enum kl_type t, int M,
                         int N, int K, const char *dev)
 {
     struct kl_tune_space s;
     struct kl_err e;
     size_t es = kl_type_size(t);
-    enum kl_status st = kl_tune_space_build(kl, r, t, M, N, K, &s, &e);
+    enum kl_status st = space_build(kl, r, t, M, N, K, &s, &e);
     int cuda = strcmp(kl->ops->name, "cuda") == 0;
     char why[256];
     if (kl_kernel_is_cuda(r->file) && !cuda) {
@@ -195,7 +206,7 @@ static int in_space(struct kl_context *kl, const struct kl_gemm_rung *r, enum kl
     struct kl_tune_space s;
     struct kl_err e;
     int found = 0;
-    if (kl_tune_space_build(kl, r, t, M, N, K, &s, &e) != KL_OK)
+    if (space_build(kl, r, t, M, N, K, &s, &e) != KL_OK)
         return 0;
     for (int i = 0; i < s.count && !found; i++) {
         char text[KL_MAX_PARAMS][32], joined[256];
@@ -352,8 +363,7 @@ static void test_spaces(struct kl_context *kl)
     /* Host rungs have nothing to tune. */
     struct kl_tune_space s;
     struct kl_err e;
-    CHECK(kl_tune_space_build(kl, kl_gemm_rung_find("host_ijk"), KL_FLOAT, 8, 8, 8, &s, &e) ==
-              KL_ERR_ARG,
+    CHECK(space_build(kl, kl_gemm_rung_find("host_ijk"), KL_FLOAT, 8, 8, 8, &s, &e) == KL_ERR_ARG,
           "host_ijk has a space");
     kl->info = real;
     printf("spaces: %d candidates checked\n", candidates_checked);

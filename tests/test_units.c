@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "core/verify.h"
 #include "tune/cache.h"
+#include "tune/tune.h"
 #include "workloads/gemm.h"
 
 static void test_stats(void)
@@ -169,17 +170,16 @@ static void test_presets(const struct kl_gemm_rung *r)
         const struct kl_gemm_preset *p = &r->presets[i];
         const char *items[KL_MAX_PARAMS];
         char buf[512];
-        int values[KL_MAX_PARAMS], n = kl_tuned_items(p->params, buf, sizeof buf, items,
-                                                      KL_MAX_PARAMS);
+        int values[KL_MAX_PARAMS],
+            n = kl_tuned_items(p->params, buf, sizeof buf, items, KL_MAX_PARAMS);
         unsigned mask;
         struct kl_err e;
         CHECK(n >= 1, "%s preset %d parses", r->name, i);
-        CHECK(n >= 1 &&
-                  kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) == KL_OK &&
-                  kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) ==
-                      KL_OK &&
-                  (!r->relations || r->relations(r, values, p->type, &e) == KL_OK),
-              "%s preset %d (%s) is a valid set", r->name, i, p->params);
+        CHECK(
+            n >= 1 && kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) == KL_OK &&
+                kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) == KL_OK &&
+                (!r->relations || r->relations(r, values, p->type, &e) == KL_OK),
+            "%s preset %d (%s) is a valid set", r->name, i, p->params);
         for (int j = 0; j < i; j++)
             CHECK(r->presets[j].cc != p->cc || r->presets[j].type != p->type ||
                       r->presets[j].max_class < p->max_class,
@@ -242,8 +242,10 @@ static void test_rungs(void)
     }
     /* Rung 14 on Hopper: small sizes take the small blocks, large ones the deep pipeline. */
     struct kl_device_info h100 = {.cc_major = 9}, a100 = {.cc_major = 8};
-    const struct kl_gemm_preset *small = kl_gemm_preset_find(r14, &h100, KL_FLOAT, 1024, 1024, 1024),
-                                *large = kl_gemm_preset_find(r14, &h100, KL_FLOAT, 4096, 4096, 4096);
+    const struct kl_gemm_preset *small =
+                                    kl_gemm_preset_find(r14, &h100, KL_FLOAT, 1024, 1024, 1024),
+                                *large =
+                                    kl_gemm_preset_find(r14, &h100, KL_FLOAT, 4096, 4096, 4096);
     CHECK(small && large && small != large && strstr(small->params, "BN=64") &&
               strstr(large->params, "STAGES=8"),
           "rung 14's Hopper presets by size");
@@ -437,9 +439,11 @@ static enum kl_status fake_check(void *self, int i, const int *v, struct kl_err 
     return i == 1 && v[0] > 4 ? kl_fail(e, KL_ERR_UNSUPPORTED, "X=%d does not fit", v[0]) : KL_OK;
 }
 
-static enum kl_status fake_run(void *self, int i, const int *v, struct kl_result *res)
+static enum kl_status fake_run(void *self, int i, const int *v, const struct kl_protocol *proto,
+                               struct kl_result *res)
 {
     struct fake_wl *f = self;
+    (void)proto;
     enum kl_status st = fake_check(self, i, v, f->e);
     f->runs++;
     if (st != KL_OK)
@@ -464,7 +468,9 @@ static enum kl_status fake_ladder(int named_is_users, const char *const *names, 
                             .available = fake_available,
                             .check = fake_check,
                             .run = fake_run};
-    struct kl_ladder_args a = {names, nnames, params, nparams, NULL, 0};
+    struct kl_protocol proto;
+    kl_protocol_default(&proto);
+    struct kl_ladder_args a = {names, nnames, params, nparams, NULL, 0, &proto, NULL};
     int chosen[4], n;
     enum kl_status st;
     memset(rep, 0, sizeof *rep);
@@ -516,6 +522,107 @@ static void test_engine(void)
     kl_report_free(&rep);
 }
 
+/* ---- the tuner's search, on a target of its own --------------------------------- */
+
+/*
+ * A pretend kernel of parameters A (1..256) and B (1..MAXB), powers of two:
+ * A·B above 512 does not fit the pretend device; A=2 computes the wrong
+ * thing; the time is 1 ms more per power of two away from A=32, B=4.
+ */
+static const struct kl_param_def search_params[] = {
+    {"A", 4, 1, 256, 1, 1, "a"}, {"B", 1, 1, 8, 1, 1, "b"}, {NULL, 0, 0, 0, 0, 0, NULL}};
+
+static int item_value(const char *const *items, int n, const char *name, int def)
+{
+    for (int k = 0; k < n; k++)
+        if (strncmp(items[k], name, 1) == 0 && items[k][1] == '=')
+            return atoi(items[k] + 2);
+    return def;
+}
+
+static enum kl_status search_check(void *self, const char *const *items, int n, size_t *wg,
+                                   struct kl_err *e)
+{
+    int a = item_value(items, n, "A", 4), b = item_value(items, n, "B", 1);
+    (void)self;
+    if (wg)
+        *wg = (size_t)a * (size_t)b;
+    return a * b > 512 ? kl_fail(e, KL_ERR_UNSUPPORTED, "A*B=%d does not fit", a * b) : KL_OK;
+}
+
+static enum kl_status search_run(void *self, const char *const *items, int n,
+                                 const struct kl_protocol *proto, struct kl_run_limits *lim,
+                                 struct kl_result *res)
+{
+    int a = item_value(items, n, "A", 4), b = item_value(items, n, "B", 1), *runs = self;
+    (void)proto, (void)lim;
+    ++*runs;
+    if (a == 2) {
+        res->status = KL_RESULT_FAILED;
+        snprintf(res->note, sizeof res->note, "wrong");
+        return KL_OK;
+    }
+    res->status = KL_RESULT_VERIFIED;
+    res->median_s = 1e-3 * (1 + fabs(log2(a) - 5) + fabs(log2(b) - 2));
+    return KL_OK;
+}
+
+static void test_log_remap(void)
+{
+    const char *src = "prelude 1\nprelude 2\n#line 1 \"mine.cl\"\nk 1\n#line 1 \"h.h\"\nh 1\n"
+                      "#line 3 \"mine.cl\"\nk 3\nk 4\n";
+    char msg[256] = "<kernel>:9:5: error: x\n<kernel>:6:1: note\n<kernel>:2:1: p";
+    kl_build_log_remap(src, msg, sizeof msg);
+    CHECK(strcmp(msg, "mine.cl:4:5: error: x\nh.h:1:1: note\nkernel:2:1: p") == 0,
+          "NVIDIA's <kernel>:N positions become the files' own: %s", msg);
+    char small[24] = "<kernel>:9:5: e";
+    kl_build_log_remap(src, small, sizeof small);
+    CHECK(strcmp(small, "mine.cl:4:5: e") == 0, "within a small buffer: %s", small);
+    char none[32] = "<kernel>:99: far";
+    kl_build_log_remap(src, none, sizeof none);
+    CHECK(strcmp(none, "<kernel>:99: far") == 0, "a line beyond the source is left alone");
+}
+
+static void test_search(void)
+{
+    struct kl_context kl;
+    struct kl_err e;
+    struct kl_tune_space s;
+    struct kl_tune_request q;
+    struct kl_tune_outcome o;
+    int runs = 0;
+    struct kl_tune_target t = {"pretend",    search_params, &runs,      NULL,
+                               search_check, NULL,          search_run, &e};
+    memset(&kl, 0, sizeof kl);
+    CHECK(kl_tune_space_build(&kl, &t, &s, &e) == KL_OK && s.nparams == 2 && s.nvalues[0] == 9 &&
+              s.nvalues[1] == 4 && s.combinations == 36 && s.pruned == 3 && s.count == 33 &&
+              s.default_index >= 0,
+          "the space: 9 x 4 powers of two, the 3 with A*B > 512 pruned (%ld, %d)", s.pruned,
+          s.count);
+    memset(&q, 0, sizeof q);
+    q.seed = 5;
+    q.search = q.confirm = (struct kl_protocol){0, 1, 0, 1};
+    q.exhaustive = 1;
+    CHECK(kl_tune_search(&s, &q, &o) == KL_OK && o.exhaustive && o.state.tried == 33 &&
+              o.state.rejected == 4 && o.state.verified == 29 && o.have_best && o.have_default &&
+              strcmp(o.best_params, "A=32,B=4") == 0 && strcmp(o.default_params, "A=4,B=1") == 0,
+          "exhaustive: every candidate, the 4 wrong ones rejected, the best A=32,B=4 (%s)",
+          o.best_params);
+    /* The search proper: a sample, then best-first steps (then, with no budget, the rest). */
+    runs = 0;
+    q.exhaustive = 0;
+    CHECK(kl_tune_search(&s, &q, &o) == KL_OK && strcmp(o.strategy, "search") == 0 && o.have_best &&
+              strcmp(o.best_params, "A=32,B=4") == 0 && runs == o.state.tried,
+          "the local search finds A=32,B=4 after %d of %d candidates (%s)", o.state.tried, s.count,
+          o.best_params);
+    /* Stopped at the roof: 1 unit of work per launch, a roof the best reaches. */
+    q.work = 1;
+    q.roof = 1 / 1e-3;
+    CHECK(kl_tune_search(&s, &q, &o) == KL_OK && o.stopped_at_roof && o.have_best,
+          "the search stops at 95%% of the roof");
+    kl_tune_space_free(&s);
+}
+
 int main(void)
 {
     test_stats();
@@ -527,5 +634,7 @@ int main(void)
     test_rungs();
     test_inline();
     test_engine();
+    test_search();
+    test_log_remap();
     return check_summary();
 }

@@ -451,7 +451,11 @@ static void cuda_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig
     if (!cu.param_info)
         return;
     int n = 0;
-    /* Parameters are numbered from 0; the first index past the last one fails. */
+    /*
+     * Parameters are numbered from 0; the first index past the last one fails
+     * (the driver has no count). compute-sanitizer reports that failure as an
+     * API error unless told --report-api-errors no.
+     */
     while (n < 64 && cu.param_info(k->fn, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
         if (n < KL_MAX_SIG)
             sig->size[n] = size;

@@ -12,10 +12,13 @@ enum {
     EXIT_RUNTIME = 3     /* the device, a build or a write failed */
 };
 
-/* A request error is the user's (exit 2); a device or build error exit 3. */
+/* A wrong result exits 1; a request error is the user's (exit 2); a device or build error exit 3.
+ */
 static inline int kl_exit_for(enum kl_status st)
 {
-    return st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_IO
+    return st == KL_ERR_VERIFY ? EXIT_VERIFY
+           : st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY ||
+                   st == KL_ERR_IO
                ? EXIT_USAGE
                : EXIT_RUNTIME;
 }

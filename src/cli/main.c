@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/ladder.h"
 #include "cli/args.h"
 #include "cli/devices.h"
 #include "cli/exit.h"
@@ -20,6 +21,7 @@
 #include "core/measure.h"
 #include "core/progress.h"
 #include "core/report.h"
+#include "report/write.h"
 #include "kladder.h"
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
@@ -120,7 +122,10 @@ static const char usage_more[] =
     "  --budget T         wall time for the search (default 60s), shared by the rungs tuned\n"
     "                     (default: every device rung with parameters)\n"
     "  --exhaustive       try every candidate of the space (no budget unless --budget)\n"
-    "  --show, --clear    list or remove this device's tuned parameters; --all: every device\n";
+    "  --show, --clear    list or remove this device's tuned parameters; --all: every device\n"
+    "tune WORKLOAD --kernel FILE[:ENTRY] (any ladder; its options as for the workload):\n"
+    "                     searches the parameters the kernel declares, then reports its\n"
+    "                     default and tuned rows; nothing is cached (docs/KERNELS.md)\n";
 
 static void print_usage(void)
 {
@@ -162,6 +167,9 @@ struct cli {
     int no_tuned; /* gemm: the defaults, not tuned parameters */
     /* tune */
     const char *workload;
+    enum command tuned;                  /* the workload of `tune WORKLOAD` */
+    const char *workload_opt;            /* an option of the workload's, not of tune gemm's */
+    const struct kl_ladder_tuner *tuner; /* tune WORKLOAD --kernel: the search */
     double budget;
     int budget_set, exhaustive, show, clear, all;
     int timing_set; /* --warmup, --repeats or --min-time given */
@@ -485,11 +493,16 @@ static int parse(int argc, char **argv, struct cli *c)
                      cmd);
             return fail_usage(err);
         }
-        /* kladder tune WORKLOAD: gemm is the one with a tuner. */
+        /* kladder tune WORKLOAD: a ladder's; its options apply too (for --kernel). */
         if (c->command == CMD_TUNE && i < argc && argv[i][0] != '-') {
             c->workload = argv[i++];
-            if (strcmp(c->workload, "gemm") != 0) {
-                snprintf(err, sizeof err, "kladder tune knows one workload, gemm (got \"%s\")",
+            for (int k = CMD_GEMM; k <= CMD_BLUR; k++)
+                if (strcmp(c->workload, command_names[k]) == 0)
+                    c->tuned = (enum command)k;
+            if (!c->tuned) {
+                snprintf(err, sizeof err,
+                         "kladder tune takes a ladder: gemm, copy, rowdot, gemv or blur (got "
+                         "\"%s\")",
                          c->workload);
                 return fail_usage(err);
             }
@@ -517,7 +530,9 @@ static int parse(int argc, char **argv, struct cli *c)
             snprintf(err, sizeof err, "unknown option \"%s\"", argv[i]);
             return fail_usage(err);
         }
-        if (!(o->on & ON(c->command))) {
+        if (!(o->on & ON(c->command)) && c->tuned && (o->on & ON(c->tuned)))
+            c->workload_opt = o->name;
+        else if (!(o->on & ON(c->command))) {
             snprintf(err, sizeof err, "option %s does not apply to %s", opt,
                      c->command == CMD_MAIN ? "the main job" : command_names[c->command]);
             return fail_usage(err);
@@ -536,16 +551,17 @@ static int parse(int argc, char **argv, struct cli *c)
         if (rc)
             return rc;
     }
-    if (c->command == CMD_BLUR && (c->width || c->height) && c->input)
+    /* `tune WORKLOAD` takes the workload's sizes. */
+    enum command cmd = c->command == CMD_TUNE && c->tuned ? c->tuned : c->command;
+    if (cmd == CMD_BLUR && (c->width || c->height) && c->input)
         return fail_usage("--width and --height size the generated image; not with --input");
     if (c->output_rung && !c->image_out)
         return fail_usage("--output-rung chooses the rung for --output FILE; give --output too");
     if (c->max_n_set && !c->sweep)
         return fail_usage("--max-n sets the end of a --sweep; give --sweep too");
-    if (c->command == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
+    if (cmd == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
         return fail_usage("give both --m and --n, or --size");
-    if (c->mnk_set &&
-        (c->command == CMD_GEMM || c->command == CMD_MAIN || c->command == CMD_TUNE) &&
+    if (c->mnk_set && (cmd == CMD_GEMM || cmd == CMD_MAIN || cmd == CMD_TUNE) &&
         (!c->M || !c->N || !c->K))
         return fail_usage("give all of --m, --n and --k, or --size");
     if (c->command == CMD_TUNE) {
@@ -558,6 +574,23 @@ static int parse(int argc, char **argv, struct cli *c)
             return fail_usage("--all goes with --show or --clear");
         if (!c->show && !c->clear && !c->workload)
             return fail_usage("tune needs a workload: kladder tune gemm (or --show, --clear)");
+        if (c->nkernels > 1)
+            return fail_usage("tune takes one --kernel at a time");
+        if (c->nkernels && (c->nrungs || c->nparams || c->show || c->clear))
+            return fail_usage("tune --kernel searches the user's kernels' parameters: no --rung, "
+                              "--param, --show or --clear with it");
+        if (!c->nkernels && c->tuned && c->tuned != CMD_GEMM) {
+            snprintf(err, sizeof err,
+                     "kladder tune %s tunes the user's kernels: give --kernel FILE (the built-in "
+                     "rungs tuned are gemm's)",
+                     c->workload);
+            return fail_usage(err);
+        }
+        if (!c->nkernels && c->workload_opt) {
+            snprintf(err, sizeof err, "option %s applies to tune only with --kernel FILE",
+                     c->workload_opt);
+            return fail_usage(err);
+        }
     }
     return 0;
 }
@@ -828,7 +861,7 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     memset(&req, 0, sizeof req);
     if (!c->size_set && !c->mnk_set) {
         /* A size that finishes in well under a minute: larger on a GPU, small on a CPU. */
-        c->M = c->N = c->K = kl->info.is_gpu ? 2048 : 512;
+        c->M = c->N = c->K = (int)kl_default_size("gemm", 0, kl->info.is_gpu);
     }
     req.M = c->M, req.N = c->N, req.K = c->K;
     req.type = c->type;
@@ -836,7 +869,7 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    req.users = users, req.nusers = nusers;
+    req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     req.host_rungs = c->host_rungs;
     req.peers = c->peers, req.npeers = c->npeers;
     if (c->command == CMD_MAIN) {
@@ -864,12 +897,12 @@ static enum kl_status copy_ladder(struct cli *c, struct kl_context *kl, struct o
     struct kl_copy_request req;
     (void)o;
     memset(&req, 0, sizeof req);
-    req.n = c->n ? c->n : kl->info.is_gpu ? 1L << 24 : 1L << 22;
+    req.n = c->n ? c->n : kl_default_size("copy", 0, kl->info.is_gpu);
     req.seed = c->seed;
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    req.users = users, req.nusers = nusers;
+    req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     req.sweep = c->sweep;
     req.max_n = c->max_n;
     return kl_copy_ladder(kl, &req, rep);
@@ -881,14 +914,14 @@ static enum kl_status rowdot_ladder(struct cli *c, struct kl_context *kl, struct
     struct kl_rowdot_request req;
     (void)o;
     memset(&req, 0, sizeof req);
-    req.rows = c->rows ? c->rows : kl->info.is_gpu ? 16384 : 4096;
-    req.d = c->d ? c->d : kl->info.is_gpu ? 16384 : 1000;
+    req.rows = c->rows ? c->rows : (int)kl_default_size("rowdot", 0, kl->info.is_gpu);
+    req.d = c->d ? c->d : (int)kl_default_size("rowdot", 1, kl->info.is_gpu);
     req.type = c->type;
     req.seed = c->seed;
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    req.users = users, req.nusers = nusers;
+    req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     return kl_rowdot_ladder(kl, &req, rep);
 }
 
@@ -898,15 +931,14 @@ static enum kl_status gemv_ladder(struct cli *c, struct kl_context *kl, struct o
     struct kl_gemv_request req;
     (void)o;
     memset(&req, 0, sizeof req);
-    int dflt = kl->info.is_gpu ? 4096 : 2048;
-    req.M = c->M ? c->M : dflt;
-    req.N = c->N ? c->N : dflt;
+    req.M = c->M ? c->M : (int)kl_default_size("gemv", 0, kl->info.is_gpu);
+    req.N = c->N ? c->N : (int)kl_default_size("gemv", 1, kl->info.is_gpu);
     req.type = c->type;
     req.seed = c->seed;
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    req.users = users, req.nusers = nusers;
+    req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     req.peers = c->peers, req.npeers = c->npeers;
     return kl_gemv_ladder(kl, &req, rep);
 }
@@ -918,8 +950,8 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
     (void)o;
     memset(&req, 0, sizeof req);
     req.input = c->input;
-    req.width = c->width ? c->width : 4096;
-    req.height = c->height ? c->height : 4096;
+    req.width = c->width ? c->width : (int)kl_default_size("blur", 0, kl->info.is_gpu);
+    req.height = c->height ? c->height : (int)kl_default_size("blur", 1, kl->info.is_gpu);
     req.sigma = c->sigma;
     req.radius = c->radius;
     req.pixel = c->pixel_uchar4 ? KL_PIX_UCHAR4 : KL_PIX_FLOAT;
@@ -929,7 +961,7 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
     req.protocol = c->protocol;
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
-    req.users = users, req.nusers = nusers;
+    req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     rep->image_in = c->input; /* for the HTML report's pictures */
     enum kl_status st = kl_blur_ladder(kl, &req, rep);
     if (st == KL_OK)
@@ -1000,24 +1032,30 @@ static int run_peak(struct cli *c, struct outputs *o)
     return finish(c, kl, st, &rep, o);
 }
 
+/* The settings of kladder tune from the options. */
+static void tune_settings(const struct cli *c, struct kl_cli_tune *t)
+{
+    memset(t, 0, sizeof *t);
+    t->show = c->show, t->clear = c->clear, t->all = c->all;
+    t->exhaustive = c->exhaustive;
+    /* --exhaustive tries the whole space unless a budget is given too. */
+    t->budget_s = c->budget_set ? c->budget : c->exhaustive ? 0 : 60;
+    t->budget_set = c->budget_set;
+    t->M = c->M, t->N = c->N, t->K = c->K;
+    t->type = c->type;
+    t->rungs = c->rungs, t->nrungs = c->nrungs;
+    t->seed = c->seed;
+    t->protocol = c->protocol;
+    t->protocol_set = c->timing_set;
+    t->quiet = c->quiet;
+}
+
 /* kladder tune: the device (not needed to show or clear every device's cache), then the tuner. */
 static int run_tune(const struct cli *c)
 {
     struct kl_cli_tune t;
     struct kl_context *kl = NULL;
-    memset(&t, 0, sizeof t);
-    t.show = c->show, t.clear = c->clear, t.all = c->all;
-    t.exhaustive = c->exhaustive;
-    /* --exhaustive tries the whole space unless a budget is given too. */
-    t.budget_s = c->budget_set ? c->budget : c->exhaustive ? 0 : 60;
-    t.budget_set = c->budget_set;
-    t.M = c->M, t.N = c->N, t.K = c->K;
-    t.type = c->type;
-    t.rungs = c->rungs, t.nrungs = c->nrungs;
-    t.seed = c->seed;
-    t.protocol = c->protocol;
-    t.protocol_set = c->timing_set;
-    t.quiet = c->quiet;
+    tune_settings(c, &t);
     if (!((c->show || c->clear) && c->all)) {
         int rc = open_device(c, &kl);
         if (rc)
@@ -1027,6 +1065,45 @@ static int run_tune(const struct cli *c)
     kl_progress_done();
     if (kl)
         kl_close(kl);
+    return rc;
+}
+
+static ladder_fn ladder_of(enum command cmd)
+{
+    switch (cmd) {
+    case CMD_COPY: return copy_ladder;
+    case CMD_ROWDOT: return rowdot_ladder;
+    case CMD_GEMV: return gemv_ladder;
+    case CMD_BLUR: return blur_ladder;
+    default: return gemm_ladder;
+    }
+}
+
+/* kladder tune WORKLOAD --kernel FILE: the workload's ladder of the user's kernels, tuned. */
+static struct kl_cli_tune_user tune_user;
+
+static enum kl_status tuned_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                   struct kl_report *rep)
+{
+    enum kl_status st = ladder_of(c->command)(c, kl, o, rep);
+    FILE *f = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
+    enum kl_status sum = kl_cli_tune_user_summary(&tune_user, f, &kl->err);
+    return st != KL_OK ? st : sum;
+}
+
+static int run_tune_users(struct cli *c, struct outputs *o)
+{
+    struct kl_cli_tune t;
+    tune_settings(c, &t);
+    kl_cli_tune_user_init(&t, &tune_user);
+    c->tuner = &tune_user.tl.tuner;
+    c->command = c->tuned; /* the workload's request, its defaults */
+    for (c->nrungs = 0; c->nrungs < nusers; c->nrungs++)
+        c->rungs[c->nrungs] = users[c->nrungs].name;
+    if (!c->timing_set) /* the report's: the rows are timed again by it */
+        c->protocol = tune_user.tl.req.confirm;
+    int rc = run_ladder(c, o, tuned_ladder);
+    kl_tune_ladder_free(&tune_user.tl);
     return rc;
 }
 
@@ -1050,17 +1127,14 @@ int main(int argc, char **argv)
     }
     if (c.command == CMD_DEVICES)
         return kl_cli_devices(stdout, stderr);
-    if (c.command == CMD_TUNE)
+    if (c.command == CMD_TUNE && !c.nkernels)
         return run_tune(&c);
     struct outputs o;
     if ((rc = load_users(&c)) != 0 || (rc = open_outputs(&c, &o)) != 0)
         return rc;
-    switch (c.command) {
-    case CMD_PEAK: return run_peak(&c, &o);
-    case CMD_COPY: return run_ladder(&c, &o, copy_ladder);
-    case CMD_ROWDOT: return run_ladder(&c, &o, rowdot_ladder);
-    case CMD_GEMV: return run_ladder(&c, &o, gemv_ladder);
-    case CMD_BLUR: return run_ladder(&c, &o, blur_ladder);
-    default: return run_ladder(&c, &o, gemm_ladder);
-    }
+    if (c.command == CMD_TUNE)
+        return run_tune_users(&c, &o);
+    if (c.command == CMD_PEAK)
+        return run_peak(&c, &o);
+    return run_ladder(&c, &o, ladder_of(c.command));
 }

@@ -9,6 +9,7 @@
 #include "cli/exit.h"
 #include "report/html.h"
 #include "report/run.h"
+#include "report/write.h"
 
 static const char report_usage[] =
     "usage: kladder report RUN.json [MORE.json ...] [-o FILE] [--format html|svg]\n"

@@ -16,12 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/ladder.h"
 #include "cli/exit.h"
 #include "core/ceilings.h"
 #include "core/measure.h"
 #include "core/progress.h"
 #include "core/util.h"
-#include "tune/tune.h"
+#include "tune/gemm.h"
 
 /* ---- --show and --clear ---------------------------------------------------- */
 
@@ -141,43 +142,34 @@ static int clear(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
 
 /* ---- tuning ---------------------------------------------------------------- */
 
-struct log_ctx {
-    const struct kl_gemm_rung *rung;
-    const struct kl_tune_space *space;
-    double flops;
-    double last_best;
-    int quiet;
-};
-
 static void on_candidate(void *arg, const struct kl_tune_state *st, const char *config,
                          enum kl_tune_verdict v, const struct kl_result *res)
 {
-    struct log_ctx *c = arg;
+    struct kl_cli_tune_log *c = arg;
     if (v == KL_TUNE_REJECTED) {
         kl_progress_done();
-        fprintf(stderr, "kladder tune: rejected %s %s: %s\n", c->rung->name, config, res->note);
+        fprintf(stderr, "kladder tune: rejected %s %s: %s\n", c->rung, config, res->note);
     }
     if (c->quiet || st->confirming)
         return;
     if (v == KL_TUNE_ABANDONED || v == KL_TUNE_UNSUPPORTED) {
         kl_progress_done();
         fprintf(stderr, "kladder tune: %s %s %s: %s\n",
-                v == KL_TUNE_ABANDONED ? "abandoned" : "unsupported", c->rung->name, config,
-                res->note);
+                v == KL_TUNE_ABANDONED ? "abandoned" : "unsupported", c->rung, config, res->note);
     }
     if (st->best_median > 0 && st->best_median != c->last_best) {
         c->last_best = st->best_median;
         kl_progress_done();
         fprintf(stderr,
-                "kladder tune: %s best so far %s: %.4g GFLOP/s (%.3f ms); tried %d of %d, "
+                "kladder tune: %s best so far %s: %.4g %s (%.3f ms); tried %d of %d, "
                 "rejected %d, abandoned %d, %ld pruned; %.1f s\n",
-                c->rung->name, config, c->flops / st->best_median * 1e-9, st->best_median * 1e3,
-                st->tried, c->space->count, st->rejected, st->abandoned,
+                c->rung, config, c->q->work / st->best_median * 1e-9, c->q->unit,
+                st->best_median * 1e3, st->tried, c->space->count, st->rejected, st->abandoned,
                 c->space->pruned + c->space->pruned_rules, st->elapsed_s);
     }
-    kl_progress_step(st->tried > 0 ? st->tried - 1 : 0, c->space->count,
-                     "tune %s: best %.4g GFLOP/s", c->rung->name,
-                     st->best_median > 0 ? c->flops / st->best_median * 1e-9 : 0.0);
+    kl_progress_step(st->tried > 0 ? st->tried - 1 : 0, c->space->count, "tune %s: best %.4g %s",
+                     c->rung, st->best_median > 0 ? c->q->work / st->best_median * 1e-9 : 0.0,
+                     c->q->unit);
 }
 
 /*
@@ -209,59 +201,25 @@ static void print_result(FILE *out, const char *what, const char *params, const 
         fprintf(out, "  %.1f%% of roof", 100.0 * flops / r->median_s * 1e-9 / roof);
 }
 
-/* Tunes one rung: the space, the search, the result on out and in the cache. */
-static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
-                     const struct kl_cli_tune *t, int M, int N, int K, double budget, FILE *out)
+/* The space's size and what was pruned. */
+static void print_space(FILE *out, const struct kl_tune_space *s)
 {
-    struct kl_tune_space s;
-    struct kl_tune_request q;
-    struct kl_tune_outcome o;
-    struct kl_err *e = &kl->err;
-    double flops = 2.0 * M * (double)N * K;
-    int cls = kl_tune_size_class(M, N, K);
-    enum kl_status st = kl_tune_space_build(kl, r, t->type, M, N, K, &s, e);
-    if (st != KL_OK) {
-        fprintf(stderr, "kladder: %s\n", e->msg);
-        return kl_exit_for(st);
-    }
-    fprintf(out, "\nkladder tune gemm  %s  %s  M=%d N=%d K=%d (size class 2^%d)\n", r->name,
-            kl_type_name(t->type), M, N, K, cls);
-    fprintf(out, "space:     %ld combinations of", s.combinations);
-    for (int p = 0; p < s.nparams; p++)
-        fprintf(out, "%s %s (%d)", p ? "," : "", r->params[p].name, s.nvalues[p]);
+    fprintf(out, "space:     %ld combinations of", s->combinations);
+    for (int p = 0; p < s->nparams; p++)
+        fprintf(out, "%s %s (%d)", p ? "," : "", s->target->params[p].name, s->nvalues[p]);
     fprintf(out,
             "; %ld pruned by constraints and device limits, %ld by the sensible-space rules; "
             "%d candidates\n",
-            s.pruned, s.pruned_rules, s.count);
-    if (s.count == 0 && kl_gemm_check(kl, r, NULL, 0, t->type, M, N, NULL, e) != KL_OK) {
-        fprintf(stderr, "kladder: rung %s: no candidate fits this device at %d×%d×%d (%s)\n",
-                r->name, M, N, K, e->msg);
-        kl_tune_space_free(&s);
-        return EXIT_USAGE;
-    }
-    memset(&q, 0, sizeof q);
-    q.type = t->type;
-    q.M = M, q.N = N, q.K = K;
-    q.seed = t->seed;
-    q.budget_s = budget;
-    q.exhaustive = t->exhaustive;
-    if (t->protocol_set) {
-        q.search = q.confirm = t->protocol;
-    } else {
-        /* Candidates are timed briefly; the best few again by the full protocol. */
-        q.search = (struct kl_protocol){1, 3, 0.02, 100000};
-        kl_protocol_default(&q.confirm);
-        q.confirm_count = 3;
-    }
-    q.roof_gflops = roof_gflops(kl, r, t->type, M, N, K);
-    q.start = kl_now();
-    struct log_ctx lc = {r, &s, flops, 0, t->quiet};
-    q.on_candidate = on_candidate;
-    q.arg = &lc;
-    st = kl_tune_search(kl, b, &s, &q, &o);
-    kl_progress_done();
+            s->pruned, s->pruned_rules, s->count);
+}
+
+/* The search's strategy, why it stopped and what it tried. */
+static void print_search(FILE *out, const struct kl_tune_outcome *o,
+                         const struct kl_tune_request *q)
+{
+    double budget = q->budget_s;
     fprintf(out, "strategy:  %s",
-            strcmp(o.strategy, "exhaustive") == 0
+            strcmp(o->strategy, "exhaustive") == 0
                 ? "exhaustive (every candidate, the defaults first)"
                 : "the defaults, a random sample, then best-first local "
                   "search (one parameter one step)");
@@ -269,17 +227,75 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         fprintf(out, ", budget %.3g s", budget);
     else
         fprintf(out, ", no budget");
-    if (o.stopped_at_roof)
-        fprintf(out, "; stopped at 95%% of the roofline (%.1f GFLOP/s)", q.roof_gflops);
-    else if (o.exhaustive)
+    if (o->stopped_at_roof)
+        fprintf(out, "; stopped at 95%% of the roofline (%.1f %s)", q->roof * 1e-9, q->unit);
+    else if (o->exhaustive)
         fprintf(out, "; every candidate tried");
-    else if (o.out_of_time)
+    else if (o->out_of_time)
         fprintf(out, "; stopped when the budget ran out");
     fprintf(out,
             "\ntried:     %d candidates in %.1f s: %d verified, %d rejected, %d abandoned, %d "
             "unsupported after their build\n",
-            o.state.tried, o.state.elapsed_s, o.state.verified, o.state.rejected, o.state.abandoned,
-            o.state.unsupported);
+            o->state.tried, o->state.elapsed_s, o->state.verified, o->state.rejected,
+            o->state.abandoned, o->state.unsupported);
+}
+
+/* Candidates are timed briefly and the best few again by the full protocol, unless the
+ * user set a protocol: then every one by it. */
+static void search_settings(const struct kl_cli_tune *t, double budget, struct kl_tune_request *q)
+{
+    memset(q, 0, sizeof *q);
+    q->seed = t->seed;
+    q->budget_s = budget;
+    q->exhaustive = t->exhaustive;
+    if (t->protocol_set) {
+        q->search = q->confirm = t->protocol;
+    } else {
+        q->search = (struct kl_protocol){1, 3, 0.02, 100000};
+        kl_protocol_default(&q->confirm);
+        q->confirm_count = 3;
+    }
+    q->start = kl_now();
+}
+
+/* Tunes one rung: the space, the search, the result on out and in the cache. */
+static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
+                     const struct kl_cli_tune *t, int M, int N, int K, double budget, FILE *out)
+{
+    struct kl_tune_gemm g;
+    struct kl_tune_space s;
+    struct kl_tune_request q;
+    struct kl_tune_outcome o;
+    struct kl_err *e = &kl->err;
+    double flops = 2.0 * M * (double)N * K;
+    int cls = kl_tune_size_class(M, N, K);
+    enum kl_status st = kl_tune_gemm_target(kl, b, r, t->type, M, N, K, &g, e);
+    if (st == KL_OK)
+        st = kl_tune_space_build(kl, &g.target, &s, e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", e->msg);
+        return kl_exit_for(st);
+    }
+    fprintf(out, "\nkladder tune gemm  %s  %s  M=%d N=%d K=%d (size class 2^%d)\n", r->name,
+            kl_type_name(t->type), M, N, K, cls);
+    print_space(out, &s);
+    if (s.count == 0 && kl_gemm_check(kl, r, NULL, 0, t->type, M, N, NULL, e) != KL_OK) {
+        fprintf(stderr, "kladder: rung %s: no candidate fits this device at %d×%d×%d (%s)\n",
+                r->name, M, N, K, e->msg);
+        kl_tune_space_free(&s);
+        return EXIT_USAGE;
+    }
+    search_settings(t, budget, &q);
+    double roof = roof_gflops(kl, r, t->type, M, N, K);
+    q.work = flops;
+    q.unit = "GFLOP/s";
+    q.roof = roof * 1e9;
+    struct kl_cli_tune_log lc = {r->name, &s, &q, 0, t->quiet};
+    q.on_candidate = on_candidate;
+    q.arg = &lc;
+    st = kl_tune_search(&s, &q, &o);
+    kl_progress_done();
+    print_search(out, &o, &q);
     if (st != KL_OK) {
         kl_tune_space_free(&s);
         fflush(out);
@@ -287,7 +303,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         return kl_exit_for(st);
     }
     if (o.have_default) {
-        print_result(out, "default:", o.default_params, &o.dflt, flops, q.roof_gflops);
+        print_result(out, "default:", o.default_params, &o.dflt, flops, roof);
         fputc('\n', out);
     }
     if (!o.have_best) {
@@ -305,7 +321,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         fprintf(out, "best:      none: no candidate could run on this device\n");
         return o.state.unsupported ? EXIT_USAGE : EXIT_RUNTIME;
     }
-    print_result(out, "best:", o.best_params, &o.best, flops, q.roof_gflops);
+    print_result(out, "best:", o.best_params, &o.best, flops, roof);
     if (o.have_default)
         fprintf(out, "  %.2fx the default", o.dflt.median_s / o.best.median_s);
     fprintf(out, "\n");
@@ -392,7 +408,7 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
             kl_gemm_rung_available(kl, r, t->type, why, sizeof why))
             chosen[n++] = r;
     }
-    int M = t->M ? t->M : kl->info.is_gpu ? 2048 : 512;
+    int M = t->M ? t->M : (int)kl_default_size("gemm", 0, kl->info.is_gpu);
     int N = t->N ? t->N : M, K = t->K ? t->K : M;
     struct kl_gemm_bench *b;
     enum kl_status st = kl_gemm_bench_open(kl, t->type, M, N, K, t->seed, &b);
@@ -435,6 +451,51 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     if (fflush(out) != 0 || ferror(out))
         rc = EXIT_RUNTIME;
     return rc;
+}
+
+/* ---- a user's kernel on its ladder -------------------------------------------- */
+
+void kl_cli_tune_user_init(const struct kl_cli_tune *t, struct kl_cli_tune_user *u)
+{
+    kl_tune_ladder_init(&u->tl);
+    search_settings(t, t->budget_s, &u->tl.req);
+    u->log = (struct kl_cli_tune_log){u->tl.rung, &u->tl.space, &u->tl.req, 0, t->quiet};
+    u->tl.req.on_candidate = on_candidate;
+    u->tl.req.arg = &u->log;
+}
+
+enum kl_status kl_cli_tune_user_summary(const struct kl_cli_tune_user *u, FILE *out,
+                                        struct kl_err *e)
+{
+    const struct kl_tune_outcome *o = &u->tl.out;
+    kl_progress_done();
+    if (!u->tl.tuned)
+        return KL_OK; /* the ladder stopped before the search */
+    fprintf(out, "kladder tune  %s\n", u->tl.rung);
+    print_space(out, &u->tl.space);
+    print_search(out, o, &u->tl.req);
+    if (!o->have_best)
+        return o->state.rejected
+                   ? kl_fail(e, KL_ERR_VERIFY,
+                             "no candidate of %s was verified (the rejected ones are above)",
+                             u->tl.rung)
+               : o->out_of_time || o->state.abandoned
+                   ? kl_fail(e, KL_ERR_ARG, "the budget ran out before a candidate of %s was timed",
+                             u->tl.rung)
+                   : kl_fail(e, KL_ERR_UNSUPPORTED, "no candidate of %s could run on this device",
+                             u->tl.rung);
+    fprintf(out, "best:      %s", o->best_params);
+    if (o->have_default)
+        fprintf(out, ", %.2fx the default (%s)", o->dflt.median_s / o->best.median_s,
+                o->default_params);
+    fprintf(out, "; run it with");
+    for (const char *p = o->best_params; *p;) {
+        size_t n = strcspn(p, ",");
+        fprintf(out, " --param %.*s", (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    fprintf(out, "\n\n");
+    return KL_OK;
 }
 
 /* ---- the cached parameters in `kladder gemm` --------------------------------- */

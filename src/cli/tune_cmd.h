@@ -1,7 +1,8 @@
 /*
  * `kladder tune`: searches the parameters of GEMM rungs for the device and
  * caches the best (src/tune/); --show lists the cache, --clear empties it.
- * Also what `kladder gemm` needs to use the cached parameters.
+ * Also what `kladder gemm` needs to use the cached parameters, and the
+ * search of a user's kernel's parameters on any ladder.
  * Exit codes as main.c: 0 fine; 1 no candidate of a rung verified; 2 bad
  * input (a rung without parameters, int, nothing left to try, an
  * unwritable cache); 3 a device error.
@@ -13,6 +14,7 @@
 
 #include "core/context.h"
 #include "tune/cache.h"
+#include "tune/ladder.h"
 #include "workloads/gemm.h"
 
 struct kl_cli_tune {
@@ -32,6 +34,36 @@ struct kl_cli_tune {
 
 /* kl may be NULL for --show --all and --clear --all. Returns the exit code. */
 int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out);
+
+/* Progress of a search on standard error: each new best, each rejected candidate. */
+struct kl_cli_tune_log {
+    const char *rung;
+    const struct kl_tune_space *space;
+    const struct kl_tune_request *q;
+    double last_best;
+    int quiet;
+};
+
+/*
+ * `kladder tune WORKLOAD --kernel FILE`: the user's kernel tuned on its
+ * workload's ladder (tune/ladder.h); the ladder's report then holds its
+ * default and tuned rows. Nothing is cached: the file is the user's to
+ * change.
+ */
+struct kl_cli_tune_user {
+    struct kl_tune_ladder tl;
+    struct kl_cli_tune_log log;
+};
+
+/* Sets u up from t (budget, protocols, seed); put &u->tl.tuner in the ladder's request. */
+void kl_cli_tune_user_init(const struct kl_cli_tune *t, struct kl_cli_tune_user *u);
+
+/*
+ * What the search did, on out, with the --param options that run the best;
+ * KL_ERR_VERIFY with the reason in e where no candidate was verified.
+ */
+enum kl_status kl_cli_tune_user_summary(const struct kl_cli_tune_user *u, FILE *out,
+                                        struct kl_err *e);
 
 /* The cached parameters that a GEMM ladder request uses, and the memory they live in. */
 #define KL_CLI_TUNED_MAX 32

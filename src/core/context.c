@@ -478,8 +478,8 @@ static enum kl_status source_of(struct kl_context *kl, const char *file, const c
     /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
     if (kl_kernel_is_cuda(file)) {
         if (!is_cuda)
-            st = kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)",
-                         file);
+            st =
+                kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)", file);
         else if (text || (st = load_one(kl, file, &text)) == KL_OK)
             st = kl_kernel_inline(file, text, load, kl, out, &kl->err);
         free(text);
@@ -508,6 +508,51 @@ done:
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out)
 {
     return source_of(kl, file, NULL, out);
+}
+
+/*
+ * The file and line that physical line n of src stands for, by the #line
+ * directives in src (the prelude's lines: the file "kernel"). fn gets the
+ * name (up to fn_len - 1 bytes); returns the line, 0 when n is out of range.
+ */
+static int logical_line(const char *src, int n, char *fn, size_t fn_len)
+{
+    int line = 1, phys = 1;
+    snprintf(fn, fn_len, "kernel");
+    for (const char *p = src; *p && phys < n; phys++) {
+        const char *end = strchr(p, '\n');
+        int l;
+        char name[256];
+        if (sscanf(p, "#line %d \"%255[^\"]\"", &l, name) == 2) {
+            line = l;
+            snprintf(fn, fn_len, "%s", name);
+        } else {
+            line++;
+        }
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+    return phys == n ? line : 0;
+}
+
+void kl_build_log_remap(const char *src, char *msg, size_t size)
+{
+    static const char tag[] = "<kernel>:";
+    char *at, fn[256], buf[320];
+    while ((at = strstr(msg, tag)) != NULL) {
+        char *num = at + strlen(tag), *end;
+        long n = strtol(num, &end, 10);
+        int line = n > 0 && n < 1000000 ? logical_line(src, (int)n, fn, sizeof fn) : 0;
+        if (end == num || line == 0)
+            return;
+        int len = snprintf(buf, sizeof buf, "%s:%d", fn, line);
+        size_t tail = strlen(end) + 1, head = (size_t)(at - msg);
+        if (len < 0 || head + (size_t)len + tail > size)
+            return;
+        memmove(at + len, end, tail);
+        memcpy(at, buf, (size_t)len);
+    }
 }
 
 enum kl_status kl_kernel_get_text(struct kl_context *kl, const char *file, const char *text,
@@ -540,6 +585,7 @@ enum kl_status kl_kernel_get_text(struct kl_context *kl, const char *file, const
     st = kl->ops->build(kl->dev, src, options, entry, &c->kernel, &kl->err);
     if (st != KL_OK) {
         char where[256];
+        kl_build_log_remap(src, kl->err.msg, sizeof kl->err.msg);
         snprintf(where, sizeof where, "%s: ", file);
         memmove(kl->err.msg + strlen(where), kl->err.msg, sizeof kl->err.msg - strlen(where) - 1);
         memcpy(kl->err.msg, where, strlen(where));

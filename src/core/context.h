@@ -97,4 +97,12 @@ enum kl_status kl_kernel_get_text(struct kl_context *kl, const char *file, const
                                   const char *entry, const char *options, struct kl_kernel **out,
                                   double *build_s);
 
+/*
+ * A build log of src from a compiler that ignores #line (NVIDIA's OpenCL
+ * says "<kernel>:84:5"): its positions in msg (size bytes) become the
+ * file's own by src's #line directives ("mine.cl:9:5"), as other compilers
+ * give them.
+ */
+void kl_build_log_remap(const char *src, char *msg, size_t size);
+
 #endif /* KL_CONTEXT_H */

@@ -70,8 +70,8 @@ enum kl_status kl_rungs_choose(const struct kl_rung_set *s, const char *const *n
     for (int j = 0; j < nnames; j++) {
         int i = kl_rung_lookup(s, names[j]);
         if (i < 0) {
-            kl_fail(e, KL_ERR_ARG, "unknown or ambiguous %s rung \"%s\"; rungs are:",
-                    s->t->workload, names[j]);
+            kl_fail(e, KL_ERR_ARG,
+                    "unknown or ambiguous %s rung \"%s\"; rungs are:", s->t->workload, names[j]);
             for (int k = 0; k < count; k++)
                 kl_err_append(e, " %s", name_of(s, k));
             return KL_ERR_ARG;
@@ -119,8 +119,8 @@ static enum kl_status user_shape(const struct kl_workload *w, const struct kl_us
     long long sizes[4];
     for (int i = 0; i < f->nsizes; i++)
         sizes[i] = f->size(w->self, i);
-    enum kl_status st = kl_user_rung_geometry(u, f->size_names, sizes, f->nsizes, values,
-                                              &l->dims, l->global, l->local, e);
+    enum kl_status st = kl_user_rung_geometry(u, f->size_names, sizes, f->nsizes, values, &l->dims,
+                                              l->global, l->local, e);
     return st != KL_OK ? st : kl_launch_check(l, u->name, e);
 }
 
@@ -139,8 +139,8 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
                            "%s is a kernel for %s (its line \"kladder: workload %s\"), not for %s",
                            u->path, u->workload, u->workload, w->table->workload);
         if (u->layout[0] && !w->user->takes_layout)
-            return kl_fail(e, KL_ERR_ARG, "%s: %s has one layout (no \"kladder: layout\")",
-                           u->path, w->table->workload);
+            return kl_fail(e, KL_ERR_ARG, "%s: %s has one layout (no \"kladder: layout\")", u->path,
+                           w->table->workload);
     }
     st = kl_rungs_choose(&s, a->rungs, a->nrungs, a->params, a->nparams, chosen, nchosen, e);
     if (st == KL_OK && a->nrungs == 0 && w->listed) { /* the whole ladder, less what stays out */
@@ -177,9 +177,9 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
 /* 1 for OpenCL C's scalar and vector type names (whose meaning a typedef cannot change). */
 static int builtin_scalar(const char *t)
 {
-    static const char *const names[] = {"char", "uchar", "short", "ushort", "int",  "uint",
-                                        "long", "ulong", "half",  "float",  "double", "bool",
-                                        "size_t"};
+    static const char *const names[] = {"char",   "uchar", "short", "ushort", "int",
+                                        "uint",   "long",  "ulong", "half",   "float",
+                                        "double", "bool",  "size_t"};
     size_t n = strcspn(t, "0123456789"); /* float4 is float's vector */
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strlen(names[i]) == n && strncmp(t, names[i], n) == 0)
@@ -228,7 +228,8 @@ static enum kl_status signature_check(const struct kl_workload *w, const struct 
 
 /* A user's kernel: its geometry, build and signature, then the workload's run of it. */
 static enum kl_status run_user(const struct kl_workload *w, const struct kl_user_rung *u,
-                               const int *values, struct kl_result *res)
+                               const int *values, const struct kl_protocol *proto,
+                               struct kl_result *res)
 {
     struct kl_context *kl = w->kl;
     struct kl_launch l = {.kl = kl};
@@ -250,7 +251,52 @@ static enum kl_status run_user(const struct kl_workload *w, const struct kl_user
     w->user->args(w->self, u, &l);
     if ((st = signature_check(w, u, &l, &kl->err)) != KL_OK)
         return st;
-    return w->user->run(w->self, &l, res);
+    return w->user->run(w->self, &l, proto, res);
+}
+
+/* Rung i's values: its defaults, then items. */
+static enum kl_status candidate_values(const struct kl_workload *w, const struct kl_ladder_args *a,
+                                       int i, const char *const *items, int n, int *values,
+                                       struct kl_err *e)
+{
+    struct kl_rung_set s = {w->table, a->users, a->nusers};
+    unsigned mask;
+    return kl_params_resolve(name_of(&s, i), params_of(&s, i), items, n, values, &mask, e);
+}
+
+enum kl_status kl_ladder_check(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                               const char *const *items, int n, size_t *wg, struct kl_err *e)
+{
+    const struct kl_user_rung *u = user_of(w, a, i);
+    int values[KL_MAX_PARAMS];
+    enum kl_status st = candidate_values(w, a, i, items, n, values, e);
+    if (wg)
+        *wg = 0;
+    if (st != KL_OK)
+        return st;
+    if (!u)
+        return w->check ? w->check(w->self, i, values, e) : KL_OK;
+    struct kl_launch l = {.kl = w->kl};
+    if ((st = user_shape(w, u, values, &l, e)) == KL_OK && wg) {
+        *wg = 1;
+        for (int d = 0; d < l.dims; d++)
+            *wg *= l.local[d];
+    }
+    return st;
+}
+
+enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                             const char *const *items, int n, const struct kl_protocol *proto,
+                             struct kl_result *res, struct kl_err *e)
+{
+    const struct kl_user_rung *u = user_of(w, a, i);
+    int values[KL_MAX_PARAMS];
+    enum kl_status st = candidate_values(w, a, i, items, n, values, e);
+    if (st != KL_OK)
+        return st;
+    if (!u && w->describe)
+        w->describe(w->self, i, res);
+    return u ? run_user(w, u, values, proto, res) : w->run(w->self, i, values, proto, res);
 }
 
 enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
@@ -261,6 +307,12 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         int i = chosen[k], values[KL_MAX_PARAMS], users;
         const struct kl_user_rung *u = user_of(w, a, i);
         const char *name = u ? u->name : w->table->name(i);
+        if (u && a->tuner) { /* its space searched, its rows the tuner's */
+            enum kl_status st = a->tuner->tune(a->tuner->arg, w, a, i, rep, e);
+            if (st != KL_OK)
+                return st;
+            continue;
+        }
         kl_progress_step(first + k, total, "%s %s: build, time, verify", w->table->workload, name);
         struct kl_result *res = kl_report_add(rep, name, u ? u->summary : w->table->summary(i));
         if (!res)
@@ -271,12 +323,12 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
             res->status = KL_RESULT_SKIPPED;
             continue;
         }
-        enum kl_status st =
-            values_of(w, a, i, values, &users, res->config, sizeof res->config, e);
+        enum kl_status st = values_of(w, a, i, values, &users, res->config, sizeof res->config, e);
         if (res->config[0]) /* values not the defaults: the table says which */
             rep->show_config = 1;
         if (st == KL_OK)
-            st = u ? run_user(w, u, values, res) : w->run(w->self, i, values, res);
+            st = u ? run_user(w, u, values, a->protocol, res)
+                   : w->run(w->self, i, values, a->protocol, res);
         if (st == KL_OK)
             continue;
         snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);

@@ -96,8 +96,9 @@ struct kl_user_iface {
     void (*options)(void *self, char *out, size_t n);
     /* Sets l->args and l->nargs: the interface's arguments for u, in order. */
     void (*args)(void *self, const struct kl_user_rung *u, struct kl_launch *l);
-    /* Runs, verifies and times l (built, geometry and arguments set) into res. */
-    enum kl_status (*run)(void *self, struct kl_launch *l, struct kl_result *res);
+    /* Runs, verifies and times l (built, geometry and arguments set) by proto into res. */
+    enum kl_status (*run)(void *self, struct kl_launch *l, const struct kl_protocol *proto,
+                          struct kl_result *res);
 };
 
 /*
@@ -138,11 +139,13 @@ struct kl_workload {
     /* Checks rung i's values against the device, building nothing (NULL: nothing to check). */
     enum kl_status (*check)(void *self, int i, const int *values, struct kl_err *e);
     /*
-     * Builds, runs once, verifies and times rung i with these values into
-     * res (whose status it sets: verified, or failed with the reason in its
-     * note). KL_ERR_UNSUPPORTED: the rung does not fit the device.
+     * Builds, runs once, verifies and times rung i with these values by
+     * proto into res (whose status it sets: verified, or failed with the
+     * reason in its note). KL_ERR_UNSUPPORTED: the rung does not fit the
+     * device.
      */
-    enum kl_status (*run)(void *self, int i, const int *values, struct kl_result *res);
+    enum kl_status (*run)(void *self, int i, const int *values, const struct kl_protocol *proto,
+                          struct kl_result *res);
     /* The user's kernels run through this interface (NULL: the workload takes none). */
     const struct kl_user_iface *user;
 };
@@ -158,7 +161,8 @@ void kl_ladder_report(struct kl_report *rep, const struct kl_context *kl, const 
 
 /*
  * What the user asked of the rungs: names (none: all), NAME=VALUE
- * parameters, and kernels of their own after the table's rungs.
+ * parameters, kernels of their own after the table's rungs, the protocol
+ * that times them, and a tuner for the user's kernels (NULL: none).
  */
 struct kl_ladder_args {
     const char *const *rungs;
@@ -167,7 +171,40 @@ struct kl_ladder_args {
     int nparams;
     const struct kl_user_rung *users;
     int nusers;
+    const struct kl_protocol *protocol;
+    const struct kl_ladder_tuner *tuner;
 };
+
+/* A workload's request's fields of the same names as a struct kl_ladder_args. */
+#define KL_LADDER_ARGS(req)                                                                        \
+    {                                                                                              \
+        (req)->rungs, (req)->nrungs, (req)->params, (req)->nparams, (req)->users, (req)->nusers,   \
+            &(req)->protocol, (req)->tuner                                                         \
+    }
+
+/*
+ * What runs in place of a user's kernel's one row when its space is tuned
+ * (kladder tune WORKLOAD --kernel FILE): called with the workload ready,
+ * its data made; adds the rows it measures to rep. tune/ladder.c is one.
+ */
+struct kl_ladder_tuner {
+    enum kl_status (*tune)(void *arg, const struct kl_workload *w, const struct kl_ladder_args *a,
+                           int i, struct kl_report *rep, struct kl_err *e);
+    void *arg;
+};
+
+/*
+ * Rung i with NAME=VALUE items (its defaults for the rest), as a tuner's
+ * candidate: kl_ladder_check checks it against the rung and the device,
+ * building nothing (*wg: the work-group size where the geometry tells
+ * before the build, else 0); kl_ladder_try builds, verifies and times it
+ * by proto into res.
+ */
+enum kl_status kl_ladder_check(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                               const char *const *items, int n, size_t *wg, struct kl_err *e);
+enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                             const char *const *items, int n, const struct kl_protocol *proto,
+                             struct kl_result *res, struct kl_err *e);
 
 /* The most rungs a ladder has, the user's included. */
 #define KL_MAX_RUNGS 64

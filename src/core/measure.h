@@ -23,6 +23,13 @@ typedef enum kl_status (*kl_launch_fn)(void *arg, double *seconds, struct kl_err
 /* Checks that a protocol makes sense (counts >= 0, min <= max ...). */
 enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e);
 
+/* Limits of one run of a candidate (the tuner's); zero: none. */
+struct kl_run_limits {
+    double abandon_s; /* abandon when the first timed launch takes longer */
+    double deadline;  /* kl_now() after which no launch starts */
+    int abandoned;    /* out: 1 too slow, 2 out of time */
+};
+
 /* Runs the protocol around fn and fills *out. */
 enum kl_status kl_measure(const struct kl_protocol *p, kl_launch_fn fn, void *arg,
                           struct kl_stats *out, struct kl_err *e);

@@ -1,7 +1,7 @@
 /*
- * Results of a ladder run and their three renderings: a table for people,
- * CSV and JSON (with provenance) for programs. Metrics are derived here, in
- * one place, from each workload's FLOP and byte counts.
+ * Results of a ladder run: the rows, their status and precision, and the
+ * metrics derived from them in one place, from each workload's FLOP and
+ * byte counts and the measured roofs. report/write.h renders them.
  */
 #ifndef KL_REPORT_H
 #define KL_REPORT_H
@@ -121,6 +121,13 @@ void kl_report_free(struct kl_report *r);
 void kl_report_finish(struct kl_report *r);
 
 /*
+ * The roof of row x as kl_report_finish takes it, in work per second, and
+ * *work the row's work per launch in the same unit (its FLOPs where it
+ * counts any, else its bytes); 0 where no ceiling is known.
+ */
+double kl_report_roof(const struct kl_report *r, const struct kl_result *x, double *work);
+
+/*
  * Loads the device's cached ceilings into the report (for "% roof") and
  * writes a note saying where they come from, or how to measure them.
  */
@@ -129,16 +136,12 @@ void kl_report_load_ceilings(struct kl_report *r);
 /* 1 if any result failed verification. */
 int kl_report_failed(const struct kl_report *r);
 
-void kl_report_table(const struct kl_report *r, FILE *out);
-void kl_report_csv(const struct kl_report *r, FILE *out);
-/*
- * For sweeps: the header, then one row per value of x (named x_name), one
- * column per rung, GB/s in the cells ("-" where a rung did not run or
- * failed), then the reasons for failures.
- */
-void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out);
-/* The JSON report: docs/kladder-run.schema.json describes it; schema_version says which. */
-#define KL_REPORT_SCHEMA_VERSION 1
-void kl_report_json(const struct kl_report *r, FILE *out);
+/* A row's FLOPs and bytes per launch: its own where it counts any, else the report's. */
+double kl_result_flops(const struct kl_report *r, const struct kl_result *x);
+double kl_result_bytes(const struct kl_report *r, const struct kl_result *x);
+/* 1 for a row whose timing counts: verified, or measured where nothing can be checked. */
+int kl_result_timed(const struct kl_result *x);
+/* "verified", "failed", "skipped", "measured". */
+const char *kl_result_status_name(enum kl_result_status s);
 
 #endif /* KL_REPORT_H */

@@ -10,7 +10,7 @@
 #include <png.h>
 #endif
 
-#include "core/image.h"
+#include "formats/image.h"
 #include "core/report.h"
 #include "core/util.h"
 #include "kladder.h"

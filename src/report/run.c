@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/report.h"
+#include "report/write.h"
 #include "core/util.h"
 
 struct check {

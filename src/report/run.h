@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "core/ceilings.h"
-#include "core/json.h"
+#include "formats/json.h"
 
 /* What a row's chart value measures. */
 enum kl_metric {

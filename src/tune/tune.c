@@ -1,12 +1,13 @@
 /*
- * The GEMM tuner: the space of a rung's parameters and its search.
+ * The tuner: the space of a rung's parameters and its search.
  *
- * The space comes from the rung table (each parameter's range, multiple and
- * power-of-two rule, the relations between parameters) and from the
- * device's limits, all through kl_gemm_check, the check `kladder gemm
- * --param` runs; candidates that break any of them are pruned before
- * anything is built. The compiled kernel's own work-group limit is checked
- * after its build, before it is launched.
+ * The space comes from the rung's parameters (each one's range, multiple
+ * and power-of-two rule) and from the target's check (for GEMM the
+ * relations between parameters and the device's limits, the check
+ * `kladder gemm --param` runs; for a ladder's rung the engine's);
+ * candidates that break any of them are pruned before anything is built.
+ * The compiled kernel's own work-group limit is checked after its build,
+ * before it is launched.
  *
  * The search: the rung's defaults first; every candidate when the space is
  * small or --exhaustive asks; otherwise a random sample, then a best-first
@@ -14,8 +15,8 @@
  * parameter one step up or down, tried) until the budget runs out, the
  * space is exhausted, or the best reaches 95 % of the measured roofline.
  * A candidate whose first timed launch is KL_TUNE_SLOW_FACTOR times slower
- * than the best so far is abandoned. The best few are then timed again
- * with the full protocol.
+ * than the best so far is abandoned (where the target can). The best few
+ * are then timed again with the full protocol.
  */
 #include "tune/tune.h"
 
@@ -44,25 +45,6 @@ static void insert_sorted(int *v, int *n, int x)
     }
     v[i] = x;
     (*n)++;
-}
-
-/* The extent of C or K that a parameter tiles (0: none); values beyond it only waste work. */
-static long extent_of(const char *name, int M, int N, int K)
-{
-    static const char *const rows[] = {"WG0", "WG", "BM", "TM"},
-                             *const cols[] = {"WG1", "BN", "TN"}, *const deep[] = {"KC", "BK"};
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        if (strcmp(name, rows[i]) == 0)
-            return M;
-    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
-        if (strcmp(name, cols[i]) == 0)
-            return N;
-    for (size_t i = 0; i < sizeof deep / sizeof *deep; i++)
-        if (strcmp(name, deep[i]) == 0)
-            return K;
-    if (strcmp(name, "TS") == 0)
-        return M > N ? M : N;
-    return 0;
 }
 
 static long next_pow2(long x)
@@ -102,7 +84,7 @@ static size_t item_text(const struct kl_tune_space *s, const unsigned char *idx,
     if (joined && n)
         joined[0] = '\0';
     for (int p = 0; p < s->nparams; p++) {
-        snprintf(text[p], 32, "%s=%d", s->rung->params[p].name, s->values[p][idx[p]]);
+        snprintf(text[p], 32, "%s=%d", s->target->params[p].name, s->values[p][idx[p]]);
         items[p] = text[p];
         if (joined && used < n)
             used += (size_t)snprintf(joined + used, n - used, "%s%s", p ? "," : "", text[p]);
@@ -124,38 +106,24 @@ void kl_tune_space_free(struct kl_tune_space *s)
     s->count = 0;
 }
 
-/* Registers a GPU work-item may use for its block of C and operands before it spills. */
-#define GPU_BLOCK_BYTES 640
-
-enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_rung *r,
-                                   enum kl_type t, int M, int N, int K, struct kl_tune_space *s,
-                                   struct kl_err *e)
+enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_target *t,
+                                   struct kl_tune_space *s, struct kl_err *e)
 {
     memset(s, 0, sizeof *s);
-    s->rung = r;
+    s->target = t;
     s->default_index = -1;
-    if (!r->file)
-        return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host: it has no parameters to tune",
-                       r->name);
-    char why[256];
-    if (kl_kernel_elsewhere(kl, r->file))
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: tune it with --backend cuda",
-                       r->name);
-    if (!kl_gemm_rung_available(kl, r, t, why, sizeof why))
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s cannot run on this device: %s", r->name,
-                       why);
-    s->nparams = kl_param_count(r->params);
+    s->nparams = kl_param_count(t->params);
     if (s->nparams == 0)
-        return kl_fail(e, KL_ERR_ARG, "rung %s has no parameters to tune", r->name);
+        return kl_fail(e, KL_ERR_ARG, "rung %s has no parameters to tune", t->name);
     s->combinations = 1;
     for (int p = 0; p < s->nparams; p++) {
-        const struct kl_param_def *d = &r->params[p];
-        s->nvalues[p] = value_list(d, extent_of(d->name, M, N, K), s->values[p]);
+        const struct kl_param_def *d = &t->params[p];
+        s->nvalues[p] = value_list(d, t->extent ? t->extent(t->self, d->name) : 0, s->values[p]);
         s->combinations *= s->nvalues[p];
     }
     if (s->combinations > 1000000)
         return kl_fail(e, KL_ERR_ARG, "rung %s: %ld combinations are too many to enumerate",
-                       r->name, s->combinations);
+                       t->name, s->combinations);
     size_t *wg = malloc((size_t)s->combinations * sizeof *wg);
     unsigned char *rule = malloc((size_t)s->combinations);
     s->cand = malloc((size_t)s->combinations * (size_t)s->nparams);
@@ -165,39 +133,22 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
         kl_tune_space_free(s);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     }
-    int ti = kl_param_index(r->params, "TM"), ni = kl_param_index(r->params, "TN");
-    int bi = kl_param_index(r->params, "BM"), ci = kl_param_index(r->params, "BN");
-    int block = r->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
-    int wmi = kl_param_index(r->params, "WM"), wni = kl_param_index(r->params, "WN");
-    int warps = r->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
-    size_t es = kl_type_size(t), largest = 0;
+    size_t largest = 0;
     unsigned char idx[KL_MAX_PARAMS] = {0};
     char text[KL_MAX_PARAMS][32];
     const char *items[KL_MAX_PARAMS];
+    int values[KL_MAX_PARAMS];
     struct kl_err ignored;
     for (long c = 0; c < s->combinations; c++) {
         size_t w = 0;
         item_text(s, idx, text, items, NULL, 0);
-        if (kl_gemm_check(kl, r, items, s->nparams, t, M, N, &w, &ignored) != KL_OK) {
+        if (t->check(t->self, items, s->nparams, &w, &ignored) != KL_OK) {
             s->pruned++;
         } else {
             /* The sensible-space rules, applied below unless they would leave nothing. */
-            int broken = 0;
-            if (block || warps) {
-                long bm = s->values[bi][idx[bi]], bn = s->values[ci][idx[ci]];
-                /* Blocks far from square load more per multiply-add. */
-                broken |= bm > 4 * bn || bn > 4 * bm;
-            }
-            if (block) {
-                size_t tm = (size_t)s->values[ti][idx[ti]], tn = (size_t)s->values[ni][idx[ni]];
-                /* A GPU work-item's block of C and operands beyond its registers spills. */
-                broken |= kl->info.is_gpu && (tm * tn + tm + tn) * es > GPU_BLOCK_BYTES;
-            }
-            if (warps) {
-                size_t wm = (size_t)s->values[wmi][idx[wmi]], wn = (size_t)s->values[wni][idx[wni]];
-                /* A lane's accumulators (WM·WN/32) beyond 128 leave no registers for the rest. */
-                broken |= wm * wn / 32 * es > 512;
-            }
+            for (int p = 0; p < s->nparams; p++)
+                values[p] = s->values[p][idx[p]];
+            int broken = t->rules && t->rules(t->self, values);
             memcpy(s->cand + (size_t)s->count * (size_t)s->nparams, idx, (size_t)s->nparams);
             rule[s->count] = (unsigned char)broken;
             wg[s->count++] = w;
@@ -211,13 +162,16 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
             idx[p] = 0;
         }
     }
-    /* On a GPU a work-group below a warp leaves lanes idle (where larger ones exist). */
+    /*
+     * On a GPU a work-group below a warp leaves lanes idle (where larger ones
+     * exist); a size known only after the build (0) is not judged.
+     */
     size_t floor = kl->info.is_gpu ? (largest < 32 ? largest : 32) : 1;
     int kept = 0, keep_all = 1;
     for (int i = 0; i < s->count && keep_all; i++)
-        keep_all = rule[i] || wg[i] < floor;
+        keep_all = rule[i] || (wg[i] && wg[i] < floor);
     for (int i = 0; i < s->count; i++) {
-        if (!keep_all && (rule[i] || wg[i] < floor)) {
+        if (!keep_all && (rule[i] || (wg[i] && wg[i] < floor))) {
             s->pruned_rules++;
             continue;
         }
@@ -232,7 +186,7 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
         const unsigned char *x = s->cand + (size_t)i * (size_t)s->nparams;
         int same = 1;
         for (int p = 0; p < s->nparams && same; p++)
-            same = s->values[p][x[p]] == r->params[p].def;
+            same = s->values[p][x[p]] == t->params[p].def;
         if (same)
             s->default_index = i;
     }
@@ -242,8 +196,6 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_r
 /* ---- the search ----------------------------------------------------------- */
 
 struct search {
-    struct kl_context *kl;
-    struct kl_gemm_bench *b;
     const struct kl_tune_space *s;
     const struct kl_tune_request *req;
     struct kl_tune_outcome *out;
@@ -300,9 +252,10 @@ static int time_left(struct search *x)
     return 0;
 }
 
-static double gflops_of(const struct kl_tune_request *q, double median)
+/* The rate of a candidate of this median time, in the roof's unit per second. */
+static double rate_of(const struct kl_tune_request *q, double median)
 {
-    return median > 0 ? 2.0 * q->M * (double)q->N * q->K / median * 1e-9 : 0;
+    return median > 0 ? q->work / median : 0;
 }
 
 /*
@@ -325,14 +278,15 @@ static enum kl_status evaluate(struct search *x, int i, const struct kl_protocol
         size_t used = 0;
         for (int p = 0; p < s->nparams && used < sizeof joined; p++)
             used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s=%d", p ? "," : "",
-                                     s->rung->params[p].name, s->rung->params[p].def);
+                                     s->target->params[p].name, s->target->params[p].def);
     }
-    struct kl_gemm_bench_limits lim = {0, deadline(x, confirming), 0};
+    const struct kl_tune_target *t = s->target;
+    struct kl_run_limits lim = {0, deadline(x, confirming), 0};
     if (st->best_median > 0 && !confirming)
         lim.abandon_s = KL_TUNE_SLOW_FACTOR * st->best_median;
     double t0 = kl_now();
     memset(res, 0, sizeof *res);
-    enum kl_status rc = kl_gemm_bench_run(x->b, s->rung, items, n, proto, &lim, res);
+    enum kl_status rc = t->run(t->self, items, n, proto, &lim, res);
     enum kl_tune_verdict v;
     *score = INFINITY;
     if (rc == KL_OK && res->status == KL_RESULT_VERIFIED) {
@@ -343,15 +297,15 @@ static enum kl_status evaluate(struct search *x, int i, const struct kl_protocol
     } else if (rc == KL_OK || rc == KL_ERR_BUILD || rc == KL_ERR_VERIFY) {
         v = KL_TUNE_REJECTED;
         if (rc != KL_OK)
-            snprintf(res->note, sizeof res->note, "%.500s", x->kl->err.msg);
+            snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
     } else if (rc == KL_ERR_UNSUPPORTED || rc == KL_ERR_ARG) {
         v = KL_TUNE_UNSUPPORTED;
-        snprintf(res->note, sizeof res->note, "%.500s", x->kl->err.msg);
+        snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
     } else {
         if (++x->errors >= 3)
             return rc;
         v = KL_TUNE_REJECTED;
-        snprintf(res->note, sizeof res->note, "%.500s", x->kl->err.msg);
+        snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
     }
     if (rc == KL_OK || rc == KL_ERR_BUILD || rc == KL_ERR_UNSUPPORTED || rc == KL_ERR_ARG)
         x->errors = 0;
@@ -391,7 +345,7 @@ static enum kl_status try_candidate(struct search *x, int i, int *stop)
         x->out->dflt = res;
     }
     double best = x->out->state.best_median;
-    if (q->roof_gflops > 0 && best > 0 && gflops_of(q, best) >= 0.95 * q->roof_gflops) {
+    if (q->roof > 0 && best > 0 && rate_of(q, best) >= 0.95 * q->roof) {
         x->out->stopped_at_roof = 1;
         *stop = 1;
     }
@@ -443,7 +397,7 @@ static enum kl_status search_space(struct search *x)
         struct kl_result res;
         double score;
         struct kl_err ignored;
-        if (kl_gemm_check(x->kl, s->rung, NULL, 0, q->type, q->M, q->N, NULL, &ignored) == KL_OK) {
+        if (s->target->check(s->target->self, NULL, 0, NULL, &ignored) == KL_OK) {
             if ((rc = evaluate(x, -1, &q->search, 0, &res, &score)) != KL_OK)
                 return rc;
             if (res.status == KL_RESULT_VERIFIED) {
@@ -600,8 +554,7 @@ static enum kl_status confirm(struct search *x)
     return KL_OK;
 }
 
-enum kl_status kl_tune_search(struct kl_context *kl, struct kl_gemm_bench *b,
-                              const struct kl_tune_space *s, const struct kl_tune_request *req,
+enum kl_status kl_tune_search(const struct kl_tune_space *s, const struct kl_tune_request *req,
                               struct kl_tune_outcome *out)
 {
     struct search x;
@@ -609,7 +562,7 @@ enum kl_status kl_tune_search(struct kl_context *kl, struct kl_gemm_bench *b,
     memset(out, 0, sizeof *out);
     memset(&x, 0, sizeof x);
     out->state.best = -1;
-    x.kl = kl, x.b = b, x.s = s, x.req = req, x.out = out;
+    x.s = s, x.req = req, x.out = out;
     kl_rng_seed(&x.rng, req->seed ^ 0x7u);
     x.score = malloc(((size_t)s->count + 1) * sizeof *x.score);
     x.done = calloc((size_t)s->count + 1, 1);
@@ -618,7 +571,7 @@ enum kl_status kl_tune_search(struct kl_context *kl, struct kl_gemm_bench *b,
         free(x.score);
         free(x.done);
         free(x.code);
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        return kl_fail(s->target->err, KL_ERR_NO_MEMORY, "out of host memory");
     }
     for (int i = 0; i < s->count; i++) {
         x.score[i] = NAN;
@@ -645,8 +598,8 @@ enum kl_status kl_tune_search(struct kl_context *kl, struct kl_gemm_bench *b,
         size_t used = 0;
         for (int p = 0; p < s->nparams && used < sizeof out->default_params; p++)
             used += (size_t)snprintf(out->default_params + used, sizeof out->default_params - used,
-                                     "%s%s=%d", p ? "," : "", s->rung->params[p].name,
-                                     s->rung->params[p].def);
+                                     "%s%s=%d", p ? "," : "", s->target->params[p].name,
+                                     s->target->params[p].def);
     }
     out->state.elapsed_s = kl_now() - req->start;
     free(x.score);

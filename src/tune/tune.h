@@ -1,9 +1,11 @@
 /*
- * The GEMM tuner: a rung's parameter space, built from its table and the
- * device's limits, and a search of it under a wall-time budget. Every
+ * The tuner: a rung's parameter space, built from its parameters' ranges
+ * and the device's limits, and a search of it under a wall-time budget.
+ * What is tuned is a target: a GEMM rung on its bench (tune/gemm.c) or any
+ * rung of a ladder, the user's kernels included (tune/ladder.c). Every
  * candidate is checked before it is built, built, verified and only then
- * timed (kl_gemm_bench_run); nothing here prints: the caller sees each
- * candidate through a callback.
+ * timed; nothing here prints: the caller sees each candidate through a
+ * callback.
  */
 #ifndef KL_TUNE_H
 #define KL_TUNE_H
@@ -11,26 +13,62 @@
 #include <stdio.h>
 
 #include "core/context.h"
+#include "core/measure.h"
+#include "core/params.h"
 #include "core/report.h"
-#include "workloads/gemm.h"
 
 #define KL_TUNE_MAX_VALUES 16
+
+/*
+ * What the search tunes: a rung's parameters (the space's axes) and how to
+ * check and run one candidate, given as NAME=VALUE items for every
+ * parameter.
+ */
+struct kl_tune_target {
+    const char *name;                  /* the rung's, for messages */
+    const struct kl_param_def *params; /* its parameters, KL_MAX_PARAMS at most */
+    void *self;
+    /*
+     * The problem extent a parameter tiles (values beyond it, rounded up to
+     * a power of two, only waste work); 0: none. NULL: no parameter does.
+     */
+    long (*extent)(void *self, const char *param);
+    /*
+     * Checks a candidate against the rung's rules and the device, building
+     * nothing: KL_ERR_ARG or KL_ERR_UNSUPPORTED with the reason. *wg: its
+     * work-group size (0: not known before the build).
+     */
+    enum kl_status (*check)(void *self, const char *const *items, int n, size_t *wg,
+                            struct kl_err *e);
+    /* 1 where a candidate's values (one per parameter) break a sensible-space rule; may be NULL. */
+    int (*rules)(void *self, const int *values);
+    /*
+     * Builds, verifies and only then times a candidate by proto (within lim,
+     * where the target honours it) into res: VERIFIED, FAILED with the
+     * reason, or SKIPPED when lim abandoned it. Returns KL_ERR_ARG or
+     * KL_ERR_UNSUPPORTED when it does not fit after all, KL_ERR_BUILD when it
+     * does not compile, and device errors.
+     */
+    enum kl_status (*run)(void *self, const char *const *items, int n,
+                          const struct kl_protocol *proto, struct kl_run_limits *lim,
+                          struct kl_result *res);
+    struct kl_err *err; /* where run and check leave their messages */
+};
 
 /*
  * The candidates of one rung at one size: for each parameter a list of
  * values (the powers of two in its range for a pow2 parameter, else its
  * multiple times powers of two, 0 where the range starts at 0, and its
- * default), then every combination that passes kl_gemm_check (ranges,
- * multiples, the relations between parameters, work-group size and shape,
- * local memory, a CPU's private arrays) and the sensible-space rules
- * (unless they would leave nothing): no value beyond the matrix extent it
- * tiles (rounded up to a power of two); register blocks (BM × BN) no more
- * than 4:1 from square; on a GPU no work-group below 32 work-items (where
- * the space has larger ones) and no work-item block (TM·TN + TM + TN
- * elements) above 640 bytes, 160 32-bit registers.
+ * default), then every combination that passes the target's check (for
+ * GEMM: ranges, multiples, the relations between parameters, work-group
+ * size and shape, local memory, a CPU's private arrays) and the
+ * sensible-space rules (unless they would leave nothing): no value beyond
+ * the extent it tiles (rounded up to a power of two); on a GPU no
+ * work-group below 32 work-items (where the space has larger ones); the
+ * target's own rules (tune/gemm.c).
  */
 struct kl_tune_space {
-    const struct kl_gemm_rung *rung;
+    const struct kl_tune_target *target;
     int nparams;
     int nvalues[KL_MAX_PARAMS];
     int values[KL_MAX_PARAMS][KL_TUNE_MAX_VALUES]; /* ascending */
@@ -42,9 +80,8 @@ struct kl_tune_space {
     int default_index;   /* the candidate of the rung's defaults, -1 if not in the space */
 };
 
-enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_gemm_rung *r,
-                                   enum kl_type t, int M, int N, int K, struct kl_tune_space *s,
-                                   struct kl_err *e);
+enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_target *t,
+                                   struct kl_tune_space *s, struct kl_err *e);
 void kl_tune_space_free(struct kl_tune_space *s);
 
 /* Candidate i's values as "NAME=V" items (text holds them) and as "A=1,B=2"; returns nparams. */
@@ -68,15 +105,15 @@ struct kl_tune_state {
 };
 
 struct kl_tune_request {
-    enum kl_type type;
-    int M, N, K;
     unsigned long long seed;    /* for sampling */
     double budget_s;            /* 0: none */
     int exhaustive;             /* every candidate, in order */
     struct kl_protocol search;  /* timing of every candidate */
     struct kl_protocol confirm; /* re-timing of the best few */
     int confirm_count;          /* how many (0: none) */
-    double roof_gflops;         /* 95 % of it stops the search; 0: unknown */
+    double work;                /* per launch, in the roof's unit (FLOPs or bytes) */
+    const char *unit;           /* work's rate in 1e9 per second, for messages: "GFLOP/s" */
+    double roof;                /* work per second; 95 % of it stops the search; 0: unknown */
     double start;               /* kl_now() at the start (the budget counts from it) */
     /* Called after every candidate; config is "A=1,B=2", res its result. */
     void (*on_candidate)(void *arg, const struct kl_tune_state *st, const char *config,
@@ -96,8 +133,7 @@ struct kl_tune_outcome {
 };
 
 /* The search: see the file comment above and docs/ARCHITECTURE.md. */
-enum kl_status kl_tune_search(struct kl_context *kl, struct kl_gemm_bench *b,
-                              const struct kl_tune_space *s, const struct kl_tune_request *req,
+enum kl_status kl_tune_search(const struct kl_tune_space *s, const struct kl_tune_request *req,
                               struct kl_tune_outcome *out);
 
 /* A candidate this many times slower than the best so far is abandoned after one timed launch. */

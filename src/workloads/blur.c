@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/image.h"
+#include "formats/image.h"
 #include "core/ladder.h"
 #include "core/launch.h"
 #include "core/measure.h"
@@ -103,7 +103,8 @@ static const struct kl_blur_rung rungs[] = {
      .local = 6,
      .px = 2,
      .sy = 1,
-     .params = {{"WY", 4, 1, 32, 1, 0, "warps per block, one above the other (each a row of 32 threads)"},
+     .params = {{"WY", 4, 1, 32, 1, 0,
+                 "warps per block, one above the other (each a row of 32 threads)"},
                 P_PXF(4, "thread"),
                 {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}}},
 };
@@ -169,8 +170,8 @@ static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
 }
 
 /* Local memory a rung declares, in bytes. */
-static size_t local_bytes(const struct kl_blur_rung *r, const int *v,
-                          const struct blur_session *s, size_t bx, size_t by, size_t px)
+static size_t local_bytes(const struct kl_blur_rung *r, const int *v, const struct blur_session *s,
+                          size_t bx, size_t by, size_t px)
 {
     size_t R2 = 2 * (size_t)s->R, f = f_size(s), RA2 = 2 * (((size_t)s->R + 3) / 4 * 4);
     switch (r->local) {
@@ -520,9 +521,9 @@ static enum kl_status write_output(struct blur_session *s, const struct kl_image
 struct blur_ladder {
     const struct kl_blur_request *req;
     struct blur_session s;
-    int out_rung;   /* --output-rung's index, or -1 */
-    int best;       /* the rung whose output --output writes, or -1 */
-    double best_s;  /* its median time */
+    int out_rung;  /* --output-rung's index, or -1 */
+    int best;      /* the rung whose output --output writes, or -1 */
+    double best_s; /* its median time */
 };
 
 /* Rungs the device cannot run whatever their values: CUDA C++ elsewhere, images without them. */
@@ -560,10 +561,11 @@ static void keep_best(struct blur_ladder *L, int i, const struct kl_result *res)
         memcpy(L->s.best, L->s.out, L->s.n * 4);
 }
 
-static enum kl_status blur_run(void *self, int i, const int *values, struct kl_result *res)
+static enum kl_status blur_run(void *self, int i, const int *values,
+                               const struct kl_protocol *proto, struct kl_result *res)
 {
     struct blur_ladder *L = self;
-    enum kl_status st = run_rung(&L->s, &rungs[i], values, &L->req->protocol, res);
+    enum kl_status st = run_rung(&L->s, &rungs[i], values, proto, res);
     if (st == KL_OK)
         keep_best(L, i, res);
     return st;
@@ -596,11 +598,12 @@ static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch
     l->args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = L->s.dw}};
 }
 
-static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result *res)
+static enum kl_status user_run(void *self, struct kl_launch *l, const struct kl_protocol *proto,
+                               struct kl_result *res)
 {
     struct blur_ladder *L = self;
     struct kl_launch_pair p = {l, NULL};
-    return verify_and_time(&L->s, &p, &L->req->protocol, res);
+    return verify_and_time(&L->s, &p, proto, res);
 }
 
 static const struct kl_user_iface user_iface = {
@@ -624,9 +627,13 @@ static enum kl_status check_request(const struct kl_blur_request *req,
         *out_rung = kl_rung_lookup(set, req->output_rung);
         for (int i = 0; i < nchosen; i++)
             among |= chosen[i] == *out_rung;
-        if (*out_rung < 0 || *out_rung >= RUNG_COUNT || !among)
+        if (*out_rung >= RUNG_COUNT && among)
             return kl_fail(e, KL_ERR_ARG,
-                           "--output-rung %s is not one of the rungs that run",
+                           "--output-rung %s: the picture is written from a built-in rung, not "
+                           "from a kernel of the user's",
+                           req->output_rung);
+        if (*out_rung < 0 || !among)
+            return kl_fail(e, KL_ERR_ARG, "--output-rung %s is not one of the rungs that run",
                            req->output_rung);
     }
     if (req->output) {
@@ -735,8 +742,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                             .check = blur_check,
                             .run = blur_run,
                             .user = &user_iface};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
-                               req->nparams, req->users, req->nusers};
+    struct kl_ladder_args a = KL_LADDER_ARGS(req);
     const struct kl_rung_set set = {&table, req->users, req->nusers};
     int chosen[KL_MAX_RUNGS], nchosen;
     struct kl_image im = {0, 0, 0, NULL};
@@ -772,8 +778,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
 
     kl_ladder_report(rep, kl, "blur", KL_FLOAT, req->seed, &req->protocol);
     report_header(rep, &L.s, req);
-    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e)) == KL_OK &&
-        req->output)
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e)) == KL_OK && req->output)
         st = output(&L, &im, rep, e);
 done:
     kl_report_finish(rep);

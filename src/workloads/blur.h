@@ -39,6 +39,8 @@ const struct kl_blur_rung *kl_blur_rung_at(int i);
 
 enum kl_pixel { KL_PIX_FLOAT, KL_PIX_UCHAR4 };
 
+struct kl_ladder_tuner;
+
 struct kl_blur_request {
     const char *input; /* PNG, PGM or PPM; NULL: a generated test image */
     int width, height; /* of the generated image */
@@ -55,6 +57,8 @@ struct kl_blur_request {
     int nrungs;
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
+    const struct kl_ladder_tuner
+        *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
 };
 
 enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,

@@ -295,7 +295,8 @@ static enum kl_status copy_check(void *self, int i, const int *values, struct kl
     return KL_OK;
 }
 
-static enum kl_status copy_run(void *self, int i, const int *values, struct kl_result *res)
+static enum kl_status copy_run(void *self, int i, const int *values,
+                               const struct kl_protocol *proto, struct kl_result *res)
 {
     struct copy_ladder *L = self;
     const struct kl_copy_rung *r = &rungs[i];
@@ -312,7 +313,7 @@ static enum kl_status copy_run(void *self, int i, const int *values, struct kl_r
     /* BS (the first parameter) set by the user is kept even beyond the kernel's limit. */
     kl_params_resolve(r->name, r->params, L->req->params, L->req->nparams, given, &mask,
                       &L->s.kl->err);
-    return run_one(&L->s, r, values, (mask & 1u) != 0, L->n, &L->req->protocol, res);
+    return run_one(&L->s, r, values, (mask & 1u) != 0, L->n, proto, res);
 }
 
 /* ---- the user's kernels: copy(src, dst, N) of 32-bit words ------------------ */
@@ -331,13 +332,14 @@ static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch
     copy_args(&L->s, L->n, l);
 }
 
-static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result *res)
+static enum kl_status user_run(void *self, struct kl_launch *l, const struct kl_protocol *proto,
+                               struct kl_result *res)
 {
     struct copy_ladder *L = self;
     res->bytes = 2.0 * 4.0 * (double)L->n;
     res->x = (double)L->n;
     snprintf(res->config, sizeof res->config, "N=%ld", L->n);
-    return copy_launch(&L->s, l, L->n, &L->req->protocol, res);
+    return copy_launch(&L->s, l, L->n, proto, res);
 }
 
 static const struct kl_user_iface user_iface = {
@@ -363,8 +365,7 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
                             .check = copy_check,
                             .run = copy_run,
                             .user = &user_iface};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
-                               req->nparams, req->users, req->nusers};
+    struct kl_ladder_args a = KL_LADDER_ARGS(req);
     int chosen[KL_MAX_RUNGS], nchosen;
     struct kl_err *e = &kl->err;
     enum kl_status st;

@@ -29,6 +29,8 @@ struct kl_copy_rung {
 int kl_copy_rung_count(void);
 const struct kl_copy_rung *kl_copy_rung_at(int i);
 
+struct kl_ladder_tuner;
+
 struct kl_copy_request {
     long n; /* elements (4 bytes each) */
     unsigned long long seed;
@@ -39,6 +41,8 @@ struct kl_copy_request {
     int nrungs;
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
+    const struct kl_ladder_tuner
+        *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
     int sweep;  /* N = 512, 1024, ... max_n for every chosen ILP rung */
     long max_n; /* largest N of the sweep */
 };

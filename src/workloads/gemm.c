@@ -728,10 +728,10 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
     return KL_OK;
 }
 
-/* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launches. */
+/* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launches.
+ */
 static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gemm_rung *r,
-                                     const int *values, struct kl_timing *t,
-                                     struct rung_launch *rl)
+                                     const int *values, struct kl_timing *t, struct rung_launch *rl)
 {
     struct kl_context *kl = s->kl;
     struct kl_launch *l = &rl->gemm;
@@ -751,8 +751,10 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
         return st;
     t->build_s += pack_build_s;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
-    l->args[1] = (struct kl_arg){
-        KL_ARG_BUF, {.buf = r->b_col_major ? s->dBt : packed ? s->dBp : s->dB}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF,
+                                 {.buf = r->b_col_major ? s->dBt
+                                         : packed       ? s->dBp
+                                                        : s->dB}};
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
@@ -766,10 +768,10 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
             KL_ARG_TENSOR_MAP,
             {.map = {tma ? s->dA : NULL, (uint64_t)s->M, (uint64_t)s->K, (uint64_t)s->K * 4,
                      (unsigned)kl_param_value(r->params, values, "BM"), 32}}};
-        l->args[l->nargs++] = (struct kl_arg){
-            KL_ARG_TENSOR_MAP,
-            {.map = {tma ? s->dB : NULL, (uint64_t)s->K, (uint64_t)s->N, (uint64_t)s->N * 4, 32,
-                     32}}};
+        l->args[l->nargs++] =
+            (struct kl_arg){KL_ARG_TENSOR_MAP,
+                            {.map = {tma ? s->dB : NULL, (uint64_t)s->K, (uint64_t)s->N,
+                                     (uint64_t)s->N * 4, 32, 32}}};
     }
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] = (struct kl_arg){
@@ -920,8 +922,8 @@ static enum kl_status resolve(const struct kl_gemm_rung *r, const char *const *i
 }
 
 const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
-                                                 const struct kl_device_info *dev,
-                                                 enum kl_type t, int M, int N, int K)
+                                                 const struct kl_device_info *dev, enum kl_type t,
+                                                 int M, int N, int K)
 {
     int cc = dev->cc_major * 10 + dev->cc_minor, cls = kl_tune_size_class(M, N, K);
     for (int i = 0; i < KL_MAX_PRESETS && r->presets[i].cc; i++)
@@ -931,8 +933,7 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
 }
 
 /* "WHAT NAME=V NAME=V" into config (n bytes). */
-static void describe(char *config, size_t n, const char *what, const char *const *items,
-                     int nitems)
+static void describe(char *config, size_t n, const char *what, const char *const *items, int nitems)
 {
     size_t used = (size_t)snprintf(config, n, "%s", what);
     for (int j = 0; j < nitems && used < n; j++)
@@ -1056,93 +1057,116 @@ static void ref_element(const struct gemm_session *s, size_t i, size_t j, double
 #define FULL_HOST_LIMIT 1.1e9 /* multiply-adds a host reference loop may take */
 #define SAMPLES 4096
 
+/* Every element of C and its scale: by the BLAS found (blas != NULL) or a host loop. */
+static enum kl_status reference_full(const struct gemm_session *s, const char *blas,
+                                     struct gemm_ref *g, struct kl_err *e)
+{
+    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    double *a = malloc(M * K * sizeof *a), *b = malloc(K * N * sizeof *b);
+    g->n = M * N;
+    g->ref = calloc(M * N, sizeof *g->ref);
+    g->scale = calloc(M * N, sizeof *g->scale);
+    if (!a || !b || !g->ref || !g->scale) {
+        free(a);
+        free(b);
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
+    }
+    for (size_t x = 0; x < M * K; x++)
+        a[x] = kl_get(s->type, s->A, x);
+    for (size_t x = 0; x < K * N; x++)
+        b[x] = kl_get(s->type, s->B, x);
+    if (blas) {
+        kl_blas_dgemm(s->M, s->N, s->K, a, b, g->ref);
+        for (size_t x = 0; x < M * K; x++)
+            a[x] = fabs(a[x]);
+        for (size_t x = 0; x < K * N; x++)
+            b[x] = fabs(b[x]);
+        kl_blas_dgemm(s->M, s->N, s->K, a, b, g->scale);
+        snprintf(g->how, sizeof g->how, "all elements, %s %s dgemm",
+                 s->type == KL_INT ? "exact integer sums by" : "double,", blas);
+    } else {
+        for (size_t i = 0; i < M; i++)
+            for (size_t k = 0; k < K; k++) {
+                double av = a[i * K + k], aa = fabs(av);
+                for (size_t j = 0; j < N; j++) {
+                    g->ref[i * N + j] += av * b[k * N + j];
+                    g->scale[i * N + j] += aa * fabs(b[k * N + j]);
+                }
+            }
+        snprintf(g->how, sizeof g->how, "all elements, %s on the host",
+                 s->type == KL_INT ? "exact integer sums" : "double accumulation");
+    }
+    free(a);
+    free(b);
+    return KL_OK;
+}
+
+/* SAMPLES elements (the four corners first: edges are where guards go wrong) in double. */
+static enum kl_status reference_sampled(const struct gemm_session *s, unsigned long long seed,
+                                        struct gemm_ref *g, struct kl_err *e)
+{
+    size_t M = (size_t)s->M, N = (size_t)s->N, MN = M * N, n = MN < SAMPLES ? MN : SAMPLES;
+    struct kl_rng rng;
+    kl_rng_seed(&rng, seed ^ 0x5eedULL);
+    g->n = n;
+    g->idx = malloc(n * sizeof *g->idx);
+    g->ref = malloc(n * sizeof *g->ref);
+    g->scale = malloc(n * sizeof *g->scale);
+    if (!g->idx || !g->ref || !g->scale)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
+    for (size_t x = 0; x < n; x++) {
+        size_t corner[4] = {0, N - 1, (M - 1) * N, MN - 1};
+        g->idx[x] = x < 4 ? corner[x] : (size_t)(kl_rng_next(&rng) % MN);
+        ref_element(s, g->idx[x] / N, g->idx[x] % N, &g->ref[x], &g->scale[x]);
+    }
+    snprintf(g->how, sizeof g->how,
+             "%zu sampled elements in double on the host (no BLAS found for the full product)", n);
+    return KL_OK;
+}
+
+/* The fast path guarded: 64 elements of the BLAS reference against direct double sums. */
+static enum kl_status blas_spot_check(const struct gemm_session *s, unsigned long long seed,
+                                      const char *blas, const struct gemm_ref *g, struct kl_err *e)
+{
+    size_t N = (size_t)s->N, MN = (size_t)s->M * N;
+    struct kl_rng rng;
+    kl_rng_seed(&rng, seed ^ 0xb1a5ULL);
+    for (int x = 0; x < 64; x++) {
+        size_t at = (size_t)(kl_rng_next(&rng) % MN);
+        double want, mag;
+        ref_element(s, at / N, at % N, &want, &mag);
+        if (!(fabs(want - g->ref[at]) <= 1e-12 * mag + 1e-300))
+            return kl_fail(e, KL_ERR_VERIFY,
+                           "the BLAS reference (%s) disagrees with a direct double sum at "
+                           "element %zu: %.17g vs %.17g",
+                           blas, at, g->ref[at], want);
+    }
+    return KL_OK;
+}
+
+/*
+ * The reference of C: every element where a BLAS is found (integer inputs
+ * are small, |x| <= 8, so double sums of them are exact) or the product is
+ * small enough for a host loop, else a sample of elements.
+ */
 static enum kl_status reference(const struct gemm_session *s, unsigned long long seed,
                                 struct gemm_ref *g, struct kl_err *e)
 {
-    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K, MN = M * N;
-    double work = (double)M * N * K;
+    double work = (double)s->M * s->N * s->K;
     const char *blas = NULL;
-    /* Integer inputs are small (|x| <= 8), so double sums of them are exact. */
     int use_blas = kl_blas_available(&blas);
+    enum kl_status st;
     memset(g, 0, sizeof *g);
-
-    if (use_blas || work <= FULL_HOST_LIMIT) {
-        double *a = malloc(M * K * sizeof *a), *b = malloc(K * N * sizeof *b);
-        g->n = MN;
-        g->ref = calloc(MN, sizeof *g->ref);
-        g->scale = calloc(MN, sizeof *g->scale);
-        if (!a || !b || !g->ref || !g->scale) {
-            free(a);
-            free(b);
-            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
-        }
-        for (size_t x = 0; x < M * K; x++)
-            a[x] = kl_get(s->type, s->A, x);
-        for (size_t x = 0; x < K * N; x++)
-            b[x] = kl_get(s->type, s->B, x);
-        if (use_blas) {
-            kl_blas_dgemm(s->M, s->N, s->K, a, b, g->ref);
-            for (size_t x = 0; x < M * K; x++)
-                a[x] = fabs(a[x]);
-            for (size_t x = 0; x < K * N; x++)
-                b[x] = fabs(b[x]);
-            kl_blas_dgemm(s->M, s->N, s->K, a, b, g->scale);
-            snprintf(g->how, sizeof g->how, "all elements, %s %s dgemm",
-                     s->type == KL_INT ? "exact integer sums by" : "double,", blas);
-        } else {
-            for (size_t i = 0; i < M; i++)
-                for (size_t k = 0; k < K; k++) {
-                    double av = a[i * K + k], aa = fabs(av);
-                    for (size_t j = 0; j < N; j++) {
-                        g->ref[i * N + j] += av * b[k * N + j];
-                        g->scale[i * N + j] += aa * fabs(b[k * N + j]);
-                    }
-                }
-            snprintf(g->how, sizeof g->how, "all elements, %s on the host",
-                     s->type == KL_INT ? "exact integer sums" : "double accumulation");
-        }
-        free(a);
-        free(b);
-    } else {
-        struct kl_rng rng;
-        size_t n = MN < SAMPLES ? MN : SAMPLES;
-        kl_rng_seed(&rng, seed ^ 0x5eedULL);
-        g->n = n;
-        g->idx = malloc(n * sizeof *g->idx);
-        g->ref = malloc(n * sizeof *g->ref);
-        g->scale = malloc(n * sizeof *g->scale);
-        if (!g->idx || !g->ref || !g->scale)
-            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the reference");
-        for (size_t x = 0; x < n; x++) {
-            /* The four corners first: edges are where guards go wrong. */
-            size_t corner[4] = {0, N - 1, (M - 1) * N, MN - 1};
-            g->idx[x] = x < 4 ? corner[x] : (size_t)(kl_rng_next(&rng) % MN);
-            ref_element(s, g->idx[x] / N, g->idx[x] % N, &g->ref[x], &g->scale[x]);
-        }
-        snprintf(g->how, sizeof g->how,
-                 "%zu sampled elements in double on the host (no BLAS found for the full "
-                 "product)",
-                 n);
-    }
+    if (use_blas || work <= FULL_HOST_LIMIT)
+        st = reference_full(s, use_blas ? blas : NULL, g, e);
+    else
+        st = reference_sampled(s, seed, g, e);
+    if (st != KL_OK)
+        return st;
     for (size_t x = 0; x < g->n; x++)
         if (g->scale[x] > g->max_scale)
             g->max_scale = g->scale[x];
-    /* Guard the fast path: spot-check the library against direct sums. */
-    if (use_blas) {
-        struct kl_rng rng;
-        kl_rng_seed(&rng, seed ^ 0xb1a5ULL);
-        for (int x = 0; x < 64; x++) {
-            size_t at = (size_t)(kl_rng_next(&rng) % MN);
-            double want, mag;
-            ref_element(s, at / N, at % N, &want, &mag);
-            if (!(fabs(want - g->ref[at]) <= 1e-12 * mag + 1e-300))
-                return kl_fail(e, KL_ERR_VERIFY,
-                               "the BLAS reference (%s) disagrees with a direct double sum at "
-                               "element %zu: %.17g vs %.17g",
-                               blas, at, g->ref[at], want);
-        }
-    }
-    return KL_OK;
+    return use_blas ? blas_spot_check(s, seed, blas, g, e) : KL_OK;
 }
 
 static void describe_failure(const struct kl_check *c, size_t N, const char *against, char *note,
@@ -1353,11 +1377,12 @@ static enum kl_status record(struct gemm_ladder *L, const char *name, const stru
     return KL_OK;
 }
 
-static enum kl_status gemm_run(void *self, int i, const int *values, struct kl_result *res)
+static enum kl_status gemm_run(void *self, int i, const int *values,
+                               const struct kl_protocol *proto, struct kl_result *res)
 {
     struct gemm_ladder *L = self;
     struct kl_timing t;
-    enum kl_status st = run_rung(&L->s, &rungs[i], values, &L->req->protocol, L->C, &t);
+    enum kl_status st = run_rung(&L->s, &rungs[i], values, proto, L->C, &t);
     return st != KL_OK ? st : record(L, rungs[i].name, &t, res);
 }
 
@@ -1382,14 +1407,15 @@ static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = L->s.K}};
 }
 
-static enum kl_status user_run(void *self, struct kl_launch *l, struct kl_result *res)
+static enum kl_status user_run(void *self, struct kl_launch *l, const struct kl_protocol *proto,
+                               struct kl_result *res)
 {
     struct gemm_ladder *L = self;
     struct kl_launch_pair pair = {l, NULL};
     struct kl_timing t = {.build_s = res->build_s};
     res->precision = kl_precision_of_type(L->s.type); /* the type's own arithmetic */
     snprintf(t.options, sizeof t.options, "%s", res->options);
-    enum kl_status st = time_launch(&L->s, &pair, 0, &L->req->protocol, L->C, &t);
+    enum kl_status st = time_launch(&L->s, &pair, 0, proto, L->C, &t);
     return st != KL_OK ? st : record(L, res->rung, &t, res);
 }
 
@@ -1417,8 +1443,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
                             .check = gemm_check,
                             .run = gemm_run,
                             .user = &user_iface};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
-                               req->nparams, req->users, req->nusers};
+    struct kl_ladder_args a = KL_LADDER_ARGS(req);
     int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     struct kl_err *e = &kl->err;
@@ -1566,7 +1591,7 @@ const char *kl_gemm_bench_reference(const struct kl_gemm_bench *b)
 /* The protocol's launches of a candidate, abandoned when out of time or far too slow. */
 struct bench_launch {
     struct kl_launch_pair *l;
-    struct kl_gemm_bench_limits *lim;
+    struct kl_run_limits *lim;
     int calls, warmup;
 };
 
@@ -1590,8 +1615,8 @@ static enum kl_status bench_launch_timed(void *arg, double *seconds, struct kl_e
 
 enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
                                  const char *const *items, int nitems,
-                                 const struct kl_protocol *proto,
-                                 struct kl_gemm_bench_limits *limits, struct kl_result *res)
+                                 const struct kl_protocol *proto, struct kl_run_limits *limits,
+                                 struct kl_result *res)
 {
     struct kl_context *kl = b->kl;
     struct kl_err *e = &kl->err;

@@ -6,6 +6,7 @@
 #define KL_GEMM_H
 
 #include "core/context.h"
+#include "core/measure.h"
 #include "core/params.h"
 #include "core/report.h"
 #include "core/user_rung.h"
@@ -13,14 +14,14 @@
 
 /* How the launch geometry follows from M, N, K and the parameters. */
 enum kl_geometry {
-    KL_GEO_HOST,  /* a CPU loop, no launch */
-    KL_GEO_2D,    /* dim 0 over rows of C, dim 1 over columns; local WG0 × WG1 */
-    KL_GEO_ROWS,  /* 1-D over rows of C; local WG */
-    KL_GEO_TILE,  /* dim 0 over columns, dim 1 over rows; local TS × TS */
-    KL_GEO_BLOCK, /* a work-group per BM × BN block of C (dim 0 its column, dim 1 its row);
-                     local (BN/TN) × (BM/TM), each work-item a TM × TN block */
-    KL_GEO_WARPS, /* a work-group per BM × BN block of C, made of warps of WM × WN;
-                     local 32·(BN/WN) × (BM/WM) */
+    KL_GEO_HOST,       /* a CPU loop, no launch */
+    KL_GEO_2D,         /* dim 0 over rows of C, dim 1 over columns; local WG0 × WG1 */
+    KL_GEO_ROWS,       /* 1-D over rows of C; local WG */
+    KL_GEO_TILE,       /* dim 0 over columns, dim 1 over rows; local TS × TS */
+    KL_GEO_BLOCK,      /* a work-group per BM × BN block of C (dim 0 its column, dim 1 its row);
+                          local (BN/TN) × (BM/TM), each work-item a TM × TN block */
+    KL_GEO_WARPS,      /* a work-group per BM × BN block of C, made of warps of WM × WN;
+                          local 32·(BN/WN) × (BM/WM) */
     KL_GEO_PERSISTENT, /* one block per multiprocessor (at most one per BM × BN tile), each
                           looping over tiles; 1-D, local 128·(BN/64 + 1): a producer
                           warpgroup and a consumer warpgroup per 64 columns */
@@ -112,8 +113,8 @@ int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_run
 
 /* Rung r's preset for this device, type t and M·N·K, or NULL (kl_gemm_preset). */
 const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
-                                                 const struct kl_device_info *dev,
-                                                 enum kl_type t, int M, int N, int K);
+                                                 const struct kl_device_info *dev, enum kl_type t,
+                                                 int M, int N, int K);
 
 /*
  * The tolerance factor a result of precision p must meet at depth K
@@ -125,6 +126,8 @@ double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K);
  * Parameters of one rung that replace its defaults (tuned values from
  * `kladder tune`); not used for a rung when --param sets any of its own.
  */
+struct kl_ladder_tuner;
+
 struct kl_gemm_rung_params {
     const char *rung;         /* its exact name */
     const char *const *items; /* "NAME=VALUE" */
@@ -143,6 +146,8 @@ struct kl_gemm_request {
     int nrungs;
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
+    const struct kl_ladder_tuner
+        *tuner;               /* NULL; else the user's kernels are tuned (tune/ladder.c) */
     int host_rungs;           /* 0: when small enough, 1: always, -1: never */
     const char *const *peers; /* "cublas", "clblast", "openblas": a row each after the rungs */
     int npeers;
@@ -177,13 +182,6 @@ enum kl_status kl_gemm_check(struct kl_context *kl, const struct kl_gemm_rung *r
                              const char *const *items, int nitems, enum kl_type t, int M, int N,
                              size_t *wg, struct kl_err *e);
 
-/* Limits of one candidate's run; zero: none. */
-struct kl_gemm_bench_limits {
-    double abandon_s; /* abandon when the first timed launch takes longer */
-    double deadline;  /* kl_now() after which no launch starts */
-    int abandoned;    /* out: 1 too slow, 2 out of time */
-};
-
 /* Random A and B, their reference and device buffers, made once. */
 struct kl_gemm_bench;
 enum kl_status kl_gemm_bench_open(struct kl_context *kl, enum kl_type t, int M, int N, int K,
@@ -200,8 +198,8 @@ enum kl_status kl_gemm_bench_open(struct kl_context *kl, enum kl_type t, int M, 
  */
 enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
                                  const char *const *items, int nitems,
-                                 const struct kl_protocol *proto,
-                                 struct kl_gemm_bench_limits *limits, struct kl_result *res);
+                                 const struct kl_protocol *proto, struct kl_run_limits *limits,
+                                 struct kl_result *res);
 /* How the reference was computed, for reports. */
 const char *kl_gemm_bench_reference(const struct kl_gemm_bench *b);
 void kl_gemm_bench_close(struct kl_gemm_bench *b);

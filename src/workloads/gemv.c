@@ -125,7 +125,6 @@ struct gemv_data {
     struct kl_buf *dA_row, *dA_col, *dx, *dwork;
     size_t work_elems;
     struct kl_vecout out;
-    const struct kl_protocol *proto;
     double factor;
 };
 
@@ -148,10 +147,11 @@ static void user_args(void *self, const struct kl_user_rung *u, struct kl_launch
     one_pass_args(g, strcmp(u->layout, "col") == 0 ? g->dA_col : g->dA_row, l);
 }
 
-static enum kl_status user_launch(void *self, struct kl_launch *l, struct kl_result *res)
+static enum kl_status user_launch(void *self, struct kl_launch *l, const struct kl_protocol *proto,
+                                  struct kl_result *res)
 {
     struct gemv_data *g = self;
-    return kl_vecout_run(&g->out, l, NULL, g->proto, g->factor, res);
+    return kl_vecout_run(&g->out, l, NULL, proto, g->factor, res);
 }
 
 static long long gemv_size(void *self, int i)
@@ -180,13 +180,13 @@ static enum kl_status gemv_check(void *self, int i, const int *values, struct kl
 }
 
 /* Builds, checks and runs one rung into res. */
-static enum kl_status gemv_run(void *self, int i, const int *values, struct kl_result *res)
+static enum kl_status gemv_run(void *self, int i, const int *values,
+                               const struct kl_protocol *proto, struct kl_result *res)
 {
     struct gemv_data *g = self;
     struct kl_context *kl = g->kl;
     const struct kl_gemv_rung *r = &rungs[i];
     struct kl_vecout *out = &g->out;
-    const struct kl_protocol *proto = g->proto;
     double factor = g->factor;
     struct kl_err *e = &kl->err;
     struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
@@ -297,8 +297,7 @@ static enum kl_status check_request(struct kl_context *kl, const struct kl_gemv_
 }
 
 /* Random A (in both layouts), x and y, the reference and the device's copies. */
-static enum kl_status gemv_data_make(struct gemv_data *g, unsigned long long seed,
-                                     struct kl_err *e)
+static enum kl_status gemv_data_make(struct gemv_data *g, unsigned long long seed, struct kl_err *e)
 {
     struct kl_context *kl = g->kl;
     enum kl_type t = g->p.type;
@@ -361,11 +360,10 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
                               struct kl_report *rep)
 {
     struct kl_err *e = &kl->err;
-    struct gemv_data g = {.kl = kl,
-                          .p = {req->type, KL_ROW_MAJOR, req->M, req->N, NULL, NULL, NULL, 1.25,
-                                0.5},
-                          .proto = &req->protocol,
-                          .factor = kl_dot_tolerance(req->type, req->N)};
+    struct gemv_data g = {
+        .kl = kl,
+        .p = {req->type, KL_ROW_MAJOR, req->M, req->N, NULL, NULL, NULL, 1.25, 0.5},
+        .factor = kl_dot_tolerance(req->type, req->N)};
     /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
     struct kl_workload w = {.table = &table,
                             .kl = kl,
@@ -375,8 +373,7 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
                             .check = gemv_check,
                             .run = gemv_run,
                             .user = &user_iface};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
-                               req->nparams, req->users, req->nusers};
+    struct kl_ladder_args a = KL_LADDER_ARGS(req);
     int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     if ((st = check_request(kl, req, e)) != KL_OK ||

@@ -33,6 +33,8 @@ struct kl_gemv_rung {
 int kl_gemv_rung_count(void);
 const struct kl_gemv_rung *kl_gemv_rung_at(int i);
 
+struct kl_ladder_tuner;
+
 struct kl_gemv_request {
     int M, N;
     enum kl_type type; /* float or double */
@@ -44,6 +46,8 @@ struct kl_gemv_request {
     int nrungs;
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
+    const struct kl_ladder_tuner
+        *tuner;               /* NULL; else the user's kernels are tuned (tune/ladder.c) */
     const char *const *peers; /* "clblast", "cublas" */
     int npeers;
 };

@@ -301,11 +301,78 @@ struct fma_run {
 };
 
 /*
+ * Builds flops.cl for f and doubles its loop length until one launch of l
+ * takes ~20 ms (once only when quick), so that ramp-up, tail and launch
+ * overhead vanish; *iters is the length chosen.
+ */
+static enum kl_status fma_calibrate(struct kl_context *kl, const struct fma_run *f, int quick,
+                                    struct kl_launch *l, int *iters, struct kl_result *res)
+{
+    double t1 = 0;
+    enum kl_status st;
+    for (;;) {
+        kl_params_options(NULL, NULL, f->type, res->options, sizeof res->options);
+        size_t used = strlen(res->options);
+        snprintf(res->options + used, sizeof res->options - used,
+                 " -DVEC=%d -DCHAINS=%d -DITERS=%d", f->vec, f->chains, *iters);
+        if ((st = kl_kernel_get(kl, "opencl/peak/flops.cl", "flops", res->options, &l->kernel,
+                                &res->build_s)) != KL_OK ||
+            (st = kl_launch_check(l, "flops", &kl->err)) != KL_OK ||
+            (st = kl_launch_timed(l, &t1, &kl->err)) != KL_OK)
+            return st;
+        if (quick || t1 >= 0.01 || *iters >= FMA_MAX_ITERS)
+            return KL_OK;
+        while (*iters < FMA_MAX_ITERS && t1 < 0.02)
+            *iters *= 2, t1 *= 2;
+    }
+}
+
+/*
+ * Checks sampled work-items of out (first, last, and some spread between)
+ * bit for bit against the host's replica; res FAILED with the first that
+ * differs, else VERIFIED with what was checked.
+ */
+static enum kl_status fma_verify(struct kl_context *kl, const struct fma_run *f, struct kl_buf *out,
+                                 size_t global, int iters, double a, double b,
+                                 struct kl_result *res)
+{
+    const int samples = 16;
+    size_t es = kl_type_size(f->type);
+    void *host = malloc(global * es);
+    enum kl_status st;
+    if (!host)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    if ((st = kl->ops->read(kl->dev, out, host, global * es, &kl->err)) != KL_OK) {
+        free(host);
+        return st;
+    }
+    res->status = KL_RESULT_VERIFIED;
+    snprintf(res->note, sizeof res->note,
+             "verified: %d work-items' chains reproduced bit for bit; %zu work-items, %d "
+             "iterations",
+             samples, global, iters);
+    for (int i = 0; i < samples; i++) {
+        int gid = (int)(i == samples - 1 ? global - 1 : global / (samples - 1) * (size_t)i);
+        double want = fma_expected(f->type, gid, f->vec, f->chains, iters, a, b);
+        double got = f->type == KL_FLOAT    ? ((float *)host)[gid]
+                     : f->type == KL_DOUBLE ? ((double *)host)[gid]
+                                            : ((int32_t *)host)[gid];
+        if (got != want) {
+            res->status = KL_RESULT_FAILED;
+            snprintf(res->note, sizeof res->note, "work-item %d: got %.17g, want %.17g", gid, got,
+                     want);
+            break;
+        }
+    }
+    free(host);
+    return KL_OK;
+}
+
+/*
  * One FMA configuration: a fixed grid of whole waves (a multiple of 2048
- * work-items per compute unit, the most a GPU multiprocessor holds), with
- * the loop length scaled until a launch takes ~20 ms so that ramp-up,
- * tail and launch overhead vanish. Sampled work-items are checked bit for
- * bit against the host, then the configuration is timed by proto.
+ * work-items per compute unit, the most a GPU multiprocessor holds), the
+ * loop length calibrated, sampled work-items checked bit for bit against
+ * the host, then the configuration timed by proto.
  */
 static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int quick,
                                   const struct kl_protocol *proto, struct kl_result *res)
@@ -314,12 +381,9 @@ static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int qu
     struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 3};
     struct kl_stats stats;
     struct kl_buf *out = NULL;
-    void *host = NULL;
     enum kl_status st;
-    double t1 = 0;
     size_t wg = quick ? 64 : FMA_WG;
     wg = wg < kl->info.max_wg ? wg : kl->info.max_wg;
-    size_t es = kl_type_size(f.type);
     size_t global = quick             ? wg /* one work-group: small enough for a simulator */
                     : kl->info.is_gpu ? (size_t)kl->info.compute_units * 2048 * 4
                                       : (size_t)kl->info.compute_units * wg * 16;
@@ -332,67 +396,23 @@ static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int qu
     l.global[0] = global;
     l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
     snprintf(res->config, sizeof res->config, "VEC=%d CHAINS=%d", f.vec, f.chains);
-    if ((st = kl->ops->alloc(kl->dev, global * es, &out, &kl->err)) != KL_OK)
-        goto done;
+    if ((st = kl->ops->alloc(kl->dev, global * kl_type_size(f.type), &out, &kl->err)) != KL_OK)
+        return st;
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = out}};
     if (f.type == KL_INT) {
         l.args[1] = (struct kl_arg){KL_ARG_INT, {.i = (int)a}};
         l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)b}};
-    } else if (f.type == KL_FLOAT) {
-        l.args[1] = (struct kl_arg){KL_ARG_FLOAT, {.f = (float)a}};
-        l.args[2] = (struct kl_arg){KL_ARG_FLOAT, {.f = (float)b}};
     } else {
-        l.args[1] = (struct kl_arg){KL_ARG_DOUBLE, {.d = a}};
-        l.args[2] = (struct kl_arg){KL_ARG_DOUBLE, {.d = b}};
+        l.args[1] = kl_arg_scalar(f.type, a);
+        l.args[2] = kl_arg_scalar(f.type, b);
     }
-    for (;;) {
-        kl_params_options(NULL, NULL, f.type, res->options, sizeof res->options);
-        size_t used = strlen(res->options);
-        snprintf(res->options + used, sizeof res->options - used,
-                 " -DVEC=%d -DCHAINS=%d -DITERS=%d", f.vec, f.chains, iters);
-        if ((st = kl_kernel_get(kl, "opencl/peak/flops.cl", "flops", res->options, &l.kernel,
-                                &res->build_s)) != KL_OK ||
-            (st = kl_launch_check(&l, "flops", &kl->err)) != KL_OK ||
-            (st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
-            goto done;
-        if (quick || t1 >= 0.01 || iters >= FMA_MAX_ITERS)
-            break;
-        while (iters < FMA_MAX_ITERS && t1 < 0.02)
-            iters *= 2, t1 *= 2;
+    if ((st = fma_calibrate(kl, &f, quick, &l, &iters, res)) == KL_OK &&
+        (st = fma_verify(kl, &f, out, global, iters, a, b, res)) == KL_OK &&
+        res->status == KL_RESULT_VERIFIED &&
+        (st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) == KL_OK) {
+        res->flops = 2.0 * f.vec * f.chains * iters * (double)global;
+        kl_result_set_stats(res, &stats);
     }
-    /* Check sampled work-items (first, last, and some spread between) bit for bit. */
-    host = malloc(global * es);
-    if (!host) {
-        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
-    }
-    if ((st = kl->ops->read(kl->dev, out, host, global * es, &kl->err)) != KL_OK)
-        goto done;
-    res->status = KL_RESULT_VERIFIED;
-    const int samples = 16;
-    for (int i = 0; i < samples; i++) {
-        int gid = (int)(i == samples - 1 ? global - 1 : global / (samples - 1) * (size_t)i);
-        double want = fma_expected(f.type, gid, f.vec, f.chains, iters, a, b);
-        double got = f.type == KL_FLOAT    ? ((float *)host)[gid]
-                     : f.type == KL_DOUBLE ? ((double *)host)[gid]
-                                           : ((int32_t *)host)[gid];
-        if (got != want) {
-            res->status = KL_RESULT_FAILED;
-            snprintf(res->note, sizeof res->note, "work-item %d: got %.17g, want %.17g", gid, got,
-                     want);
-            goto done;
-        }
-    }
-    snprintf(res->note, sizeof res->note,
-             "verified: %d work-items' chains reproduced bit for bit; %zu work-items, %d "
-             "iterations",
-             samples, global, iters);
-    if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
-        goto done;
-    res->flops = 2.0 * f.vec * f.chains * iters * (double)global;
-    kl_result_set_stats(res, &stats);
-done:
-    free(host);
     kl->ops->release(out);
     return st;
 }

@@ -126,7 +126,6 @@ struct rowdot {
     enum kl_type type;
     int Y, D;
     double f, factor;
-    const struct kl_protocol *protocol;
     void *v, *m1, *m2;
     struct kl_buf *dv, *dm1, *dm2;
     struct kl_vecout out;
@@ -165,13 +164,15 @@ static void rowdot_args(void *self, const struct kl_user_rung *u, struct kl_laun
     l->args[6] = kl_arg_scalar(p->type, p->f);
 }
 
-static enum kl_status rowdot_launch(void *self, struct kl_launch *l, struct kl_result *res)
+static enum kl_status rowdot_launch(void *self, struct kl_launch *l,
+                                    const struct kl_protocol *proto, struct kl_result *res)
 {
     struct rowdot *p = self;
-    return kl_vecout_run(&p->out, l, NULL, p->protocol, p->factor, res);
+    return kl_vecout_run(&p->out, l, NULL, proto, p->factor, res);
 }
 
-static enum kl_status rowdot_run(void *self, int i, const int *values, struct kl_result *res)
+static enum kl_status rowdot_run(void *self, int i, const int *values,
+                                 const struct kl_protocol *proto, struct kl_result *res)
 {
     struct rowdot *p = self;
     struct kl_context *kl = p->kl;
@@ -186,7 +187,7 @@ static enum kl_status rowdot_run(void *self, int i, const int *values, struct kl
         (st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
     rowdot_args(p, NULL, &l);
-    return rowdot_launch(p, &l, res);
+    return rowdot_launch(p, &l, proto, res);
 }
 
 static long long rowdot_size(void *self, int i)
@@ -277,8 +278,7 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
                        .Y = req->rows,
                        .D = req->d,
                        .f = 0.75,
-                       .factor = kl_dot_tolerance(req->type, req->d),
-                       .protocol = &req->protocol};
+                       .factor = kl_dot_tolerance(req->type, req->d)};
     /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
     struct kl_workload w = {.table = &table,
                             .kl = kl,
@@ -289,8 +289,7 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
                             .check = rowdot_check,
                             .run = rowdot_run,
                             .user = &user_iface};
-    struct kl_ladder_args a = {req->rungs, req->nrungs, req->params,
-                               req->nparams, req->users, req->nusers};
+    struct kl_ladder_args a = KL_LADDER_ARGS(req);
     int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     if ((st = check_request(kl, req, e)) != KL_OK ||

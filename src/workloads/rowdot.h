@@ -33,6 +33,8 @@ struct kl_rowdot_rung {
 int kl_rowdot_rung_count(void);
 const struct kl_rowdot_rung *kl_rowdot_rung_at(int i);
 
+struct kl_ladder_tuner;
+
 struct kl_rowdot_request {
     int rows, d;
     enum kl_type type; /* float or double */
@@ -44,6 +46,8 @@ struct kl_rowdot_request {
     int nrungs;
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
+    const struct kl_ladder_tuner
+        *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
 };
 
 enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "core/image.h"
+#include "formats/image.h"
 
 #include <ctype.h>
 #include <errno.h>

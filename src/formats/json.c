@@ -1,4 +1,4 @@
-#include "core/json.h"
+#include "formats/json.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,0 +1,214 @@
+/*
+ * kl_ladder_run: the public face of every workload's ladder. The request
+ * becomes the workload's own (src/workloads/), the user's kernels are read
+ * (core/user_rung.c), the ladder fills a report, and the report's rows are
+ * handed out as struct kl_row, which point into it.
+ */
+#include "api/ladder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/report.h"
+#include "report/write.h"
+#include "core/user_rung.h"
+#include "workloads/blur.h"
+#include "workloads/copy.h"
+#include "workloads/gemm.h"
+#include "workloads/gemv.h"
+#include "workloads/rowdot.h"
+
+#define MAX_KERNELS 8
+
+struct kl_ladder {
+    struct kl_report rep;
+    struct kl_row *rows;
+    struct kl_user_rung users[MAX_KERNELS]; /* the rows' summaries point into them */
+    int nusers;
+};
+
+long kl_default_size(const char *workload, int i, int is_gpu)
+{
+    static const struct {
+        const char *workload;
+        long gpu[3], cpu[3];
+    } sizes[] = {
+        {"gemm", {2048, 2048, 2048}, {512, 512, 512}}, {"copy", {1L << 24}, {1L << 22}},
+        {"rowdot", {16384, 16384}, {4096, 1000}},      {"gemv", {4096, 4096}, {2048, 2048}},
+        {"blur", {4096, 4096}, {4096, 4096}},
+    };
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        if (strcmp(workload, sizes[k].workload) == 0 && i >= 0 && i < 3)
+            return is_gpu ? sizes[k].gpu[i] : sizes[k].cpu[i];
+    return 0;
+}
+
+/* Size i of the request, else the default; refused where it does not fit an int. */
+static enum kl_status size_of(struct kl_context *kl, const struct kl_ladder_request *req, int i,
+                              int *out)
+{
+    long v = req->size[i] ? req->size[i] : kl_default_size(req->workload, i, kl->info.is_gpu);
+    if (v < 1 || v > 2147483647L)
+        return kl_fail(&kl->err, KL_ERR_ARG, "%s: size %d is %ld; sizes are 1 to 2^31 - 1",
+                       req->workload, i + 1, v);
+    *out = (int)v;
+    return KL_OK;
+}
+
+/* The request as the workload's own, run into rep. */
+static enum kl_status dispatch(struct kl_context *kl, const struct kl_ladder_request *req,
+                               const struct kl_user_rung *users, int nusers, struct kl_report *rep)
+{
+    struct kl_protocol proto;
+    unsigned long long seed = req->seed ? req->seed : 1;
+    int a = 0, b = 0, c = 0;
+    enum kl_status st;
+    if (req->protocol)
+        proto = *req->protocol;
+    else
+        kl_protocol_default(&proto);
+    const char *w = req->workload;
+    int two = strcmp(w, "copy") != 0, three = strcmp(w, "gemm") == 0;
+    if ((st = size_of(kl, req, 0, &a)) != KL_OK || (two && (st = size_of(kl, req, 1, &b))) ||
+        (three && (st = size_of(kl, req, 2, &c))))
+        return st;
+/* The fields every workload's request shares. */
+#define COMMON(r)                                                                                  \
+    r.seed = seed, r.protocol = proto, r.rungs = req->rungs, r.nrungs = req->nrungs,               \
+    r.params = req->params, r.nparams = req->nparams, r.users = users, r.nusers = nusers
+    if (strcmp(w, "gemm") == 0) {
+        struct kl_gemm_request r = {.M = a, .N = b, .K = c, .type = req->type};
+        COMMON(r);
+        r.peers = req->peers, r.npeers = req->npeers;
+        return kl_gemm_ladder(kl, &r, rep);
+    }
+    if (strcmp(w, "gemv") == 0) {
+        struct kl_gemv_request r = {.M = a, .N = b, .type = req->type};
+        COMMON(r);
+        r.peers = req->peers, r.npeers = req->npeers;
+        return kl_gemv_ladder(kl, &r, rep);
+    }
+    if (req->npeers)
+        return kl_fail(&kl->err, KL_ERR_ARG, "%s has no peers (gemm and gemv have)", w);
+    if (strcmp(w, "rowdot") == 0) {
+        struct kl_rowdot_request r = {.rows = a, .d = b, .type = req->type};
+        COMMON(r);
+        return kl_rowdot_ladder(kl, &r, rep);
+    }
+    if (strcmp(w, "copy") == 0) {
+        struct kl_copy_request r = {.n = a};
+        COMMON(r);
+        return kl_copy_ladder(kl, &r, rep);
+    }
+    struct kl_blur_request r = {.width = a,
+                                .height = b,
+                                .sigma = req->sigma > 0 ? req->sigma : 2.0,
+                                .radius = -1,
+                                .pixel = req->uchar4 ? KL_PIX_UCHAR4 : KL_PIX_FLOAT};
+    COMMON(r);
+    return kl_blur_ladder(kl, &r, rep);
+#undef COMMON
+}
+
+/* The report's rows as the API's. */
+static enum kl_status rows_of(struct kl_ladder *l, struct kl_err *e)
+{
+    l->rows = calloc((size_t)l->rep.count + 1, sizeof *l->rows);
+    if (!l->rows)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    for (int i = 0; i < l->rep.count; i++) {
+        const struct kl_result *x = &l->rep.results[i];
+        l->rows[i] = (struct kl_row){
+            .rung = x->rung,
+            .summary = x->summary ? x->summary : "",
+            .status = (enum kl_row_status)x->status,
+            .note = x->note,
+            .config = x->config,
+            .options = x->options,
+            .precision = kl_precision_name(x->precision),
+            .peer = x->peer,
+            .on_host = x->on_host,
+            .repeats = x->repeats,
+            .build_s = x->build_s,
+            .median_s = x->median_s,
+            .min_s = x->min_s,
+            .max_s = x->max_s,
+            .gflops = x->gflops,
+            .gbps = x->gbps,
+            .pct_roof = x->pct_ceiling,
+            .speedup_first = x->speedup_first,
+            .error = x->error,
+        };
+    }
+    return KL_OK;
+}
+
+enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_request *req,
+                             struct kl_ladder **out)
+{
+    static const char *const workloads[] = {"gemm", "copy", "rowdot", "gemv", "blur"};
+    struct kl_err *e = &kl->err;
+    enum kl_status st = KL_OK;
+    int known = 0;
+    *out = NULL;
+    for (size_t k = 0; req->workload && k < sizeof workloads / sizeof *workloads; k++)
+        known |= strcmp(req->workload, workloads[k]) == 0;
+    if (!known)
+        return kl_fail(e, KL_ERR_ARG, "unknown workload \"%s\" (gemm, copy, rowdot, gemv, blur)",
+                       req->workload ? req->workload : "(null)");
+    if (req->nkernels < 0 || req->nkernels > MAX_KERNELS)
+        return kl_fail(e, KL_ERR_ARG, "%d kernels: 0 to %d", req->nkernels, MAX_KERNELS);
+    struct kl_ladder *l = calloc(1, sizeof *l);
+    if (!l)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    while (l->nusers < req->nkernels && st == KL_OK)
+        if ((st = kl_user_rung_load(req->kernels[l->nusers], &l->users[l->nusers], e)) == KL_OK)
+            l->nusers++;
+    if (st == KL_OK)
+        st = dispatch(kl, req, l->users, l->nusers, &l->rep);
+    if (st == KL_OK)
+        st = rows_of(l, e);
+    if (st != KL_OK) {
+        kl_ladder_free(l);
+        return st;
+    }
+    *out = l;
+    return KL_OK;
+}
+
+int kl_ladder_count(const struct kl_ladder *l)
+{
+    return l ? l->rep.count : 0;
+}
+
+const struct kl_row *kl_ladder_row(const struct kl_ladder *l, int i)
+{
+    return l && i >= 0 && i < l->rep.count ? &l->rows[i] : NULL;
+}
+
+const char *kl_ladder_sizes(const struct kl_ladder *l)
+{
+    return l ? l->rep.sizes : "";
+}
+
+enum kl_status kl_ladder_write_json(const struct kl_ladder *l, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return KL_ERR_IO;
+    kl_report_json(&l->rep, f);
+    return fclose(f) == 0 ? KL_OK : KL_ERR_IO;
+}
+
+void kl_ladder_free(struct kl_ladder *l)
+{
+    if (!l)
+        return;
+    kl_report_free(&l->rep);
+    for (int j = 0; j < l->nusers; j++)
+        kl_user_rung_free(&l->users[j]);
+    free(l->rows);
+    free(l);
+}

@@ -1,0 +1,423 @@
+/*
+ * A run's report for people and programs: the table (with the precision
+ * and error summary and the reasons for failures), the sweep matrix, CSV,
+ * and the JSON report with its provenance (docs/kladder-run.schema.json).
+ */
+#include "report/write.h"
+
+#include <math.h>
+#include <string.h>
+
+static void header(const struct kl_report *r, FILE *out)
+{
+    fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes, kl_type_name(r->type),
+            r->seed);
+    fprintf(out, "device:    %s (%s; %s; driver %s)\n", r->device.name, r->device.platform,
+            r->device.device_version, r->device.driver_version);
+    if (r->reference[0])
+        fprintf(out, "reference: %s\n", r->reference);
+    if (r->ceiling_note[0])
+        fprintf(out, "ceilings:  %s\n", r->ceiling_note);
+    int host = 0;
+    for (int i = 0; i < r->count; i++)
+        host |= r->results[i].on_host;
+    fprintf(out,
+            "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s; kernel time from "
+            "%s events%s\n",
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend,
+            host ? ", host rungs by the host clock" : "");
+    if (r->flops > 0)
+        fprintf(out,
+                "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n",
+                r->flops * 1e-9, r->bytes * 1e-6, r->bytes > 0 ? r->flops / r->bytes : 0.0);
+    else if (r->bytes > 0)
+        fprintf(out, "work:      %.4g MB minimal traffic per launch\n", r->bytes * 1e-6);
+    fputc('\n', out);
+}
+
+/* A number column, or "-" when the value does not exist. */
+static void cell(FILE *out, int width, int prec, double v, int show)
+{
+    if (show)
+        fprintf(out, " %*.*f", width, prec, v);
+    else
+        fprintf(out, " %*s", width, "-");
+}
+
+/* 1 if any row declares its precision: the table then shows it and the measured error. */
+static int has_precision(const struct kl_report *r)
+{
+    for (int i = 0; i < r->count; i++)
+        if (r->results[i].precision != KL_PREC_NONE)
+            return 1;
+    return 0;
+}
+
+/* The error a row may show: measured on a verified result. */
+static int has_error(const struct kl_result *x)
+{
+    return x->status == KL_RESULT_VERIFIED && isfinite(x->error);
+}
+
+/*
+ * The fastest verified rung of each precision, with its error, beside the
+ * fastest peer whose results meet the same tolerance (fp32 and 3xtf32 are
+ * one class: both float-accurate), so a TF32 speed is never read as fp32's.
+ */
+static void precision_summary(const struct kl_report *r, FILE *out)
+{
+    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32,
+                                              KL_PREC_FP64, KL_PREC_INT32};
+    int lines = 0;
+    for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
+        const struct kl_result *best = NULL, *peer = NULL;
+        for (int i = 0; i < r->count; i++) {
+            const struct kl_result *x = &r->results[i];
+            if (x->status != KL_RESULT_VERIFIED || !(x->gflops > 0))
+                continue;
+            if (!x->peer && x->precision == order[p] && (!best || x->gflops > best->gflops))
+                best = x;
+            if (x->peer && kl_precision_class(x->precision) == kl_precision_class(order[p]) &&
+                (!peer || x->gflops > peer->gflops))
+                peer = x;
+        }
+        if (!best)
+            continue;
+        if (!lines++)
+            fprintf(out, "\nfastest verified rung of each precision:\n");
+        fprintf(out, "  %-6s %-18s %10.1f %s  error %.1e", kl_precision_name(order[p]), best->rung,
+                best->gflops, r->type == KL_INT ? "GIOP/s" : "GFLOP/s", best->error);
+        if (peer)
+            fprintf(out, "  %.2fx %s (%s)", best->gflops / peer->gflops, peer->rung,
+                    kl_precision_name(peer->precision));
+        fputc('\n', out);
+    }
+}
+
+void kl_report_table(const struct kl_report *r, FILE *out)
+{
+    int cfg = 0, prec = has_precision(r);
+    for (int i = 0; i < r->count && r->show_config; i++) {
+        int n = (int)strlen(r->results[i].config);
+        cfg = n > cfg ? n : cfg;
+    }
+    header(r, out);
+    fprintf(out, "%-18s ", "rung");
+    if (cfg)
+        fprintf(out, "%-*s ", cfg, "config");
+    fprintf(out, "%-8s ", "status");
+    if (prec)
+        fprintf(out, "%-6s %7s ", "prec", "error");
+    fprintf(out, "%10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "median ms", "min ms",
+            "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof", "x first",
+            "x host", "e2e ms", "build ms");
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int ok = kl_result_timed(x);
+        fprintf(out, "%-18s ", x->rung);
+        if (cfg)
+            fprintf(out, "%-*s ", cfg, x->config);
+        fprintf(out, "%-8s", kl_result_status_name(x->status));
+        if (prec) {
+            const char *name = kl_precision_name(x->precision);
+            fprintf(out, " %-6s", name ? name : "-");
+            if (has_error(x))
+                fprintf(out, " %7.1e", x->error);
+            else
+                fprintf(out, " %7s", "-");
+        }
+        cell(out, 10, 3, x->median_s * 1e3, ok);
+        cell(out, 10, 3, x->min_s * 1e3, ok);
+        cell(out, 10, 3, x->max_s * 1e3, ok);
+        if (ok)
+            fprintf(out, " %5d", x->repeats);
+        else
+            fprintf(out, " %5s", "-");
+        if (r->items > 0)
+            cell(out, 9, 1, x->mitems, ok);
+        else
+            cell(out, 9, 2, x->gflops, ok && kl_result_flops(r, x) > 0);
+        cell(out, 8, 2, x->gbps, ok && kl_result_bytes(r, x) > 0);
+        cell(out, 6, 1, x->pct_ceiling, ok && x->pct_ceiling > 0);
+        cell(out, 7, 2, x->speedup_first, ok && x->speedup_first > 0);
+        cell(out, 7, 2, x->speedup_host, ok && x->speedup_host > 0);
+        cell(out, 10, 3, x->total_s * 1e3, ok && x->total_s > 0);
+        cell(out, 8, 1, x->build_s * 1e3, ok && x->build_s > 0);
+        fputc('\n', out);
+    }
+    int notes = 0;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        if (kl_result_timed(x) || !x->note[0])
+            continue;
+        if (!notes++)
+            fputc('\n', out);
+        fprintf(out, "%s %s: %s\n", x->rung, kl_result_status_name(x->status), x->note);
+    }
+    if (prec)
+        precision_summary(r, out);
+    fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
+                 "bandwidth); x first: speed-up over the first device rung; x host: over the "
+                 "fastest host rung; e2e: upload + kernel + download.\n");
+    if (prec)
+        fprintf(out, "prec: the arithmetic (tf32: inputs rounded to 10 mantissa bits, checked "
+                     "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "
+                     "float-accurate; %% roof is against the roof of that arithmetic); error: "
+                     "max |c - ref| / sum|a*b| over the elements checked.\n");
+}
+
+void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
+{
+    const char *cols[64];
+    int ncols = 0;
+    for (int i = 0; i < r->count; i++) {
+        int seen = 0;
+        for (int c = 0; c < ncols && !seen; c++)
+            seen = strcmp(cols[c], r->results[i].rung) == 0;
+        if (!seen && ncols < 64)
+            cols[ncols++] = r->results[i].rung;
+    }
+    header(r, out);
+    fprintf(out, "GB/s by %s (every cell verified; - where a rung was skipped or failed):\n%12s",
+            x_name, x_name);
+    for (int c = 0; c < ncols; c++)
+        fprintf(out, " %9s", cols[c]);
+    fputc('\n', out);
+    for (int i = 0; i < r->count; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = r->results[j].x != r->results[i].x;
+        if (!first)
+            continue;
+        fprintf(out, "%12.0f", r->results[i].x);
+        for (int c = 0; c < ncols; c++) {
+            const struct kl_result *hit = NULL;
+            for (int j = 0; j < r->count && !hit; j++)
+                if (r->results[j].x == r->results[i].x && strcmp(r->results[j].rung, cols[c]) == 0)
+                    hit = &r->results[j];
+            /* Launch-bound sizes run below 0.1 GB/s: more decimals, never a false 0.00. */
+            cell(out, 9, hit && hit->gbps < 0.1 ? 4 : 2, hit ? hit->gbps : 0,
+                 hit && kl_result_timed(hit));
+        }
+        fputc('\n', out);
+    }
+    for (int i = 0; i < r->count; i++)
+        if (r->results[i].status == KL_RESULT_FAILED)
+            fprintf(out, "%s at %s=%.0f failed: %s\n", r->results[i].rung, x_name, r->results[i].x,
+                    r->results[i].note);
+}
+
+/* CSV fields are quoted when they hold a comma, quote or newline. */
+static void csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void kl_report_csv(const struct kl_report *r, FILE *out)
+{
+    fprintf(out, "workload,sizes,type,device,rung,config,status,median_s,min_s,max_s,repeats,"
+                 "gflops,gbps,pct_ceiling,speedup_first,speedup_host,total_s,build_s,"
+                 "build_options,note,precision,error\n");
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int ok = kl_result_timed(x);
+        fprintf(out, "%s,", r->workload);
+        csv_str(out, r->sizes);
+        fprintf(out, ",%s,", kl_type_name(r->type));
+        csv_str(out, r->device.name);
+        fprintf(out, ",%s,", x->rung);
+        csv_str(out, x->config);
+        fprintf(out, ",%s,", kl_result_status_name(x->status));
+        if (ok)
+            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.4g,%.6g,%.6g,%.9g,%.6g,", x->median_s,
+                    x->min_s, x->max_s, x->repeats, x->gflops, x->gbps, x->pct_ceiling,
+                    x->speedup_first, x->speedup_host, x->total_s, x->build_s);
+        else
+            fputs(",,,,,,,,,,,", out);
+        csv_str(out, x->options);
+        fputc(',', out);
+        csv_str(out, x->note);
+        const char *prec = kl_precision_name(x->precision);
+        fprintf(out, ",%s,", prec ? prec : "");
+        if (has_error(x))
+            fprintf(out, "%.3e", x->error);
+        fputc('\n', out);
+    }
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* JSON has no NaN or infinity: such values become null. */
+static void json_num(FILE *out, double v, int show)
+{
+    if (show && isfinite(v))
+        fprintf(out, "%.9g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_kv(FILE *out, const char *indent, const char *key, const char *value,
+                    const char *end)
+{
+    fprintf(out, "%s\"%s\": ", indent, key);
+    json_str(out, value);
+    fputs(end, out);
+}
+
+void kl_report_json(const struct kl_report *r, FILE *out)
+{
+    const struct kl_device_info *d = &r->device;
+    fputs("{\n", out);
+    /* The format is described by docs/kladder-run.schema.json; readers check the version. */
+    fprintf(out, "  \"schema_version\": %d,\n", KL_REPORT_SCHEMA_VERSION);
+    json_kv(out, "  ", "workload", r->workload, ",\n");
+    fputs("  \"device\": {\n", out);
+    json_kv(out, "    ", "name", d->name, ",\n");
+    json_kv(out, "    ", "vendor", d->vendor, ",\n");
+    json_kv(out, "    ", "platform", d->platform, ",\n");
+    json_kv(out, "    ", "version", d->device_version, ",\n");
+    json_kv(out, "    ", "driver", d->driver_version, ",\n");
+    json_kv(out, "    ", "type", d->type, ",\n");
+    fprintf(out, "    \"compute_units\": %u,\n    \"max_clock_mhz\": %u,\n", d->compute_units,
+            d->max_clock_mhz);
+    fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu,\n",
+            (unsigned long long)d->global_mem, (unsigned long long)d->local_mem);
+    fprintf(out,
+            "    \"local_mem_dedicated\": %s,\n    \"max_alloc_bytes\": %llu,\n"
+            "    \"global_cache_bytes\": %llu,\n    \"cacheline_bytes\": %llu,\n"
+            "    \"constant_mem_bytes\": %llu,\n    \"max_work_group_size\": %zu,\n"
+            "    \"fp64\": %s,\n    \"subgroups\": %s,\n    \"images\": %s\n  },\n",
+            d->local_mem_dedicated ? "true" : "false", (unsigned long long)d->max_alloc,
+            (unsigned long long)d->global_cache, (unsigned long long)d->global_cacheline,
+            (unsigned long long)d->constant_mem, d->max_wg, d->fp64 ? "true" : "false",
+            d->subgroups ? "true" : "false", d->images ? "true" : "false");
+    fprintf(out, "  \"params\": {%s, \"type\": \"%s\", \"seed\": %llu},\n", r->size_json,
+            kl_type_name(r->type), r->seed);
+    fprintf(out, "  \"flops_per_launch\": %.17g,\n  \"bytes_per_launch\": %.17g,\n", r->flops,
+            r->bytes);
+    json_kv(out, "  ", "reference", r->reference, ",\n");
+    json_kv(out, "  ", "ceilings", r->ceiling_note, ",\n");
+    if (r->have_ceilings) {
+        const struct kl_ceilings *c = &r->ceilings;
+        fputs("  \"ceiling_values\": {\"copy_gbps\": ", out);
+        json_num(out, c->copy_gbps, c->copy_gbps > 0);
+        fputs(", \"read_gbps\": ", out);
+        json_num(out, c->read_gbps, c->read_gbps > 0);
+        fputs(", \"write_gbps\": ", out);
+        json_num(out, c->write_gbps, c->write_gbps > 0);
+        fputs(", \"f32_gflops\": ", out);
+        json_num(out, c->f32_gflops, c->f32_gflops > 0);
+        fputs(", \"f64_gflops\": ", out);
+        json_num(out, c->f64_gflops, c->f64_gflops > 0);
+        fputs(", \"i32_giops\": ", out);
+        json_num(out, c->i32_giops, c->i32_giops > 0);
+        fputs(", \"tf32_gflops\": ", out);
+        json_num(out, c->tf32_gflops, c->tf32_gflops > 0);
+        fputs(", ", out);
+        json_kv(out, "", "date", c->date, "},\n");
+    } else {
+        fputs("  \"ceiling_values\": null,\n", out);
+    }
+    if (r->image_in || r->image_out) {
+        fputs("  \"images\": {\"input\": ", out);
+        if (r->image_in)
+            json_str(out, r->image_in);
+        else
+            fputs("null", out);
+        fputs(", \"output\": ", out);
+        if (r->image_out)
+            json_str(out, r->image_out);
+        else
+            fputs("null", out);
+        fputs("},\n", out);
+    }
+    fprintf(out,
+            "  \"protocol\": {\"warmup\": %d, \"min_repeats\": %d, \"min_time_s\": %.6g, "
+            "\"max_repeats\": %d},\n",
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time,
+            r->protocol.max_repeats);
+    fputs("  \"results\": [\n", out);
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int ok = kl_result_timed(x);
+        fputs("    {", out);
+        json_kv(out, "", "rung", x->rung, ", ");
+        json_kv(out, "", "config", x->config, ", ");
+        json_kv(out, "", "status", kl_result_status_name(x->status), ", ");
+        const char *prec = kl_precision_name(x->precision);
+        if (prec)
+            json_kv(out, "", "precision", prec, ", ");
+        else
+            fputs("\"precision\": null, ", out);
+        fputs("\"error\": ", out);
+        json_num(out, x->error, has_error(x));
+        fputs(", ", out);
+        json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
+        fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
+                x->peer ? "true" : "false");
+        json_num(out, x->median_s, ok);
+        fputs(", \"min_s\": ", out);
+        json_num(out, x->min_s, ok);
+        fputs(", \"max_s\": ", out);
+        json_num(out, x->max_s, ok);
+        fprintf(out, ", \"repeats\": %d, \"gflops\": ", ok ? x->repeats : 0);
+        json_num(out, x->gflops, ok);
+        fputs(", \"gbps\": ", out);
+        json_num(out, x->gbps, ok);
+        if (r->items > 0) {
+            fprintf(out, ", \"items_unit\": \"%s\", \"mitems_per_s\": ", r->items_unit);
+            json_num(out, x->mitems, ok);
+        }
+        fputs(", \"pct_ceiling\": ", out);
+        json_num(out, x->pct_ceiling, ok && x->pct_ceiling > 0);
+        fputs(", \"flops\": ", out);
+        json_num(out, kl_result_flops(r, x), 1);
+        fputs(", \"bytes\": ", out);
+        json_num(out, kl_result_bytes(r, x), 1);
+        fputs(", \"x\": ", out);
+        json_num(out, x->x, x->x != 0);
+        fputs(", \"speedup_first\": ", out);
+        json_num(out, x->speedup_first, ok && x->speedup_first > 0);
+        fputs(", \"speedup_host\": ", out);
+        json_num(out, x->speedup_host, ok && x->speedup_host > 0);
+        fputs(", \"total_s\": ", out);
+        json_num(out, x->total_s, ok && x->total_s > 0);
+        fputs(", \"build_s\": ", out);
+        json_num(out, x->build_s, ok && x->build_s > 0);
+        fputs(", ", out);
+        json_kv(out, "", "build_options", x->options, ", ");
+        json_kv(out, "", "note", x->note, "");
+        fputs(i + 1 < r->count ? "},\n" : "}\n", out);
+    }
+    fputs("  ],\n  \"provenance\": {", out);
+    json_kv(out, "", "kladder_version", KLADDER_VERSION, ", ");
+    json_kv(out, "", "backend", r->backend, ", ");
+    json_kv(out, "", "driver", d->driver_version, ", ");
+    json_kv(out, "", "date", r->date, "");
+    fputs("}\n}\n", out);
+}

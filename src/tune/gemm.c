@@ -1,0 +1,89 @@
+#include "tune/gemm.h"
+
+#include <string.h>
+
+/* The extent of C or K that a parameter tiles (0: none); values beyond it only waste work. */
+static long extent(void *self, const char *name)
+{
+    const struct kl_tune_gemm *g = self;
+    static const char *const rows[] = {"WG0", "WG", "BM", "TM"},
+                             *const cols[] = {"WG1", "BN", "TN"}, *const deep[] = {"KC", "BK"};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        if (strcmp(name, rows[i]) == 0)
+            return g->M;
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+        if (strcmp(name, cols[i]) == 0)
+            return g->N;
+    for (size_t i = 0; i < sizeof deep / sizeof *deep; i++)
+        if (strcmp(name, deep[i]) == 0)
+            return g->K;
+    if (strcmp(name, "TS") == 0)
+        return g->M > g->N ? g->M : g->N;
+    return 0;
+}
+
+static enum kl_status check(void *self, const char *const *items, int n, size_t *wg,
+                            struct kl_err *e)
+{
+    const struct kl_tune_gemm *g = self;
+    return kl_gemm_check(g->kl, g->rung, items, n, g->type, g->M, g->N, wg, e);
+}
+
+/* Registers a GPU work-item may use for its block of C and operands before it spills. */
+#define GPU_BLOCK_BYTES 640
+
+/*
+ * Register blocks (BM × BN) no more than 4:1 from square, as they load more
+ * per multiply-add; on a GPU no work-item block (TM·TN + TM + TN elements)
+ * above 640 bytes, 160 32-bit registers; no warp tile whose accumulators
+ * (WM·WN/32 per lane) pass 128 registers.
+ */
+static int rules(void *self, const int *v)
+{
+    const struct kl_tune_gemm *g = self;
+    const struct kl_gemm_rung *r = g->rung;
+    int ti = kl_param_index(r->params, "TM"), ni = kl_param_index(r->params, "TN");
+    int bi = kl_param_index(r->params, "BM"), ci = kl_param_index(r->params, "BN");
+    int wmi = kl_param_index(r->params, "WM"), wni = kl_param_index(r->params, "WN");
+    int block = r->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
+    int warps = r->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
+    size_t es = kl_type_size(g->type);
+    int broken = 0;
+    if (block || warps)
+        broken |= v[bi] > 4 * v[ci] || v[ci] > 4 * v[bi];
+    if (block) {
+        size_t tm = (size_t)v[ti], tn = (size_t)v[ni];
+        broken |= g->kl->info.is_gpu && (tm * tn + tm + tn) * es > GPU_BLOCK_BYTES;
+    }
+    if (warps)
+        broken |= (size_t)v[wmi] * (size_t)v[wni] / 32 * es > 512;
+    return broken;
+}
+
+static enum kl_status run(void *self, const char *const *items, int n,
+                          const struct kl_protocol *proto, struct kl_run_limits *lim,
+                          struct kl_result *res)
+{
+    const struct kl_tune_gemm *g = self;
+    return kl_gemm_bench_run(g->bench, g->rung, items, n, proto, lim, res);
+}
+
+enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *b,
+                                   const struct kl_gemm_rung *r, enum kl_type t, int M, int N,
+                                   int K, struct kl_tune_gemm *g, struct kl_err *e)
+{
+    char why[256];
+    memset(g, 0, sizeof *g);
+    if (!r->file)
+        return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host: it has no parameters to tune",
+                       r->name);
+    if (kl_kernel_elsewhere(kl, r->file))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: tune it with --backend cuda",
+                       r->name);
+    if (!kl_gemm_rung_available(kl, r, t, why, sizeof why))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s cannot run on this device: %s", r->name,
+                       why);
+    *g = (struct kl_tune_gemm){
+        kl, b, r, t, M, N, K, {r->name, r->params, g, extent, check, rules, run, &kl->err}};
+    return KL_OK;
+}

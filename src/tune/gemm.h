@@ -1,0 +1,31 @@
+/*
+ * A GEMM rung on its bench (random A and B, their reference, the device's
+ * buffers, made once) as the tuner's target: candidates checked by
+ * kl_gemm_check and run by kl_gemm_bench_run, values capped by the matrix
+ * extent they tile, and the GEMM rules of a sensible space.
+ */
+#ifndef KL_TUNE_GEMM_H
+#define KL_TUNE_GEMM_H
+
+#include "tune/tune.h"
+#include "workloads/gemm.h"
+
+struct kl_tune_gemm {
+    struct kl_context *kl;
+    struct kl_gemm_bench *bench;
+    const struct kl_gemm_rung *rung;
+    enum kl_type type;
+    int M, N, K;
+    struct kl_tune_target target; /* self is this struct: keep it in place */
+};
+
+/*
+ * Fills g and g->target for rung r at M×N×K in type t; an error with the
+ * reason where r cannot be tuned here (a host loop, CUDA C++ on OpenCL, a
+ * rung the device cannot run).
+ */
+enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *b,
+                                   const struct kl_gemm_rung *r, enum kl_type t, int M, int N,
+                                   int K, struct kl_tune_gemm *g, struct kl_err *e);
+
+#endif /* KL_TUNE_GEMM_H */

@@ -1,0 +1,86 @@
+#include "tune/ladder.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/user_rung.h"
+#include "core/util.h"
+
+static enum kl_status check(void *self, const char *const *items, int n, size_t *wg,
+                            struct kl_err *e)
+{
+    const struct kl_tune_ladder *x = self;
+    return kl_ladder_check(x->w, x->a, x->i, items, n, wg, e);
+}
+
+/* The engine's run has no abandon: a candidate runs its protocol out, if the deadline allows. */
+static enum kl_status run(void *self, const char *const *items, int n,
+                          const struct kl_protocol *proto, struct kl_run_limits *lim,
+                          struct kl_result *res)
+{
+    const struct kl_tune_ladder *x = self;
+    if (lim && lim->deadline > 0 && kl_now() > lim->deadline) {
+        lim->abandoned = 2;
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note, "the budget ran out");
+        return KL_OK;
+    }
+    return kl_ladder_try(x->w, x->a, x->i, items, n, proto, res, &x->w->kl->err);
+}
+
+/* A verified result r of the search as a row of rep, its values in the config column. */
+static enum kl_status add_row(struct kl_report *rep, const struct kl_user_rung *u, const char *what,
+                              const char *values, const struct kl_result *r, struct kl_err *e)
+{
+    struct kl_result *row = kl_report_add(rep, u->name, u->summary);
+    if (!row)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    *row = *r;
+    snprintf(row->rung, sizeof row->rung, "%s", u->name);
+    row->summary = u->summary;
+    size_t n = strlen(what);
+    snprintf(row->config, sizeof row->config, "%s", what);
+    if (n + 1 < sizeof row->config)
+        snprintf(row->config + n, sizeof row->config - n, " %s", values);
+    rep->show_config = 1;
+    return KL_OK;
+}
+
+static enum kl_status tune(void *arg, const struct kl_workload *w, const struct kl_ladder_args *a,
+                           int i, struct kl_report *rep, struct kl_err *e)
+{
+    struct kl_tune_ladder *t = arg;
+    const struct kl_user_rung *u = &a->users[i - w->table->count];
+    t->w = w, t->a = a, t->i = i;
+    t->target = (struct kl_tune_target){u->name, u->params, t, NULL, check, NULL, run, &w->kl->err};
+    struct kl_result none;
+    enum kl_status st;
+    snprintf(t->rung, sizeof t->rung, "%s", u->name);
+    if ((st = kl_tune_space_build(w->kl, &t->target, &t->space, e)) != KL_OK)
+        return st;
+    memset(&none, 0, sizeof none);
+    none.precision = kl_precision_of_type(w->type);
+    t->req.roof = kl_report_roof(rep, &none, &t->req.work);
+    t->req.unit = rep->flops > 0 ? "GFLOP/s" : "GB/s";
+    st = kl_tune_search(&t->space, &t->req, &t->out);
+    t->tuned = 1;
+    t->w = NULL, t->a = NULL;
+    int same = strcmp(t->out.default_params, t->out.best_params) == 0;
+    if (st == KL_OK && t->out.have_default && !(same && t->out.have_best))
+        st = add_row(rep, u, "default", t->out.default_params, &t->out.dflt, e);
+    if (st == KL_OK && t->out.have_best)
+        st = add_row(rep, u, same ? "tuned=default" : "tuned", t->out.best_params, &t->out.best, e);
+    return st;
+}
+
+void kl_tune_ladder_free(struct kl_tune_ladder *t)
+{
+    kl_tune_space_free(&t->space);
+}
+
+void kl_tune_ladder_init(struct kl_tune_ladder *t)
+{
+    memset(t, 0, sizeof *t);
+    t->tuner.tune = tune;
+    t->tuner.arg = t;
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `kladder tune WORKLOAD --kernel FILE`: the user's kernel's declared space
+# searched on its ladder. The rows are verified, their config says which
+# values are the default and which the tuned ones, the --param line printed
+# runs the tuned values, and candidates that compute the wrong thing are
+# rejected, never the best.
+# usage: check_tune_user.sh KLADDER SOURCE_DIR
+set -u
+kladder=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KLADDER_CACHE_DIR=$tmp/cache
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# A space of two parameters (WG 32..128, UNROLL 1..4) whose UNROLL=1 third is wrong.
+"$kladder" tune rowdot --rows 70 --d 33 --kernel "$src/tests/user_kernels/tune_wrong_when.cl" \
+    --budget 60 -q >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+[ $rc -eq 0 ] || fail "tune exited $rc"
+grep -q "^space: .*WG (3), UNROLL (3).* 9 candidates" "$tmp/out" ||
+    fail "the space is not WG (3) x UNROLL (3), 9 candidates"
+grep -q "every candidate tried" "$tmp/out" || fail "a space of 9 is not searched exhaustively"
+grep -Eq "^tried: +9 candidates .* 6 verified, 3 rejected" "$tmp/out" ||
+    fail "not 6 verified and 3 rejected of 9"
+[ "$(grep -c "rejected tune_wrong_when .*UNROLL=1" "$tmp/err")" -eq 3 ] ||
+    fail "the 3 UNROLL=1 candidates are not named as rejected"
+grep -q "^best: .*UNROLL=1" "$tmp/out" && fail "a wrong candidate is the best"
+line=$(sed -n 's/^best: .*run it with //p' "$tmp/out")
+[ -n "$line" ] || fail "no --param line for the best"
+grep -Eq "^tune_wrong_when +(tuned|tuned=default) WG=[0-9]+,UNROLL=[24] +verified" "$tmp/out" ||
+    fail "no verified tuned row"
+
+# The printed options run the tuned kernel on the ladder.
+# shellcheck disable=SC2086
+"$kladder" rowdot --rows 70 --d 33 --kernel "$src/tests/user_kernels/tune_wrong_when.cl" \
+    --rung tune_wrong_when $line --warmup 0 --repeats 1 --min-time 0 -q --format csv \
+    >"$tmp/run.csv" 2>&1 || fail "the best's --param line does not run: $(cat "$tmp/run.csv")"
+grep -q ",tune_wrong_when,.*,verified," "$tmp/run.csv" || grep -q "^tune_wrong_when,.*verified" "$tmp/run.csv" ||
+    fail "the best's --param line is not verified: $(cat "$tmp/run.csv")"
+
+# JSON: the default and tuned rows, each with its values in config.
+"$kladder" tune gemv --m 45 --n 29 --kernel "$src/kernels/templates/gemv.cl" --budget 20 -q \
+    --warmup 0 --repeats 1 --min-time 0 --json "$tmp/gemv.json" >"$tmp/gemv.out" 2>&1 ||
+    fail "tune gemv: $(cat "$tmp/gemv.out")"
+grep -q '"config": "\(tuned\|tuned=default\) WG=[0-9]*"' "$tmp/gemv.json" ||
+    fail "gemv JSON has no tuned row: $(grep config "$tmp/gemv.json")"
+
+if [ $fails -ne 0 ]; then
+    echo "$fails check(s) failed"
+    exit 1
+fi
+echo "all tune --kernel checks passed"
