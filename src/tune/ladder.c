@@ -62,6 +62,7 @@ static enum kl_status tune(void *arg, const struct kl_workload *w, const struct 
     none.precision = kl_precision_of_type(w->type);
     t->req.roof = kl_report_roof(rep, &none, &t->req.work);
     t->req.unit = rep->flops > 0 ? "GFLOP/s" : "GB/s";
+    t->req.start = kl_now(); /* the budget is the search's, the data made before it */
     st = kl_tune_search(&t->space, &t->req, &t->out);
     t->tuned = 1;
     t->w = NULL, t->a = NULL;
