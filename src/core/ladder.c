@@ -92,6 +92,15 @@ static const struct kl_user_rung *user_of(const struct kl_workload *w,
     return i >= w->table->count ? &a->users[i - w->table->count] : NULL;
 }
 
+/* Rung i's values: its defaults, then the NAME=VALUE items; *mask: which the items set. */
+static enum kl_status resolve(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                              const char *const *items, int n, int *values, unsigned *mask,
+                              struct kl_err *e)
+{
+    struct kl_rung_set s = {w->table, a->users, a->nusers};
+    return kl_params_resolve(name_of(&s, i), params_of(&s, i), items, n, values, mask, e);
+}
+
 /*
  * Rung i's values (the workload's choice, or defaults then the user's);
  * *users: the user set them, wholly or in part. config: see kl_workload.
@@ -99,14 +108,12 @@ static const struct kl_user_rung *user_of(const struct kl_workload *w,
 static enum kl_status values_of(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                                 int *values, int *users, char *config, size_t n, struct kl_err *e)
 {
-    struct kl_rung_set s = {w->table, a->users, a->nusers};
     unsigned mask;
     enum kl_status st;
     config[0] = '\0';
     if (w->values && !user_of(w, a, i))
         return w->values(w->self, i, a, values, users, config, n, e);
-    st = kl_params_resolve(name_of(&s, i), params_of(&s, i), a->params, a->nparams, values, &mask,
-                           e);
+    st = resolve(w, a, i, a->params, a->nparams, values, &mask, e);
     *users = mask != 0 || (w->named_is_users && a->nrungs > 0) || user_of(w, a, i);
     return st;
 }
@@ -122,6 +129,25 @@ static enum kl_status user_shape(const struct kl_workload *w, const struct kl_us
     enum kl_status st = kl_user_rung_geometry(u, f->size_names, sizes, f->nsizes, values, &l->dims,
                                               l->global, l->local, e);
     return st != KL_OK ? st : kl_launch_check(l, u->name, e);
+}
+
+/*
+ * Rung i's values against the device, building nothing: a user rung's
+ * geometry (*wg, when not NULL: its work-group size), else the workload's check.
+ */
+static enum kl_status check_values(const struct kl_workload *w, const struct kl_user_rung *u, int i,
+                                   const int *values, size_t *wg, struct kl_err *e)
+{
+    if (!u)
+        return w->check ? w->check(w->self, i, values, e) : KL_OK;
+    struct kl_launch l = {.kl = w->kl};
+    enum kl_status st = user_shape(w, u, values, &l, e);
+    if (st == KL_OK && wg) {
+        *wg = 1;
+        for (int d = 0; d < l.dims; d++)
+            *wg *= l.local[d];
+    }
+    return st;
 }
 
 enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladder_args *a,
@@ -153,23 +179,18 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
     for (int k = 0; k < *nchosen && st == KL_OK; k++) {
         int i = chosen[k], values[KL_MAX_PARAMS], users;
         const struct kl_user_rung *u = user_of(w, a, i);
-        struct kl_launch l = {.kl = NULL};
         char why[256];
         if (!u && w->available && !w->available(w->self, i, why, sizeof why) &&
             !(w->named_is_users && a->nrungs > 0))
             continue; /* a skipped row, whatever --param says */
         if ((st = values_of(w, a, i, values, &users, why, sizeof why, e)) != KL_OK || !users)
             continue;
-        if (u) {
-            l.kl = w->kl;
-            st = user_shape(w, u, values, &l, e);
-        } else if (w->available && !w->available(w->self, i, why, sizeof why)) {
+        if (!u && w->available && !w->available(w->self, i, why, sizeof why))
             st = strstr(why, w->table->name(i)) /* the reason names the rung already */
                      ? kl_fail(e, KL_ERR_UNSUPPORTED, "%s", why)
                      : kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", w->table->name(i), why);
-        } else if (w->check) {
-            st = w->check(w->self, i, values, e);
-        }
+        else
+            st = check_values(w, u, i, values, NULL, e);
     }
     return st;
 }
@@ -254,35 +275,23 @@ static enum kl_status run_user(const struct kl_workload *w, const struct kl_user
     return w->user->run(w->self, &l, proto, res);
 }
 
-/* Rung i's values: its defaults, then items. */
-static enum kl_status candidate_values(const struct kl_workload *w, const struct kl_ladder_args *a,
-                                       int i, const char *const *items, int n, int *values,
-                                       struct kl_err *e)
+/* Rung i (u: the user's kernel, or NULL) with these values by proto into res. */
+static enum kl_status run_values(const struct kl_workload *w, const struct kl_user_rung *u, int i,
+                                 const int *values, const struct kl_protocol *proto,
+                                 struct kl_result *res)
 {
-    struct kl_rung_set s = {w->table, a->users, a->nusers};
-    unsigned mask;
-    return kl_params_resolve(name_of(&s, i), params_of(&s, i), items, n, values, &mask, e);
+    return u ? run_user(w, u, values, proto, res) : w->run(w->self, i, values, proto, res);
 }
 
 enum kl_status kl_ladder_check(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                                const char *const *items, int n, size_t *wg, struct kl_err *e)
 {
-    const struct kl_user_rung *u = user_of(w, a, i);
     int values[KL_MAX_PARAMS];
-    enum kl_status st = candidate_values(w, a, i, items, n, values, e);
+    unsigned mask;
+    enum kl_status st = resolve(w, a, i, items, n, values, &mask, e);
     if (wg)
         *wg = 0;
-    if (st != KL_OK)
-        return st;
-    if (!u)
-        return w->check ? w->check(w->self, i, values, e) : KL_OK;
-    struct kl_launch l = {.kl = w->kl};
-    if ((st = user_shape(w, u, values, &l, e)) == KL_OK && wg) {
-        *wg = 1;
-        for (int d = 0; d < l.dims; d++)
-            *wg *= l.local[d];
-    }
-    return st;
+    return st != KL_OK ? st : check_values(w, user_of(w, a, i), i, values, wg, e);
 }
 
 enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
@@ -291,12 +300,13 @@ enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder
 {
     const struct kl_user_rung *u = user_of(w, a, i);
     int values[KL_MAX_PARAMS];
-    enum kl_status st = candidate_values(w, a, i, items, n, values, e);
+    unsigned mask;
+    enum kl_status st = resolve(w, a, i, items, n, values, &mask, e);
     if (st != KL_OK)
         return st;
     if (!u && w->describe)
         w->describe(w->self, i, res);
-    return u ? run_user(w, u, values, proto, res) : w->run(w->self, i, values, proto, res);
+    return run_values(w, u, i, values, proto, res);
 }
 
 enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
@@ -327,8 +337,7 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         if (res->config[0]) /* values not the defaults: the table says which */
             rep->show_config = 1;
         if (st == KL_OK)
-            st = u ? run_user(w, u, values, a->protocol, res)
-                   : w->run(w->self, i, values, a->protocol, res);
+            st = run_values(w, u, i, values, a->protocol, res);
         if (st == KL_OK)
             continue;
         snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);

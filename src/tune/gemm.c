@@ -41,12 +41,9 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
 static int rules(void *self, const int *v)
 {
     const struct kl_tune_gemm *g = self;
-    const struct kl_gemm_rung *r = g->rung;
-    int ti = kl_param_index(r->params, "TM"), ni = kl_param_index(r->params, "TN");
-    int bi = kl_param_index(r->params, "BM"), ci = kl_param_index(r->params, "BN");
-    int wmi = kl_param_index(r->params, "WM"), wni = kl_param_index(r->params, "WN");
-    int block = r->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
-    int warps = r->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
+    int ti = g->tm, ni = g->tn, bi = g->bm, ci = g->bn, wmi = g->wm, wni = g->wn;
+    int block = g->rung->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
+    int warps = g->rung->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
     size_t es = kl_type_size(g->type);
     int broken = 0;
     if (block || warps)
@@ -83,7 +80,21 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
     if (!kl_gemm_rung_available(kl, r, t, why, sizeof why))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s cannot run on this device: %s", r->name,
                        why);
+    const struct kl_param_def *p = r->params;
     *g = (struct kl_tune_gemm){
-        kl, b, r, t, M, N, K, {r->name, r->params, g, extent, check, rules, run, &kl->err}};
+        .kl = kl,
+        .bench = b,
+        .rung = r,
+        .type = t,
+        .M = M,
+        .N = N,
+        .K = K,
+        .tm = kl_param_index(p, "TM"),
+        .tn = kl_param_index(p, "TN"),
+        .bm = kl_param_index(p, "BM"),
+        .bn = kl_param_index(p, "BN"),
+        .wm = kl_param_index(p, "WM"),
+        .wn = kl_param_index(p, "WN"),
+        .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};
     return KL_OK;
 }
