@@ -52,6 +52,8 @@ def expected(x):
     # oclgrind's device has no tensor cores: the TF32 row says so instead.
     if x["rung"] == "mma_tf32":
         return "skipped" if x["note"].startswith("no TF32 tensor cores") else "a note on tensor cores"
+    if x["rung"] == "fma_f16x2":
+        return "skipped" if x["note"].startswith("no packed-half arithmetic") else "a note on halves"
     return "measured" if x["rung"].startswith(timing_only) else "verified"
 bad += [f"{x['rung']} {x['status']} ({x['note']})" for x in r["results"]
         if x["status"] != expected(x)]
@@ -82,7 +84,7 @@ peak)
     if oclgrind "$kladder" devices 2>/dev/null | grep -Eq 'Double precision \(fp64\) +yes'; then
         rows+="fma_f64,"
     fi
-    rows+="fma_i32,mma_tf32,launch_latency,launch_host,empty_kernel,write_pageable,read_pageable,"
+    rows+="fma_i32,mma_tf32,fma_f16x2,launch_latency,launch_host,empty_kernel,write_pageable,read_pageable,"
     rows+="write_pinned,read_pinned,map_read,unmap_write"
     run "$rows" peak --quick --bytes 65536 --vec "$vecs"
     ;;

@@ -11,7 +11,7 @@
 
 #include "core/util.h"
 
-#define HEADER "kladder-ceilings 2" /* 2: tf32_gflops */
+#define HEADER "kladder-ceilings 3" /* 2: tf32_gflops; 3: f16_gflops */
 
 /* One table drives both writing and reading: name, and where the value lives. */
 enum field_kind { F_NUM, F_STR };
@@ -33,6 +33,7 @@ static const struct field fields[] = {
     STR(write_cfg),      NUM(f32_gflops), NUM(f64_gflops),   NUM(i32_giops),    NUM(launch_us),
     NUM(launch_host_us), NUM(empty_us),   NUM(h2d_pageable), NUM(d2h_pageable), NUM(h2d_pinned),
     NUM(d2h_pinned),     NUM(map_gbps),   NUM(unmap_gbps),   STR(date),         NUM(tf32_gflops),
+    NUM(f16_gflops),
 };
 #define FIELD_COUNT (sizeof fields / sizeof *fields)
 

@@ -20,6 +20,7 @@ struct kl_ceilings {
     char copy_cfg[128], read_cfg[128], write_cfg[128];
     double f32_gflops, f64_gflops, i32_giops; /* 0: not measured / no fp64 */
     double tf32_gflops;    /* TF32 on the tensor cores (mma.sync); 0: none on this device */
+    double f16_gflops;     /* packed half2 FMAs (fma.rn.f16x2); 0: not measured here */
     double launch_us;      /* queued to start, from events (clpeak's definition) */
     double launch_host_us; /* enqueue to completion seen by the host */
     double empty_us;       /* an empty kernel's own duration */

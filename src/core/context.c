@@ -331,6 +331,24 @@ int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n)
     return 0;
 }
 
+int kl_packed_half(const struct kl_device_info *d, char *why, size_t n)
+{
+    if (kl_contains_nocase(d->vendor, "nvidia") && d->cc_major >= 8)
+        return 1;
+    if (!kl_contains_nocase(d->vendor, "nvidia"))
+        snprintf(why, n,
+                 "no packed-half arithmetic here: kladder issues it as PTX on NVIDIA GPUs only "
+                 "(this device is %s's)",
+                 d->vendor);
+    else
+        snprintf(why, n,
+                 "no packed-half arithmetic known: compute capability %d.%d (%s), PTX "
+                 "cvt.rn.f16x2.f32 needs 8.0 or more",
+                 d->cc_major, d->cc_minor,
+                 d->cc_major ? "reported by the driver" : "not reported by the driver");
+    return 0;
+}
+
 int kl_kernel_is_cuda(const char *file)
 {
     size_t len = file ? strlen(file) : 0;

@@ -54,6 +54,12 @@ int kl_nvidia_hint(char *buf, size_t n);
  * the reason in why.
  */
 int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n);
+/*
+ * 1 if kladder issues packed-half arithmetic on d (PTX fma.rn.f16x2 and
+ * cvt.rn.f16x2.f32: NVIDIA, compute capability 8.0 or more, on either
+ * backend); else 0 and why says so.
+ */
+int kl_packed_half(const struct kl_device_info *d, char *why, size_t n);
 
 /* 1 when a kernel file is CUDA C++ (a .cu file: built as written, for CUDA only). */
 int kl_kernel_is_cuda(const char *file);

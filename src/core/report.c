@@ -22,7 +22,7 @@ const char *kl_result_status_name(enum kl_result_status s)
     return "?";
 }
 
-static const char *const precision_names[] = {NULL, "fp32", "tf32", "3xtf32", "fp64", "int32"};
+static const char *const precision_names[] = {NULL, "fp32", "tf32", "3xtf32", "fp64", "int32", "fp16"};
 
 const char *kl_precision_name(enum kl_precision p)
 {
@@ -101,6 +101,7 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p)
     case KL_PREC_3XTF32: return c->tf32_gflops / 3;
     case KL_PREC_FP64: return c->f64_gflops;
     case KL_PREC_INT32: return c->i32_giops;
+    case KL_PREC_FP16: return c->f16_gflops;
     default: return c->f32_gflops;
     }
 }
@@ -167,16 +168,18 @@ void kl_report_load_ceilings(struct kl_report *r)
 {
     char warn[512];
     int got = kl_ceilings_load(&r->device, r->backend, &r->ceilings, warn, sizeof warn);
-    char tf32[48] = "none (no tensor cores)";
+    char tf32[48] = "none (no tensor cores)", f16[48] = "";
     r->have_ceilings = got == 1;
     if (got == 1 && r->ceilings.tf32_gflops > 0)
         snprintf(tf32, sizeof tf32, "%.1f GFLOP/s", r->ceilings.tf32_gflops);
+    if (got == 1 && r->ceilings.f16_gflops > 0)
+        snprintf(f16, sizeof f16, ", FP16x2 %.1f GFLOP/s", r->ceilings.f16_gflops);
     if (got == 1)
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f GIOP/s, "
-                 "TF32 %s (kladder peak, %s)",
+                 "TF32 %s%s (kladder peak, %s)",
                  r->ceilings.copy_gbps, r->ceilings.f32_gflops, r->ceilings.f64_gflops,
-                 r->ceilings.i32_giops, tf32, r->ceilings.date);
+                 r->ceilings.i32_giops, tf32, f16, r->ceilings.date);
     else
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "%s%snone measured for this device: `kladder peak` measures them",

@@ -34,16 +34,17 @@ enum kl_precision {
     KL_PREC_TF32,
     KL_PREC_3XTF32,
     KL_PREC_FP64,
-    KL_PREC_INT32
+    KL_PREC_INT32,
+    KL_PREC_FP16 /* packed half2 FMAs, two lanes per instruction */
 };
-/* "fp32", "tf32", "3xtf32", "fp64", "int32" (NULL for NONE). */
+/* "fp32", "tf32", "3xtf32", "fp64", "int32", "fp16" (NULL for NONE). */
 const char *kl_precision_name(enum kl_precision p);
 /* The name back to its value; KL_PREC_NONE for NULL or an unknown name. */
 enum kl_precision kl_precision_parse(const char *name);
 /*
  * The compute roof of precision p in measured ceilings: the FMA rate of its type, the TF32
- * tensor-core rate for tf32, a third of it for 3xtf32 (three products per product); 0 when
- * unknown.
+ * tensor-core rate for tf32, a third of it for 3xtf32 (three products per product), the
+ * packed-half FMA rate for fp16; 0 when unknown.
  */
 double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p);
 /* The precision of plain arithmetic in type t: fp32, fp64 or int32. */

@@ -267,7 +267,7 @@ static void blur_pictures(FILE *out, const struct kl_run *run)
  */
 static void fastest_by_precision(FILE *out, const struct kl_run *run)
 {
-    static const char *const order[] = {"fp32", "tf32", "3xtf32", "fp64", "int32"};
+    static const char *const order[] = {"fp32", "tf32", "3xtf32", "fp64", "int32", "fp16"};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
         const struct kl_run_row *best = NULL, *peer = NULL;
@@ -482,6 +482,8 @@ static void device_facts(FILE *out, const struct kl_run *run)
             fprintf(out, ", INT32 %.4g GIOP/s", run->ceil.i32_giops);
         if (run->ceil.tf32_gflops > 0)
             fprintf(out, ", TF32 tensor cores %.4g GFLOP/s", run->ceil.tf32_gflops);
+        if (run->ceil.f16_gflops > 0)
+            fprintf(out, ", FP16x2 %.4g GFLOP/s", run->ceil.f16_gflops);
         fputs("; ", out);
     }
     esc(out, run->ceil_source);

@@ -168,7 +168,7 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     if (c->failed)
         return;
     if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
-        bad(c, prec, "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64 or int32)", where,
+        bad(c, prec, "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32 or fp16)", where,
             r->precision);
         return;
     }
@@ -201,6 +201,7 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
            f64 = num(c, v, w, "f64_gflops", 1), i32 = num(c, v, w, "i32_giops", 1);
     double rd = kl_json_get(v, "read_gbps") ? num(c, v, w, "read_gbps", 1) : NAN;
     double tf = kl_json_get(v, "tf32_gflops") ? num(c, v, w, "tf32_gflops", 1) : NAN;
+    double f16 = kl_json_get(v, "f16_gflops") ? num(c, v, w, "f16_gflops", 1) : NAN;
     double wr = kl_json_get(v, "write_gbps") ? num(c, v, w, "write_gbps", 1) : NAN;
     const char *date = str(c, v, w, "date");
     if (c->failed)
@@ -213,6 +214,7 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
     k->f64_gflops = f64 > 0 ? f64 : 0;
     k->i32_giops = i32 > 0 ? i32 : 0;
     k->tf32_gflops = tf > 0 ? tf : 0;
+    k->f16_gflops = f16 > 0 ? f16 : 0;
     snprintf(k->date, sizeof k->date, "%s", date);
     run->have_ceil = k->copy_gbps > 0;
     snprintf(run->ceil_source, sizeof run->ceil_source,
@@ -353,6 +355,8 @@ static void own_rows(struct kl_run *run)
             slot = &k->i32_giops, v = r->gflops;
         else if (strcmp(r->rung, "mma_tf32") == 0)
             slot = &k->tf32_gflops, v = r->gflops;
+        else if (strcmp(r->rung, "fma_f16x2") == 0)
+            slot = &k->f16_gflops, v = r->gflops;
         if (slot && isfinite(v) && v > *slot)
             *slot = v;
     }

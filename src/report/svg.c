@@ -427,22 +427,24 @@ static int by_py(const void *a, const void *b)
 /*
  * The roofs drawn dashed beside the main one: a peak run's other precisions
  * (it measured them all); for any run, the TF32 tensor-core roof where a row
- * is tf32 and the 3xTF32 roof (a third of it) where a row is 3xtf32, so each
- * point can be read against the roof of its own arithmetic.
+ * is tf32, the 3xTF32 roof (a third of it) where a row is 3xtf32 and the
+ * packed-half roof where a row is fp16, so each point can be read against the
+ * roof of its own arithmetic.
  */
 struct other_roof {
     double top;
     const char *name;
 };
-static int other_roofs(const struct kl_run *run, struct other_roof out[4])
+static int other_roofs(const struct kl_run *run, struct other_roof out[5])
 {
-    int n = 0, tf32 = strcmp(run->workload, "peak") == 0, x3 = 0;
+    int n = 0, tf32 = strcmp(run->workload, "peak") == 0, x3 = 0, f16 = tf32;
     if (!run->have_ceil || !(run->ceil.copy_gbps > 0))
         return 0;
     for (int i = 0; i < run->nrows; i++) {
         const char *p = run->rows[i].precision;
         tf32 |= p && strcmp(p, "tf32") == 0;
         x3 |= p && strcmp(p, "3xtf32") == 0;
+        f16 |= p && strcmp(p, "fp16") == 0;
     }
     if (strcmp(run->workload, "peak") == 0) {
         out[n++] = (struct other_roof){run->ceil.f64_gflops, "FP64 GFLOP/s"};
@@ -453,6 +455,8 @@ static int other_roofs(const struct kl_run *run, struct other_roof out[4])
     if (x3)
         out[n++] =
             (struct other_roof){run->ceil.tf32_gflops / 3, "3xTF32 (a third of TF32) GFLOP/s"};
+    if (f16)
+        out[n++] = (struct other_roof){run->ceil.f16_gflops, "FP16x2 (packed half) GFLOP/s"};
     return n;
 }
 
@@ -461,7 +465,7 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
     const char *unit = kl_run_unit(run, KL_METRIC_FLOPS);
     double bw = run->have_ceil ? run->ceil.copy_gbps : 0, peak = kl_run_compute_peak(run);
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, ai, perf;
-    struct other_roof others[4];
+    struct other_roof others[5];
     int npts = 0, nothers = other_roofs(run, others);
     for (int i = 0; i < run->nrows; i++)
         if (roof_point(run, &run->rows[i], &ai, &perf)) {

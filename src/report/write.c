@@ -67,7 +67,7 @@ static int has_error(const struct kl_result *x)
 static void precision_summary(const struct kl_report *r, FILE *out)
 {
     static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32,
-                                              KL_PREC_FP64, KL_PREC_INT32};
+                                              KL_PREC_FP64, KL_PREC_INT32, KL_PREC_FP16};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
         const struct kl_result *best = NULL, *peer = NULL;
@@ -162,8 +162,9 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     if (prec)
         fprintf(out, "prec: the arithmetic (tf32: inputs rounded to 10 mantissa bits, checked "
                      "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "
-                     "float-accurate; %% roof is against the roof of that arithmetic); error: "
-                     "max |c - ref| / sum|a*b| over the elements checked.\n");
+                     "float-accurate; fp16: packed half2 FMAs; %% roof is against the roof of that "
+                     "arithmetic); error: gemm max |c - ref| / sum|a*b| over the elements "
+                     "checked, blur max |out - ref| / full scale.\n");
 }
 
 void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
@@ -338,6 +339,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_num(out, c->i32_giops, c->i32_giops > 0);
         fputs(", \"tf32_gflops\": ", out);
         json_num(out, c->tf32_gflops, c->tf32_gflops > 0);
+        fputs(", \"f16_gflops\": ", out);
+        json_num(out, c->f16_gflops, c->f16_gflops > 0);
         fputs(", ", out);
         json_kv(out, "", "date", c->date, "},\n");
     } else {

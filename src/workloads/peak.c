@@ -483,9 +483,23 @@ static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quic
     return rate_search(kl, name, fma_measure, runs, sizeof *runs, n, quick, req, rep, gflops);
 }
 
-/* ---- tensor cores: TF32 products ---------------------------------------------- */
+/* ---- tensor cores and packed halves: kernels whose every output is exact ------ */
 
-#define MMA_MAX_ITERS 4096 /* the kernel's values stay exact up to here */
+/*
+ * A rate kernel of inline PTX whose outputs the host computes exactly:
+ * mma_tf32.cl (TF32 products on the tensor cores) and hfma2.cl (packed-half
+ * FMAs). Each is built with -DCHAINS and -DITERS and writes one float per
+ * work-item.
+ */
+struct exact_kernel {
+    const char *row, *file, *entry;
+    enum kl_precision precision;
+    int iters, quick_iters, max_iters; /* the loop lengthens until ~10 ms, up to max_iters */
+    size_t grid_per_cu;                /* work-items per compute unit */
+    double flops_per_step;             /* operations per work-item, chain and iteration */
+    double (*expected)(int gid, int chains, int iters);
+    const char *what; /* what a verified sample reproduced */
+};
 
 /* out[gid] of mma_tf32.cl, computed exactly (see the kernel's comment). */
 static double mma_expected(int gid, int chains, int iters)
@@ -504,15 +518,54 @@ static double mma_expected(int gid, int chains, int iters)
     return s;
 }
 
-/*
- * One configuration of the tensor-core kernel: whole waves of warps, the
- * loop lengthened until a launch takes ~10 ms (or the exactness limit),
- * sampled work-items checked bit for bit, then timed by proto.
- */
-static enum kl_status mma_measure(struct kl_context *kl, const void *cfg, int quick,
-                                  const struct kl_protocol *proto, struct kl_result *res)
+/* out[gid] of hfma2.cl: both lanes of every chain, each grown by one per step. */
+static double hfma2_expected(int gid, int chains, int iters)
 {
-    const int chains = *(const int *)cfg;
+    double s = 0;
+    for (int c = 0; c < chains; c++)
+        s += (gid + 3 * c) % 13 + (gid + 3 * c + 1) % 13 + 2.0 * iters;
+    return s;
+}
+
+/* 2·16·8·8 operations per mma.m16n8k8, one per 32 work-items. */
+static const struct exact_kernel mma_tf32 = {"mma_tf32",
+                                             "opencl/peak/mma_tf32.cl",
+                                             "mma_tf32",
+                                             KL_PREC_TF32,
+                                             256,
+                                             16,
+                                             4096,
+                                             2048 * 4,
+                                             2.0 * 16 * 8 * 8 / 32,
+                                             mma_expected,
+                                             "sums of mma chains"};
+static const struct exact_kernel fma_f16x2 = {"fma_f16x2",
+                                              "opencl/peak/hfma2.cl",
+                                              "hfma2",
+                                              KL_PREC_FP16,
+                                              2016,
+                                              16,
+                                              2016,
+                                              2048 * 16,
+                                              2.0 * 2,
+                                              hfma2_expected,
+                                              "sums of packed-half FMA chains"};
+
+struct exact_run {
+    const struct exact_kernel *k;
+    int chains;
+};
+
+/*
+ * One configuration of an exact kernel: whole waves of work-items, the loop
+ * lengthened until a launch takes ~10 ms (or the exactness limit), sampled
+ * work-items checked bit for bit, then timed by proto.
+ */
+static enum kl_status exact_measure(struct kl_context *kl, const void *cfg, int quick,
+                                    const struct kl_protocol *proto, struct kl_result *res)
+{
+    const struct exact_kernel *k = ((const struct exact_run *)cfg)->k;
+    const int chains = ((const struct exact_run *)cfg)->chains;
     struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 1};
     struct kl_stats stats;
     struct kl_buf *out = NULL;
@@ -520,27 +573,27 @@ static enum kl_status mma_measure(struct kl_context *kl, const void *cfg, int qu
     enum kl_status st;
     double t1 = 0;
     size_t wg = quick ? 64 : 256;
-    size_t global = quick ? wg : (size_t)kl->info.compute_units * 2048 * 4;
-    int iters = quick ? 16 : 256;
+    size_t global = quick ? wg : (size_t)kl->info.compute_units * k->grid_per_cu;
+    int iters = quick ? k->quick_iters : k->iters;
 
     l.local[0] = wg;
     l.global[0] = global = kl_round_up(global, wg);
     l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
     snprintf(res->config, sizeof res->config, "CHAINS=%d", chains);
-    res->precision = KL_PREC_TF32;
+    res->precision = k->precision;
     if ((st = kl->ops->alloc(kl->dev, global * sizeof *host, &out, &kl->err)) != KL_OK)
         goto done;
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = out}};
     for (;;) {
         snprintf(res->options, sizeof res->options, "-DCHAINS=%d -DITERS=%d", chains, iters);
-        if ((st = kl_kernel_get(kl, "opencl/peak/mma_tf32.cl", "mma_tf32", res->options, &l.kernel,
-                                &res->build_s)) != KL_OK ||
-            (st = kl_launch_check(&l, "mma_tf32", &kl->err)) != KL_OK ||
+        if ((st = kl_kernel_get(kl, k->file, k->entry, res->options, &l.kernel, &res->build_s)) !=
+                KL_OK ||
+            (st = kl_launch_check(&l, k->row, &kl->err)) != KL_OK ||
             (st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
             goto done;
-        if (quick || t1 >= 0.01 || iters >= MMA_MAX_ITERS)
+        if (quick || t1 >= 0.01 || iters >= k->max_iters)
             break;
-        while (iters < MMA_MAX_ITERS && t1 < 0.01)
+        while (iters < k->max_iters && t1 < 0.01)
             iters *= 2, t1 *= 2;
     }
     if (!(host = malloc(global * sizeof *host))) {
@@ -553,7 +606,7 @@ static enum kl_status mma_measure(struct kl_context *kl, const void *cfg, int qu
     const int samples = 16;
     for (int i = 0; i < samples; i++) {
         int gid = (int)(i == samples - 1 ? global - 1 : global / (samples - 1) * (size_t)i);
-        double want = mma_expected(gid, chains, iters);
+        double want = k->expected(gid, chains, iters);
         if (host[gid] != want) {
             res->status = KL_RESULT_FAILED;
             snprintf(res->note, sizeof res->note, "work-item %d: got %.9g, want %.9g", gid,
@@ -562,12 +615,12 @@ static enum kl_status mma_measure(struct kl_context *kl, const void *cfg, int qu
         }
     }
     snprintf(res->note, sizeof res->note,
-             "verified: %d work-items' sums of %d mma chains reproduced exactly; %zu work-items, "
+             "verified: %d work-items' %s reproduced exactly (%d chains); %zu work-items, "
              "%d iterations",
-             samples, chains, global, iters);
+             samples, k->what, chains, global, iters);
     if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         goto done;
-    res->flops = 2.0 * 16 * 8 * 8 * chains * iters * (double)(global / 32);
+    res->flops = k->flops_per_step * chains * iters * (double)global;
     kl_result_set_stats(res, &stats);
 done:
     free(host);
@@ -576,27 +629,28 @@ done:
 }
 
 /*
- * The TF32 roof: the better of a few chain counts (a row "mma_tf32"), or,
- * on a device without TF32 tensor cores, a skipped row saying so.
+ * The TF32 roof (row mma_tf32) and the packed-half roof (row fma_f16x2): the
+ * better of a few chain counts, or, on a device without them, a skipped row
+ * saying why.
  */
-static enum kl_status mma_search(struct kl_context *kl, int quick,
-                                 const struct kl_peak_request *req, struct kl_report *rep,
-                                 double *gflops)
+static enum kl_status exact_search(struct kl_context *kl, const struct exact_kernel *k, int quick,
+                                   const struct kl_peak_request *req, struct kl_report *rep,
+                                   double *gflops)
 {
-    static const int chains_all[] = {2, 4, 8}, chains_quick[] = {4};
+    const struct exact_run all[] = {{k, 2}, {k, 4}, {k, 8}}, some[] = {{k, 4}};
     char why[256];
     *gflops = 0;
-    if (!kl_tensor_tf32(&kl->info, why, sizeof why)) {
-        struct kl_result *res = kl_report_add(rep, "mma_tf32", NULL);
+    if (!(k == &mma_tf32 ? kl_tensor_tf32 : kl_packed_half)(&kl->info, why, sizeof why)) {
+        struct kl_result *res = kl_report_add(rep, k->row, NULL);
         if (!res)
             return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
         res->status = KL_RESULT_SKIPPED;
-        res->precision = KL_PREC_TF32;
+        res->precision = k->precision;
         snprintf(res->note, sizeof res->note, "%s", why);
         return KL_OK;
     }
-    return rate_search(kl, "mma_tf32", mma_measure, quick ? chains_quick : chains_all,
-                       sizeof *chains_all, quick ? 1 : 3, quick, req, rep, gflops);
+    return rate_search(kl, k->row, exact_measure, quick ? some : all, sizeof *all, quick ? 1 : 3,
+                       quick, req, rep, gflops);
 }
 
 /* ---- launch latency ---------------------------------------------------------- */
@@ -924,13 +978,14 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     bw_free(&s);
     s.kl = NULL;
 
-    /* Arithmetic: FP32, FP64 where the device has it, INT32; TF32 on tensor cores. */
-    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; TF32 tensor cores");
+    /* Arithmetic: FP32, FP64 where the device has it, INT32; TF32 on tensor cores, FP16x2. */
+    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; TF32 tensor cores, FP16x2");
     if ((st = fma_search(kl, KL_FLOAT, req->quick, req, rep, &c->f32_gflops)) != KL_OK ||
         (kl->info.fp64 &&
          (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
         (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK ||
-        (st = mma_search(kl, req->quick, req, rep, &c->tf32_gflops)) != KL_OK)
+        (st = exact_search(kl, &mma_tf32, req->quick, req, rep, &c->tf32_gflops)) != KL_OK ||
+        (st = exact_search(kl, &fma_f16x2, req->quick, req, rep, &c->f16_gflops)) != KL_OK)
         goto done;
 
     kl_progress_step(16, 17, "peak: launch latency and transfers");
@@ -953,7 +1008,7 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
                 c->read_gbps, c->write_gbps);
         fprintf(out, "fp32,%.6g,GFLOP/s\nfp64,%.6g,GFLOP/s\nint32,%.6g,GIOP/s\n", c->f32_gflops,
                 c->f64_gflops, c->i32_giops);
-        fprintf(out, "tf32,%.6g,GFLOP/s\n", c->tf32_gflops);
+        fprintf(out, "tf32,%.6g,GFLOP/s\nfp16x2,%.6g,GFLOP/s\n", c->tf32_gflops, c->f16_gflops);
         fprintf(out, "launch_latency,%.4g,us\nlaunch_host,%.4g,us\nempty_kernel,%.4g,us\n",
                 c->launch_us, c->launch_host_us, c->empty_us);
         fprintf(out, "write_pageable,%.4g,GB/s\nread_pageable,%.4g,GB/s\n", c->h2d_pageable,
@@ -968,13 +1023,14 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
                 "{\"workload\": \"peak\", \"cached\": true, \"device\": \"%s\", \"driver\": "
                 "\"%s\", \"date\": \"%s\",\n \"copy_gbps\": %.6g, \"read_gbps\": %.6g, "
                 "\"write_gbps\": %.6g, \"f32_gflops\": %.6g, \"f64_gflops\": %.6g, "
-                "\"i32_giops\": %.6g, \"tf32_gflops\": %.6g,\n \"launch_us\": %.4g, "
+                "\"i32_giops\": %.6g, \"tf32_gflops\": %.6g, \"f16_gflops\": %.6g,\n \"launch_us\": "
+                "%.4g, "
                 "\"launch_host_us\": %.4g, "
                 "\"empty_us\": %.4g,\n \"h2d_pageable_gbps\": %.4g, \"d2h_pageable_gbps\": "
                 "%.4g, \"h2d_pinned_gbps\": %.4g, \"d2h_pinned_gbps\": %.4g, \"map_gbps\": "
                 "%.4g, \"unmap_gbps\": %.4g}\n",
                 dev->name, dev->driver_version, c->date, c->copy_gbps, c->read_gbps, c->write_gbps,
-                c->f32_gflops, c->f64_gflops, c->i32_giops, c->tf32_gflops, c->launch_us,
+                c->f32_gflops, c->f64_gflops, c->i32_giops, c->tf32_gflops, c->f16_gflops, c->launch_us,
                 c->launch_host_us, c->empty_us, c->h2d_pageable, c->d2h_pageable, c->h2d_pinned,
                 c->d2h_pinned, c->map_gbps, c->unmap_gbps);
         return;
@@ -992,6 +1048,10 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
         fprintf(out, "  TF32 tensor mma  %10.1f GFLOP/s\n", c->tf32_gflops);
     else
         fprintf(out, "  TF32 tensor mma           - (no tensor cores)\n");
+    if (c->f16_gflops > 0)
+        fprintf(out, "  FP16x2 FMA       %10.1f GFLOP/s\n", c->f16_gflops);
+    else
+        fprintf(out, "  FP16x2 FMA                - (not measured on this device)\n");
     fprintf(out,
             "  launch latency   %10.2f us queued->start (mean), %.2f us host round trip, "
             "%.2f us empty kernel\n",

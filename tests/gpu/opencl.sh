@@ -63,13 +63,14 @@ done
 if python3 - "$out/peak_opencl.json" <<'PY'; then
 import json, sys
 r = {x["rung"]: x for x in json.load(open(sys.argv[1]))["results"]}
-m = r.get("mma_tf32", {})
-assert m.get("status") == "verified" and m.get("precision") == "tf32" and m.get("gflops", 0) > 0, m
-print(f"ok    peak: mma_tf32 verified, {m['gflops']:.0f} GFLOP/s ({m['config']})")
+for name, prec in (("mma_tf32", "tf32"), ("fma_f16x2", "fp16")):
+    m = r.get(name, {})
+    assert m.get("status") == "verified" and m.get("precision") == prec and m.get("gflops", 0) > 0, m
+    print(f"ok    peak: {name} verified, {m['gflops']:.0f} GFLOP/s ({m['config']})")
 PY
     :
 else
-    echo "FAIL  peak: no verified mma_tf32 row"
+    echo "FAIL  peak: no verified mma_tf32 or fma_f16x2 row"
     status=1
 fi
 rm -f "$out/tmp.txt"
