@@ -360,12 +360,13 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
                 }
 }
 
-/* A blur rung in both pixel types, as blur.c builds it; with PX, every width. */
-static void add_blur(const char *file, const struct kl_param_def *params, int px)
+/* A blur rung in both pixel types (uchar4 only for rgba8_only), as blur.c builds it; with
+ * PX, every width. */
+static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only)
 {
     static const char *const pixels[] = {" -DKL_PIX_FLOAT", " -DKL_PIX_UCHAR4"};
     char extra[128];
-    for (int p = 0; p < 2; p++) {
+    for (int p = rgba8_only; p < 2; p++) {
         snprintf(extra, sizeof extra, " -DRAD=%d%s", BLUR_RADIUS, pixels[p]);
         add_rung(file, params, float_type, 1, extra);
         for (int w = 1; px && w <= 8; w *= 2)
@@ -383,6 +384,12 @@ static void add_peak(const char *file)
     } else if (strcmp(base, "mma_tf32.cl") == 0) {
         for (int ch = 1; ch <= 8; ch *= 2) {
             snprintf(opt, sizeof opt, "-DCHAINS=%d -DITERS=4096", ch);
+            add_job_cc(file, opt, 80);
+            add_job_cc(file, opt, 90);
+        }
+    } else if (strcmp(base, "hfma2.cl") == 0) {
+        for (int ch = 1; ch <= 16; ch *= 2) {
+            snprintf(opt, sizeof opt, "-DCHAINS=%d -DITERS=2016", ch);
             add_job_cc(file, opt, 80);
             add_job_cc(file, opt, 90);
         }
@@ -408,7 +415,7 @@ static void add_by_directory(const char *file)
     if (strncmp(file, "opencl/peak/", 12) == 0)
         add_peak(file);
     else if (strncmp(file, "opencl/blur/", 12) == 0)
-        add_blur(file, NULL, 0);
+        add_blur(file, NULL, 0, 0);
     else if (strncmp(file, "opencl/copy/", 12) == 0)
         add_rung(file, NULL, int_type, 1, "");
     else if (strncmp(file, "opencl/gemm/", 12) == 0)
@@ -460,7 +467,7 @@ static int collect(void)
     for (int i = 0; i < kl_blur_rung_count(); i++) {
         const struct kl_blur_rung *r = kl_blur_rung_at(i);
         if (r->kind != KL_BLUR_IMAGE)
-            add_blur(r->file, r->params, r->px);
+            add_blur(r->file, r->params, r->px, r->rgba8_only);
     }
 
     /* Every kernel file built into kladder: the tables' options, else the directory's. */

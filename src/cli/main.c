@@ -111,6 +111,7 @@ static const char usage_more[] =
     "  --pixel P          float (one channel, default) or uchar4 (RGBA, 8 bits per channel)\n"
     "  --output FILE      write the blurred image as PNG (for blur, --output is the image;\n"
     "                     --json FILE saves the report), from --output-rung R or the fastest\n"
+    "  --compare npp      add NVIDIA NPP's Gaussian filter with the same weights as a peer\n"
     "\n"
     "peak:\n"
     "  --refresh          measure again even when ceilings are cached for this device\n"
@@ -232,7 +233,7 @@ static const struct option options[] = {
     {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
     {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
     {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON_TUNE},
-    {"--compare", 1, ON(CMD_GEMV) | ON(CMD_GEMM)},
+    {"--compare", 1, ON(CMD_GEMV) | ON(CMD_GEMM) | ON(CMD_BLUR)},
     {"--no-tuned", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
     {"--budget", 1, ON_TUNE},
     {"--exhaustive", 0, ON_TUNE},
@@ -381,7 +382,7 @@ static int apply(struct cli *c, const char *opt, const char *val)
         int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
         if (n == 0)
             return fail_usage("--compare needs a library name (gemm: cublas, cublas_tf32, "
-                              "clblast, openblas; gemv: clblast, cublas)");
+                              "clblast, openblas; gemv: clblast, cublas; blur: npp)");
         for (int a = c->npeers; a < c->npeers + n; a++)
             for (int b = 0; b < a; b++)
                 if (strcmp(c->peers[a], c->peers[b]) == 0) {
@@ -962,6 +963,7 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
     req.params = c->params, req.nparams = c->nparams;
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.users = users, req.nusers = nusers, req.tuner = c->tuner;
+    req.peers = c->peers, req.npeers = c->npeers;
     rep->image_in = c->input; /* for the HTML report's pictures */
     enum kl_status st = kl_blur_ladder(kl, &req, rep);
     if (st == KL_OK)

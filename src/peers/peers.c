@@ -15,6 +15,16 @@ enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
     return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" (clblast or cublas)", peer);
 }
 
+enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
+                            const struct kl_blur_problem *p, const struct kl_protocol *proto,
+                            void *out, struct kl_stats *stats, char *what, size_t n,
+                            struct kl_err *e)
+{
+    if (strcmp(peer, "npp") == 0)
+        return kl_npp_blur(kl, p, proto, out, stats, what, n, e);
+    return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for blur (npp)", peer);
+}
+
 const char kl_gemm_peer_names[] = "cublas, cublas_tf32, clblast or openblas";
 
 int kl_peer_gemm_known(const char *name)

@@ -60,6 +60,26 @@ int kl_peer_gemm_known(const char *name);
 /* The arithmetic of a peer's results in type t: TF32 for cublas_tf32, else the type's own. */
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t);
 
+/*
+ * A Gaussian blur for a library: a W×H picture, rows packed, of float (one
+ * channel) or RGBA8 pixels; the 2R+1 weights; borders replicate the edge.
+ */
+struct kl_blur_problem {
+    int rgba8; /* 1: RGBA8 pixels, 0: float */
+    int W, H, R;
+    const void *src;
+    const float *w;
+};
+
+/*
+ * Runs peer ("npp") once into out (W·H pixels, for the caller to verify),
+ * then times it by proto into *stats; *what names the library and call.
+ */
+enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
+                            const struct kl_blur_problem *p, const struct kl_protocol *proto,
+                            void *out, struct kl_stats *stats, char *what, size_t n,
+                            struct kl_err *e);
+
 struct kl_result;
 /*
  * The row of a peer after its run returned st (e the reason): a library

@@ -17,6 +17,7 @@
 #include "core/measure.h"
 #include "core/progress.h"
 #include "core/util.h"
+#include "peers/peers.h"
 
 /* clang-format off */
 #define P_BX {"BX", 16, 1, 1024, 1, 0, "work-group width (pixels)"}
@@ -107,6 +108,20 @@ static const struct kl_blur_rung rungs[] = {
                  "warps per block, one above the other (each a row of 32 threads)"},
                 P_PXF(4, "thread"),
                 {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}}},
+    {.name = "11_half2",
+     .summary = "CUDA, 8-bit pixels: the column pass first on exact integers, both passes in "
+                "packed half2 (two channels per FMA), taps paired by weight; run where the "
+                "host's error bound keeps every output within one level",
+     .file = "cuda/blur/11_half2.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = 7,
+     .px = 1,
+     .precision = KL_PREC_FP16,
+     .rgba8_only = 1,
+     .params = {{"WY", 4, 1, 32, 1, 0,
+                 "warps per block, one above the other (each a row of 32 threads)"},
+                {"PX", 4, 1, 8, 1, 1, "pixels per thread in the row pass"},
+                {"RY", 8, 1, 64, 1, 0, "rows per warp; a tile has WY·RY rows"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -184,7 +199,94 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v, const stru
         size_t rows = by * (size_t)kl_param_value(r->params, v, "RY") + R2;
         return rows * (bx * px + RA2) * 4 + (s->pix == KL_PIX_UCHAR4 ? rows * bx * px * 16 : 0);
     }
+    case 7: { /* rung 11: the staged tile as in 6, and TH rows of SPAN + 2R column-pass results */
+        size_t th = by * (size_t)kl_param_value(r->params, v, "RY");
+        return (th + R2) * (bx * px + RA2) * 4 + th * (bx * px + R2) * 8;
     }
+    }
+    return 0;
+}
+
+/* ---- the error bound of packed-half arithmetic (11_half2.cu) -------------------- */
+
+/* x >= 0 rounded to the nearest half (binary16), ties to even, as cvt.rn.f16 rounds. */
+static double to_half(double x)
+{
+    int e;
+    if (x == 0)
+        return 0;
+    frexp(x, &e); /* x in [2^(e-1), 2^e) */
+    double unit = ldexp(1.0, (e - 1 < -14 ? -14 : e - 1) - 10);
+    return nearbyint(x / unit) * unit;
+}
+
+/* The most one rounding to half moves a value of magnitude up to x: half its spacing. */
+static double half_rounding(double x)
+{
+    int e;
+    if (x < ldexp(1.0, -14))
+        return ldexp(1.0, -25);
+    frexp(x, &e);
+    return ldexp(1.0, e - 1 - 11);
+}
+
+/*
+ * How far 11_half2's tails-inwards sum (a = fma(w'[k], t(-k) + t(k), a) for k = R..1,
+ * then a = fma(w'[0], t(0), a)) can be from the exact sum with the same half weights wh,
+ * for inputs of magnitude up to m, each err_in off; pair sums exact where exact_pairs
+ * (integers), else rounded. Each rounding is bounded at the largest value it can see.
+ */
+static double sum_bound(const double *wh, int R, double m, double err_in, int exact_pairs)
+{
+    double err = 0, mag = 0;
+    for (int k = R; k >= 0; k--) {
+        int taps = k ? 2 : 1;
+        double pair = exact_pairs || !k ? 0 : half_rounding(2 * m + 2 * err_in);
+        err += wh[k] * (taps * err_in + pair);
+        mag += wh[k] * taps * m;
+        err += half_rounding(mag + err);
+    }
+    return err;
+}
+
+/*
+ * The bound 11_half2.cu's comment argues, for weights w (2R+1 floats, symmetric), in
+ * levels, before the final rounding: the column pass on integers in [-128, 127], the
+ * row pass on its results, and what rounding the weights to half moves.
+ */
+static double half2_bound(const float *w, int R)
+{
+    double wh[513], sum = 0, sum_h = 0, moved = 0;
+    for (int k = 0; k <= R; k++)
+        wh[k] = to_half(w[R + k]);
+    for (int i = -R; i <= R; i++) {
+        sum += w[i + R];
+        sum_h += wh[i < 0 ? -i : i];
+        for (int j = -R; j <= R; j++)
+            moved += fabs(wh[i < 0 ? -i : i] * wh[j < 0 ? -j : j] - (double)w[i + R] * w[j + R]);
+    }
+    double cols = sum_bound(wh, R, 128, 0, 1);
+    double rows = sum_bound(wh, R, 128 * sum_h + cols, cols, 0);
+    return rows + 128 * moved + 128 * fabs(1 - sum * sum);
+}
+
+/* ---- a rung against the device ----------------------------------------------------- */
+
+/* What the device or the pixel type rules out whatever a rung's values; 0 and why if so. */
+static int rung_runs_here(const struct kl_blur_rung *r, const struct kl_context *kl,
+                          enum kl_pixel pix, char *why, size_t n)
+{
+    char half[256];
+    if (kl_kernel_elsewhere(kl, r->file))
+        snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", r->name);
+    else if (r->kind == KL_BLUR_IMAGE && !kl->info.images)
+        snprintf(why, n, "rung %s: the device has no image support", r->name);
+    else if (r->rgba8_only && pix != KL_PIX_UCHAR4)
+        snprintf(why, n, "rung %s computes 8-bit pixels (--pixel uchar4)", r->name);
+    else if (r->precision == KL_PREC_FP16 && !kl_packed_half(&kl->info, half, sizeof half))
+        snprintf(why, n, "rung %s: %s", r->name, half);
+    else
+        return 1;
     return 0;
 }
 
@@ -196,9 +298,16 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
     struct geometry g = geometry_of(r, v);
     size_t lb = local_bytes(r, v, s, g.bx, g.by, px_of(r, v, s->pix, s->R));
     size_t w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
-    if (kl_kernel_elsewhere(s->kl, r->file))
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s is CUDA C++: it runs with --backend cuda",
-                       r->name);
+    char why[512];
+    double bound;
+    if (!rung_runs_here(r, s->kl, s->pix, why, sizeof why))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", why);
+    if (r->precision == KL_PREC_FP16 && (bound = half2_bound(s->w, s->R)) > 0.5)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: at radius %d with these weights its half-precision arithmetic "
+                       "is proved within %.2f of the exact blur, more than the 0.5 that keeps "
+                       "every output within one level after rounding",
+                       r->name, s->R, bound);
     enum kl_status st = kl_launch_check(l, r->name, e);
     if (st != KL_OK)
         return st;
@@ -214,11 +323,9 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
                        "(%llu)",
                        r->name, w2, (unsigned long long)d->constant_mem);
     if (r->kind == KL_BLUR_IMAGE &&
-        (!d->images || (size_t)s->W > d->image2d_max[0] || (size_t)s->H > d->image2d_max[1]))
+        ((size_t)s->W > d->image2d_max[0] || (size_t)s->H > d->image2d_max[1]))
         return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       d->images ? "rung %s: the image exceeds the device's largest 2-D image"
-                                 : "rung %s: the device has no image support",
-                       r->name);
+                       "rung %s: the image exceeds the device's largest 2-D image", r->name);
     return KL_OK;
 }
 
@@ -290,9 +397,14 @@ static enum kl_status reference(struct blur_session *s, struct kl_err *e)
     return KL_OK;
 }
 
-/* Checks s->out against the reference; a note says how it went. */
-static int judge(const struct blur_session *s, char *note, size_t n)
+/*
+ * Checks s->out against the reference; a note says how it went, and a verified row's
+ * error is the worst difference over the full scale (1 for float, 255 levels for uchar4).
+ */
+static int judge(const struct blur_session *s, struct kl_result *res)
 {
+    char *note = res->note;
+    size_t n = sizeof res->note;
     double tol = s->pix == KL_PIX_FLOAT ? 1e-5 : 1.0, worst = 0;
     size_t bad = 0, at = 0;
     if (memcmp((char *)s->out + s->n * 4, (char *)s->fill + s->n * 4, GUARD * 4) != 0) {
@@ -319,6 +431,7 @@ static int judge(const struct blur_session *s, char *note, size_t n)
     }
     snprintf(note, n, "%zu pixels match the reference (worst error %.2g, tolerance %g)", s->n,
              worst, tol);
+    res->error = worst / (s->pix == KL_PIX_FLOAT ? 1.0 : 255.0);
     return 1;
 }
 
@@ -357,7 +470,7 @@ static enum kl_status verify_and_time(struct blur_session *s, struct kl_launch_p
         (st = kl_launch_pair_timed(p, &dummy, e)) != KL_OK ||
         (st = kl->ops->read(kl->dev, s->ddst, s->out, (s->n + GUARD) * 4, e)) != KL_OK)
         return st;
-    if (!judge(s, res->note, sizeof res->note)) {
+    if (!judge(s, res)) {
         res->status = KL_RESULT_FAILED;
         return KL_OK;
     }
@@ -526,18 +639,19 @@ struct blur_ladder {
     double best_s; /* its median time */
 };
 
-/* Rungs the device cannot run whatever their values: CUDA C++ elsewhere, images without them. */
+/* Rungs that cannot run here whatever their values (rung_runs_here). */
 static int blur_available(void *self, int i, char *why, size_t n)
 {
     const struct blur_ladder *L = self;
-    const struct kl_context *kl = L->s.kl;
-    if (kl_kernel_elsewhere(kl, rungs[i].file))
-        snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", rungs[i].name);
-    else if (rungs[i].kind == KL_BLUR_IMAGE && !kl->info.images)
-        snprintf(why, n, "rung %s: the device has no image support", rungs[i].name);
-    else
-        return 1;
-    return 0;
+    return rung_runs_here(&rungs[i], L->s.kl, L->req->pixel, why, n);
+}
+
+/* A row's arithmetic: the rung's (fp32 unless it says otherwise). */
+static void blur_describe(void *self, int i, struct kl_result *res)
+{
+    (void)self;
+    if (i < RUNG_COUNT)
+        res->precision = rungs[i].precision ? rungs[i].precision : KL_PREC_FP32;
 }
 
 static enum kl_status blur_check(void *self, int i, const int *values, struct kl_err *e)
@@ -616,12 +730,38 @@ static const struct kl_user_iface user_iface = {
     .run = user_run,
 };
 
+/* A library's blur of the same picture with the same weights: a row, verified like a rung. */
+static enum kl_status run_peer(struct blur_session *s, const char *peer,
+                               const struct kl_protocol *proto, struct kl_report *rep)
+{
+    struct kl_blur_problem p = {s->pix == KL_PIX_UCHAR4, s->W, s->H, s->R, s->src, s->w};
+    char name[64], what[256];
+    struct kl_stats stats;
+    struct kl_err e;
+    snprintf(name, sizeof name, "peer:%s", peer);
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    if (!res)
+        return kl_fail(&s->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    res->peer = 1;
+    /* The guard band stays as filled: a library writes its own buffer, never past it. */
+    memcpy(s->out, s->fill, (s->n + GUARD) * 4);
+    enum kl_status st = kl_peer_blur(s->kl, peer, &p, proto, s->out, &stats, what, sizeof what, &e);
+    if (kl_peer_row(res, st, &e, what) && judge(s, res))
+        kl_result_set_stats(res, &stats);
+    else if (st == KL_OK)
+        res->status = KL_RESULT_FAILED;
+    return KL_OK;
+}
+
 /* What can be refused before the picture is read: σ, the radius, --output-rung, --output. */
 static enum kl_status check_request(const struct kl_blur_request *req,
                                     const struct kl_rung_set *set, const int *chosen, int nchosen,
                                     int *out_rung, struct kl_err *e)
 {
     *out_rung = -1;
+    for (int j = 0; j < req->npeers; j++)
+        if (strcmp(req->peers[j], "npp") != 0)
+            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for blur (npp)", req->peers[j]);
     if (req->output_rung) {
         int among = 0;
         *out_rung = kl_rung_lookup(set, req->output_rung);
@@ -698,6 +838,8 @@ static void report_header(struct kl_report *rep, const struct blur_session *s,
              "\"width\": %d, \"height\": %d, \"sigma\": %g, \"radius\": %d, \"pixel\": \"%s\"",
              s->W, s->H, req->sigma, s->R, s->pix == KL_PIX_FLOAT ? "float" : "uchar4");
     rep->bytes = 2.0 * (double)s->n * 4; /* each pixel read once and written once */
+    /* The direct separable filter: two passes of 2R+1 multiply-adds per channel. */
+    rep->flops = 2.0 * 2 * (2 * s->R + 1) * s->ch * (double)s->n;
     rep->items = (double)s->n;
     rep->items_unit = "Mpix/s";
     snprintf(rep->reference, sizeof rep->reference,
@@ -739,6 +881,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                             .self = &L,
                             .named_is_users = 1,
                             .available = blur_available,
+                            .describe = blur_describe,
                             .check = blur_check,
                             .run = blur_run,
                             .user = &user_iface};
@@ -778,7 +921,11 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
 
     kl_ladder_report(rep, kl, "blur", KL_FLOAT, req->seed, &req->protocol);
     report_header(rep, &L.s, req);
-    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e)) == KL_OK && req->output)
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen + req->npeers, rep, e)) != KL_OK)
+        goto done;
+    for (int j = 0; j < req->npeers && st == KL_OK; j++)
+        st = run_peer(&L.s, req->peers[j], &req->protocol, rep);
+    if (st == KL_OK && req->output)
         st = output(&L, &im, rep, e);
 done:
     kl_report_finish(rep);

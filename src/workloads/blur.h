@@ -27,10 +27,13 @@ struct kl_blur_rung {
     int local;            /* local memory: 0 none, 1 2-D tile, 2 row/column tiles, 4 two
                              staged rows of BX·PX columns and their halo, 5 ST such rows of
                              4-byte pixels (dynamic shared memory of a CUDA C++ rung), 6 a
-                             tile of WY·RY + 2R such rows, and for uchar4 its row results */
+                             tile of WY·RY + 2R such rows, and for uchar4 its row results, 7
+                             such a tile and its WY·RY column-pass rows of 8-byte results */
     int px;               /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
                              floats, so PX/4 (at least 1) pixels of uchar4 */
     int sy;               /* each work-item computes SY rows (the SY parameter) */
+    enum kl_precision precision; /* its arithmetic: fp32 unless it says (fp16: packed half2) */
+    int rgba8_only;              /* computes 8-bit pixels only (--pixel uchar4) */
     struct kl_param_def params[KL_MAX_PARAMS];
 };
 
@@ -59,6 +62,8 @@ struct kl_blur_request {
     int nusers;
     const struct kl_ladder_tuner
         *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
+    const char *const *peers; /* "npp": a row each after the rungs */
+    int npeers;
 };
 
 enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,

@@ -88,25 +88,8 @@ blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const in
     const int lane = threadIdx.x, ty = threadIdx.y;
     const int gx0 = blockIdx.x * SPAN, y0 = blockIdx.y * TH;
 
-    /* 1. Stage the tile: row r holds source row y0 - RAD + r (clamped), from column gx0 - RA.
-     * The tile's pieces are numbered row after row and dealt to the threads in turn, so each
-     * warp copies 32 neighbouring pieces at once. (A warp per row, 32 pieces and then a tail
-     * of 2RA/4, ran 10 % slower on an H100: docs/RESULTS.md.) */
-    const int tid = ty * 32 + lane;
-    const bool fast = W % 4 == 0 && gx0 - RA >= 0 && gx0 + SPAN + RA <= W;
-    if (fast) {
-        for (int c = tid; c < NS * (ROW / 4); c += 32 * WY) {
-            const int r = c / (ROW / 4), q = c - r * (ROW / 4);
-            copy16(staged + r * ROW + 4 * q,
-                   src + (size_t)min(max(y0 - RAD + r, 0), H - 1) * W + gx0 - RA + 4 * q);
-        }
-    } else {
-        for (int e = tid; e < NS * ROW; e += 32 * WY) {
-            const int r = e / ROW, q = e - r * ROW;
-            copy4(staged + e, src + (size_t)min(max(y0 - RAD + r, 0), H - 1) * W +
-                                  min(max(gx0 - RA + q, 0), W - 1));
-        }
-    }
+    /* 1. Stage the tile: row r holds source row y0 - RAD + r (clamped), from column gx0 - RA. */
+    stage_tile(staged, src, W, H, gx0 - RA, y0 - RAD, NS, ROW, ty * 32 + lane, 32 * WY);
     asm volatile("cp.async.commit_group;\n" ::);
 
 #if VREG
