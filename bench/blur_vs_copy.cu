@@ -1,9 +1,10 @@
 /*
  * A blur rung's kernel beside copies of the same bytes, in one process on one
- * GPU (not a test). Float pixels, rung 10_tile (default) or 09_async:
+ * GPU (not a test). Float pixels, rung 10_tile (default), 09_async or 12_regblock:
  *
- *   nvcc -arch=sm_90 -O3 -std=c++17 -DRAD=6 [-DRUNG=9] [-DWY=.. -DRY=.. | -DBX=.. -DSY=.. -DST=..] \
- *       [-DPX=..] -o /tmp/blur_vs_copy bench/blur_vs_copy.cu && /tmp/blur_vs_copy [W H]
+ *   nvcc -arch=sm_90 -O3 -std=c++17 -DRAD=6 [-DRUNG=9|12] [-DWY=.. -DRY=.. | -DBX=.. -DSY=.. -DST=..
+ *       | -DTW=.. -DRX=.. -DCH=.. -DCY=.. -DSH=.. -DNT=..] [-DPX=..] \
+ *       -o /tmp/blur_vs_copy bench/blur_vs_copy.cu && /tmp/blur_vs_copy [W H]
  *
  * A W × H picture (default 4096 × 4096); each kernel timed by CUDA events,
  * the median of 60 launches, the better of two rounds. The copies: a
@@ -24,6 +25,8 @@
 
 #if defined(RUNG) && RUNG == 9
 #include "../kernels/cuda/blur/09_async.cu"
+#elif defined(RUNG) && RUNG == 12
+#include "../kernels/cuda/blur/12_regblock.cu"
 #else
 #include "../kernels/cuda/blur/10_tile.cu"
 #endif
@@ -108,6 +111,11 @@ int main(int argc, char **argv)
     const dim3 block(BX), grid(((W + NPX - 1) / NPX + BX - 1) / BX, (H + SY - 1) / SY);
     const size_t shared = (size_t)ST * ROW * 4;
     snprintf(cfg, sizeof cfg, "09_async BX=%d PX=%d (NPX=%d) SY=%d ST=%d", BX, PX, NPX, SY, ST);
+#elif defined(RUNG) && RUNG == 12
+    const dim3 block(NT), grid((W + TW - 1) / TW, (H + SH - 1) / SH);
+    const size_t shared = (size_t)4 * (2 * CH * ROWP + (NR + 2 * RAD) * TWP);
+    snprintf(cfg, sizeof cfg, "12_regblock TW=%d RX=%d CH=%d CY=%d SH=%d NT=%d", TW, RX, CH, CY,
+             SH, NT);
 #else
     const dim3 block(32, WY), grid((W + SPAN - 1) / SPAN, (H + TH - 1) / TH);
     const size_t shared = (size_t)NS * ROW * 4;

@@ -13,9 +13,11 @@
 #         the device's local and constant memory, radii from --sigma alone
 #         and a --rung subset), with 4×4 work-groups and, for 07_fused,
 #         strips of 5 rows loaded 3 rows ahead, for 10_tile 2 warps of 3
-#         rows ("tiles": strips that run up and down, a partial last strip
-#         or tile), with 8×2 groups of one pixel per
-#         work-item ("px1") or with eight pixels per work-item ("px8"). Every row of the JSON report is verified, or
+#         rows, for 12_regblock strips of 8 columns and 6 rows in chunks of
+#         3 ("tiles": strips that run up and down, a partial last strip
+#         or tile), with 8×2 groups of one pixel per work-item (12_regblock:
+#         strips 12 wide in chunks of 4 rows, "px1") or with eight pixels
+#         per work-item ("px8"). Every row of the JSON report is verified, or
 #         skipped with a reason that names local memory, the constant buffer
 #         or images and that the device's facts bear out; the verified rows
 #         are counted against that expectation.
@@ -416,8 +418,10 @@ if [ "$mode" = rungs ]; then
     }
     case $set in
     default) pset=() ;;
-    tiles) pset=(--param BX=4 --param BY=4 --param SY=5 --param PF=3 --param WY=2 --param RY=3) ;;
-    px1) pset=(--param BX=8 --param BY=2 --param PX=1) ;;
+    tiles) pset=(--param BX=4 --param BY=4 --param SY=5 --param PF=3 --param WY=2 --param RY=3
+                 --param TW=8 --param RX=4 --param CH=3 --param CY=1 --param SH=6 --param NT=32) ;;
+    px1) pset=(--param BX=8 --param BY=2 --param PX=1
+               --param TW=12 --param RX=4 --param CH=4 --param CY=2 --param SH=8 --param NT=64) ;;
     px8) pset=(--param PX=8) ;;
     *) echo "usage: check_blur.sh KLADDER rungs float|uchar4 default|tiles|px1|px8"; exit 2 ;;
     esac

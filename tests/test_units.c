@@ -16,6 +16,7 @@
 #include "core/verify.h"
 #include "tune/cache.h"
 #include "tune/tune.h"
+#include "workloads/blur_bound.h"
 #include "workloads/gemm.h"
 
 static void test_stats(void)
@@ -623,6 +624,37 @@ static void test_search(void)
     kl_tune_space_free(&s);
 }
 
+/*
+ * Rung 11's error bound against the same argument computed apart (Python, binary16 rounding
+ * by struct): the weights as the blur makes them, floats of exp(-i^2 / 2 sigma^2) / sum.
+ */
+static double half2_bound_of(double sigma, int R)
+{
+    float w[2 * 24 + 1];
+    double d[2 * 24 + 1], sum = 0;
+    for (int i = -R; i <= R; i++)
+        sum += d[i + R] = exp(-(double)i * i / (2 * sigma * sigma));
+    for (int i = 0; i <= 2 * R; i++)
+        w[i] = (float)(d[i] / sum);
+    return kl_blur_half2_bound(w, R);
+}
+
+static void test_half2_bound(void)
+{
+    static const struct {
+        double sigma;
+        int R;
+        double want;
+    } cases[] = {{1, 3, 0.2846767568641515},   {2, 6, 0.33056134253713454},
+                 {3.5, 11, 0.43776128621534055}, {4, 12, 0.5173176465845839},
+                 {8, 24, 0.738581095979956}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double got = half2_bound_of(cases[i].sigma, cases[i].R);
+        CHECK(fabs(got - cases[i].want) < 1e-9, "half2 bound at sigma %g, R %d: %.17g, want %.17g",
+              cases[i].sigma, cases[i].R, got, cases[i].want);
+    }
+}
+
 int main(void)
 {
     test_stats();
@@ -636,5 +668,6 @@ int main(void)
     test_engine();
     test_search();
     test_log_remap();
+    test_half2_bound();
     return check_summary();
 }

@@ -4,6 +4,8 @@
  */
 #include "workloads/blur.h"
 
+#include "workloads/blur_bound.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -120,8 +122,23 @@ static const struct kl_blur_rung rungs[] = {
      .rgba8_only = 1,
      .params = {{"WY", 4, 1, 32, 1, 0,
                  "warps per block, one above the other (each a row of 32 threads)"},
-                {"PX", 4, 1, 8, 1, 1, "pixels per thread in the row pass"},
+                {"RX", 4, 1, 8, 1, 1, "pixels per thread in the row pass"},
                 {"RY", 8, 1, 64, 1, 0, "rows per warp; a tile has WY·RY rows"}}},
+    {.name = "12_regblock",
+     .summary = "CUDA: register-blocked passes (RX row results and CY rows of four columns per "
+                "thread, every tap index known at compile time) over strips streamed through "
+                "shared memory in chunks, halo rows row-passed once per strip: nearly every "
+                "instruction an FMA",
+     .file = "cuda/blur/12_regblock.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = 8,
+     .params = {{"TW", 128, 4, 1024, 4, 0, "strip width (pixels); one block per strip and channel"},
+                {"RX", 16, 4, 64, 4, 0, "row-pass results per thread"},
+                {"CH", 16, 1, 256, 1, 0, "rows per chunk (a step of the strip)"},
+                {"CY", 4, 1, 64, 1, 0, "column-pass rows per thread (of four columns)"},
+                {"SH", 256, 1, 65536, 1, 0, "strip height (rows); a multiple of CH"},
+                {"NT", 128, 32, 1024, 32, 0, "threads per block"}},
+     .multiples = {{"TW", "RX"}, {"CH", "CY"}, {"SH", "CH"}}},
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
@@ -153,7 +170,9 @@ static size_t f_size(const struct blur_session *s)
  */
 static size_t px_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel pix, int R)
 {
-    size_t px = r->px ? (size_t)kl_param_value(r->params, v, "PX") : 1;
+    /* Rung 11 calls its pixels per thread RX, as rung 12 does (PX elsewhere). */
+    const char *name = kl_param_index(r->params, "PX") >= 0 ? "PX" : "RX";
+    size_t px = r->px ? (size_t)kl_param_value(r->params, v, name) : 1;
     if (r->px == 2) {
         size_t nch = pix == KL_PIX_UCHAR4 ? 4 : 1, taps = 2 * (size_t)R + 1, n = 8;
         while (n > 1 && (px < n * nch || taps * n * nch > 64))
@@ -175,6 +194,9 @@ struct geometry {
 
 static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
 {
+    if (r->local == 8) /* rung 12: NT threads per strip of SH rows */
+        return (struct geometry){(size_t)kl_param_value(r->params, v, "NT"), 1,
+                                 (size_t)kl_param_value(r->params, v, "SH")};
     if (kl_param_index(r->params, "WY") >= 0)
         return (struct geometry){32, (size_t)kl_param_value(r->params, v, "WY"),
                                  (size_t)kl_param_value(r->params, v, "RY")};
@@ -182,6 +204,12 @@ static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
         (size_t)kl_param_value(r->params, v, "BX"),
         kl_param_index(r->params, "BY") >= 0 ? (size_t)kl_param_value(r->params, v, "BY") : 1,
         r->sy ? (size_t)kl_param_value(r->params, v, "SY") : 1};
+}
+
+/* The least n' >= n with n' % 32 == 4: rows that far apart put eight float4 in distinct banks. */
+static size_t pad32_4(size_t n)
+{
+    return (n + 27) / 32 * 32 + 4;
 }
 
 /* Local memory a rung declares, in bytes. */
@@ -203,88 +231,41 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v, const stru
         size_t th = by * (size_t)kl_param_value(r->params, v, "RY");
         return (th + R2) * (bx * px + RA2) * 4 + th * (bx * px + R2) * 8;
     }
+    case 8: { /* rung 12: as its comment reckons, in floats */
+        size_t tw = (size_t)kl_param_value(r->params, v, "TW"),
+               ch = (size_t)kl_param_value(r->params, v, "CH");
+        size_t rowp = pad32_4(tw + RA2), twp = pad32_4(tw), nr = ch * ((R2 + ch - 1) / ch + 1);
+        return 4 * (2 * ch * rowp + (nr + R2) * twp + (s->pix == KL_PIX_UCHAR4 ? ch * rowp : 0));
+    }
     }
     return 0;
 }
 
-/* ---- the error bound of packed-half arithmetic (11_half2.cu) -------------------- */
-
-/* x >= 0 rounded to the nearest half (binary16), ties to even, as cvt.rn.f16 rounds. */
-static double to_half(double x)
-{
-    int e;
-    if (x == 0)
-        return 0;
-    frexp(x, &e); /* x in [2^(e-1), 2^e) */
-    double unit = ldexp(1.0, (e - 1 < -14 ? -14 : e - 1) - 10);
-    return nearbyint(x / unit) * unit;
-}
-
-/* The most one rounding to half moves a value of magnitude up to x: half its spacing. */
-static double half_rounding(double x)
-{
-    int e;
-    if (x < ldexp(1.0, -14))
-        return ldexp(1.0, -25);
-    frexp(x, &e);
-    return ldexp(1.0, e - 1 - 11);
-}
-
-/*
- * How far 11_half2's tails-inwards sum (a = fma(w'[k], t(-k) + t(k), a) for k = R..1,
- * then a = fma(w'[0], t(0), a)) can be from the exact sum with the same half weights wh,
- * for inputs of magnitude up to m, each err_in off; pair sums exact where exact_pairs
- * (integers), else rounded. Each rounding is bounded at the largest value it can see.
- */
-static double sum_bound(const double *wh, int R, double m, double err_in, int exact_pairs)
-{
-    double err = 0, mag = 0;
-    for (int k = R; k >= 0; k--) {
-        int taps = k ? 2 : 1;
-        double pair = exact_pairs || !k ? 0 : half_rounding(2 * m + 2 * err_in);
-        err += wh[k] * (taps * err_in + pair);
-        mag += wh[k] * taps * m;
-        err += half_rounding(mag + err);
-    }
-    return err;
-}
-
-/*
- * The bound 11_half2.cu's comment argues, for weights w (2R+1 floats, symmetric), in
- * levels, before the final rounding: the column pass on integers in [-128, 127], the
- * row pass on its results, and what rounding the weights to half moves.
- */
-static double half2_bound(const float *w, int R)
-{
-    double wh[513], sum = 0, sum_h = 0, moved = 0;
-    for (int k = 0; k <= R; k++)
-        wh[k] = to_half(w[R + k]);
-    for (int i = -R; i <= R; i++) {
-        sum += w[i + R];
-        sum_h += wh[i < 0 ? -i : i];
-        for (int j = -R; j <= R; j++)
-            moved += fabs(wh[i < 0 ? -i : i] * wh[j < 0 ? -j : j] - (double)w[i + R] * w[j + R]);
-    }
-    double cols = sum_bound(wh, R, 128, 0, 1);
-    double rows = sum_bound(wh, R, 128 * sum_h + cols, cols, 0);
-    return rows + 128 * moved + 128 * fabs(1 - sum * sum);
-}
-
 /* ---- a rung against the device ----------------------------------------------------- */
 
-/* What the device or the pixel type rules out whatever a rung's values; 0 and why if so. */
-static int rung_runs_here(const struct kl_blur_rung *r, const struct kl_context *kl,
-                          enum kl_pixel pix, char *why, size_t n)
+/*
+ * What the device, the pixel type or the weights rule out whatever a rung's values (so a
+ * skipped row even where --param set one of them); 0 and why if so.
+ */
+static int rung_runs_here(const struct kl_blur_rung *r, const struct blur_session *s, char *why,
+                          size_t n)
 {
     char half[256];
-    if (kl_kernel_elsewhere(kl, r->file))
+    double bound;
+    if (kl_kernel_elsewhere(s->kl, r->file))
         snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", r->name);
-    else if (r->kind == KL_BLUR_IMAGE && !kl->info.images)
+    else if (r->kind == KL_BLUR_IMAGE && !s->kl->info.images)
         snprintf(why, n, "rung %s: the device has no image support", r->name);
-    else if (r->rgba8_only && pix != KL_PIX_UCHAR4)
+    else if (r->rgba8_only && s->pix != KL_PIX_UCHAR4)
         snprintf(why, n, "rung %s computes 8-bit pixels (--pixel uchar4)", r->name);
-    else if (r->precision == KL_PREC_FP16 && !kl_packed_half(&kl->info, half, sizeof half))
+    else if (r->precision == KL_PREC_FP16 && !kl_packed_half(&s->kl->info, half, sizeof half))
         snprintf(why, n, "rung %s: %s", r->name, half);
+    else if (r->precision == KL_PREC_FP16 && (bound = kl_blur_half2_bound(s->w, s->R)) > 0.5)
+        snprintf(why, n,
+                 "rung %s: at radius %d with these weights its half-precision arithmetic is "
+                 "proved within %.2f of the exact blur, more than the 0.5 that keeps every output "
+                 "within one level after rounding",
+                 r->name, s->R, bound);
     else
         return 1;
     return 0;
@@ -299,17 +280,10 @@ static enum kl_status check_rung(const struct kl_blur_rung *r, const int *v,
     size_t lb = local_bytes(r, v, s, g.bx, g.by, px_of(r, v, s->pix, s->R));
     size_t w2 = (2 * (size_t)s->R + 1) * (2 * (size_t)s->R + 1) * 4;
     char why[512];
-    double bound;
-    if (!rung_runs_here(r, s->kl, s->pix, why, sizeof why))
+    if (!rung_runs_here(r, s, why, sizeof why))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", why);
-    if (r->precision == KL_PREC_FP16 && (bound = half2_bound(s->w, s->R)) > 0.5)
-        return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "rung %s: at radius %d with these weights its half-precision arithmetic "
-                       "is proved within %.2f of the exact blur, more than the 0.5 that keeps "
-                       "every output within one level after rounding",
-                       r->name, s->R, bound);
-    enum kl_status st = kl_launch_check(l, r->name, e);
-    if (st != KL_OK)
+    enum kl_status st = kl_params_check_multiples(r->name, r->params, v, r->multiples, e);
+    if (st != KL_OK || (st = kl_launch_check(l, r->name, e)) != KL_OK)
         return st;
     uint64_t room = kl_kernel_local_mem(s->kl, r->file);
     if (lb > room)
@@ -341,6 +315,10 @@ static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel p
     l->local[2] = l->global[2] = 1;
     l->global[0] = kl_round_up(((size_t)W + px - 1) / px, g.bx);
     l->global[1] = kl_round_up(((size_t)H + g.sy - 1) / g.sy, g.by);
+    if (r->local == 8) { /* rung 12: a block per strip of TW columns and channel */
+        size_t tw = (size_t)kl_param_value(r->params, v, "TW");
+        l->global[0] = ((size_t)W + tw - 1) / tw * (pix == KL_PIX_UCHAR4 ? 4 : 1) * g.bx;
+    }
 }
 
 /* ---- data ---------------------------------------------------------------------- */
@@ -407,6 +385,7 @@ static int judge(const struct blur_session *s, struct kl_result *res)
     size_t n = sizeof res->note;
     double tol = s->pix == KL_PIX_FLOAT ? 1e-5 : 1.0, worst = 0;
     size_t bad = 0, at = 0;
+    int atc = 0;
     if (memcmp((char *)s->out + s->n * 4, (char *)s->fill + s->n * 4, GUARD * 4) != 0) {
         snprintf(note, n, "the kernel wrote past the end of the image (into the guard band)");
         return 0;
@@ -416,7 +395,7 @@ static int judge(const struct blur_session *s, struct kl_result *res)
             double err = fabs(pixel_in(s, s->out, i, c) - s->ref[i * s->ch + c]);
             if (!(err <= tol)) {
                 if (!bad++ || !(err <= worst))
-                    at = i;
+                    at = i, atc = c;
                 worst = isnan(err) || !(err <= worst) ? err : worst;
             } else if (err > worst && !bad) {
                 worst = err;
@@ -424,9 +403,10 @@ static int judge(const struct blur_session *s, struct kl_result *res)
         }
     if (bad) {
         snprintf(note, n,
-                 "%zu of %zu values differ from the reference by more than %g; worst at pixel "
-                 "(%zu, %zu)",
-                 bad, s->n * (size_t)s->ch, tol, at % (size_t)s->W, at / (size_t)s->W);
+                 "%zu of %zu values differ from the reference by more than %g; worst %.6g at "
+                 "pixel (%zu, %zu) channel %d: got %.9g, want %.9g",
+                 bad, s->n * (size_t)s->ch, tol, worst, at % (size_t)s->W, at / (size_t)s->W,
+                 atc, pixel_in(s, s->out, at, atc), s->ref[at * s->ch + atc]);
         return 0;
     }
     snprintf(note, n, "%zu pixels match the reference (worst error %.2g, tolerance %g)", s->n,
@@ -643,7 +623,7 @@ struct blur_ladder {
 static int blur_available(void *self, int i, char *why, size_t n)
 {
     const struct blur_ladder *L = self;
-    return rung_runs_here(&rungs[i], L->s.kl, L->req->pixel, why, n);
+    return rung_runs_here(&rungs[i], &L->s, why, n);
 }
 
 /* A row's arithmetic: the rung's (fp32 unless it says otherwise). */
@@ -746,10 +726,16 @@ static enum kl_status run_peer(struct blur_session *s, const char *peer,
     /* The guard band stays as filled: a library writes its own buffer, never past it. */
     memcpy(s->out, s->fill, (s->n + GUARD) * 4);
     enum kl_status st = kl_peer_blur(s->kl, peer, &p, proto, s->out, &stats, what, sizeof what, &e);
-    if (kl_peer_row(res, st, &e, what) && judge(s, res))
+    if (kl_peer_row(res, st, &e, what) && judge(s, res)) {
         kl_result_set_stats(res, &stats);
-    else if (st == KL_OK)
+    } else if (st == KL_OK) {
+        /* Wrong results are no speed; the note keeps the time for whoever weighs the error. */
+        size_t used = strlen(res->note);
         res->status = KL_RESULT_FAILED;
+        snprintf(res->note + used, sizeof res->note - used,
+                 " (its launches took %.4g ms, median of %d; not a result)", stats.median * 1e3,
+                 stats.n);
+    }
     return KL_OK;
 }
 
@@ -837,6 +823,7 @@ static void report_header(struct kl_report *rep, const struct blur_session *s,
     snprintf(rep->size_json, sizeof rep->size_json,
              "\"width\": %d, \"height\": %d, \"sigma\": %g, \"radius\": %d, \"pixel\": \"%s\"",
              s->W, s->H, req->sigma, s->R, s->pix == KL_PIX_FLOAT ? "float" : "uchar4");
+    rep->type_label = s->pix == KL_PIX_FLOAT ? "float" : "uchar4";
     rep->bytes = 2.0 * (double)s->n * 4; /* each pixel read once and written once */
     /* The direct separable filter: two passes of 2R+1 multiply-adds per channel. */
     rep->flops = 2.0 * 2 * (2 * s->R + 1) * s->ch * (double)s->n;

@@ -28,13 +28,16 @@ struct kl_blur_rung {
                              staged rows of BX·PX columns and their halo, 5 ST such rows of
                              4-byte pixels (dynamic shared memory of a CUDA C++ rung), 6 a
                              tile of WY·RY + 2R such rows, and for uchar4 its row results, 7
-                             such a tile and its WY·RY column-pass rows of 8-byte results */
+                             such a tile and its WY·RY column-pass rows of 8-byte results, 8
+                             rung 12's strip buffers (two chunks of CH staged rows, a ring
+                             of row results, for uchar4 one channel of a chunk as floats) */
     int px;               /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
                              floats, so PX/4 (at least 1) pixels of uchar4 */
     int sy;               /* each work-item computes SY rows (the SY parameter) */
     enum kl_precision precision; /* its arithmetic: fp32 unless it says (fp16: packed half2) */
     int rgba8_only;              /* computes 8-bit pixels only (--pixel uchar4) */
     struct kl_param_def params[KL_MAX_PARAMS];
+    struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. TW a multiple of RX */
 };
 
 int kl_blur_rung_count(void);

@@ -89,7 +89,7 @@ blur_fused(const P *__restrict__ src, P *__restrict__ dst, const int W, const in
     const int gx0 = blockIdx.x * SPAN, y0 = blockIdx.y * TH;
 
     /* 1. Stage the tile: row r holds source row y0 - RAD + r (clamped), from column gx0 - RA. */
-    stage_tile(staged, src, W, H, gx0 - RA, y0 - RAD, NS, ROW, ty * 32 + lane, 32 * WY);
+    stage_tile(staged, ROW, src, W, H, gx0 - RA, y0 - RAD, NS, ROW, ty * 32 + lane, 32 * WY);
     asm volatile("cp.async.commit_group;\n" ::);
 
 #if VREG

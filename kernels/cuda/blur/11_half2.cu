@@ -36,7 +36,7 @@
  *            exact blur: 0.33 at sigma = 2; above sigma of about 3.5 the
  *            bound passes 0.5 and the rung is skipped with the figure.
  * Geometry:  blocks of 32 x WY threads, one warp per row of threads. A block
- *            covers a tile of SPAN = 32*PX columns and TH = WY*RY rows; grid
+ *            covers a tile of SPAN = 32*RX columns and TH = WY*RY rows; grid
  *            ceil(W/SPAN) x ceil(H/TH).
  * Phases:    1. Stage: cp.async copies of the tile's TH + 2RAD input rows,
  *               SPAN columns and RA on each side (stage_tile, as rung 10).
@@ -46,9 +46,9 @@
  *               2RAD+1 unpacked rows in registers (every input unpacked
  *               once per column), results to shared memory, 8 bytes a pixel.
  *            3. Rows: after a __syncwarp (a warp reads only its own rows),
- *               each lane computes PX neighbouring pixels of each of those
- *               rows from PX + 2RAD column-pass results in registers.
- * Macros:    RAD (set by the host); WY (default 4), RY (8), PX (4; 1, 2, 4 or 8);
+ *               each lane computes RX neighbouring pixels of each of those
+ *               rows from RX + 2RAD column-pass results in registers.
+ * Macros:    RAD (set by the host); WY (default 4), RY (8), RX (4; 1, 2, 4 or 8);
  *            KL_PIX_UCHAR4 (required). Dynamic shared memory
  *            (TH + 2RAD) * (SPAN + 2RA) * 4 + TH * (SPAN + 2RAD) * 8 bytes.
  * Sizes:     any W, H >= 1 and RAD >= 0 whose tile fits shared memory and
@@ -71,15 +71,15 @@
 #ifndef RY
 #define RY 8
 #endif
-#ifndef PX
-#define PX 4
+#ifndef RX
+#define RX 4
 #endif
 static_assert(RAD >= 0 && WY >= 1 && WY <= 32 && RY >= 1, "11_half2: RAD >= 0, 1 <= WY <= 32, RY >= 1");
-static_assert(PX == 1 || PX == 2 || PX == 4 || PX == 8, "11_half2: PX must be 1, 2, 4 or 8");
+static_assert(RX == 1 || RX == 2 || RX == 4 || RX == 8, "11_half2: RX must be 1, 2, 4 or 8");
 
 #include "pixels.cuh"
 
-#define SPAN (32 * PX)         /* columns of a tile */
+#define SPAN (32 * RX)         /* columns of a tile */
 #define ROW (SPAN + 2 * RA)    /* staged pixels per row */
 #define TH (WY * RY)           /* rows of a tile */
 #define NS (TH + 2 * RAD)      /* input rows a tile reads */
@@ -153,7 +153,7 @@ blur_fused(const unsigned *__restrict__ src, unsigned *__restrict__ dst, const i
     const int gx0 = blockIdx.x * SPAN, y0 = blockIdx.y * TH;
 
     /* 1. Stage the tile: row r holds source row y0 - RAD + r, from column gx0 - RA. */
-    stage_tile(staged, src, W, H, gx0 - RA, y0 - RAD, NS, ROW, ty * 32 + lane, 32 * WY);
+    stage_tile(staged, ROW, src, W, H, gx0 - RA, y0 - RAD, NS, ROW, ty * 32 + lane, 32 * WY);
     asm volatile("cp.async.commit_group;\n" ::);
     h2 wh[RAD + 1]; /* w'[k] for k = 0..RAD (the weights are symmetric) */
 #pragma unroll
@@ -192,23 +192,23 @@ blur_fused(const unsigned *__restrict__ src, unsigned *__restrict__ dst, const i
     }
     __syncwarp(); /* the row pass reads this warp's own rows only */
 
-    /* 3. Rows: pixels x0 .. x0 + PX - 1 of rows r0 .. r0 + RY - 1 from results x0 - RAD on. */
-    const int x0 = gx0 + lane * PX;
+    /* 3. Rows: pixels x0 .. x0 + RX - 1 of rows r0 .. r0 + RY - 1 from results x0 - RAD on. */
+    const int x0 = gx0 + lane * RX;
 #pragma unroll 1
     for (int r = r0; r < r0 + RY; r++) {
         const int y = y0 + r;
         if (y >= H)
             break;
-        px2 v[PX + 2 * RAD];
-        const uint2 *in = vres + r * VW + lane * PX;
+        px2 v[RX + 2 * RAD];
+        const uint2 *in = vres + r * VW + lane * RX;
 #pragma unroll
-        for (int q = 0; q < PX + 2 * RAD; q++) {
+        for (int q = 0; q < RX + 2 * RAD; q++) {
             const uint2 e = in[q];
             v[q] = px2{e.x, e.y};
         }
-        unsigned o[PX];
+        unsigned o[RX];
 #pragma unroll
-        for (int p = 0; p < PX; p++) {
+        for (int p = 0; p < RX; p++) {
             px2 acc;
 #define TAP(i) v[p + RAD + (i)]
             SYMMETRIC_SUM(acc, TAP);
@@ -216,21 +216,21 @@ blur_fused(const unsigned *__restrict__ src, unsigned *__restrict__ dst, const i
             o[p] = pack(acc);
         }
         unsigned *out = dst + (size_t)y * W + x0;
-#if PX % 4 == 0
-        if (W % 4 == 0 && x0 + PX <= W) {
+#if RX % 4 == 0
+        if (W % 4 == 0 && x0 + RX <= W) {
 #pragma unroll
-            for (int q = 0; q < PX / 4; q++)
+            for (int q = 0; q < RX / 4; q++)
                 ((uint4 *)out)[q] = make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
             continue;
         }
-#elif PX == 2
+#elif RX == 2
         if (W % 2 == 0 && x0 + 2 <= W) {
             *(uint2 *)out = make_uint2(o[0], o[1]);
             continue;
         }
 #endif
 #pragma unroll
-        for (int p = 0; p < PX; p++)
+        for (int p = 0; p < RX; p++)
             if (x0 + p < W)
                 out[p] = o[p];
     }

@@ -1,13 +1,13 @@
 /*
- * What the CUDA blur rungs (09_async.cu, 10_tile.cu) share, included after they
- * set RAD and PX: the pixel as stored (P: float, or uchar4 with KL_PIX_UCHAR4)
+ * What the CUDA blur rungs (09_async.cu to 12_regblock.cu) share, included
+ * after they set RAD and PX: the pixel as stored (P: float, or uchar4 with KL_PIX_UCHAR4)
  * and as computed (F: float, float4), their conversions (rounded to nearest
  * and saturated for uchar4) and multiply-add; NW, the taps; NPX, rung 07's
  * pixels-per-thread rule, which the host's px_of repeats to size the launch;
  * RA, the halo columns staged on each side (RAD rounded up to a multiple of
  * 4); VREG, whether the window of NW rows of NPX pixels fits in registers;
  * cp.async copies of 4 and 16 bytes into shared memory; and stage_tile, the
- * copies of a whole tile of rows (rungs 10 and 11).
+ * copies of a whole tile of rows (rungs 10, 11 and 12).
  *
  * kladder puts this file's text in place of the #include line before NVRTC
  * compiles a rung (kl_kernel_inline); nvcc finds it beside the rung.
@@ -73,15 +73,15 @@ static __device__ __forceinline__ void copy16(void *dst, const void *src)
 /*
  * Issues the cp.async copies of a tile of rows x cols 4-byte pixels whose
  * top-left source pixel is (x0, y0), rows and columns clamped into the
- * image, by nthreads threads (this one is tid); the caller commits and
- * waits. The tile's pieces are numbered row after row and dealt to the
- * threads in turn, so each warp copies neighbouring pieces at once (a warp
- * per row, 32 pieces and then a tail, ran 10 % slower on an H100:
- * docs/RESULTS.md). 16-byte copies where the tile lies inside its rows and
+ * image, into rows pitch pixels apart (pitch a multiple of 4), by nthreads
+ * threads (this one is tid); the caller commits and waits. The tile's
+ * pieces are numbered row after row and dealt to the threads in turn, so
+ * each warp copies neighbouring pieces at once (a warp per row, 32 pieces
+ * and then a tail, ran 10 % slower on an H100: docs/RESULTS.md). 16-byte copies where the tile lies inside its rows and
  * rows are 16-byte aligned, 4-byte copies otherwise.
  */
-static __device__ __forceinline__ void stage_tile(void *tile, const void *__restrict__ src, int W,
-                                                  int H, int x0, int y0, int rows, int cols,
+static __device__ __forceinline__ void stage_tile(void *tile, int pitch, const void *__restrict__ src,
+                                                  int W, int H, int x0, int y0, int rows, int cols,
                                                   int tid, int nthreads)
 {
     unsigned *const t = (unsigned *)tile;
@@ -89,12 +89,13 @@ static __device__ __forceinline__ void stage_tile(void *tile, const void *__rest
     if (W % 4 == 0 && x0 % 4 == 0 && cols % 4 == 0 && x0 >= 0 && x0 + cols <= W) {
         for (int c = tid; c < rows * (cols / 4); c += nthreads) {
             const int r = c / (cols / 4), q = c - r * (cols / 4);
-            copy16(t + r * cols + 4 * q, s + (size_t)min(max(y0 + r, 0), H - 1) * W + x0 + 4 * q);
+            copy16(t + r * pitch + 4 * q, s + (size_t)min(max(y0 + r, 0), H - 1) * W + x0 + 4 * q);
         }
     } else {
         for (int e = tid; e < rows * cols; e += nthreads) {
             const int r = e / cols, q = e - r * cols;
-            copy4(t + e, s + (size_t)min(max(y0 + r, 0), H - 1) * W + min(max(x0 + q, 0), W - 1));
+            copy4(t + r * pitch + q,
+                  s + (size_t)min(max(y0 + r, 0), H - 1) * W + min(max(x0 + q, 0), W - 1));
         }
     }
 }
