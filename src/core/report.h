@@ -82,6 +82,8 @@ struct kl_report {
     char sizes[128];      /* "M=512 N=512 K=512" */
     char size_json[128];  /* "\"M\": 512, \"N\": 512, \"K\": 512" */
     enum kl_type type;
+    const char *type_label; /* the table header's word for the data in place of type's name
+                               (blur: "float" or "uchar4" pixels); NULL: type's name */
     unsigned long long seed;
     double flops;           /* per launch */
     double bytes;           /* minimal traffic per launch */

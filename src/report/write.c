@@ -10,8 +10,8 @@
 
 static void header(const struct kl_report *r, FILE *out)
 {
-    fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes, kl_type_name(r->type),
-            r->seed);
+    fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes,
+            r->type_label ? r->type_label : kl_type_name(r->type), r->seed);
     fprintf(out, "device:    %s (%s; %s; driver %s)\n", r->device.name, r->device.platform,
             r->device.device_version, r->device.driver_version);
     if (r->reference[0])

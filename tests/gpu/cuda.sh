@@ -12,7 +12,11 @@
 #     tells a parameter's size only, so that kernel runs and fails verification).
 #  2. Every workload at small, awkward sizes under compute-sanitizer's memcheck
 #     and racecheck (NVRTC kernels included), which must report nothing.
-# Exit status: 0 when both pass, 1 otherwise.
+#  3. NVIDIA NPP's blur as a peer: float pixels verified against the same
+#     reference; 8-bit pixels, which NPP rounds down, either verified or failed
+#     by less than 1.01 levels (the truncation), never by more (wrong weights,
+#     border or layout would be).
+# Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -74,6 +78,17 @@ runs=(
     "blur --rung 10 --width 300 --height 70 --sigma 2 --param WY=2 --param RY=5"
     "blur --rung 10 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
     "blur --rung 10 --width 260 --height 41 --radius 20"
+    # Packed halves on 8-bit pixels: edge tiles, small tiles, two pixels per thread.
+    "blur --rung 11 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
+    "blur --rung 11 --width 300 --height 70 --sigma 2 --pixel uchar4 --param WY=2 --param RY=5 --param RX=2"
+    # The register-blocked strips: several strips and chunks, uchar4's four channel
+    # blocks, tiny strips, and a radius past the unrolled taps.
+    "blur --rung 12 --width 301 --height 33 --radius 4 --pixel uchar4"
+    "blur --rung 12 --width 1030 --height 200 --sigma 8 --pixel uchar4"
+    "blur --rung 12 --width 300 --height 70 --sigma 2 --param TW=8 --param RX=4 --param CH=3 --param CY=1 --param SH=6 --param NT=32"
+    "blur --rung 12 --width 260 --height 41 --radius 40"
+    # NVIDIA NPP as a peer (its own kernels too).
+    "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"
     # The TF32 tensor-core roof alone is not an option: peak --quick runs its kernel small.
     # Users' kernels (every workload's template): counting a kernel's parameters ends in
@@ -101,4 +116,28 @@ for tool in memcheck racecheck; do
     done
 done
 rm -f "$out/tmp.txt"
+
+echo "== 3. NVIDIA NPP"
+for pix in float uchar4; do
+    if ! "$kl" blur --backend cuda --pixel "$pix" --width 1000 --height 997 --sigma 2 --rung 10 \
+        --compare npp --warmup 0 --repeats 2 --min-time 0 --json "$out/npp_$pix.json" \
+        >"$out/npp_$pix.txt" 2>&1 && [ "$pix" = float ]; then
+        echo "FAIL  npp $pix: kladder blur --compare npp failed (see $out/npp_$pix.txt)"
+        status=1
+        continue
+    fi
+    python3 - "$out/npp_$pix.json" "$pix" <<'PY' || status=1
+import json, re, sys
+rows = {r["rung"]: r for r in json.load(open(sys.argv[1]))["results"]}
+n = rows.get("peer:npp", {})
+if n.get("status") == "skipped":
+    print(f"FAIL  npp {sys.argv[2]}: NPP skipped: {n.get('note')}"); sys.exit(1)
+if n.get("status") == "verified":
+    print(f"ok    npp {sys.argv[2]}: verified, {n['median_s'] * 1e3:.3f} ms"); sys.exit(0)
+m = re.search(r"worst ([0-9.e+-]+) at", n.get("note", ""))
+if sys.argv[2] == "uchar4" and m and float(m.group(1)) < 1.01:
+    print(f"ok    npp uchar4: within {m.group(1)} levels (NPP truncates): {n['note']}"); sys.exit(0)
+print(f"FAIL  npp {sys.argv[2]}: {n.get('status')}: {n.get('note')}"); sys.exit(1)
+PY
+done
 exit $status
