@@ -325,6 +325,21 @@ def page(html_path, json_paths):
         for fact in ("compute units", "driver", "kladder", run["device"]["name"], run["provenance"]["date"]):
             if fact not in table:
                 fail(f"{html_path}: the page does not show {fact}")
+        # The machine (version 2): a row per timed rung with its resources, as the JSON says.
+        machine = [t for t in sec.iter(XHTML + "table") if "machine" in cls(t)]
+        observed = [r for r in run["results"] if timed(r) and (r.get("resources") or r.get("clocks"))]
+        if observed and len(machine) != 1:
+            fail(f"{html_path}: {path} has resources or clocks but {len(machine)} machine tables")
+        elif observed:
+            rows = {tr[0].text: [td.text for td in tr] for tr in machine[0].iter(XHTML + "tr")
+                    if tr[0].tag == XHTML + "td"}
+            for r in observed:
+                cells, q = rows.get(r["rung"]), (r.get("resources") or [{}])[0]
+                if not cells:
+                    fail(f"{html_path}: {r['rung']} missing from the machine table")
+                elif q.get("threads") is not None and cells[5] != str(q["threads"]):
+                    fail(f"{html_path}: {r['rung']} shows {cells[5]} threads, the JSON {q['threads']}")
+            print(f"ok: {html_path}: the machine table has the {len(observed)} observed rows")
     if len(set(ids)) != len(ids):
         fail(f"{html_path}: chart ids repeat: {ids}")
     print(f"ok: {html_path}: self-contained, {len(ids)} charts for {len(runs)} run(s), "
@@ -480,7 +495,7 @@ def schema(schema_path, runs):
     # Not vacuous: broken copies are refused.
     r = json.load(open(runs[0]))
     for what, change in (("no schema_version", lambda r: r.pop("schema_version")),
-                         ("schema_version 2", lambda r: r.update(schema_version=2)),
+                         ("schema_version 3", lambda r: r.update(schema_version=3)),
                          ("an unknown status", lambda r: r["results"][0].update(status="fine")),
                          ("a string time", lambda r: r["results"][0].update(median_s="1 ms")),
                          ("no results", lambda r: r.pop("results")),
@@ -490,6 +505,38 @@ def schema(schema_path, runs):
         if v.is_valid(bad):
             fail(f"the schema accepts a run with {what}")
     print("ok: the schema refuses runs with no or another schema_version, unknown fields and wrong types")
+    # Version 1 files (before the machine fields) still validate: the same run without them.
+    v1 = json.loads(json.dumps(r))
+    v1["schema_version"] = 1
+    for k in ("kladder_revision", "host", "cpu", "os", "clocks_at_start"):
+        v1["provenance"].pop(k, None)
+    for x in v1["results"]:
+        for k in V2_ROW_FIELDS:
+            x.pop(k, None)
+    errs = sorted(v.iter_errors(v1), key=lambda e: list(e.path))
+    for e in errs[:5]:
+        fail(f"version 1 copy: {'/'.join(map(str, e.path))}: {e.message[:200]}")
+    if not errs:
+        print("ok: a version 1 copy of the run (no machine fields) validates too")
+    # Version 2's fields are there, each row's or null with its reason.
+    if r["schema_version"] == 2:
+        for x in r["results"]:
+            missing = [k for k in V2_ROW_FIELDS if k not in x]
+            if missing:
+                fail(f"{x['rung']}: version 2 row lacks {missing}")
+            elif timed(x) and x["resources"] is None and not x["resources_note"]:
+                fail(f"{x['rung']}: no resources and no reason")
+            elif timed(x) and x["clocks"] is None and not x["machine_note"]:
+                fail(f"{x['rung']}: no clocks and no reason")
+            elif timed(x) and not x["peer"] and not x["on_host"] and x["samples"] is not None and \
+                    len(x["samples"]) != x["repeats"]:
+                fail(f"{x['rung']}: {len(x['samples'])} samples for {x['repeats']} timed launches")
+        print("ok: every version 2 row has its machine fields, or null with the reason")
+
+
+V2_ROW_FIELDS = ("bound", "resources", "resources_note", "clocks", "power_w", "power_w_max",
+                 "window_s", "energy_j", "gflops_per_j", "gbps_per_j", "clock_events", "capped",
+                 "machine_note", "samples")
 
 
 # ---- doctored runs ------------------------------------------------------------------
@@ -551,8 +598,8 @@ def doctor(src, dst, how):
                 x["pct_ceiling"] = 100 * x["gflops"] / min(peak, ai * peak / 40)
     elif how == "noimages":
         r.pop("images", None)
-    elif how == "v2":
-        r["schema_version"] = 2
+    elif how == "v3":
+        r["schema_version"] = 3
     elif how == "noversion":
         r.pop("schema_version")
     else:

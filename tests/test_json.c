@@ -131,6 +131,44 @@ static void run_refused(const char *old, const char *new, const char *want)
     kl_run_free(&run);
 }
 
+/* The sample run as version 2: its row with the machine's fields, read back. */
+static void test_run_v2(void)
+{
+    static const char machine[] =
+        ", \"bound\": \"latency\", \"resources\": [{\"regs\": 48, \"private_bytes\": 0, "
+        "\"local_static\": 0, \"local_dynamic\": 86240, \"threads\": 128, \"groups_per_cu\": 2, "
+        "\"occupancy\": 0.125, \"limiter\": \"shared\", \"note\": \"\"}], \"resources_note\": "
+        "\"\", \"clocks\": {\"sm_mhz\": 1980, \"sm_mhz_min\": 1965, \"mem_mhz\": 2619}, "
+        "\"power_w\": 412.5, \"power_w_max\": 430, \"window_s\": 1.2, \"energy_j\": 0.05, "
+        "\"gflops_per_j\": 71, \"gbps_per_j\": null, \"clock_events\": [\"sw_power_cap\"], "
+        "\"capped\": true, \"machine_note\": \"\", \"samples\": [1e-6, 2e-6, 3e-6]}]";
+    char text[sizeof run_text + sizeof machine], err[1024];
+    const char *v = strstr(run_text, "\"schema_version\": 1"), *end = strstr(run_text, "}]");
+    struct kl_run run;
+    if (!v || !end)
+        return;
+    snprintf(text, sizeof text, "%.*s\"schema_version\": 2%.*s%s%s", (int)(v - run_text),
+             run_text, (int)(end - v - 19), v + 19, machine, end + 2);
+    int rc = kl_run_parse(&run, text, strlen(text), "v2.json", err, sizeof err);
+    CHECK(rc == 0, "version 2 run: %s", err);
+    if (rc == 0) {
+        const struct kl_run_row *r = &run.rows[0];
+        CHECK(r->bound && strcmp(r->bound, "latency") == 0 && r->nkernels == 1 && r->regs == 48 &&
+                  r->threads == 128 && r->groups_per_cu == 2 && r->occupancy == 0.125 &&
+                  r->local_bytes == 86240 && r->limiter && strcmp(r->limiter, "shared") == 0,
+              "version 2 resources read back");
+        CHECK(r->sm_mhz == 1980 && r->sm_mhz_min == 1965 && r->watts == 412.5 &&
+                  r->energy_j == 0.05 && r->gflops_per_j == 71 && isnan(r->gbps_per_j) && r->capped,
+              "version 2 clocks, power and energy read back");
+    }
+    kl_run_free(&run);
+    /* A version 1 row reads as unknown machine. */
+    rc = kl_run_parse(&run, run_text, strlen(run_text), "v1.json", err, sizeof err);
+    CHECK(rc == 0 && !run.rows[0].bound && run.rows[0].regs == -1 && isnan(run.rows[0].sm_mhz),
+          "version 1 run has no machine: %s", err);
+    kl_run_free(&run);
+}
+
 static void test_run(void)
 {
     char err[1024];
@@ -145,7 +183,8 @@ static void test_run(void)
         CHECK(kl_run_metric(&run, &run.rows[0]) == KL_METRIC_FLOPS, "metric");
     }
     kl_run_free(&run);
-    run_refused("\"schema_version\": 1", "\"schema_version\": 2", "schema_version 2 is newer");
+    test_run_v2();
+    run_refused("\"schema_version\": 1", "\"schema_version\": 3", "schema_version 3 is newer");
     run_refused("\"schema_version\": 1", "\"schema_version\": 0", "whole number from 1");
     run_refused("\"schema_version\": 1,", "",
                 "no schema_version: a run report from a kladder older");

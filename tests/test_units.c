@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "core/context.h"
 #include "core/ladder.h"
+#include "core/machine.h"
 #include "core/measure.h"
 #include "core/report.h"
 #include "core/util.h"
@@ -46,6 +47,15 @@ static enum kl_status fake_launch(void *arg, double *seconds, struct kl_err *e)
     return KL_OK;
 }
 
+/* Launch k (from 0) takes 1 + (k * 7) % 5 ms: out of order, so sorting would show. */
+static enum kl_status varied_launch(void *arg, double *seconds, struct kl_err *e)
+{
+    struct fake *f = arg;
+    (void)e;
+    *seconds = 1e-3 * (1 + (f->calls++ * 7) % 5);
+    return KL_OK;
+}
+
 static enum kl_status failing_launch(void *arg, double *seconds, struct kl_err *e)
 {
     (void)arg;
@@ -64,30 +74,46 @@ static void test_protocol(void)
     CHECK(p.warmup >= 1 && p.min_repeats >= 1 && p.min_time > 0, "defaults");
     /* Count-bound: 5 repeats of 10 ms reach 0.05 s >= min_time 0. */
     p = (struct kl_protocol){2, 5, 0.0, 100};
-    CHECK(kl_measure(&p, fake_launch, &f, &s, &e) == KL_OK, "measure: %s", e.msg);
+    CHECK(kl_measure(NULL, &p, fake_launch, &f, &s, &e) == KL_OK, "measure: %s", e.msg);
     CHECK(f.calls == 7 && s.n == 5 && s.median == 0.01, "count-bound: %d calls, %d samples",
           f.calls, s.n);
     /* Time-bound: 0.1 s needs 10 launches of 10 ms (with float rounding, 10 or 11). */
     f.calls = 0;
     p = (struct kl_protocol){0, 3, 0.1, 1000};
-    kl_measure(&p, fake_launch, &f, &s, &e);
+    kl_measure(NULL, &p, fake_launch, &f, &s, &e);
     CHECK(s.n >= 10 && s.n <= 11, "time-bound: %d samples", s.n);
     /* Capped by max_repeats even if min_time is not reached. */
     f.calls = 0;
     p = (struct kl_protocol){0, 3, 100.0, 40};
-    kl_measure(&p, fake_launch, &f, &s, &e);
+    kl_measure(NULL, &p, fake_launch, &f, &s, &e);
     CHECK(s.n == 40, "capped: %d samples", s.n);
     /* Invalid protocols and failing launches are errors, not numbers. */
     p = (struct kl_protocol){-1, 3, 0.0, 40};
-    CHECK(kl_measure(&p, fake_launch, &f, &s, &e) == KL_ERR_ARG, "negative warm-up");
+    CHECK(kl_measure(NULL, &p, fake_launch, &f, &s, &e) == KL_ERR_ARG, "negative warm-up");
     p = (struct kl_protocol){0, 0, 0.0, 40};
     CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "zero repeats");
     p = (struct kl_protocol){0, 10, 0.0, 5};
     CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "max below min");
     p = (struct kl_protocol){0, 1, 0.0, 1};
-    CHECK(kl_measure(&p, failing_launch, NULL, &s, &e) == KL_ERR_BACKEND &&
+    CHECK(kl_measure(NULL, &p, failing_launch, NULL, &s, &e) == KL_ERR_BACKEND &&
               strstr(e.msg, "launch broke"),
           "failing launch propagates");
+    /* Every timed launch's time is kept in launch order, the warm-ups left out. */
+    f.calls = 0;
+    p = (struct kl_protocol){2, 9, 0.0, 9};
+    const double *samples;
+    CHECK(kl_measure(NULL, &p, varied_launch, &f, &s, &e) == KL_OK && s.n == 9 &&
+              kl_measure_samples(&samples) == 9,
+          "samples kept");
+    for (int k = 0; k < 9 && s.n == 9; k++)
+        CHECK(samples[k] == 1e-3 * (1 + ((k + 2) * 7) % 5), "sample %d in launch order: %g", k,
+              samples[k]);
+    kl_measure_forget();
+    CHECK(kl_measure_samples(&samples) == 0, "forgotten");
+    /* Timed on the host: no kernels of kladder's, no NVML, and says so. */
+    CHECK(s.machine.nkernels == 0 && s.machine.samples == 0 && s.machine.joules < 0 &&
+              strstr(s.machine.res_why, "host") && strstr(s.machine.why, "host"),
+          "host timing explained: \"%s\" / \"%s\"", s.machine.res_why, s.machine.why);
 }
 
 static void test_tolerance(void)
@@ -655,6 +681,44 @@ static void test_half2_bound(void)
     }
 }
 
+/* Occupancy and its limiter against an H100's per-multiprocessor limits (Nsight Compute's). */
+static void test_occupancy(void)
+{
+    struct kl_device_info d;
+    memset(&d, 0, sizeof d);
+    d.warp = 32, d.regs_per_cu = 65536, d.threads_per_cu = 2048, d.blocks_per_cu = 32;
+    d.local_mem_per_cu = 233472, d.local_mem_reserved = 1024;
+    static const struct {
+        int regs;
+        long threads, local;
+        int api, groups;
+        double occupancy;
+        const char *limiter;
+    } cases[] = {
+        {48, 128, 86240, -1, 2, 0.125, "shared"}, /* blur 12 at R = 24: ncu says 2 and 12.5 % */
+        {128, 256, 0, -1, 2, 0.25, "registers"},  /* 4096 registers a warp: 4 warps a quarter */
+        {16, 32, 0, -1, 32, 0.5, "blocks"},       /* one warp each, 32 blocks at most */
+        {24, 96, 0, -1, 21, 0.984375, "threads"}, /* 2048 / 96 */
+        {48, 128, 86240, 2, 2, 0.125, "shared"},  /* the driver's own count stands */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct kl_resources r = {.regs = cases[i].regs, .private_bytes = 0, .local_static = 0,
+                                 .local_dynamic = cases[i].local, .threads = cases[i].threads,
+                                 .groups_per_cu = cases[i].api};
+        kl_occupancy(&d, &r);
+        CHECK(r.groups_per_cu == cases[i].groups && fabs(r.occupancy - cases[i].occupancy) < 1e-9 &&
+                  strcmp(r.limiter, cases[i].limiter) == 0,
+              "occupancy case %zu: %d groups, %g, %s", i, r.groups_per_cu, r.occupancy, r.limiter);
+    }
+    /* A device that does not tell its limits: unknown, with the reason. */
+    struct kl_device_info none;
+    memset(&none, 0, sizeof none);
+    struct kl_resources r = {.regs = -1, .threads = 64, .groups_per_cu = -1};
+    kl_occupancy(&none, &r);
+    CHECK(r.occupancy < 0 && r.limiter[0] == 0 && strstr(r.why, "does not tell"),
+          "unknown occupancy says why: %s", r.why);
+}
+
 int main(void)
 {
     test_stats();
@@ -669,5 +733,6 @@ int main(void)
     test_search();
     test_log_remap();
     test_half2_bound();
+    test_occupancy();
     return check_summary();
 }

@@ -49,9 +49,12 @@ struct kl_device_info {
     uint64_t local_mem_per_cu;  /* shared memory per SM */
     unsigned regs_per_block, regs_per_cu;
     unsigned threads_per_cu;    /* resident threads per SM */
+    unsigned blocks_per_cu;     /* resident blocks per SM */
+    unsigned local_mem_reserved; /* shared memory the system keeps per block */
     unsigned mem_clock_mhz;     /* memory clock, peak */
     unsigned mem_bus_bits;      /* memory bus width */
     size_t max_grid[3];         /* most work-groups per dimension (0: no limit known) */
+    char pci_bus_id[32];        /* "0000:1b:00.0" where the API tells, else "" */
 };
 
 /*
@@ -104,6 +107,24 @@ struct kl_kernel_sig {
     int global[KL_MAX_SIG];
 };
 
+/*
+ * What a compiled kernel uses, for one launch's work-group, as far as the API
+ * tells: a field it cannot tell is -1 and why says so. The backend fills all
+ * but occupancy and limiter, which core/machine.c derives from the device's
+ * limits.
+ */
+struct kl_resources {
+    int regs;            /* registers per work-item */
+    long private_bytes;  /* private memory per work-item: spilled registers and stack */
+    long local_static;   /* local (shared) memory the kernel declares, per work-group */
+    long local_dynamic;  /* the launch's own: __local arguments, CUDA's dynamic shared memory */
+    long threads;        /* work-items per work-group */
+    int groups_per_cu;   /* work-groups a compute unit holds at once, by the API's reckoning */
+    double occupancy;    /* resident warps over the most a compute unit holds, 0..1 */
+    char limiter[16];    /* what holds groups_per_cu down: registers, shared, threads, blocks */
+    char why[192];       /* what is unknown and why; "" when nothing is */
+};
+
 /* Times of one launch from the API's events, in seconds. */
 struct kl_launch_time {
     double run;   /* start to end: the kernel's execution */
@@ -151,6 +172,13 @@ struct kl_backend_ops {
     size_t (*kernel_max_wg)(struct kl_kernel *k);
     /* Its parameters, as far as the API tells. */
     void (*kernel_signature)(struct kl_kernel *k, struct kl_kernel_sig *sig);
+    /*
+     * Its resources for a work-group of `threads` work-items with `local_dynamic`
+     * bytes of the launch's own local memory (struct kl_resources: all but
+     * occupancy and limiter), as far as the API tells.
+     */
+    void (*kernel_resources)(struct kl_dev *dev, struct kl_kernel *k, size_t threads,
+                             size_t local_dynamic, struct kl_resources *r);
 
     /*
      * Launches k over dims dimensions (global sizes are multiples of local

@@ -72,6 +72,8 @@ struct kl_kernel {
     X(cuModuleUnload)                                                                              \
     X(cuModuleGetFunction)                                                                         \
     X(cuFuncGetAttribute)                                                                          \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                 \
+    X(cuDeviceGetPCIBusId)                                                                         \
     X(cuFuncSetAttribute)                                                                          \
     X(cuLaunchKernel)                                                                              \
     X(cuEventCreate)                                                                               \
@@ -285,6 +287,13 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     info->regs_per_cu = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
     info->threads_per_cu =
         (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    info->blocks_per_cu =
+        (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    info->local_mem_reserved =
+        (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    if (cu.cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, dev) !=
+        CUDA_SUCCESS)
+        info->pci_bus_id[0] = '\0';
     info->mem_clock_mhz = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
     info->mem_bus_bits = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
 fail:
@@ -406,6 +415,28 @@ static void cuda_kernel_free(struct kl_kernel *k)
     free(k);
 }
 
+/*
+ * KLADDER_SAVE_CUBIN=DIR keeps every compiled kernel as DIR/ENTRY-HASH.cubin
+ * (HASH: FNV-1a of its options), for cuobjdump and Nsight to read the very
+ * code that was timed. Best effort: a file that cannot be written is skipped.
+ */
+static void save_cubin(const char *entry, const char *options, const char *image, size_t size)
+{
+    const char *dir = getenv("KLADDER_SAVE_CUBIN");
+    unsigned long long h = 1469598103934665603ull;
+    char path[4096];
+    if (!dir || !dir[0])
+        return;
+    for (const char *p = options; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    snprintf(path, sizeof path, "%s/%s-%016llx.cubin", dir, entry, h);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(image, 1, size, f);
+        fclose(f);
+    }
+}
+
 static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const char *options,
                                  const char *entry, struct kl_kernel **out, struct kl_err *e)
 {
@@ -419,6 +450,7 @@ static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const c
     st = kl_nvrtc_compile(source, entry, options, dev->cc_major, dev->cc_minor, &image, &size, e);
     if (st != KL_OK)
         goto fail;
+    save_cubin(entry, options, image, size);
     CU_TRY(cu.cuModuleLoadData(&k->module, image));
     CUresult rc = cu.cuModuleGetFunction(&k->fn, k->module, entry);
     if (rc != CUDA_SUCCESS) {
@@ -462,6 +494,33 @@ static void cuda_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig
         n++;
     }
     sig->count = n;
+}
+
+/* The driver's attributes of k and its occupancy for this launch's block. */
+static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_t threads,
+                                  size_t local_dynamic, struct kl_resources *r)
+{
+    int regs = -1, priv = -1, shared = -1, blocks = -1;
+    cu.cuCtxSetCurrent(dev->ctx);
+    memset(r, 0, sizeof *r);
+    if (cu.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn) != CUDA_SUCCESS)
+        regs = -1;
+    if (cu.cuFuncGetAttribute(&priv, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn) != CUDA_SUCCESS)
+        priv = -1;
+    if (cu.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn) != CUDA_SUCCESS)
+        shared = -1;
+    /* The launch has set the kernel's dynamic shared memory limit by now. */
+    if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->fn, (int)threads,
+                                                       local_dynamic) != CUDA_SUCCESS)
+        blocks = -1;
+    r->regs = regs;
+    r->private_bytes = priv;
+    r->local_static = shared;
+    r->local_dynamic = (long)local_dynamic;
+    r->threads = (long)threads;
+    r->groups_per_cu = blocks;
+    if (regs < 0 || priv < 0 || shared < 0 || blocks < 0)
+        snprintf(r->why, sizeof r->why, "the CUDA driver did not tell every attribute");
 }
 
 #define KL_CUDA_MAX_ARGS 32
@@ -688,6 +747,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .kernel_free = cuda_kernel_free,
     .kernel_max_wg = cuda_kernel_max_wg,
     .kernel_signature = cuda_kernel_signature,
+    .kernel_resources = cuda_kernel_resources,
     .launch = cuda_launch,
     .alloc_pinned = cuda_alloc_pinned,
     .map = cuda_map,

@@ -22,6 +22,7 @@ struct kl_dev {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
+    int nv_verbose; /* NVIDIA's compiler: -cl-nv-verbose puts ptxas's register count in the log */
 };
 
 struct kl_buf {
@@ -35,6 +36,7 @@ struct kl_kernel {
     cl_program program;
     cl_kernel kernel;
     size_t max_wg;
+    int regs; /* from NVIDIA's build log; -1 unknown */
 };
 
 static const char *cl_err_name(cl_int code)
@@ -174,6 +176,30 @@ static unsigned dev_uint(cl_device_id d, cl_device_info what)
     return (unsigned)v;
 }
 
+/*
+ * What a multiprocessor of an NVIDIA GPU holds, by compute capability (the
+ * CUDA C++ Programming Guide's table of technical specifications), which
+ * NVIDIA's OpenCL does not report: for the occupancy of a rung's kernel.
+ */
+static void nvidia_limits(struct kl_device_info *info)
+{
+    static const struct {
+        int major, minor;
+        unsigned threads, blocks, shared_kib, reserved;
+    } cc[] = {{7, 0, 2048, 32, 96, 0},   {7, 2, 2048, 32, 96, 0},   {7, 5, 1024, 16, 64, 0},
+              {8, 0, 2048, 32, 164, 1024}, {8, 6, 1536, 16, 100, 1024}, {8, 7, 1536, 16, 164, 1024},
+              {8, 9, 1536, 24, 100, 1024}, {9, 0, 2048, 32, 228, 1024}};
+    for (size_t i = 0; i < sizeof cc / sizeof *cc; i++)
+        if (cc[i].major == info->cc_major && cc[i].minor == info->cc_minor) {
+            info->warp = 32;
+            info->regs_per_cu = 65536;
+            info->threads_per_cu = cc[i].threads;
+            info->blocks_per_cu = cc[i].blocks;
+            info->local_mem_per_cu = (uint64_t)cc[i].shared_kib * 1024;
+            info->local_mem_reserved = cc[i].reserved;
+        }
+}
+
 static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info, struct kl_err *e)
 {
     cl_platform_id pid;
@@ -246,6 +272,16 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
                 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV: which PTX it runs. */
                 info->cc_major = (int)dev_uint(did, 0x4000);
                 info->cc_minor = (int)dev_uint(did, 0x4001);
+                /* CL_DEVICE_PCI_DOMAIN_ID_NV, _BUS_ID_NV, _SLOT_ID_NV (device << 3 | fn). */
+                unsigned slot = dev_uint(did, 0x4009);
+                snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.%x",
+                         dev_uint(did, 0x400A), dev_uint(did, 0x4008), slot >> 3, slot & 7);
+                nvidia_limits(info);
+            } else if (strstr(ext, "cl_khr_pci_bus_info")) {
+                cl_uint pci[4]; /* CL_DEVICE_PCI_BUS_INFO_KHR: domain, bus, device, function */
+                if (clGetDeviceInfo(did, 0x410F, sizeof pci, pci, NULL) == CL_SUCCESS)
+                    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.%x",
+                             pci[0], pci[1], pci[2], pci[3]);
             }
         }
         free(ext);
@@ -290,6 +326,15 @@ static enum kl_status ocl_open(int p, int d, struct kl_dev **out, struct kl_err 
     CL_TRY_RC("clCreateContext");
     dev->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE, &rc);
     CL_TRY_RC("clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)");
+    size_t n = 0;
+    if (clGetDeviceInfo(dev->device, CL_DEVICE_EXTENSIONS, 0, NULL, &n) == CL_SUCCESS && n) {
+        char *ext = malloc(n + 1);
+        if (ext && clGetDeviceInfo(dev->device, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
+            ext[n] = '\0';
+            dev->nv_verbose = strstr(ext, "cl_nv_device_attribute_query") != NULL;
+        }
+        free(ext);
+    }
     *out = dev;
     return KL_OK;
 fail:
@@ -359,31 +404,59 @@ static void ocl_kernel_free(struct kl_kernel *k)
     free(k);
 }
 
+/*
+ * The registers ptxas gave entry, from NVIDIA's -cl-nv-verbose build log
+ * ("Compiling entry function 'ENTRY' ..." then "Used N registers"); -1 if absent.
+ */
+static int log_registers(const char *log, const char *entry)
+{
+    char head[160];
+    snprintf(head, sizeof head, "entry function '%s'", entry);
+    const char *at = strstr(log, head), *used;
+    int regs;
+    if (!at || !(used = strstr(at, "Used ")) || sscanf(used, "Used %d registers", &regs) != 1)
+        return -1;
+    return regs;
+}
+
+/* The program's build log, malloc'd ("" where there is none); NULL without memory. */
+static char *build_log(struct kl_dev *dev, cl_program program)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(program, dev->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = malloc(n + 1);
+    if (log && (n == 0 || clGetProgramBuildInfo(program, dev->device, CL_PROGRAM_BUILD_LOG, n, log,
+                                                NULL) != CL_SUCCESS))
+        n = 0;
+    if (log)
+        log[n] = '\0';
+    return log;
+}
+
 static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
                                 const char *entry, struct kl_kernel **out, struct kl_err *e)
 {
     enum kl_status st;
     cl_int rc;
     struct kl_kernel *k = calloc(1, sizeof *k);
+    char *opts = NULL, *log = NULL;
     *out = NULL;
-    if (!k)
+    if (!k || !(opts = malloc(strlen(options) + 32))) {
+        free(k);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    }
+    sprintf(opts, "%s%s", options, dev->nv_verbose ? " -cl-nv-verbose" : "");
+    k->regs = -1;
     k->program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &rc);
     CL_TRY_RC("clCreateProgramWithSource");
-    rc = clBuildProgram(k->program, 1, &dev->device, options, NULL, NULL);
+    rc = clBuildProgram(k->program, 1, &dev->device, opts, NULL, NULL);
+    log = build_log(dev, k->program);
     if (rc != CL_SUCCESS) {
-        size_t n = 0;
         st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
                      "clBuildProgram failed: %s (%d) with options \"%s\"; build log:\n",
                      cl_err_name(rc), (int)rc, options);
-        clGetProgramBuildInfo(k->program, dev->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-        char *log = malloc(n + 1);
-        if (log && clGetProgramBuildInfo(k->program, dev->device, CL_PROGRAM_BUILD_LOG, n, log,
-                                         NULL) == CL_SUCCESS) {
-            log[n] = '\0';
+        if (log)
             kl_err_append(e, "%s", log);
-        }
-        free(log);
         goto fail;
     }
     k->kernel = clCreateKernel(k->program, entry, &rc);
@@ -394,9 +467,15 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
     CL_TRY_RC("clCreateKernel");
     CL_TRY(clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
                                     sizeof k->max_wg, &k->max_wg, NULL));
+    if (log && dev->nv_verbose)
+        k->regs = log_registers(log, entry);
+    free(log);
+    free(opts);
     *out = k;
     return KL_OK;
 fail:
+    free(log);
+    free(opts);
     ocl_kernel_free(k);
     return st;
 }
@@ -427,6 +506,38 @@ static void ocl_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig)
         snprintf(sig->type[i], sizeof sig->type[i], "%.31s", type);
         sig->global[i] = q == CL_KERNEL_ARG_ADDRESS_GLOBAL || q == CL_KERNEL_ARG_ADDRESS_CONSTANT;
     }
+}
+
+/*
+ * The API's view of k for a work-group of threads work-items: private and
+ * local memory (CL_KERNEL_LOCAL_MEM_SIZE counts the __local arguments as last
+ * set, which the launch has set), registers where NVIDIA's log gave them.
+ * OpenCL does not say how many work-groups a compute unit holds.
+ */
+static void ocl_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_t threads,
+                                 size_t local_dynamic, struct kl_resources *r)
+{
+    cl_ulong priv = 0, local = 0;
+    memset(r, 0, sizeof *r);
+    r->regs = k->regs;
+    r->private_bytes = clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_PRIVATE_MEM_SIZE,
+                                                sizeof priv, &priv, NULL) == CL_SUCCESS
+                           ? (long)priv
+                           : -1;
+    r->local_static = clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE,
+                                               sizeof local, &local, NULL) == CL_SUCCESS &&
+                              local >= local_dynamic
+                          ? (long)(local - local_dynamic)
+                          : -1;
+    r->local_dynamic = (long)local_dynamic;
+    r->threads = (long)threads;
+    r->groups_per_cu = -1;
+    snprintf(r->why, sizeof r->why, "%s",
+             k->regs >= 0 ? ""
+             : dev->nv_verbose
+                 ? "NVIDIA's build log named no register count for this kernel"
+                 : "this OpenCL driver reports no register count (NVIDIA's does, with "
+                   "-cl-nv-verbose)");
 }
 
 static enum kl_status set_arg(cl_kernel k, cl_uint i, const struct kl_arg *a, struct kl_err *e)
@@ -574,6 +685,7 @@ const struct kl_backend_ops kl_backend_opencl = {
     .kernel_free = ocl_kernel_free,
     .kernel_max_wg = ocl_kernel_max_wg,
     .kernel_signature = ocl_kernel_signature,
+    .kernel_resources = ocl_kernel_resources,
     .launch = ocl_launch,
     .alloc_pinned = ocl_alloc_pinned,
     .map = ocl_map,

@@ -72,6 +72,8 @@ static const char usage[] =
     "  --warmup N         untimed launches before timing (default 2)\n"
     "  --repeats N        at least N timed launches (default 5)\n"
     "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
+    "  --energy           time every row for at least 1 s, so NVML's energy counter gives\n"
+    "                     joules per launch and GFLOP/J (NVIDIA GPUs; clocks and power always)\n"
     "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or 02_row)\n"
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
     "  --list-rungs       print the ladder with each rung's summary and parameters\n"
@@ -174,6 +176,7 @@ struct cli {
     double budget;
     int budget_set, exhaustive, show, clear, all;
     int timing_set; /* --warmup, --repeats or --min-time given */
+    int energy;     /* --energy: time long enough for the energy counter */
     /* blur */
     const char *input, *output_rung, *image_out;
     int width, height, radius, pixel_uchar4;
@@ -224,6 +227,7 @@ static const struct option options[] = {
     {"--warmup", 1, ON_RUNS | ON_TUNE},
     {"--repeats", 1, ON_RUNS | ON_TUNE},
     {"--min-time", 1, ON_RUNS | ON_TUNE},
+    {"--energy", 0, ON_RUNS | ON_TUNE},
     {"--rung", 1, ON_LADDERS | ON_TUNE},
     {"--param", 1, ON_LADDERS},
     {"--list-rungs", 0, ON_LADDERS},
@@ -316,6 +320,8 @@ static int apply(struct cli *c, const char *opt, const char *val)
                    0) {
             return fail_usage(err);
         }
+    } else if (IS("--energy")) {
+        c->energy = 1;
     } else if (IS("--rung")) {
         /* argv strings are writable; lists are split in place. */
         if (c->nrungs == MAX_ITEMS)
@@ -552,6 +558,9 @@ static int parse(int argc, char **argv, struct cli *c)
         if (rc)
             return rc;
     }
+    /* Energy needs a window the counter can resolve: the timed launches last that long. */
+    if (c->energy && c->protocol.min_time < KL_ENERGY_WINDOW_S)
+        c->protocol.min_time = KL_ENERGY_WINDOW_S;
     /* `tune WORKLOAD` takes the workload's sizes. */
     enum command cmd = c->command == CMD_TUNE && c->tuned ? c->tuned : c->command;
     if (cmd == CMD_BLUR && (c->width || c->height) && c->input)

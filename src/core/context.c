@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/machine.h"
 #include "core/util.h"
 
 struct kl_cached_kernel {
@@ -255,6 +256,7 @@ void kl_close(struct kl_context *kl)
     if (!kl)
         return;
     cache_flush(kl);
+    kl_machine_free(kl);
     if (kl->dev)
         kl->ops->close(kl->dev);
     free(kl->kernel_dir);

@@ -11,6 +11,7 @@
 #include "core/error.h"
 
 struct kl_cached_kernel;
+struct kl_machine_state;
 
 struct kl_context {
     const struct kl_backend_ops *ops;
@@ -20,6 +21,7 @@ struct kl_context {
     struct kl_err err;
     char *kernel_dir; /* NULL: the sources built into the binary */
     struct kl_cached_kernel *cache;
+    struct kl_machine_state *machine; /* what timed launches ran, NVML (core/machine.c) */
 };
 
 /* One embedded source file; the table ends with a NULL path. */

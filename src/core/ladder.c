@@ -5,6 +5,7 @@
 
 #include "core/context.h"
 #include "core/launch.h"
+#include "core/measure.h"
 #include "core/progress.h"
 #include "core/util.h"
 
@@ -336,10 +337,13 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         enum kl_status st = values_of(w, a, i, values, &users, res->config, sizeof res->config, e);
         if (res->config[0]) /* values not the defaults: the table says which */
             rep->show_config = 1;
+        kl_measure_forget();
         if (st == KL_OK)
             st = run_values(w, u, i, values, a->protocol, res);
-        if (st == KL_OK)
+        if (st == KL_OK) {
+            kl_result_keep_samples(res); /* its timed launches, for the JSON */
             continue;
+        }
         snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);
         if (st == KL_ERR_UNSUPPORTED && !users)
             res->status = KL_RESULT_SKIPPED; /* its defaults do not fit this device */
@@ -349,7 +353,7 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
     return KL_OK;
 }
 
-void kl_ladder_report(struct kl_report *rep, const struct kl_context *kl, const char *workload,
+void kl_ladder_report(struct kl_report *rep, struct kl_context *kl, const char *workload,
                       enum kl_type t, unsigned long long seed, const struct kl_protocol *proto)
 {
     rep->workload = workload;
@@ -360,5 +364,6 @@ void kl_ladder_report(struct kl_report *rep, const struct kl_context *kl, const 
     rep->backend = kl->ops->name;
     rep->ladder = 1;
     kl_utc_now(rep->date, sizeof rep->date);
+    kl_report_provenance(rep, kl);
     kl_report_load_ceilings(rep);
 }

@@ -156,7 +156,7 @@ struct kl_workload {
  * the date, the cached ceilings, and rows that are rungs of one ladder.
  */
 struct kl_context;
-void kl_ladder_report(struct kl_report *rep, const struct kl_context *kl, const char *workload,
+void kl_ladder_report(struct kl_report *rep, struct kl_context *kl, const char *workload,
                       enum kl_type t, unsigned long long seed, const struct kl_protocol *proto);
 
 /*

@@ -1,5 +1,7 @@
 #include "core/launch.h"
 
+#include "core/machine.h"
+
 enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e)
 {
     struct kl_launch *l = launch;
@@ -7,6 +9,8 @@ enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e)
     struct kl_launch_time t = {0, 0};
     enum kl_status st =
         kl->ops->launch(kl->dev, l->kernel, l->args, l->nargs, l->dims, l->global, l->local, &t, e);
+    if (st == KL_OK)
+        kl_machine_saw(kl, l);
     *seconds = t.run;
     return st;
 }

@@ -1,6 +1,22 @@
 #include "core/measure.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* The last measurement's samples in launch order, kept for kl_stats.samples. */
+static _Thread_local double *kept;
+static _Thread_local int kept_cap, kept_n;
+
+int kl_measure_samples(const double **samples)
+{
+    *samples = kept;
+    return kept_n;
+}
+
+void kl_measure_forget(void)
+{
+    kept_n = 0;
+}
 
 void kl_protocol_default(struct kl_protocol *p)
 {
@@ -32,8 +48,9 @@ static int cmp_double(const void *a, const void *b)
 
 void kl_stats_compute(double *s, int n, struct kl_stats *out)
 {
+    memset(out, 0, sizeof *out);
     out->n = n;
-    out->median = out->min = out->max = out->mean = 0.0;
+    out->machine.joules = -1;
     if (n <= 0)
         return;
     qsort(s, (size_t)n, sizeof *s, cmp_double);
@@ -46,22 +63,41 @@ void kl_stats_compute(double *s, int n, struct kl_stats *out)
     out->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-enum kl_status kl_measure(const struct kl_protocol *p, kl_launch_fn fn, void *arg,
-                          struct kl_stats *out, struct kl_err *e)
+/* Keeps a copy of the n samples in launch order (none without memory). */
+static void keep(const double *s, int n)
+{
+    kept_n = 0;
+    if (n > kept_cap) {
+        double *more = realloc(kept, (size_t)n * sizeof *more);
+        if (!more)
+            return;
+        kept = more;
+        kept_cap = n;
+    }
+    memcpy(kept, s, (size_t)n * sizeof *s);
+    kept_n = n;
+}
+
+enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl_launch_fn fn,
+                          void *arg, struct kl_stats *out, struct kl_err *e)
 {
     enum kl_status st = kl_protocol_check(p, e);
     double t = 0.0, total = 0.0;
     int cap = p->min_repeats, n = 0;
     double *s = NULL;
+    struct kl_machine_window *w = NULL;
+    struct kl_machine machine;
 
     if (st != KL_OK)
         return st;
+    kl_machine_begin(kl);
     for (int i = 0; i < p->warmup; i++)
         if ((st = fn(arg, &t, e)) != KL_OK)
             return st;
     s = malloc((size_t)cap * sizeof *s);
     if (!s)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    w = kl_machine_open(kl);
     while (n < p->max_repeats && (n < p->min_repeats || total < p->min_time)) {
         if (n == cap) {
             int grown = cap * 2 < p->max_repeats ? cap * 2 : p->max_repeats;
@@ -78,8 +114,14 @@ enum kl_status kl_measure(const struct kl_protocol *p, kl_launch_fn fn, void *ar
         s[n++] = t;
         total += t;
     }
-    kl_stats_compute(s, n, out);
 free_samples:
+    kl_machine_close(kl, w, n, &machine);
+    kept_n = 0;
+    if (st == KL_OK) {
+        keep(s, n);
+        kl_stats_compute(s, n, out);
+        out->machine = machine;
+    }
     free(s);
     return st;
 }

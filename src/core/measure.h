@@ -7,14 +7,18 @@
 #define KL_MEASURE_H
 
 #include "core/error.h"
+#include "core/machine.h"
 #include "kladder.h"
+
+struct kl_context;
 
 struct kl_stats {
     int n;
     double median, min, max, mean;
+    struct kl_machine machine; /* the kernels' resources, clocks, power and energy */
 };
 
-/* Order statistics of n samples (the array is sorted in place). */
+/* Order statistics of n samples (the array is sorted in place); no samples or machine. */
 void kl_stats_compute(double *samples, int n, struct kl_stats *out);
 
 /* One launch; returns its duration in *seconds. */
@@ -30,8 +34,20 @@ struct kl_run_limits {
     int abandoned;    /* out: 1 too slow, 2 out of time */
 };
 
-/* Runs the protocol around fn and fills *out. */
-enum kl_status kl_measure(const struct kl_protocol *p, kl_launch_fn fn, void *arg,
-                          struct kl_stats *out, struct kl_err *e);
+/*
+ * Runs the protocol around fn and fills *out. kl is the context whose device
+ * runs the launches, observed meanwhile (core/machine.h): the kernels of its
+ * kl_launch_timed and NVML's readings; NULL for work timed on the host.
+ */
+enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl_launch_fn fn,
+                          void *arg, struct kl_stats *out, struct kl_err *e);
+
+/*
+ * The timed launches of the last kl_measure on this thread, in the order
+ * they ran (*samples valid until the next kl_measure here); 0 when none since
+ * kl_measure_forget.
+ */
+int kl_measure_samples(const double **samples);
+void kl_measure_forget(void);
 
 #endif /* KL_MEASURE_H */

@@ -1,10 +1,10 @@
 #include "core/report.h"
 
-#include "core/measure.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/measure.h"
 
 int kl_result_timed(const struct kl_result *x)
 {
@@ -75,10 +75,34 @@ void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s)
     x->min_s = s->min;
     x->max_s = s->max;
     x->repeats = s->n;
+    x->machine = s->machine;
+    x->has_machine = 1;
+}
+
+void kl_result_keep_samples(struct kl_result *x)
+{
+    const double *s;
+    int n = kl_measure_samples(&s);
+    double *copy = n > 0 && n == x->repeats ? malloc((size_t)n * sizeof *copy) : NULL;
+    free(x->samples);
+    x->samples = copy;
+    x->nsamples = copy ? n : 0;
+    if (copy)
+        memcpy(copy, s, (size_t)n * sizeof *copy);
+}
+
+void kl_report_provenance(struct kl_report *r, struct kl_context *kl)
+{
+    kl_machine_host(r->host, sizeof r->host, r->cpu, sizeof r->cpu, r->os, sizeof r->os);
+    r->start_sm_mhz = r->start_mem_mhz = -1;
+    if (kl)
+        kl_machine_clocks(kl, &r->start_sm_mhz, &r->start_mem_mhz);
 }
 
 void kl_report_free(struct kl_report *r)
 {
+    for (int i = 0; i < r->count; i++)
+        free(r->results[i].samples);
     free(r->results);
     r->results = NULL;
     r->count = r->capacity = 0;
@@ -126,6 +150,25 @@ static double roof(const struct kl_report *r, const struct kl_result *x, double 
     return memory_bound < peak ? memory_bound : peak;
 }
 
+/*
+ * What bounds a timed row: the roof it comes closest to, memory (its bytes
+ * against the copy bandwidth) or compute (its FLOPs against its precision's
+ * peak), where it reaches half of it; latency where it reaches neither half
+ * (launch, dependency or occupancy stalls, not a pipe or the memory, hold it).
+ * NULL where no roof is known.
+ */
+static const char *bound_by(const struct kl_report *r, const struct kl_result *x, double flops,
+                            double bytes)
+{
+    double peak = compute_peak(r, x), bw = r->ceilings.copy_gbps;
+    if (!r->have_ceilings || !(bw > 0))
+        return NULL;
+    double mem = bytes > 0 ? bytes / x->median_s * 1e-9 / bw : 0;
+    double comp = flops > 0 && peak > 0 ? flops / x->median_s * 1e-9 / peak : 0;
+    double best = mem > comp ? mem : comp;
+    return best < 0.5 ? "latency" : mem >= comp ? "memory" : "compute";
+}
+
 void kl_report_finish(struct kl_report *r)
 {
     double first = 0.0, host = 0.0;
@@ -150,6 +193,12 @@ void kl_report_finish(struct kl_report *r)
         x->gbps = bytes / x->median_s * 1e-9;
         if (top > 0)
             x->pct_ceiling = 100.0 * (flops > 0 ? x->gflops : x->gbps) / top;
+        x->bound = bound_by(r, x, flops, bytes);
+        x->gflops_per_j = x->gbps_per_j = 0.0;
+        if (x->has_machine && x->machine.joules > 0) {
+            x->gflops_per_j = flops * 1e-9 / x->machine.joules;
+            x->gbps_per_j = bytes * 1e-9 / x->machine.joules;
+        }
         if (r->ladder && !x->on_host && first > 0)
             x->speedup_first = first / x->median_s;
         if (r->ladder && host > 0)

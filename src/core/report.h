@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "core/ceilings.h"
+#include "core/machine.h"
 #include "kladder.h"
 
 /*
@@ -71,10 +72,17 @@ struct kl_result {
     enum kl_precision precision; /* the arithmetic it declares (KL_PREC_NONE: none) */
     double error;                /* measured normwise error: max |got - ref| / sum|a·b| over the
                                     elements checked; NaN where none was measured */
+    int has_machine;             /* machine holds what its timed launches saw */
+    struct kl_machine machine;   /* resources, occupancy, clocks, power and energy */
+    double *samples;             /* every timed launch's time in order (kl_result_keep_samples) */
+    int nsamples;
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
     double mitems;      /* millions of items per second, when the report counts items */
     double pct_ceiling; /* % of the measured roof (0: no ceiling known) */
+    const char *bound;  /* "memory", "compute" or "latency" (neither roof within reach); NULL
+                           where no roof is known */
+    double gflops_per_j, gbps_per_j; /* per joule, where energy was measured (else 0) */
 };
 
 struct kl_report {
@@ -101,13 +109,24 @@ struct kl_report {
     const char *image_out;  /* blur: the picture written (NULL: none) */
     int show_config;        /* print the config column */
     int ladder;             /* rows are rungs of one ladder: show speed-ups */
+    char host[64], cpu[128], os[128]; /* where it ran (kl_report_provenance) */
+    double start_sm_mhz, start_mem_mhz; /* the GPU's clocks as the run began; < 0 unknown */
     struct kl_result *results;
     int count, capacity;
 };
 
 struct kl_stats;
-/* Copies a measurement's median, min, max and count into a result. */
+struct kl_context;
+/* Where the run happens: host, CPU, OS and kl's clocks now (kl may be NULL). */
+void kl_report_provenance(struct kl_report *r, struct kl_context *kl);
+/* Copies a measurement's median, min, max, count and machine into a result. */
 void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s);
+/*
+ * Copies the timed launches of the measurement that set x's stats (the last
+ * kl_measure on this thread, when its count matches x's repeats) into x, for
+ * the JSON's samples; callers that keep rows call it right after measuring.
+ */
+void kl_result_keep_samples(struct kl_result *x);
 
 /* Appends a zeroed result for rung name; NULL when out of memory. */
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);

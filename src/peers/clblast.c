@@ -150,7 +150,7 @@ enum kl_status kl_clblast_gemv(struct kl_context *kl, const struct kl_gemv_probl
     if ((st = gemv_once(&g, &dummy, e)) != KL_OK ||
         (st = ops->read(kl->dev, dy, y, (size_t)p->M * es, e)) != KL_OK)
         goto done;
-    st = kl_measure(proto, gemv_once, &g, stats, e);
+    st = kl_measure(kl, proto, gemv_once, &g, stats, e);
 done:
     ops->release(dA);
     ops->release(dx);
@@ -222,7 +222,7 @@ enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_probl
     g.queue = ops->native_queue(kl->dev);
     if ((st = gemm_once(&g, &dummy, e)) != KL_OK || (st = ops->read(kl->dev, dC, C, c, e)) != KL_OK)
         goto done;
-    st = kl_measure(proto, gemm_once, &g, stats, e);
+    st = kl_measure(kl, proto, gemm_once, &g, stats, e);
 done:
     ops->release(dA);
     ops->release(dB);

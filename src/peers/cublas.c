@@ -158,7 +158,7 @@ enum kl_status kl_cublas_gemv(struct kl_context *kl, const struct kl_gemv_proble
     snprintf(what, n, "cuBLAS %s on CUDA device %d, CUDA event time",
              p->type == KL_FLOAT ? "cublasSgemv" : "cublasDgemv", dev);
     if ((st = run_open(&g.r, host, e)) == KL_OK)
-        st = kl_cudart_run_measure(&g.r.r, gemv_once, &g, proto, y, stats, e);
+        st = kl_cudart_run_measure(kl, &g.r.r, gemv_once, &g, proto, y, stats, e);
     run_close(&g.r);
     return st;
 }
@@ -218,7 +218,7 @@ enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_proble
         snprintf(what, n, "cuBLAS %s (default math, no TF32) on CUDA device %d, CUDA event time",
                  p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm", dev);
     if ((st = run_open(&g.r, host, e)) == KL_OK)
-        st = kl_cudart_run_measure(&g.r.r, gemm_once, &g, proto, C, stats, e);
+        st = kl_cudart_run_measure(kl, &g.r.r, gemm_once, &g, proto, C, stats, e);
     run_close(&g.r);
     return st;
 }

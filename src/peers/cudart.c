@@ -117,7 +117,7 @@ enum kl_status kl_cudart_run_time(struct kl_cudart_run *r, int rc, const char *c
     return KL_OK;
 }
 
-enum kl_status kl_cudart_run_measure(struct kl_cudart_run *r,
+enum kl_status kl_cudart_run_measure(struct kl_context *kl, struct kl_cudart_run *r,
                                      enum kl_status (*once)(void *, double *, struct kl_err *),
                                      void *arg, const struct kl_protocol *proto, void *out,
                                      struct kl_stats *stats, struct kl_err *e)
@@ -128,5 +128,5 @@ enum kl_status kl_cudart_run_measure(struct kl_cudart_run *r,
         return st;
     if (rt.memcpy_(out, r->buf[2], r->bytes[2], KL_CUDART_D2H) != 0)
         return kl_fail(e, KL_ERR_BACKEND, "cudaMemcpy from the device failed");
-    return kl_measure(proto, once, arg, stats, e);
+    return kl_measure(kl, proto, once, arg, stats, e);
 }

@@ -49,8 +49,11 @@ void kl_cudart_run_close(struct kl_cudart_run *r);
 /* The call's status rc (0: success), then its time from the events recorded around it. */
 enum kl_status kl_cudart_run_time(struct kl_cudart_run *r, int rc, const char *call,
                                   double *seconds, struct kl_err *e);
-/* Runs once, downloads buf[2] into out (for verification), then times by the protocol. */
-enum kl_status kl_cudart_run_measure(struct kl_cudart_run *r,
+/*
+ * Runs once, downloads buf[2] into out (for verification), then times by the protocol,
+ * observed as kl's launches are (NVML's clocks and power of its device).
+ */
+enum kl_status kl_cudart_run_measure(struct kl_context *kl, struct kl_cudart_run *r,
                                      enum kl_status (*once)(void *, double *, struct kl_err *),
                                      void *arg, const struct kl_protocol *proto, void *out,
                                      struct kl_stats *stats, struct kl_err *e);

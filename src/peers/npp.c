@@ -146,7 +146,7 @@ enum kl_status kl_npp_blur(struct kl_context *kl, const struct kl_blur_problem *
              "device %d, CUDA event time",
              p->rgba8 ? "8u_C4R" : "32f_C1R", 2 * p->R + 1, dev);
     if ((st = kl_cudart_run_open(&b.r, host, e)) == KL_OK)
-        st = kl_cudart_run_measure(&b.r, blur_once, &b, proto, out, stats, e);
+        st = kl_cudart_run_measure(kl, &b.r, blur_once, &b, proto, out, stats, e);
     kl_cudart_run_close(&b.r);
     return st;
 }

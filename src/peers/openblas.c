@@ -44,5 +44,5 @@ enum kl_status kl_openblas_gemm(const struct kl_gemm_problem *p, const struct kl
              p->type == KL_FLOAT ? "" : " (the reference's own library)");
     if ((st = gemm_once(&g, &dummy, e)) != KL_OK)
         return st;
-    return kl_measure(proto, gemm_once, &g, stats, e);
+    return kl_measure(NULL, proto, gemm_once, &g, stats, e);
 }

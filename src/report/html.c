@@ -418,6 +418,65 @@ static void rung_table(FILE *out, const struct kl_run *run)
     fputs("</table>\n", out);
 }
 
+/*
+ * Why each rung runs as fast as it does, by the machine (schema version 2):
+ * what bounds it, its kernel's resources and occupancy, the clocks and power
+ * while it was timed, its energy per launch. Left out for runs without them.
+ */
+static void machine_table(FILE *out, const struct kl_run *run)
+{
+    int any = 0, energy = 0, flops = run->flops > 0;
+    const char *note = NULL;
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        any |= r->bound || r->nkernels || isfinite(r->sm_mhz);
+        energy |= isfinite(r->energy_j);
+        if (!note && r->timed && r->machine_note && r->machine_note[0])
+            note = r->machine_note;
+    }
+    if (!any)
+        return;
+    fputs("<h3>The machine: what bounds each rung</h3>\n<table class=\"machine\">\n"
+          "<tr><th>rung</th><th>bound by</th><th>registers</th><th>private B</th>"
+          "<th>shared B / group</th><th>threads</th><th>occupancy</th><th>limited by</th>"
+          "<th>SM MHz (lowest)</th><th>W</th>",
+          out);
+    if (energy)
+        fprintf(out, "<th>mJ / launch</th><th>%s</th>", flops ? "GFLOP/J" : "GB/J");
+    fputs("</tr>\n", out);
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        if (!r->timed)
+            continue;
+        fputs("<tr><td class=\"rung\">", out);
+        esc(out, r->rung);
+        fprintf(out, "</td><td>%s</td>", r->bound ? r->bound : "–");
+        num_cell(out, r->regs, "%.0f", r->regs >= 0);
+        num_cell(out, (double)r->private_bytes, "%.0f", r->private_bytes >= 0);
+        num_cell(out, (double)r->local_bytes, "%.0f", r->local_bytes >= 0);
+        num_cell(out, r->threads, "%.0f", r->threads >= 0);
+        num_cell(out, 100 * r->occupancy, "%.1f %%", r->occupancy >= 0);
+        fprintf(out, "<td>%s</td>", r->limiter ? r->limiter : "–");
+        if (isfinite(r->sm_mhz))
+            fprintf(out, "<td class=\"num\">%.0f (%.0f)%s</td>", r->sm_mhz, r->sm_mhz_min,
+                    r->capped ? " capped" : "");
+        else
+            fputs("<td class=\"num\">–</td>", out);
+        num_cell(out, r->watts, "%.0f", 1);
+        if (energy) {
+            num_cell(out, 1e3 * r->energy_j, "%.4g", 1);
+            num_cell(out, flops ? r->gflops_per_j : r->gbps_per_j, "%.4g", 1);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (note) {
+        fputs("<p class=\"meta\">", out);
+        esc(out, note);
+        fputs("</p>\n", out);
+    }
+}
+
 /* A device fact from the JSON, labelled and formatted by key. */
 static const struct {
     const char *key, *label;
@@ -586,6 +645,7 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
               "is measured against the copy bandwidth (its % of roof) in the chart above.</p>\n",
               out);
     rung_table(out, run);
+    machine_table(out, run);
     fputs("<div class=\"facts\">\n", out);
     device_facts(out, run);
     provenance(out, run);

@@ -117,7 +117,7 @@ static int check_version(struct check *c, const struct kl_json *root)
         bad(c, v, "schema_version should be a whole number from 1");
         return -1;
     }
-    if (v->number != KL_REPORT_SCHEMA_VERSION) {
+    if (v->number > KL_REPORT_SCHEMA_VERSION || v->number < 1) { /* 1 and 2 read alike */
         if (v->number > KL_REPORT_SCHEMA_VERSION)
             bad(c, v,
                 "schema_version %.0f is newer than this kladder reads (%d): a newer kladder "
@@ -129,6 +129,58 @@ static int check_version(struct check *c, const struct kl_json *root)
         return -1;
     }
     return 0;
+}
+
+/* A number member that may be absent or null: NaN then. */
+static double maybe(struct check *c, const struct kl_json *o, const char *where, const char *key)
+{
+    const struct kl_json *v = optional(c, o, where, key, KL_JSON_NUMBER);
+    return v ? v->number : NAN;
+}
+
+/* A row's machine fields (version 2); a version 1 row has none, and reads as unknown. */
+static void read_machine(struct check *c, const struct kl_json *o, const char *where,
+                         struct kl_run_row *r)
+{
+    const struct kl_json *v, *res = optional(c, o, where, "resources", KL_JSON_ARRAY),
+                             *clocks = optional(c, o, where, "clocks", KL_JSON_OBJECT);
+    r->regs = r->threads = r->groups_per_cu = -1;
+    r->private_bytes = r->local_bytes = -1;
+    r->occupancy = r->sm_mhz = r->sm_mhz_min = NAN;
+    r->bound = (v = optional(c, o, where, "bound", KL_JSON_STRING)) ? v->string : NULL;
+    r->limiter = NULL;
+    if (res && res->count > 0) {
+        const struct kl_json *k = res->items[0];
+        char at[64];
+        snprintf(at, sizeof at, "%s.resources[0]", where);
+        if (k->type != KL_JSON_OBJECT) {
+            bad(c, k, "%s should be an object", at);
+            return;
+        }
+        double regs = maybe(c, k, at, "regs"), priv = maybe(c, k, at, "private_bytes"),
+               st = maybe(c, k, at, "local_static"), dyn = maybe(c, k, at, "local_dynamic"),
+               thr = maybe(c, k, at, "threads"), groups = maybe(c, k, at, "groups_per_cu");
+        r->nkernels = (int)res->count;
+        r->regs = isfinite(regs) ? (int)regs : -1;
+        r->private_bytes = isfinite(priv) ? (long)priv : -1;
+        r->local_bytes = isfinite(st) ? (long)st + (isfinite(dyn) ? (long)dyn : 0) : -1;
+        r->threads = isfinite(thr) ? (int)thr : -1;
+        r->groups_per_cu = isfinite(groups) ? (int)groups : -1;
+        r->occupancy = maybe(c, k, at, "occupancy");
+        r->limiter = (v = optional(c, k, at, "limiter", KL_JSON_STRING)) ? v->string : NULL;
+    }
+    if (clocks) {
+        r->sm_mhz = maybe(c, clocks, where, "sm_mhz");
+        r->sm_mhz_min = maybe(c, clocks, where, "sm_mhz_min");
+    }
+    r->watts = maybe(c, o, where, "power_w");
+    r->energy_j = maybe(c, o, where, "energy_j");
+    r->gflops_per_j = maybe(c, o, where, "gflops_per_j");
+    r->gbps_per_j = maybe(c, o, where, "gbps_per_j");
+    r->capped = (v = optional(c, o, where, "capped", KL_JSON_BOOL)) ? v->boolean : 0;
+    r->machine_note = (v = optional(c, o, where, "machine_note", KL_JSON_STRING)) ? v->string : NULL;
+    r->resources_note =
+        (v = optional(c, o, where, "resources_note", KL_JSON_STRING)) ? v->string : NULL;
 }
 
 static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
@@ -191,6 +243,7 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
         r->flops = 0;
     if (!isfinite(r->bytes) || r->bytes < 0)
         r->bytes = 0;
+    read_machine(c, o, where, r);
 }
 
 static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_json *v)

@@ -28,6 +28,16 @@ struct kl_run_row {
     double speedup_first, speedup_host, total_s, build_s;
     const char *precision; /* "fp32", "tf32", "3xtf32" ...; NULL where the row declares none */
     double error;          /* measured normwise error; NaN where none */
+    /* The machine (schema version 2; absent from version 1 files): NULL, -1 or NaN unknown. */
+    const char *bound;          /* "memory", "compute", "latency" */
+    int nkernels;               /* entries of resources: kladder's kernels timed */
+    int regs, threads, groups_per_cu; /* the first kernel's */
+    long private_bytes, local_bytes;  /* per work-item; per work-group, static + dynamic */
+    double occupancy;
+    const char *limiter;
+    double sm_mhz, sm_mhz_min, watts, energy_j, gflops_per_j, gbps_per_j;
+    int capped;                 /* 1: power or heat held the clocks down */
+    const char *machine_note, *resources_note;
 };
 
 struct kl_run {

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/nvml.h"
+
 static void header(const struct kl_report *r, FILE *out)
 {
     fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes,
@@ -94,6 +96,82 @@ static void precision_summary(const struct kl_report *r, FILE *out)
     }
 }
 
+/*
+ * The machine behind each timed row, where any was observed: what bounds it,
+ * its kernel's registers, private and shared memory, threads and occupancy
+ * with what limits it, the SM clock and power while timed, and the energy per
+ * launch; then each distinct reason something is missing, once.
+ */
+static void machine_block(const struct kl_report *r, FILE *out)
+{
+    int any = 0, energy = 0;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        any |= kl_result_timed(x) && x->has_machine;
+        energy |= kl_result_timed(x) && x->has_machine && x->machine.joules > 0;
+    }
+    if (!any)
+        return;
+    fprintf(out, "\n%-18s %-9s %5s %7s %9s %7s %6s %-9s %8s %6s", "machine", "bound", "regs",
+            "priv B", "shared B", "threads", "occup", "limiter", "SM MHz", "W");
+    if (energy)
+        fprintf(out, " %10s %9s", "mJ/launch", r->flops > 0 ? "GFLOP/J" : "GB/J");
+    fputc('\n', out);
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        const struct kl_machine *m = &x->machine;
+        if (!kl_result_timed(x) || !x->has_machine)
+            continue;
+        for (int k = 0; k < (m->nkernels ? m->nkernels : 1); k++) {
+            const struct kl_resources *q = m->nkernels ? &m->res[k] : NULL;
+            fprintf(out, "%-18s %-9s", k ? "  (second kernel)" : x->rung,
+                    !k && x->bound ? x->bound : "-");
+            cell(out, 5, 0, q ? q->regs : 0, q && q->regs >= 0);
+            cell(out, 7, 0, q ? (double)q->private_bytes : 0, q && q->private_bytes >= 0);
+            cell(out, 9, 0, q ? (double)(q->local_static + q->local_dynamic) : 0,
+                 q && q->local_static >= 0);
+            cell(out, 7, 0, q ? (double)q->threads : 0, q != NULL);
+            if (q && q->occupancy >= 0)
+                fprintf(out, " %5.1f%% %-9s", 100 * q->occupancy, q->limiter);
+            else
+                fprintf(out, " %6s %-9s", "-", "-");
+            cell(out, 8, 0, m->sm_mhz, !k && m->samples);
+            cell(out, 6, 1, m->watts, !k && m->samples);
+            if (energy) {
+                cell(out, 10, 4, 1e3 * m->joules, !k && m->joules > 0);
+                cell(out, 9, 2, r->flops > 0 ? x->gflops_per_j : x->gbps_per_j,
+                     !k && m->joules > 0);
+            }
+            if (!k && m->capped) {
+                char reasons[256];
+                kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
+                fprintf(out, "  capped: %s", reasons);
+            }
+            fputc('\n', out);
+        }
+    }
+    /* Each distinct reason once: they are the device's, so usually the same for every row. */
+    const char *said[8];
+    int nsaid = 0;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        const char *why[2 + KL_MACHINE_KERNELS] = {x->machine.res_why, x->machine.why};
+        for (int k = 0; k < x->machine.nkernels; k++)
+            why[2 + k] = x->machine.res[k].why;
+        for (int k = 0; k < 2 + x->machine.nkernels && kl_result_timed(x) && x->has_machine; k++) {
+            int seen = !why[k][0];
+            for (int j = 0; j < nsaid && !seen; j++)
+                seen = strcmp(said[j], why[k]) == 0;
+            if (!seen && nsaid < 8)
+                fprintf(out, "machine: %s\n", said[nsaid++] = why[k]);
+        }
+    }
+    fprintf(out, "bound: the roof a row comes closest to, where it reaches half of it (memory: "
+                 "bytes against the copy bandwidth; compute: FLOPs against its precision's peak); "
+                 "latency where it reaches neither. occup: resident warps over a compute unit's "
+                 "most, by the kernel's registers, shared memory and threads.\n");
+}
+
 void kl_report_table(const struct kl_report *r, FILE *out)
 {
     int cfg = 0, prec = has_precision(r);
@@ -156,6 +234,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     }
     if (prec)
         precision_summary(r, out);
+    machine_block(r, out);
     fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
                  "bandwidth); x first: speed-up over the first device rung; x host: over the "
                  "fastest host rung; e2e: upload + kernel + download.\n");
@@ -290,6 +369,134 @@ static void json_kv(FILE *out, const char *indent, const char *key, const char *
     fputs(end, out);
 }
 
+/* An integer the API told, or null (-1: unknown). */
+static void json_int(FILE *out, long v)
+{
+    if (v >= 0)
+        fprintf(out, "%ld", v);
+    else
+        fputs("null", out);
+}
+
+/*
+ * A row's machine (schema version 2): what bounds it, its kernels' resources,
+ * the clocks, power and energy while it was timed, and every timed launch.
+ */
+static void json_machine(FILE *out, const struct kl_result *x, int ok)
+{
+    const struct kl_machine *m = &x->machine;
+    int on = ok && x->has_machine;
+    char reasons[256];
+    fputs(", \"bound\": ", out);
+    if (ok && x->bound)
+        json_str(out, x->bound);
+    else
+        fputs("null", out);
+    fputs(", \"resources\": ", out);
+    if (on && m->nkernels) {
+        fputc('[', out);
+        for (int k = 0; k < m->nkernels; k++) {
+            const struct kl_resources *q = &m->res[k];
+            fputs(k ? ", {\"regs\": " : "{\"regs\": ", out);
+            json_int(out, q->regs);
+            fputs(", \"private_bytes\": ", out);
+            json_int(out, q->private_bytes);
+            fputs(", \"local_static\": ", out);
+            json_int(out, q->local_static);
+            fprintf(out, ", \"local_dynamic\": %ld, \"threads\": %ld, \"groups_per_cu\": ",
+                    q->local_dynamic, q->threads);
+            json_int(out, q->groups_per_cu);
+            fputs(", \"occupancy\": ", out);
+            json_num(out, q->occupancy, q->occupancy >= 0);
+            fputs(", \"limiter\": ", out);
+            if (q->limiter[0])
+                json_str(out, q->limiter);
+            else
+                fputs("null", out);
+            fputs(", ", out);
+            json_kv(out, "", "note", q->why, "}");
+        }
+        fputc(']', out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(", ", out);
+    json_kv(out, "", "resources_note", on ? m->res_why : "not timed", ", ");
+    fputs("\"clocks\": ", out);
+    if (on && m->samples) {
+        fputs("{\"sm_mhz\": ", out);
+        json_num(out, m->sm_mhz, 1);
+        fputs(", \"sm_mhz_min\": ", out);
+        json_num(out, m->sm_mhz_min, 1);
+        fputs(", \"mem_mhz\": ", out);
+        json_num(out, m->mem_mhz, m->mem_mhz >= 0);
+        fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(", \"power_w\": ", out);
+    json_num(out, m->watts, on && m->samples);
+    fputs(", \"power_w_max\": ", out);
+    json_num(out, m->watts_max, on && m->samples);
+    fputs(", \"window_s\": ", out);
+    json_num(out, m->window_s, on && m->samples);
+    fputs(", \"energy_j\": ", out);
+    json_num(out, m->joules, on && m->joules > 0);
+    fputs(", \"gflops_per_j\": ", out);
+    json_num(out, x->gflops_per_j, on && x->gflops_per_j > 0);
+    fputs(", \"gbps_per_j\": ", out);
+    json_num(out, x->gbps_per_j, on && x->gbps_per_j > 0);
+    fputs(", \"clock_events\": ", out);
+    if (on && m->samples) {
+        kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
+        fputc('[', out);
+        for (char *p = reasons, *next; *p; p = next) {
+            next = p + strcspn(p, ",");
+            fprintf(out, "%s\"%.*s\"", p == reasons ? "" : ", ", (int)(next - p), p);
+            next += *next == ',';
+        }
+        fprintf(out, "], \"capped\": %s", m->capped ? "true" : "false");
+    } else {
+        fputs("null, \"capped\": null", out);
+    }
+    fputs(", ", out);
+    json_kv(out, "", "machine_note", on ? m->why : "not timed", ", ");
+    fputs("\"samples\": ", out);
+    if (ok && x->nsamples > 0) {
+        fputc('[', out);
+        for (int k = 0; k < x->nsamples; k++)
+            fprintf(out, k ? ", %.6g" : "%.6g", x->samples[k]);
+        fputc(']', out);
+    } else {
+        fputs("null", out);
+    }
+}
+
+/* Where and with what the run was made: the kladder build, the host, the GPU's clocks. */
+static void json_provenance(FILE *out, const struct kl_report *r)
+{
+    fputs("  \"provenance\": {", out);
+    json_kv(out, "", "kladder_version", KLADDER_VERSION, ", ");
+    json_kv(out, "", "kladder_revision", KLADDER_REVISION, ", ");
+    json_kv(out, "", "backend", r->backend, ", ");
+    json_kv(out, "", "driver", r->device.driver_version, ", ");
+    json_kv(out, "", "date", r->date, ", ");
+    json_kv(out, "", "host", r->host, ", ");
+    json_kv(out, "", "cpu", r->cpu, ", ");
+    json_kv(out, "", "os", r->os, ", ");
+    fputs("\"clocks_at_start\": ", out);
+    if (r->start_sm_mhz >= 0) {
+        fputs("{\"sm_mhz\": ", out);
+        json_num(out, r->start_sm_mhz, 1);
+        fputs(", \"mem_mhz\": ", out);
+        json_num(out, r->start_mem_mhz, r->start_mem_mhz >= 0);
+        fputs("}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputs("}\n}\n", out);
+}
+
 void kl_report_json(const struct kl_report *r, FILE *out)
 {
     const struct kl_device_info *d = &r->device;
@@ -415,12 +622,9 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         fputs(", ", out);
         json_kv(out, "", "build_options", x->options, ", ");
         json_kv(out, "", "note", x->note, "");
+        json_machine(out, x, ok);
         fputs(i + 1 < r->count ? "},\n" : "}\n", out);
     }
-    fputs("  ],\n  \"provenance\": {", out);
-    json_kv(out, "", "kladder_version", KLADDER_VERSION, ", ");
-    json_kv(out, "", "backend", r->backend, ", ");
-    json_kv(out, "", "driver", d->driver_version, ", ");
-    json_kv(out, "", "date", r->date, "");
-    fputs("}\n}\n", out);
+    fputs("  ],\n", out);
+    json_provenance(out, r);
 }

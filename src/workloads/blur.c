@@ -454,7 +454,7 @@ static enum kl_status verify_and_time(struct blur_session *s, struct kl_launch_p
         res->status = KL_RESULT_FAILED;
         return KL_OK;
     }
-    if ((st = kl_measure(proto, kl_launch_pair_timed, p, &stats, e)) != KL_OK)
+    if ((st = kl_measure(kl, proto, kl_launch_pair_timed, p, &stats, e)) != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
     kl_result_set_stats(res, &stats);
@@ -725,9 +725,11 @@ static enum kl_status run_peer(struct blur_session *s, const char *peer,
     res->peer = 1;
     /* The guard band stays as filled: a library writes its own buffer, never past it. */
     memcpy(s->out, s->fill, (s->n + GUARD) * 4);
+    kl_measure_forget();
     enum kl_status st = kl_peer_blur(s->kl, peer, &p, proto, s->out, &stats, what, sizeof what, &e);
     if (kl_peer_row(res, st, &e, what) && judge(s, res)) {
         kl_result_set_stats(res, &stats);
+        kl_result_keep_samples(res);
     } else if (st == KL_OK) {
         /* Wrong results are no speed; the note keeps the time for whoever weighs the error. */
         size_t used = strlen(res->note);

@@ -174,7 +174,7 @@ static enum kl_status copy_launch(struct copy_session *s, struct kl_launch *l, l
         res->status = KL_RESULT_FAILED;
         return KL_OK;
     }
-    if ((st = kl_measure(proto, kl_launch_timed, l, &stats, &kl->err)) != KL_OK)
+    if ((st = kl_measure(kl, proto, kl_launch_timed, l, &stats, &kl->err)) != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
     kl_result_set_stats(res, &stats);

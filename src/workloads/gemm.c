@@ -818,7 +818,7 @@ static enum kl_status time_launch(struct gemm_session *s, struct kl_launch_pair 
     if ((st = session_device(s, b_col)) != KL_OK ||
         (st = verified_run(s, l, b_col, C, &dummy)) != KL_OK ||
         /* The timed launches overwrite C with the same values; the verified copy is C. */
-        (st = kl_measure(proto, kl_launch_pair_timed, l, &stats, &s->kl->err)) != KL_OK ||
+        (st = kl_measure(s->kl, proto, kl_launch_pair_timed, l, &stats, &s->kl->err)) != KL_OK ||
         (st = end_to_end(s, l, b_col, s->out, &t->total_s)) != KL_OK)
         return st;
     t->median_s = stats.median;
@@ -845,7 +845,7 @@ static enum kl_status run_rung(struct gemm_session *s, const struct kl_gemm_rung
         struct host_launch h = {r, s, C};
         double dummy;
         if ((st = host_once(&h, &dummy, &kl->err)) != KL_OK ||
-            (st = kl_measure(proto, host_once, &h, &stats, &kl->err)) != KL_OK)
+            (st = kl_measure(NULL, proto, host_once, &h, &stats, &kl->err)) != KL_OK)
             return st;
         snprintf(t->options, sizeof t->options, "host, one thread");
         t->median_s = stats.median;
@@ -1259,14 +1259,17 @@ static enum kl_status run_peer(struct gemm_session *s, const struct gemm_ref *g,
     res->on_host = strcmp(peer, "openblas") == 0;
     res->precision = kl_peer_gemm_precision(peer, s->type);
     struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B, 0};
+    kl_measure_forget();
     enum kl_status st =
         kl_peer_gemm(s->kl, peer, &p, proto, C, &stats, what, sizeof what, &on_host, &e);
     res->on_host |= on_host;
     if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
     judge(s, g, C, NULL, res);
-    if (res->status == KL_RESULT_VERIFIED)
+    if (res->status == KL_RESULT_VERIFIED) {
         kl_result_set_stats(res, &stats);
+        kl_result_keep_samples(res);
+    }
     return KL_OK;
 }
 
@@ -1673,7 +1676,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
         b->C = next;
     }
     struct bench_launch x = {&rl.pair, limits, 0, proto->warmup};
-    st = kl_measure(proto, bench_launch_timed, &x, &stats, e);
+    st = kl_measure(b->s.kl, proto, bench_launch_timed, &x, &stats, e);
     if (st != KL_OK && limits && limits->abandoned) {
         res->status = KL_RESULT_SKIPPED;
         snprintf(res->note, sizeof res->note, "%.500s", e->msg);

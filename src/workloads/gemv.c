@@ -260,12 +260,14 @@ static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_
     struct kl_gemv_problem p = g->p;
     p.layout = layout;
     p.A = layout == KL_ROW_MAJOR ? g->A_row : g->A_col;
+    kl_measure_forget();
     enum kl_status st = kl_peer_gemv(kl, peer, &p, proto, out->host, &stats, what, sizeof what, &e);
     if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
     kl_vecout_judge(out, out->host, factor, res);
     if (res->status == KL_RESULT_VERIFIED) {
         kl_result_set_stats(res, &stats);
+        kl_result_keep_samples(res);
     }
     return KL_OK;
 }

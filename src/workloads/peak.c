@@ -184,7 +184,7 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
         res->status = KL_RESULT_FAILED;
         return KL_OK;
     }
-    if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
+    if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         return st;
     res->status = KL_RESULT_VERIFIED;
     kl_result_set_stats(res, &stats);
@@ -409,7 +409,7 @@ static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int qu
     if ((st = fma_calibrate(kl, &f, quick, &l, &iters, res)) == KL_OK &&
         (st = fma_verify(kl, &f, out, global, iters, a, b, res)) == KL_OK &&
         res->status == KL_RESULT_VERIFIED &&
-        (st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) == KL_OK) {
+        (st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)) == KL_OK) {
         res->flops = 2.0 * f.vec * f.chains * iters * (double)global;
         kl_result_set_stats(res, &stats);
     }
@@ -618,7 +618,7 @@ static enum kl_status exact_measure(struct kl_context *kl, const void *cfg, int 
              "verified: %d work-items' %s reproduced exactly (%d chains); %zu work-items, "
              "%d iterations",
              samples, k->what, chains, global, iters);
-    if ((st = kl_measure(proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
+    if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         goto done;
     res->flops = k->flops_per_step * chains * iters * (double)global;
     kl_result_set_stats(res, &stats);
@@ -724,7 +724,7 @@ static enum kl_status measure_latency(struct kl_context *kl, const struct kl_pea
             KL_OK)
         goto done;
     x.l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = dummy}};
-    if ((st = kl_measure(&p, latency_once, &x, &ignored, &kl->err)) != KL_OK)
+    if ((st = kl_measure(kl, &p, latency_once, &x, &ignored, &kl->err)) != KL_OK)
         goto done;
     /* Drop the warm-up launches, which latency_once recorded too. */
     int n = x.n - p.warmup;
@@ -806,7 +806,7 @@ static enum kl_status xfer_row(struct xfer *x, const char *name, const char *con
                                const struct kl_protocol *proto, struct kl_report *rep, double *gbps)
 {
     struct kl_stats s;
-    enum kl_status st = kl_measure(proto, xfer_once, x, &s, &x->kl->err);
+    enum kl_status st = kl_measure(x->kl, proto, xfer_once, x, &s, &x->kl->err);
     struct kl_result *res;
     if (st != KL_OK)
         return st;
@@ -950,6 +950,7 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     rep->backend = kl->ops->name;
     rep->show_config = 1;
     kl_utc_now(rep->date, sizeof rep->date);
+    kl_report_provenance(rep, kl);
     snprintf(c->date, sizeof c->date, "%s", rep->date);
 
     /* Memory: every kind × vector width; the best of each kind is its ceiling. */

@@ -89,7 +89,7 @@ enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl
     kl_vecout_judge(o, o->host, factor, res);
     if (res->status != KL_RESULT_VERIFIED)
         return KL_OK;
-    if ((st = kl_measure(proto, kl_launch_pair_timed, &p, &stats, &kl->err)) != KL_OK) {
+    if ((st = kl_measure(kl, proto, kl_launch_pair_timed, &p, &stats, &kl->err)) != KL_OK) {
         res->status = KL_RESULT_FAILED;
         return st;
     }

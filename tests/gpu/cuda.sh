@@ -16,6 +16,10 @@
 #     reference; 8-bit pixels, which NPP rounds down, either verified or failed
 #     by less than 1.01 levels (the truncation), never by more (wrong weights,
 #     border or layout would be).
+#  4. The machine: rung 14's register count in the JSON equals what cuobjdump
+#     reads from the very cubin kladder ran (KLADDER_SAVE_CUBIN), and with
+#     --energy every row's joules per launch times its launches agrees with its
+#     mean power times its window within 10 %.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -140,4 +144,51 @@ if sys.argv[2] == "uchar4" and m and float(m.group(1)) < 1.01:
 print(f"FAIL  npp {sys.argv[2]}: {n.get('status')}: {n.get('note')}"); sys.exit(1)
 PY
 done
+
+echo "== 4. The machine: registers against cuobjdump, energy against power × time"
+cubins=$(mktemp -d)
+if KLADDER_SAVE_CUBIN=$cubins "$kl" gemm --backend cuda --rung 14 --size 1024 --warmup 0 \
+    --repeats 2 --min-time 0 --json "$out/machine_regs.json" >"$out/machine_regs.txt" 2>&1 &&
+    command -v cuobjdump >/dev/null; then
+    for f in "$cubins"/gemm-*.cubin; do cuobjdump --dump-resource-usage "$f"; done \
+        >"$out/machine_cuobjdump.txt" 2>&1
+    python3 - "$out/machine_regs.json" "$out/machine_cuobjdump.txt" <<'PY' || status=1
+import json, re, sys
+rows = {r["rung"]: r for r in json.load(open(sys.argv[1]))["results"]}
+regs = (rows.get("14_warptile", {}).get("resources") or [{}])[0].get("regs")
+dump = open(sys.argv[2]).read()
+found = [int(x) for x in re.findall(r"Function gemm:\s*\n\s*REG:(\d+)", dump)]
+if regs is not None and found == [regs]:
+    print(f"ok    machine: rung 14 uses {regs} registers, as cuobjdump reads its cubin")
+else:
+    print(f"FAIL  machine: JSON says {regs} registers, cuobjdump {found}"); sys.exit(1)
+PY
+else
+    echo "FAIL  machine: kladder gemm --rung 14 or cuobjdump failed (see $out/machine_regs.txt)"
+    status=1
+fi
+rm -rf "$cubins"
+if "$kl" gemm --backend cuda --rung 14 --size 4096 --compare cublas --energy --min-time 3 \
+    --json "$out/machine_energy.json" >"$out/machine_energy.txt" 2>&1; then
+    python3 - "$out/machine_energy.json" <<'PY' || status=1
+import json, sys
+bad = 0
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["status"] != "verified":
+        continue
+    e, p, w = r.get("energy_j"), r.get("power_w"), r.get("window_s")
+    if not (e and p and w):
+        print(f"FAIL  energy: {r['rung']} has no energy ({r.get('machine_note')})"); bad = 1
+        continue
+    ratio = e * r["repeats"] / (p * w)
+    ok = abs(ratio - 1) <= 0.10
+    bad |= not ok
+    print(f"{'ok   ' if ok else 'FAIL '} energy: {r['rung']}: {e * r['repeats']:.1f} J counted, "
+          f"{p:.0f} W x {w:.2f} s = {p * w:.1f} J ({ratio:.3f}); {r.get('gflops_per_j')} GFLOP/J")
+sys.exit(bad)
+PY
+else
+    echo "FAIL  energy: kladder gemm --energy failed (see $out/machine_energy.txt)"
+    status=1
+fi
 exit $status

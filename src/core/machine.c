@@ -1,0 +1,316 @@
+/*
+ * What a measurement ran on the machine: its kernels' resources and
+ * occupancy (from the backend and the device's per-unit limits) and NVML's
+ * clocks, power and energy while its timed launches ran (a sampling thread
+ * every SAMPLE_MS, the energy counter read at both ends).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "core/machine.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/context.h"
+#include "core/launch.h"
+#include "core/nvml.h"
+#include "core/util.h"
+
+#define SAMPLE_MS 5
+
+/* A kernel the measurement launched: its work-group and the launch's own local memory. */
+struct seen {
+    struct kl_kernel *kernel;
+    size_t threads, local_dynamic;
+};
+
+struct kl_machine_state {
+    struct seen seen[KL_MACHINE_KERNELS];
+    int nseen, overflow;
+    int nvml_state; /* 0 not tried, 1 open, -1 unavailable (why) */
+    struct kl_nvml *nvml;
+    char why[160];
+};
+
+struct kl_machine_window {
+    struct kl_nvml *nvml;
+    pthread_t thread;
+    volatile int stop; /* written before the join, read by the sampler between readings */
+    double t0, e0;     /* wall clock and energy counter at the start */
+    int n;
+    double sm, sm_min, mem, watts, watts_max;
+    unsigned long long reasons;
+};
+
+static struct kl_machine_state *state_of(struct kl_context *kl)
+{
+    if (!kl->machine)
+        kl->machine = calloc(1, sizeof *kl->machine);
+    return kl->machine;
+}
+
+void kl_machine_begin(struct kl_context *kl)
+{
+    struct kl_machine_state *m = kl ? state_of(kl) : NULL;
+    if (m)
+        m->nseen = m->overflow = 0;
+}
+
+void kl_machine_saw(struct kl_context *kl, const struct kl_launch *l)
+{
+    struct kl_machine_state *m = state_of(kl);
+    size_t dyn = 0, threads = l->local[0];
+    if (!m)
+        return;
+    for (int d = 1; d < l->dims; d++)
+        threads *= l->local[d];
+    for (int i = 0; i < l->nargs; i++)
+        if (l->args[i].kind == KL_ARG_LOCAL)
+            dyn += l->args[i].v.local_bytes;
+    for (int i = 0; i < m->nseen; i++)
+        if (m->seen[i].kernel == l->kernel)
+            return;
+    if (m->nseen == KL_MACHINE_KERNELS)
+        m->overflow = 1;
+    else
+        m->seen[m->nseen++] = (struct seen){l->kernel, threads, dyn};
+}
+
+/* NVML for kl's device, opened once; NULL (and why) where there is none. */
+static struct kl_nvml *nvml_of(struct kl_context *kl, char *why, size_t n)
+{
+    struct kl_machine_state *m = state_of(kl);
+    if (!m) {
+        snprintf(why, n, "out of host memory");
+        return NULL;
+    }
+    if (!m->nvml_state) {
+        if (!kl_contains_nocase(kl->info.vendor, "nvidia")) {
+            snprintf(m->why, sizeof m->why,
+                     "no clocks or power: kladder reads them through NVIDIA's NVML, and this "
+                     "device is %.60s's",
+                     kl->info.vendor);
+            m->nvml_state = -1;
+        } else {
+            m->nvml_state = kl_nvml_open(kl->info.pci_bus_id, &m->nvml, m->why, sizeof m->why)
+                                ? -1
+                                : 1;
+        }
+    }
+    snprintf(why, n, "%s", m->nvml_state > 0 ? "" : m->why);
+    return m->nvml;
+}
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void take(struct kl_machine_window *w)
+{
+    struct kl_nvml_reading r;
+    kl_nvml_read(w->nvml, &r);
+    if (r.sm_mhz < 0 || r.watts < 0)
+        return;
+    w->sm += r.sm_mhz;
+    w->sm_min = w->n ? fmin(w->sm_min, r.sm_mhz) : r.sm_mhz;
+    w->mem += r.mem_mhz;
+    w->watts += r.watts;
+    w->watts_max = w->n ? fmax(w->watts_max, r.watts) : r.watts;
+    w->reasons |= r.reasons;
+    w->n++;
+}
+
+static void *sampler(void *arg)
+{
+    struct kl_machine_window *w = arg;
+    const struct timespec period = {0, SAMPLE_MS * 1000000L};
+    while (!w->stop) {
+        take(w);
+        nanosleep(&period, NULL);
+    }
+    return NULL;
+}
+
+struct kl_machine_window *kl_machine_open(struct kl_context *kl)
+{
+    char why[160];
+    struct kl_nvml *nvml = kl ? nvml_of(kl, why, sizeof why) : NULL;
+    struct kl_machine_window *w = nvml ? calloc(1, sizeof *w) : NULL;
+    struct kl_nvml_reading r;
+    if (!w)
+        return NULL;
+    w->nvml = nvml;
+    kl_nvml_read(nvml, &r);
+    w->e0 = r.energy_j;
+    w->t0 = wall_now();
+    if (pthread_create(&w->thread, NULL, sampler, w) != 0) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* The resources of the kernels seen, each with its occupancy. */
+static void resources(struct kl_context *kl, struct kl_machine *out)
+{
+    struct kl_machine_state *m = kl ? kl->machine : NULL;
+    if (!m || !m->nseen) {
+        snprintf(out->res_why, sizeof out->res_why, "%s",
+                 kl ? "no kernel of kladder's: a library's or the host's work"
+                    : "timed on the host");
+        return;
+    }
+    out->nkernels = m->nseen;
+    for (int i = 0; i < m->nseen; i++) {
+        struct kl_resources *r = &out->res[i];
+        kl->ops->kernel_resources(kl->dev, m->seen[i].kernel, m->seen[i].threads,
+                                  m->seen[i].local_dynamic, r);
+        kl_occupancy(&kl->info, r);
+    }
+    if (m->overflow)
+        snprintf(out->res_why, sizeof out->res_why, "more than %d kernels: the first %d shown",
+                 KL_MACHINE_KERNELS, KL_MACHINE_KERNELS);
+}
+
+void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int launches,
+                      struct kl_machine *out)
+{
+    memset(out, 0, sizeof *out);
+    out->joules = -1;
+    resources(kl, out);
+    if (!w) {
+        char why[160] = "timed on the host";
+        if (kl)
+            nvml_of(kl, why, sizeof why);
+        snprintf(out->why, sizeof out->why, "%s", why[0] ? why : "NVML could not be sampled");
+        return;
+    }
+    w->stop = 1;
+    pthread_join(w->thread, NULL);
+    take(w); /* at least one reading, however short the window */
+    struct kl_nvml_reading r;
+    kl_nvml_read(w->nvml, &r);
+    out->window_s = wall_now() - w->t0;
+    out->samples = w->n;
+    if (w->n) {
+        out->sm_mhz = w->sm / w->n;
+        out->sm_mhz_min = w->sm_min;
+        out->mem_mhz = w->mem / w->n;
+        out->watts = w->watts / w->n;
+        out->watts_max = w->watts_max;
+    }
+    out->reasons = w->reasons;
+    out->capped = (w->reasons & KL_NVML_CAPPED) != 0;
+    if (w->e0 < 0 || r.energy_j < 0)
+        snprintf(out->why, sizeof out->why, "NVML gave no energy counter for this GPU");
+    else if (out->window_s < KL_ENERGY_WINDOW_S)
+        snprintf(out->why, sizeof out->why,
+                 "no energy: the timed launches took %.3g s, under the %.3g s the energy "
+                 "counter needs (--energy times that long)",
+                 out->window_s, KL_ENERGY_WINDOW_S);
+    else if (launches > 0)
+        out->joules = (r.energy_j - w->e0) / launches;
+    free(w);
+}
+
+void kl_machine_clocks(struct kl_context *kl, double *sm_mhz, double *mem_mhz)
+{
+    char why[160];
+    struct kl_nvml *nvml = nvml_of(kl, why, sizeof why);
+    struct kl_nvml_reading r = {-1, -1, -1, -1, 0};
+    if (nvml)
+        kl_nvml_read(nvml, &r);
+    *sm_mhz = r.sm_mhz;
+    *mem_mhz = r.mem_mhz;
+}
+
+void kl_machine_host(char *host, size_t nh, char *cpu, size_t nc, char *os, size_t no)
+{
+    struct utsname u;
+    char line[256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    host[0] = cpu[0] = os[0] = '\0';
+    if (gethostname(host, nh) != 0)
+        host[0] = '\0';
+    host[nh - 1] = '\0';
+    if (uname(&u) == 0)
+        snprintf(os, no, "%.40s %.60s %.20s", u.sysname, u.release, u.machine);
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += strspn(colon + 1, " \t") + 1;
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(cpu, nc, "%s", colon);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+void kl_machine_free(struct kl_context *kl)
+{
+    if (!kl->machine)
+        return;
+    kl_nvml_close(kl->machine->nvml);
+    free(kl->machine);
+    kl->machine = NULL;
+}
+
+/* ---- occupancy ----------------------------------------------------------------- */
+
+void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r)
+{
+    const unsigned warp = d->warp ? d->warp : 32;
+    long warps = (r->threads + warp - 1) / warp; /* per work-group */
+    r->occupancy = -1;
+    r->limiter[0] = '\0';
+    if (!d->threads_per_cu || warps <= 0) {
+        size_t used = strlen(r->why);
+        snprintf(r->why + used, sizeof r->why - used,
+                 "%sno occupancy: the device does not tell what a compute unit holds",
+                 used ? "; " : "");
+        return;
+    }
+    /* Each resource's bound on resident work-groups; -1: it sets none. */
+    long bound[4] = {-1, -1, -1, -1};
+    static const char *const names[4] = {"registers", "shared", "threads", "blocks"};
+    if (r->regs > 0 && d->regs_per_cu) {
+        /* Registers go to warps in units of 256, warps to the unit's four quarters. */
+        long per_warp = ((long)r->regs * warp + 255) / 256 * 256;
+        bound[0] = (long)(d->regs_per_cu / 4) / per_warp * 4 / warps;
+    }
+    long local = (r->local_static > 0 ? r->local_static : 0) + r->local_dynamic;
+    if (local > 0 && d->local_mem_per_cu)
+        bound[1] = (long)d->local_mem_per_cu / (local + (long)d->local_mem_reserved);
+    bound[2] = (long)d->threads_per_cu / (warps * warp);
+    if (d->blocks_per_cu)
+        bound[3] = d->blocks_per_cu;
+    long groups = -1;
+    for (int i = 0; i < 4; i++)
+        if (bound[i] >= 0 && (groups < 0 || bound[i] < groups))
+            groups = bound[i];
+    if (r->groups_per_cu >= 0) /* the API's own count stands */
+        groups = r->groups_per_cu;
+    else
+        r->groups_per_cu = (int)groups;
+    for (int i = 0; i < 4; i++)
+        if (bound[i] == groups) {
+            snprintf(r->limiter, sizeof r->limiter, "%s", names[i]);
+            break;
+        }
+    r->occupancy = (double)(groups * warps) / (double)(d->threads_per_cu / warp);
+    if (r->regs < 0 && d->regs_per_cu && r->groups_per_cu == (int)groups && !r->limiter[0]) {
+        size_t used = strlen(r->why);
+        snprintf(r->why + used, sizeof r->why - used, "%sregisters unknown: not counted",
+                 used ? "; " : "");
+    }
+}

@@ -1,0 +1,68 @@
+/*
+ * The machine behind each timed row: the resources of kladder's own kernels
+ * that a measurement launched (registers, private and local memory, threads,
+ * occupancy and what limits it) and, through NVML, the clocks, power, energy
+ * and clock-event reasons while its timed launches ran. kl_measure observes
+ * every measurement on a context through these calls; a row gets what its
+ * measurement saw (kl_result_set_stats).
+ */
+#ifndef KL_MACHINE_H
+#define KL_MACHINE_H
+
+#include "backend/backend.h"
+
+struct kl_context;
+struct kl_launch;
+
+/* The least window over which the energy counter is read: shorter loops give no joules. */
+#define KL_ENERGY_WINDOW_S 1.0
+
+#define KL_MACHINE_KERNELS 2 /* a timed launch runs one kernel, or a kernel and its pass */
+
+struct kl_machine {
+    int nkernels; /* kladder's kernels the timed launches ran (0: a library's, or the host) */
+    struct kl_resources res[KL_MACHINE_KERNELS];
+    char res_why[96]; /* why there are none */
+    int samples;      /* NVML readings taken while timing (0: none, why says) */
+    double sm_mhz, sm_mhz_min, mem_mhz; /* mean and lowest SM clock, mean memory clock */
+    double watts, watts_max;            /* mean and highest power NVML reported */
+    double window_s;                    /* wall time of the timed launches */
+    double joules; /* energy per timed launch: the counter over the window / launches; < 0 none */
+    unsigned long long reasons; /* NVML's clock-event reasons seen while timing (OR) */
+    int capped;                 /* power or heat held the clocks down (KL_NVML_CAPPED) */
+    char why[192];              /* what is missing and why (no NVML, a window too short) */
+};
+
+/* A measurement's window of timed launches, between kl_machine_open and _close. */
+struct kl_machine_window;
+
+/* Forgets the kernels seen: kl_measure calls it before the first launch. */
+void kl_machine_begin(struct kl_context *kl);
+/* kl_launch_timed calls it for every launch: which kernel, how big a work-group. */
+void kl_machine_saw(struct kl_context *kl, const struct kl_launch *l);
+/*
+ * Opens the window around the timed launches (kl may be NULL: the host's
+ * clock, nothing to observe); NULL where there is nothing to sample.
+ */
+struct kl_machine_window *kl_machine_open(struct kl_context *kl);
+/* Closes it after `launches` timed launches and fills *out (w may be NULL). */
+void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int launches,
+                      struct kl_machine *out);
+/* Frees what the context keeps (the NVML handle); kl_close calls it. */
+void kl_machine_free(struct kl_context *kl);
+/* This host's name, CPU model and operating system ("" where unknown). */
+void kl_machine_host(char *host, size_t nh, char *cpu, size_t nc, char *os, size_t no);
+/* The SM and memory clocks now, or -1 each where NVML does not tell. */
+void kl_machine_clocks(struct kl_context *kl, double *sm_mhz, double *mem_mhz);
+
+/*
+ * The occupancy of r's work-group on a compute unit of d and what limits it:
+ * each of registers, shared (local) memory, threads and blocks bounds the
+ * work-groups a unit holds; the least bound wins. Where the API gave its own
+ * count (r->groups_per_cu >= 0) that count stands and the limiter is the
+ * resource that reaches it. Unknown (occupancy -1, why says) where d's
+ * per-unit limits are.
+ */
+void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r);
+
+#endif /* KL_MACHINE_H */

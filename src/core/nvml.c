@@ -1,0 +1,126 @@
+/*
+ * NVML through dlopen: the few calls kladder needs, declared here as the
+ * library's documentation gives them (nvml.h is not needed to build).
+ */
+#include "core/nvml.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int nvml_return; /* nvmlReturn_t: 0 is success */
+typedef void *nvml_device;
+enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+
+static struct {
+    int state; /* 0 not tried, 1 loaded, -1 unavailable */
+    char why[160];
+    nvml_return (*init)(void);
+    nvml_return (*shutdown)(void);
+    const char *(*error_string)(nvml_return);
+    nvml_return (*by_bus_id)(const char *, nvml_device *);
+    nvml_return (*clock)(nvml_device, int, unsigned *);
+    nvml_return (*power)(nvml_device, unsigned *);
+    nvml_return (*energy)(nvml_device, unsigned long long *);
+    nvml_return (*reasons)(nvml_device, unsigned long long *);
+} nv;
+
+struct kl_nvml {
+    nvml_device dev;
+};
+
+static int load(void)
+{
+    void *lib;
+    if (nv.state)
+        return nv.state > 0;
+    nv.state = -1;
+    if (!(lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL))) {
+        snprintf(nv.why, sizeof nv.why, "no NVML: libnvidia-ml.so.1 could not be loaded");
+        return 0;
+    }
+    /* POSIX allows converting dlsym's object pointer to a function pointer. */
+    *(void **)&nv.init = dlsym(lib, "nvmlInit_v2");
+    *(void **)&nv.shutdown = dlsym(lib, "nvmlShutdown");
+    *(void **)&nv.error_string = dlsym(lib, "nvmlErrorString");
+    *(void **)&nv.by_bus_id = dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    *(void **)&nv.clock = dlsym(lib, "nvmlDeviceGetClockInfo");
+    *(void **)&nv.power = dlsym(lib, "nvmlDeviceGetPowerUsage");
+    *(void **)&nv.energy = dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
+    /* The reasons' name changed in driver 535; older drivers have the throttle one. */
+    if (!(*(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons")))
+        *(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!nv.init || !nv.shutdown || !nv.error_string || !nv.by_bus_id || !nv.clock || !nv.power ||
+        !nv.energy || !nv.reasons) {
+        snprintf(nv.why, sizeof nv.why, "NVML lacks a call kladder needs (a driver too old?)");
+        return 0;
+    }
+    nv.state = 1;
+    return 1;
+}
+
+int kl_nvml_open(const char *pci_bus_id, struct kl_nvml **out, char *why, size_t n)
+{
+    nvml_return rc;
+    *out = NULL;
+    if (!pci_bus_id || !pci_bus_id[0]) {
+        snprintf(why, n, "the API did not tell the device's PCI bus id, which NVML needs");
+        return -1;
+    }
+    if (!load()) {
+        snprintf(why, n, "%s", nv.why);
+        return -1;
+    }
+    if ((rc = nv.init()) != 0) {
+        snprintf(why, n, "nvmlInit failed: %s", nv.error_string(rc));
+        return -1;
+    }
+    struct kl_nvml *m = calloc(1, sizeof *m);
+    if (!m || (rc = nv.by_bus_id(pci_bus_id, &m->dev)) != 0) {
+        snprintf(why, n, m ? "NVML has no GPU at PCI bus id %s: %s" : "out of host memory%.0s%.0s",
+                 pci_bus_id, m ? nv.error_string(rc) : "");
+        free(m);
+        nv.shutdown();
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+void kl_nvml_close(struct kl_nvml *m)
+{
+    if (!m)
+        return;
+    free(m);
+    nv.shutdown();
+}
+
+void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r)
+{
+    unsigned v;
+    unsigned long long e;
+    r->sm_mhz = nv.clock(m->dev, NVML_CLOCK_SM, &v) == 0 ? (double)v : -1.0;
+    r->mem_mhz = nv.clock(m->dev, NVML_CLOCK_MEM, &v) == 0 ? (double)v : -1.0;
+    r->watts = nv.power(m->dev, &v) == 0 ? v / 1000.0 : -1; /* milliwatts */
+    r->energy_j = nv.energy(m->dev, &e) == 0 ? e / 1000.0 : -1; /* millijoules */
+    if (nv.reasons(m->dev, &e) != 0)
+        e = 0;
+    r->reasons = e;
+}
+
+void kl_nvml_reason_names(unsigned long long mask, char *buf, size_t n)
+{
+    static const char *const names[] = {"gpu_idle",       "applications_clocks", "sw_power_cap",
+                                        "hw_slowdown",    "sync_boost",          "sw_thermal",
+                                        "hw_thermal",     "hw_power_brake",      "display_clock"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (mask >> i & 1) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", names[i]);
+            if (w < 0 || (size_t)w >= n - used)
+                return;
+            used += (size_t)w;
+        }
+}
