@@ -103,13 +103,13 @@ static void test_protocol(void)
     p = (struct kl_protocol){2, 9, 0.0, 9};
     const double *samples;
     CHECK(kl_measure(NULL, &p, varied_launch, &f, &s, &e) == KL_OK && s.n == 9 &&
-              kl_measure_samples(&samples) == 9,
+              kl_measure_last(&samples, NULL) == 9,
           "samples kept");
     for (int k = 0; k < 9 && s.n == 9; k++)
         CHECK(samples[k] == 1e-3 * (1 + ((k + 2) * 7) % 5), "sample %d in launch order: %g", k,
               samples[k]);
     kl_measure_forget();
-    CHECK(kl_measure_samples(&samples) == 0, "forgotten");
+    CHECK(kl_measure_last(&samples, NULL) == 0, "forgotten");
     /* Timed on the host: no kernels of kladder's, no NVML, and says so. */
     CHECK(s.machine.nkernels == 0 && s.machine.samples == 0 && s.machine.joules < 0 &&
               strstr(s.machine.res_why, "host") && strstr(s.machine.why, "host"),

@@ -341,7 +341,7 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         if (st == KL_OK)
             st = run_values(w, u, i, values, a->protocol, res);
         if (st == KL_OK) {
-            kl_result_keep_samples(res); /* its timed launches, for the JSON */
+            kl_result_keep_measured(res); /* its timed launches, for the JSON */
             continue;
         }
         snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);

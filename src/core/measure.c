@@ -6,10 +6,13 @@
 /* The last measurement's samples in launch order, kept for kl_stats.samples. */
 static _Thread_local double *kept;
 static _Thread_local int kept_cap, kept_n;
+static _Thread_local struct kl_machine kept_machine;
 
-int kl_measure_samples(const double **samples)
+int kl_measure_last(const double **samples, struct kl_machine *machine)
 {
     *samples = kept;
+    if (machine)
+        *machine = kept_machine;
     return kept_n;
 }
 
@@ -119,6 +122,7 @@ free_samples:
     kept_n = 0;
     if (st == KL_OK) {
         keep(s, n);
+        kept_machine = machine;
         kl_stats_compute(s, n, out);
         out->machine = machine;
     }

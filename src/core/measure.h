@@ -44,10 +44,11 @@ enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl
 
 /*
  * The timed launches of the last kl_measure on this thread, in the order
- * they ran (*samples valid until the next kl_measure here); 0 when none since
+ * they ran (*samples valid until the next kl_measure here), and what the
+ * machine did meanwhile (machine may be NULL); 0 when none since
  * kl_measure_forget.
  */
-int kl_measure_samples(const double **samples);
+int kl_measure_last(const double **samples, struct kl_machine *machine);
 void kl_measure_forget(void);
 
 #endif /* KL_MEASURE_H */

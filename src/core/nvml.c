@@ -13,6 +13,21 @@ typedef int nvml_return; /* nvmlReturn_t: 0 is success */
 typedef void *nvml_device;
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 
+/* nvmlFieldValue_t, for the instantaneous power (NVML_FI_DEV_POWER_INSTANT, milliwatts). */
+enum { FI_POWER_INSTANT = 186, VALUE_UINT = 1, VALUE_ULONG = 2, VALUE_ULL = 3 };
+struct field_value {
+    unsigned field, scope;
+    long long timestamp, latency_us;
+    int type;        /* nvmlValueType_t */
+    nvml_return ret; /* this field's own status */
+    union {
+        double d;
+        unsigned ui;
+        unsigned long ul;
+        unsigned long long ull;
+    } v;
+};
+
 static struct {
     int state; /* 0 not tried, 1 loaded, -1 unavailable */
     char why[160];
@@ -24,6 +39,7 @@ static struct {
     nvml_return (*power)(nvml_device, unsigned *);
     nvml_return (*energy)(nvml_device, unsigned long long *);
     nvml_return (*reasons)(nvml_device, unsigned long long *);
+    nvml_return (*fields)(nvml_device, int, struct field_value *); /* optional */
 } nv;
 
 struct kl_nvml {
@@ -49,6 +65,7 @@ static int load(void)
     *(void **)&nv.power = dlsym(lib, "nvmlDeviceGetPowerUsage");
     *(void **)&nv.energy = dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
     /* The reasons' name changed in driver 535; older drivers have the throttle one. */
+    *(void **)&nv.fields = dlsym(lib, "nvmlDeviceGetFieldValues");
     if (!(*(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons")))
         *(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!nv.init || !nv.shutdown || !nv.error_string || !nv.by_bus_id || !nv.clock || !nv.power ||
@@ -102,7 +119,14 @@ void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r)
     unsigned long long e;
     r->sm_mhz = nv.clock(m->dev, NVML_CLOCK_SM, &v) == 0 ? (double)v : -1.0;
     r->mem_mhz = nv.clock(m->dev, NVML_CLOCK_MEM, &v) == 0 ? (double)v : -1.0;
-    r->watts = nv.power(m->dev, &v) == 0 ? v / 1000.0 : -1; /* milliwatts */
+    /* Instantaneous power where the driver gives it; nvmlDeviceGetPowerUsage averages it
+     * over the last second on Ampere and newer, which lags a window that starts a load. */
+    struct field_value f = {.field = FI_POWER_INSTANT};
+    if (nv.fields && nv.fields(m->dev, 1, &f) == 0 && f.ret == 0 &&
+        (f.type == VALUE_UINT || f.type == VALUE_ULONG || f.type == VALUE_ULL))
+        r->watts = (f.type == VALUE_UINT ? f.v.ui : f.type == VALUE_ULONG ? f.v.ul : f.v.ull) / 1000.0;
+    else
+        r->watts = nv.power(m->dev, &v) == 0 ? v / 1000.0 : -1; /* milliwatts */
     r->energy_j = nv.energy(m->dev, &e) == 0 ? e / 1000.0 : -1; /* millijoules */
     if (nv.reasons(m->dev, &e) != 0)
         e = 0;

@@ -79,16 +79,20 @@ void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s)
     x->has_machine = 1;
 }
 
-void kl_result_keep_samples(struct kl_result *x)
+void kl_result_keep_measured(struct kl_result *x)
 {
     const double *s;
-    int n = kl_measure_samples(&s);
-    double *copy = n > 0 && n == x->repeats ? malloc((size_t)n * sizeof *copy) : NULL;
+    struct kl_machine m;
+    int n = kl_measure_last(&s, &m);
+    if (n <= 0 || n != x->repeats)
+        return;
+    x->machine = m;
+    x->has_machine = 1;
     free(x->samples);
-    x->samples = copy;
-    x->nsamples = copy ? n : 0;
-    if (copy)
-        memcpy(copy, s, (size_t)n * sizeof *copy);
+    x->samples = malloc((size_t)n * sizeof *x->samples);
+    x->nsamples = x->samples ? n : 0;
+    if (x->samples)
+        memcpy(x->samples, s, (size_t)n * sizeof *s);
 }
 
 void kl_report_provenance(struct kl_report *r, struct kl_context *kl)

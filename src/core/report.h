@@ -74,7 +74,7 @@ struct kl_result {
                                     elements checked; NaN where none was measured */
     int has_machine;             /* machine holds what its timed launches saw */
     struct kl_machine machine;   /* resources, occupancy, clocks, power and energy */
-    double *samples;             /* every timed launch's time in order (kl_result_keep_samples) */
+    double *samples;             /* every timed launch's time, in order (keep_measured) */
     int nsamples;
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
@@ -122,11 +122,12 @@ void kl_report_provenance(struct kl_report *r, struct kl_context *kl);
 /* Copies a measurement's median, min, max, count and machine into a result. */
 void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s);
 /*
- * Copies the timed launches of the measurement that set x's stats (the last
- * kl_measure on this thread, when its count matches x's repeats) into x, for
- * the JSON's samples; callers that keep rows call it right after measuring.
+ * Copies what the measurement that timed x saw (the last kl_measure on this
+ * thread, when its count matches x's repeats): every launch's time, for the
+ * JSON's samples, and the machine, for rows whose workload kept only the
+ * statistics. Callers that keep rows call it right after measuring.
  */
-void kl_result_keep_samples(struct kl_result *x);
+void kl_result_keep_measured(struct kl_result *x);
 
 /* Appends a zeroed result for rung name; NULL when out of memory. */
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);

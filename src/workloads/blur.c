@@ -729,7 +729,7 @@ static enum kl_status run_peer(struct blur_session *s, const char *peer,
     enum kl_status st = kl_peer_blur(s->kl, peer, &p, proto, s->out, &stats, what, sizeof what, &e);
     if (kl_peer_row(res, st, &e, what) && judge(s, res)) {
         kl_result_set_stats(res, &stats);
-        kl_result_keep_samples(res);
+        kl_result_keep_measured(res);
     } else if (st == KL_OK) {
         /* Wrong results are no speed; the note keeps the time for whoever weighs the error. */
         size_t used = strlen(res->note);

@@ -1268,7 +1268,7 @@ static enum kl_status run_peer(struct gemm_session *s, const struct gemm_ref *g,
     judge(s, g, C, NULL, res);
     if (res->status == KL_RESULT_VERIFIED) {
         kl_result_set_stats(res, &stats);
-        kl_result_keep_samples(res);
+        kl_result_keep_measured(res);
     }
     return KL_OK;
 }

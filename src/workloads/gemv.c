@@ -267,7 +267,7 @@ static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_
     kl_vecout_judge(out, out->host, factor, res);
     if (res->status == KL_RESULT_VERIFIED) {
         kl_result_set_stats(res, &stats);
-        kl_result_keep_samples(res);
+        kl_result_keep_measured(res);
     }
     return KL_OK;
 }
