@@ -700,6 +700,7 @@ static void test_occupancy(void)
         {16, 32, 0, -1, 32, 0.5, "blocks"},       /* one warp each, 32 blocks at most */
         {24, 96, 0, -1, 21, 0.984375, "threads"}, /* 2048 / 96 */
         {48, 128, 86240, 2, 2, 0.125, "shared"},  /* the driver's own count stands */
+        {28, 256, 0, -1, 8, 1.0, "threads"},      /* registers tie at 8: full, threads named */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct kl_resources r = {.regs = cases[i].regs, .private_bytes = 0, .local_static = 0,

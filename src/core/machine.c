@@ -97,9 +97,8 @@ static struct kl_nvml *nvml_of(struct kl_context *kl, char *why, size_t n)
                      kl->info.vendor);
             m->nvml_state = -1;
         } else {
-            m->nvml_state = kl_nvml_open(kl->info.pci_bus_id, &m->nvml, m->why, sizeof m->why)
-                                ? -1
-                                : 1;
+            m->nvml_state =
+                kl_nvml_open(kl->info.pci_bus_id, &m->nvml, m->why, sizeof m->why) ? -1 : 1;
         }
     }
     snprintf(why, n, "%s", m->nvml_state > 0 ? "" : m->why);
@@ -302,9 +301,12 @@ void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r)
         groups = r->groups_per_cu;
     else
         r->groups_per_cu = (int)groups;
-    for (int i = 0; i < 4; i++)
-        if (bound[i] == groups) {
-            snprintf(r->limiter, sizeof r->limiter, "%s", names[i]);
+    /* In a tie the unit's own slots (threads, then blocks) are named: at full occupancy
+     * registers or shared memory that would just fit limit nothing. */
+    static const int order[4] = {2, 3, 0, 1};
+    for (int k = 0; k < 4; k++)
+        if (bound[order[k]] == groups) {
+            snprintf(r->limiter, sizeof r->limiter, "%s", names[order[k]]);
             break;
         }
     r->occupancy = (double)(groups * warps) / (double)(d->threads_per_cu / warp);

@@ -22,8 +22,8 @@ struct kl_launch;
 struct kl_machine {
     int nkernels; /* kladder's kernels the timed launches ran (0: a library's, or the host) */
     struct kl_resources res[KL_MACHINE_KERNELS];
-    char res_why[96]; /* why there are none */
-    int samples;      /* NVML readings taken while timing (0: none, why says) */
+    char res_why[96];                   /* why there are none */
+    int samples;                        /* NVML readings taken while timing (0: none, why says) */
     double sm_mhz, sm_mhz_min, mem_mhz; /* mean and lowest SM clock, mean memory clock */
     double watts, watts_max;            /* mean and highest power NVML reported */
     double window_s;                    /* wall time of the timed launches */
@@ -58,10 +58,10 @@ void kl_machine_clocks(struct kl_context *kl, double *sm_mhz, double *mem_mhz);
 /*
  * The occupancy of r's work-group on a compute unit of d and what limits it:
  * each of registers, shared (local) memory, threads and blocks bounds the
- * work-groups a unit holds; the least bound wins. Where the API gave its own
- * count (r->groups_per_cu >= 0) that count stands and the limiter is the
- * resource that reaches it. Unknown (occupancy -1, why says) where d's
- * per-unit limits are.
+ * work-groups a unit holds; the least bound wins (in a tie, threads or blocks
+ * are named). Where the API gave its own count (r->groups_per_cu >= 0) that
+ * count stands and the limiter is the resource that reaches it. Unknown (occupancy -1, why says)
+ * where d's per-unit limits are.
  */
 void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r);
 

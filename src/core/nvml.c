@@ -124,7 +124,10 @@ void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r)
     struct field_value f = {.field = FI_POWER_INSTANT};
     if (nv.fields && nv.fields(m->dev, 1, &f) == 0 && f.ret == 0 &&
         (f.type == VALUE_UINT || f.type == VALUE_ULONG || f.type == VALUE_ULL))
-        r->watts = (f.type == VALUE_UINT ? f.v.ui : f.type == VALUE_ULONG ? f.v.ul : f.v.ull) / 1000.0;
+        r->watts = (f.type == VALUE_UINT    ? f.v.ui
+                    : f.type == VALUE_ULONG ? f.v.ul
+                                            : f.v.ull) /
+                   1000.0;
     else
         r->watts = nv.power(m->dev, &v) == 0 ? v / 1000.0 : -1; /* milliwatts */
     r->energy_j = nv.energy(m->dev, &e) == 0 ? e / 1000.0 : -1; /* millijoules */
@@ -135,9 +138,9 @@ void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r)
 
 void kl_nvml_reason_names(unsigned long long mask, char *buf, size_t n)
 {
-    static const char *const names[] = {"gpu_idle",       "applications_clocks", "sw_power_cap",
-                                        "hw_slowdown",    "sync_boost",          "sw_thermal",
-                                        "hw_thermal",     "hw_power_brake",      "display_clock"};
+    static const char *const names[] = {"gpu_idle",    "applications_clocks", "sw_power_cap",
+                                        "hw_slowdown", "sync_boost",          "sw_thermal",
+                                        "hw_thermal",  "hw_power_brake",      "display_clock"};
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)

@@ -13,10 +13,10 @@ struct kl_nvml;
 
 /* One reading of the GPU; a field NVML did not give is negative (reasons: 0). */
 struct kl_nvml_reading {
-    double sm_mhz, mem_mhz; /* current clocks */
-    double watts;           /* power draw: instantaneous where NVML gives it, else its
-                               1-s average */
-    double energy_j;        /* the total-energy counter since the driver loaded */
+    double sm_mhz, mem_mhz;     /* current clocks */
+    double watts;               /* power draw: instantaneous where NVML gives it, else its
+                                   1-s average */
+    double energy_j;            /* the total-energy counter since the driver loaded */
     unsigned long long reasons; /* clock-event (throttle) reasons now, NVML's bit mask */
 };
 

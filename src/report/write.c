@@ -137,11 +137,11 @@ static void machine_block(const struct kl_report *r, FILE *out)
                 fprintf(out, " %6s %-9s", "-", "-");
             cell(out, 8, 0, m->sm_mhz, !k && m->samples);
             cell(out, 6, 1, m->watts, !k && m->samples);
-            if (energy) {
-                cell(out, 10, 4, 1e3 * m->joules, !k && m->joules > 0);
-                cell(out, 9, 2, r->flops > 0 ? x->gflops_per_j : x->gbps_per_j,
-                     !k && m->joules > 0);
-            }
+            if (energy && !k && m->joules > 0)
+                fprintf(out, " %10.4g %9.4g", 1e3 * m->joules,
+                        r->flops > 0 ? x->gflops_per_j : x->gbps_per_j);
+            else if (energy)
+                fprintf(out, " %10s %9s", "-", "-");
             if (!k && m->capped) {
                 char reasons[256];
                 kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
@@ -378,6 +378,24 @@ static void json_int(FILE *out, long v)
         fputs("null", out);
 }
 
+/* {"sm_mhz", "sm_mhz_min" (where >= 0), "mem_mhz"} in MHz, or null when not shown. */
+static void json_clocks(FILE *out, int show, double sm, double sm_min, double mem)
+{
+    if (!show) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"sm_mhz\": ", out);
+    json_num(out, sm, 1);
+    if (sm_min >= 0) {
+        fputs(", \"sm_mhz_min\": ", out);
+        json_num(out, sm_min, 1);
+    }
+    fputs(", \"mem_mhz\": ", out);
+    json_num(out, mem, mem >= 0);
+    fputc('}', out);
+}
+
 /*
  * A row's machine (schema version 2): what bounds it, its kernels' resources,
  * the clocks, power and energy while it was timed, and every timed launch.
@@ -423,17 +441,7 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
     fputs(", ", out);
     json_kv(out, "", "resources_note", on ? m->res_why : "not timed", ", ");
     fputs("\"clocks\": ", out);
-    if (on && m->samples) {
-        fputs("{\"sm_mhz\": ", out);
-        json_num(out, m->sm_mhz, 1);
-        fputs(", \"sm_mhz_min\": ", out);
-        json_num(out, m->sm_mhz_min, 1);
-        fputs(", \"mem_mhz\": ", out);
-        json_num(out, m->mem_mhz, m->mem_mhz >= 0);
-        fputs("}", out);
-    } else {
-        fputs("null", out);
-    }
+    json_clocks(out, on && m->samples, m->sm_mhz, m->sm_mhz_min, m->mem_mhz);
     fputs(", \"power_w\": ", out);
     json_num(out, m->watts, on && m->samples);
     fputs(", \"power_w_max\": ", out);
@@ -485,15 +493,7 @@ static void json_provenance(FILE *out, const struct kl_report *r)
     json_kv(out, "", "cpu", r->cpu, ", ");
     json_kv(out, "", "os", r->os, ", ");
     fputs("\"clocks_at_start\": ", out);
-    if (r->start_sm_mhz >= 0) {
-        fputs("{\"sm_mhz\": ", out);
-        json_num(out, r->start_sm_mhz, 1);
-        fputs(", \"mem_mhz\": ", out);
-        json_num(out, r->start_mem_mhz, r->start_mem_mhz >= 0);
-        fputs("}", out);
-    } else {
-        fputs("null", out);
-    }
+    json_clocks(out, r->start_sm_mhz >= 0, r->start_sm_mhz, -1, r->start_mem_mhz);
     fputs("}\n}\n", out);
 }
 
