@@ -119,6 +119,9 @@ struct kl_resources {
     long local_static;   /* local (shared) memory the kernel declares, per work-group */
     long local_dynamic;  /* the launch's own: __local arguments, CUDA's dynamic shared memory */
     long threads;        /* work-items per work-group */
+    long max_threads;    /* the most this kernel can run in a work-group (its registers and
+                            limits; CL_KERNEL_WORK_GROUP_SIZE) */
+    long threads_multiple; /* work-group sizes it prefers a multiple of (a warp) */
     int groups_per_cu;   /* work-groups a compute unit holds at once, by the API's reckoning */
     double occupancy;    /* resident warps over the most a compute unit holds, 0..1 */
     char limiter[16];    /* what holds groups_per_cu down: registers, shared, threads, blocks */

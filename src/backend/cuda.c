@@ -518,6 +518,8 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
     r->local_static = shared;
     r->local_dynamic = (long)local_dynamic;
     r->threads = (long)threads;
+    r->max_threads = (long)k->max_wg;
+    r->threads_multiple = 32; /* a warp */
     r->groups_per_cu = blocks;
     if (regs < 0 || priv < 0 || shared < 0 || blocks < 0)
         snprintf(r->why, sizeof r->why, "the CUDA driver did not tell every attribute");

@@ -3,6 +3,7 @@
  * vendor's platform (NVIDIA, AMD, Intel, PoCL). Kernel time comes from
  * profiling events (CL_PROFILING_COMMAND_START/END), never host clocks.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #ifdef __APPLE__
@@ -111,6 +112,11 @@ static enum kl_status status_of(cl_int code)
 static cl_uint platforms(cl_platform_id *ids, cl_uint max)
 {
     cl_uint n = 0;
+    /* Every OpenCL call starts here. NVIDIA's compute cache would hand back a program built
+     * in an earlier run without its build log, and so without the register count its
+     * -cl-nv-verbose log gives (ocl_kernel_resources); kladder builds each kernel once per
+     * run anyway. A value the user set stands. Other vendors ignore the variable. */
+    setenv("CUDA_CACHE_DISABLE", "1", 0);
     if (clGetPlatformIDs(max, ids, &n) != CL_SUCCESS)
         return 0;
     return n < max ? n : max;
@@ -272,10 +278,10 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
                 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV: which PTX it runs. */
                 info->cc_major = (int)dev_uint(did, 0x4000);
                 info->cc_minor = (int)dev_uint(did, 0x4001);
-                /* CL_DEVICE_PCI_DOMAIN_ID_NV, _BUS_ID_NV, _SLOT_ID_NV (device << 3 | fn). */
-                unsigned slot = dev_uint(did, 0x4009);
-                snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.%x",
-                         dev_uint(did, 0x400A), dev_uint(did, 0x4008), slot >> 3, slot & 7);
+                /* CL_DEVICE_PCI_DOMAIN_ID_NV, _BUS_ID_NV and _SLOT_ID_NV (the device; a
+                 * GPU is function 0), for NVML. */
+                snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.0",
+                         dev_uint(did, 0x400A), dev_uint(did, 0x4008), dev_uint(did, 0x4009));
                 nvidia_limits(info);
             } else if (strstr(ext, "cl_khr_pci_bus_info")) {
                 cl_uint pci[4]; /* CL_DEVICE_PCI_BUS_INFO_KHR: domain, bus, device, function */
@@ -529,13 +535,22 @@ static void ocl_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_t
                               local >= local_dynamic
                           ? (long)(local - local_dynamic)
                           : -1;
+    size_t multiple = 0;
     r->local_dynamic = (long)local_dynamic;
     r->threads = (long)threads;
+    r->max_threads = (long)k->max_wg;
+    r->threads_multiple =
+        clGetKernelWorkGroupInfo(k->kernel, dev->device,
+                                 CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
+                                 &multiple, NULL) == CL_SUCCESS
+            ? (long)multiple
+            : -1;
     r->groups_per_cu = -1;
     snprintf(r->why, sizeof r->why, "%s",
              k->regs >= 0 ? ""
              : dev->nv_verbose
-                 ? "NVIDIA's build log named no register count for this kernel"
+                 ? "NVIDIA's build log named no register count for this kernel (a program "
+                   "from NVIDIA's compute cache has none: CUDA_CACHE_DISABLE=1)"
                  : "this OpenCL driver reports no register count (NVIDIA's does, with "
                    "-cl-nv-verbose)");
 }

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ struct kl_machine_state {
 struct kl_machine_window {
     struct kl_nvml *nvml;
     pthread_t thread;
-    volatile int stop; /* written before the join, read by the sampler between readings */
+    atomic_int stop; /* set before the join, read by the sampler between readings */
     double t0, e0;     /* wall clock and energy counter at the start */
     int n;
     double sm, sm_min, mem, watts, watts_max;
@@ -131,7 +132,7 @@ static void *sampler(void *arg)
 {
     struct kl_machine_window *w = arg;
     const struct timespec period = {0, SAMPLE_MS * 1000000L};
-    while (!w->stop) {
+    while (!atomic_load(&w->stop)) {
         take(w);
         nanosleep(&period, NULL);
     }
@@ -147,6 +148,7 @@ struct kl_machine_window *kl_machine_open(struct kl_context *kl)
     if (!w)
         return NULL;
     w->nvml = nvml;
+    atomic_init(&w->stop, 0);
     kl_nvml_read(nvml, &r);
     w->e0 = r.energy_j;
     w->t0 = wall_now();
@@ -192,7 +194,7 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
         snprintf(out->why, sizeof out->why, "%s", why[0] ? why : "NVML could not be sampled");
         return;
     }
-    w->stop = 1;
+    atomic_store(&w->stop, 1);
     pthread_join(w->thread, NULL);
     take(w); /* at least one reading, however short the window */
     struct kl_nvml_reading r;
@@ -310,7 +312,7 @@ void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r)
             break;
         }
     r->occupancy = (double)(groups * warps) / (double)(d->threads_per_cu / warp);
-    if (r->regs < 0 && d->regs_per_cu && r->groups_per_cu == (int)groups && !r->limiter[0]) {
+    if (r->regs < 0 && d->regs_per_cu) { /* the count may be higher than registers allow */
         size_t used = strlen(r->why);
         snprintf(r->why + used, sizeof r->why - used, "%sregisters unknown: not counted",
                  used ? "; " : "");

@@ -421,8 +421,12 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
             json_int(out, q->private_bytes);
             fputs(", \"local_static\": ", out);
             json_int(out, q->local_static);
-            fprintf(out, ", \"local_dynamic\": %ld, \"threads\": %ld, \"groups_per_cu\": ",
+            fprintf(out, ", \"local_dynamic\": %ld, \"threads\": %ld, \"max_threads\": ",
                     q->local_dynamic, q->threads);
+            json_int(out, q->max_threads);
+            fputs(", \"threads_multiple\": ", out);
+            json_int(out, q->threads_multiple);
+            fputs(", \"groups_per_cu\": ", out);
             json_int(out, q->groups_per_cu);
             fputs(", \"occupancy\": ", out);
             json_num(out, q->occupancy, q->occupancy >= 0);
