@@ -136,7 +136,8 @@ static void test_run_v2(void)
 {
     static const char machine[] =
         ", \"bound\": \"latency\", \"resources\": [{\"regs\": 48, \"private_bytes\": 0, "
-        "\"local_static\": 0, \"local_dynamic\": 86240, \"threads\": 128, \"groups_per_cu\": 2, "
+        "\"local_static\": 0, \"local_dynamic\": 86240, \"threads\": 128, \"max_threads\": 128, "
+        "\"threads_multiple\": 32, \"groups_per_cu\": 2, "
         "\"occupancy\": 0.125, \"limiter\": \"shared\", \"note\": \"\"}], \"resources_note\": "
         "\"\", \"clocks\": {\"sm_mhz\": 1980, \"sm_mhz_min\": 1965, \"mem_mhz\": 2619}, "
         "\"power_w\": 412.5, \"power_w_max\": 430, \"window_s\": 1.2, \"energy_j\": 0.05, "
