@@ -2,6 +2,7 @@
 #include "core/util.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,4 +109,17 @@ void kl_utc_now(char *out, size_t n)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void *kl_dlopen_first(const char *const *names, size_t n, int global, const char **which)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *lib = dlopen(names[i], RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
+        if (lib) {
+            if (which)
+                *which = names[i];
+            return lib;
+        }
+    }
+    return NULL;
 }

@@ -30,6 +30,12 @@ int kl_contains_nocase(const char *haystack, const char *needle);
 /* strdup is POSIX, not C11. */
 char *kl_strdup(const char *s);
 
+/*
+ * The first of n library names dlopen finds (RTLD_NOW, and RTLD_GLOBAL where
+ * global, for a library another needs), or NULL; *which names it (may be NULL).
+ */
+void *kl_dlopen_first(const char *const *names, size_t n, int global, const char **which);
+
 /* UTC date and time as "YYYY-MM-DDTHH:MM:SSZ". */
 void kl_utc_now(char *out, size_t n);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "peers/peers_impl.h"
 
 /* The CLBlast C API's enums (clblast_c.h): fixed values. */
@@ -31,9 +32,8 @@ static const char *lib_name;
 static void *sym(const char *name, struct kl_err *e)
 {
     static const char *const names[] = {"libclblast.so.1", "libclblast.so"};
-    for (size_t i = 0; !lib && i < sizeof names / sizeof *names; i++)
-        if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
-            lib_name = names[i];
+    if (!lib)
+        lib = kl_dlopen_first(names, sizeof names / sizeof *names, 0, &lib_name);
     if (!lib) {
         kl_fail(e, KL_ERR_UNSUPPORTED,
                 "CLBlast is not installed (libclblast.so.1; Debian: libclblast1)");

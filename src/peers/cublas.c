@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "peers/cudart.h"
 #include "peers/peers_impl.h"
 
@@ -63,13 +64,11 @@ static struct {
 static int load(void)
 {
     static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    void *b = NULL;
+    void *b;
     if (cu.loaded)
         return cu.loaded > 0 ? 0 : -1;
     cu.loaded = -1;
-    for (size_t i = 0; i < sizeof names / sizeof *names && !b; i++)
-        b = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!b) {
+    if (!(b = kl_dlopen_first(names, sizeof names / sizeof *names, 0, NULL))) {
         snprintf(cu.why, sizeof cu.why, "cuBLAS is not available (libcublas.so not found)");
         return -1;
     }

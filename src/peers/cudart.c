@@ -25,9 +25,7 @@ static char failed[256];
 static int load(void)
 {
     static const char *const names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so"};
-    void *lib = NULL;
-    for (size_t i = 0; i < sizeof names / sizeof *names && !lib; i++)
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *lib = kl_dlopen_first(names, sizeof names / sizeof *names, 0, NULL);
     if (!lib) {
         snprintf(failed, sizeof failed, "the CUDA runtime (libcudart.so) is not installed");
         return -1;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "peers/cudart.h"
 #include "peers/peers_impl.h"
 
@@ -49,14 +50,6 @@ static struct {
     npp_gauss_fn gauss_f32, gauss_u8x4;
 } npp;
 
-static void *open_first(const char *const *names, size_t n)
-{
-    void *h = NULL;
-    for (size_t i = 0; i < n && !h; i++)
-        h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-    return h;
-}
-
 static int load(void)
 {
     static const char *const core[] = {"libnppc.so.13", "libnppc.so.12", "libnppc.so"};
@@ -66,7 +59,7 @@ static int load(void)
         return npp.loaded > 0 ? 0 : -1;
     npp.loaded = -1;
     /* libnppif needs libnppc's symbols: the core is opened first, globally. */
-    if (!open_first(core, 3) || !(f = open_first(filters, 3))) {
+    if (!kl_dlopen_first(core, 3, 1, NULL) || !(f = kl_dlopen_first(filters, 3, 1, NULL))) {
         snprintf(npp.why, sizeof npp.why,
                  "NVIDIA NPP is not available (libnppc.so and libnppif.so not found)");
         return -1;

@@ -138,6 +138,14 @@ static double maybe(struct check *c, const struct kl_json *o, const char *where,
     return v ? v->number : NAN;
 }
 
+/* A string member that may be absent or null: NULL then. */
+static const char *maybe_str(struct check *c, const struct kl_json *o, const char *where,
+                             const char *key)
+{
+    const struct kl_json *v = optional(c, o, where, key, KL_JSON_STRING);
+    return v ? v->string : NULL;
+}
+
 /* A row's machine fields (version 2); a version 1 row has none, and reads as unknown. */
 static void read_machine(struct check *c, const struct kl_json *o, const char *where,
                          struct kl_run_row *r)
@@ -147,7 +155,7 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
     r->regs = r->threads = r->groups_per_cu = -1;
     r->private_bytes = r->local_bytes = -1;
     r->occupancy = r->sm_mhz = r->sm_mhz_min = NAN;
-    r->bound = (v = optional(c, o, where, "bound", KL_JSON_STRING)) ? v->string : NULL;
+    r->bound = maybe_str(c, o, where, "bound");
     r->limiter = NULL;
     if (res && res->count > 0) {
         const struct kl_json *k = res->items[0];
@@ -167,7 +175,7 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
         r->threads = isfinite(thr) ? (int)thr : -1;
         r->groups_per_cu = isfinite(groups) ? (int)groups : -1;
         r->occupancy = maybe(c, k, at, "occupancy");
-        r->limiter = (v = optional(c, k, at, "limiter", KL_JSON_STRING)) ? v->string : NULL;
+        r->limiter = maybe_str(c, k, at, "limiter");
     }
     if (clocks) {
         r->sm_mhz = maybe(c, clocks, where, "sm_mhz");
@@ -178,9 +186,8 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
     r->gflops_per_j = maybe(c, o, where, "gflops_per_j");
     r->gbps_per_j = maybe(c, o, where, "gbps_per_j");
     r->capped = (v = optional(c, o, where, "capped", KL_JSON_BOOL)) ? v->boolean : 0;
-    r->machine_note = (v = optional(c, o, where, "machine_note", KL_JSON_STRING)) ? v->string : NULL;
-    r->resources_note =
-        (v = optional(c, o, where, "resources_note", KL_JSON_STRING)) ? v->string : NULL;
+    r->machine_note = maybe_str(c, o, where, "machine_note");
+    r->resources_note = maybe_str(c, o, where, "resources_note");
 }
 
 static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)

@@ -369,13 +369,20 @@ static void json_kv(FILE *out, const char *indent, const char *key, const char *
     fputs(end, out);
 }
 
-/* An integer the API told, or null (-1: unknown). */
-static void json_int(FILE *out, long v)
+/* , "key": v, or null unless show (v finite). */
+static void json_field(FILE *out, const char *key, double v, int show)
+{
+    fprintf(out, ", \"%s\": ", key);
+    json_num(out, v, show);
+}
+
+/* , "key": an integer the API told, or null (-1: unknown). */
+static void json_int_field(FILE *out, const char *key, long v)
 {
     if (v >= 0)
-        fprintf(out, "%ld", v);
+        fprintf(out, ", \"%s\": %ld", key, v);
     else
-        fputs("null", out);
+        fprintf(out, ", \"%s\": null", key);
 }
 
 /* {"sm_mhz", "sm_mhz_min" (where >= 0), "mem_mhz"} in MHz, or null when not shown. */
@@ -388,11 +395,9 @@ static void json_clocks(FILE *out, int show, double sm, double sm_min, double me
     fputs("{\"sm_mhz\": ", out);
     json_num(out, sm, 1);
     if (sm_min >= 0) {
-        fputs(", \"sm_mhz_min\": ", out);
-        json_num(out, sm_min, 1);
+        json_field(out, "sm_mhz_min", sm_min, 1);
     }
-    fputs(", \"mem_mhz\": ", out);
-    json_num(out, mem, mem >= 0);
+    json_field(out, "mem_mhz", mem, mem >= 0);
     fputc('}', out);
 }
 
@@ -415,21 +420,15 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
         fputc('[', out);
         for (int k = 0; k < m->nkernels; k++) {
             const struct kl_resources *q = &m->res[k];
-            fputs(k ? ", {\"regs\": " : "{\"regs\": ", out);
-            json_int(out, q->regs);
-            fputs(", \"private_bytes\": ", out);
-            json_int(out, q->private_bytes);
-            fputs(", \"local_static\": ", out);
-            json_int(out, q->local_static);
-            fprintf(out, ", \"local_dynamic\": %ld, \"threads\": %ld, \"max_threads\": ",
-                    q->local_dynamic, q->threads);
-            json_int(out, q->max_threads);
-            fputs(", \"threads_multiple\": ", out);
-            json_int(out, q->threads_multiple);
-            fputs(", \"groups_per_cu\": ", out);
-            json_int(out, q->groups_per_cu);
-            fputs(", \"occupancy\": ", out);
-            json_num(out, q->occupancy, q->occupancy >= 0);
+            fprintf(out, "%s{\"threads\": %ld, \"local_dynamic\": %ld", k ? ", " : "", q->threads,
+                    q->local_dynamic);
+            json_int_field(out, "regs", q->regs);
+            json_int_field(out, "private_bytes", q->private_bytes);
+            json_int_field(out, "local_static", q->local_static);
+            json_int_field(out, "max_threads", q->max_threads);
+            json_int_field(out, "threads_multiple", q->threads_multiple);
+            json_int_field(out, "groups_per_cu", q->groups_per_cu);
+            json_field(out, "occupancy", q->occupancy, q->occupancy >= 0);
             fputs(", \"limiter\": ", out);
             if (q->limiter[0])
                 json_str(out, q->limiter);
@@ -446,18 +445,12 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
     json_kv(out, "", "resources_note", on ? m->res_why : "not timed", ", ");
     fputs("\"clocks\": ", out);
     json_clocks(out, on && m->samples, m->sm_mhz, m->sm_mhz_min, m->mem_mhz);
-    fputs(", \"power_w\": ", out);
-    json_num(out, m->watts, on && m->samples);
-    fputs(", \"power_w_max\": ", out);
-    json_num(out, m->watts_max, on && m->samples);
-    fputs(", \"window_s\": ", out);
-    json_num(out, m->window_s, on && m->samples);
-    fputs(", \"energy_j\": ", out);
-    json_num(out, m->joules, on && m->joules > 0);
-    fputs(", \"gflops_per_j\": ", out);
-    json_num(out, x->gflops_per_j, on && x->gflops_per_j > 0);
-    fputs(", \"gbps_per_j\": ", out);
-    json_num(out, x->gbps_per_j, on && x->gbps_per_j > 0);
+    json_field(out, "power_w", m->watts, on && m->samples);
+    json_field(out, "power_w_max", m->watts_max, on && m->samples);
+    json_field(out, "window_s", m->window_s, on && m->samples);
+    json_field(out, "energy_j", m->joules, on && m->joules > 0);
+    json_field(out, "gflops_per_j", x->gflops_per_j, on && x->gflops_per_j > 0);
+    json_field(out, "gbps_per_j", x->gbps_per_j, on && x->gbps_per_j > 0);
     fputs(", \"clock_events\": ", out);
     if (on && m->samples) {
         kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
@@ -538,20 +531,13 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         const struct kl_ceilings *c = &r->ceilings;
         fputs("  \"ceiling_values\": {\"copy_gbps\": ", out);
         json_num(out, c->copy_gbps, c->copy_gbps > 0);
-        fputs(", \"read_gbps\": ", out);
-        json_num(out, c->read_gbps, c->read_gbps > 0);
-        fputs(", \"write_gbps\": ", out);
-        json_num(out, c->write_gbps, c->write_gbps > 0);
-        fputs(", \"f32_gflops\": ", out);
-        json_num(out, c->f32_gflops, c->f32_gflops > 0);
-        fputs(", \"f64_gflops\": ", out);
-        json_num(out, c->f64_gflops, c->f64_gflops > 0);
-        fputs(", \"i32_giops\": ", out);
-        json_num(out, c->i32_giops, c->i32_giops > 0);
-        fputs(", \"tf32_gflops\": ", out);
-        json_num(out, c->tf32_gflops, c->tf32_gflops > 0);
-        fputs(", \"f16_gflops\": ", out);
-        json_num(out, c->f16_gflops, c->f16_gflops > 0);
+        json_field(out, "read_gbps", c->read_gbps, c->read_gbps > 0);
+        json_field(out, "write_gbps", c->write_gbps, c->write_gbps > 0);
+        json_field(out, "f32_gflops", c->f32_gflops, c->f32_gflops > 0);
+        json_field(out, "f64_gflops", c->f64_gflops, c->f64_gflops > 0);
+        json_field(out, "i32_giops", c->i32_giops, c->i32_giops > 0);
+        json_field(out, "tf32_gflops", c->tf32_gflops, c->tf32_gflops > 0);
+        json_field(out, "f16_gflops", c->f16_gflops, c->f16_gflops > 0);
         fputs(", ", out);
         json_kv(out, "", "date", c->date, "},\n");
     } else {
@@ -595,34 +581,23 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
                 x->peer ? "true" : "false");
         json_num(out, x->median_s, ok);
-        fputs(", \"min_s\": ", out);
-        json_num(out, x->min_s, ok);
-        fputs(", \"max_s\": ", out);
-        json_num(out, x->max_s, ok);
+        json_field(out, "min_s", x->min_s, ok);
+        json_field(out, "max_s", x->max_s, ok);
         fprintf(out, ", \"repeats\": %d, \"gflops\": ", ok ? x->repeats : 0);
         json_num(out, x->gflops, ok);
-        fputs(", \"gbps\": ", out);
-        json_num(out, x->gbps, ok);
+        json_field(out, "gbps", x->gbps, ok);
         if (r->items > 0) {
             fprintf(out, ", \"items_unit\": \"%s\", \"mitems_per_s\": ", r->items_unit);
             json_num(out, x->mitems, ok);
         }
-        fputs(", \"pct_ceiling\": ", out);
-        json_num(out, x->pct_ceiling, ok && x->pct_ceiling > 0);
-        fputs(", \"flops\": ", out);
-        json_num(out, kl_result_flops(r, x), 1);
-        fputs(", \"bytes\": ", out);
-        json_num(out, kl_result_bytes(r, x), 1);
-        fputs(", \"x\": ", out);
-        json_num(out, x->x, x->x != 0);
-        fputs(", \"speedup_first\": ", out);
-        json_num(out, x->speedup_first, ok && x->speedup_first > 0);
-        fputs(", \"speedup_host\": ", out);
-        json_num(out, x->speedup_host, ok && x->speedup_host > 0);
-        fputs(", \"total_s\": ", out);
-        json_num(out, x->total_s, ok && x->total_s > 0);
-        fputs(", \"build_s\": ", out);
-        json_num(out, x->build_s, ok && x->build_s > 0);
+        json_field(out, "pct_ceiling", x->pct_ceiling, ok && x->pct_ceiling > 0);
+        json_field(out, "flops", kl_result_flops(r, x), 1);
+        json_field(out, "bytes", kl_result_bytes(r, x), 1);
+        json_field(out, "x", x->x, x->x != 0);
+        json_field(out, "speedup_first", x->speedup_first, ok && x->speedup_first > 0);
+        json_field(out, "speedup_host", x->speedup_host, ok && x->speedup_host > 0);
+        json_field(out, "total_s", x->total_s, ok && x->total_s > 0);
+        json_field(out, "build_s", x->build_s, ok && x->build_s > 0);
         fputs(", ", out);
         json_kv(out, "", "build_options", x->options, ", ");
         json_kv(out, "", "note", x->note, "");
