@@ -74,6 +74,8 @@ kl_blur_cli(blur_output_rung_without_output 2 "--output-rung chooses the rung fo
 kl_blur_cli(blur_unknown_rung 2 "unknown or ambiguous blur rung \"nosuch\"\\S* rungs are: 01_naive 02_constant 03_separable 04_tiled2d 05_tiled_sep 06_vector 07_fused 08_image 09_async" blur --width 3 --height 3 --rung nosuch ${KL_BLUR_QUICK})
 # A CUDA C++ rung named on another backend: refused with the reason.
 kl_blur_cli(blur_cuda_rung_elsewhere 2 "rung 09_async is CUDA C\\+\\+: it runs with --backend cuda" blur --width 3 --height 3 --rung 09 --backend opencl ${KL_BLUR_QUICK})
+kl_blur_cli(blur_unknown_peer 2 "unknown peer \"nosuch\" for blur \\(npp\\)" blur --width 3 --height 3 --compare nosuch ${KL_BLUR_QUICK})
+kl_blur_cli(blur_energy_value 2 "--energy takes no value" blur --width 3 --height 3 --energy=1 ${KL_BLUR_QUICK})
 kl_blur_cli(blur_unknown_param 2 "unknown parameter TS" blur --width 3 --height 3 --param TS=4 ${KL_BLUR_QUICK})
 kl_blur_cli(blur_px_not_pow2 2 "rung 06_vector: PX=3 is out of range" blur --width 3 --height 3 --param PX=3 ${KL_BLUR_QUICK})
 kl_blur_cli(blur_type_not_applicable 2 "option --type does not apply to blur" blur --width 3 --height 3 --type double)
