@@ -48,6 +48,7 @@ enum kl_status {
     KL_ERR_UNSUPPORTED, /* the device cannot do this (fp64, work-group size ...) */
     KL_ERR_VERIFY,      /* a result did not match the reference */
     KL_ERR_IO,          /* a file could not be read or written */
+    KL_ERR_INTERRUPTED, /* stopped on request (a signal) before the end */
 };
 
 /* A fixed English phrase for a status, e.g. "kernel build failed". */
@@ -186,11 +187,19 @@ struct kl_ladder;
  * verified and timed. A rung that fails verification is a KL_ROW_FAILED row,
  * not an error; errors are bad requests (an unknown rung or parameter, a
  * kernel file that is wrong, a size the device cannot hold) and device
- * failures. On failure *out is NULL and kl_last_error() says why.
+ * failures. On failure *out is NULL and kl_last_error() says why, except
+ * KL_ERR_INTERRUPTED (kl_stop_request): *out then holds the rows measured
+ * before the stop, and the last of them, cut short, is skipped.
  */
 enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_request *req,
                              struct kl_ladder **out);
 int kl_ladder_count(const struct kl_ladder *l);
+/*
+ * Asks every run in progress to stop at its next check, after the launch on
+ * the device, and return KL_ERR_INTERRUPTED; sig names the reason (a signal
+ * number, or 0). Async-signal-safe: call it from a SIGINT handler.
+ */
+void kl_stop_request(int sig);
 /* Row i (0 .. count - 1), valid until kl_ladder_free; NULL out of range. */
 const struct kl_row *kl_ladder_row(const struct kl_ladder *l, int i);
 /* The problem as the report names it, e.g. "M=512 N=512 K=512". */

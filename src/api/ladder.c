@@ -168,13 +168,16 @@ enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_reque
             l->nusers++;
     if (st == KL_OK)
         st = dispatch(kl, req, l->users, l->nusers, &l->rep);
-    if (st == KL_OK)
+    enum kl_status run = st;
+    if (st == KL_OK || st == KL_ERR_INTERRUPTED)
         st = rows_of(l, e);
     if (st != KL_OK) {
         kl_ladder_free(l);
         return st;
     }
     *out = l;
+    if (run == KL_ERR_INTERRUPTED) /* the rows measured before the stop are *out's */
+        return kl_fail(e, run, "interrupted: %d rows before the stop", l->rep.count);
     return KL_OK;
 }
 

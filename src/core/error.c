@@ -40,6 +40,7 @@ const char *kl_status_str(enum kl_status s)
     case KL_ERR_UNSUPPORTED: return "not supported by the device";
     case KL_ERR_VERIFY: return "verification failed";
     case KL_ERR_IO: return "file error";
+    case KL_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }

@@ -7,6 +7,7 @@
 #include "core/launch.h"
 #include "core/measure.h"
 #include "core/progress.h"
+#include "core/stop.h"
 #include "core/util.h"
 
 static const char *name_of(const struct kl_rung_set *s, int i)
@@ -318,6 +319,8 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         int i = chosen[k], values[KL_MAX_PARAMS], users;
         const struct kl_user_rung *u = user_of(w, a, i);
         const char *name = u ? u->name : w->table->name(i);
+        if (kl_stop_requested())
+            return kl_stop_fail(e);
         if (u && a->tuner) { /* its space searched, its rows the tuner's */
             enum kl_status st = a->tuner->tune(a->tuner->arg, w, a, i, rep, e);
             if (st != KL_OK)
@@ -345,6 +348,11 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
             continue;
         }
         snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);
+        if (st == KL_ERR_INTERRUPTED) {
+            res->status = KL_RESULT_SKIPPED; /* not measured: the rows before it stand */
+            snprintf(res->note, sizeof res->note, "not measured: the run was interrupted");
+            return st;
+        }
         if (st == KL_ERR_UNSUPPORTED && !users)
             res->status = KL_RESULT_SKIPPED; /* its defaults do not fit this device */
         else if (st != KL_ERR_VERIFY)

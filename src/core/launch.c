@@ -1,14 +1,19 @@
 #include "core/launch.h"
 
 #include "core/machine.h"
+#include "core/stop.h"
 
 enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e)
 {
     struct kl_launch *l = launch;
     struct kl_context *kl = l->kl;
     struct kl_launch_time t = {0, 0};
+    if (kl_stop_requested())
+        return kl_stop_fail(e);
+    kl_watchdog_arm();
     enum kl_status st =
         kl->ops->launch(kl->dev, l->kernel, l->args, l->nargs, l->dims, l->global, l->local, &t, e);
+    kl_watchdog_disarm();
     if (st == KL_OK)
         kl_machine_saw(kl, l);
     *seconds = t.run;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stop.h"
+
 /* The last measurement's samples in launch order, kept for kl_stats.samples. */
 static _Thread_local double *kept;
 static _Thread_local int kept_cap, kept_n;
@@ -111,6 +113,10 @@ enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl
             }
             s = more;
             cap = grown;
+        }
+        if (kl_stop_requested()) {
+            st = kl_stop_fail(e);
+            goto free_samples;
         }
         if ((st = fn(arg, &t, e)) != KL_OK)
             goto free_samples;

@@ -17,6 +17,7 @@ const char *kl_result_status_name(enum kl_result_status s)
     case KL_RESULT_VERIFIED: return "verified";
     case KL_RESULT_FAILED: return "failed";
     case KL_RESULT_SKIPPED: return "skipped";
+    case KL_RESULT_TIMEOUT: return "timeout";
     case KL_RESULT_MEASURED: return "measured";
     }
     return "?";

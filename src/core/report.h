@@ -21,7 +21,8 @@ enum kl_result_status {
     KL_RESULT_VERIFIED,
     KL_RESULT_FAILED,
     KL_RESULT_SKIPPED,
-    KL_RESULT_MEASURED
+    KL_RESULT_MEASURED,
+    KL_RESULT_TIMEOUT /* a launch ran past --kernel-timeout; the run stopped there */
 };
 
 /*
@@ -111,6 +112,7 @@ struct kl_report {
     int ladder;             /* rows are rungs of one ladder: show speed-ups */
     char host[64], cpu[128], os[128]; /* where it ran (kl_report_provenance) */
     double start_sm_mhz, start_mem_mhz; /* the GPU's clocks as the run began; < 0 unknown */
+    char stopped[96]; /* why the run ended early ("SIGINT", "--kernel-timeout 2 s"); "": it did not */
     struct kl_result *results;
     int count, capacity;
 };
@@ -164,7 +166,7 @@ double kl_result_flops(const struct kl_report *r, const struct kl_result *x);
 double kl_result_bytes(const struct kl_report *r, const struct kl_result *x);
 /* 1 for a row whose timing counts: verified, or measured where nothing can be checked. */
 int kl_result_timed(const struct kl_result *x);
-/* "verified", "failed", "skipped", "measured". */
+/* "verified", "failed", "skipped", "measured", "timeout". */
 const char *kl_result_status_name(enum kl_result_status s);
 
 #endif /* KL_REPORT_H */

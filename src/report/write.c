@@ -244,6 +244,9 @@ void kl_report_table(const struct kl_report *r, FILE *out)
                      "float-accurate; fp16: packed half2 FMAs; %% roof is against the roof of that "
                      "arithmetic); error: gemm max |c - ref| / sum|a*b| over the elements "
                      "checked, blur max |out - ref| / full scale.\n");
+    if (r->stopped[0])
+        fprintf(out, "\nINTERRUPTED (%s): the rows above are those measured before the stop.\n",
+                r->stopped);
 }
 
 void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
@@ -500,6 +503,10 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     fputs("{\n", out);
     /* The format is described by docs/kladder-run.schema.json; readers check the version. */
     fprintf(out, "  \"schema_version\": %d,\n", KL_REPORT_SCHEMA_VERSION);
+    if (r->stopped[0]) { /* the rows measured before the run was stopped */
+        fputs("  \"interrupted\": true,\n", out);
+        json_kv(out, "  ", "stopped_by", r->stopped, ",\n");
+    }
     json_kv(out, "  ", "workload", r->workload, ",\n");
     fputs("  \"device\": {\n", out);
     json_kv(out, "    ", "name", d->name, ",\n");

@@ -298,6 +298,8 @@ static enum kl_status evaluate(struct search *x, int i, const struct kl_protocol
         v = KL_TUNE_REJECTED;
         if (rc != KL_OK)
             snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
+    } else if (rc == KL_ERR_INTERRUPTED) {
+        return rc; /* the search stops; nothing is cached */
     } else if (rc == KL_ERR_UNSUPPORTED || rc == KL_ERR_ARG) {
         v = KL_TUNE_UNSUPPORTED;
         snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
