@@ -3,12 +3,17 @@
  * opens the device, asks a workload to run its ladder and prints the report.
  *
  * Exit codes: 0 all verified; 1 a rung failed verification; 2 bad usage or
- * input; 3 a device, build or runtime error.
+ * input; 3 a device, build or runtime error; 4 a launch ran past
+ * --kernel-timeout; 130 interrupted (SIGINT, SIGTERM). The last two write
+ * the rows measured before the stop, marked "interrupted" in the JSON.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/ladder.h"
 #include "cli/args.h"
@@ -21,6 +26,8 @@
 #include "core/measure.h"
 #include "core/progress.h"
 #include "core/report.h"
+#include "core/stop.h"
+#include "core/util.h"
 #include "report/write.h"
 #include "kladder.h"
 #include "workloads/copy.h"
@@ -74,6 +81,8 @@ static const char usage[] =
     "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
     "  --energy           time every row for at least 1 s, so NVML's energy counter gives\n"
     "                     joules per launch and GFLOP/J (NVIDIA GPUs; clocks and power always)\n"
+    "  --kernel-timeout T stop when one launch runs longer than T (default 600s; 0: never):\n"
+    "                     its row says timeout, the rows before it are written, exit 4\n"
     "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or 02_row)\n"
     "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
     "  --list-rungs       print the ladder with each rung's summary and parameters\n"
@@ -175,8 +184,9 @@ struct cli {
     const struct kl_ladder_tuner *tuner; /* tune WORKLOAD --kernel: the search */
     double budget;
     int budget_set, exhaustive, show, clear, all;
-    int timing_set; /* --warmup, --repeats or --min-time given */
-    int energy;     /* --energy: time long enough for the energy counter */
+    int timing_set;        /* --warmup, --repeats or --min-time given */
+    int energy;            /* --energy: time long enough for the energy counter */
+    double kernel_timeout; /* --kernel-timeout: seconds a launch may take; 0: no limit */
     /* blur */
     const char *input, *output_rung, *image_out;
     int width, height, radius, pixel_uchar4;
@@ -228,6 +238,7 @@ static const struct option options[] = {
     {"--repeats", 1, ON_RUNS | ON_TUNE},
     {"--min-time", 1, ON_RUNS | ON_TUNE},
     {"--energy", 0, ON_RUNS | ON_TUNE},
+    {"--kernel-timeout", 1, ON_RUNS | ON_TUNE},
     {"--rung", 1, ON_LADDERS | ON_TUNE},
     {"--param", 1, ON_LADDERS},
     {"--list-rungs", 0, ON_LADDERS},
@@ -322,6 +333,9 @@ static int apply(struct cli *c, const char *opt, const char *val)
         }
     } else if (IS("--energy")) {
         c->energy = 1;
+    } else if (IS("--kernel-timeout")) {
+        if (kl_parse_seconds(opt, val, 0, 86400, &c->kernel_timeout, err, sizeof err) != 0)
+            return fail_usage(err);
     } else if (IS("--rung")) {
         /* argv strings are writable; lists are split in place. */
         if (c->nrungs == MAX_ITEMS)
@@ -472,6 +486,7 @@ static int parse(int argc, char **argv, struct cli *c)
     c->radius = -1;
     c->sigma = 2.0;
     kl_protocol_default(&c->protocol);
+    c->kernel_timeout = 600;
 
     if (argc > 1 && argv[1][0] != '-') {
         const char *cmd = argv[i++];
@@ -733,94 +748,138 @@ static int write_report(FILE *out, const char *format, const struct kl_report *r
     return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
 }
 
-/* The report files, opened before the run so a bad path fails at once. */
+/*
+ * The report files, opened before the run so a bad path fails at once. Each
+ * is written under a temporary name and renamed into place when the run has
+ * written it (kl_out_file): a run killed half-way leaves an older file as it
+ * was, never a truncated one.
+ */
 struct outputs {
-    FILE *main, *json;
+    FILE *main, *json;       /* main: standard output or --output's file; json: NULL or --json's */
     FILE *report;            /* the HTML report (--report, or the main job's own) */
     const char *report_path; /* its path, NULL when none is written */
+    struct kl_out_file files[3]; /* --output, --json, the HTML report */
 };
+
+enum { OUT_MAIN, OUT_JSON, OUT_HTML };
+
+/* Opens file k at path into *f; 0, or -1 having said why. */
+static int open_one(struct outputs *o, int k, const char *path, FILE **f, int quiet)
+{
+    if (kl_out_open(&o->files[k], path) != 0) {
+        if (!quiet)
+            fprintf(stderr, "kladder: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    *f = o->files[k].f;
+    return 0;
+}
+
+/* Forgets every file opened, leaving what was at their paths as it was. */
+static void abort_outputs(struct outputs *o)
+{
+    for (int k = 0; k < 3; k++)
+        kl_out_abort(&o->files[k]);
+    o->main = stdout;
+    o->json = o->report = NULL;
+}
 
 static int open_outputs(const struct cli *c, struct outputs *o)
 {
+    memset(o, 0, sizeof *o);
     o->main = stdout;
-    o->json = NULL;
-    if (c->output && !(o->main = fopen(c->output, "w"))) {
-        fprintf(stderr, "kladder: cannot write %s: %s\n", c->output, strerror(errno));
-        return EXIT_USAGE;
-    }
-    if (c->json && !(o->json = fopen(c->json, "w"))) {
-        fprintf(stderr, "kladder: cannot write %s: %s\n", c->json, strerror(errno));
-        if (o->main != stdout)
-            fclose(o->main);
+    if ((c->output && open_one(o, OUT_MAIN, c->output, &o->main, 0) != 0) ||
+        (c->json && open_one(o, OUT_JSON, c->json, &o->json, 0) != 0)) {
+        abort_outputs(o);
         return EXIT_USAGE;
     }
     /* The main job writes kladder-report.html unless told where; where it cannot, it says so
      * and runs on. A --report path that cannot be written is an error before the run. */
-    o->report = NULL;
     o->report_path = c->report ? c->report : c->command == CMD_MAIN ? "kladder-report.html" : NULL;
-    if (o->report_path && !(o->report = fopen(o->report_path, "w"))) {
+    if (o->report_path && open_one(o, OUT_HTML, o->report_path, &o->report, 1) != 0) {
         fprintf(stderr, "kladder: %scannot write %s: %s%s\n",
                 c->report ? "" : "note: ", o->report_path, strerror(errno),
                 c->report ? "" : " (--report FILE writes the report elsewhere)");
         o->report_path = NULL;
         if (c->report) {
-            if (o->main != stdout)
-                fclose(o->main);
-            if (o->json)
-                fclose(o->json);
+            abort_outputs(o);
             return EXIT_USAGE;
         }
     }
     return 0;
 }
 
-/* Closes the report files; EXIT_RUNTIME when a write was lost. */
-static int close_outputs(const struct cli *c, struct outputs *o)
+/*
+ * Closes the report files: each written one renamed into place (html: the
+ * HTML page was written whole), the others removed. EXIT_RUNTIME when a
+ * write was lost.
+ */
+static int close_outputs(struct outputs *o, int written, int html)
 {
     int rc = 0;
-    if (o->main != stdout && fclose(o->main) != 0) {
-        fprintf(stderr, "kladder: writing %s failed: %s\n", c->output, strerror(errno));
-        rc = EXIT_RUNTIME;
+    for (int k = 0; k < 3; k++) {
+        struct kl_out_file *f = &o->files[k];
+        if (!f->f)
+            continue;
+        if (!(k == OUT_HTML ? html : written)) {
+            kl_out_abort(f);
+        } else if (kl_out_commit(f) != 0) {
+            fprintf(stderr, "kladder: writing %s failed: %s\n", f->path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
     }
-    if (o->json && fclose(o->json) != 0) {
-        fprintf(stderr, "kladder: writing %s failed: %s\n", c->json, strerror(errno));
-        rc = EXIT_RUNTIME;
-    }
-    if (o->report && fclose(o->report) != 0) {
-        fprintf(stderr, "kladder: writing %s failed: %s\n", o->report_path, strerror(errno));
-        rc = EXIT_RUNTIME;
-    }
-    o->report = NULL;
+    o->main = stdout;
+    o->json = o->report = NULL;
     return rc;
 }
 
 /*
- * Prints the report of a run. When an error stopped it, the rungs that ran
- * are still printed, then the error. A failed verification (exit 1) comes
- * before a lost write (exit 3) in the exit code.
+ * Writes the report of a run (the rows so far, when an error or a stop cut
+ * it short) to every output and closes them; *html: the HTML page was
+ * written. 0, or EXIT_RUNTIME when a write was lost.
  */
-static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
-                  struct kl_report *rep, struct outputs *o)
+static int emit(const struct cli *c, enum kl_status st, const struct kl_report *rep,
+                struct outputs *o, int *html)
 {
-    int rc = 0, io = 0, html = 0;
-    const char *html_path = o->report_path;
-    kl_progress_done();
-    if (st == KL_OK || rep->count > 0) {
+    int io = 0, written = st == KL_OK || rep->count > 0;
+    *html = 0;
+    if (written) {
         io = write_report(o->main, c->format, rep, c->sweep);
         if (o->json && write_report(o->json, "json", rep, 0))
             io = EXIT_RUNTIME;
         if (io)
             fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));
-        if (o->report && kl_cli_report_run(rep, o->report, html_path) == 0)
-            html = 1;
+        if (o->report && kl_cli_report_run(rep, o->report, o->report_path) == 0)
+            *html = 1;
         else if (o->report)
             io = EXIT_RUNTIME;
     }
-    if (close_outputs(c, o))
-        io = EXIT_RUNTIME, html = 0;
-    if (html_path && !html)
-        kl_cli_report_discard(html_path); /* no run to show, or a partial page */
-    if (st != KL_OK) {
+    if (close_outputs(o, written, *html))
+        io = EXIT_RUNTIME, *html = 0;
+    return io;
+}
+
+/*
+ * Prints the report of a run. When an error stopped it, the rungs that ran
+ * are still printed, then the error. A failed verification (exit 1) comes
+ * before a lost write (exit 3) in the exit code; an interrupted run exits
+ * 130 with the rows measured before the signal.
+ */
+static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
+                  struct kl_report *rep, struct outputs *o)
+{
+    int rc = 0, html = 0;
+    const char *html_path = o->report_path;
+    kl_progress_done();
+    kl_watchdog_set(0, NULL);
+    if (st == KL_ERR_INTERRUPTED)
+        snprintf(rep->stopped, sizeof rep->stopped, "%s", kl_stop_name());
+    int io = emit(c, st, rep, o, &html);
+    if (st == KL_ERR_INTERRUPTED) {
+        fprintf(stderr, "kladder: interrupted (%s): %d row%s written\n", rep->stopped, rep->count,
+                rep->count == 1 ? "" : "s");
+        rc = EXIT_INTERRUPTED;
+    } else if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", kl_last_error(kl));
         rc = kl_exit_for(st);
     } else if (kl_report_failed(rep)) {
@@ -835,6 +894,49 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
     kl_report_free(rep);
     kl_close(kl);
     return rc;
+}
+
+/*
+ * A launch that outlived --kernel-timeout. This runs on the watchdog's thread
+ * while the run's thread waits on the launch (and so touches nothing): the
+ * row being measured becomes a timeout, the rows so far are written, and the
+ * process ends; the device frees the launch with the process.
+ */
+static struct {
+    const struct cli *c;
+    struct kl_report *rep;
+    struct outputs *o;
+} live;
+
+static void on_runaway(double limit_s)
+{
+    char why[96];
+    int html;
+    snprintf(why, sizeof why, "--kernel-timeout %g s", limit_s);
+    kl_progress_done();
+    if (!live.rep) {
+        fprintf(stderr, "kladder: a launch ran past %s; stopping\n", why);
+        _exit(EXIT_TIMEOUT);
+    }
+    struct kl_result *x = live.rep->count ? &live.rep->results[live.rep->count - 1] : NULL;
+    if (x) {
+        x->status = KL_RESULT_TIMEOUT;
+        snprintf(x->note, sizeof x->note,
+                 "a launch ran past %s (an endless loop?); the run stopped here", why);
+    }
+    snprintf(live.rep->stopped, sizeof live.rep->stopped, "%s", why);
+    emit(live.c, KL_OK, live.rep, live.o, &html);
+    fprintf(stderr, "kladder: %s%sa launch ran past %s; the rows so far are written\n",
+            x ? x->rung : "", x ? ": " : "", why);
+    fflush(NULL);
+    _exit(EXIT_TIMEOUT);
+}
+
+/* Arms the watchdog for a run writing rep to o. */
+static void watch_run(const struct cli *c, struct kl_report *rep, struct outputs *o)
+{
+    live.c = c, live.rep = rep, live.o = o;
+    kl_watchdog_set(c->kernel_timeout, on_runaway);
 }
 
 /* The user's kernels of --kernel, read and parsed before the device opens. */
@@ -987,12 +1089,11 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     struct kl_report rep;
     int rc = open_device(c, &kl);
     if (rc) {
-        close_outputs(c, o);
-        if (o->report_path)
-            kl_cli_report_discard(o->report_path); /* opened for a run that never started */
+        abort_outputs(o); /* opened for a run that never started */
         return rc;
     }
     memset(&rep, 0, sizeof rep);
+    watch_run(c, &rep, o);
     return finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 
@@ -1005,7 +1106,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     char warn[1024], path[4096];
     int rc = open_device(c, &kl);
     if (rc) {
-        close_outputs(c, o);
+        abort_outputs(o);
         return rc;
     }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
@@ -1023,7 +1124,7 @@ static int run_peak(struct cli *c, struct outputs *o)
             kl_ceilings_print(&ceil, &kl->info, 1, o->json);
         rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
         kl_close(kl);
-        return close_outputs(c, o) ? EXIT_RUNTIME : rc;
+        return close_outputs(o, 1, 0) ? EXIT_RUNTIME : rc;
     }
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
@@ -1032,6 +1133,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     req.protocol = c->protocol;
     req.seed = c->seed;
     memset(&rep, 0, sizeof rep);
+    watch_run(c, &rep, o);
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
     if (st == KL_OK && !c->quick && !kl_report_failed(&rep)) {
         struct kl_err e;
@@ -1067,6 +1169,7 @@ static int run_tune(const struct cli *c)
     struct kl_cli_tune t;
     struct kl_context *kl = NULL;
     tune_settings(c, &t);
+    kl_watchdog_set(c->kernel_timeout, on_runaway); /* no report: says so, and exits */
     if (!((c->show || c->clear) && c->all)) {
         int rc = open_device(c, &kl);
         if (rc)
@@ -1118,6 +1221,35 @@ static int run_tune_users(struct cli *c, struct outputs *o)
     return rc;
 }
 
+/*
+ * SIGINT and SIGTERM ask the run to stop at its next check (after the launch
+ * on the device) and to write the rows so far; a second one ends it at once.
+ */
+static void on_signal(int sig)
+{
+    static const char msg[] = "\nkladder: stopping after the current launch (again: at once)\n";
+    if (kl_stop_requested()) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    kl_stop_request(sig);
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* nothing to do: the stop goes on without the message */
+    }
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART; /* a write or wait under way goes on */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
     struct cli c;
@@ -1138,6 +1270,7 @@ int main(int argc, char **argv)
     }
     if (c.command == CMD_DEVICES)
         return kl_cli_devices(stdout, stderr);
+    catch_signals();
     if (c.command == CMD_TUNE && !c.nkernels)
         return run_tune(&c);
     struct outputs o;

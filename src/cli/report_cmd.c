@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli/exit.h"
+#include "core/util.h"
 #include "report/html.h"
 #include "report/run.h"
 #include "report/write.h"
@@ -51,19 +52,24 @@ static int is_option(const char *a, const char *name)
     return strncmp(a, name, n) == 0 && (a[n] == '\0' || (a[n] == '=' && name[1] == '-'));
 }
 
-/* Closes a report file; EXIT_RUNTIME (and the partial file removed) when a write was lost. */
-static int close_output(FILE *f, const char *path)
+/*
+ * Closes the report (o->f: a file written under a temporary name, renamed
+ * into place here; NULL: standard output); keep 0 drops it. EXIT_RUNTIME
+ * when a write was lost (and the file at the path is left as it was).
+ */
+static int close_output(struct kl_out_file *o, int keep)
 {
+    FILE *f = o->f ? o->f : stdout;
     int bad = fflush(f) != 0 || ferror(f);
     int err = errno;
-    if (f != stdout && fclose(f) != 0 && !bad)
+    if (o->f && (bad || !keep))
+        kl_out_abort(o);
+    else if (o->f && kl_out_commit(o) != 0)
         bad = 1, err = errno;
     if (!bad)
         return EXIT_OK;
-    fprintf(stderr, "kladder: writing %s failed: %s\n", path ? path : "the report",
+    fprintf(stderr, "kladder: writing %s failed: %s\n", o->path[0] ? o->path : "the report",
             strerror(err ? err : EIO));
-    if (path)
-        kl_cli_report_discard(path);
     return EXIT_RUNTIME;
 }
 
@@ -148,9 +154,13 @@ int kl_cli_report(int argc, char **argv)
     if (!rc && strcmp(format, "svg") == 0 && !chart_name && runs[0].sweep)
         chart = KL_CHART_SWEEP;
     FILE *out = stdout;
-    if (!rc && output && !(out = fopen(output, "w"))) {
-        fprintf(stderr, "kladder report: cannot write %s: %s\n", output, strerror(errno));
-        rc = EXIT_USAGE;
+    struct kl_out_file file = {0};
+    if (!rc && output) {
+        if (kl_out_open(&file, output) != 0) {
+            fprintf(stderr, "kladder report: cannot write %s: %s\n", output, strerror(errno));
+            rc = EXIT_USAGE;
+        }
+        out = file.f;
     }
     if (!rc) {
         if (strcmp(format, "svg") == 0) {
@@ -161,11 +171,9 @@ int kl_cli_report(int argc, char **argv)
         } else {
             kl_html_report(out, runs, nfiles);
         }
-        int io = close_output(out, output);
+        int io = close_output(&file, rc == 0); /* a failed chart writes nothing */
         if (!rc)
             rc = io;
-        else if (output)
-            kl_cli_report_discard(output); /* nothing useful was written */
     }
     for (int i = 0; i < loaded; i++)
         kl_run_free(&runs[i]);
@@ -210,13 +218,6 @@ int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path)
     kl_run_free(&run);
     free(text);
     return rc;
-}
-
-void kl_cli_report_discard(const char *path)
-{
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-        remove(path);
 }
 
 void kl_cli_report_announce(FILE *f, const char *path)

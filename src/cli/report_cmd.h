@@ -27,9 +27,6 @@ int kl_cli_template(int argc, char **argv);
  */
 int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path);
 
-/* Removes a report file that was opened but not written, if it is a regular file. */
-void kl_cli_report_discard(const char *path);
-
 /* Prints "report: PATH" with PATH made absolute, for a person to open. */
 void kl_cli_report_announce(FILE *f, const char *path);
 

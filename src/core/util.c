@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 double kl_now(void)
 {
@@ -122,4 +123,43 @@ void *kl_dlopen_first(const char *const *names, size_t n, int global, const char
         }
     }
     return NULL;
+}
+
+int kl_out_open(struct kl_out_file *o, const char *path)
+{
+    struct stat sb;
+    memset(o, 0, sizeof *o);
+    if (strlen(path) >= sizeof o->path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(o->path, sizeof o->path, "%s", path);
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return (o->f = fopen(path, "w")) ? 0 : -1;
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld", path, (long)getpid());
+    return (o->f = fopen(o->tmp, "w")) ? 0 : -1;
+}
+
+int kl_out_commit(struct kl_out_file *o)
+{
+    int bad = !o->f || fclose(o->f) != 0;
+    int err = errno;
+    o->f = NULL;
+    if (!bad && o->tmp[0] && rename(o->tmp, o->path) != 0)
+        bad = 1, err = errno;
+    if (bad && o->tmp[0])
+        remove(o->tmp);
+    o->tmp[0] = '\0';
+    errno = err;
+    return bad ? -1 : 0;
+}
+
+void kl_out_abort(struct kl_out_file *o)
+{
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
+    if (o->tmp[0])
+        remove(o->tmp);
+    o->tmp[0] = '\0';
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/error.h"
 
@@ -35,6 +36,22 @@ char *kl_strdup(const char *s);
  * global, for a library another needs), or NULL; *which names it (may be NULL).
  */
 void *kl_dlopen_first(const char *const *names, size_t n, int global, const char **which);
+
+/*
+ * An output file written whole or not at all: kl_out_open writes to
+ * PATH.tmp-PID beside it, kl_out_commit closes and renames it into place,
+ * kl_out_abort closes and removes it. A run killed half-way leaves an older
+ * file as it was (and a stray .tmp-PID), never a truncated one in its place.
+ * A path that exists and is not a regular file (/dev/stdout, a FIFO, a
+ * terminal) is written directly. Both return 0, or -1 with errno set.
+ */
+struct kl_out_file {
+    FILE *f;
+    char path[4096], tmp[4200]; /* tmp[0] == 0: written directly */
+};
+int kl_out_open(struct kl_out_file *o, const char *path);
+int kl_out_commit(struct kl_out_file *o);
+void kl_out_abort(struct kl_out_file *o);
 
 /* UTC date and time as "YYYY-MM-DDTHH:MM:SSZ". */
 void kl_utc_now(char *out, size_t n);

@@ -261,7 +261,8 @@ static enum kl_status png_read_failed(FILE *f, const char *path, const png_image
 }
 #endif
 
-static enum kl_status load_png(FILE *f, const char *path, struct kl_image *out, struct kl_err *e)
+static enum kl_status load_png(FILE *f, const char *path, long long file_size, struct kl_image *out,
+                               struct kl_err *e)
 {
 #ifdef KLADDER_HAVE_PNG
     png_image img;
@@ -282,6 +283,17 @@ static enum kl_status load_png(FILE *f, const char *path, struct kl_image *out, 
                        "cannot read PNG %s: its size %lux%lu is out of range "
                        "(" LIMITS ")",
                        path, (unsigned long)img.width, (unsigned long)img.height);
+    }
+    /* A row takes at least a filter byte and a bit per pixel, and deflate packs at most
+     * 1032 bytes into one: a file too small for that is corrupt, and must not have us
+     * allocate gigabytes for it (as PGM/PPM are checked against the file's size). */
+    if ((unsigned long long)file_size * 1032 <
+        (unsigned long long)img.height * (1 + (img.width + 7) / 8)) {
+        png_image_free(&img);
+        return kl_fail(e, KL_ERR_IO,
+                       "cannot read PNG %s: truncated or corrupt (%lux%lu pixels do not fit in "
+                       "%lld bytes)",
+                       path, (unsigned long)img.width, (unsigned long)img.height, file_size);
     }
     /* Any alpha (grey+alpha, tRNS, RGBA palette) gives RGBA; colour or a
      * palette gives RGB; grey stays grey. Always 8 bits, not colour-mapped. */
@@ -309,6 +321,7 @@ static enum kl_status load_png(FILE *f, const char *path, struct kl_image *out, 
     return KL_OK;
 #else
     (void)f;
+    (void)file_size;
     (void)out;
     return kl_fail(e, KL_ERR_UNSUPPORTED, "cannot read PNG %s: " NO_PNG, path);
 #endif
@@ -344,7 +357,7 @@ enum kl_status kl_image_load(const char *path, struct kl_image *out, struct kl_e
     } else if (got == 0) {
         st = kl_fail(e, KL_ERR_IO, "cannot read image %s: the file is empty", path);
     } else if (got == sizeof magic && memcmp(magic, png_signature, sizeof magic) == 0) {
-        st = load_png(f, path, out, e);
+        st = load_png(f, path, (long long)sb.st_size, out, e);
     } else if (got < sizeof magic && memcmp(magic, png_signature, got) == 0) {
         st = kl_fail(e, KL_ERR_IO, "cannot read image %s: truncated PNG (%zu bytes)", path, got);
     } else if (got >= 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '6')) {
@@ -370,25 +383,22 @@ done:
 /* Saving                                                                    */
 
 /* After a failed write, a partial regular file is removed (never a device). */
-static void remove_partial(const char *path)
-{
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-        remove(path);
-}
-
-/* Flushes and closes f; on failure removes the file and fails with the reason. */
-static enum kl_status finish_write(FILE *f, const char *path, const char *kind, struct kl_err *e)
+/*
+ * Pictures are written under a temporary name and renamed into place
+ * (kl_out_file): a failed or killed write leaves an older file as it was.
+ * Flushes, closes and renames o; on failure removes it and says why.
+ */
+static enum kl_status finish_write(struct kl_out_file *o, const char *kind, struct kl_err *e)
 {
     int err = 0;
-    if (fflush(f) != 0 || ferror(f))
+    if (fflush(o->f) != 0 || ferror(o->f))
         err = errno ? errno : EIO;
-    if (fclose(f) != 0 && !err)
+    if (err)
+        kl_out_abort(o);
+    else if (kl_out_commit(o) != 0)
         err = errno ? errno : EIO;
-    if (err) {
-        remove_partial(path);
-        return kl_fail(e, KL_ERR_IO, "cannot write %s %s: %s", kind, path, strerror(err));
-    }
+    if (err)
+        return kl_fail(e, KL_ERR_IO, "cannot write %s %s: %s", kind, o->path, strerror(err));
     return KL_OK;
 }
 
@@ -399,8 +409,8 @@ enum kl_status kl_image_save_png(const char *path, const struct kl_image *im, st
         return st;
 #ifdef KLADDER_HAVE_PNG
     png_image img;
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    struct kl_out_file o;
+    if (kl_out_open(&o, path) != 0)
         return kl_fail(e, KL_ERR_IO, "cannot write PNG %s: %s", path, strerror(errno));
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
@@ -411,11 +421,10 @@ enum kl_status kl_image_save_png(const char *path, const struct kl_image *im, st
                  : im->channels == 3 ? PNG_FORMAT_RGB
                                      : PNG_FORMAT_GRAY;
     errno = 0;
-    if (!png_image_write_to_stdio(&img, f, 0, im->px, 0, NULL)) {
+    if (!png_image_write_to_stdio(&img, o.f, 0, im->px, 0, NULL)) {
         int err = errno;
         png_image_free(&img);
-        fclose(f);
-        remove_partial(path);
+        kl_out_abort(&o);
         if (err)
             return kl_fail(e, KL_ERR_IO, "cannot write PNG %s: %s (%s)", path,
                            img.message[0] ? img.message : "libpng failed", strerror(err));
@@ -423,7 +432,7 @@ enum kl_status kl_image_save_png(const char *path, const struct kl_image *im, st
                        img.message[0] ? img.message : "libpng failed");
     }
     png_image_free(&img);
-    return finish_write(f, path, "PNG", e);
+    return finish_write(&o, "PNG", e);
 #else
     return kl_fail(e, KL_ERR_UNSUPPORTED, "cannot write PNG %s: " NO_PNG, path);
 #endif
@@ -434,7 +443,7 @@ enum kl_status kl_image_save_pnm(const char *path, const struct kl_image *im, st
     enum kl_status st = check_image(path, im, e);
     const char *kind;
     size_t n;
-    FILE *f;
+    struct kl_out_file o;
     if (st != KL_OK)
         return st;
     if (im->channels == 4)
@@ -443,12 +452,12 @@ enum kl_status kl_image_save_pnm(const char *path, const struct kl_image *im, st
                        "as PNG",
                        path);
     kind = im->channels == 1 ? "PGM" : "PPM";
-    if (!(f = fopen(path, "wb")))
+    if (kl_out_open(&o, path) != 0)
         return kl_fail(e, KL_ERR_IO, "cannot write %s %s: %s", kind, path, strerror(errno));
     n = kl_image_bytes(im);
-    fprintf(f, "P%c\n%d %d\n255\n", im->channels == 1 ? '5' : '6', im->width, im->height);
-    fwrite(im->px, 1, n, f); /* errors are sticky: finish_write sees them */
-    return finish_write(f, path, kind, e);
+    fprintf(o.f, "P%c\n%d %d\n255\n", im->channels == 1 ? '5' : '6', im->width, im->height);
+    fwrite(im->px, 1, n, o.f); /* errors are sticky: finish_write sees them */
+    return finish_write(&o, kind, e);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -765,11 +765,11 @@ static enum kl_status check_request(const struct kl_blur_request *req,
                            req->output_rung);
     }
     if (req->output) {
-        /* Fail now, not after the ladder, if the picture cannot be written. */
-        FILE *f = fopen(req->output, "ab");
-        if (!f)
+        /* Fail now, not after the ladder, if the picture cannot be written (and leave no trace). */
+        struct kl_out_file probe;
+        if (kl_out_open(&probe, req->output) != 0)
             return kl_fail(e, KL_ERR_IO, "cannot write PNG %s: %s", req->output, strerror(errno));
-        fclose(f);
+        kl_out_abort(&probe);
     }
     return KL_OK;
 }
@@ -790,6 +790,10 @@ static enum kl_status session_make(struct blur_session *s, const struct kl_blur_
                        "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
                        "allocation (%.1f MiB)",
                        s->W, s->H, fbytes / 1048576.0, kl->info.max_alloc / 1048576.0);
+    /* Source, destination, the intermediate pass; the weights are small. */
+    if ((st = kl_device_fits(kl, (double)s->n * 8 + (double)fbytes + GUARD * 4.0,
+                             "the picture's buffers", e)) != KL_OK)
+        return st;
     s->w = malloc(taps * sizeof *s->w);
     s->w2 = malloc(taps * taps * sizeof *s->w2);
     s->src = malloc(s->n * 4);
