@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -503,12 +504,70 @@ static void test_cache(void)
     rmdir(dir);
 }
 
+/*
+ * Four processes storing 25 entries each into one cache at once: the lock
+ * (read, merge, rename under it) keeps all 100. Without it, one process's
+ * rename would drop the entries another wrote since it read the file.
+ */
+static void test_cache_concurrent(void)
+{
+    enum { PROCS = 4, EACH = 25 };
+    char dir[] = "/tmp/kladder-test-tune-XXXXXX", path[4096], lock[4200], warn[8192];
+    struct kl_device_info dev;
+    struct kl_tuned_file f;
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    setenv("KLADDER_CACHE_DIR", dir, 1);
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.platform, sizeof dev.platform, "Test Platform");
+    snprintf(dev.name, sizeof dev.name, "Test Device 1");
+    snprintf(dev.driver_version, sizeof dev.driver_version, "1.2.3");
+    fflush(NULL);
+    for (int p = 0; p < PROCS; p++) {
+        pid_t pid = fork();
+        CHECK(pid >= 0, "fork");
+        if (pid != 0)
+            continue;
+        int bad = 0;
+        for (int k = 0; k < EACH; k++) {
+            struct kl_tuned x;
+            struct kl_err e;
+            memset(&x, 0, sizeof x);
+            snprintf(x.workload, sizeof x.workload, "gemm");
+            snprintf(x.rung, sizeof x.rung, "p%d_%d", p, k);
+            x.type = KL_FLOAT;
+            x.size_class = 18;
+            snprintf(x.params, sizeof x.params, "TS=%d", k + 1);
+            snprintf(x.size, sizeof x.size, "64x64x64");
+            x.median_s = 1e-3;
+            snprintf(x.date, sizeof x.date, "2026-01-01T00:00:00Z");
+            snprintf(x.version, sizeof x.version, "%s", KLADDER_VERSION);
+            snprintf(x.strategy, sizeof x.strategy, "search");
+            bad |= kl_tuned_store(&dev, "opencl", &x, warn, sizeof warn, &e) != KL_OK;
+        }
+        _exit(bad);
+    }
+    int failed = 0, status;
+    while (wait(&status) > 0)
+        failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    CHECK(!failed, "a process's store failed");
+    CHECK(kl_tuned_load(&dev, "opencl", &f, warn, sizeof warn) == 1, "load: %s", warn);
+    CHECK(f.count == PROCS * EACH, "%d entries after concurrent stores, want %d", f.count,
+          PROCS * EACH);
+    kl_tuned_free(&f);
+    kl_tuned_path(&dev, "opencl", path, sizeof path);
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    remove(path);
+    remove(lock);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     struct kl_context *kl;
     char err[KL_ERR_MAX];
     (void)argv;
     test_cache();
+    test_cache_concurrent();
     if (argc > 1)
         return check_summary(); /* the cache only */
     if (kl_open(NULL, &kl, err, sizeof err) != KL_OK) {

@@ -2,11 +2,13 @@
 #include "core/ceilings.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -206,4 +208,36 @@ enum kl_status kl_cache_write(const char *path, const char *text, struct kl_err 
         return kl_fail(e, KL_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
     return KL_OK;
+}
+
+enum kl_status kl_cache_lock(const char *path, int *fd, struct kl_err *e)
+{
+    char dir[3072], lock[4200];
+    struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    kl_cache_dir(dir, sizeof dir);
+    if (make_dirs(dir) != 0)
+        return kl_fail(e, KL_ERR_IO, "cannot create the cache directory %s: %s", dir,
+                       strerror(errno));
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    if ((*fd = open(lock, O_RDWR | O_CREAT, 0644)) < 0)
+        return kl_fail(e, KL_ERR_IO, "cannot open the lock %s: %s", lock, strerror(errno));
+    /* Polled rather than F_SETLKW, so that a holder that never lets go is a message. */
+    for (int tries = 0; fcntl(*fd, F_SETLK, &l) != 0; tries++) {
+        if ((errno != EACCES && errno != EAGAIN) || tries == 6000) {
+            int err = errno;
+            close(*fd);
+            *fd = -1;
+            return kl_fail(e, KL_ERR_IO, "cannot lock %s: %s", lock,
+                           err == EACCES || err == EAGAIN ? "another kladder has held it for 60 s"
+                                                          : strerror(err));
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return KL_OK;
+}
+
+void kl_cache_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the descriptor releases its record lock */
 }

@@ -59,4 +59,13 @@ void kl_cache_file(const struct kl_device_info *dev, const char *backend, const 
                    char *out, size_t n);
 enum kl_status kl_cache_write(const char *path, const char *text, struct kl_err *e);
 
+/*
+ * An exclusive lock on the cache file at path (a POSIX record lock on
+ * PATH.lock, made as needed), for a read-modify-write that must not lose
+ * another process's update: *fd is the lock, released by kl_cache_unlock or
+ * at exit. Waits up to 60 s for another holder, then fails saying so.
+ */
+enum kl_status kl_cache_lock(const char *path, int *fd, struct kl_err *e);
+void kl_cache_unlock(int fd);
+
 #endif /* KL_CEILINGS_H */

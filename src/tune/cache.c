@@ -314,6 +314,13 @@ enum kl_status kl_tuned_store(const struct kl_device_info *dev, const char *back
             return kl_fail(e, KL_ERR_ARG, "a tuned entry's field \"%s\" is empty or holds a space",
                            strs[i]);
     warn[0] = '\0';
+    /* Locked from the read to the rename: a tune running beside this one keeps its entry. */
+    char path[4096];
+    int lock;
+    enum kl_status st;
+    kl_tuned_path(dev, backend, path, sizeof path);
+    if ((st = kl_cache_lock(path, &lock, e)) != KL_OK)
+        return st;
     kl_tuned_load(dev, backend, &f, warn, nwarn); /* a corrupt file is replaced */
     kl_cache_identity(dev, backend, id, sizeof id);
     put(&t, KL_TUNED_HEADER "\nidentity %s\n", id);
@@ -329,8 +336,9 @@ enum kl_status kl_tuned_store(const struct kl_device_info *dev, const char *back
         put_entry(&t, entry);
     if (!t.failed)
         put(&t, "checksum %016llx\n", (unsigned long long)kl_cache_hash(t.s, t.len));
-    enum kl_status st = t.failed ? kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory")
-                                 : kl_cache_write(f.path, t.s, e);
+    st = t.failed ? kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory")
+                  : kl_cache_write(f.path, t.s, e);
+    kl_cache_unlock(lock);
     free(t.s);
     kl_tuned_free(&f);
     return st;
