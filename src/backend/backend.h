@@ -200,6 +200,11 @@ struct kl_backend_ops {
      */
     enum kl_status (*alloc_pinned)(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
                                    void **host, struct kl_err *e);
+    /*
+     * The device memory free now, in bytes; 0 where the API cannot tell (then
+     * the device's global memory is the limit). May be NULL.
+     */
+    size_t (*mem_free)(struct kl_dev *dev);
     /* Blocking map of a buffer's first bytes for reading or writing; unmap. */
     enum kl_status (*map)(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
                           void **host, struct kl_err *e);

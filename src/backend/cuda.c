@@ -64,6 +64,7 @@ struct kl_kernel {
     X(cuCtxSynchronize)                                                                            \
     X(cuMemAlloc)                                                                                  \
     X(cuMemFree)                                                                                   \
+    X(cuMemGetInfo)                                                                                \
     X(cuMemcpyHtoD)                                                                                \
     X(cuMemcpyDtoH)                                                                                \
     X(cuMemHostAlloc)                                                                              \
@@ -358,6 +359,13 @@ static enum kl_status cuda_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf
     }
     *out = buf;
     return KL_OK;
+}
+
+static size_t cuda_mem_free(struct kl_dev *dev)
+{
+    size_t free_bytes = 0, total = 0;
+    (void)dev; /* the context is current */
+    return cu.cuMemGetInfo(&free_bytes, &total) == CUDA_SUCCESS ? free_bytes : 0;
 }
 
 static void cuda_release(struct kl_buf *buf)
@@ -751,6 +759,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .kernel_signature = cuda_kernel_signature,
     .kernel_resources = cuda_kernel_resources,
     .launch = cuda_launch,
+    .mem_free = cuda_mem_free,
     .alloc_pinned = cuda_alloc_pinned,
     .map = cuda_map,
     .unmap = cuda_unmap,

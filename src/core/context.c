@@ -632,3 +632,22 @@ enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char
 {
     return kl_kernel_get_text(kl, file, NULL, entry, options, out, build_s);
 }
+
+enum kl_status kl_device_fits(const struct kl_context *kl, double bytes, const char *what,
+                              struct kl_err *e)
+{
+    const double mib = 1048576.0;
+    size_t free_bytes = kl->ops->mem_free ? kl->ops->mem_free(kl->dev) : 0;
+    if (free_bytes && bytes > (double)free_bytes)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "%s need %.1f MiB of device memory, more than the %.1f MiB free on %s now "
+                       "(of %.1f MiB); use smaller sizes",
+                       what, bytes / mib, free_bytes / mib, kl->info.name,
+                       kl->info.global_mem / mib);
+    if (!free_bytes && bytes > (double)kl->info.global_mem)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "%s need %.1f MiB of device memory, more than the %.1f MiB of global "
+                       "memory of %s; use smaller sizes",
+                       what, bytes / mib, kl->info.global_mem / mib, kl->info.name);
+    return KL_OK;
+}

@@ -63,6 +63,16 @@ int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n);
  */
 int kl_packed_half(const struct kl_device_info *d, char *why, size_t n);
 
+/*
+ * Refuses, before anything is allocated, a problem whose device buffers
+ * (bytes in all; what names them for the message, e.g. "the matrices")
+ * exceed the device memory free now (CUDA), or the device's global memory
+ * where the API cannot tell what is free (OpenCL). KL_ERR_NO_MEMORY with
+ * both sizes in the message.
+ */
+enum kl_status kl_device_fits(const struct kl_context *kl, double bytes, const char *what,
+                              struct kl_err *e);
+
 /* 1 when a kernel file is CUDA C++ (a .cu file: built as written, for CUDA only). */
 int kl_kernel_is_cuda(const char *file);
 /* 1 when kl's backend cannot build that file (CUDA C++ on another backend). */

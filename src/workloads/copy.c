@@ -109,6 +109,8 @@ static enum kl_status session_init(struct copy_session *s, struct kl_context *kl
                        "N=%ld needs %.1f MiB per buffer, more than the device's largest "
                        "allocation (%.1f MiB); use a smaller N",
                        max_n, s->cap * 4 / 1048576.0, kl->info.max_alloc / 1048576.0);
+    if ((st = kl_device_fits(kl, s->cap * 8.0, "the source and destination", e)) != KL_OK)
+        return st;
     s->src = malloc(s->cap * 4);
     s->poison = malloc(s->cap * 4);
     s->out = malloc(s->cap * 4);

@@ -894,12 +894,7 @@ static enum kl_status check_request(const struct kl_context *kl, enum kl_type t,
         total += elems[i] * es;
     }
     total += elems[1] * es; /* B may be kept in both layouts */
-    if (total > kl->info.global_mem)
-        return kl_fail(e, KL_ERR_NO_MEMORY,
-                       "the matrices need %.1f MiB, more than the device's %.1f MiB of global "
-                       "memory; use smaller sizes",
-                       total / 1048576.0, kl->info.global_mem / 1048576.0);
-    return KL_OK;
+    return kl_device_fits(kl, (double)total, "the matrices (A, B in both layouts, C)", e);
 }
 
 int kl_gemm_request_chooses(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)

@@ -291,6 +291,11 @@ static enum kl_status check_request(struct kl_context *kl, const struct kl_gemv_
                        "a %zu×%zu matrix needs %.1f MiB, more than the device's largest "
                        "allocation (%.1f MiB)",
                        M, N, M * N * es / 1048576.0, kl->info.max_alloc / 1048576.0);
+    /* A in both layouts, x, y and its copies. */
+    enum kl_status st = kl_device_fits(kl, ((double)M * N * 2 + (M + N) * 4.0) * es,
+                                       "the matrix in both layouts and the vectors", e);
+    if (st != KL_OK)
+        return st;
     for (int j = 0; j < req->npeers; j++)
         if (strcmp(req->peers[j], "clblast") && strcmp(req->peers[j], "cublas"))
             return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemv (clblast or cublas)",

@@ -266,7 +266,9 @@ static enum kl_status check_request(struct kl_context *kl, const struct kl_rowdo
                        "a %zu×%zu matrix needs %.1f MiB, more than the device's largest "
                        "allocation (%.1f MiB)",
                        Y, D, Y * D * es / 1048576.0, kl->info.max_alloc / 1048576.0);
-    return kl_protocol_check(&req->protocol, e);
+    enum kl_status st =
+        kl_device_fits(kl, ((double)Y * D * 2 + D + Y) * es, "the two matrices and the vectors", e);
+    return st != KL_OK ? st : kl_protocol_check(&req->protocol, e);
 }
 
 enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,
