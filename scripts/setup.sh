@@ -11,6 +11,9 @@ packages=(build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-ic
 # Schema validator. Installed apart, so that a distribution without one of them
 # still gets everything above.
 report_tools=(chromium libxml2-utils python3-jsonschema)
+# For the fuzz targets (tests/fuzz/run.sh): clang with libFuzzer. Apart too, as the
+# build above uses the system compiler and needs neither.
+fuzz_tools=(clang libclang-rt-dev)
 
 # install NAME...: installs the packages of the list that are missing.
 install() {
@@ -30,6 +33,7 @@ install() {
 if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
     install "${packages[@]}"
     install "${report_tools[@]}"
+    install "${fuzz_tools[@]}"
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -529,6 +529,10 @@ static void test_bad_files(void)
     path = tmp_path("four_gpixels.png");
     write_png_header(path, 65536, 65536);
     expect_fail(path, png_st, have_png ? "out of range" : NULL, "PNG 65536x65536");
+    /* In range, but 3 GB of pixels cannot come from 57 bytes: refused before allocating. */
+    path = tmp_path("one_gpixel.png");
+    write_png_header(path, 65536, 16384);
+    expect_fail(path, png_st, have_png ? "do not fit in 57 bytes" : NULL, "PNG 65536x16384");
     path = tmp_path("zero.png");
     write_png_header(path, 0, 5);
     expect_fail(path, png_st, NULL, "PNG 0 wide");

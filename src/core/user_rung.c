@@ -38,17 +38,27 @@ static void skip_blanks(struct expr *x)
         x->p++;
 }
 
+/*
+ * Every value stays within ±2^62: numbers and names are checked, and sums and
+ * products are tested before they are computed, so no step overflows a long long.
+ */
 static long long checked(struct expr *x, long long v)
 {
     return v > EXPR_LIMIT || v < -EXPR_LIMIT ? expr_fail(x, "the value is too large") : v;
 }
 
+/* a+b, or a failure when it leaves ±2^62. */
+static long long plus(struct expr *x, long long a, long long b)
+{
+    int over = b > 0 ? a > EXPR_LIMIT - b : a < -EXPR_LIMIT - b;
+    return over ? expr_fail(x, "the value is too large") : a + b;
+}
+
 /* a·b, or a failure when it leaves ±2^62. */
 static long long times(struct expr *x, long long a, long long b)
 {
-    double p = (double)a * (double)b;
-    return p > (double)EXPR_LIMIT || p < -(double)EXPR_LIMIT ? expr_fail(x, "the value is too large")
-                                                            : a * b;
+    int over = a != 0 && (b > EXPR_LIMIT / llabs(a) || b < -EXPR_LIMIT / llabs(a));
+    return over ? expr_fail(x, "the value is too large") : a * b;
 }
 
 static long long sum(struct expr *x);
@@ -89,7 +99,7 @@ static long long name_value(struct expr *x)
         return call(x, start, n);
     for (int i = 0; x->vars && i < x->vars->count; i++)
         if (strlen(x->vars->names[i]) == n && strncmp(x->vars->names[i], start, n) == 0)
-            return x->vars->values[i];
+            return checked(x, x->vars->values[i]);
     x->p = start;
     if (x->st == KL_OK) {
         x->st = kl_fail(x->e, KL_ERR_ARG, "in \"%s\": unknown name \"%.*s\"; known:", x->s,
@@ -119,7 +129,8 @@ static long long atom(struct expr *x)
         v = neg ? -v : v;
     } else if (isdigit((unsigned char)*x->p)) {
         while (isdigit((unsigned char)*x->p) && x->st == KL_OK)
-            v = checked(x, v * 10 + (*x->p++ - '0'));
+            v = v > EXPR_LIMIT / 10 ? expr_fail(x, "the value is too large")
+                                    : checked(x, v * 10 + (*x->p++ - '0'));
     } else if (isalpha((unsigned char)*x->p) || *x->p == '_') {
         v = name_value(x);
     } else {
@@ -160,7 +171,7 @@ static long long sum(struct expr *x)
             return v;
         x->p++;
         long long w = product(x);
-        v = checked(x, op == '+' ? v + w : v - w);
+        v = plus(x, v, op == '+' ? w : -w);
     }
 }
 

@@ -1,5 +1,6 @@
 #include "report/run.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,6 +132,21 @@ static int check_version(struct check *c, const struct kl_json *root)
     return 0;
 }
 
+/*
+ * A whole number read as a double, as an int or a long: unknown when it is NaN
+ * or out of range (converting such a double is undefined behaviour). Longs are
+ * byte counts, kept below 1e18 so that two of them add up safely.
+ */
+static int to_int(double v, int unknown)
+{
+    return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : unknown;
+}
+
+static long to_long(double v, long unknown)
+{
+    return v > -1e18 && v < 1e18 ? (long)v : unknown;
+}
+
 /* A number member that may be absent or null: NaN then. */
 static double maybe(struct check *c, const struct kl_json *o, const char *where, const char *key)
 {
@@ -169,11 +185,13 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
                st = maybe(c, k, at, "local_static"), dyn = maybe(c, k, at, "local_dynamic"),
                thr = maybe(c, k, at, "threads"), groups = maybe(c, k, at, "groups_per_cu");
         r->nkernels = (int)res->count;
-        r->regs = isfinite(regs) ? (int)regs : -1;
-        r->private_bytes = isfinite(priv) ? (long)priv : -1;
-        r->local_bytes = isfinite(st) ? (long)st + (isfinite(dyn) ? (long)dyn : 0) : -1;
-        r->threads = isfinite(thr) ? (int)thr : -1;
-        r->groups_per_cu = isfinite(groups) ? (int)groups : -1;
+        r->regs = to_int(regs, -1);
+        r->private_bytes = to_long(priv, -1);
+        r->local_bytes = to_long(st, -1); /* static, plus dynamic where given */
+        if (r->local_bytes >= 0)
+            r->local_bytes += to_long(dyn, 0);
+        r->threads = to_int(thr, -1);
+        r->groups_per_cu = to_int(groups, -1);
         r->occupancy = maybe(c, k, at, "occupancy");
         r->limiter = maybe_str(c, k, at, "limiter");
     }
@@ -209,7 +227,7 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     r->median_s = num(c, o, where, "median_s", 1);
     r->min_s = num(c, o, where, "min_s", 1);
     r->max_s = num(c, o, where, "max_s", 1);
-    r->repeats = (int)num(c, o, where, "repeats", 0);
+    r->repeats = to_int(num(c, o, where, "repeats", 0), 0);
     r->gflops = num(c, o, where, "gflops", 1);
     r->gbps = num(c, o, where, "gbps", 1);
     r->pct_ceiling = num(c, o, where, "pct_ceiling", 1);
@@ -231,13 +249,14 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
             r->precision);
         return;
     }
-    static const char *const statuses[] = {"verified", "failed", "skipped", "measured"};
+    static const char *const statuses[] = {"verified", "failed", "skipped", "measured", "timeout"};
     int known = 0;
     for (size_t k = 0; k < sizeof statuses / sizeof *statuses; k++)
         known |= strcmp(r->status, statuses[k]) == 0;
     if (!known) {
         bad(c, kl_json_get(o, "status"),
-            "%s has status \"%.40s\" (verified, failed, skipped or measured)", where, r->status);
+            "%s has status \"%.40s\" (verified, failed, skipped, measured or timeout)", where,
+            r->status);
         return;
     }
     r->timed = strcmp(r->status, "verified") == 0 || strcmp(r->status, "measured") == 0;

@@ -1,0 +1,40 @@
+/*
+ * Fuzzes the JSON run reader: kl_run_parse (report/run.c) over the strict JSON
+ * parser kl_json_parse (formats/json.c), the input being the file's text. A run
+ * that parses is then read as `kladder report` and `compare` read it: the roofs
+ * (from the run, its own rows for a peak run, else the ceiling cache, here an
+ * empty directory), every row's metric, value and unit, and the params line.
+ * Seeds: corpus/fuzz_run_json/, reports written by `kladder ... --json`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fuzz.h"
+
+#include "report/run.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    setenv("KLADDER_CACHE_DIR", fuzz_dir(), 1);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct kl_run run;
+    char err[1024], params[512];
+    if (kl_run_parse(&run, (const char *)data, size, "fuzz/run.json", err, sizeof err) == 0) {
+        kl_run_find_ceilings(&run);
+        for (int i = 0; i < run.nrows; i++) {
+            const struct kl_run_row *r = &run.rows[i];
+            enum kl_metric m = kl_run_metric(&run, r);
+            (void)kl_run_value(&run, r, m);
+            (void)kl_run_unit(&run, m);
+            (void)kl_run_precision_peak(&run, r->precision);
+        }
+        (void)kl_run_compute_peak(&run);
+        kl_run_params_text(&run, params, sizeof params);
+    }
+    kl_run_free(&run);
+    return 0;
+}
