@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds kladder, its CLI and its tests with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-DKLADDER_SANITIZE=ON) in build-asan/, then runs
+# the CTest suite on the default OpenCL device (PoCL on the CPU in CI), leak
+# detection on. Left out: the tests labelled oclgrind, which run kladder
+# inside the oclgrind simulator, which checks the kernels rather than the host
+# code (the plain suite, scripts/test.sh, runs them).
+#
+# Any sanitizer report fails the run twice over: the process exits non-zero
+# (so its test fails), and the report, written to build-asan/sanitizer-logs/
+# rather than into a test's output (where a test that expects kladder to fail
+# could hide it), is printed at the end and makes this script exit 1. Leaks
+# inside the libraries kladder loads (PoCL, LLVM, ...) are suppressed by name
+# in tests/sanitizers/lsan.supp.
+# Extra arguments go to ctest (e.g. -R gemm, or -L blur).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# clang where there is one (scripts/setup.sh installs it): its single runtime
+# writes UBSan's reports to log_path too, where gcc's separate libubsan writes
+# them to stderr only. CC chooses another compiler on the first configure.
+if [ -z "${CC:-}" ] && command -v clang >/dev/null; then
+    export CC=clang
+fi
+cmake -S . -B build-asan -DKLADDER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-asan -j"$jobs"
+
+logs=$root/build-asan/sanitizer-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+# Read by every sanitizer: a full stack, the report in a file named after the
+# program and its process id, then exit.
+common="print_stacktrace=1:halt_on_error=1:log_path=$logs/report:log_exe_name=1"
+# fast_unwind_on_malloc=0: PoCL and LLVM have no frame pointers, so only the
+# slow unwinder follows an allocation of theirs back to the kladder call that
+# asked for it; that tells an OpenCL object kladder never released from
+# PoCL's own leaks, which lsan.supp names by function.
+# malloc_context_size=20: deep enough to reach that function (frame 11 at
+# most, in the stacks seen) and kladder's frames under PoCL's, and cheaper
+# than the default 30 for the compilers (LLVM in PoCL, NVRTC) that allocate
+# from deep stacks all the time.
+leaks="detect_leaks=1:fast_unwind_on_malloc=0:malloc_context_size=20"
+# verify_asan_link_order=0: oclgrind preloads its runtime into the kladder it
+# simulates (check_templates.sh), ahead of the shared ASan runtime of a gcc
+# build (clang links its runtime in).
+export ASAN_OPTIONS="$common:$leaks:detect_stack_use_after_return=1:check_initialization_order=1:strict_string_checks=1:verify_asan_link_order=0"
+export LSAN_OPTIONS="$common:$leaks:print_suppressions=0:suppressions=$root/tests/sanitizers/lsan.supp"
+export UBSAN_OPTIONS="$common"
+
+rc=0
+ctest --test-dir build-asan -LE oclgrind --output-on-failure -j"$jobs" "$@" || rc=$?
+
+reports=("$logs"/report*)
+if [ -e "${reports[0]}" ]; then
+    for f in "${reports[@]}"; do
+        printf '\n=== %s (the first 60 lines)\n' "$f"
+        head -n 60 "$f"
+    done
+    echo "sanitize: ${#reports[@]} sanitizer report(s) in $logs" >&2
+    rc=1
+fi
+exit "$rc"
