@@ -108,6 +108,7 @@ fi
 
 # (b) A full peak writes exactly one ceilings-*.txt, and says where.
 run peak1 "${measure[@]}"
+measure_ms=$ms
 files=$(cache_files)
 cache=$KLADDER_CACHE_DIR/$files
 if [ "$rc" -ne 0 ] || [ "$(wc -l <<<"$files")" -ne 1 ] || [[ "$files" != ceilings-*.txt ]] || [ ! -s "$cache" ]; then
@@ -125,7 +126,9 @@ cp "$cache" "$tmp/good.txt"
 
 # (c) The next peak prints the cache at once, as text and as JSON.
 expect_cached peak2 "(c) second run"
-if [ "$ms" -gt 3000 ]; then
+# (Opening the device alone can take seconds where many tests share it: the bound is a
+# quarter of the measuring run's time, and 3 s at least.)
+if [ "$ms" -gt 3000 ] && [ "$ms" -gt $((measure_ms / 4)) ]; then
     fail "(c) printing the cache took ${secs}s; it should not measure anything"
 fi
 run peak2j peak --format json --output "$tmp/peak2j.json"

@@ -5,7 +5,8 @@
 #
 #  1. The CTest suite again with KLADDER_DEVICE=cuda:0, so every rung of every
 #     workload runs through CUDA at the awkward sizes of the OpenCL tests and
-#     is verified. Left out: oclgrind and CLBlast (OpenCL's alone), the
+#     is verified; three times over with 8 tests at once (no test shares a file
+#     with another, tests/CMakeLists.txt). Left out: oclgrind and CLBlast (OpenCL's alone), the
 #     private-array bounds (a CPU device's), the tuner's wrong-kernel test
 #     (its wrong candidate, a 16-work-item group, is pruned from a GPU's space),
 #     and the user kernel whose float argument stands where an int goes (CUDA
@@ -20,6 +21,9 @@
 #     reads from the very cubin kladder ran (KLADDER_SAVE_CUBIN), and with
 #     --energy every row's joules per launch times its launches agrees with its
 #     mean power times its window within 10 %.
+#  5. Device memory: with all but 6 GiB of the GPU's memory held by another
+#     process (tests/gpu/hog.cu), a GEMM whose matrices need 13 GiB is refused
+#     before anything is allocated, exit 2, with both sizes in the message.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,9 +41,11 @@ status=0
 export KLADDER_CACHE_DIR=$out/cache
 
 echo "== 1. CTest through the CUDA backend"
-(cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j4 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type' \
-    --output-on-failure) >"$out/ctest_cuda.txt" 2>&1 || status=1
-tail -n 4 "$out/ctest_cuda.txt"
+for round in 1 2 3; do
+    (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type' \
+        --output-on-failure) >"$out/ctest_cuda_$round.txt" 2>&1 || status=1
+    echo "round $round: $(grep 'tests passed' "$out/ctest_cuda_$round.txt")"
+done
 
 echo "== 2. compute-sanitizer"
 if ! command -v compute-sanitizer >/dev/null; then
@@ -189,6 +195,26 @@ sys.exit(bad)
 PY
 else
     echo "FAIL  energy: kladder gemm --energy failed (see $out/machine_energy.txt)"
+    status=1
+fi
+echo "== 5. Device memory: a problem larger than the memory free is refused"
+if nvcc -o "$out/hog" tests/gpu/hog.cu >"$out/hog_build.txt" 2>&1; then
+    "$out/hog" 6144 >"$out/hog.txt" 2>&1 &
+    hog=$!
+    for _ in $(seq 100); do grep -q held "$out/hog.txt" && break; sleep 0.1; done
+    # 30000² floats: A, B twice and C, 13.4 GiB, with 6 GiB free.
+    "$kl" gemm --backend cuda --size 30000 --rung 14 >"$out/too_big.txt" 2>&1
+    rc=$?
+    kill $hog
+    wait $hog 2>/dev/null
+    if [ $rc = 2 ] && grep -Eq "need 1[0-9]{4}\.[0-9] MiB of device memory, more than the [0-9]+\.[0-9] MiB free" "$out/too_big.txt"; then
+        echo "ok    $(grep -o 'the matrices.*' "$out/too_big.txt")"
+    else
+        echo "FAIL  device memory: exit $rc ($(cat "$out/hog.txt"); $(tail -n 2 "$out/too_big.txt"))"
+        status=1
+    fi
+else
+    echo "FAIL  device memory: the hog did not build (see $out/hog_build.txt)"
     status=1
 fi
 exit $status
