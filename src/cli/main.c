@@ -17,6 +17,7 @@
 
 #include "api/ladder.h"
 #include "cli/args.h"
+#include "cli/cli.h"
 #include "cli/devices.h"
 #include "cli/exit.h"
 #include "cli/report_cmd.h"
@@ -36,589 +37,6 @@
 #include "workloads/blur.h"
 #include "workloads/gemv.h"
 #include "workloads/rowdot.h"
-
-#define MAX_ITEMS 64
-#define MAX_KERNELS 8
-#define MAX_DIM 1000000L
-
-static const char usage[] =
-    "usage: kladder [COMMAND] [OPTIONS]\n"
-    "\n"
-    "Commands:\n"
-    "  (none)      show the chosen device and run the GEMM ladder at a quick size\n"
-    "  devices     list every OpenCL platform and device with its facts\n"
-    "  peak        measure the device's ceilings: bandwidth, FLOP rate, launch latency,\n"
-    "              transfers (cached; every other command reports against them)\n"
-    "  gemm        the GEMM ladder, C = A*B (seeds 004 and 002)\n"
-    "  copy        the copy ladder with instruction-level parallelism (seed 003)\n"
-    "  rowdot      the weighted row dot product r = f·Σ v·M1·M2 (seed 000)\n"
-    "  gemv        y = α·A·x + β·y for A row-major and column-major\n"
-    "  blur        Gaussian blur of a picture (seed 001), naive to a fused single pass\n"
-    "  tune        search GEMM rung parameters for this device and cache the best (below)\n"
-    "  report      saved runs (--json) as HTML charts, or one SVG (report --help)\n"
-    "  compare     two saved runs rung by rung, for CI too (compare --help)\n"
-    "  template W  print a kernel of workload W's interface to start your own (--kernel)\n"
-    "  help        this text;  version: the version\n"
-    "\n"
-    "Device and output (every command):\n"
-    "  --device SPEC      P:D index pair, gpu, cpu, or part of a device name\n"
-    "                     (default: $KLADDER_DEVICE, else the first GPU, else the first device);\n"
-    "                     cuda:N is CUDA device N\n"
-    "  --backend B        opencl (default) or cuda: the API that runs the kernels; with cuda,\n"
-    "                     --device is a CUDA device index or part of its name\n"
-    "  --kernel-dir DIR   read kernels from DIR (the source tree's kernels/) instead of the\n"
-    "                     copies built into kladder\n"
-    "  --format FMT       table (default), csv or json\n"
-    "  --output FILE      write the report to FILE instead of standard output\n"
-    "  --json FILE        also write the JSON report to FILE (whatever --format is)\n"
-    "  --report FILE      also write an HTML report (charts) to FILE\n"
-    "  --quiet, -q        no progress line on a terminal\n"
-    "\n"
-    "Protocol (every ladder, and peak):\n"
-    "  --seed N           random input seed (default 1)\n"
-    "  --warmup N         untimed launches before timing (default 2)\n"
-    "  --repeats N        at least N timed launches (default 5)\n"
-    "  --min-time T       and at least T seconds of kernel time (default 0.1; 200ms works)\n"
-    "  --energy           time every row for at least 1 s, so NVML's energy counter gives\n"
-    "                     joules per launch and GFLOP/J (NVIDIA GPUs; clocks and power always)\n"
-    "  --kernel-timeout T stop when one launch runs longer than T (default 600s; 0: never):\n"
-    "                     its row says timeout, the rows before it are written, exit 4\n"
-    "  --rung R[,R...]    run only these rungs (name or unique prefix, e.g. 10 or 02_row)\n"
-    "  --param NAME=V     set a rung parameter (repeatable), e.g. --param TS=32\n"
-    "  --list-rungs       print the ladder with each rung's summary and parameters\n"
-    "  --kernel F[:E]     add your own kernel (entry E in file F) as a rung after the ladder's\n"
-    "                     (repeatable, every ladder); docs/KERNELS.md says how;\n"
-    "                     kladder template W prints one to start from\n";
-
-/* The rest of the text (one string literal may hold only 4095 characters). */
-static const char usage_more[] =
-    "\n"
-    "gemm:\n"
-    "  --m M --n N --k K  sizes (any value >= 1); --size S sets all three\n"
-    "  --type T           float (default), double (needs fp64) or int\n"
-    "  --host-rungs       run the CPU loop-order rungs at any size (they are skipped when\n"
-    "                     they would take seconds); --no-host-rungs never runs them\n"
-    "  --compare L[,L]    add vendor GEMMs as peers: cublas, clblast, openblas (host)\n"
-    "  --no-tuned         the rungs' defaults, not parameters cached by kladder tune\n"
-    "                     nor the presets shipped for this GPU and size\n"
-    "\n"
-    "copy:\n"
-    "  --n N (or --size)  elements of 4 bytes (default 2^24 on a GPU, 2^22 on a CPU)\n"
-    "  --sweep            N = 512, 1024, ... up to --max-n (default 2^26) for every ILP rung\n"
-    "\n"
-    "rowdot:\n"
-    "  --rows Y --d D     Y rows of length D (default 16384 × 16384 on a GPU, 4096 × 1000 on a\n"
-    "                     CPU; the seed's D is 1000); --type float (default) or double\n"
-    "\n"
-    "gemv:\n"
-    "  --m M --n N        A is M×N (default 4096 × 4096 on a GPU, 2048 × 2048 on a CPU);\n"
-    "                     --size S sets both; --type float (default) or double\n"
-    "  --compare L[,L]    add vendor libraries as peers in the same run: clblast, cublas\n"
-    "\n"
-    "blur:\n"
-    "  --input FILE       PNG (grey, RGB, RGBA; 16-bit and palette converted) or binary PGM/PPM;\n"
-    "                     default: a generated 4096 × 4096 test image (--width, --height)\n"
-    "  --sigma S          Gaussian σ (default 2); --radius R (default ⌈3σ⌉)\n"
-    "  --pixel P          float (one channel, default) or uchar4 (RGBA, 8 bits per channel)\n"
-    "  --output FILE      write the blurred image as PNG (for blur, --output is the image;\n"
-    "                     --json FILE saves the report), from --output-rung R or the fastest\n"
-    "  --compare npp      add NVIDIA NPP's Gaussian filter with the same weights as a peer\n"
-    "\n"
-    "peak:\n"
-    "  --refresh          measure again even when ceilings are cached for this device\n"
-    "  --bytes B          buffer size for bandwidth and transfers (default: by device)\n"
-    "  --vec W[,W...]     vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)\n"
-    "  --quick            a small search space (for tests; ceilings are then not cached)\n"
-    "\n"
-    "tune gemm (the size, --type, --rung, protocol and device options as for gemm):\n"
-    "  --budget T         wall time for the search (default 60s), shared by the rungs tuned\n"
-    "                     (default: every device rung with parameters)\n"
-    "  --exhaustive       try every candidate of the space (no budget unless --budget)\n"
-    "  --show, --clear    list or remove this device's tuned parameters; --all: every device\n"
-    "tune WORKLOAD --kernel FILE[:ENTRY] (any ladder; its options as for the workload):\n"
-    "                     searches the parameters the kernel declares, then reports its\n"
-    "                     default and tuned rows; nothing is cached (docs/KERNELS.md)\n";
-
-static void print_usage(void)
-{
-    fputs(usage, stdout);
-    fputs(usage_more, stdout);
-}
-
-enum command {
-    CMD_MAIN,
-    CMD_DEVICES,
-    CMD_PEAK,
-    CMD_GEMM,
-    CMD_COPY,
-    CMD_ROWDOT,
-    CMD_GEMV,
-    CMD_BLUR,
-    CMD_TUNE
-};
-
-struct cli {
-    enum command command;
-    const char *device, *backend, *kernel_dir, *format, *output, *json;
-    const char *report; /* --report FILE.html */
-    int quiet;          /* --quiet: no progress line */
-    struct kl_protocol protocol;
-    unsigned long long seed;
-    const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
-    int nrungs, nparams, list_rungs;
-    const char *kernels[MAX_KERNELS]; /* --kernel FILE[:ENTRY] */
-    int nkernels;
-    /* gemm */
-    int M, N, K, size_set, mnk_set, host_rungs;
-    enum kl_type type;
-    /* rowdot */
-    int rows, d;
-    /* gemv, gemm */
-    const char *peers[MAX_ITEMS];
-    int npeers;
-    int no_tuned; /* gemm: the defaults, not tuned parameters */
-    /* tune */
-    const char *workload;
-    enum command tuned;                  /* the workload of `tune WORKLOAD` */
-    const char *workload_opt;            /* an option of the workload's, not of tune gemm's */
-    const struct kl_ladder_tuner *tuner; /* tune WORKLOAD --kernel: the search */
-    double budget;
-    int budget_set, exhaustive, show, clear, all;
-    int timing_set;        /* --warmup, --repeats or --min-time given */
-    int energy;            /* --energy: time long enough for the energy counter */
-    double kernel_timeout; /* --kernel-timeout: seconds a launch may take; 0: no limit */
-    /* blur */
-    const char *input, *output_rung, *image_out;
-    int width, height, radius, pixel_uchar4;
-    double sigma;
-    /* copy */
-    long n, max_n;
-    int sweep, max_n_set;
-    /* peak */
-    int refresh, quick;
-    int peak_measure; /* an option that only a new measurement can honour */
-    int protocol_set;
-    long bytes;
-    unsigned vec_mask;
-};
-
-static int fail_usage(const char *msg)
-{
-    fprintf(stderr, "kladder: %s\n(kladder help lists the options)\n", msg);
-    return EXIT_USAGE;
-}
-
-/* Which commands an option belongs to. */
-#define ON_ALL 0x1ff
-#define ON(c) (1u << (c))
-#define ON_LADDERS                                                                                 \
-    (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR))
-#define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
-#define ON_TUNE ON(CMD_TUNE)
-
-struct option {
-    const char *name;
-    int value; /* takes a value */
-    unsigned on;
-};
-
-static const struct option options[] = {
-    {"--device", 1, ON_ALL},
-    {"--backend", 1, ON_RUNS | ON_TUNE},
-    {"--kernel-dir", 1, ON_RUNS | ON_TUNE},
-    {"--format", 1, ON_RUNS},
-    {"--output", 1, ON_RUNS},
-    {"-o", 1, ON_RUNS},
-    {"--json", 1, ON_RUNS},
-    {"--report", 1, ON_LADDERS},
-    {"--quiet", 0, ON_ALL},
-    {"-q", 0, ON_ALL},
-    {"--seed", 1, ON_RUNS | ON_TUNE},
-    {"--warmup", 1, ON_RUNS | ON_TUNE},
-    {"--repeats", 1, ON_RUNS | ON_TUNE},
-    {"--min-time", 1, ON_RUNS | ON_TUNE},
-    {"--energy", 0, ON_RUNS | ON_TUNE},
-    {"--kernel-timeout", 1, ON_RUNS | ON_TUNE},
-    {"--rung", 1, ON_LADDERS | ON_TUNE},
-    {"--param", 1, ON_LADDERS},
-    {"--list-rungs", 0, ON_LADDERS},
-    {"--kernel", 1, ON_LADDERS},
-    {"--m", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_GEMV) | ON_TUNE},
-    {"--k", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE},
-    {"--n", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
-    {"--size", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_GEMV) | ON_TUNE},
-    {"--type", 1, ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON_TUNE},
-    {"--compare", 1, ON(CMD_GEMV) | ON(CMD_GEMM) | ON(CMD_BLUR)},
-    {"--no-tuned", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
-    {"--budget", 1, ON_TUNE},
-    {"--exhaustive", 0, ON_TUNE},
-    {"--show", 0, ON_TUNE},
-    {"--clear", 0, ON_TUNE},
-    {"--all", 0, ON_TUNE},
-    {"--input", 1, ON(CMD_BLUR)},
-    {"--width", 1, ON(CMD_BLUR)},
-    {"--height", 1, ON(CMD_BLUR)},
-    {"--sigma", 1, ON(CMD_BLUR)},
-    {"--radius", 1, ON(CMD_BLUR)},
-    {"--pixel", 1, ON(CMD_BLUR)},
-    {"--output-rung", 1, ON(CMD_BLUR)},
-    {"--rows", 1, ON(CMD_ROWDOT)},
-    {"--d", 1, ON(CMD_ROWDOT)},
-    {"--host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
-    {"--no-host-rungs", 0, ON(CMD_MAIN) | ON(CMD_GEMM)},
-    {"--sweep", 0, ON(CMD_COPY)},
-    {"--max-n", 1, ON(CMD_COPY)},
-    {"--refresh", 0, ON(CMD_PEAK)},
-    {"--bytes", 1, ON(CMD_PEAK)},
-    {"--vec", 1, ON(CMD_PEAK)},
-    {"--quick", 0, ON(CMD_PEAK)},
-};
-
-static const char *const command_names[] = {"(none)", "devices", "peak", "gemm", "copy",
-                                            "rowdot", "gemv",    "blur", "tune"};
-
-/* Handles one option with its value (NULL when it takes none); 0 or an exit code. */
-static int apply(struct cli *c, const char *opt, const char *val)
-{
-    char err[512];
-    long v;
-#define IS(s) (strcmp(opt, s) == 0)
-#define NUMBER(lo, hi)                                                                             \
-    do {                                                                                           \
-        if (kl_parse_long(opt, val, lo, hi, &v, err, sizeof err) != 0)                             \
-            return fail_usage(err);                                                                \
-    } while (0)
-    if (IS("--device")) {
-        c->device = val;
-    } else if (IS("--backend")) {
-        if (strcmp(val, "opencl") && strcmp(val, "cuda")) {
-            snprintf(err, sizeof err, "unknown backend \"%s\" (opencl or cuda)", val);
-            return fail_usage(err);
-        }
-        c->backend = val;
-    } else if (IS("--kernel-dir")) {
-        c->kernel_dir = val;
-    } else if (IS("--format")) {
-        if (strcmp(val, "table") && strcmp(val, "csv") && strcmp(val, "json")) {
-            snprintf(err, sizeof err, "unknown format \"%s\" (table, csv or json)", val);
-            return fail_usage(err);
-        }
-        c->format = val;
-    } else if (IS("--output") || IS("-o")) {
-        /* For blur, --output names the blurred image; the report goes to --json. */
-        *(c->command == CMD_BLUR ? &c->image_out : &c->output) = val;
-    } else if (IS("--json")) {
-        c->json = val;
-    } else if (IS("--report")) {
-        c->report = val;
-    } else if (IS("--quiet") || IS("-q")) {
-        c->quiet = 1;
-    } else if (IS("--seed") || IS("--warmup") || IS("--repeats") || IS("--min-time")) {
-        c->protocol_set = 1;
-        c->timing_set |= !IS("--seed");
-        if (IS("--seed")) {
-            NUMBER(0, 2147483647L);
-            c->seed = (unsigned long long)v;
-        } else if (IS("--warmup")) {
-            NUMBER(0, 1000000);
-            c->protocol.warmup = (int)v;
-        } else if (IS("--repeats")) {
-            NUMBER(1, 1000000);
-            c->protocol.min_repeats = (int)v;
-            if (c->protocol.max_repeats < v)
-                c->protocol.max_repeats = (int)v;
-        } else if (kl_parse_seconds(opt, val, 0, 3600, &c->protocol.min_time, err, sizeof err) !=
-                   0) {
-            return fail_usage(err);
-        }
-    } else if (IS("--energy")) {
-        c->energy = 1;
-    } else if (IS("--kernel-timeout")) {
-        if (kl_parse_seconds(opt, val, 0, 86400, &c->kernel_timeout, err, sizeof err) != 0)
-            return fail_usage(err);
-    } else if (IS("--rung")) {
-        /* argv strings are writable; lists are split in place. */
-        if (c->nrungs == MAX_ITEMS)
-            return fail_usage("too many --rung names");
-        int n = kl_split_list((char *)val, (char **)c->rungs + c->nrungs, MAX_ITEMS - c->nrungs);
-        if (n == 0)
-            return fail_usage("--rung needs a rung name");
-        c->nrungs += n;
-    } else if (IS("--kernel")) {
-        if (c->nkernels == MAX_KERNELS)
-            return fail_usage("at most 8 --kernel options");
-        c->kernels[c->nkernels++] = val;
-    } else if (IS("--param")) {
-        if (c->nparams == MAX_ITEMS)
-            return fail_usage("too many --param options");
-        const char *eq = strchr(val, '=');
-        for (int k = 0; eq && k < c->nparams; k++)
-            if (strncmp(c->params[k], val, (size_t)(eq - val) + 1) == 0) {
-                snprintf(err, sizeof err, "--param %.*s is given twice", (int)(eq - val), val);
-                return fail_usage(err);
-            }
-        c->params[c->nparams++] = val;
-    } else if (IS("--list-rungs")) {
-        c->list_rungs = 1;
-    } else if (IS("--size") || IS("--m") || IS("--n") || IS("--k")) {
-        /* copy counts elements; gemm sizes are matrix dimensions. */
-        if (c->command == CMD_COPY) {
-            NUMBER(1, 2147483583L);
-            c->n = v;
-            return 0;
-        }
-        NUMBER(1, MAX_DIM);
-        if (IS("--size")) {
-            c->M = c->N = c->K = (int)v;
-            c->size_set = 1;
-        } else {
-            *(IS("--m") ? &c->M : IS("--n") ? &c->N : &c->K) = (int)v;
-            c->mnk_set = 1;
-        }
-    } else if (IS("--input")) {
-        c->input = val;
-    } else if (IS("--width") || IS("--height")) {
-        NUMBER(1, 65536);
-        *(IS("--width") ? &c->width : &c->height) = (int)v;
-    } else if (IS("--sigma")) {
-        char *end;
-        c->sigma = strtod(val, &end);
-        if (end == val || *end || !(c->sigma > 0) || c->sigma > 1000) {
-            snprintf(err, sizeof err, "--sigma: \"%s\" is not a number in (0, 1000]", val);
-            return fail_usage(err);
-        }
-    } else if (IS("--radius")) {
-        NUMBER(0, 512);
-        c->radius = (int)v;
-    } else if (IS("--pixel")) {
-        if (strcmp(val, "float") && strcmp(val, "uchar4")) {
-            snprintf(err, sizeof err, "unknown pixel type \"%s\" (float or uchar4)", val);
-            return fail_usage(err);
-        }
-        c->pixel_uchar4 = strcmp(val, "uchar4") == 0;
-    } else if (IS("--output-rung")) {
-        c->output_rung = val;
-    } else if (IS("--compare")) {
-        int n = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
-        if (n == 0)
-            return fail_usage("--compare needs a library name (gemm: cublas, cublas_tf32, "
-                              "clblast, openblas; gemv: clblast, cublas; blur: npp)");
-        for (int a = c->npeers; a < c->npeers + n; a++)
-            for (int b = 0; b < a; b++)
-                if (strcmp(c->peers[a], c->peers[b]) == 0) {
-                    snprintf(err, sizeof err, "--compare names %s twice", c->peers[a]);
-                    return fail_usage(err);
-                }
-        c->npeers += n;
-    } else if (IS("--rows") || IS("--d")) {
-        NUMBER(1, 2147483647L);
-        *(IS("--rows") ? &c->rows : &c->d) = (int)v;
-    } else if (IS("--type")) {
-        if (kl_type_parse(val, &c->type) != KL_OK) {
-            snprintf(err, sizeof err, "unknown type \"%s\" (float, double or int)", val);
-            return fail_usage(err);
-        }
-    } else if (IS("--no-tuned")) {
-        c->no_tuned = 1;
-    } else if (IS("--budget")) {
-        if (kl_parse_seconds(opt, val, 0.001, 86400, &c->budget, err, sizeof err) != 0)
-            return fail_usage(err);
-        c->budget_set = 1;
-    } else if (IS("--exhaustive")) {
-        c->exhaustive = 1;
-    } else if (IS("--show")) {
-        c->show = 1;
-    } else if (IS("--clear")) {
-        c->clear = 1;
-    } else if (IS("--all")) {
-        c->all = 1;
-    } else if (IS("--host-rungs")) {
-        c->host_rungs = 1;
-    } else if (IS("--no-host-rungs")) {
-        c->host_rungs = -1;
-    } else if (IS("--sweep")) {
-        c->sweep = 1;
-    } else if (IS("--max-n")) {
-        NUMBER(1, 2147483583L);
-        c->max_n = v;
-        c->max_n_set = 1;
-    } else if (IS("--refresh")) {
-        c->refresh = 1;
-    } else if (IS("--quick")) {
-        c->quick = 1;
-        c->peak_measure = 1;
-    } else if (IS("--bytes")) {
-        NUMBER(65536, 1L << 40);
-        c->bytes = v;
-        c->peak_measure = 1;
-    } else if (IS("--vec")) {
-        char *items[8];
-        int n = kl_split_list((char *)val, items, 8);
-        for (int i = 0; i < n; i++) {
-            if (kl_parse_long("--vec", items[i], 1, 16, &v, err, sizeof err) != 0 ||
-                (v & (v - 1)) != 0) {
-                snprintf(err, sizeof err, "--vec: unknown vector width \"%s\" (1, 2, 4, 8 or 16)",
-                         items[i]);
-                return fail_usage(err);
-            }
-            c->vec_mask |= (unsigned)v;
-        }
-        c->peak_measure = 1;
-        if (n == 0)
-            return fail_usage("--vec needs a vector width");
-    }
-#undef IS
-#undef NUMBER
-    return 0;
-}
-
-/* Parses argv into c; returns 0 or an exit code. */
-static int parse(int argc, char **argv, struct cli *c)
-{
-    char err[512];
-    int i = 1;
-
-    memset(c, 0, sizeof *c);
-    c->format = "table";
-    c->seed = 1;
-    c->type = KL_FLOAT;
-    c->max_n = 1L << 26;
-    c->radius = -1;
-    c->sigma = 2.0;
-    kl_protocol_default(&c->protocol);
-    c->kernel_timeout = 600;
-
-    if (argc > 1 && argv[1][0] != '-') {
-        const char *cmd = argv[i++];
-        if ((strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0) && argc > 2) {
-            snprintf(err, sizeof err, "%s takes no options (got \"%s\")", cmd, argv[2]);
-            return fail_usage(err);
-        }
-        if (strcmp(cmd, "help") == 0) {
-            print_usage();
-            exit(0);
-        }
-        if (strcmp(cmd, "version") == 0) {
-            printf("kladder %s\n", KLADDER_VERSION);
-            exit(0);
-        }
-        int found = 0;
-        for (int k = 1; k < (int)(sizeof command_names / sizeof *command_names); k++)
-            if (strcmp(cmd, command_names[k]) == 0) {
-                c->command = (enum command)k;
-                found = 1;
-            }
-        if (!found) {
-            snprintf(err, sizeof err,
-                     "unknown command \"%s\" (devices, peak, gemm, copy, rowdot, gemv, blur, "
-                     "tune, report, compare, help, version)",
-                     cmd);
-            return fail_usage(err);
-        }
-        /* kladder tune WORKLOAD: a ladder's; its options apply too (for --kernel). */
-        if (c->command == CMD_TUNE && i < argc && argv[i][0] != '-') {
-            c->workload = argv[i++];
-            for (int k = CMD_GEMM; k <= CMD_BLUR; k++)
-                if (strcmp(c->workload, command_names[k]) == 0)
-                    c->tuned = (enum command)k;
-            if (!c->tuned) {
-                snprintf(err, sizeof err,
-                         "kladder tune takes a ladder: gemm, copy, rowdot, gemv or blur (got "
-                         "\"%s\")",
-                         c->workload);
-                return fail_usage(err);
-            }
-        }
-    }
-    for (; i < argc; i++) {
-        char name[64];
-        const char *opt = argv[i], *val = NULL, *eq = strchr(opt, '=');
-        const struct option *o = NULL;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            print_usage();
-            exit(0);
-        }
-        /* --opt=value and --opt value both work. */
-        if (strncmp(opt, "--", 2) == 0 && eq && (size_t)(eq - opt) < sizeof name) {
-            memcpy(name, opt, (size_t)(eq - opt));
-            name[eq - opt] = '\0';
-            opt = name;
-            val = eq + 1;
-        }
-        for (size_t k = 0; k < sizeof options / sizeof *options && !o; k++)
-            if (strcmp(options[k].name, opt) == 0)
-                o = &options[k];
-        if (!o) {
-            snprintf(err, sizeof err, "unknown option \"%s\"", argv[i]);
-            return fail_usage(err);
-        }
-        if (!(o->on & ON(c->command)) && c->tuned && (o->on & ON(c->tuned)))
-            c->workload_opt = o->name;
-        else if (!(o->on & ON(c->command))) {
-            snprintf(err, sizeof err, "option %s does not apply to %s", opt,
-                     c->command == CMD_MAIN ? "the main job" : command_names[c->command]);
-            return fail_usage(err);
-        }
-        if (o->value && !val) {
-            if (i + 1 >= argc) {
-                snprintf(err, sizeof err, "%s needs a value", opt);
-                return fail_usage(err);
-            }
-            val = argv[++i];
-        } else if (!o->value && val) {
-            snprintf(err, sizeof err, "%s takes no value", opt);
-            return fail_usage(err);
-        }
-        int rc = apply(c, opt, val);
-        if (rc)
-            return rc;
-    }
-    /* Energy needs a window the counter can resolve: the timed launches last that long. */
-    if (c->energy && c->protocol.min_time < KL_ENERGY_WINDOW_S)
-        c->protocol.min_time = KL_ENERGY_WINDOW_S;
-    /* `tune WORKLOAD` takes the workload's sizes. */
-    enum command cmd = c->command == CMD_TUNE && c->tuned ? c->tuned : c->command;
-    if (cmd == CMD_BLUR && (c->width || c->height) && c->input)
-        return fail_usage("--width and --height size the generated image; not with --input");
-    if (c->output_rung && !c->image_out)
-        return fail_usage("--output-rung chooses the rung for --output FILE; give --output too");
-    if (c->max_n_set && !c->sweep)
-        return fail_usage("--max-n sets the end of a --sweep; give --sweep too");
-    if (cmd == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
-        return fail_usage("give both --m and --n, or --size");
-    if (c->mnk_set && (cmd == CMD_GEMM || cmd == CMD_MAIN || cmd == CMD_TUNE) &&
-        (!c->M || !c->N || !c->K))
-        return fail_usage("give all of --m, --n and --k, or --size");
-    if (c->command == CMD_TUNE) {
-        if (c->show && c->clear)
-            return fail_usage("--show and --clear: one at a time");
-        if ((c->show || c->clear) && (c->size_set || c->mnk_set || c->nrungs || c->budget_set ||
-                                      c->exhaustive || c->protocol_set))
-            return fail_usage("--show and --clear take only --all, --device and --backend");
-        if (c->all && !c->show && !c->clear)
-            return fail_usage("--all goes with --show or --clear");
-        if (!c->show && !c->clear && !c->workload)
-            return fail_usage("tune needs a workload: kladder tune gemm (or --show, --clear)");
-        if (c->nkernels > 1)
-            return fail_usage("tune takes one --kernel at a time");
-        if (c->nkernels && (c->nrungs || c->nparams || c->show || c->clear))
-            return fail_usage("tune --kernel searches the user's kernels' parameters: no --rung, "
-                              "--param, --show or --clear with it");
-        if (!c->nkernels && c->tuned && c->tuned != CMD_GEMM) {
-            snprintf(err, sizeof err,
-                     "kladder tune %s tunes the user's kernels: give --kernel FILE (the built-in "
-                     "rungs tuned are gemm's)",
-                     c->workload);
-            return fail_usage(err);
-        }
-        if (!c->nkernels && c->workload_opt) {
-            snprintf(err, sizeof err, "option %s applies to tune only with --kernel FILE",
-                     c->workload_opt);
-            return fail_usage(err);
-        }
-    }
-    return 0;
-}
 
 static void list_rungs(enum command cmd, FILE *out)
 {
@@ -1082,6 +500,47 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
     return st;
 }
 
+/*
+ * The main job on a device with no ceilings cached (a first run): measures
+ * them and caches them, so the report's roofline and % roof are filled, and
+ * says so in one line (f: the table's stream). The bandwidth search tries
+ * the two vector widths where devices peak (4 words: GPUs' 16-byte accesses;
+ * 16: a CPU's 64-byte vectors), a quarter of `kladder peak`'s time.
+ */
+static void first_ceilings(struct kl_context *kl, FILE *f)
+{
+    struct kl_ceilings ceil;
+    struct kl_peak_request req;
+    struct kl_report rep;
+    struct kl_err e;
+    char warn[1024], path[4096];
+    if (kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) == 1)
+        return;
+    memset(&req, 0, sizeof req);
+    memset(&rep, 0, sizeof rep);
+    kl_protocol_default(&req.protocol);
+    req.seed = 1;
+    req.vec_mask = 4 | 16;
+    double t0 = kl_now();
+    enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
+    kl_progress_done();
+    kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
+    if (st == KL_OK && !kl_report_failed(&rep) &&
+        kl_ceilings_save(&kl->info, kl->ops->name, &ceil, &e) == KL_OK)
+        fprintf(f,
+                "kladder: first run on this device: measured its ceilings in %.0f s (copy %.1f "
+                "GB/s, FP32 %.1f GFLOP/s; `kladder peak --refresh` searches wider) and cached "
+                "them in %s\n",
+                kl_now() - t0, ceil.copy_gbps, ceil.f32_gflops, path);
+    else if (st != KL_ERR_INTERRUPTED)
+        fprintf(f,
+                "kladder: note: the device's ceilings could not be measured (%s); `kladder "
+                "peak` says why\n",
+                st != KL_OK ? kl_last_error(kl) : "a row failed");
+    fflush(f);
+    kl_report_free(&rep);
+}
+
 /* Opens the device, runs one ladder and prints its report. */
 static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
 {
@@ -1094,6 +553,8 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     }
     memset(&rep, 0, sizeof rep);
     watch_run(c, &rep, o);
+    if (c->command == CMD_MAIN)
+        first_ceilings(kl, o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr);
     return finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 
@@ -1253,15 +714,19 @@ static void catch_signals(void)
 int main(int argc, char **argv)
 {
     struct cli c;
+    int done;
     /* report and compare read files, not a device: their own options. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+            return printf("kladder %s\n", KLADDER_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return kl_cli_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return kl_cli_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "template") == 0)
         return kl_cli_template(argc - 1, argv + 1);
-    int rc = parse(argc, argv, &c);
-    if (rc)
+    int rc = kl_cli_parse(argc, argv, &c, &done);
+    if (rc || done)
         return rc;
     kl_progress_init(c.quiet);
     if (c.list_rungs) {

@@ -1,0 +1,81 @@
+/*
+ * The command line's request: which command, and every option's value,
+ * filled by the option table (cli/options.c) and read by the commands
+ * (cli/main.c).
+ */
+#ifndef KL_CLI_H
+#define KL_CLI_H
+
+#include "core/ladder.h"
+#include "core/measure.h"
+#include "kladder.h"
+
+#define MAX_ITEMS 64
+#define MAX_KERNELS 8
+#define MAX_DIM 1000000L
+
+enum command {
+    CMD_MAIN,
+    CMD_DEVICES,
+    CMD_PEAK,
+    CMD_GEMM,
+    CMD_COPY,
+    CMD_ROWDOT,
+    CMD_GEMV,
+    CMD_BLUR,
+    CMD_TUNE
+};
+
+struct cli {
+    enum command command;
+    const char *device, *backend, *kernel_dir, *format, *output, *json;
+    const char *report; /* --report FILE.html */
+    int quiet;          /* --quiet: no progress line */
+    struct kl_protocol protocol;
+    unsigned long long seed;
+    const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
+    int nrungs, nparams, list_rungs;
+    const char *kernels[MAX_KERNELS]; /* --kernel FILE[:ENTRY] */
+    int nkernels;
+    /* gemm */
+    int M, N, K, size_set, mnk_set, host_rungs;
+    enum kl_type type;
+    /* rowdot */
+    int rows, d;
+    /* gemv, gemm */
+    const char *peers[MAX_ITEMS];
+    int npeers;
+    int no_tuned; /* gemm: the defaults, not tuned parameters */
+    /* tune */
+    const char *workload;
+    enum command tuned;                  /* the workload of `tune WORKLOAD` */
+    const char *workload_opt;            /* an option of the workload's, not of tune gemm's */
+    const struct kl_ladder_tuner *tuner; /* tune WORKLOAD --kernel: the search */
+    double budget;
+    int budget_set, exhaustive, show, clear, all;
+    int timing_set;        /* --warmup, --repeats or --min-time given */
+    int energy;            /* --energy: time long enough for the energy counter */
+    double kernel_timeout; /* --kernel-timeout: seconds a launch may take; 0: no limit */
+    /* blur */
+    const char *input, *output_rung, *image_out;
+    int width, height, radius, pixel_uchar4;
+    double sigma;
+    /* copy */
+    long n, max_n;
+    int sweep, max_n_set;
+    /* peak */
+    int refresh, quick;
+    int peak_measure; /* an option that only a new measurement can honour */
+    int protocol_set;
+    long bytes;
+    unsigned vec_mask;
+};
+
+/*
+ * Parses argv into c (cli/options.c). Returns 0 with *done 0: run c; else
+ * the exit code, with *done 1 where it is 0 (--help, --version, help,
+ * completion printed what they were asked for). A mistake is said on stderr.
+ */
+int kl_cli_parse(int argc, char **argv, struct cli *c, int *done);
+
+#endif /* KL_CLI_H */

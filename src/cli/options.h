@@ -1,0 +1,84 @@
+/*
+ * The command line as data (cli/options.c): the commands and one table of
+ * options, each with the commands that take it, how its value is read,
+ * where it goes in struct cli and its help. options.c parses and prints
+ * help from them; shell_docs.c makes the shell completions and the man page.
+ */
+#ifndef KL_CLI_OPTIONS_H
+#define KL_CLI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+struct command_def {
+    const char *name, *arg; /* arg: what follows the name in the synopsis */
+    int cmd;                /* enum command, or -1: parsed elsewhere (report, compare ...) */
+    const char *summary, *example;
+};
+
+/* The commands an option belongs to: ON(CMD_GEMM) | ... */
+#define ON(c) (1u << (c))
+#define ON_LADDERS                                                                                 \
+    (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR))
+#define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
+#define ON_TUNE ON(CMD_TUNE)
+#define ON_ALL (ON_RUNS | ON_TUNE | ON(CMD_DEVICES))
+
+/* Help sections, in the order `kladder help` prints them (titles: kl_cli_section_titles). */
+enum section { S_DEVICE, S_PROTOCOL, S_GEMM, S_COPY, S_ROWDOT, S_GEMV, S_BLUR, S_PEAK, S_TUNE };
+
+/* How a value is read, and where it goes (field: offsetof(struct cli, ...)). */
+enum kind {
+    K_FLAG,    /* int field = lo */
+    K_STRING,  /* const char *field = the value */
+    K_CHOICE,  /* const char *field = the value, one of choices */
+    K_INT,     /* int field, lo..hi */
+    K_LONG,    /* long field, lo..hi */
+    K_SECONDS, /* double field, lo..hi seconds ("200ms", "1.5s" and plain numbers) */
+    K_CUSTOM   /* set(c, o, value) */
+};
+
+/* Other fields an option marks as given. */
+enum mark {
+    M_PROTOCOL = 1, /* a protocol option (seed included) */
+    M_TIMING = 2,   /* --warmup, --repeats or --min-time */
+    M_MEASURE = 4,  /* peak: only a new measurement honours it */
+    M_BUDGET = 8,   /* tune --budget */
+    M_MAX_N = 16,   /* copy --max-n */
+};
+
+struct cli_option;
+typedef int (*setter)(struct cli *c, const struct cli_option *o, const char *val, char *err,
+                      size_t n);
+
+struct cli_option {
+    const char *name, *alias; /* "--output", "-o" (alias: NULL when none) */
+    const char *arg;          /* the value's name in help ("FILE"); NULL: a flag */
+    unsigned on;              /* the commands that take it */
+    enum section section;
+    enum kind kind;
+    size_t field;
+    double lo, hi;
+    const char *choices; /* K_CHOICE, and what completion offers: "table csv json" */
+    unsigned marks;
+    setter set; /* K_CUSTOM */
+    const char *help;
+};
+
+extern const struct command_def kl_cli_commands[];
+extern const int kl_cli_command_count;
+extern const struct cli_option kl_cli_options[];
+extern const int kl_cli_option_count;
+extern const char *const kl_cli_section_titles[];
+
+/* The entry of name (or alias) that command cmd takes, or NULL. */
+const struct cli_option *kl_cli_find(const char *name, int cmd);
+
+/* `kladder completion SHELL`: 0, or -1 for a shell other than bash and zsh. */
+int kl_cli_completion(const char *shell, FILE *out);
+/* `kladder help --man`: the man page, in roff. */
+void kl_cli_man_page(FILE *out);
+
+#endif /* KL_CLI_OPTIONS_H */

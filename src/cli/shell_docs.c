@@ -1,0 +1,187 @@
+/*
+ * The shell completions (`kladder completion bash|zsh`) and the man page
+ * (`kladder help --man`), written from the command line's tables
+ * (cli/options.c), so they never disagree with the parser. The build runs
+ * the CLI to make them (cmake/cli_docs.cmake) and installs them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+/* The words after command cmd: its options, space-separated (tune: the workloads first). */
+static void option_words(int cmd, FILE *out)
+{
+    int first = 1;
+    if (cmd == CMD_TUNE)
+        fputs("gemm copy rowdot gemv blur ", out);
+    for (int k = 0; k < kl_cli_option_count; k++) {
+        const struct cli_option *o = &kl_cli_options[k];
+        if (!(o->on & ON(cmd)) || kl_cli_find(o->name, cmd) != o)
+            continue;
+        fprintf(out, "%s%s", first ? "" : " ", o->name);
+        first = 0;
+    }
+}
+
+/* The shell case pattern of the options whose value is a file or directory. */
+static const char file_options[] = "--output|-o|--json|--report|--input|--kernel|--kernel-dir";
+
+static void completion_bash(FILE *out)
+{
+    fprintf(out,
+            "# bash completion for kladder (kladder completion bash), made from its option "
+            "table\n_kladder()\n{\n"
+            "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= "
+            "i\n    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+            "        case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; "
+            "esac\n    done\n    case $prev in\n"
+            "    %s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n",
+            file_options);
+    for (int k = 0; k < kl_cli_option_count; k++) {
+        const struct cli_option *o = &kl_cli_options[k];
+        if (o->choices && o->kind == K_CHOICE)
+            fprintf(out, "    %s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+                    o->name, o->choices);
+    }
+    fprintf(out, "    --type) COMPREPLY=($(compgen -W \"float double int\" -- \"$cur\")); return "
+                 ";;\n    --pixel) COMPREPLY=($(compgen -W \"float uchar4\" -- \"$cur\")); "
+                 "return ;;\n    esac\n    local words\n    case $cmd in\n");
+    for (int k = 0; k < kl_cli_command_count; k++) {
+        if (kl_cli_commands[k].cmd < 0)
+            continue;
+        fprintf(out, "    %s) words=\"", kl_cli_commands[k].name);
+        option_words(kl_cli_commands[k].cmd, out);
+        fprintf(out, "\" ;;\n");
+    }
+    fprintf(out, "    help) words=\"");
+    for (int k = 0; k < kl_cli_command_count; k++)
+        fprintf(out, "%s%s", k ? " " : "", kl_cli_commands[k].name);
+    fprintf(out, "\" ;;\n    completion) words=\"bash zsh\" ;;\n    template) words=\"gemm "
+                 "copy rowdot gemv blur\" ;;\n    '') words=\"");
+    for (int k = 0; k < kl_cli_command_count; k++)
+        fprintf(out, "%s ", kl_cli_commands[k].name);
+    option_words(CMD_MAIN, out);
+    fprintf(out, "\" ;;\n    *) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n    esac\n"
+                 "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\n"
+                 "complete -F _kladder kladder\n");
+}
+
+static void completion_zsh(FILE *out)
+{
+    fprintf(out,
+            "#compdef kladder\n# zsh completion for kladder (kladder completion zsh), made "
+            "from its option table\n_kladder() {\n    local cmd= w\n"
+            "    for w in ${words[2,CURRENT-1]}; do\n"
+            "        [[ $w == -* ]] || { cmd=$w; break; }\n    done\n"
+            "    case ${words[CURRENT-1]} in\n    %s) _files; return ;;\n"
+            "    --format) compadd table csv json; return ;;\n"
+            "    --backend) compadd opencl cuda; return ;;\n"
+            "    --type) compadd float double int; return ;;\n"
+            "    --pixel) compadd float uchar4; return ;;\n    esac\n    case $cmd in\n",
+            file_options);
+    for (int k = 0; k < kl_cli_command_count; k++) {
+        if (kl_cli_commands[k].cmd < 0)
+            continue;
+        fprintf(out, "    %s) compadd -- ", kl_cli_commands[k].name);
+        option_words(kl_cli_commands[k].cmd, out);
+        fprintf(out, " ;;\n");
+    }
+    fprintf(out, "    completion) compadd bash zsh ;;\n    template) compadd gemm copy rowdot "
+                 "gemv blur ;;\n    '') compadd -- ");
+    for (int k = 0; k < kl_cli_command_count; k++)
+        fprintf(out, "%s ", kl_cli_commands[k].name);
+    option_words(CMD_MAIN, out);
+    fprintf(out, " ;;\n    *) _files ;;\n    esac\n}\n_kladder \"$@\"\n");
+}
+
+/* Text for roff: backslashes and hyphens escaped, a leading dot or quote guarded. */
+static void roff(const char *s, FILE *out)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", out);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", out);
+        else if (*s == '-')
+            fputs("\\-", out);
+        else if (*s == '\n')
+            fputc(' ', out);
+        else
+            fputc(*s, out);
+    }
+}
+
+void kl_cli_man_page(FILE *out)
+{
+    fprintf(out,
+            ".TH KLADDER 1 \"\" \"kladder %s\" \"User Commands\"\n.SH NAME\nkladder \\- "
+            "the kernel ladder: compute kernels from naive to the hardware's limit, each "
+            "step verified and timed\n.SH SYNOPSIS\n.B kladder\n[\\fICOMMAND\\fR] "
+            "[\\fIOPTIONS\\fR]\n.SH DESCRIPTION\nkladder measures what a device can do "
+            "(bandwidth, FLOP rate, launch latency, transfers), runs ladders of "
+            "progressively optimized kernels (GEMM, GEMV, a weighted row dot, copy with "
+            "ILP, Gaussian blur), checks every result against a reference, times every "
+            "rung by one protocol, tunes their parameters and reports each rung against "
+            "the measured ceilings and the vendor libraries in the same run. Without a "
+            "command it shows the chosen device and runs the GEMM ladder at a quick size.\n"
+            ".SH COMMANDS\n",
+            KLADDER_VERSION);
+    for (int k = 0; k < kl_cli_command_count; k++) {
+        fprintf(out, ".TP\n.B %s", kl_cli_commands[k].name);
+        if (*kl_cli_commands[k].arg) {
+            fputc(' ', out);
+            roff(kl_cli_commands[k].arg, out);
+        }
+        fputc('\n', out);
+        roff(kl_cli_commands[k].summary, out);
+        fputs(".\nExample: ", out);
+        roff(kl_cli_commands[k].example, out);
+        fputc('\n', out);
+    }
+    fputs(".SH OPTIONS\n", out);
+    for (int s = S_DEVICE; s <= S_TUNE; s++) {
+        fputs(".SS ", out);
+        roff(kl_cli_section_titles[s], out);
+        fputc('\n', out);
+        for (int k = 0; k < kl_cli_option_count; k++) {
+            const struct cli_option *o = &kl_cli_options[k];
+            if (o->section != (enum section)s)
+                continue;
+            fputs(".TP\n.B ", out);
+            roff(o->name, out);
+            if (o->alias) {
+                fputs(", ", out);
+                roff(o->alias, out);
+            }
+            if (o->arg) {
+                fputs(" \\fI", out);
+                roff(o->arg, out);
+                fputs("\\fR", out);
+            }
+            fputc('\n', out);
+            roff(o->help, out);
+            fputc('\n', out);
+        }
+    }
+    fputs(".SH EXIT STATUS\n0 every rung verified; 1 a rung failed verification; 2 bad input "
+          "(sizes, names, parameters, device, memory); 3 a device, build or run\\-time error; 4 a "
+          "launch ran past \\-\\-kernel\\-timeout; 130 interrupted (SIGINT, SIGTERM). The last "
+          "two write the rows measured before the stop.\n"
+          ".SH ENVIRONMENT\n.TP\n.B KLADDER_DEVICE\nthe default device (as \\-\\-device).\n"
+          ".TP\n.B KLADDER_CACHE_DIR\nwhere measured ceilings and tuned parameters are cached "
+          "(default $XDG_CACHE_HOME/kladder, else ~/.cache/kladder).\n"
+          ".SH SEE ALSO\nclpeak(1), the README and docs/ of the source tree.\n",
+          out);
+}
+
+int kl_cli_completion(const char *shell, FILE *out)
+{
+    if (strcmp(shell, "bash") == 0)
+        completion_bash(out);
+    else if (strcmp(shell, "zsh") == 0)
+        completion_zsh(out);
+    else
+        return -1;
+    return 0;
+}
