@@ -14,6 +14,7 @@
 #include "core/report.h"
 #include "report/write.h"
 #include "core/user_rung.h"
+#include "core/util.h"
 #include "workloads/blur.h"
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
@@ -198,11 +199,15 @@ const char *kl_ladder_sizes(const struct kl_ladder *l)
 
 enum kl_status kl_ladder_write_json(const struct kl_ladder *l, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct kl_out_file f; /* written whole, then renamed into place */
+    if (kl_out_open(&f, path) != 0)
         return KL_ERR_IO;
-    kl_report_json(&l->rep, f);
-    return fclose(f) == 0 ? KL_OK : KL_ERR_IO;
+    kl_report_json(&l->rep, f.f);
+    if (fflush(f.f) != 0 || ferror(f.f)) {
+        kl_out_abort(&f);
+        return KL_ERR_IO;
+    }
+    return kl_out_commit(&f) == 0 ? KL_OK : KL_ERR_IO;
 }
 
 void kl_ladder_free(struct kl_ladder *l)
