@@ -393,6 +393,17 @@ static int expect_refused(const struct kl_device_info *dev, const char *what, co
     return got;
 }
 
+/* A fresh cache directory (dir, a mkdtemp template) and a device that exists nowhere. */
+static void cache_in(char *dir, struct kl_device_info *dev)
+{
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    setenv("KLADDER_CACHE_DIR", dir, 1);
+    memset(dev, 0, sizeof *dev);
+    snprintf(dev->platform, sizeof dev->platform, "Test Platform");
+    snprintf(dev->name, sizeof dev->name, "Test Device 1");
+    snprintf(dev->driver_version, sizeof dev->driver_version, "1.2.3");
+}
+
 static void test_cache(void)
 {
     char dir[] = "/tmp/kladder-test-tune-XXXXXX", path[4096], warn[8192];
@@ -400,12 +411,7 @@ static void test_cache(void)
     struct kl_tuned x, y;
     struct kl_tuned_file f;
     struct kl_err e;
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    setenv("KLADDER_CACHE_DIR", dir, 1);
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.platform, sizeof dev.platform, "Test Platform");
-    snprintf(dev.name, sizeof dev.name, "Test Device 1");
-    snprintf(dev.driver_version, sizeof dev.driver_version, "1.2.3");
+    cache_in(dir, &dev);
     other = dev;
     snprintf(other.driver_version, sizeof other.driver_version, "1.2.4");
 
@@ -515,12 +521,7 @@ static void test_cache_concurrent(void)
     char dir[] = "/tmp/kladder-test-tune-XXXXXX", path[4096], lock[4200], warn[8192];
     struct kl_device_info dev;
     struct kl_tuned_file f;
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    setenv("KLADDER_CACHE_DIR", dir, 1);
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.platform, sizeof dev.platform, "Test Platform");
-    snprintf(dev.name, sizeof dev.name, "Test Device 1");
-    snprintf(dev.driver_version, sizeof dev.driver_version, "1.2.3");
+    cache_in(dir, &dev);
     fflush(NULL);
     for (int p = 0; p < PROCS; p++) {
         pid_t pid = fork();
