@@ -1,6 +1,7 @@
 /*
- * kladder command line: a thin layer over the library. It parses options,
- * opens the device, asks a workload to run its ladder and prints the report.
+ * kladder command line: a thin layer over the library. Its options are parsed
+ * by the table in cli/options.c; here the device is opened, a workload runs
+ * its ladder and the report is printed.
  *
  * Exit codes: 0 all verified; 1 a rung failed verification; 2 bad usage or
  * input; 3 a device, build or runtime error; 4 a launch ran past
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #include "api/ladder.h"
-#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/devices.h"
 #include "cli/exit.h"
