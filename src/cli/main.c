@@ -715,7 +715,8 @@ int main(int argc, char **argv)
 {
     struct cli c;
     int done;
-    /* report and compare read files, not a device: their own options. */
+    /* --version and -V anywhere, before any command's own parser (report and compare read
+     * files, not a device, and parse their own options). */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
             return printf("kladder %s\n", KLADDER_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;

@@ -741,8 +741,6 @@ int kl_cli_parse(int argc, char **argv, struct cli *c, int *done)
             return c->command == CMD_MAIN ? (print_usage(stdout), 0)
                                           : print_command_help(command_name(c->command), stdout);
         }
-        if (strcmp(opt, "--version") == 0 || strcmp(opt, "-V") == 0)
-            return *done = 1, print_version();
         /* --opt=value and --opt value both work. */
         if (strncmp(opt, "--", 2) == 0 && eq && (size_t)(eq - opt) < sizeof name) {
             memcpy(name, opt, (size_t)(eq - opt));
