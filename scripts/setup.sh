@@ -23,6 +23,9 @@ python_tools=(python3-pip python3-setuptools python3-wheel)
 python_pandas=(python3-pandas)
 # For the command-line tests: the man page rendered, the zsh completion parsed.
 cli_tools=(man-db zsh)
+# For kladder-mpi and its test (mpirun -n 2): OpenMPI. Optional: without it the
+# build leaves kladder-mpi out and says so.
+mpi_tools=(openmpi-bin libopenmpi-dev)
 
 # install NAME...: installs the packages of the list that are missing.
 install() {
@@ -47,6 +50,7 @@ if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
     install "${python_tools[@]}"
     install "${python_pandas[@]}"
     install "${cli_tools[@]}"
+    install "${mpi_tools[@]}"
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null

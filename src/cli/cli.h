@@ -78,4 +78,11 @@ struct cli {
  */
 int kl_cli_parse(int argc, char **argv, struct cli *c, int *done);
 
+/*
+ * The whole command line (cli/main.c): parses argv, runs the command and
+ * returns its exit code. `kladder` is this; kladder-mpi calls it once per
+ * rank with the rank's arguments.
+ */
+int kl_cli_main(int argc, char **argv);
+
 #endif /* KL_CLI_H */

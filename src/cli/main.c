@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/devices.h"
 #include "cli/exit.h"
+#include "cli/fleet_cmd.h"
 #include "cli/report_cmd.h"
 #include "cli/tune_cmd.h"
 #include "core/ceilings.h"
@@ -213,7 +214,9 @@ static int open_outputs(const struct cli *c, struct outputs *o)
     }
     /* The main job writes kladder-report.html unless told where; where it cannot, it says so
      * and runs on. A --report path that cannot be written is an error before the run. */
-    o->report_path = c->report ? c->report : c->command == CMD_MAIN ? "kladder-report.html" : NULL;
+    o->report_path = c->report                                     ? c->report
+                     : c->command == CMD_MAIN && !kl_cli_is_member() ? "kladder-report.html"
+                                                                     : NULL;
     if (o->report_path && open_one(o, OUT_HTML, o->report_path, &o->report, 1) != 0) {
         fprintf(stderr, "kladder: %scannot write %s: %s%s\n",
                 c->report ? "" : "note: ", o->report_path, strerror(errno),
@@ -711,7 +714,17 @@ static void catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-int main(int argc, char **argv)
+/* argv as typed: the parser splits some values in place, and a fleet's members get the rest. */
+static char **typed_copy(int argc, char **argv)
+{
+    char **copy = calloc((size_t)argc + 1, sizeof *copy);
+    for (int i = 0; copy && i < argc; i++)
+        if (!(copy[i] = kl_strdup(argv[i])))
+            return NULL; /* the process ends on this; nothing to free for */
+    return copy;
+}
+
+int kl_cli_main(int argc, char **argv)
 {
     struct cli c;
     int done;
@@ -726,6 +739,11 @@ int main(int argc, char **argv)
         return kl_cli_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "template") == 0)
         return kl_cli_template(argc - 1, argv + 1);
+    char **typed = typed_copy(argc, argv);
+    if (!typed) {
+        fprintf(stderr, "kladder: out of memory\n");
+        return EXIT_RUNTIME;
+    }
     int rc = kl_cli_parse(argc, argv, &c, &done);
     if (rc || done)
         return rc;
@@ -737,6 +755,12 @@ int main(int argc, char **argv)
     if (c.command == CMD_DEVICES)
         return kl_cli_devices(stdout, stderr);
     catch_signals();
+    /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c). */
+    char spec[512];
+    if ((rc = device_spec(&c, spec, sizeof spec)) != 0)
+        return rc;
+    if (kl_fleet_is_list(spec) && !kl_cli_is_member())
+        return kl_cli_fleet(&c, spec, argc, typed);
     if (c.command == CMD_TUNE && !c.nkernels)
         return run_tune(&c);
     struct outputs o;

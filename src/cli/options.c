@@ -58,8 +58,7 @@ const struct command_def kl_cli_commands[] = {
 };
 const int kl_cli_command_count = (int)(sizeof kl_cli_commands / sizeof *kl_cli_commands);
 
-/* The name of a parsed command: "gemm", or "the main job". */
-static const char *command_name(int cmd)
+const char *kl_cli_command_name(int cmd)
 {
     for (int k = 0; k < kl_cli_command_count; k++)
         if (kl_cli_commands[k].cmd == cmd)
@@ -226,7 +225,9 @@ const struct cli_option kl_cli_options[] = {
     /* Device and output */
     {"--device", NULL, "SPEC", ON_ALL, S_DEVICE, K_STRING, F(device), 0, 0, NULL, 0, NULL,
      "P:D index pair, gpu, cpu, or part of a device name\n(default: $KLADDER_DEVICE, else the "
-     "first GPU, else the first device);\ncuda:N is CUDA device N"},
+     "first GPU, else the first device);\ncuda:N is CUDA device N. Several at once (a fleet: "
+     "one JSON,\na summary per rung, stragglers flagged): all, cuda:all, or a\nlist such as "
+     "0,2,3 or cuda:0,1"},
     {"--backend", NULL, "B", ON_RUNS | ON_TUNE, S_DEVICE, K_CHOICE, F(backend), 0, 0, "opencl cuda",
      0, NULL,
      "opencl (default) or cuda: the API that runs the kernels; with cuda,\n--device is a CUDA "
@@ -653,7 +654,7 @@ static int parse_command(int argc, char **argv, int *i, struct cli *c, int *done
     if (c->command == CMD_TUNE && *i < argc && argv[*i][0] != '-') {
         c->workload = argv[(*i)++];
         for (int k = CMD_GEMM; k <= CMD_BLUR; k++)
-            if (strcmp(c->workload, command_name(k)) == 0)
+            if (strcmp(c->workload, kl_cli_command_name(k)) == 0)
                 c->tuned = (enum command)k;
         if (!c->tuned) {
             snprintf(err, sizeof err,
@@ -732,14 +733,14 @@ int kl_cli_parse(int argc, char **argv, struct cli *c, int *done)
         ((rc = parse_command(argc, argv, &i, c, done)) != 0 || *done))
         return rc;
     snprintf(help, sizeof help, "%s%s", c->command == CMD_MAIN ? "help" : "help ",
-             c->command == CMD_MAIN ? "" : command_name(c->command));
+             c->command == CMD_MAIN ? "" : kl_cli_command_name(c->command));
     for (; i < argc; i++) {
         char name[64];
         const char *opt = argv[i], *val = NULL, *eq = strchr(opt, '=');
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             *done = 1;
             return c->command == CMD_MAIN ? (print_usage(stdout), 0)
-                                          : print_command_help(command_name(c->command), stdout);
+                                          : print_command_help(kl_cli_command_name(c->command), stdout);
         }
         /* --opt=value and --opt value both work. */
         if (strncmp(opt, "--", 2) == 0 && eq && (size_t)(eq - opt) < sizeof name) {
@@ -760,7 +761,7 @@ int kl_cli_parse(int argc, char **argv, struct cli *c, int *done)
         }
         if (!o && known(opt)) {
             snprintf(err, sizeof err, "option %s does not apply to %s", opt,
-                     command_name(c->command));
+                     kl_cli_command_name(c->command));
             return fail(err, help);
         }
         if (!o) {

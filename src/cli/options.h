@@ -73,6 +73,9 @@ extern const struct cli_option kl_cli_options[];
 extern const int kl_cli_option_count;
 extern const char *const kl_cli_section_titles[];
 
+/* The name of a parsed command: "gemm", or "the main job". */
+const char *kl_cli_command_name(int cmd);
+
 /* The entry of name (or alias) that command cmd takes, or NULL. */
 const struct cli_option *kl_cli_find(const char *name, int cmd);
 

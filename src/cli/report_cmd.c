@@ -8,6 +8,7 @@
 
 #include "cli/exit.h"
 #include "core/util.h"
+#include "fleet/fleet.h"
 #include "report/html.h"
 #include "report/run.h"
 #include "report/write.h"
@@ -73,6 +74,45 @@ static int close_output(struct kl_out_file *o, int keep)
     return EXIT_RUNTIME;
 }
 
+/* 1 when path holds a fleet (its first bytes name the fleet's version). */
+static int is_fleet_file(const char *path)
+{
+    char head[128];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return kl_fleet_text_is_fleet(head, n);
+}
+
+/* `kladder report FLEET.json`: the fleet's page. */
+static int fleet_page(const char *path, const char *output)
+{
+    struct kl_fleet *f = malloc(sizeof *f);
+    struct kl_out_file file = {0};
+    char err[1024];
+    int rc = EXIT_OK;
+    if (!f) {
+        fprintf(stderr, "kladder: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    if (kl_fleet_load(f, path, err, sizeof err) != 0) {
+        fprintf(stderr, "kladder report: %s\n", err);
+        free(f);
+        return EXIT_USAGE;
+    }
+    if (output && kl_out_open(&file, output) != 0) {
+        fprintf(stderr, "kladder report: cannot write %s: %s\n", output, strerror(errno));
+        rc = EXIT_USAGE;
+    } else {
+        kl_html_fleet(file.f ? file.f : stdout, f);
+        rc = close_output(&file, 1);
+    }
+    kl_fleet_free(f);
+    free(f);
+    return rc;
+}
+
 int kl_cli_report(int argc, char **argv)
 {
     const char *output = NULL, *format = "html", *chart_name = NULL;
@@ -135,6 +175,18 @@ int kl_cli_report(int argc, char **argv)
                 : strcmp(chart_name, "sweep") == 0  ? KL_CHART_SWEEP
                                                     : KL_CHART_LADDER;
 
+    /* A fleet file (fleet/fleet.h) has a page of its own. */
+    for (int i = 0; i < nfiles; i++)
+        if (is_fleet_file(files[i])) {
+            if (nfiles > 1 || strcmp(format, "html") != 0) {
+                rc = usage_error("report", "a fleet's file makes one HTML page: give it alone, "
+                                           "without --format svg");
+            } else {
+                rc = fleet_page(files[0], output);
+            }
+            free(files);
+            return rc;
+        }
     /* Every file is read and checked before anything is written. */
     struct kl_run *runs = calloc((size_t)nfiles, sizeof *runs);
     int loaded = 0;

@@ -561,3 +561,48 @@ const char *kl_json_type_name(enum kl_json_type t)
     }
     return "?";
 }
+
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 where it is not one. */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+            : (s[0] & 0xf8) == 0xf0                 ? 4
+                                                    : 0;
+    if (n == 2 && s[0] < 0xc2) /* overlong */
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
+        return 0; /* overlong, or a surrogate */
+    if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || s[0] > 0xf4 || (s[0] == 0xf4 && s[1] >= 0x90)))
+        return 0; /* overlong, or beyond U+10FFFF */
+    return n;
+}
+
+void kl_json_write_string(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', out);
+    while (*p) {
+        int n = utf8_length(p);
+        if (n == 0) {
+            fputs("\\ufffd", out);
+            p++;
+        } else if (n > 1) {
+            fwrite(p, 1, (size_t)n, out);
+            p += n;
+        } else {
+            if (*p == '"' || *p == '\\')
+                fprintf(out, "\\%c", *p);
+            else if (*p == '\n')
+                fputs("\\n", out);
+            else if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+            p++;
+        }
+    }
+    fputc('"', out);
+}

@@ -10,6 +10,7 @@
 #define KL_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define KL_JSON_MAX_DEPTH 64
 
@@ -48,5 +49,12 @@ const struct kl_json *kl_json_get(const struct kl_json *v, const char *key);
 
 /* The name of a type, for messages: "null", "a boolean", "a number", ... */
 const char *kl_json_type_name(enum kl_json_type t);
+
+/*
+ * Writes s as a JSON string: quotes, backslashes and control characters
+ * escaped, and any byte that is not part of valid UTF-8 written as U+FFFD,
+ * so that what a device or a compiler said never makes the file unreadable.
+ */
+void kl_json_write_string(FILE *out, const char *s);
 
 #endif /* KL_JSON_H */

@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "kladder.h"
 #include "report/svg.h"
+#include "fleet/fleet.h"
 
 #define esc kl_xml_text
 
@@ -652,26 +653,42 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
     fputs("</div>\n</section>\n", out);
 }
 
+/* The page's head, up to its header's first line; title is escaped. */
+static void page_begin(FILE *out, const char *title, const char *heading)
+{
+    fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+          "<meta charset=\"utf-8\"/>\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>",
+          out);
+    esc(out, title);
+    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
+    esc(out, heading);
+    fputs("</h1>\n", out);
+}
+
+static void page_end(FILE *out)
+{
+    fputs("<footer>kladder ", out);
+    esc(out, KLADDER_VERSION);
+    fputs(": the kernel ladder. This page is self-contained: it loads nothing.</footer>\n"
+          "</body>\n</html>\n",
+          out);
+}
+
 void kl_html_report(FILE *out, struct kl_run *runs, int n)
 {
-    char now[32];
+    char now[32], title[256] = "kladder report";
     int chart_id = 0;
     kl_utc_now(now, sizeof now);
     for (int i = 0; i < n; i++)
         kl_run_find_ceilings(&runs[i]);
-    fputs(
-        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-        "<meta charset=\"utf-8\"/>\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>kladder "
-        "report",
-        out);
     for (int i = 0; i < n && i < 3; i++) {
-        fputs(i ? ", " : ": ", out);
-        esc(out, runs[i].workload);
+        size_t used = strlen(title);
+        snprintf(title + used, sizeof title - used, "%s%s", i ? ", " : ": ", runs[i].workload);
     }
-    fprintf(out,
-            "%s</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>kladder report</h1>\n",
-            n > 3 ? ", …" : "", css);
+    if (n > 3)
+        snprintf(title + strlen(title), sizeof title - strlen(title), ", …");
+    page_begin(out, title, "kladder report");
     fprintf(out,
             "<p class=\"meta\">%d run%s · written %s by kladder %s · every rate is of a "
             "rung whose result was checked against a reference; bars and points are the "
@@ -695,11 +712,33 @@ void kl_html_report(FILE *out, struct kl_run *runs, int n)
     fputs("</header>\n", out);
     for (int i = 0; i < n; i++)
         run_section(out, &runs[i], i + 1, &chart_id);
-    fputs("<footer>kladder ", out);
-    esc(out, KLADDER_VERSION);
-    fputs(": the kernel ladder. This page is self-contained: it loads nothing.</footer>\n"
-          "</body>\n</html>\n",
-          out);
+    page_end(out);
+}
+
+void kl_html_fleet(FILE *out, struct kl_fleet *f)
+{
+    char title[128], now[32];
+    int chart_id = 0;
+    kl_utc_now(now, sizeof now);
+    snprintf(title, sizeof title, "kladder fleet: %s on %d device%s", f->command, f->n,
+             f->n == 1 ? "" : "s");
+    for (int i = 0; i < f->n; i++)
+        if (f->has_run[i])
+            kl_run_find_ceilings(&f->run[i]);
+    page_begin(out, title, title);
+    fprintf(out,
+            "<p class=\"meta\">gathered %s · written %s by kladder %s · every rate is of a "
+            "rung whose result was checked against a reference on its own device.</p>\n",
+            f->created, now, KLADDER_VERSION);
+    fputs("</header>\n", out);
+    kl_fleet_section(out, f, chart_id++);
+    for (int i = 0, k = 0; i < f->n; i++)
+        if (f->has_run[i]) {
+            fprintf(out, "<div id=\"member-%d\">\n", i);
+            run_section(out, &f->run[i], ++k, &chart_id);
+            fputs("</div>\n", out);
+        }
+    page_end(out);
 }
 
 int kl_html_chart_svg(FILE *out, struct kl_run *run, enum kl_chart chart, char *why, size_t n)

@@ -17,6 +17,17 @@
  */
 void kl_html_report(FILE *out, struct kl_run *runs, int n);
 
+struct kl_fleet;
+/*
+ * The page of a fleet (fleet/fleet.h): its members, the summary of every
+ * rung across them with the stragglers marked and a chart of the spread
+ * (kl_fleet_section, report/fleet_page.c), then each member's run as
+ * kl_html_report shows it.
+ */
+void kl_html_fleet(FILE *out, struct kl_fleet *f);
+/* The fleet's own section of that page; its chart takes number chart_id. */
+void kl_fleet_section(FILE *out, const struct kl_fleet *f, int chart_id);
+
 /* The charts a run has, in the order the report shows them. */
 enum kl_chart { KL_CHART_LADDER, KL_CHART_ROOFLINE, KL_CHART_SWEEP };
 

@@ -302,11 +302,9 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
              k->date);
 }
 
-int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
-                 size_t n)
+/* The run's name and its directory (for image paths relative to the file); 0 or -1. */
+static int set_name(struct kl_run *run, const char *name, char *err, size_t n)
 {
-    char jerr[512];
-    struct check c = {name, err, n, 0};
     memset(run, 0, sizeof *run);
     run->name = kl_strdup(name);
     run->dir = kl_strdup(".");
@@ -324,10 +322,38 @@ int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *n
         }
         run->dir[slash - name == 0 ? 1 : slash - name] = '\0';
     }
+    return 0;
+}
+
+static int read_tree(struct kl_run *run, const char *name, char *err, size_t n);
+
+int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
+                 size_t n)
+{
+    char jerr[512];
+    if (set_name(run, name, err, n))
+        return -1;
     if (!(run->root = kl_json_parse(text, len, jerr, sizeof jerr))) {
         snprintf(err, n, "%s: not valid JSON: %s", name, jerr);
         return -1;
     }
+    return read_tree(run, name, err, n);
+}
+
+int kl_run_read(struct kl_run *run, const struct kl_json *root, const char *name, char *err,
+                size_t n)
+{
+    if (set_name(run, name, err, n))
+        return -1;
+    run->root = (struct kl_json *)root;
+    run->borrowed = 1;
+    return read_tree(run, name, err, n);
+}
+
+/* Checks the tree at run->root field by field into run. */
+static int read_tree(struct kl_run *run, const char *name, char *err, size_t n)
+{
+    struct check c = {name, err, n, 0};
     const struct kl_json *root = run->root;
     if (check_version(&c, root))
         return -1;
@@ -403,7 +429,8 @@ int kl_run_load(struct kl_run *run, const char *path, char *err, size_t n)
 
 void kl_run_free(struct kl_run *run)
 {
-    kl_json_free(run->root);
+    if (!run->borrowed)
+        kl_json_free(run->root);
     free(run->rows);
     free(run->name);
     free(run->dir);

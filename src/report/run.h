@@ -44,6 +44,7 @@ struct kl_run {
     char *name; /* the file, as given ("this run" for one not read from a file) */
     char *dir;  /* its directory, for image paths relative to it ("." if none) */
     struct kl_json *root;
+    int borrowed; /* root belongs to a larger document (a fleet's member): not freed here */
     const char *workload, *type, *reference, *ceiling_note;
     const struct kl_json *device, *params, *protocol, *provenance;
     const char *dev_name, *dev_platform, *driver, *backend, *date, *version;
@@ -63,6 +64,13 @@ struct kl_run {
  */
 int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
                  size_t n);
+
+/*
+ * The same for a run already parsed as part of a larger document (a member
+ * of a fleet file): root stays the caller's and outlives run.
+ */
+int kl_run_read(struct kl_run *run, const struct kl_json *root, const char *name, char *err,
+                size_t n);
 
 /* Reads a file and parses it as above; a missing or unreadable file is an error too. */
 int kl_run_load(struct kl_run *run, const char *path, char *err, size_t n);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "formats/json.h"
 #include "core/nvml.h"
 
 static void header(const struct kl_report *r, FILE *out)
@@ -338,22 +339,7 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
     }
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", out);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
+#define json_str kl_json_write_string /* formats/json.h */
 
 /* JSON has no NaN or infinity: such values become null. */
 static void json_num(FILE *out, double v, int show)
@@ -515,6 +501,10 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     json_kv(out, "    ", "version", d->device_version, ",\n");
     json_kv(out, "    ", "driver", d->driver_version, ",\n");
     json_kv(out, "    ", "type", d->type, ",\n");
+    if (d->pci_bus_id[0])
+        json_kv(out, "    ", "pci_bus_id", d->pci_bus_id, ",\n");
+    else
+        fputs("    \"pci_bus_id\": null,\n", out);
     fprintf(out, "    \"compute_units\": %u,\n    \"max_clock_mhz\": %u,\n", d->compute_units,
             d->max_clock_mhz);
     fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu,\n",

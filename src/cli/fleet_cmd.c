@@ -1,0 +1,231 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli/fleet_cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/exit.h"
+#include "cli/options.h"
+#include "cli/report_cmd.h"
+#include "core/util.h"
+#include "fleet/spawn.h"
+#include "report/html.h"
+
+int kl_cli_is_member(void)
+{
+    const char *v = getenv("KLADDER_FLEET_MEMBER");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+int kl_cli_fleet_check(const struct cli *c)
+{
+    if (c->command == CMD_TUNE) {
+        fprintf(stderr, "kladder: tune searches one device at a time: give --device SPEC for one "
+                        "device (its cache is that device's)\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* 1 for an option the fleet sets per member (its value, if any, goes with it). */
+static int per_member(const struct cli *c, const struct cli_option *o)
+{
+    static const char *const names[] = {"--device", "--backend", "--format", "--json", "--report",
+                                        "--quiet"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(o->name, names[i]) == 0)
+            return 1;
+    /* The report's --output; blur's --output is its picture, which each member writes. */
+    return o->field == offsetof(struct cli, output) && o->kind == K_STRING && c->command != CMD_BLUR;
+}
+
+char **kl_cli_member_args(const struct cli *c, int argc, char **argv)
+{
+    char **out = calloc((size_t)argc + 2, sizeof *out);
+    int n = 0, i = 1;
+    if (!out)
+        return NULL;
+    out[n++] = argv[0];
+    if (argc > 1 && argv[1][0] != '-')
+        out[n++] = argv[i++]; /* the command word */
+    for (; i < argc; i++) {
+        char name[64];
+        const char *a = argv[i], *eq = strchr(a, '=');
+        snprintf(name, sizeof name, "%.*s", eq && a[1] == '-' ? (int)(eq - a) : 63, a);
+        const struct cli_option *o = kl_cli_find(name, c->command);
+        /* The parser accepted the line: an option's value is the next word unless given with =. */
+        int takes = o && o->arg && !(eq && a[1] == '-');
+        if (o && per_member(c, o)) {
+            i += takes;
+            continue;
+        }
+        out[n++] = argv[i];
+        if (takes && i + 1 < argc)
+            out[n++] = argv[++i];
+    }
+    if (c->command == CMD_PEAK && !c->refresh)
+        out[n++] = "--refresh";
+    out[n] = NULL;
+    return out;
+}
+
+/* Each member's messages on stderr, every line prefixed with its name. */
+static void print_logs(const struct kl_fleet *f)
+{
+    char name[KL_FLEET_SPEC + 160];
+    for (int i = 0; i < f->n; i++) {
+        const char *p = f->member[i].log;
+        kl_fleet_member_name(f, i, name, sizeof name);
+        while (p && *p) {
+            size_t k = strcspn(p, "\n");
+            fprintf(stderr, "[%s] %.*s\n", name, (int)k, p);
+            p += k + (p[k] == '\n');
+        }
+    }
+}
+
+/*
+ * The fleet page: the fleet file written and read back, as for one run (one
+ * path from a run to its page). 0, or EXIT_RUNTIME.
+ */
+static int write_page(const struct kl_fleet *f, FILE *html, const char *path)
+{
+    char *text = NULL, err[1024];
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    struct kl_fleet back;
+    int rc = EXIT_OK;
+    if (!mem) {
+        fprintf(stderr, "kladder: cannot write %s: %s\n", path, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    kl_fleet_json(f, mem);
+    if (fclose(mem) != 0 || kl_fleet_parse(&back, text, len, "this fleet", err, sizeof err) != 0) {
+        fprintf(stderr, "kladder: internal error: the fleet's JSON does not read back: %s\n", err);
+        free(text);
+        return EXIT_RUNTIME;
+    }
+    kl_html_fleet(html, &back);
+    if (fflush(html) != 0 || ferror(html))
+        rc = EXIT_RUNTIME;
+    kl_fleet_free(&back);
+    free(text);
+    return rc;
+}
+
+/* Opens path into o, or says why; 0 or -1. */
+static int open_out(struct kl_out_file *o, const char *path)
+{
+    if (!path || kl_out_open(o, path) == 0)
+        return 0;
+    fprintf(stderr, "kladder: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+/* Commits o when ok (else drops it); 0, or EXIT_RUNTIME when the write was lost. */
+static int close_out(struct kl_out_file *o, int ok)
+{
+    if (!o->f)
+        return 0;
+    if (!ok || ferror(o->f)) {
+        kl_out_abort(o);
+        return ok ? EXIT_RUNTIME : 0;
+    }
+    if (kl_out_commit(o) == 0)
+        return 0;
+    fprintf(stderr, "kladder: writing %s failed: %s\n", o->path, strerror(errno));
+    return EXIT_RUNTIME;
+}
+
+int kl_cli_fleet_write(const struct cli *c, struct kl_fleet_member *m, int n)
+{
+    struct kl_fleet f;
+    struct kl_err e;
+    struct kl_out_file main_out = {0}, json = {0}, page = {0};
+    const char *page_path = c->report ? c->report : c->command == CMD_MAIN ? "kladder-report.html"
+                                                                           : NULL;
+    const char *command = c->command == CMD_MAIN ? "gemm" : kl_cli_command_name(c->command);
+    if (kl_fleet_build(&f, command, m, n, &e) != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", e.msg);
+        return EXIT_RUNTIME;
+    }
+    print_logs(&f);
+    int rc = 0;
+    if (open_out(&main_out, c->output) || open_out(&json, c->json) || open_out(&page, page_path))
+        rc = EXIT_USAGE;
+    if (!rc) {
+        FILE *out = main_out.f ? main_out.f : stdout;
+        if (strcmp(c->format, "json") == 0)
+            kl_fleet_json(&f, out);
+        else if (strcmp(c->format, "csv") == 0)
+            kl_fleet_csv(&f, out);
+        else
+            kl_fleet_table(&f, out);
+        if (fflush(out) != 0 || ferror(out))
+            rc = EXIT_RUNTIME;
+        if (json.f)
+            kl_fleet_json(&f, json.f);
+        if (page.f && write_page(&f, page.f, page_path) != 0)
+            rc = EXIT_RUNTIME;
+    }
+    int io = close_out(&main_out, !rc) | close_out(&json, !rc) | close_out(&page, !rc);
+    if (!rc && io)
+        rc = EXIT_RUNTIME;
+    if (!rc && page.path[0] && c->command == CMD_MAIN)
+        kl_cli_report_announce(strcmp(c->format, "table") == 0 && !c->output ? stdout : stderr,
+                               page_path);
+    int worst = kl_fleet_exit(&f);
+    kl_fleet_free(&f);
+    if (worst == EXIT_INTERRUPTED || worst > EXIT_TIMEOUT)
+        fprintf(stderr, "kladder: the fleet was stopped (a member exited %d); the rows measured "
+                        "are written\n",
+                worst);
+    return worst > rc ? worst : rc;
+}
+
+int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
+{
+    char specs[KL_FLEET_MAX][KL_FLEET_SPEC], self[4096];
+    struct kl_fleet_member m[KL_FLEET_MAX];
+    struct kl_err e;
+    int n = 0, rc;
+    if ((rc = kl_cli_fleet_check(c)) != 0)
+        return rc;
+    enum kl_status st = kl_fleet_expand(spec, specs, KL_FLEET_MAX, &n, &e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: --device %s: %s\n", spec, e.msg);
+        return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
+    }
+    char **args = kl_cli_member_args(c, argc, argv);
+    if (!args || kl_fleet_self(self, sizeof self) != 0) {
+        fprintf(stderr, "kladder: cannot start the fleet: %s\n",
+                args ? "this program's path is unknown (/proc/self/exe)" : "out of memory");
+        free(args);
+        return EXIT_RUNTIME;
+    }
+    args[0] = self;
+    memset(m, 0, sizeof m);
+    for (int i = 0; i < n; i++) {
+        snprintf(m[i].spec, sizeof m[i].spec, "%s", specs[i]);
+        m[i].rank = -1;
+        if (gethostname(m[i].host, sizeof m[i].host) != 0)
+            snprintf(m[i].host, sizeof m[i].host, "unknown");
+    }
+    if (!c->quiet)
+        fprintf(stderr, "kladder: %s on %d device%s at once:", c->command == CMD_MAIN ? "the main job"
+                                                                : kl_cli_command_name(c->command),
+                n, n == 1 ? "" : "s");
+    for (int i = 0; i < n && !c->quiet; i++)
+        fprintf(stderr, " %s", specs[i]);
+    if (!c->quiet)
+        fputc('\n', stderr);
+    st = kl_fleet_spawn(args, m, n, &e);
+    free(args);
+    if (st != KL_OK)
+        fprintf(stderr, "kladder: %s\n", e.msg);
+    rc = kl_cli_fleet_write(c, m, n);
+    kl_fleet_spawn_free(m, n);
+    return st != KL_OK && rc == 0 ? EXIT_RUNTIME : rc;
+}

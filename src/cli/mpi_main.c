@@ -1,0 +1,230 @@
+/*
+ * kladder-mpi: every host of a cluster. Started by mpirun or srun
+ * (`mpirun -n 4 kladder-mpi gemm --size 4096 --json fleet.json`), each rank
+ * runs the command, as `kladder` would, on its node's device of its local
+ * rank (the rank within MPI's shared-memory split of the job), and rank 0
+ * gathers every rank's report, with its host name and device, into one
+ * fleet (fleet/fleet.h) written as the options ask: the table, CSV or the
+ * fleet file, --json, --report. Ranks beyond a node's devices share them, in
+ * turn, and say so. --device chooses the devices ranks take (a list such as
+ * cuda:all or 0,1; the default is every GPU of the default backend, as
+ * `--device all`).
+ */
+#define _GNU_SOURCE /* mkdtemp, setenv */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/exit.h"
+#include "cli/fleet_cmd.h"
+#include "core/util.h"
+#include "fleet/fleet.h"
+
+/* What each rank sends rank 0 before its report's text. */
+struct rank_head {
+    int exit_code, len; /* len: the report's bytes, 0 when it wrote none */
+    char host[128], spec[KL_FLEET_SPEC];
+};
+
+/* Runs f with standard output (and, where quiet, standard error) sent to /dev/null. */
+static int muted(int quiet, int (*f)(int, char **), int argc, char **argv)
+{
+    fflush(NULL);
+    int null = open("/dev/null", O_WRONLY), out = dup(STDOUT_FILENO), err = dup(STDERR_FILENO);
+    if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        if (quiet)
+            dup2(null, STDERR_FILENO);
+    }
+    int rc = f(argc, argv);
+    fflush(NULL);
+    if (out >= 0)
+        dup2(out, STDOUT_FILENO), close(out);
+    if (err >= 0)
+        dup2(err, STDERR_FILENO), close(err);
+    if (null >= 0)
+        close(null);
+    return rc;
+}
+
+static struct cli parsed;
+static int parsed_done;
+
+/* kl_cli_parse as a function of (argc, argv), for muted(). */
+static int parse_only(int argc, char **argv)
+{
+    return kl_cli_parse(argc, argv, &parsed, &parsed_done);
+}
+
+/* The device this rank takes: its local rank's among the node's list; 0 or an exit code. */
+static int my_device(const struct cli *c, int local, int nlocal, int rank, char *spec)
+{
+    char specs[KL_FLEET_MAX][KL_FLEET_SPEC], list[512];
+    const char *dev = c->device ? c->device : getenv("KLADDER_DEVICE");
+    struct kl_err e;
+    int n = 0;
+    if (!dev || !*dev)
+        dev = "all";
+    snprintf(list, sizeof list, "%s%s%s", c->backend ? c->backend : "", c->backend ? ":" : "",
+             dev);
+    /* "cuda:all" with --backend cuda and --device all; a single device is a list of one. */
+    enum kl_status st = kl_fleet_is_list(list) ? kl_fleet_expand(list, specs, KL_FLEET_MAX, &n, &e)
+                                               : kl_fleet_expand(list, specs, 1, &n, &e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder-mpi: rank %d: --device %s: %s\n", rank, list, e.msg);
+        return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
+    }
+    snprintf(spec, KL_FLEET_SPEC, "%s", specs[local % n]);
+    if (nlocal > n && local >= n)
+        fprintf(stderr, "kladder-mpi: rank %d shares %s: %d ranks on this node, %d device%s\n",
+                rank, spec, nlocal, n, n == 1 ? "" : "s");
+    return 0;
+}
+
+/* This rank's run: the command on its device, its report read into *json. */
+static int run_rank(const struct cli *c, int argc, char **typed, const char *spec, char **json)
+{
+    char dir[4096], path[4200];
+    const char *tmp = getenv("TMPDIR");
+    *json = NULL;
+    snprintf(dir, sizeof dir, "%s/kladder-rank-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char **base = kl_cli_member_args(c, argc, typed);
+    if (!base || !mkdtemp(dir)) {
+        fprintf(stderr, "kladder-mpi: cannot prepare this rank's run\n");
+        free(base);
+        return EXIT_RUNTIME;
+    }
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    int n = 0;
+    while (base[n])
+        n++;
+    char **args = calloc((size_t)n + 6, sizeof *args);
+    if (!args) {
+        free(base);
+        return EXIT_RUNTIME;
+    }
+    memcpy(args, base, (size_t)n * sizeof *args);
+    args[n++] = "--device", args[n++] = (char *)spec;
+    args[n++] = "--json", args[n++] = path;
+    args[n++] = "--quiet", args[n] = NULL;
+    setenv("KLADDER_FLEET_MEMBER", "1", 1);
+    int rc = muted(0, kl_cli_main, n, args);
+    unsetenv("KLADDER_FLEET_MEMBER");
+    struct kl_err e;
+    size_t len;
+    if (kl_read_file(path, json, &len, &e) != KL_OK)
+        *json = NULL;
+    remove(path);
+    rmdir(dir);
+    free(args);
+    free(base);
+    return rc;
+}
+
+/* Rank 0 receives every rank's head and report; the others send theirs. */
+static void gather(int rank, int size, struct rank_head *mine, const char *json,
+                   struct kl_fleet_member *m)
+{
+    struct rank_head *heads = rank == 0 ? calloc((size_t)size, sizeof *heads) : NULL;
+    int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
+    int *offs = rank == 0 ? calloc((size_t)size, sizeof *offs) : NULL;
+    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, heads, (int)sizeof *mine, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    char *all = NULL;
+    long total = 0;
+    if (rank == 0) {
+        for (int i = 0; i < size; i++)
+            lens[i] = heads[i].len, offs[i] = (int)total, total += heads[i].len;
+        all = malloc((size_t)total + 1);
+    }
+    MPI_Gatherv(json ? json : "", mine->len, MPI_BYTE, all, lens, offs, MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    for (int i = 0; rank == 0 && i < size; i++) {
+        snprintf(m[i].spec, sizeof m[i].spec, "%s", heads[i].spec);
+        snprintf(m[i].host, sizeof m[i].host, "%s", heads[i].host);
+        m[i].rank = i;
+        m[i].exit_code = heads[i].exit_code;
+        if (all && lens[i] > 0 && (m[i].json = malloc((size_t)lens[i] + 1))) {
+            memcpy(m[i].json, all + offs[i], (size_t)lens[i]);
+            m[i].json[lens[i]] = '\0';
+        }
+    }
+    free(all), free(heads), free(lens), free(offs);
+}
+
+int main(int argc, char **argv)
+{
+    int rank = 0, size = 1, local = 0, nlocal = 1, rc;
+    MPI_Comm node;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &nlocal);
+
+    /* The line as typed, then parsed (on a copy: the parser splits values in place); rank 0
+     * alone says what is wrong with it, or prints the help asked for. */
+    char **typed = calloc((size_t)argc + 1, sizeof *typed), **scratch = NULL;
+    for (int i = 0; typed && i < argc; i++)
+        typed[i] = argv[i];
+    if (typed && (scratch = calloc((size_t)argc + 1, sizeof *scratch)))
+        for (int i = 0; i < argc; i++)
+            scratch[i] = kl_strdup(argv[i]);
+    if (!typed || !scratch) {
+        fprintf(stderr, "kladder-mpi: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
+    }
+    if (argc > 1 && (strcmp(argv[1], "report") == 0 || strcmp(argv[1], "compare") == 0 ||
+                     strcmp(argv[1], "template") == 0 || strcmp(argv[1], "devices") == 0 ||
+                     strcmp(argv[1], "tune") == 0)) {
+        if (rank == 0)
+            fprintf(stderr, "kladder-mpi runs measurements (peak, gemm, copy, rowdot, gemv, blur "
+                            "or the main job) on every rank; use kladder %s on one machine\n",
+                    argv[1]);
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
+    rc = muted(rank != 0, parse_only, argc, scratch);
+    if (rc || parsed_done) {
+        MPI_Finalize();
+        return rc;
+    }
+
+    struct rank_head mine;
+    char *json = NULL;
+    memset(&mine, 0, sizeof mine);
+    char host[MPI_MAX_PROCESSOR_NAME + 1];
+    int hostlen = 0;
+    MPI_Get_processor_name(host, &hostlen);
+    host[hostlen] = '\0';
+    snprintf(mine.host, sizeof mine.host, "%.127s", host);
+    mine.exit_code = my_device(&parsed, local, nlocal, rank, mine.spec);
+    if (mine.exit_code == 0)
+        mine.exit_code = run_rank(&parsed, argc, typed, mine.spec, &json);
+    mine.len = json ? (int)strlen(json) : 0;
+
+    struct kl_fleet_member m[KL_FLEET_MAX];
+    memset(m, 0, sizeof m);
+    if (size > KL_FLEET_MAX) {
+        if (rank == 0)
+            fprintf(stderr, "kladder-mpi: %d ranks: a fleet gathers at most %d\n", size,
+                    KL_FLEET_MAX);
+        rc = EXIT_USAGE;
+    } else {
+        gather(rank, size, &mine, json, m);
+        if (rank == 0)
+            rc = kl_cli_fleet_write(&parsed, m, size);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < size && i < KL_FLEET_MAX; i++)
+        free(m[i].json);
+    free(json);
+    MPI_Comm_free(&node);
+    MPI_Finalize();
+    return rc;
+}
