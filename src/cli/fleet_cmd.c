@@ -32,13 +32,14 @@ int kl_cli_fleet_check(const struct cli *c)
 /* 1 for an option the fleet sets per member (its value, if any, goes with it). */
 static int per_member(const struct cli *c, const struct cli_option *o)
 {
-    static const char *const names[] = {"--device", "--backend", "--format", "--json", "--report",
-                                        "--quiet"};
+    static const char *const names[] = {"--device", "--backend", "--format",
+                                        "--json",   "--report",  "--quiet"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(o->name, names[i]) == 0)
             return 1;
     /* The report's --output; blur's --output is its picture, which each member writes. */
-    return o->field == offsetof(struct cli, output) && o->kind == K_STRING && c->command != CMD_BLUR;
+    return o->field == offsetof(struct cli, output) && o->kind == K_STRING &&
+           c->command != CMD_BLUR;
 }
 
 char **kl_cli_member_args(const struct cli *c, int argc, char **argv)
@@ -144,8 +145,9 @@ int kl_cli_fleet_write(const struct cli *c, struct kl_fleet_member *m, int n)
     struct kl_fleet f;
     struct kl_err e;
     struct kl_out_file main_out = {0}, json = {0}, page = {0};
-    const char *page_path = c->report ? c->report : c->command == CMD_MAIN ? "kladder-report.html"
-                                                                           : NULL;
+    const char *page_path = c->report                ? c->report
+                            : c->command == CMD_MAIN ? "kladder-report.html"
+                                                     : NULL;
     const char *command = c->command == CMD_MAIN ? "gemm" : kl_cli_command_name(c->command);
     if (kl_fleet_build(&f, command, m, n, &e) != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e.msg);
@@ -179,8 +181,9 @@ int kl_cli_fleet_write(const struct cli *c, struct kl_fleet_member *m, int n)
     int worst = kl_fleet_exit(&f);
     kl_fleet_free(&f);
     if (worst == EXIT_INTERRUPTED || worst > EXIT_TIMEOUT)
-        fprintf(stderr, "kladder: the fleet was stopped (a member exited %d); the rows measured "
-                        "are written\n",
+        fprintf(stderr,
+                "kladder: the fleet was stopped (a member exited %d); the rows measured "
+                "are written\n",
                 worst);
     return worst > rc ? worst : rc;
 }
@@ -193,8 +196,12 @@ int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
     int n = 0, rc;
     if ((rc = kl_cli_fleet_check(c)) != 0)
         return rc;
-    enum kl_status st = kl_fleet_expand(spec, specs, KL_FLEET_MAX, &n, &e);
+    /* The environment as the user gave it, before a driver is loaded to expand the list. */
+    char **env = kl_fleet_env();
+    enum kl_status st = env ? kl_fleet_expand(spec, specs, KL_FLEET_MAX, &n, &e)
+                            : kl_fail(&e, KL_ERR_NO_MEMORY, "out of memory");
     if (st != KL_OK) {
+        kl_fleet_env_free(env);
         fprintf(stderr, "kladder: --device %s: %s\n", spec, e.msg);
         return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
     }
@@ -203,6 +210,7 @@ int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
         fprintf(stderr, "kladder: cannot start the fleet: %s\n",
                 args ? "this program's path is unknown (/proc/self/exe)" : "out of memory");
         free(args);
+        kl_fleet_env_free(env);
         return EXIT_RUNTIME;
     }
     args[0] = self;
@@ -214,15 +222,16 @@ int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
             snprintf(m[i].host, sizeof m[i].host, "unknown");
     }
     if (!c->quiet)
-        fprintf(stderr, "kladder: %s on %d device%s at once:", c->command == CMD_MAIN ? "the main job"
-                                                                : kl_cli_command_name(c->command),
-                n, n == 1 ? "" : "s");
+        fprintf(stderr, "kladder: %s on %d device%s at once:",
+                c->command == CMD_MAIN ? "the main job" : kl_cli_command_name(c->command), n,
+                n == 1 ? "" : "s");
     for (int i = 0; i < n && !c->quiet; i++)
         fprintf(stderr, " %s", specs[i]);
     if (!c->quiet)
         fputc('\n', stderr);
-    st = kl_fleet_spawn(args, m, n, &e);
+    st = kl_fleet_spawn(args, env, m, n, &e);
     free(args);
+    kl_fleet_env_free(env);
     if (st != KL_OK)
         fprintf(stderr, "kladder: %s\n", e.msg);
     rc = kl_cli_fleet_write(c, m, n);

@@ -69,8 +69,7 @@ static int my_device(const struct cli *c, int local, int nlocal, int rank, char 
     int n = 0;
     if (!dev || !*dev)
         dev = "all";
-    snprintf(list, sizeof list, "%s%s%s", c->backend ? c->backend : "", c->backend ? ":" : "",
-             dev);
+    snprintf(list, sizeof list, "%s%s%s", c->backend ? c->backend : "", c->backend ? ":" : "", dev);
     /* "cuda:all" with --backend cuda and --device all; a single device is a list of one. */
     enum kl_status st = kl_fleet_is_list(list) ? kl_fleet_expand(list, specs, KL_FLEET_MAX, &n, &e)
                                                : kl_fleet_expand(list, specs, 1, &n, &e);
@@ -183,8 +182,9 @@ int main(int argc, char **argv)
                      strcmp(argv[1], "template") == 0 || strcmp(argv[1], "devices") == 0 ||
                      strcmp(argv[1], "tune") == 0)) {
         if (rank == 0)
-            fprintf(stderr, "kladder-mpi runs measurements (peak, gemm, copy, rowdot, gemv, blur "
-                            "or the main job) on every rank; use kladder %s on one machine\n",
+            fprintf(stderr,
+                    "kladder-mpi runs measurements (peak, gemm, copy, rowdot, gemv, blur "
+                    "or the main job) on every rank; use kladder %s on one machine\n",
                     argv[1]);
         MPI_Finalize();
         return EXIT_USAGE;

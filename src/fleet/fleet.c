@@ -128,8 +128,8 @@ enum kl_status kl_fleet_expand(const char *spec, char (*specs)[KL_FLEET_SPEC], i
             return st;
         for (int j = 0; j < *n; j++)
             if (strcmp(specs[j], specs[*n]) == 0)
-                return kl_fail(e, KL_ERR_ARG, "device %s is in the list \"%s\" twice",
-                               specs[*n], spec);
+                return kl_fail(e, KL_ERR_ARG, "device %s is in the list \"%s\" twice", specs[*n],
+                               spec);
         (*n)++;
     }
     return KL_OK;
@@ -168,10 +168,10 @@ static void summarise(struct kl_fleet_row *r, int members)
     r->median = r->n % 2 ? sorted[r->n / 2] : (sorted[r->n / 2 - 1] + sorted[r->n / 2]) / 2;
     /* Slower than the median by more than the margin: a lower rate, or a longer time. */
     for (int i = 0; i < members; i++)
-        r->straggler[i] = isfinite(r->value[i]) &&
-                          (r->metric == KL_METRIC_TIME
-                               ? r->value[i] > r->median * (1 + KL_FLEET_STRAGGLER)
-                               : r->value[i] < r->median * (1 - KL_FLEET_STRAGGLER));
+        r->straggler[i] =
+            isfinite(r->value[i]) &&
+            (r->metric == KL_METRIC_TIME ? r->value[i] > r->median * (1 + KL_FLEET_STRAGGLER)
+                                         : r->value[i] < r->median * (1 - KL_FLEET_STRAGGLER));
 }
 
 /* One row per rung any member ran, in the order the members ran them. */

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* mkdtemp, posix_spawn's file actions, environ */
 #include "fleet/spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -26,22 +27,30 @@ int kl_fleet_self(char *path, size_t n)
     return 0;
 }
 
-/* The environment of a member: this one, with KLADDER_FLEET_MEMBER=1 added; malloc'd. */
-static char **member_env(void)
+char **kl_fleet_env(void)
 {
-    int n = 0;
+    int n = 0, k = 0;
     while (environ[n])
         n++;
     char **env = calloc((size_t)n + 2, sizeof *env);
-    if (!env)
+    for (int i = 0; env && i < n; i++)
+        if (strncmp(environ[i], "KLADDER_FLEET_MEMBER=", 21) != 0 &&
+            !(env[k++] = kl_strdup(environ[i]))) {
+            kl_fleet_env_free(env);
+            return NULL;
+        }
+    if (env && !(env[k] = kl_strdup("KLADDER_FLEET_MEMBER=1"))) {
+        kl_fleet_env_free(env);
         return NULL;
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (strncmp(environ[i], "KLADDER_FLEET_MEMBER=", 21) != 0)
-            env[k++] = environ[i];
-    env[k++] = "KLADDER_FLEET_MEMBER=1";
-    env[k] = NULL;
+    }
     return env;
+}
+
+void kl_fleet_env_free(char **env)
+{
+    for (int i = 0; env && env[i]; i++)
+        free(env[i]);
+    free(env);
 }
 
 /* Starts member i: args, then its device and outputs; *pid, or an error. */
@@ -124,7 +133,22 @@ static void wait_all(pid_t *pid, struct kl_fleet_member *m, int n)
     }
 }
 
-enum kl_status kl_fleet_spawn(char *const *args, struct kl_fleet_member *m, int n,
+/* Empties and removes the fleet's directory: a member killed mid-write leaves its .tmp file. */
+static void remove_rest(const char *dir)
+{
+    char path[4400];
+    DIR *d = opendir(dir);
+    for (struct dirent *f; d && (f = readdir(d));)
+        if (strcmp(f->d_name, ".") != 0 && strcmp(f->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+            remove(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+enum kl_status kl_fleet_spawn(char *const *args, char **env, struct kl_fleet_member *m, int n,
                               struct kl_err *e)
 {
     const char *tmp = getenv("TMPDIR");
@@ -137,11 +161,6 @@ enum kl_status kl_fleet_spawn(char *const *args, struct kl_fleet_member *m, int 
     if (!mkdtemp(dir))
         return kl_fail(e, KL_ERR_IO, "cannot make a directory for the fleet's reports (%s): %s",
                        dir, strerror(errno));
-    char **env = member_env();
-    if (!env) {
-        rmdir(dir);
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of memory starting the fleet");
-    }
     for (int i = 0; i < n && st == KL_OK; i++) {
         m[i].json = m[i].log = NULL;
         m[i].exit_code = 3;
@@ -149,7 +168,6 @@ enum kl_status kl_fleet_spawn(char *const *args, struct kl_fleet_member *m, int 
     }
     /* Those started run to their end even when a later one could not start. */
     wait_all(pid, m, n);
-    free(env);
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/member-%d.json", dir, i);
         m[i].json = slurp(path);
@@ -158,7 +176,7 @@ enum kl_status kl_fleet_spawn(char *const *args, struct kl_fleet_member *m, int 
         m[i].log = slurp(path);
         remove(path);
     }
-    rmdir(dir);
+    remove_rest(dir);
     return st;
 }
 

@@ -11,15 +11,26 @@
 #include "fleet/fleet.h"
 
 /*
- * Runs args (args[0]: the program, NULL-terminated) once per member, all at
- * once, each with "--device SPEC --format json --output FILE --quiet"
- * appended and KLADDER_FLEET_MEMBER=1 in its environment; standard output
- * and error go to a file each. Waits for all; a stop request
- * (kl_stop_requested) is passed on to the members as SIGTERM, so each writes
- * the rows it has. Fills each member's exit code, json and log (malloc'd:
- * kl_fleet_spawn_free). KL_ERR_RUNTIME when a process cannot be started.
+ * The members' environment: a copy of this process's as it is now, with
+ * KLADDER_FLEET_MEMBER=1. Taken before any device is opened, since a
+ * driver may change the environment of the process that loads it (an
+ * OpenCL loader's variables would then not reach the members); NULL when
+ * out of memory. kl_fleet_env_free frees it.
  */
-enum kl_status kl_fleet_spawn(char *const *args, struct kl_fleet_member *m, int n,
+char **kl_fleet_env(void);
+void kl_fleet_env_free(char **env);
+
+/*
+ * Runs args (args[0]: the program, NULL-terminated) once per member, all at
+ * once, each with "--device SPEC --json FILE --quiet" appended, in the
+ * environment env (kl_fleet_env); its standard output (the table, which the
+ * fleet writes itself) is dropped, its standard error kept. Waits for all;
+ * a stop request (kl_stop_requested) is passed on to the members as
+ * SIGTERM, so each writes the rows it has. Fills each member's exit code,
+ * json and log (malloc'd: kl_fleet_spawn_free). KL_ERR_BACKEND when a
+ * process cannot be started.
+ */
+enum kl_status kl_fleet_spawn(char *const *args, char **env, struct kl_fleet_member *m, int n,
                               struct kl_err *e);
 
 void kl_fleet_spawn_free(struct kl_fleet_member *m, int n);

@@ -50,8 +50,8 @@ static void members_table(FILE *out, const struct kl_fleet *f)
         esc(out, bus && bus->type == KL_JSON_STRING ? bus->string : "–");
         fputs("</td><td>", out);
         esc(out, f->has_run[i] ? run->driver : "–");
-        fprintf(out, "</td><td class=\"num%s\">%d</td><td>", f->member[i].exit_code ? " failed" : "",
-                f->member[i].exit_code);
+        fprintf(out, "</td><td class=\"num%s\">%d</td><td>",
+                f->member[i].exit_code ? " failed" : "", f->member[i].exit_code);
         esc(out, f->has_run[i] ? "" : f->why[i]);
         fputs("</td></tr>\n", out);
     }
@@ -137,8 +137,7 @@ static void spread_chart(FILE *out, const struct kl_fleet *f, int id)
         const struct kl_fleet_row *r = &f->rows[k];
         double best = best_of(r);
         int y = TOP + k * band;
-        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", X0 - 6,
-                y + band / 2 + 2);
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", X0 - 6, y + band / 2 + 2);
         esc(out, r->rung);
         fputs("</text>\n", out);
         for (int i = 0; i < f->n; i++) {
@@ -146,12 +145,13 @@ static void spread_chart(FILE *out, const struct kl_fleet *f, int id)
             if (!isfinite(v) || !(best > 0))
                 continue;
             double share = r->metric == KL_METRIC_TIME ? best / v : v / best;
-            fprintf(out,
-                    "<rect class=\"bar\" data-member=\"%d\" data-value=\"%.9g\" data-share=\"%.6f\" "
-                    "data-straggler=\"%d\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-                    "fill=\"%s\"><title>d%d: %.4g %s</title></rect>\n",
-                    i, v, share, r->straggler[i], X0, y + 2 + i * BAR, share * PW, BAR - 1,
-                    r->straggler[i] ? STRAGGLER : palette[i % 8], i, v, r->unit);
+            fprintf(
+                out,
+                "<rect class=\"bar\" data-member=\"%d\" data-value=\"%.9g\" data-share=\"%.6f\" "
+                "data-straggler=\"%d\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                "fill=\"%s\"><title>d%d: %.4g %s</title></rect>\n",
+                i, v, share, r->straggler[i], X0, y + 2 + i * BAR, share * PW, BAR - 1,
+                r->straggler[i] ? STRAGGLER : palette[i % 8], i, v, r->unit);
         }
         fprintf(out, "<text x=\"%d\" y=\"%d\">median ", X0 + PW + 8, y + band / 2 + 2);
         if (isfinite(r->median))
