@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/cuda_native.h"
 #include "backend/nvrtc.h"
 
 struct kl_dev {
@@ -36,6 +37,7 @@ struct kl_buf {
     void *mapped;    /* staging while mapped, else NULL */
     size_t mapped_bytes;
     int mapped_write;
+    int view;        /* part of another buffer (kl_cuda_buf_view): owns no memory */
 };
 
 struct kl_kernel {
@@ -81,7 +83,15 @@ struct kl_kernel {
     X(cuEventRecord)                                                                               \
     X(cuEventSynchronize)                                                                          \
     X(cuEventDestroy)                                                                              \
-    X(cuGetErrorName)
+    X(cuGetErrorName)                                                                              \
+    X(cuStreamCreate)                                                                              \
+    X(cuStreamDestroy)                                                                             \
+    X(cuStreamSynchronize)                                                                         \
+    X(cuStreamWaitEvent)                                                                           \
+    X(cuMemcpyPeerAsync)                                                                           \
+    X(cuMemcpyDtoDAsync)                                                                           \
+    X(cuDeviceCanAccessPeer)                                                                       \
+    X(cuCtxEnablePeerAccess)
 
 #define NAME_(f) #f
 #define NAME(f) NAME_(f)
@@ -345,11 +355,11 @@ static enum kl_status cuda_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf
 {
     enum kl_status st = KL_OK;
     struct kl_buf *buf = calloc(1, sizeof *buf);
-    (void)dev;
     *out = NULL;
     if (!buf)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     buf->bytes = bytes ? bytes : 1;
+    cu.cuCtxSetCurrent(dev->ctx); /* memory belongs to the current context */
     CUresult rc = cu.cuMemAlloc(&buf->ptr, buf->bytes);
     if (rc != CUDA_SUCCESS) {
         st = kl_fail(e, status_of(rc), "cuMemAlloc(%zu bytes) failed: %s", buf->bytes,
@@ -364,7 +374,7 @@ static enum kl_status cuda_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf
 static size_t cuda_mem_free(struct kl_dev *dev)
 {
     size_t free_bytes = 0, total = 0;
-    (void)dev; /* the context is current */
+    cu.cuCtxSetCurrent(dev->ctx); /* cuMemGetInfo tells of the current context's device */
     return cu.cuMemGetInfo(&free_bytes, &total) == CUDA_SUCCESS ? free_bytes : 0;
 }
 
@@ -374,7 +384,7 @@ static void cuda_release(struct kl_buf *buf)
         return;
     if (buf->host)
         cu.cuMemFreeHost(buf->host);
-    else if (buf->ptr)
+    else if (buf->ptr && !buf->view)
         cu.cuMemFree(buf->ptr);
     if (buf->staging)
         cu.cuMemFreeHost(buf->staging);
@@ -459,6 +469,7 @@ static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const c
     if (st != KL_OK)
         goto fail;
     save_cubin(entry, options, image, size);
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx)); /* the module is loaded into the current context */
     CU_TRY(cu.cuModuleLoadData(&k->module, image));
     CUresult rc = cu.cuModuleGetFunction(&k->fn, k->module, entry);
     if (rc != CUDA_SUCCESS) {
@@ -566,54 +577,61 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
     return KL_OK;
 }
 
-static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
-                                  const struct kl_arg *args, int nargs, int dims,
-                                  const size_t *global, const size_t *local,
-                                  struct kl_launch_time *t, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
+/*
+ * A launch's parameters and shape for cuLaunchKernel, from kladder's
+ * arguments and geometry: buffers become device addresses, tensor maps are
+ * encoded, a local-memory argument is the launch's dynamic shared memory on
+ * CUDA (extern __shared__ in a .cu kernel), not a parameter; beyond 48 KiB
+ * the kernel is allowed up to the device's opt-in maximum first. params
+ * point into the struct, so it lives until the launch is queued.
+ */
+struct launch_args {
     void *params[KL_CUDA_MAX_ARGS];
     CUdeviceptr ptrs[KL_CUDA_MAX_ARGS];
     CUtensorMap maps[KL_CUDA_MAX_MAPS];
-    int nmaps = 0;
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    size_t shared = 0;
-    int np = 0;
+    unsigned grid[3], block[3];
+    size_t shared;
+};
+
+static enum kl_status launch_args(struct kl_kernel *k, const struct kl_arg *args, int nargs,
+                                  int dims, const size_t *global, const size_t *local,
+                                  struct launch_args *a, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    int nmaps = 0, np = 0;
     if (nargs > KL_CUDA_MAX_ARGS)
         return kl_fail(e, KL_ERR_ARG, "a kernel with %d arguments (at most %d)", nargs,
                        KL_CUDA_MAX_ARGS);
     if (!local || dims < 1 || dims > 3)
         return kl_fail(e, KL_ERR_ARG, "CUDA launches need 1 to 3 dimensions and a block shape");
-    /*
-     * A local-memory argument is the launch's dynamic shared memory on CUDA
-     * (extern __shared__ in a .cu kernel), not a parameter; beyond 48 KiB the
-     * kernel is allowed up to the device's opt-in maximum first.
-     */
+    a->shared = 0;
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
         case KL_ARG_BUF:
-            ptrs[np] = args[i].v.buf->ptr;
-            params[np] = &ptrs[np];
+            a->ptrs[np] = args[i].v.buf->ptr;
+            a->params[np] = &a->ptrs[np];
             np++;
             break;
-        case KL_ARG_INT: params[np++] = (void *)&args[i].v.i; break;
-        case KL_ARG_FLOAT: params[np++] = (void *)&args[i].v.f; break;
-        case KL_ARG_DOUBLE: params[np++] = (void *)&args[i].v.d; break;
-        case KL_ARG_LOCAL: shared += args[i].v.local_bytes; break;
+        case KL_ARG_INT: a->params[np++] = (void *)&args[i].v.i; break;
+        case KL_ARG_FLOAT: a->params[np++] = (void *)&args[i].v.f; break;
+        case KL_ARG_DOUBLE: a->params[np++] = (void *)&args[i].v.d; break;
+        case KL_ARG_LOCAL: a->shared += args[i].v.local_bytes; break;
         case KL_ARG_TENSOR_MAP:
             if (nmaps == KL_CUDA_MAX_MAPS)
                 return kl_fail(e, KL_ERR_ARG, "more than %d tensor maps", KL_CUDA_MAX_MAPS);
-            if ((st = encode_map(&args[i].v.map, &maps[nmaps], e)) != KL_OK)
+            if ((st = encode_map(&args[i].v.map, &a->maps[nmaps], e)) != KL_OK)
                 return st;
-            params[np++] = &maps[nmaps++];
+            a->params[np++] = &a->maps[nmaps++];
             break;
         }
     }
-    if (shared > k->shared_set) {
+    if (a->shared > k->shared_set) {
         CU_TRY(cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     (int)shared));
-        k->shared_set = shared;
+                                     (int)a->shared));
+        k->shared_set = a->shared;
     }
+    for (int d = 0; d < 3; d++)
+        a->grid[d] = a->block[d] = 1;
     for (int d = 0; d < dims; d++) {
         if (local[d] == 0 || global[d] % local[d] != 0)
             return kl_fail(e, KL_ERR_ARG,
@@ -623,14 +641,34 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
         if (g > 0x7fffffffu || (d > 0 && g > 65535))
             return kl_fail(e, KL_ERR_ARG, "%zu blocks in dimension %d exceed CUDA's grid limit",
                            g, d);
-        grid[d] = (unsigned)g;
-        block[d] = (unsigned)local[d];
+        a->grid[d] = (unsigned)g;
+        a->block[d] = (unsigned)local[d];
     }
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    if (a->grid[0] == 0 || a->grid[1] == 0 || a->grid[2] == 0)
         return kl_fail(e, KL_ERR_ARG, "an empty launch (no blocks) has nothing to time");
+fail:
+    return st;
+}
+
+/* Queues the launch a describes on stream (NULL: the default stream). */
+static CUresult launch_on(struct kl_kernel *k, struct launch_args *a, CUstream stream)
+{
+    return cu.cuLaunchKernel(k->fn, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1],
+                             a->block[2], (unsigned)a->shared, stream, a->params, NULL);
+}
+
+static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
+                                  const struct kl_arg *args, int nargs, int dims,
+                                  const size_t *global, const size_t *local,
+                                  struct kl_launch_time *t, struct kl_err *e)
+{
+    struct launch_args a;
+    enum kl_status st = launch_args(k, args, nargs, dims, global, local, &a, e);
+    if (st != KL_OK)
+        return st;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx)); /* the default stream is the current context's */
     CU_TRY(cu.cuEventRecord(dev->start, NULL));
-    CU_TRY(cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                             (unsigned)shared, NULL, params, NULL));
+    CU_TRY(launch_on(k, &a, NULL));
     CU_TRY(cu.cuEventRecord(dev->end, NULL));
     CUresult rc = cu.cuEventSynchronize(dev->end);
     if (rc != CUDA_SUCCESS) {
@@ -767,3 +805,169 @@ const struct kl_backend_ops kl_backend_cuda = {
     .native_queue = cuda_native_queue,
     .native_buffer = cuda_native_buffer,
 };
+
+/* ---- several devices, streams and events (backend/cuda_native.h) ----------- */
+
+enum kl_status kl_cuda_make_current(struct kl_dev *dev, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+fail:
+    return st;
+}
+
+enum kl_status kl_cuda_stream_create(struct kl_dev *dev, void **stream, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CUstream s = NULL;
+    *stream = NULL;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    *stream = s;
+fail:
+    return st;
+}
+
+void kl_cuda_stream_destroy(struct kl_dev *dev, void *stream)
+{
+    if (!stream)
+        return;
+    cu.cuCtxSetCurrent(dev->ctx);
+    cu.cuStreamDestroy((CUstream)stream);
+}
+
+enum kl_status kl_cuda_stream_sync(struct kl_dev *dev, void *stream, struct kl_err *e)
+{
+    cu.cuCtxSetCurrent(dev->ctx);
+    CUresult rc = cu.cuStreamSynchronize((CUstream)stream);
+    if (rc != CUDA_SUCCESS)
+        return kl_fail(e, status_of(rc), "work queued on a stream failed: %s (%d)",
+                       cu_err_name(rc), (int)rc);
+    return KL_OK;
+}
+
+enum kl_status kl_cuda_event_create(struct kl_dev *dev, void **event, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CUevent ev = NULL;
+    *event = NULL;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuEventCreate(&ev, CU_EVENT_DEFAULT));
+    *event = ev;
+fail:
+    return st;
+}
+
+void kl_cuda_event_destroy(struct kl_dev *dev, void *event)
+{
+    if (!event)
+        return;
+    cu.cuCtxSetCurrent(dev->ctx);
+    cu.cuEventDestroy((CUevent)event);
+}
+
+enum kl_status kl_cuda_event_record(void *event, void *stream, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CU_TRY(cu.cuEventRecord((CUevent)event, (CUstream)stream));
+fail:
+    return st;
+}
+
+enum kl_status kl_cuda_stream_wait(void *stream, void *event, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CU_TRY(cu.cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0));
+fail:
+    return st;
+}
+
+enum kl_status kl_cuda_event_elapsed(void *start, void *end, double *seconds, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    float ms = 0.0f;
+    CUresult rc = cu.cuEventSynchronize((CUevent)end);
+    if (rc != CUDA_SUCCESS)
+        return kl_fail(e, status_of(rc), "work before an event failed: %s (%d)", cu_err_name(rc),
+                       (int)rc);
+    CU_TRY(cu.elapsed(&ms, (CUevent)start, (CUevent)end));
+    *seconds = (double)ms * 1e-3;
+fail:
+    return st;
+}
+
+enum kl_status kl_cuda_launch_async(struct kl_dev *dev, void *stream, struct kl_kernel *k,
+                                    const struct kl_arg *args, int nargs, int dims,
+                                    const size_t *global, const size_t *local, struct kl_err *e)
+{
+    struct launch_args a;
+    enum kl_status st = launch_args(k, args, nargs, dims, global, local, &a, e);
+    if (st != KL_OK)
+        return st;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(launch_on(k, &a, (CUstream)stream));
+fail:
+    return st;
+}
+
+enum kl_status kl_cuda_copy_async(struct kl_dev *dst_dev, struct kl_buf *dst, size_t dst_off,
+                                  struct kl_dev *src_dev, struct kl_buf *src, size_t src_off,
+                                  size_t bytes, void *stream, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    if (dst_off + bytes > dst->bytes || src_off + bytes > src->bytes)
+        return kl_fail(e, KL_ERR_ARG,
+                       "a copy of %zu bytes (from byte %zu to byte %zu) does not fit its buffers "
+                       "(%zu and %zu bytes)",
+                       bytes, src_off, dst_off, src->bytes, dst->bytes);
+    if (dst_dev == src_dev)
+        CU_TRY(cu.cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes,
+                                    (CUstream)stream));
+    else
+        CU_TRY(cu.cuMemcpyPeerAsync(dst->ptr + dst_off, dst_dev->ctx, src->ptr + src_off,
+                                    src_dev->ctx, bytes, (CUstream)stream));
+fail:
+    return st;
+}
+
+enum kl_status kl_cuda_enable_peer(struct kl_dev *from, struct kl_dev *to, int *enabled,
+                                   struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    int can = 0;
+    *enabled = 0;
+    CU_TRY(cu.cuDeviceCanAccessPeer(&can, from->device, to->device));
+    if (!can || from == to)
+        return KL_OK;
+    CU_TRY(cu.cuCtxSetCurrent(from->ctx));
+    CUresult rc = cu.cuCtxEnablePeerAccess(to->ctx, 0);
+    if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        return kl_fail(e, status_of(rc), "cuCtxEnablePeerAccess failed: %s (%d)",
+                       cu_err_name(rc), (int)rc);
+    *enabled = 1;
+fail:
+    return st;
+}
+
+unsigned long long kl_cuda_ptr(const struct kl_buf *buf)
+{
+    return (unsigned long long)buf->ptr;
+}
+
+enum kl_status kl_cuda_buf_view(struct kl_buf *buf, size_t offset, size_t bytes,
+                                struct kl_buf **out, struct kl_err *e)
+{
+    struct kl_buf *v;
+    *out = NULL;
+    if (buf->host || offset + bytes > buf->bytes)
+        return kl_fail(e, KL_ERR_ARG,
+                       "a view of %zu bytes from byte %zu does not fit a device buffer of %zu",
+                       bytes, offset, buf->bytes);
+    if (!(v = calloc(1, sizeof *v)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    v->ptr = buf->ptr + offset;
+    v->bytes = bytes ? bytes : 1;
+    v->view = 1;
+    *out = v;
+    return KL_OK;
+}

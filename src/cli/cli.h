@@ -23,7 +23,8 @@ enum command {
     CMD_ROWDOT,
     CMD_GEMV,
     CMD_BLUR,
-    CMD_TUNE
+    CMD_TUNE,
+    CMD_MGEMM
 };
 
 struct cli {
@@ -63,7 +64,11 @@ struct cli {
     /* copy */
     long n, max_n;
     int sweep, max_n_set;
+    /* mgemm */
+    const char *local; /* --local: the GEMM rung of each device's multiply */
+    int panel;         /* --panel: SUMMA's panel width; 0: the default */
     /* peak */
+    int p2p; /* --p2p: the links between the devices instead of one device's ceilings */
     int refresh, quick;
     int peak_measure; /* an option that only a new measurement can honour */
     int protocol_set;

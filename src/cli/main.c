@@ -38,6 +38,9 @@
 #include "workloads/blur.h"
 #include "workloads/gemv.h"
 #include "workloads/rowdot.h"
+#include "fleet/fleet.h"
+#include "multi/mgemm.h"
+#include "multi/p2p.h"
 
 static void list_rungs(enum command cmd, FILE *out)
 {
@@ -66,6 +69,12 @@ static void list_rungs(enum command cmd, FILE *out)
             fprintf(out, "  %-18s %s\n", r->name, r->summary);
             kl_params_print(r->params, 18, out);
         }
+        return;
+    }
+    if (cmd == CMD_MGEMM) {
+        fprintf(out, "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:\n");
+        for (int i = 0; i < kl_mgemm_rung_count(); i++)
+            fprintf(out, "  %-16s %s\n", kl_mgemm_rung_name(i), kl_mgemm_rung_summary(i));
         return;
     }
     if (cmd == CMD_COPY) {
@@ -214,7 +223,7 @@ static int open_outputs(const struct cli *c, struct outputs *o)
     }
     /* The main job writes kladder-report.html unless told where; where it cannot, it says so
      * and runs on. A --report path that cannot be written is an error before the run. */
-    o->report_path = c->report                                     ? c->report
+    o->report_path = c->report                                       ? c->report
                      : c->command == CMD_MAIN && !kl_cli_is_member() ? "kladder-report.html"
                                                                      : NULL;
     if (o->report_path && open_one(o, OUT_HTML, o->report_path, &o->report, 1) != 0) {
@@ -286,8 +295,8 @@ static int emit(const struct cli *c, enum kl_status st, const struct kl_report *
  * before a lost write (exit 3) in the exit code; an interrupted run exits
  * 130 with the rows measured before the signal.
  */
-static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
-                  struct kl_report *rep, struct outputs *o)
+static int report_end(const struct cli *c, enum kl_status st, const char *err,
+                      struct kl_report *rep, struct outputs *o)
 {
     int rc = 0, html = 0;
     const char *html_path = o->report_path;
@@ -301,7 +310,7 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
                 rep->count == 1 ? "" : "s");
         rc = EXIT_INTERRUPTED;
     } else if (st != KL_OK) {
-        fprintf(stderr, "kladder: %s\n", kl_last_error(kl));
+        fprintf(stderr, "kladder: %s\n", err);
         rc = kl_exit_for(st);
     } else if (kl_report_failed(rep)) {
         fprintf(stderr, "kladder: at least one rung FAILED verification\n");
@@ -313,6 +322,14 @@ static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
         kl_cli_report_announce(
             o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr, html_path);
     kl_report_free(rep);
+    return rc;
+}
+
+/* report_end of a run on kl (err: kl's last error), then the device closed. */
+static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
+                  struct kl_report *rep, struct outputs *o)
+{
+    int rc = report_end(c, st, kl_last_error(kl), rep, o);
     kl_close(kl);
     return rc;
 }
@@ -561,6 +578,63 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     return finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 
+/*
+ * The CUDA devices of --device for the commands that drive several devices
+ * from one process (mgemm, peak --p2p): a list, one device, or by default
+ * every CUDA device. 0 with their indices, or an exit code having said why.
+ */
+static int cuda_devices(const struct cli *c, int *dev, int max, int *n)
+{
+    char spec[512], list[600], specs[KL_FLEET_MAX][KL_FLEET_SPEC];
+    struct kl_err e;
+    int rc = device_spec(c, spec, sizeof spec);
+    if (rc)
+        return rc;
+    if (strncmp(spec, "opencl", 6) == 0) {
+        fprintf(stderr,
+                "kladder: %s runs on CUDA devices (--device cuda:all, or a list such as "
+                "0,1), not %s\n",
+                c->command == CMD_MGEMM ? "mgemm" : "peak --p2p", spec);
+        return EXIT_USAGE;
+    }
+    snprintf(list, sizeof list, "%s%s",
+             strncmp(spec, "cuda", 4) == 0 ? "" : "cuda:", spec[0] ? spec : "all");
+    enum kl_status st =
+        kl_fleet_expand(list, specs, max < KL_FLEET_MAX ? max : KL_FLEET_MAX, n, &e);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: --device %s: %s\n", list, e.msg);
+        return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
+    }
+    for (int i = 0; i < *n; i++)
+        dev[i] = atoi(specs[i] + 5); /* "cuda:N" */
+    return 0;
+}
+
+/* kladder peak --p2p: the links between the CUDA devices of --device. */
+static int run_p2p(struct cli *c, struct outputs *o)
+{
+    struct kl_p2p_request req;
+    struct kl_report rep;
+    struct kl_err e;
+    int dev[KL_FLEET_MAX], n = 0;
+    int rc = cuda_devices(c, dev, KL_FLEET_MAX, &n);
+    if (rc) {
+        abort_outputs(o);
+        return rc;
+    }
+    memset(&req, 0, sizeof req);
+    req.devices = dev, req.ndevices = n;
+    req.bytes = (size_t)c->bytes;
+    req.protocol = c->protocol;
+    memset(&rep, 0, sizeof rep);
+    memset(&e, 0, sizeof e);
+    watch_run(c, &rep, o);
+    enum kl_status st = kl_p2p_measure(&req, &rep, &e);
+    if (rep.count > 0 && strcmp(c->format, "table") == 0)
+        kl_p2p_matrices(&rep, n, o->main);
+    return report_end(c, st, e.msg, &rep, o);
+}
+
 static int run_peak(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
@@ -607,6 +681,36 @@ static int run_peak(struct cli *c, struct outputs *o)
             snprintf(rep.ceiling_note, sizeof rep.ceiling_note, "cached in %.700s", path);
     }
     return finish(c, kl, st, &rep, o);
+}
+
+/* kladder mgemm: the multi-GPU GEMM ladder over the CUDA devices of --device. */
+static int run_mgemm(struct cli *c, struct outputs *o)
+{
+    struct kl_mgemm_request req;
+    struct kl_report rep;
+    struct kl_err e;
+    int dev[KL_FLEET_MAX], n = 0;
+    int rc = cuda_devices(c, dev, KL_FLEET_MAX, &n);
+    if (rc) {
+        abort_outputs(o);
+        return rc;
+    }
+    memset(&req, 0, sizeof req);
+    req.devices = dev, req.ndevices = n;
+    if (!c->size_set && !c->mnk_set)
+        c->M = c->N = c->K = 8192;
+    req.M = c->M, req.N = c->N, req.K = c->K;
+    req.seed = c->seed;
+    req.protocol = c->protocol;
+    req.rungs = c->nrungs ? c->rungs : NULL, req.nrungs = c->nrungs;
+    req.local = c->local;
+    req.kb = c->panel;
+    req.peers = c->peers, req.npeers = c->npeers;
+    memset(&rep, 0, sizeof rep);
+    memset(&e, 0, sizeof e);
+    watch_run(c, &rep, o);
+    enum kl_status st = kl_mgemm_ladder(&req, &rep, &e);
+    return report_end(c, st, e.msg, &rep, o);
 }
 
 /* The settings of kladder tune from the options. */
@@ -759,7 +863,9 @@ int kl_cli_main(int argc, char **argv)
     char spec[512];
     if ((rc = device_spec(&c, spec, sizeof spec)) != 0)
         return rc;
-    if (kl_fleet_is_list(spec) && !kl_cli_is_member())
+    /* mgemm and peak --p2p drive their devices from one process. */
+    int one_process = c.command == CMD_MGEMM || (c.command == CMD_PEAK && c.p2p);
+    if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
         return kl_cli_fleet(&c, spec, argc, typed);
     if (c.command == CMD_TUNE && !c.nkernels)
         return run_tune(&c);
@@ -768,7 +874,9 @@ int kl_cli_main(int argc, char **argv)
         return rc;
     if (c.command == CMD_TUNE)
         return run_tune_users(&c, &o);
+    if (c.command == CMD_MGEMM)
+        return run_mgemm(&c, &o);
     if (c.command == CMD_PEAK)
-        return run_peak(&c, &o);
+        return c.p2p ? run_p2p(&c, &o) : run_peak(&c, &o);
     return run_ladder(&c, &o, ladder_of(c.command));
 }

@@ -37,6 +37,10 @@ const struct command_def kl_cli_commands[] = {
     {"blur", "[OPTIONS]", CMD_BLUR,
      "Gaussian blur of a picture (seed 001), naive to a fused single pass",
      "kladder blur --input photo.png --sigma 3 --output blurred.png"},
+    {"mgemm", "[OPTIONS]", CMD_MGEMM,
+     "the multi-GPU GEMM ladder (CUDA, NCCL): A's rows split, SUMMA, SUMMA\nwith its broadcasts "
+     "overlapped; scaling against one GPU",
+     "kladder mgemm --device cuda:all --size 16384"},
     {"tune", "WORKLOAD [OPTIONS]", CMD_TUNE,
      "search GEMM rung parameters for this device and cache the best; with\n--kernel FILE, a "
      "user's kernel's parameters on any ladder",
@@ -76,6 +80,7 @@ const char *const kl_cli_section_titles[] = {"Device and output (every command)"
                                              "gemv",
                                              "blur",
                                              "peak",
+                                             "mgemm",
                                              "tune"};
 
 #define F(f) offsetof(struct cli, f)
@@ -220,7 +225,7 @@ static int set_vec(struct cli *c, const struct cli_option *o, const char *val, c
     return 0;
 }
 
-#define DIMS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE)
+#define DIMS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE | ON_MGEMM)
 const struct cli_option kl_cli_options[] = {
     /* Device and output */
     {"--device", NULL, "SPEC", ON_ALL, S_DEVICE, K_STRING, F(device), 0, 0, NULL, 0, NULL,
@@ -232,43 +237,43 @@ const struct cli_option kl_cli_options[] = {
      0, NULL,
      "opencl (default) or cuda: the API that runs the kernels; with cuda,\n--device is a CUDA "
      "device index or part of its name"},
-    {"--kernel-dir", NULL, "DIR", ON_RUNS | ON_TUNE, S_DEVICE, K_STRING, F(kernel_dir), 0, 0, NULL,
-     0, NULL,
+    {"--kernel-dir", NULL, "DIR", ON_RUNS | ON_TUNE | ON_MGEMM, S_DEVICE, K_STRING, F(kernel_dir),
+     0, 0, NULL, 0, NULL,
      "read kernels from DIR (the source tree's kernels/) instead of the\ncopies built into "
      "kladder"},
-    {"--format", NULL, "FMT", ON_RUNS, S_DEVICE, K_CHOICE, F(format), 0, 0, "table csv json", 0,
-     NULL, "table (default), csv or json"},
-    {"--output", "-o", "FILE", ON_RUNS & ~ON(CMD_BLUR), S_DEVICE, K_STRING, F(output), 0, 0, NULL,
-     0, NULL, "write the report to FILE instead of standard output"},
-    {"--json", NULL, "FILE", ON_RUNS, S_DEVICE, K_STRING, F(json), 0, 0, NULL, 0, NULL,
+    {"--format", NULL, "FMT", ON_RUNS | ON_MGEMM, S_DEVICE, K_CHOICE, F(format), 0, 0,
+     "table csv json", 0, NULL, "table (default), csv or json"},
+    {"--output", "-o", "FILE", (ON_RUNS & ~ON(CMD_BLUR)) | ON_MGEMM, S_DEVICE, K_STRING, F(output),
+     0, 0, NULL, 0, NULL, "write the report to FILE instead of standard output"},
+    {"--json", NULL, "FILE", ON_RUNS | ON_MGEMM, S_DEVICE, K_STRING, F(json), 0, 0, NULL, 0, NULL,
      "also write the JSON report to FILE (whatever --format is)"},
-    {"--report", NULL, "FILE", ON_LADDERS, S_DEVICE, K_STRING, F(report), 0, 0, NULL, 0, NULL,
-     "also write an HTML report (charts) to FILE"},
+    {"--report", NULL, "FILE", ON_LADDERS | ON_MGEMM, S_DEVICE, K_STRING, F(report), 0, 0, NULL, 0,
+     NULL, "also write an HTML report (charts) to FILE"},
     {"--quiet", "-q", NULL, ON_ALL, S_DEVICE, K_FLAG, F(quiet), 1, 0, NULL, 0, NULL,
      "no progress line on a terminal"},
     /* Protocol */
-    {"--seed", NULL, "N", ON_RUNS | ON_TUNE, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, M_PROTOCOL,
-     set_seed, "random input seed (default 1)"},
-    {"--warmup", NULL, "N", ON_RUNS | ON_TUNE, S_PROTOCOL, K_INT, F(protocol.warmup), 0, 1000000,
-     NULL, M_PROTOCOL | M_TIMING, NULL, "untimed launches before timing (default 2)"},
-    {"--repeats", NULL, "N", ON_RUNS | ON_TUNE, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
+    {"--seed", NULL, "N", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
+     M_PROTOCOL, set_seed, "random input seed (default 1)"},
+    {"--warmup", NULL, "N", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_INT, F(protocol.warmup), 0,
+     1000000, NULL, M_PROTOCOL | M_TIMING, NULL, "untimed launches before timing (default 2)"},
+    {"--repeats", NULL, "N", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
      M_PROTOCOL | M_TIMING, set_repeats, "at least N timed launches (default 5)"},
-    {"--min-time", NULL, "T", ON_RUNS | ON_TUNE, S_PROTOCOL, K_SECONDS, F(protocol.min_time), 0,
-     3600, NULL, M_PROTOCOL | M_TIMING, NULL,
+    {"--min-time", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
+     F(protocol.min_time), 0, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
      "and at least T seconds of kernel time (default 0.1; 200ms works)"},
     {"--energy", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(energy), 1, 0, NULL, 0, NULL,
      "time every row for at least 1 s, so NVML's energy counter gives\njoules per launch and "
      "GFLOP/J (NVIDIA GPUs; clocks and power always)"},
-    {"--kernel-timeout", NULL, "T", ON_RUNS | ON_TUNE, S_PROTOCOL, K_SECONDS, F(kernel_timeout), 0,
-     86400, NULL, 0, NULL,
+    {"--kernel-timeout", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
+     F(kernel_timeout), 0, 86400, NULL, 0, NULL,
      "stop when one launch runs longer than T (default 600s; 0: never):\nits row says timeout, "
      "the rows before it are written, exit 4"},
-    {"--rung", NULL, "R[,R...]", ON_LADDERS | ON_TUNE, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0,
-     set_rungs, "run only these rungs (name or unique prefix, e.g. 10 or 02_row)"},
+    {"--rung", NULL, "R[,R...]", ON_LADDERS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0,
+     NULL, 0, set_rungs, "run only these rungs (name or unique prefix, e.g. 10 or 02_row)"},
     {"--param", NULL, "NAME=V", ON_LADDERS, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0, set_param,
      "set a rung parameter (repeatable), e.g. --param TS=32"},
-    {"--list-rungs", NULL, NULL, ON_LADDERS, S_PROTOCOL, K_FLAG, F(list_rungs), 1, 0, NULL, 0, NULL,
-     "print the ladder with each rung's summary and parameters"},
+    {"--list-rungs", NULL, NULL, ON_LADDERS | ON_MGEMM, S_PROTOCOL, K_FLAG, F(list_rungs), 1, 0,
+     NULL, 0, NULL, "print the ladder with each rung's summary and parameters"},
     {"--kernel", NULL, "F[:E]", ON_LADDERS, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0, set_kernel,
      "add your own kernel (entry E in file F) as a rung after the ladder's\n(repeatable, every "
      "ladder); docs/KERNELS.md says how;\nkladder template W prints one to start from"},
@@ -280,8 +285,8 @@ const struct cli_option kl_cli_options[] = {
     {"--n", NULL, "N", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim, "columns of B and C"},
     {"--k", NULL, "K", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim,
      "columns of A, rows of B"},
-    {"--type", NULL, "T", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, "float double int", 0, set_type,
-     "float (default), double (needs fp64) or int"},
+    {"--type", NULL, "T", DIMS & ~ON_MGEMM, S_GEMM, K_CUSTOM, 0, 0, 0, "float double int", 0,
+     set_type, "float (default), double (needs fp64) or int"},
     {"--host-rungs", NULL, NULL, ON(CMD_MAIN) | ON(CMD_GEMM), S_GEMM, K_FLAG, F(host_rungs), 1, 0,
      NULL, 0, NULL,
      "run the CPU loop-order rungs at any size (they are skipped when\nthey would take seconds)"},
@@ -341,7 +346,18 @@ const struct cli_option kl_cli_options[] = {
      NULL, "the rung whose picture --output writes (default: the fastest)"},
     {"--compare", NULL, "npp", ON(CMD_BLUR), S_BLUR, K_CUSTOM, 0, 0, 0, "npp", 0, set_compare,
      "add NVIDIA NPP's Gaussian filter with the same weights as a peer"},
+    /* mgemm */
+    {"--local", NULL, "R", ON_MGEMM, S_MGEMM, K_STRING, F(local), 0, 0, NULL, 0, NULL,
+     "the GEMM rung each device multiplies with (name or prefix, as gemm\n--rung takes it; "
+     "default: the fastest verified of 18, 16, 14 and the\nFMA rungs, tried on device 0)"},
+    {"--panel", NULL, "KB", ON_MGEMM, S_MGEMM, K_INT, F(panel), 4, 1 << 20, NULL, 0, NULL,
+     "SUMMA's panel width, a multiple of 4 (default 2048)"},
+    {"--compare", NULL, "cublas", ON_MGEMM, S_MGEMM, K_CUSTOM, 0, 0, 0, "cublas", 0, set_compare,
+     "add rung 3's schedule with cuBLAS SGEMM as the local multiply"},
     /* peak */
+    {"--p2p", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(p2p), 1, 0, NULL, 0, NULL,
+     "the links between the devices of --device (default cuda:all): peer\ncopies' bandwidth "
+     "and latency, NCCL send/recv, all-reduce bus\nbandwidth (CUDA, NCCL)"},
     {"--refresh", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(refresh), 1, 0, NULL, 0, NULL,
      "measure again even when ceilings are cached for this device"},
     {"--bytes", NULL, "B", ON(CMD_PEAK), S_PEAK, K_LONG, F(bytes), 65536, 1L << 40, NULL, M_MEASURE,
@@ -644,10 +660,11 @@ static int parse_command(int argc, char **argv, int *i, struct cli *c, int *done
             c->command = (enum command)kl_cli_commands[k].cmd, found = 1;
     if (!found) {
         const char *s = closest_command(cmd);
-        snprintf(err, sizeof err,
-                 "unknown command \"%s\"%s%s%s (devices, peak, gemm, copy, rowdot, gemv, blur, "
-                 "tune, report, compare, template, completion, help, version)",
-                 cmd, s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+        snprintf(
+            err, sizeof err,
+            "unknown command \"%s\"%s%s%s (devices, peak, gemm, copy, rowdot, gemv, blur, mgemm, "
+            "tune, report, compare, template, completion, help, version)",
+            cmd, s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
         return fail(err, "help");
     }
     /* kladder tune WORKLOAD: a ladder's; its options apply too (for --kernel). */
@@ -683,6 +700,11 @@ static int check_together(struct cli *c)
     if (c->mnk_set && (cmd == CMD_GEMM || cmd == CMD_MAIN || cmd == CMD_TUNE) &&
         (!c->M || !c->N || !c->K))
         return fail("give all of --m, --n and --k, or --size", "help");
+    if (c->panel % 4 != 0) {
+        snprintf(err, sizeof err, "--panel %d: SUMMA's panel width must be a multiple of 4",
+                 c->panel);
+        return fail(err, "help mgemm");
+    }
     if (c->command != CMD_TUNE)
         return 0;
     if (c->show && c->clear)
@@ -739,8 +761,9 @@ int kl_cli_parse(int argc, char **argv, struct cli *c, int *done)
         const char *opt = argv[i], *val = NULL, *eq = strchr(opt, '=');
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             *done = 1;
-            return c->command == CMD_MAIN ? (print_usage(stdout), 0)
-                                          : print_command_help(kl_cli_command_name(c->command), stdout);
+            return c->command == CMD_MAIN
+                       ? (print_usage(stdout), 0)
+                       : print_command_help(kl_cli_command_name(c->command), stdout);
         }
         /* --opt=value and --opt value both work. */
         if (strncmp(opt, "--", 2) == 0 && eq && (size_t)(eq - opt) < sizeof name) {

@@ -24,10 +24,22 @@ struct command_def {
     (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR))
 #define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
 #define ON_TUNE ON(CMD_TUNE)
-#define ON_ALL (ON_RUNS | ON_TUNE | ON(CMD_DEVICES))
+#define ON_MGEMM ON(CMD_MGEMM)
+#define ON_ALL (ON_RUNS | ON_TUNE | ON_MGEMM | ON(CMD_DEVICES))
 
 /* Help sections, in the order `kladder help` prints them (titles: kl_cli_section_titles). */
-enum section { S_DEVICE, S_PROTOCOL, S_GEMM, S_COPY, S_ROWDOT, S_GEMV, S_BLUR, S_PEAK, S_TUNE };
+enum section {
+    S_DEVICE,
+    S_PROTOCOL,
+    S_GEMM,
+    S_COPY,
+    S_ROWDOT,
+    S_GEMV,
+    S_BLUR,
+    S_PEAK,
+    S_MGEMM,
+    S_TUNE
+};
 
 /* How a value is read, and where it goes (field: offsetof(struct cli, ...)). */
 enum kind {

@@ -4,10 +4,12 @@
  * data; its time is a pair of CUDA events around the call.
  */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/util.h"
+#include "peers/cublas.h"
 #include "peers/cudart.h"
 #include "peers/peers_impl.h"
 
@@ -23,6 +25,7 @@ typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, c
 typedef int (*cublas_dgemm_fn)(void *, int, int, int, int, int, const double *, const double *, int,
                                const double *, int, const double *, double *, int);
 typedef int (*cublas_math_fn)(void *, int);
+typedef int (*cublas_stream_fn)(void *, void *);
 typedef int (*cublas_gemm_ex_fn)(void *, int, int, int, int, int, const void *, const void *, int,
                                  int, const void *, int, int, const void *, void *, int, int, int,
                                  int);
@@ -48,6 +51,7 @@ static struct {
     cublas_dgemm_fn dgemm;
     cublas_math_fn math_mode;
     cublas_gemm_ex_fn gemm_ex;
+    cublas_stream_fn set_stream;
 } cu;
 
 /* POSIX allows converting dlsym's object pointer to a function pointer. */
@@ -80,6 +84,7 @@ static int load(void)
     LOAD(b, dgemm, "cublasDgemm_v2");
     LOAD(b, math_mode, "cublasSetMathMode");
     LOAD(b, gemm_ex, "cublasGemmEx");
+    LOAD(b, set_stream, "cublasSetStream_v2");
     cu.loaded = 1;
     return 0;
 }
@@ -220,4 +225,47 @@ enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_proble
         st = kl_cudart_run_measure(kl, &g.r.r, gemm_once, &g, proto, C, stats, e);
     run_close(&g.r);
     return st;
+}
+
+/* ---- on the caller's buffers and streams (peers/cublas.h) ------------------- */
+
+enum kl_status kl_cublas_handle_open(int device, void *stream, void **handle, struct kl_err *e)
+{
+    *handle = NULL;
+    if (load() != 0)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", cu.why);
+    if (!(cu.rt = kl_cudart(cu.why, sizeof cu.why)))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "cuBLAS is not available: %s", cu.why);
+    if (cu.rt->set_device(device) != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cudaSetDevice(%d) failed", device);
+    if (cu.create(handle) != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cuBLAS set-up failed (handle on CUDA device %d)",
+                       device);
+    /* Default math: fp32 on the FMA units, as kl_cublas_gemm's SGEMM row. */
+    if (cu.math_mode(*handle, CUBLAS_DEFAULT_MATH) != 0 || cu.set_stream(*handle, stream) != 0) {
+        kl_cublas_handle_close(*handle);
+        *handle = NULL;
+        return kl_fail(e, KL_ERR_BACKEND, "cuBLAS set-up failed (math mode or stream)");
+    }
+    return KL_OK;
+}
+
+void kl_cublas_handle_close(void *handle)
+{
+    if (handle)
+        cu.destroy(handle);
+}
+
+enum kl_status kl_cublas_sgemm_on(void *handle, int M, int N, int K, unsigned long long A,
+                                  unsigned long long B, unsigned long long C, struct kl_err *e)
+{
+    const float one = 1.0f, zero = 0.0f;
+    /* Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: swap the operands, no transposes. */
+    int rc = cu.sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                      (const float *)(uintptr_t)B, N, (const float *)(uintptr_t)A, K, &zero,
+                      (float *)(uintptr_t)C, N);
+    if (rc != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cublasSgemm (%d×%d×%d) failed with status %d", M, N,
+                       K, rc);
+    return KL_OK;
 }

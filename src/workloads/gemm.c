@@ -728,6 +728,54 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
     return KL_OK;
 }
 
+/* Builds rung r with these values (cached on kl) into l; checks the compiled kernel's limits. */
+static enum kl_status build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
+                                 const int *values, enum kl_type type, struct kl_launch *l,
+                                 struct kl_timing *t)
+{
+    enum kl_status st;
+    kl_params_options(r->params, values, type, t->options, sizeof t->options);
+    if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l->kernel, &t->build_s)) != KL_OK)
+        return st;
+    return kl_launch_check(l, r->name, &kl->err);
+}
+
+/*
+ * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
+ * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
+ * A's and B's tensor maps for Hopper's rungs, then the dynamic shared memory
+ * of a CUDA C++ rung.
+ */
+static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
+                      int N, int K, struct kl_buf *A, struct kl_buf *B, struct kl_buf *C, int ldb,
+                      struct kl_launch *l)
+{
+    l->nargs = 6;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = B}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = C}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = M}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = N}};
+    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = K}};
+    if (r->b_pitch)
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
+    if (r->hopper) {
+        /* TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async. */
+        int tma = K % 4 == 0 && N % 4 == 0;
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_TENSOR_MAP,
+            {.map = {tma ? A : NULL, (uint64_t)M, (uint64_t)K, (uint64_t)K * 4,
+                     (unsigned)kl_param_value(r->params, values, "BM"), 32}}};
+        l->args[l->nargs++] =
+            (struct kl_arg){KL_ARG_TENSOR_MAP,
+                            {.map = {tma ? B : NULL, (uint64_t)K, (uint64_t)N, (uint64_t)N * 4,
+                                     32, 32}}};
+    }
+    if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_LOCAL, {.local_bytes = local_bytes(r, values, kl_type_size(type))}};
+}
+
 /* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launches.
  */
 static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gemm_rung *r,
@@ -738,44 +786,20 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     enum kl_status st;
     double pack_build_s = 0;
     int ldb = r->b_pitch ? b_pitch(s) : s->N, packed = ldb != s->N;
-    *l = (struct kl_launch){.kl = kl, .nargs = 6};
+    *l = (struct kl_launch){.kl = kl};
     rl->pair = (struct kl_launch_pair){packed ? &rl->pack : l, packed ? l : NULL};
     shape_of(r, values, s->M, s->N, l);
     if ((st = check_rung(kl, r, values, s->type, l, &kl->err)) != KL_OK ||
-        (st = session_device(s, r->b_col_major)) != KL_OK)
-        return st;
-    kl_params_options(r->params, values, s->type, t->options, sizeof t->options);
-    if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l->kernel, &t->build_s)) != KL_OK ||
-        (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK ||
+        (st = session_device(s, r->b_col_major)) != KL_OK ||
+        (st = build_rung(kl, r, values, s->type, l, t)) != KL_OK ||
         (packed && (st = prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK))
         return st;
     t->build_s += pack_build_s;
-    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
-    l->args[1] = (struct kl_arg){KL_ARG_BUF,
-                                 {.buf = r->b_col_major ? s->dBt
-                                         : packed       ? s->dBp
-                                                        : s->dB}};
-    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
-    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
-    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
-    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
-    if (r->b_pitch)
-        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
-    if (r->hopper) {
-        /* TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async. */
-        int tma = s->K % 4 == 0 && s->N % 4 == 0;
-        l->args[l->nargs++] = (struct kl_arg){
-            KL_ARG_TENSOR_MAP,
-            {.map = {tma ? s->dA : NULL, (uint64_t)s->M, (uint64_t)s->K, (uint64_t)s->K * 4,
-                     (unsigned)kl_param_value(r->params, values, "BM"), 32}}};
-        l->args[l->nargs++] =
-            (struct kl_arg){KL_ARG_TENSOR_MAP,
-                            {.map = {tma ? s->dB : NULL, (uint64_t)s->K, (uint64_t)s->N,
-                                     (uint64_t)s->N * 4, 32, 32}}};
-    }
-    if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
-        l->args[l->nargs++] = (struct kl_arg){
-            KL_ARG_LOCAL, {.local_bytes = local_bytes(r, values, kl_type_size(s->type))}};
+    rung_args(r, values, s->type, s->M, s->N, s->K, s->dA,
+              r->b_col_major ? s->dBt
+              : packed       ? s->dBp
+                             : s->dB,
+              s->dC, ldb, l);
     return KL_OK;
 }
 
@@ -1683,4 +1707,105 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
     }
     kl_result_set_stats(res, &stats);
     return KL_OK;
+}
+
+/* ---- pieces for products spread over several devices (multi/mgemm.c) ------- */
+
+int kl_gemm_rung_on_buffers(const struct kl_gemm_rung *r, enum kl_type t, int N, char *why,
+                            size_t n)
+{
+    int per16 = (int)(16 / kl_type_size(t));
+    if (r->geometry == KL_GEO_HOST)
+        snprintf(why, n, "rung %s runs on the host", r->name);
+    else if (r->b_col_major)
+        snprintf(why, n, "rung %s reads B column-major", r->name);
+    else if (r->b_pitch && N % per16 != 0)
+        snprintf(why, n,
+                 "rung %s would first copy B into rows padded to 16 bytes (N=%d is not a "
+                 "multiple of %d)",
+                 r->name, N, per16);
+    else
+        return 1;
+    return 0;
+}
+
+enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum kl_type type,
+                                 int M, int N, int K, struct kl_buf *A, struct kl_buf *B,
+                                 struct kl_buf *C, struct kl_launch *out, struct kl_timing *t,
+                                 char *config, size_t n)
+{
+    const struct kl_gemm_request req = {.M = M, .N = N, .K = K, .type = type};
+    const struct kl_gemm_rung *r = kl_gemm_rung_find(rung);
+    struct kl_err *e = &kl->err;
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    enum kl_status st;
+    char why[256];
+    memset(t, 0, sizeof *t);
+    if (!r)
+        return kl_fail(e, KL_ERR_ARG, "unknown or ambiguous GEMM rung \"%s\"", rung);
+    if (M < 1 || N < 1 || K < 1 || (int64_t)M * K > INT32_MAX || (int64_t)K * N > INT32_MAX ||
+        (int64_t)M * N > INT32_MAX)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: M=%d N=%d K=%d must be >= 1 and each matrix within the "
+                       "kernels' 32-bit indexing",
+                       r->name, M, N, K);
+    if (!kl_gemm_rung_on_buffers(r, type, N, why, sizeof why))
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s: it cannot multiply given row-major buffers",
+                       why);
+    *out = (struct kl_launch){.kl = kl};
+    if ((st = resolve_request(&req, &kl->info, r, values, &mask, config, n, e)) != KL_OK)
+        return st;
+    shape_of(r, values, M, N, out);
+    if ((st = check_rung(kl, r, values, type, out, e)) != KL_OK ||
+        (st = build_rung(kl, r, values, type, out, t)) != KL_OK)
+        return st;
+    rung_args(r, values, type, M, N, K, A, B, C, N, out);
+    return KL_OK;
+}
+
+/* The reference of one problem, apart from any device: see kl_gemm_reference_open. */
+struct kl_gemm_reference {
+    struct gemm_session s; /* the problem only: no context, no buffers */
+    struct gemm_ref g;
+};
+
+enum kl_status kl_gemm_reference_open(enum kl_type type, int M, int N, int K, const void *A,
+                                      const void *B, unsigned long long seed,
+                                      struct kl_gemm_reference **out, struct kl_err *e)
+{
+    struct kl_gemm_reference *x = calloc(1, sizeof *x);
+    enum kl_status st;
+    *out = NULL;
+    if (!x)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    session_init(&x->s, NULL, type, M, N, K, A, B);
+    if ((st = reference(&x->s, seed, &x->g, e)) != KL_OK) {
+        kl_gemm_reference_close(x);
+        return st;
+    }
+    *out = x;
+    return KL_OK;
+}
+
+const char *kl_gemm_reference_how(const struct kl_gemm_reference *x)
+{
+    return x->g.how;
+}
+
+void kl_gemm_reference_judge(const struct kl_gemm_reference *x, const void *C, const void *base,
+                             const char *base_name, enum kl_precision base_precision,
+                             struct kl_result *res)
+{
+    const struct gemm_baseline baseline = {base, base_name, base_precision};
+    res->status = KL_RESULT_VERIFIED;
+    judge(&x->s, &x->g, C, &baseline, res);
+}
+
+void kl_gemm_reference_close(struct kl_gemm_reference *x)
+{
+    if (!x)
+        return;
+    ref_free(&x->g);
+    free(x);
 }

@@ -6,6 +6,7 @@
 #define KL_GEMM_H
 
 #include "core/context.h"
+#include "core/launch.h"
 #include "core/measure.h"
 #include "core/params.h"
 #include "core/report.h"
@@ -203,5 +204,57 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
 /* How the reference was computed, for reports. */
 const char *kl_gemm_bench_reference(const struct kl_gemm_bench *b);
 void kl_gemm_bench_close(struct kl_gemm_bench *b);
+
+/* ---- pieces for products spread over several devices (multi/mgemm.c) ------- */
+
+/*
+ * 1 when device rung r can multiply buffers it is given, row-major A, B and
+ * C at width N in type t; else 0 and why: a host rung, a rung that reads B
+ * column-major, or one that would first copy B into padded rows (b_pitch
+ * with N not a whole number of 16-byte pieces).
+ */
+int kl_gemm_rung_on_buffers(const struct kl_gemm_rung *r, enum kl_type t, int N, char *why,
+                            size_t n);
+
+/*
+ * One launch of GEMM rung `rung` (a name or prefix, as --rung takes it)
+ * computing C = A·B on kl's device for buffers the caller owns: A (M×K), B
+ * (K×N) and C (M×N), row-major, from each buffer's first element. The
+ * rung's values are resolved as a ladder resolves them for this device and
+ * size without --param (its preset, else its defaults; config, n bytes, names
+ * the preset or is ""), checked against the device as the ladder checks
+ * them, and the kernel built (cached on kl); t gets the build options and
+ * time. Hopper's rungs get tensor maps over A and B. The launch runs as
+ * kl_launch_timed or kl_cuda_launch_async run any. KL_ERR_UNSUPPORTED with
+ * the reason for rungs kl_gemm_rung_on_buffers refuses and rungs the device
+ * lacks; KL_ERR_ARG for an unknown rung or sizes beyond 32-bit indexing.
+ */
+enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum kl_type type,
+                                 int M, int N, int K, struct kl_buf *A, struct kl_buf *B,
+                                 struct kl_buf *C, struct kl_launch *out, struct kl_timing *t,
+                                 char *config, size_t n);
+
+/*
+ * The reference a GEMM ladder checks against, for host A (M×K) and B (K×N)
+ * of type t, apart from any device: every element in double (a BLAS, or a
+ * host loop while affordable), else a seeded sample of elements.
+ */
+struct kl_gemm_reference;
+enum kl_status kl_gemm_reference_open(enum kl_type t, int M, int N, int K, const void *A,
+                                      const void *B, unsigned long long seed,
+                                      struct kl_gemm_reference **out, struct kl_err *e);
+/* How it was computed, for reports. */
+const char *kl_gemm_reference_how(const struct kl_gemm_reference *g);
+/*
+ * The ladder's verdict on C (M×N) into res, whose precision says which
+ * tolerance applies: against the reference, then, where base is not NULL,
+ * every element against base (the result of base_name, of precision
+ * base_precision) within both tolerances. Sets status (verified or failed),
+ * note (the first mismatch, or what was checked) and error.
+ */
+void kl_gemm_reference_judge(const struct kl_gemm_reference *g, const void *C, const void *base,
+                             const char *base_name, enum kl_precision base_precision,
+                             struct kl_result *res);
+void kl_gemm_reference_close(struct kl_gemm_reference *g);
 
 #endif /* KL_GEMM_H */

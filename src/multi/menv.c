@@ -1,0 +1,85 @@
+/*
+ * The devices a multi-GPU run drives from one process (multi/summa.h): each
+ * opened as "cuda:I" with its streams and events, and NCCL's communicators
+ * over all of them.
+ */
+#include "multi/summa.h"
+
+#ifdef KLADDER_HAVE_CUDA
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backend/cuda_native.h"
+
+enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
+                            size_t n, struct kl_err *e)
+{
+    enum kl_status st;
+    char spec[32], err[1024];
+    struct kl_err why;
+    if (G < 1 || G > KL_MAX_DEVICES || !devices)
+        return kl_fail(e, KL_ERR_ARG, "1 to %d CUDA devices are needed (got %d)", KL_MAX_DEVICES,
+                       G);
+    for (int d = 0; d < G; d++) {
+        if (devices[d] < 0)
+            return kl_fail(e, KL_ERR_ARG, "CUDA device index %d is negative", devices[d]);
+        for (int x = 0; x < d; x++)
+            if (devices[x] == devices[d])
+                return kl_fail(e, KL_ERR_ARG, "CUDA device %d is named twice", devices[d]);
+    }
+    env->G = G;
+    env->dev = calloc((size_t)G, sizeof *env->dev);
+    env->comms = calloc((size_t)G, sizeof *env->comms);
+    if (!env->dev || !env->comms)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    for (int d = 0; d < G; d++) {
+        struct kl_mdev *x = &env->dev[d];
+        snprintf(spec, sizeof spec, "cuda:%d", devices[d]);
+        if ((st = kl_open(spec, &x->kl, err, sizeof err)) != KL_OK)
+            return kl_fail(e, st, "opening CUDA device %d: %s", devices[d], err);
+        if ((st = kl_cuda_stream_create(x->kl->dev, &x->comp, e)) != KL_OK ||
+            (st = kl_cuda_stream_create(x->kl->dev, &x->comm, e)) != KL_OK)
+            return st;
+        for (int b = 0; b < 2; b++)
+            if ((st = kl_cuda_event_create(x->kl->dev, &x->recv[b], e)) != KL_OK ||
+                (st = kl_cuda_event_create(x->kl->dev, &x->used[b], e)) != KL_OK)
+                return st;
+    }
+    const struct kl_nccl *nccl = kl_nccl_load(&why);
+    if (nccl && kl_nccl_comms(nccl, devices, G, env->comms, &why) == KL_OK)
+        env->nccl = nccl;
+    else
+        snprintf(why_no_nccl, n, "%s", why.msg);
+    return KL_OK;
+}
+
+void kl_menv_close(struct kl_menv *env)
+{
+    if (env->nccl)
+        kl_nccl_comms_free(env->nccl, env->comms, env->G);
+    for (int d = 0; env->dev && d < env->G; d++) {
+        struct kl_mdev *x = &env->dev[d];
+        if (!x->kl)
+            continue;
+        for (int b = 0; b < 2; b++) {
+            kl_cuda_event_destroy(x->kl->dev, x->recv[b]);
+            kl_cuda_event_destroy(x->kl->dev, x->used[b]);
+        }
+        kl_cuda_stream_destroy(x->kl->dev, x->comp);
+        kl_cuda_stream_destroy(x->kl->dev, x->comm);
+        kl_close(x->kl);
+    }
+    free(env->dev);
+    free(env->comms);
+    env->dev = NULL;
+    env->comms = NULL;
+}
+
+void kl_mrow_skip(struct kl_result *res, const char *why)
+{
+    res->status = KL_RESULT_SKIPPED;
+    snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, why);
+}
+
+#endif /* KLADDER_HAVE_CUDA */

@@ -1,0 +1,481 @@
+/*
+ * The multi-GPU GEMM ladder (multi/mgemm.h): the request, the devices and
+ * NCCL, the choice of the local multiply, and one row per rung, each
+ * verified before it is timed. The schedules themselves are multi/summa.c.
+ */
+#include "multi/mgemm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ladder.h"
+#include "core/progress.h"
+
+static const struct kl_mgemm_rung rungs[] = {
+    {"0_one_gpu",
+     "the local multiply alone on device 0, whole problem: the baseline of scaling efficiency "
+     "and the result every later row must match",
+     {{0}}},
+    {"1_rows",
+     "A split by rows over the devices, B broadcast from device 0 (ncclBroadcast), each device "
+     "multiplies its rows, C gathered to device 0 (ncclSend/ncclRecv)",
+     {{0}}},
+    {"2_summa",
+     "SUMMA on a pr×pc grid: per K panel, A's panel broadcast along grid rows and B's along "
+     "grid columns (grouped ncclSend/ncclRecv), then C_ij += A_panel·B_panel",
+     {{0}}},
+    {"3_summa_overlap",
+     "rung 2 with panel k+1's broadcasts on a second stream while panel k is multiplied "
+     "(double-buffered panels, events between the streams)",
+     {{0}}},
+};
+KL_RUNG_TABLE(mgemm, struct kl_mgemm_rung, rungs);
+
+const char *kl_mgemm_rung_name(int i)
+{
+    return kl_mgemm_rung_at(i) ? rung_name(i) : NULL;
+}
+
+const char *kl_mgemm_rung_summary(int i)
+{
+    return kl_mgemm_rung_at(i) ? rung_summary(i) : NULL;
+}
+
+const char kl_mgemm_peer_names[] = "cublas";
+
+#ifdef KLADDER_HAVE_CUDA
+
+#include "backend/cuda_native.h"
+#include "core/context.h"
+#include "core/measure.h"
+#include "core/util.h"
+#include "core/verify.h"
+#include "multi/summa.h"
+#include "workloads/gemm.h"
+
+/* The ladder's state: devices, NCCL, data, reference, and row 0's result. */
+struct mgemm {
+    const struct kl_mgemm_request *req;
+    struct kl_menv env; /* env.nccl: NCCL loaded and communicators made; else why_no_nccl */
+    char why_no_nccl[600];
+    int kb;
+    float *A, *B, *C, *C0; /* C: the current row's result; C0: row 0's, once verified */
+    int have0;             /* C0 holds row 0's verified result */
+    enum kl_precision prec0;
+    double t0; /* row 0's median */
+    struct kl_gemm_reference *ref;
+    const char *local; /* the local rung's exact name */
+    char chose[480];   /* how it was chosen */
+};
+
+/* ---- the request, the devices, NCCL ------------------------------------------- */
+
+static enum kl_status check_request(const struct kl_mgemm_request *req, int *chosen, int *nchosen,
+                                    struct kl_err *e)
+{
+    const struct kl_rung_set set = {&table, NULL, 0};
+    enum kl_status st;
+    if (req->M < 1 || req->N < 1 || req->K < 1)
+        return kl_fail(e, KL_ERR_ARG, "sizes must be >= 1 (got M=%d N=%d K=%d)", req->M, req->N,
+                       req->K);
+    if (req->kb != 0 && (req->kb < 4 || req->kb % 4 != 0))
+        return kl_fail(e, KL_ERR_ARG,
+                       "the panel width kb=%d must be a positive multiple of 4, so that every "
+                       "panel starts 16-byte aligned inside its owner's block",
+                       req->kb);
+    for (int j = 0; j < req->npeers; j++)
+        if (strcmp(req->peers[j], "cublas") != 0)
+            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for mgemm (%s)", req->peers[j],
+                           kl_mgemm_peer_names);
+    if (req->local && !kl_gemm_rung_find(req->local))
+        return kl_fail(e, KL_ERR_ARG,
+                       "unknown or ambiguous gemm rung \"%s\" for the local multiply", req->local);
+    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK)
+        return st;
+    return kl_rungs_choose(&set, req->rungs, req->nrungs, NULL, 0, chosen, nchosen, e);
+}
+
+/* ---- the local multiply --------------------------------------------------------- */
+
+/* Tried in this order when the request names none: FP32-accurate, fastest first. */
+static const char *const first_choices[] = {"18_wgmma_3xtf32", "16_mma_3xtf32", "14_warptile"};
+
+static int first_choice(const struct kl_gemm_rung *r)
+{
+    for (size_t x = 0; x < sizeof first_choices / sizeof *first_choices; x++)
+        if (strcmp(r->name, first_choices[x]) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when rung r is a candidate for the local multiply at width n: float-accurate, on buffers. */
+static int candidate(const struct kl_context *kl, const struct kl_gemm_rung *r, int n, char *why,
+                     size_t len)
+{
+    enum kl_precision p = kl_gemm_rung_precision(r, KL_FLOAT);
+    if (p != KL_PREC_FP32 && p != KL_PREC_3XTF32) {
+        snprintf(why, len, "not float-accurate (%s)", kl_precision_name(p));
+        return 0;
+    }
+    return kl_gemm_rung_available(kl, r, KL_FLOAT, why, len) &&
+           kl_gemm_rung_on_buffers(r, KL_FLOAT, n, why, len);
+}
+
+/* Buffers of one trial problem on device 0. */
+struct trial {
+    struct kl_context *kl;
+    struct kl_buf *a, *b, *c;
+    float *A, *B, *C, *poison;
+    int m, n, k;
+    struct kl_gemm_reference *ref;
+};
+
+static void trial_close(struct trial *t)
+{
+    if (t->kl) {
+        t->kl->ops->release(t->a);
+        t->kl->ops->release(t->b);
+        t->kl->ops->release(t->c);
+    }
+    kl_gemm_reference_close(t->ref);
+    free(t->A);
+    free(t->B);
+    free(t->C);
+    free(t->poison);
+}
+
+static enum kl_status trial_open(struct trial *t, unsigned long long seed, struct kl_err *e)
+{
+    struct kl_context *kl = t->kl;
+    size_t mk = (size_t)t->m * t->k, kn = (size_t)t->k * t->n, mn = (size_t)t->m * t->n;
+    struct kl_rng rng;
+    enum kl_status st;
+    t->A = malloc(mk * sizeof *t->A), t->B = malloc(kn * sizeof *t->B);
+    t->C = malloc(mn * sizeof *t->C), t->poison = malloc(mn * sizeof *t->poison);
+    if (!t->A || !t->B || !t->C || !t->poison)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for the local multiply's trial");
+    kl_rng_seed(&rng, seed ^ 0x10ca1ULL);
+    kl_fill_uniform(KL_FLOAT, t->A, mk, &rng);
+    kl_fill_uniform(KL_FLOAT, t->B, kn, &rng);
+    kl_poison(KL_FLOAT, t->poison, mn);
+    if ((st = kl_device_fits(kl, (double)(mk + kn + mn) * sizeof(float),
+                             "the local multiply's trial", e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, mk * sizeof(float), &t->a, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, kn * sizeof(float), &t->b, e)) != KL_OK ||
+        (st = kl->ops->alloc(kl->dev, mn * sizeof(float), &t->c, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, t->a, t->A, mk * sizeof(float), e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, t->b, t->B, kn * sizeof(float), e)) != KL_OK)
+        return st;
+    return kl_gemm_reference_open(KL_FLOAT, t->m, t->n, t->k, t->A, t->B, seed, &t->ref, e);
+}
+
+/*
+ * One candidate: built, launched once on a poisoned C and verified, then
+ * timed briefly (events, device 0). *seconds < 0 and why when it cannot run
+ * or fails; an error return only for a device failure.
+ */
+static enum kl_status trial_run(struct trial *t, const struct kl_gemm_rung *r, double *seconds,
+                                char *why, size_t len)
+{
+    static const struct kl_protocol brief = {1, 3, 0.0, 3};
+    struct kl_context *kl = t->kl;
+    struct kl_launch l;
+    struct kl_timing tm;
+    struct kl_stats stats;
+    struct kl_result res = {.precision = kl_gemm_rung_precision(r, KL_FLOAT)};
+    char config[128];
+    double first;
+    size_t cbytes = (size_t)t->m * t->n * sizeof(float);
+    enum kl_status st = kl_gemm_launch_on(kl, r->name, KL_FLOAT, t->m, t->n, t->k, t->a, t->b, t->c,
+                                          &l, &tm, config, sizeof config);
+    *seconds = -1;
+    if (st == KL_ERR_ARG || st == KL_ERR_UNSUPPORTED || st == KL_ERR_BUILD) {
+        snprintf(why, len, "%.200s", kl->err.msg);
+        return KL_OK;
+    }
+    if (st != KL_OK || (st = kl->ops->write(kl->dev, t->c, t->poison, cbytes, &kl->err)) != KL_OK ||
+        (st = kl_launch_timed(&l, &first, &kl->err)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, t->c, t->C, cbytes, &kl->err)) != KL_OK)
+        return st;
+    kl_gemm_reference_judge(t->ref, t->C, NULL, NULL, KL_PREC_NONE, &res);
+    if (res.status != KL_RESULT_VERIFIED) {
+        snprintf(why, len, "failed: %.200s", res.note);
+        return KL_OK;
+    }
+    if ((st = kl_measure(kl, &brief, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
+        return st;
+    *seconds = stats.median;
+    return KL_OK;
+}
+
+/* Appends "NAME WHAT" to the list in L->chose (what was tried and how it went). */
+static void tried(struct mgemm *L, const char *name, const char *what)
+{
+    size_t used = strlen(L->chose);
+    if (used + 1 < sizeof L->chose)
+        snprintf(L->chose + used, sizeof L->chose - used, "%s%s %s", used ? ", " : "", name, what);
+}
+
+/*
+ * The local multiply: the request's rung, else the fastest verified of the
+ * float-accurate rungs device 0 has (first_choices, then the plain FMA
+ * rungs that take row-major buffers), tried at device 0's SUMMA block
+ * (m×n, one panel of depth min(kb, K)) and timed briefly.
+ */
+static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
+{
+    struct kl_summa plan;
+    struct kl_summa_block blk;
+    struct trial t = {.kl = L->env.dev[0].kl};
+    enum kl_status st;
+    char why[256], line[64];
+    double best = -1;
+    if (L->req->local) {
+        L->local = kl_gemm_rung_find(L->req->local)->name;
+        snprintf(L->chose, sizeof L->chose, "local multiply %s, as asked", L->local);
+        return KL_OK;
+    }
+    if ((st = kl_summa_plan(L->req->M, L->req->N, L->req->K, L->env.G, L->kb, &plan, e)) != KL_OK)
+        return st;
+    kl_summa_block(&plan, 0, &blk);
+    t.m = blk.m, t.n = blk.n, t.k = L->kb < L->req->K ? L->kb : L->req->K;
+    if ((st = kl_cuda_make_current(t.kl->dev, e)) != KL_OK ||
+        (st = trial_open(&t, L->req->seed, e)) != KL_OK)
+        goto done;
+    int nfirst = (int)(sizeof first_choices / sizeof *first_choices);
+    for (int i = -nfirst; i < kl_gemm_rung_count(); i++) {
+        const struct kl_gemm_rung *r =
+            i < 0 ? kl_gemm_rung_find(first_choices[i + nfirst]) : kl_gemm_rung_at(i);
+        double s;
+        if (i >= 0 && (r->precision != KL_PREC_NONE || !r->file || first_choice(r)))
+            continue; /* beyond the first choices, the plain FMA rungs */
+        if (!candidate(t.kl, r, t.n, why, sizeof why))
+            continue;
+        if ((st = trial_run(&t, r, &s, why, sizeof why)) != KL_OK) {
+            kl_fail(e, st, "device 0, trying %s for the local multiply: %s", r->name,
+                    t.kl->err.msg);
+            goto done;
+        }
+        snprintf(line, sizeof line, "%.3g ms", s * 1e3);
+        tried(L, r->name, s < 0 ? "no" : line);
+        if (s >= 0 && (best < 0 || s < best))
+            best = s, L->local = r->name;
+    }
+    if (!L->local) {
+        st = kl_fail(e, KL_ERR_UNSUPPORTED,
+                     "no float-accurate GEMM rung verified on device 0 at %d×%d×%d (%s)", t.m, t.n,
+                     t.k, L->chose);
+        goto done;
+    }
+    snprintf(why, sizeof why,
+             "local multiply %s: the fastest verified at device 0's block %d×%d×%d (", L->local,
+             t.m, t.n, t.k);
+    size_t n = strlen(why), rest = strlen(L->chose);
+    if (n + rest + 2 < sizeof L->chose) {
+        memmove(L->chose + n, L->chose, rest + 1);
+        memcpy(L->chose, why, n);
+        strcat(L->chose, ")");
+    } else {
+        snprintf(L->chose, sizeof L->chose, "%s...)", why);
+    }
+done:
+    trial_close(&t);
+    return st;
+}
+
+/* ---- the rows --------------------------------------------------------------------- */
+
+/* Appends to a row's note. */
+static void note(struct kl_result *res, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void note(struct kl_result *res, const char *fmt, ...)
+{
+    size_t used = strlen(res->note);
+    va_list ap;
+    if (used + 1 >= sizeof res->note)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(res->note + used, sizeof res->note - used, fmt, ap);
+    va_end(ap);
+}
+
+/* What a verified row's note says after its check: devices, schedule, efficiency. */
+static void describe(const struct mgemm *L, enum kl_sched sched, struct kl_result *res,
+                     const char *config, const char *local)
+{
+    if (sched == KL_SCHED_ONE) {
+        note(res, "; device 0 alone, local %s", local);
+    } else {
+        note(res, "; %d devices, %s, local %s, %s", L->env.G, config, local,
+             sched == KL_SCHED_ROWS ? "C gathered to device 0 (timed)" : "C left in its blocks");
+        if (L->t0 > 0 && res->median_s > 0)
+            note(res, "; efficiency %.3f (GFLOP/s over %d × row 0's)",
+                 L->t0 / (L->env.G * res->median_s), L->env.G);
+    }
+    note(res, "; inputs placed before timing (the scatter is setup, untimed)");
+}
+
+/*
+ * Row i (a rung, or the cuBLAS peer with local NULL): set up, run once and
+ * verify, then timed by the protocol. Rows that cannot run are skipped with
+ * the reason; errors are device failures and interruptions.
+ */
+static enum kl_status run_row(struct mgemm *L, enum kl_sched sched, const char *local,
+                              struct kl_result *res, struct kl_err *e)
+{
+    const struct kl_mgemm_request *req = L->req;
+    struct kl_mrun *run = NULL;
+    struct kl_stats stats;
+    enum kl_status st;
+    if (sched != KL_SCHED_ONE && !L->env.nccl) {
+        kl_mrow_skip(res, L->why_no_nccl);
+        return KL_OK;
+    }
+    st = kl_mrun_open(&L->env, sched, L->kb, local, &run, e);
+    if (st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_ARG) {
+        kl_mrow_skip(res, e->msg);
+        return KL_OK;
+    }
+    if (st != KL_OK)
+        return st;
+    res->build_s = kl_mrun_build_s(run);
+    snprintf(res->options, sizeof res->options, "%s", kl_mrun_options(run));
+    snprintf(res->config, sizeof res->config, "%s", kl_mrun_config(run));
+    if ((st = kl_mrun_verify(run, L->C, e)) != KL_OK)
+        goto done;
+    kl_gemm_reference_judge(L->ref, L->C, L->have0 ? L->C0 : NULL, "row 0 (0_one_gpu)", L->prec0,
+                            res);
+    if (res->status != KL_RESULT_VERIFIED)
+        goto done;
+    kl_measure_forget();
+    if ((st = kl_measure(NULL, &req->protocol, kl_mrun_once, run, &stats, e)) != KL_OK) {
+        if (st == KL_ERR_INTERRUPTED)
+            kl_mrow_skip(res, "not measured: the run was interrupted");
+        goto done;
+    }
+    kl_result_set_stats(res, &stats);
+    kl_result_keep_measured(res);
+    if (sched == KL_SCHED_ONE) {
+        float *swap = L->C0;
+        L->C0 = L->C, L->C = swap, L->prec0 = res->precision, L->t0 = res->median_s;
+        L->have0 = 1;
+    }
+    describe(L, sched, res, kl_mrun_config(run), local ? local : "cublasSgemm");
+done:
+    kl_mrun_close(run);
+    return st;
+}
+
+/* The report's header: device 0's facts, the sizes with the device count, the work. */
+static void header(struct mgemm *L, struct kl_report *rep)
+{
+    const struct kl_mgemm_request *req = L->req;
+    double M = req->M, N = req->N, K = req->K;
+    kl_ladder_report(rep, L->env.dev[0].kl, "mgemm", KL_FLOAT, req->seed, &req->protocol);
+    snprintf(rep->sizes, sizeof rep->sizes, "M=%d N=%d K=%d devices=%d", req->M, req->N, req->K,
+             L->env.G);
+    snprintf(rep->size_json, sizeof rep->size_json,
+             "\"M\": %d, \"N\": %d, \"K\": %d, \"devices\": %d", req->M, req->N, req->K, L->env.G);
+    rep->flops = 2.0 * M * N * K;
+    rep->bytes = (M * K + K * N + M * N) * sizeof(float);
+    rep->show_config = 1;
+    snprintf(rep->reference, sizeof rep->reference, "%.150s; %.350s", kl_gemm_reference_how(L->ref),
+             L->chose);
+}
+
+/*
+ * After kl_report_finish: a row on G identical devices has G times one
+ * device's roof, so its % of the roof is divided by G; with devices that
+ * differ there is no one roof to name, and none is shown.
+ */
+static void roofs_of_many(struct mgemm *L, struct kl_report *rep)
+{
+    int same = 1;
+    for (int d = 1; d < L->env.G; d++)
+        same &= strcmp(L->env.dev[d].kl->info.name, L->env.dev[0].kl->info.name) == 0;
+    for (int i = 0; i < rep->count; i++)
+        if (strcmp(rep->results[i].rung, "0_one_gpu") != 0)
+            rep->results[i].pct_ceiling = same ? rep->results[i].pct_ceiling / L->env.G : 0;
+}
+
+enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_report *rep,
+                               struct kl_err *e)
+{
+    struct mgemm *L = calloc(1, sizeof *L);
+    int chosen[8], nchosen = 0;
+    size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
+    struct kl_rng rng;
+    enum kl_status st;
+    if (!L)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    L->req = req;
+    L->kb = req->kb ? req->kb : KL_MGEMM_KB;
+    if ((st = check_request(req, chosen, &nchosen, e)) != KL_OK ||
+        (st = kl_menv_open(&L->env, req->devices, req->ndevices, L->why_no_nccl,
+                           sizeof L->why_no_nccl, e)) != KL_OK)
+        goto done;
+    L->A = malloc(M * K * sizeof *L->A), L->B = malloc(K * N * sizeof *L->B);
+    /* Two results: the row being checked, and row 0's once it verified (they swap). */
+    L->C = malloc(M * N * sizeof *L->C), L->C0 = malloc(M * N * sizeof *L->C0);
+    if (!L->A || !L->B || !L->C || !L->C0) {
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
+        goto done;
+    }
+    /* The inputs `kladder gemm` draws for the same seed. */
+    kl_rng_seed(&rng, req->seed);
+    kl_fill_uniform(KL_FLOAT, L->A, M * K, &rng);
+    kl_fill_uniform(KL_FLOAT, L->B, K * N, &rng);
+    L->env.M = req->M, L->env.N = req->N, L->env.K = req->K, L->env.A = L->A, L->env.B = L->B;
+    if ((st = kl_gemm_reference_open(KL_FLOAT, req->M, req->N, req->K, L->A, L->B, req->seed,
+                                     &L->ref, e)) != KL_OK ||
+        (st = choose_local(L, e)) != KL_OK)
+        goto done;
+    header(L, rep);
+    for (int x = 0; x < nchosen + req->npeers && st == KL_OK; x++) {
+        int i = x < nchosen ? chosen[x] : -1;
+        char name[64];
+        snprintf(name, sizeof name, "%s", i >= 0 ? rungs[i].name : "peer:cublas");
+        kl_progress_step(x, nchosen + req->npeers, "mgemm %s", name);
+        struct kl_result *res = kl_report_add(rep, name, i >= 0 ? rungs[i].summary : NULL);
+        if (!res) {
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+            break;
+        }
+        res->peer = i < 0;
+        res->precision =
+            i < 0 ? KL_PREC_FP32 : kl_gemm_rung_precision(kl_gemm_rung_find(L->local), KL_FLOAT);
+        /* Rungs 0 to 3 are the schedules in enum kl_sched's order; the peer is rung 3's. */
+        st = run_row(L, i < 0 ? KL_SCHED_OVERLAP : (enum kl_sched)i, i < 0 ? NULL : L->local, res,
+                     e);
+    }
+    rep->ladder = L->t0 > 0; /* speed-ups over row 0 only where it ran */
+    kl_report_finish(rep);
+    roofs_of_many(L, rep);
+done:
+    kl_gemm_reference_close(L->ref);
+    kl_menv_close(&L->env);
+    free(L->A);
+    free(L->B);
+    free(L->C);
+    free(L->C0);
+    free(L);
+    return st;
+}
+
+#else /* no CUDA backend */
+
+enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_report *rep,
+                               struct kl_err *e)
+{
+    (void)req, (void)rep;
+    return kl_fail(e, KL_ERR_UNSUPPORTED,
+                   "kladder mgemm runs on CUDA devices, and this kladder was built without the "
+                   "CUDA backend (no CUDA toolkit found, or -DKLADDER_CUDA=OFF)");
+}
+
+#endif /* KLADDER_HAVE_CUDA */
