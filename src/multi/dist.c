@@ -20,8 +20,8 @@ enum kl_status kl_dist_rows(int M, int G, int *counts, int *offsets, struct kl_e
         return kl_fail(e, KL_ERR_ARG, "a split over %d devices: at least one is needed", G);
     if (M < G)
         return kl_fail(e, KL_ERR_ARG,
-                       "M=%d rows cannot be split over %d devices: each needs at least one row",
-                       M, G);
+                       "M=%d rows cannot be split over %d devices: each needs at least one row", M,
+                       G);
     for (int d = 0; d < G; d++) {
         long count, offset;
         kl_dist_part(M, G, d, &count, &offset);

@@ -4,6 +4,7 @@
  * verified before it is timed. The schedules themselves are multi/summa.c.
  */
 #include "multi/mgemm.h"
+#include "multi/p2p.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,6 +67,7 @@ struct mgemm {
     enum kl_precision prec0;
     double t0; /* row 0's median */
     struct kl_gemm_reference *ref;
+    double link_gbps;  /* the link roof: the slowest NCCL send/receive pair; 0: none */
     const char *local; /* the local rung's exact name */
     char chose[480];   /* how it was chosen */
 };
@@ -304,18 +306,67 @@ static void note(struct kl_result *res, const char *fmt, ...)
     va_end(ap);
 }
 
+/*
+ * The link roof (G > 1, NCCL loaded): kladder peak --p2p's NCCL send/receive
+ * between every pair of the devices, at 64 MiB, briefly timed; the slowest
+ * pair's GB/s. Said in the report's ceilings line; 0 (and said) where there
+ * is none.
+ */
+static void link_roof(struct mgemm *L, struct kl_report *rep)
+{
+    struct kl_p2p_request q = {L->req->devices, L->env.G, (size_t)64 << 20, {0}};
+    struct kl_report links;
+    struct kl_err e;
+    char said[400];
+    size_t used = strlen(rep->ceiling_note);
+    L->link_gbps = 0;
+    memset(&links, 0, sizeof links);
+    if (L->env.G < 2 || !L->env.nccl) {
+        snprintf(said, sizeof said, "%s",
+                 L->env.G < 2 ? "no link roof: one device, nothing moves between devices"
+                              : "no link roof: NCCL is not loaded");
+    } else {
+        kl_protocol_default(&q.protocol);
+        q.protocol.min_time = 0.02;
+        if (kl_p2p_measure(&q, &links, &e) == KL_OK)
+            for (int k = 0; k < links.count; k++) {
+                const struct kl_result *x = &links.results[k];
+                if (strncmp(x->rung, "nccl ", 5) == 0 && x->status == KL_RESULT_VERIFIED &&
+                    (L->link_gbps == 0 || x->gbps < L->link_gbps))
+                    L->link_gbps = x->gbps;
+            }
+        char version[32];
+        kl_nccl_version_text(L->env.nccl, version, sizeof version);
+        if (L->link_gbps > 0)
+            snprintf(said, sizeof said,
+                     "link roof %.1f GB/s: the slowest %s send/receive between two of the %d "
+                     "devices (64 MiB, measured in this run; kladder peak --p2p has them all)",
+                     L->link_gbps, version, L->env.G);
+        else
+            snprintf(said, sizeof said, "no link roof: the links could not be measured (%.300s)",
+                     links.count ? "no NCCL pair verified" : e.msg);
+        kl_report_free(&links);
+    }
+    snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%s%s", used ? "; " : "",
+             said);
+}
+
 /* What a verified row's note says after its check: devices, schedule, efficiency. */
 static void describe(const struct mgemm *L, enum kl_sched sched, struct kl_result *res,
-                     const char *config, const char *local)
+                     const char *config, const char *local, double recv_bytes)
 {
     if (sched == KL_SCHED_ONE) {
         note(res, "; device 0 alone, local %s", local);
     } else {
-        note(res, "; %d devices, %s, local %s, %s", L->env.G, config, local,
+        note(res, "; %d device%s, %s, local %s, %s", L->env.G, L->env.G == 1 ? "" : "s", config,
+             local,
              sched == KL_SCHED_ROWS ? "C gathered to device 0 (timed)" : "C left in its blocks");
         if (L->t0 > 0 && res->median_s > 0)
             note(res, "; efficiency %.3f (GFLOP/s over %d × row 0's)",
                  L->t0 / (L->env.G * res->median_s), L->env.G);
+        if (recv_bytes > 0 && L->link_gbps > 0)
+            note(res, "; the busiest device receives %.1f MB a run: >= %.3f ms at the link roof",
+                 recv_bytes * 1e-6, recv_bytes / (L->link_gbps * 1e9) * 1e3);
     }
     note(res, "; inputs placed before timing (the scatter is setup, untimed)");
 }
@@ -365,7 +416,8 @@ static enum kl_status run_row(struct mgemm *L, enum kl_sched sched, const char *
         L->C0 = L->C, L->C = swap, L->prec0 = res->precision, L->t0 = res->median_s;
         L->have0 = 1;
     }
-    describe(L, sched, res, kl_mrun_config(run), local ? local : "cublasSgemm");
+    describe(L, sched, res, kl_mrun_config(run), local ? local : "cublasSgemm",
+             kl_mrun_recv_bytes(run));
 done:
     kl_mrun_close(run);
     return st;
@@ -436,6 +488,7 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
         (st = choose_local(L, e)) != KL_OK)
         goto done;
     header(L, rep);
+    link_roof(L, rep);
     for (int x = 0; x < nchosen + req->npeers && st == KL_OK; x++) {
         int i = x < nchosen ? chosen[x] : -1;
         char name[64];

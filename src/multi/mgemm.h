@@ -29,16 +29,16 @@
 
 /* What `kladder mgemm` asks for. */
 struct kl_mgemm_request {
-    const int *devices; /* CUDA device indices, rank order (the caller expands "cuda:all") */
-    int ndevices;       /* G >= 1; device devices[0] is "device 0" of the rows */
-    int M, N, K;        /* fp32 C (M×N) = A (M×K) · B (K×N) */
-    unsigned long long seed;     /* A and B as `kladder gemm --seed` draws them */
+    const int *devices;      /* CUDA device indices, rank order (the caller expands "cuda:all") */
+    int ndevices;            /* G >= 1; device devices[0] is "device 0" of the rows */
+    int M, N, K;             /* fp32 C (M×N) = A (M×K) · B (K×N) */
+    unsigned long long seed; /* A and B as `kladder gemm --seed` draws them */
     struct kl_protocol protocol; /* warm-up, repeats, minimum time of every row */
     const char *const *rungs;    /* names or prefixes ("2", "3_summa"); NULL: every rung */
     int nrungs;
-    const char *local; /* the GEMM rung of each device's multiply (a name or prefix, as
-                          `kladder gemm --rung` takes it); NULL: chosen on device 0 */
-    int kb;            /* SUMMA's panel width, a multiple of 4; 0: KL_MGEMM_KB */
+    const char *local;        /* the GEMM rung of each device's multiply (a name or prefix, as
+                                 `kladder gemm --rung` takes it); NULL: chosen on device 0 */
+    int kb;                   /* SUMMA's panel width, a multiple of 4; 0: KL_MGEMM_KB */
     const char *const *peers; /* "cublas": a row after the rungs */
     int npeers;
 };

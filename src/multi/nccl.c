@@ -17,7 +17,7 @@ static char why[1024];
 #define LOAD(field, name)                                                                          \
     do {                                                                                           \
         if (!(*(void **)&nccl.field = dlsym(lib, name))) {                                         \
-            snprintf(why, sizeof why, "%s lacks %s (NCCL 2.7 or newer is needed)", nccl.path,     \
+            snprintf(why, sizeof why, "%s lacks %s (NCCL 2.7 or newer is needed)", nccl.path,      \
                      name);                                                                        \
             return -1;                                                                             \
         }                                                                                          \
@@ -65,6 +65,15 @@ static int load(void)
         return -1;
     }
     return 1;
+}
+
+void kl_nccl_version_text(const struct kl_nccl *n, char *out, size_t size)
+{
+    int v = n->version; /* 22105 is 2.21.5; before 2.9, major·1000 + minor·100 + patch */
+    if (v >= 10000)
+        snprintf(out, size, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+    else
+        snprintf(out, size, "NCCL %d.%d.%d", v / 1000, v / 100 % 10, v % 100);
 }
 
 const struct kl_nccl *kl_nccl_load(struct kl_err *e)

@@ -36,8 +36,8 @@ struct kl_nccl {
                 void *stream);
     int (*all_reduce)(const void *sendbuff, void *recvbuff, size_t count, int datatype, int op,
                       kl_nccl_comm comm, void *stream);
-    int version;     /* e.g. 22105 for 2.21.5 */
-    char path[512];  /* the library loaded */
+    int version;    /* e.g. 22105 for 2.21.5 */
+    char path[512]; /* the library loaded */
 };
 
 /*
@@ -58,5 +58,8 @@ enum kl_status kl_nccl_check(const struct kl_nccl *n, int result, const char *ca
 enum kl_status kl_nccl_comms(const struct kl_nccl *n, const int *devices, int ndev,
                              kl_nccl_comm *comms, struct kl_err *e);
 void kl_nccl_comms_free(const struct kl_nccl *n, kl_nccl_comm *comms, int ndev);
+
+/* "NCCL 2.21.5": the version of the NCCL loaded, for reports. */
+void kl_nccl_version_text(const struct kl_nccl *n, char *out, size_t size);
 
 #endif /* KL_NCCL_H */

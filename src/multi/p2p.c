@@ -367,8 +367,12 @@ static void header(struct p2p *P, struct kl_report *rep)
     snprintf(rep->reference, sizeof rep->reference,
              "every copy read back and compared word by word; the all-reduce's sums on 4096 "
              "sampled elements per device");
+    char version[32] = "";
+    if (P->env.nccl)
+        kl_nccl_version_text(P->env.nccl, version, sizeof version);
     snprintf(rep->ceiling_note, sizeof rep->ceiling_note,
-             "links between devices: no single device's roof applies");
+             "links between devices: no single device's roof applies%s%s", version[0] ? "; " : "",
+             version);
 }
 
 enum kl_status kl_p2p_measure(const struct kl_p2p_request *req, struct kl_report *rep,

@@ -44,7 +44,7 @@ struct step {
 /* What one device holds and does in a run. */
 struct slot {
     struct kl_summa_block blk;
-    int rows, row0;             /* the rows schedule: this device's rows of A and C */
+    int rows, row0; /* the rows schedule: this device's rows of A and C */
     struct kl_buf *A, *B, *C, *T;
     struct kl_buf *Ap[2], *Bp[2]; /* panels received from their owners */
     struct kl_buf **views;        /* pieces of the buffers above that launches name */
@@ -66,6 +66,30 @@ struct kl_mrun {
 };
 
 #define F32 sizeof(float)
+
+double kl_mrun_recv_bytes(const struct kl_mrun *r)
+{
+    double most = 0;
+    if (r->sched == KL_SCHED_ONE || r->G < 2)
+        return 0;
+    for (int d = 0; d < r->G; d++) {
+        const struct slot *s = &r->slot[d];
+        double got = 0, N = r->env->N;
+        if (r->sched == KL_SCHED_ROWS) {
+            /* B from device 0; device 0 the other devices' rows of C. */
+            got = d == 0 ? ((double)r->env->M - s->rows) * N : (double)r->env->K * N;
+        } else {
+            for (int p = 0; p < r->plan.panels; p++) {
+                struct kl_summa_panel P;
+                kl_summa_panel(&r->plan, p, &P);
+                got += (s->blk.j != P.a_col) * (double)s->blk.m * P.width +
+                       (s->blk.i != P.b_row) * (double)P.width * s->blk.n;
+            }
+        }
+        most = got * F32 > most ? got * F32 : most;
+    }
+    return most;
+}
 
 const char *kl_mrun_config(const struct kl_mrun *r)
 {
@@ -96,8 +120,8 @@ static enum kl_status alloc_f32(struct kl_mrun *r, int d, size_t elems, struct k
 }
 
 /* A view of elems floats of buf from element first, kept until the run closes. */
-static enum kl_status view(struct kl_mrun *r, int d, struct kl_buf *buf, size_t first,
-                           size_t elems, struct kl_buf **out, struct kl_err *e)
+static enum kl_status view(struct kl_mrun *r, int d, struct kl_buf *buf, size_t first, size_t elems,
+                           struct kl_buf **out, struct kl_err *e)
 {
     struct slot *s = &r->slot[d];
     struct kl_buf **more = realloc(s->views, (size_t)(s->nviews + 1) * sizeof *more);
@@ -227,8 +251,8 @@ static enum kl_status describe_gemm(struct kl_mrun *r, int d, struct step *x, st
     if (st != KL_OK)
         return device_error(e, st, d, kl);
     if (!r->options[0])
-        snprintf(r->options, sizeof r->options, "%.380s%s%.120s", t.options,
-                 config[0] ? "; " : "", config);
+        snprintf(r->options, sizeof r->options, "%.380s%s%.120s", t.options, config[0] ? "; " : "",
+                 config);
     r->build_s += t.build_s;
     return KL_OK;
 }
@@ -306,8 +330,8 @@ enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int 
             r->slot[d].rows = counts[d], r->slot[d].row0 = offsets[d];
         snprintf(r->config, sizeof r->config, "rows over %d", r->G);
     } else {
-        if ((st = kl_summa_plan(env->M, env->N, env->K, r->G,
-                                sched == KL_SCHED_ONE ? env->K : kb, &r->plan, e)) != KL_OK)
+        if ((st = kl_summa_plan(env->M, env->N, env->K, r->G, sched == KL_SCHED_ONE ? env->K : kb,
+                                &r->plan, e)) != KL_OK)
             goto fail;
         for (int d = 0; d < r->G; d++)
             kl_summa_block(&r->plan, d, &r->slot[d].blk);
@@ -371,8 +395,8 @@ static enum kl_status multiply(struct kl_mrun *r, int d, int p, struct kl_err *e
     const struct kl_launch *l = &x->gemm;
     enum kl_status st;
     if (r->local)
-        return kl_cuda_launch_async(dev->kl->dev, dev->comp, l->kernel, l->args, l->nargs,
-                                    l->dims, l->global, l->local, e);
+        return kl_cuda_launch_async(dev->kl->dev, dev->comp, l->kernel, l->args, l->nargs, l->dims,
+                                    l->global, l->local, e);
     if ((st = kl_cuda_make_current(dev->kl->dev, e)) != KL_OK)
         return st;
     return kl_cublas_sgemm_on(r->slot[d].cublas, x->m, x->n, x->w, kl_cuda_ptr(x->a),
@@ -427,9 +451,9 @@ static enum kl_status broadcast_panel(struct kl_mrun *r, int p, int comm_stream,
             const struct step *x = &r->slot[d].steps[p];
             size_t m = (size_t)x->m, w = (size_t)x->w, nn = (size_t)x->n;
             if ((j != P.a_col && (st = pass(r, oa, r->slot[oa].steps[p].a, d, x->a, m * w,
-                                             comm_stream, e)) != KL_OK) ||
+                                            comm_stream, e)) != KL_OK) ||
                 (i != P.b_row && (st = pass(r, ob, r->slot[ob].steps[p].b, d, x->b, w * nn,
-                                             comm_stream, e)) != KL_OK)) {
+                                            comm_stream, e)) != KL_OK)) {
                 n->group_end();
                 return st;
             }
@@ -447,8 +471,9 @@ static enum kl_status run_rows(struct kl_mrun *r, struct kl_err *e)
     NCCL_TRY(n->group_start(), "ncclGroupStart");
     for (int d = 0; d < r->G; d++) {
         void *b = (void *)(uintptr_t)kl_cuda_ptr(r->slot[d].B);
-        if ((st = kl_nccl_check(n, n->broadcast(b, b, K * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
-                                                r->env->dev[d].comp),
+        if ((st = kl_nccl_check(n,
+                                n->broadcast(b, b, K * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
+                                             r->env->dev[d].comp),
                                 "ncclBroadcast", e)) != KL_OK) {
             n->group_end();
             return st;
@@ -464,12 +489,14 @@ static enum kl_status run_rows(struct kl_mrun *r, struct kl_err *e)
     for (int d = 1; d < r->G; d++) {
         const struct slot *s = &r->slot[d];
         void *to = (void *)(uintptr_t)(kl_cuda_ptr(r->slot[0].C) + (size_t)s->row0 * N * F32);
-        if ((st = kl_nccl_check(n, n->send((const void *)(uintptr_t)kl_cuda_ptr(s->C),
-                                           (size_t)s->rows * N, KL_NCCL_FLOAT32, 0,
-                                           r->env->comms[d], r->env->dev[d].comp),
+        if ((st = kl_nccl_check(n,
+                                n->send((const void *)(uintptr_t)kl_cuda_ptr(s->C),
+                                        (size_t)s->rows * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
+                                        r->env->dev[d].comp),
                                 "ncclSend", e)) != KL_OK ||
-            (st = kl_nccl_check(n, n->recv(to, (size_t)s->rows * N, KL_NCCL_FLOAT32, d,
-                                           r->env->comms[0], r->env->dev[0].comp),
+            (st = kl_nccl_check(n,
+                                n->recv(to, (size_t)s->rows * N, KL_NCCL_FLOAT32, d,
+                                        r->env->comms[0], r->env->dev[0].comp),
                                 "ncclRecv", e)) != KL_OK) {
             n->group_end();
             return st;

@@ -32,12 +32,11 @@ struct kl_menv {
 };
 
 /*
- * Opens "cuda:I" for each of the G devices (1 to KL_MAX_DEVICES, distinct) (env->dev[d] is devices[d]) with
- * its streams and events, then NCCL's communicators over all of them; where
- * NCCL cannot be loaded or set up, env->nccl is NULL and why_no_nccl (n
- * bytes) says why. Errors: a device that cannot be opened (the sentence
- * names it), streams or events that cannot be made. kl_menv_close undoes
- * it all, also after a failure.
+ * Opens "cuda:I" for each of the G devices (1 to KL_MAX_DEVICES, distinct) (env->dev[d] is
+ * devices[d]) with its streams and events, then NCCL's communicators over all of them; where NCCL
+ * cannot be loaded or set up, env->nccl is NULL and why_no_nccl (n bytes) says why. Errors: a
+ * device that cannot be opened (the sentence names it), streams or events that cannot be made.
+ * kl_menv_close undoes it all, also after a failure.
  */
 enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
                             size_t n, struct kl_err *e);
@@ -67,6 +66,12 @@ struct kl_mrun;
 enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int kb,
                             const char *local, struct kl_mrun **out, struct kl_err *e);
 /* What the row's columns show: "grid 2×4 kb 2048 ...", and the multiply's build options. */
+/*
+ * The bytes the busiest device receives in one run (B and C's rows for the
+ * rows schedule, A's and B's panels for SUMMA); 0 on one device. At the link
+ * roof that is a lower bound on the run's communication time.
+ */
+double kl_mrun_recv_bytes(const struct kl_mrun *r);
 const char *kl_mrun_config(const struct kl_mrun *r);
 const char *kl_mrun_options(const struct kl_mrun *r);
 double kl_mrun_build_s(const struct kl_mrun *r);
