@@ -818,17 +818,27 @@ static void catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+static void typed_free(char **typed)
+{
+    for (int i = 0; typed && typed[i]; i++)
+        free(typed[i]);
+    free(typed);
+}
+
 /* argv as typed: the parser splits some values in place, and a fleet's members get the rest. */
 static char **typed_copy(int argc, char **argv)
 {
     char **copy = calloc((size_t)argc + 1, sizeof *copy);
     for (int i = 0; copy && i < argc; i++)
-        if (!(copy[i] = kl_strdup(argv[i])))
-            return NULL; /* the process ends on this; nothing to free for */
+        if (!(copy[i] = kl_strdup(argv[i]))) {
+            typed_free(copy);
+            return NULL;
+        }
     return copy;
 }
 
-int kl_cli_main(int argc, char **argv)
+/* The command line, with typed: argv as typed (for a fleet's members). */
+static int run_cli(int argc, char **argv, char **typed)
 {
     struct cli c;
     int done;
@@ -843,11 +853,6 @@ int kl_cli_main(int argc, char **argv)
         return kl_cli_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "template") == 0)
         return kl_cli_template(argc - 1, argv + 1);
-    char **typed = typed_copy(argc, argv);
-    if (!typed) {
-        fprintf(stderr, "kladder: out of memory\n");
-        return EXIT_RUNTIME;
-    }
     int rc = kl_cli_parse(argc, argv, &c, &done);
     if (rc || done)
         return rc;
@@ -879,4 +884,16 @@ int kl_cli_main(int argc, char **argv)
     if (c.command == CMD_PEAK)
         return c.p2p ? run_p2p(&c, &o) : run_peak(&c, &o);
     return run_ladder(&c, &o, ladder_of(c.command));
+}
+
+int kl_cli_main(int argc, char **argv)
+{
+    char **typed = typed_copy(argc, argv);
+    if (!typed) {
+        fprintf(stderr, "kladder: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    int rc = run_cli(argc, argv, typed);
+    typed_free(typed);
+    return rc;
 }

@@ -155,6 +155,15 @@ static void gather(int rank, int size, struct rank_head *mine, const char *json,
     free(all), free(heads), free(lens), free(offs);
 }
 
+/* The copies of the command line main makes. */
+static void free_line(int argc, char **scratch, char **typed)
+{
+    for (int i = 0; i < argc; i++)
+        free(scratch[i]);
+    free(scratch);
+    free(typed);
+}
+
 int main(int argc, char **argv)
 {
     int rank = 0, size = 1, local = 0, nlocal = 1, rc;
@@ -166,6 +175,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(node, &local);
     MPI_Comm_size(node, &nlocal);
 
+    if (argc > 1 && (strcmp(argv[1], "report") == 0 || strcmp(argv[1], "compare") == 0 ||
+                     strcmp(argv[1], "template") == 0 || strcmp(argv[1], "devices") == 0 ||
+                     strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "mgemm") == 0)) {
+        if (rank == 0)
+            fprintf(stderr,
+                    "kladder-mpi runs measurements (peak, gemm, copy, rowdot, gemv, blur or the "
+                    "main job) on every rank; use kladder %s on one machine%s\n",
+                    argv[1], strcmp(argv[1], "mgemm") == 0 ? " (it drives every GPU there)" : "");
+        MPI_Finalize();
+        return EXIT_USAGE;
+    }
     /* The line as typed, then parsed (on a copy: the parser splits values in place); rank 0
      * alone says what is wrong with it, or prints the help asked for. */
     char **typed = calloc((size_t)argc + 1, sizeof *typed), **scratch = NULL;
@@ -178,21 +198,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "kladder-mpi: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
     }
-    if (argc > 1 && (strcmp(argv[1], "report") == 0 || strcmp(argv[1], "compare") == 0 ||
-                     strcmp(argv[1], "template") == 0 || strcmp(argv[1], "devices") == 0 ||
-                     strcmp(argv[1], "tune") == 0)) {
-        if (rank == 0)
-            fprintf(stderr,
-                    "kladder-mpi runs measurements (peak, gemm, copy, rowdot, gemv, blur "
-                    "or the main job) on every rank; use kladder %s on one machine\n",
-                    argv[1]);
-        MPI_Finalize();
-        return EXIT_USAGE;
-    }
     rc = muted(rank != 0, parse_only, argc, scratch);
-    if (rc || parsed_done) {
+    if (rc || parsed_done || (parsed.command == CMD_PEAK && parsed.p2p)) {
+        if (!rc && !parsed_done && rank == 0)
+            fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "
+                            "from one process; use kladder peak --p2p there\n");
+        free_line(argc, scratch, typed);
         MPI_Finalize();
-        return rc;
+        return rc || parsed_done ? rc : EXIT_USAGE;
     }
 
     struct rank_head mine;
@@ -224,6 +237,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < size && i < KL_FLEET_MAX; i++)
         free(m[i].json);
     free(json);
+    free_line(argc, scratch, typed);
     MPI_Comm_free(&node);
     MPI_Finalize();
     return rc;
