@@ -1,7 +1,8 @@
 /*
  * kladder command line: a thin layer over the library. Its options are parsed
- * by the table in cli/options.c; here the device is opened, a workload runs
- * its ladder and the report is printed.
+ * by the table in cli/options.c; here the device is opened and a workload
+ * runs its ladder, whose report cli/outputs.c writes; a list of devices
+ * goes to cli/fleet_cmd.c.
  *
  * Exit codes: 0 all verified; 1 a rung failed verification; 2 bad usage or
  * input; 3 a device, build or runtime error; 4 a launch ran past
@@ -9,7 +10,6 @@
  * the rows measured before the stop, marked "interrupted" in the JSON.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "cli/devices.h"
 #include "cli/exit.h"
 #include "cli/fleet_cmd.h"
+#include "cli/outputs.h"
 #include "cli/report_cmd.h"
 #include "cli/tune_cmd.h"
 #include "core/ceilings.h"
@@ -30,17 +31,16 @@
 #include "core/report.h"
 #include "core/stop.h"
 #include "core/util.h"
-#include "report/write.h"
+#include "fleet/fleet.h"
 #include "kladder.h"
+#include "multi/mgemm.h"
+#include "multi/p2p.h"
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
 #include "workloads/peak.h"
 #include "workloads/blur.h"
 #include "workloads/gemv.h"
 #include "workloads/rowdot.h"
-#include "fleet/fleet.h"
-#include "multi/mgemm.h"
-#include "multi/p2p.h"
 
 static void list_rungs(enum command cmd, FILE *out)
 {
@@ -157,224 +157,6 @@ static int open_device(const struct cli *c, struct kl_context **kl)
     if ((*kl)->ops == &kl_backend_opencl && kl_nvidia_hint(hint, sizeof hint))
         fprintf(stderr, "kladder: note: %s\n", hint);
     return 0;
-}
-
-/* Writes one rendering of the report; 0, or EXIT_RUNTIME when the stream failed. */
-static int write_report(FILE *out, const char *format, const struct kl_report *rep, int sweep)
-{
-    if (strcmp(format, "json") == 0) {
-        kl_report_json(rep, out);
-    } else if (strcmp(format, "csv") == 0) {
-        kl_report_csv(rep, out);
-    } else {
-        /* A sweep is one row per N and rung: the matrix is its readable form. */
-        if (sweep)
-            kl_report_matrix(rep, "N", out);
-        else
-            kl_report_table(rep, out);
-    }
-    return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
-}
-
-/*
- * The report files, opened before the run so a bad path fails at once. Each
- * is written under a temporary name and renamed into place when the run has
- * written it (kl_out_file): a run killed half-way leaves an older file as it
- * was, never a truncated one.
- */
-struct outputs {
-    FILE *main, *json;       /* main: standard output or --output's file; json: NULL or --json's */
-    FILE *report;            /* the HTML report (--report, or the main job's own) */
-    const char *report_path; /* its path, NULL when none is written */
-    struct kl_out_file files[3]; /* --output, --json, the HTML report */
-};
-
-enum { OUT_MAIN, OUT_JSON, OUT_HTML };
-
-/* Opens file k at path into *f; 0, or -1 having said why. */
-static int open_one(struct outputs *o, int k, const char *path, FILE **f, int quiet)
-{
-    if (kl_out_open(&o->files[k], path) != 0) {
-        if (!quiet)
-            fprintf(stderr, "kladder: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    *f = o->files[k].f;
-    return 0;
-}
-
-/* Forgets every file opened, leaving what was at their paths as it was. */
-static void abort_outputs(struct outputs *o)
-{
-    for (int k = 0; k < 3; k++)
-        kl_out_abort(&o->files[k]);
-    o->main = stdout;
-    o->json = o->report = NULL;
-}
-
-static int open_outputs(const struct cli *c, struct outputs *o)
-{
-    memset(o, 0, sizeof *o);
-    o->main = stdout;
-    if ((c->output && open_one(o, OUT_MAIN, c->output, &o->main, 0) != 0) ||
-        (c->json && open_one(o, OUT_JSON, c->json, &o->json, 0) != 0)) {
-        abort_outputs(o);
-        return EXIT_USAGE;
-    }
-    /* The main job writes kladder-report.html unless told where; where it cannot, it says so
-     * and runs on. A --report path that cannot be written is an error before the run. */
-    o->report_path = c->report                                       ? c->report
-                     : c->command == CMD_MAIN && !kl_cli_is_member() ? "kladder-report.html"
-                                                                     : NULL;
-    if (o->report_path && open_one(o, OUT_HTML, o->report_path, &o->report, 1) != 0) {
-        fprintf(stderr, "kladder: %scannot write %s: %s%s\n",
-                c->report ? "" : "note: ", o->report_path, strerror(errno),
-                c->report ? "" : " (--report FILE writes the report elsewhere)");
-        o->report_path = NULL;
-        if (c->report) {
-            abort_outputs(o);
-            return EXIT_USAGE;
-        }
-    }
-    return 0;
-}
-
-/*
- * Closes the report files: each written one renamed into place (html: the
- * HTML page was written whole), the others removed. EXIT_RUNTIME when a
- * write was lost.
- */
-static int close_outputs(struct outputs *o, int written, int html)
-{
-    int rc = 0;
-    for (int k = 0; k < 3; k++) {
-        struct kl_out_file *f = &o->files[k];
-        if (!f->f)
-            continue;
-        if (!(k == OUT_HTML ? html : written)) {
-            kl_out_abort(f);
-        } else if (kl_out_commit(f) != 0) {
-            fprintf(stderr, "kladder: writing %s failed: %s\n", f->path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
-    }
-    o->main = stdout;
-    o->json = o->report = NULL;
-    return rc;
-}
-
-/*
- * Writes the report of a run (the rows so far, when an error or a stop cut
- * it short) to every output and closes them; *html: the HTML page was
- * written. 0, or EXIT_RUNTIME when a write was lost.
- */
-static int emit(const struct cli *c, enum kl_status st, const struct kl_report *rep,
-                struct outputs *o, int *html)
-{
-    int io = 0, written = st == KL_OK || rep->count > 0;
-    *html = 0;
-    if (written) {
-        io = write_report(o->main, c->format, rep, c->sweep);
-        if (o->json && write_report(o->json, "json", rep, 0))
-            io = EXIT_RUNTIME;
-        if (io)
-            fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));
-        if (o->report && kl_cli_report_run(rep, o->report, o->report_path) == 0)
-            *html = 1;
-        else if (o->report)
-            io = EXIT_RUNTIME;
-    }
-    if (close_outputs(o, written, *html))
-        io = EXIT_RUNTIME, *html = 0;
-    return io;
-}
-
-/*
- * Prints the report of a run. When an error stopped it, the rungs that ran
- * are still printed, then the error. A failed verification (exit 1) comes
- * before a lost write (exit 3) in the exit code; an interrupted run exits
- * 130 with the rows measured before the signal.
- */
-static int report_end(const struct cli *c, enum kl_status st, const char *err,
-                      struct kl_report *rep, struct outputs *o)
-{
-    int rc = 0, html = 0;
-    const char *html_path = o->report_path;
-    kl_progress_done();
-    kl_watchdog_set(0, NULL);
-    if (st == KL_ERR_INTERRUPTED)
-        snprintf(rep->stopped, sizeof rep->stopped, "%s", kl_stop_name());
-    int io = emit(c, st, rep, o, &html);
-    if (st == KL_ERR_INTERRUPTED) {
-        fprintf(stderr, "kladder: interrupted (%s): %d row%s written\n", rep->stopped, rep->count,
-                rep->count == 1 ? "" : "s");
-        rc = EXIT_INTERRUPTED;
-    } else if (st != KL_OK) {
-        fprintf(stderr, "kladder: %s\n", err);
-        rc = kl_exit_for(st);
-    } else if (kl_report_failed(rep)) {
-        fprintf(stderr, "kladder: at least one rung FAILED verification\n");
-        rc = EXIT_VERIFY;
-    } else {
-        rc = io;
-    }
-    if (html && c->command == CMD_MAIN)
-        kl_cli_report_announce(
-            o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr, html_path);
-    kl_report_free(rep);
-    return rc;
-}
-
-/* report_end of a run on kl (err: kl's last error), then the device closed. */
-static int finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
-                  struct kl_report *rep, struct outputs *o)
-{
-    int rc = report_end(c, st, kl_last_error(kl), rep, o);
-    kl_close(kl);
-    return rc;
-}
-
-/*
- * A launch that outlived --kernel-timeout. This runs on the watchdog's thread
- * while the run's thread waits on the launch (and so touches nothing): the
- * row being measured becomes a timeout, the rows so far are written, and the
- * process ends; the device frees the launch with the process.
- */
-static struct {
-    const struct cli *c;
-    struct kl_report *rep;
-    struct outputs *o;
-} live;
-
-static void on_runaway(double limit_s)
-{
-    char why[96];
-    int html;
-    snprintf(why, sizeof why, "--kernel-timeout %g s", limit_s);
-    kl_progress_done();
-    if (!live.rep) {
-        fprintf(stderr, "kladder: a launch ran past %s; stopping\n", why);
-        _exit(EXIT_TIMEOUT);
-    }
-    struct kl_result *x = live.rep->count ? &live.rep->results[live.rep->count - 1] : NULL;
-    if (x) {
-        x->status = KL_RESULT_TIMEOUT;
-        snprintf(x->note, sizeof x->note,
-                 "a launch ran past %s (an endless loop?); the run stopped here", why);
-    }
-    snprintf(live.rep->stopped, sizeof live.rep->stopped, "%s", why);
-    emit(live.c, KL_OK, live.rep, live.o, &html);
-    fprintf(stderr, "kladder: %s%sa launch ran past %s; the rows so far are written\n",
-            x ? x->rung : "", x ? ": " : "", why);
-    fflush(NULL);
-    _exit(EXIT_TIMEOUT);
-}
-
-/* Arms the watchdog for a run writing rep to o. */
-static void watch_run(const struct cli *c, struct kl_report *rep, struct outputs *o)
-{
-    live.c = c, live.rep = rep, live.o = o;
-    kl_watchdog_set(c->kernel_timeout, on_runaway);
 }
 
 /* The user's kernels of --kernel, read and parsed before the device opens. */
@@ -568,14 +350,14 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     struct kl_report rep;
     int rc = open_device(c, &kl);
     if (rc) {
-        abort_outputs(o); /* opened for a run that never started */
+        kl_cli_outputs_abort(o); /* opened for a run that never started */
         return rc;
     }
     memset(&rep, 0, sizeof rep);
-    watch_run(c, &rep, o);
+    kl_cli_watch_run(c, &rep, o);
     if (c->command == CMD_MAIN)
         first_ceilings(kl, o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr);
-    return finish(c, kl, fn(c, kl, o, &rep), &rep, o);
+    return kl_cli_finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 
 /*
@@ -619,7 +401,7 @@ static int run_p2p(struct cli *c, struct outputs *o)
     int dev[KL_FLEET_MAX], n = 0;
     int rc = cuda_devices(c, dev, KL_FLEET_MAX, &n);
     if (rc) {
-        abort_outputs(o);
+        kl_cli_outputs_abort(o);
         return rc;
     }
     memset(&req, 0, sizeof req);
@@ -628,11 +410,11 @@ static int run_p2p(struct cli *c, struct outputs *o)
     req.protocol = c->protocol;
     memset(&rep, 0, sizeof rep);
     memset(&e, 0, sizeof e);
-    watch_run(c, &rep, o);
+    kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_p2p_measure(&req, &rep, &e);
     if (rep.count > 0 && strcmp(c->format, "table") == 0)
         kl_p2p_matrices(&rep, n, o->main);
-    return report_end(c, st, e.msg, &rep, o);
+    return kl_cli_report_end(c, st, e.msg, &rep, o);
 }
 
 static int run_peak(struct cli *c, struct outputs *o)
@@ -644,7 +426,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     char warn[1024], path[4096];
     int rc = open_device(c, &kl);
     if (rc) {
-        abort_outputs(o);
+        kl_cli_outputs_abort(o);
         return rc;
     }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
@@ -662,7 +444,7 @@ static int run_peak(struct cli *c, struct outputs *o)
             kl_ceilings_print(&ceil, &kl->info, 1, o->json);
         rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
         kl_close(kl);
-        return close_outputs(o, 1, 0) ? EXIT_RUNTIME : rc;
+        return kl_cli_outputs_close(o, 1, 0) ? EXIT_RUNTIME : rc;
     }
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
@@ -671,7 +453,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     req.protocol = c->protocol;
     req.seed = c->seed;
     memset(&rep, 0, sizeof rep);
-    watch_run(c, &rep, o);
+    kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
     if (st == KL_OK && !c->quick && !kl_report_failed(&rep)) {
         struct kl_err e;
@@ -680,7 +462,7 @@ static int run_peak(struct cli *c, struct outputs *o)
         else if (strcmp(c->format, "table") == 0)
             snprintf(rep.ceiling_note, sizeof rep.ceiling_note, "cached in %.700s", path);
     }
-    return finish(c, kl, st, &rep, o);
+    return kl_cli_finish(c, kl, st, &rep, o);
 }
 
 /* kladder mgemm: the multi-GPU GEMM ladder over the CUDA devices of --device. */
@@ -692,7 +474,7 @@ static int run_mgemm(struct cli *c, struct outputs *o)
     int dev[KL_FLEET_MAX], n = 0;
     int rc = cuda_devices(c, dev, KL_FLEET_MAX, &n);
     if (rc) {
-        abort_outputs(o);
+        kl_cli_outputs_abort(o);
         return rc;
     }
     memset(&req, 0, sizeof req);
@@ -708,9 +490,9 @@ static int run_mgemm(struct cli *c, struct outputs *o)
     req.peers = c->peers, req.npeers = c->npeers;
     memset(&rep, 0, sizeof rep);
     memset(&e, 0, sizeof e);
-    watch_run(c, &rep, o);
+    kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_mgemm_ladder(&req, &rep, &e);
-    return report_end(c, st, e.msg, &rep, o);
+    return kl_cli_report_end(c, st, e.msg, &rep, o);
 }
 
 /* The settings of kladder tune from the options. */
@@ -737,7 +519,7 @@ static int run_tune(const struct cli *c)
     struct kl_cli_tune t;
     struct kl_context *kl = NULL;
     tune_settings(c, &t);
-    kl_watchdog_set(c->kernel_timeout, on_runaway); /* no report: says so, and exits */
+    kl_watchdog_set(c->kernel_timeout, kl_cli_on_runaway); /* no report: says so, and exits */
     if (!((c->show || c->clear) && c->all)) {
         int rc = open_device(c, &kl);
         if (rc)
@@ -875,7 +657,7 @@ static int run_cli(int argc, char **argv, char **typed)
     if (c.command == CMD_TUNE && !c.nkernels)
         return run_tune(&c);
     struct outputs o;
-    if ((rc = load_users(&c)) != 0 || (rc = open_outputs(&c, &o)) != 0)
+    if ((rc = load_users(&c)) != 0 || (rc = kl_cli_outputs_open(&c, &o)) != 0)
         return rc;
     if (c.command == CMD_TUNE)
         return run_tune_users(&c, &o);

@@ -1,0 +1,224 @@
+/*
+ * The report files of a run and how it ends (cli/outputs.h): each file is
+ * opened before the run, so a bad path fails at once, written under a
+ * temporary name and renamed into place when whole (kl_out_file).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/outputs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/exit.h"
+#include "cli/fleet_cmd.h"
+#include "cli/report_cmd.h"
+#include "core/progress.h"
+#include "core/stop.h"
+#include "report/write.h"
+
+/* Writes one rendering of the report; 0, or EXIT_RUNTIME when the stream failed. */
+static int write_report(FILE *out, const char *format, const struct kl_report *rep, int sweep)
+{
+    if (strcmp(format, "json") == 0) {
+        kl_report_json(rep, out);
+    } else if (strcmp(format, "csv") == 0) {
+        kl_report_csv(rep, out);
+    } else {
+        /* A sweep is one row per N and rung: the matrix is its readable form. */
+        if (sweep)
+            kl_report_matrix(rep, "N", out);
+        else
+            kl_report_table(rep, out);
+    }
+    return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
+}
+
+enum { OUT_MAIN, OUT_JSON, OUT_HTML };
+
+/* Opens file k at path into *f; 0, or -1 having said why. */
+static int open_one(struct outputs *o, int k, const char *path, FILE **f, int quiet)
+{
+    if (kl_out_open(&o->files[k], path) != 0) {
+        if (!quiet)
+            fprintf(stderr, "kladder: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    *f = o->files[k].f;
+    return 0;
+}
+
+/* Forgets every file opened, leaving what was at their paths as it was. */
+void kl_cli_outputs_abort(struct outputs *o)
+{
+    for (int k = 0; k < 3; k++)
+        kl_out_abort(&o->files[k]);
+    o->main = stdout;
+    o->json = o->report = NULL;
+}
+
+int kl_cli_outputs_open(const struct cli *c, struct outputs *o)
+{
+    memset(o, 0, sizeof *o);
+    o->main = stdout;
+    if ((c->output && open_one(o, OUT_MAIN, c->output, &o->main, 0) != 0) ||
+        (c->json && open_one(o, OUT_JSON, c->json, &o->json, 0) != 0)) {
+        kl_cli_outputs_abort(o);
+        return EXIT_USAGE;
+    }
+    /* The main job writes kladder-report.html unless told where; where it cannot, it says so
+     * and runs on. A --report path that cannot be written is an error before the run. */
+    o->report_path = c->report                                       ? c->report
+                     : c->command == CMD_MAIN && !kl_cli_is_member() ? "kladder-report.html"
+                                                                     : NULL;
+    if (o->report_path && open_one(o, OUT_HTML, o->report_path, &o->report, 1) != 0) {
+        fprintf(stderr, "kladder: %scannot write %s: %s%s\n",
+                c->report ? "" : "note: ", o->report_path, strerror(errno),
+                c->report ? "" : " (--report FILE writes the report elsewhere)");
+        o->report_path = NULL;
+        if (c->report) {
+            kl_cli_outputs_abort(o);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Closes the report files: each written one renamed into place (html: the
+ * HTML page was written whole), the others removed. EXIT_RUNTIME when a
+ * write was lost.
+ */
+int kl_cli_outputs_close(struct outputs *o, int written, int html)
+{
+    int rc = 0;
+    for (int k = 0; k < 3; k++) {
+        struct kl_out_file *f = &o->files[k];
+        if (!f->f)
+            continue;
+        if (!(k == OUT_HTML ? html : written)) {
+            kl_out_abort(f);
+        } else if (kl_out_commit(f) != 0) {
+            fprintf(stderr, "kladder: writing %s failed: %s\n", f->path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
+    }
+    o->main = stdout;
+    o->json = o->report = NULL;
+    return rc;
+}
+
+/*
+ * Writes the report of a run (the rows so far, when an error or a stop cut
+ * it short) to every output and closes them; *html: the HTML page was
+ * written. 0, or EXIT_RUNTIME when a write was lost.
+ */
+static int emit(const struct cli *c, enum kl_status st, const struct kl_report *rep,
+                struct outputs *o, int *html)
+{
+    int io = 0, written = st == KL_OK || rep->count > 0;
+    *html = 0;
+    if (written) {
+        io = write_report(o->main, c->format, rep, c->sweep);
+        if (o->json && write_report(o->json, "json", rep, 0))
+            io = EXIT_RUNTIME;
+        if (io)
+            fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));
+        if (o->report && kl_cli_report_run(rep, o->report, o->report_path) == 0)
+            *html = 1;
+        else if (o->report)
+            io = EXIT_RUNTIME;
+    }
+    if (kl_cli_outputs_close(o, written, *html))
+        io = EXIT_RUNTIME, *html = 0;
+    return io;
+}
+
+/*
+ * Prints the report of a run. When an error stopped it, the rungs that ran
+ * are still printed, then the error. A failed verification (exit 1) comes
+ * before a lost write (exit 3) in the exit code; an interrupted run exits
+ * 130 with the rows measured before the signal.
+ */
+int kl_cli_report_end(const struct cli *c, enum kl_status st, const char *err,
+                      struct kl_report *rep, struct outputs *o)
+{
+    int rc = 0, html = 0;
+    const char *html_path = o->report_path;
+    kl_progress_done();
+    kl_watchdog_set(0, NULL);
+    if (st == KL_ERR_INTERRUPTED)
+        snprintf(rep->stopped, sizeof rep->stopped, "%s", kl_stop_name());
+    int io = emit(c, st, rep, o, &html);
+    if (st == KL_ERR_INTERRUPTED) {
+        fprintf(stderr, "kladder: interrupted (%s): %d row%s written\n", rep->stopped, rep->count,
+                rep->count == 1 ? "" : "s");
+        rc = EXIT_INTERRUPTED;
+    } else if (st != KL_OK) {
+        fprintf(stderr, "kladder: %s\n", err);
+        rc = kl_exit_for(st);
+    } else if (kl_report_failed(rep)) {
+        fprintf(stderr, "kladder: at least one rung FAILED verification\n");
+        rc = EXIT_VERIFY;
+    } else {
+        rc = io;
+    }
+    if (html && c->command == CMD_MAIN)
+        kl_cli_report_announce(
+            o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr, html_path);
+    kl_report_free(rep);
+    return rc;
+}
+
+/* report_end of a run on kl (err: kl's last error), then the device closed. */
+int kl_cli_finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
+                  struct kl_report *rep, struct outputs *o)
+{
+    int rc = kl_cli_report_end(c, st, kl_last_error(kl), rep, o);
+    kl_close(kl);
+    return rc;
+}
+
+/*
+ * A launch that outlived --kernel-timeout. This runs on the watchdog's thread
+ * while the run's thread waits on the launch (and so touches nothing): the
+ * row being measured becomes a timeout, the rows so far are written, and the
+ * process ends; the device frees the launch with the process.
+ */
+static struct {
+    const struct cli *c;
+    struct kl_report *rep;
+    struct outputs *o;
+} live;
+
+void kl_cli_on_runaway(double limit_s)
+{
+    char why[96];
+    int html;
+    snprintf(why, sizeof why, "--kernel-timeout %g s", limit_s);
+    kl_progress_done();
+    if (!live.rep) {
+        fprintf(stderr, "kladder: a launch ran past %s; stopping\n", why);
+        _exit(EXIT_TIMEOUT);
+    }
+    struct kl_result *x = live.rep->count ? &live.rep->results[live.rep->count - 1] : NULL;
+    if (x) {
+        x->status = KL_RESULT_TIMEOUT;
+        snprintf(x->note, sizeof x->note,
+                 "a launch ran past %s (an endless loop?); the run stopped here", why);
+    }
+    snprintf(live.rep->stopped, sizeof live.rep->stopped, "%s", why);
+    emit(live.c, KL_OK, live.rep, live.o, &html);
+    fprintf(stderr, "kladder: %s%sa launch ran past %s; the rows so far are written\n",
+            x ? x->rung : "", x ? ": " : "", why);
+    fflush(NULL);
+    _exit(EXIT_TIMEOUT);
+}
+
+/* Arms the watchdog for a run writing rep to o. */
+void kl_cli_watch_run(const struct cli *c, struct kl_report *rep, struct outputs *o)
+{
+    live.c = c, live.rep = rep, live.o = o;
+    kl_watchdog_set(c->kernel_timeout, kl_cli_on_runaway);
+}
