@@ -8,20 +8,11 @@
 # usage: check_cache.sh KLADDER
 set -u
 kladder=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 export KLADDER_CACHE_DIR=$tmp/cache # made by kladder itself
 q=(--warmup 0 --repeats 1 --min-time 0)
 # The smallest full measurement that writes the cache (~10 s on PoCL).
 measure=(peak --bytes 65536 --vec 4 "${q[@]}")
-fails=0
-fail() {
-    printf 'FAIL: %s\n' "$1"
-    shift
-    for f in "$@"; do printf -- '--- %s:\n%s\n' "${f##*/}" "$(cat "$f" 2>/dev/null)"; done
-    fails=$((fails + 1))
-}
-ok() { printf 'ok: %s\n' "$1"; }
 
 # run NAME ARGS...: kladder ARGS with stdout in $tmp/NAME.out, stderr in
 # $tmp/NAME.err, exit code in $rc and seconds taken in $secs.

@@ -7,16 +7,7 @@
 set -u
 kladder=$1
 build=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-    printf 'FAIL: %s\n' "$1"
-    shift
-    for f in "$@"; do printf -- '--- %s:\n%s\n' "${f##*/}" "$(head -c 3000 "$f")"; done
-    fails=$((fails + 1))
-}
-ok() { printf 'ok: %s\n' "$1"; }
+. "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 
 # run NAME ARGS...: stdout in $tmp/NAME.out, stderr in $tmp/NAME.err, the exit code in $rc.
 run() {

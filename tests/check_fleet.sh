@@ -21,19 +21,10 @@ kladder=$1
 mode=$2
 mpi_kladder=${3:-}
 docs=$(cd "$(dirname "$0")/../docs" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 cd "$tmp" || exit 1
 export KLADDER_CACHE_DIR=$tmp/cache
 export POCL_DEVICES="pthread pthread"
-fails=0
-fail() {
-    printf 'FAIL: %s\n' "$1"
-    shift
-    for f in "$@"; do printf -- '--- %s:\n%s\n' "${f##*/}" "$(head -c 3000 "$f" 2>/dev/null)"; done
-    fails=$((fails + 1))
-}
-ok() { printf 'ok: %s\n' "$1"; }
 
 # fleet_check FILE EXPR: python's verdict on the fleet file (f), "ok" or the reason.
 fleet_check() {

@@ -21,18 +21,9 @@ set -u
 kladder=$1
 mode=$2
 kernels=${3:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 cd "$tmp" || exit 1
 export KLADDER_CACHE_DIR=$tmp/cache
-fails=0
-fail() {
-    printf 'FAIL: %s\n' "$1"
-    shift
-    for f in "$@"; do printf -- '--- %s:\n%s\n' "${f##*/}" "$(head -c 3000 "$f" 2>/dev/null)"; done
-    fails=$((fails + 1))
-}
-ok() { printf 'ok: %s\n' "$1"; }
 
 # json_check FILE EXPR: python's verdict on the parsed JSON (j), as "ok" or the reason.
 json_check() {

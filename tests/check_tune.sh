@@ -24,18 +24,9 @@
 set -u
 kladder=$1
 mode=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0)
-fails=0
-fail() {
-    printf 'FAIL: %s\n' "$1"
-    shift
-    for f in "$@"; do printf -- '--- %s:\n%s\n' "${f##*/}" "$(cat "$f" 2>/dev/null)"; done
-    fails=$((fails + 1))
-}
-ok() { printf 'ok: %s\n' "$1"; }
 
 # run NAME ARGS...: kladder ARGS, stdout in $tmp/NAME.out, stderr in
 # $tmp/NAME.err, the exit code in $rc and the wall time in $ms.
