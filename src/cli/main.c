@@ -363,28 +363,32 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
 /*
  * The CUDA devices of --device for the commands that drive several devices
  * from one process (mgemm, peak --p2p): a list, one device, or by default
- * every CUDA device. 0 with their indices, or an exit code having said why.
+ * every CUDA device. 0 with their indices (at most KL_FLEET_MAX), or an exit
+ * code having said why and dropped the outputs o.
  */
-static int cuda_devices(const struct cli *c, int *dev, int max, int *n)
+static int cuda_devices(const struct cli *c, struct outputs *o, int *dev, int *n)
 {
     char spec[512], list[600], specs[KL_FLEET_MAX][KL_FLEET_SPEC];
     struct kl_err e;
     int rc = device_spec(c, spec, sizeof spec);
-    if (rc)
+    if (rc) {
+        kl_cli_outputs_abort(o);
         return rc;
+    }
     if (strncmp(spec, "opencl", 6) == 0) {
         fprintf(stderr,
                 "kladder: %s runs on CUDA devices (--device cuda:all, or a list such as "
                 "0,1), not %s\n",
                 c->command == CMD_MGEMM ? "mgemm" : "peak --p2p", spec);
+        kl_cli_outputs_abort(o);
         return EXIT_USAGE;
     }
     snprintf(list, sizeof list, "%s%s",
              strncmp(spec, "cuda", 4) == 0 ? "" : "cuda:", spec[0] ? spec : "all");
-    enum kl_status st =
-        kl_fleet_expand(list, specs, max < KL_FLEET_MAX ? max : KL_FLEET_MAX, n, &e);
+    enum kl_status st = kl_fleet_expand(list, specs, KL_FLEET_MAX, n, &e);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: --device %s: %s\n", list, e.msg);
+        kl_cli_outputs_abort(o);
         return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
     }
     for (int i = 0; i < *n; i++)
@@ -398,12 +402,9 @@ static int run_p2p(struct cli *c, struct outputs *o)
     struct kl_p2p_request req;
     struct kl_report rep;
     struct kl_err e;
-    int dev[KL_FLEET_MAX], n = 0;
-    int rc = cuda_devices(c, dev, KL_FLEET_MAX, &n);
-    if (rc) {
-        kl_cli_outputs_abort(o);
+    int dev[KL_FLEET_MAX], n = 0, rc = cuda_devices(c, o, dev, &n);
+    if (rc)
         return rc;
-    }
     memset(&req, 0, sizeof req);
     req.devices = dev, req.ndevices = n;
     req.bytes = (size_t)c->bytes;
@@ -471,12 +472,9 @@ static int run_mgemm(struct cli *c, struct outputs *o)
     struct kl_mgemm_request req;
     struct kl_report rep;
     struct kl_err e;
-    int dev[KL_FLEET_MAX], n = 0;
-    int rc = cuda_devices(c, dev, KL_FLEET_MAX, &n);
-    if (rc) {
-        kl_cli_outputs_abort(o);
+    int dev[KL_FLEET_MAX], n = 0, rc = cuda_devices(c, o, dev, &n);
+    if (rc)
         return rc;
-    }
     memset(&req, 0, sizeof req);
     req.devices = dev, req.ndevices = n;
     if (!c->size_set && !c->mnk_set)
