@@ -21,6 +21,7 @@ kladder=$1
 mode=$2
 mpi_kladder=${3:-}
 docs=$(cd "$(dirname "$0")/../docs" && pwd)
+kernels=$(cd "$(dirname "$0")/user_kernels" && pwd)
 . "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 cd "$tmp" || exit 1
 export KLADDER_CACHE_DIR=$tmp/cache
@@ -49,8 +50,14 @@ def value(run, rung):
             return r["median_s"] * 1e6
     return None
 
+def failed(run, rung):
+    return any(r["rung"] == rung and r["status"] in ("failed", "timeout")
+               for r in (run or {}).get("results", []))
+
 def agrees(row):
     """The summary row recomputed from the members' own rows."""
+    if row["failed"] != [i for i, run in enumerate(runs) if failed(run, row["rung"])]:
+        return False
     vals = [value(run, row["rung"]) for run in runs]
     have = [v for v in vals if v is not None]
     if row["members"] != len(have):
@@ -149,6 +156,14 @@ EOF
     "$kladder" tune gemm --device all 2>tune.err
     [ $? -eq 2 ] && grep -q "one device at a time" tune.err && ok "tune on a fleet: exit 2" ||
         fail "tune on a fleet" tune.err
+    "$kladder" rowdot --rows 256 --d 64 --rung 01,wrong_result --device all \
+        --kernel "$kernels/wrong_result.cl" --json wrong.json >wrong.txt 2>wrong.err
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "d0 failed, d1 failed" wrong.txt &&
+        ok "a rung that fails on every member: exit 1, the table names them" ||
+        fail "a failing rung: exit $rc" wrong.txt wrong.err
+    expect "a failing rung: the summary lists the members, with no value" wrong.json \
+        'all(agrees(r) for r in f["summary"]) and f["summary"][1]["failed"] == [0, 1] and f["summary"][1]["median"] is None'
     "$kladder" gemm --size 48 --rung 03 --param TS=7 --device all --json bad.json >bad.txt 2>bad.err
     rc=$?
     [ $rc -eq 2 ] && grep -q '^\[opencl:0:1\] kladder: ' bad.err &&
@@ -180,6 +195,22 @@ bars = re.findall(r'<rect class="bar" data-member="(\d)" data-value="[^"]*" data
 assert [b[2] for b in bars] == ["0", "1", "0", "0"], bars
 assert abs(float(bars[1][1]) - 0.8) < 1e-3, bars
 assert "d1 (-11.1%)" in page, "the summary names the straggler and by how much"
+EOF
+    # d1's first row failed verification: named on the page, no bar, never a value.
+    python3 - base.json failed.json <<'EOF'
+import json, sys
+f = json.load(open(sys.argv[1]))
+r = f["members"][1]["run"]["results"][0]
+r.update(status="failed", median_s=None, min_s=None, max_s=None, gflops=None, gbps=None)
+json.dump(f, open(sys.argv[2], "w"))
+EOF
+    "$kladder" report failed.json -o failed.html 2>failed.err || fail "report of a fleet with a failure" failed.err
+    python3 - failed.html <<'EOF' && ok "a member's failed row: named on the page, no bar" || fail "failed row on the page" failed.html
+import re, sys
+page = open(sys.argv[1]).read()
+bars = re.findall(r'<rect class="bar" data-member="(\d)"', page)
+assert bars == ["0", "0", "1"], bars   # 01: d0 only; 03: both
+assert "d1 failed" in page and '<td class="num failed">failed</td>' in page
 EOF
     ;;
 interrupt)

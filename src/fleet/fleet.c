@@ -197,6 +197,9 @@ static enum kl_status fleet_rows(struct kl_fleet *f, struct kl_err *e)
             for (int m = 0; m < f->n; m++) {
                 const struct kl_run_row *x = f->has_run[m] ? find_row(&f->run[m], rung) : NULL;
                 r->value[m] = x ? kl_run_value(&f->run[m], x, r->metric) : NAN;
+                r->status[m] = x ? x->status : NULL;
+                r->failed[m] =
+                    x && (strcmp(x->status, "failed") == 0 || strcmp(x->status, "timeout") == 0);
             }
             summarise(r, f->n);
         }
@@ -245,6 +248,31 @@ int kl_fleet_exit(const struct kl_fleet *f)
         if (f->member[i].exit_code > rc)
             rc = f->member[i].exit_code;
     return rc;
+}
+
+const char *kl_fleet_row_verdict(const struct kl_fleet *f, const struct kl_fleet_row *r, char *out,
+                                 size_t n)
+{
+    size_t used = 0;
+    int same = 1;
+    out[0] = '\0';
+    for (int i = 0; i < f->n && used + 1 < n; i++) {
+        int k = 0;
+        if (r->failed[i])
+            k = snprintf(out + used, n - used, "%sd%d %s", used ? ", " : "", i, r->status[i]);
+        else if (r->straggler[i])
+            k = snprintf(out + used, n - used, "%sd%d (%+.1f%%)", used ? ", " : "", i,
+                         (r->value[i] / r->median - 1) * 100);
+        used += k > 0 ? (size_t)k : 0;
+        same &= r->status[i] && r->status[0] && strcmp(r->status[i], r->status[0]) == 0;
+    }
+    if (used)
+        return out;
+    if (r->n)
+        return "none";
+    snprintf(out, n, same ? "%s on every member" : "no member timed it",
+             r->status[0] ? r->status[0] : "");
+    return out;
 }
 
 void kl_fleet_member_name(const struct kl_fleet *f, int i, char *out, size_t n)
@@ -407,6 +435,10 @@ void kl_fleet_json(const struct kl_fleet *f, FILE *out)
         for (int i = 0, first = 1; i < f->n; i++)
             if (r->straggler[i])
                 fprintf(out, first ? "%d" : ", %d", i), first = 0;
+        fputs("], \"failed\": [", out);
+        for (int i = 0, first = 1; i < f->n; i++)
+            if (r->failed[i])
+                fprintf(out, first ? "%d" : ", %d", i), first = 0;
         fputs(k + 1 < f->nrows ? "]},\n" : "]}\n", out);
     }
     fputs("  ]\n}\n", out);
@@ -443,23 +475,21 @@ void kl_fleet_table(const struct kl_fleet *f, FILE *out)
     fprintf(out, "\n  %-18s %-8s", "rung", "unit");
     for (int i = 0; i < f->n && i < 8; i++)
         fprintf(out, " %9s%d", "d", i);
-    fprintf(out, " %10s %10s %10s  %s\n", "min", "median", "max", "stragglers");
+    fprintf(out, " %10s %10s %10s  %s\n", "min", "median", "max", "stragglers and failures");
     for (int k = 0; k < f->nrows; k++) {
         const struct kl_fleet_row *r = &f->rows[k];
         fprintf(out, "  %-18.18s %-8s", r->rung, r->unit);
         for (int i = 0; i < f->n && i < 8; i++)
-            cell(out, 10, r->value[i]);
+            if (r->failed[i])
+                fprintf(out, " %10s", r->status[i]);
+            else
+                cell(out, 10, r->value[i]);
         cell(out, 10, r->min);
         cell(out, 10, r->median);
         cell(out, 10, r->max);
         fputs(" ", out);
-        int any = 0;
-        for (int i = 0; i < f->n; i++)
-            if (r->straggler[i]) {
-                fprintf(out, " d%d (%+.1f%%)", i, (r->value[i] / r->median - 1) * 100);
-                any = 1;
-            }
-        fputs(any ? "\n" : r->n ? " none\n" : " (no member timed it)\n", out);
+        char why[96];
+        fprintf(out, " %s\n", kl_fleet_row_verdict(f, r, why, sizeof why));
     }
     if (f->n > 8)
         fprintf(out, "\n(the columns show the first 8 members; min, median and max cover all %d)\n",

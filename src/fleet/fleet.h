@@ -18,10 +18,10 @@
 #include "formats/json.h"
 #include "report/run.h"
 
-#define KL_FLEET_MAX 64          /* members of one fleet */
-#define KL_FLEET_STRAGGLER 0.05  /* slower than the median by more than 5 % */
-#define KL_FLEET_VERSION 1       /* "fleet_version" of the file */
-#define KL_FLEET_SPEC 64         /* room for one member's device spec */
+#define KL_FLEET_MAX 64         /* members of one fleet */
+#define KL_FLEET_STRAGGLER 0.05 /* slower than the median by more than 5 % */
+#define KL_FLEET_VERSION 1      /* "fleet_version" of the file */
+#define KL_FLEET_SPEC 64        /* room for one member's device spec */
 
 /* One member as it ran: filled by the spawner or the MPI gather. */
 struct kl_fleet_member {
@@ -55,10 +55,12 @@ struct kl_fleet_row {
     const char *rung;
     enum kl_metric metric; /* what value measures (GFLOP/s, GB/s, µs) */
     const char *unit;
-    int n;                   /* members with a timed value */
-    double min, median, max; /* of those values (for µs: lower is better) */
-    double value[KL_FLEET_MAX];         /* per member; NaN where it has no timed row */
+    int n;                                 /* members with a timed value */
+    double min, median, max;               /* of those values (for µs: lower is better) */
+    double value[KL_FLEET_MAX];            /* per member; NaN where it has no timed row */
+    const char *status[KL_FLEET_MAX];      /* per member: the row's status; NULL: no such row */
     unsigned char straggler[KL_FLEET_MAX]; /* slower than the median by > KL_FLEET_STRAGGLER */
+    unsigned char failed[KL_FLEET_MAX];    /* its row failed verification (or timed out) */
 };
 
 /* A fleet: its members, their runs and the summary. */
@@ -68,7 +70,7 @@ struct kl_fleet {
     int n;
     struct kl_fleet_member member[KL_FLEET_MAX]; /* json and log borrowed, or the file's */
     struct kl_run run[KL_FLEET_MAX];
-    int has_run[KL_FLEET_MAX];  /* run[i] was read */
+    int has_run[KL_FLEET_MAX];   /* run[i] was read */
     char why[KL_FLEET_MAX][512]; /* why not, when it was not */
     struct kl_fleet_row *rows;
     int nrows;
@@ -103,6 +105,15 @@ int kl_fleet_exit(const struct kl_fleet *f);
 void kl_fleet_json(const struct kl_fleet *f, FILE *out);
 void kl_fleet_table(const struct kl_fleet *f, FILE *out);
 void kl_fleet_csv(const struct kl_fleet *f, FILE *out);
+
+/*
+ * What stands out in a row, for tables and pages: the members whose row
+ * failed ("d1 failed") and the stragglers ("d0 (-11.2%)"); else "none", or
+ * where no member timed it, why ("skipped on every member"). In out (n bytes)
+ * or a constant.
+ */
+const char *kl_fleet_row_verdict(const struct kl_fleet *f, const struct kl_fleet_row *r, char *out,
+                                 size_t n);
 
 /* The name of member i for tables and pages: "cuda:1" or "rank 3 (node7 cuda:1)". */
 void kl_fleet_member_name(const struct kl_fleet *f, int i, char *out, size_t n);

@@ -63,31 +63,31 @@ static void summary_table(FILE *out, const struct kl_fleet *f)
     fprintf(out,
             "<h2>Every rung across the fleet</h2>\n<p class=\"meta\">The median of each "
             "member's timed launches; a straggler (red) is slower than the rung's median over "
-            "the members by more than %.0f%%.</p>\n<table class=\"fleet\">\n<tr><th>rung</th>"
+            "the members by more than %.0f%%; a member whose row failed verification has no "
+            "value.</p>\n<table class=\"fleet\">\n<tr><th>rung</th>"
             "<th>unit</th>",
             KL_FLEET_STRAGGLER * 100);
     for (int i = 0; i < f->n; i++)
         fprintf(out, "<th>d%d</th>", i);
-    fputs("<th>min</th><th>median</th><th>max</th><th>stragglers</th></tr>\n", out);
+    fputs("<th>min</th><th>median</th><th>max</th><th>stragglers and failures</th></tr>\n", out);
     for (int k = 0; k < f->nrows; k++) {
         const struct kl_fleet_row *r = &f->rows[k];
-        int count = 0;
         fputs("<tr><td class=\"rung\">", out);
         esc(out, r->rung);
         fputs("</td><td>", out);
         esc(out, r->unit);
         fputs("</td>", out);
         for (int i = 0; i < f->n; i++)
-            num(out, r->value[i], r->straggler[i] ? "failed" : NULL);
+            if (r->failed[i])
+                fprintf(out, "<td class=\"num failed\">%s</td>", r->status[i]);
+            else
+                num(out, r->value[i], r->straggler[i] ? "failed" : NULL);
         num(out, r->min, NULL);
         num(out, r->median, NULL);
         num(out, r->max, NULL);
+        char why[96];
         fputs("<td>", out);
-        for (int i = 0; i < f->n; i++)
-            if (r->straggler[i])
-                fprintf(out, "%sd%d (%+.1f%%)", count++ ? ", " : "", i,
-                        (r->value[i] / r->median - 1) * 100);
-        fputs(count ? "" : r->n ? "none" : "no member timed it", out);
+        esc(out, kl_fleet_row_verdict(f, r, why, sizeof why));
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);

@@ -106,6 +106,10 @@ static int check_version(struct check *c, const struct kl_json *root)
             bad(c, NULL,
                 "this is the printout of cached device ceilings, not a run report; "
                 "`kladder peak --refresh --json FILE` writes a run report");
+        else if (kl_json_get(root, "fleet_version"))
+            bad(c, NULL,
+                "a fleet's file (several devices' runs): `kladder report` makes its page; to "
+                "compare, save a run of one device (--device SPEC --json FILE)");
         else if (kl_json_get(root, "workload") && kl_json_get(root, "results"))
             bad(c, NULL,
                 "no schema_version: a run report from a kladder older than this format "
