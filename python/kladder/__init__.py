@@ -30,11 +30,12 @@ import signal
 import subprocess
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .results import ROOFS, Device, KladderError, Peak, Row, Run, dataframe, load
+from .results import ROOFS, Device, Fleet, KladderError, Member, Peak, Row, Run, dataframe, load
 
 __version__ = "0.1.0"
 __all__ = ["run", "peak", "devices", "load", "dataframe", "find_binary", "QUICK", "ROOFS",
-           "Run", "Row", "Peak", "Device", "KladderError", "KladderNotFoundError"]
+           "Run", "Row", "Peak", "Device", "Fleet", "Member", "KladderError",
+           "KladderNotFoundError"]
 
 #: The quickest protocol (one timed launch, no warm-up): ``kladder.run(..., **kladder.QUICK)``.
 QUICK: Dict[str, Any] = {"warmup": 0, "repeats": 1, "min_time": 0}
@@ -80,8 +81,9 @@ def run(workload: str, size: Optional[int] = None, *,
         kernels: Sequence[PathLike] = (), compare: Union[str, Sequence[str], None] = None,
         extra_args: Sequence[str] = (), check: bool = False, timeout: Optional[float] = None,
         binary: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[PathLike] = None, **options: Any) -> Run:
-    """Run one ladder and return its report as a ``Run``.
+        cwd: Optional[PathLike] = None, **options: Any) -> Union[Run, Fleet]:
+    """Run one ladder and return its report as a ``Run``; on several devices at once
+    (``device="all"``, ``"cuda:all"``, a list ``"0,2"``) as a ``Fleet`` of runs.
 
     ``workload`` is ``gemm``, ``copy``, ``rowdot``, ``gemv`` or ``blur``.  Arguments that
     are None are left to kladder's defaults (``README.md`` lists them); the rest become
@@ -112,6 +114,12 @@ def run(workload: str, size: Optional[int] = None, *,
         args += ["--kernel", os.fspath(kernel)]
     data, code, stderr, command = _kladder([workload, *args, *extra_args], timeout=timeout,
                                            binary=binary, env=env, cwd=cwd)
+    if "fleet_version" in data:
+        fleet = Fleet.from_json(data, code, stderr, command)
+        if check and code != 0:
+            raise KladderError(code, "a member of the fleet did not finish cleanly", stderr,
+                               command, None)
+        return fleet
     result = Run.from_json(data, code, stderr, command)
     return result.check() if check else result
 

@@ -1,7 +1,7 @@
 """kladder's results as Python objects: rows, runs, device ceilings and devices.
 
-Everything here is built from kladder's JSON report (docs/kladder-run.schema.json) or from
-its device listing; nothing here runs kladder (the package's ``run``, ``peak`` and
+Everything here is built from kladder's JSON report (docs/kladder-run.schema.json), a
+fleet's (docs/kladder-fleet.schema.json) or its device listing; nothing here runs kladder (the package's ``run``, ``peak`` and
 ``devices`` do).  Field names are the JSON's, so the schema documents them.
 """
 
@@ -228,6 +228,70 @@ class Run:
 
 
 @dataclass
+class Member:
+    """One device of a fleet: where it ran, how it ended, and its run (None: it wrote none)."""
+
+    device: str
+    host: str
+    rank: int
+    exit_code: int
+    log: str
+    run: Optional[Run]
+
+
+@dataclass
+class Fleet:
+    """One command on several devices at once (``device="all"``, a list such as ``"0,2"``,
+    or ``kladder-mpi``'s ranks): docs/kladder-fleet.schema.json.
+
+    ``members`` are the devices in order (``d0``, ``d1`` ...), each with its whole ``Run``;
+    ``summary`` has one dict per rung as the file has it: ``values`` (a member's median
+    rate, None where it has none), ``min``, ``median``, ``max``, ``stragglers`` (members
+    slower than the median by more than 5 %) and ``failed`` (members whose row failed).
+    """
+
+    command: str
+    members: List[Member]
+    summary: List[Dict[str, Any]]
+    exit_code: int = 0
+    stderr: str = field(default="", repr=False)
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any], exit_code: int = 0, stderr: str = "",
+                  command: Sequence[str] = ()) -> "Fleet":
+        """A fleet from kladder's fleet file (already parsed)."""
+        if not isinstance(data, dict) or data.get("fleet_version") != 1:
+            raise ValueError("not a kladder fleet file of version 1")
+        members = [Member(m["device"], m["host"], m["rank"], m["exit_code"], m.get("log", ""),
+                          Run.from_json(m["run"], m["exit_code"]) if m.get("run") else None)
+                   for m in data["members"]]
+        return cls(data["command"], members, data["summary"], exit_code, stderr, data)
+
+    @property
+    def runs(self) -> List[Run]:
+        """The members' runs, for those that wrote one."""
+        return [m.run for m in self.members if m.run is not None]
+
+    @property
+    def stragglers(self) -> Dict[str, List[str]]:
+        """Rung -> the devices slower than its median by more than 5 %."""
+        return {r["rung"]: [self.members[i].device for i in r["stragglers"]]
+                for r in self.summary if r["stragglers"]}
+
+    def to_dataframe(self) -> Any:
+        """Every member's rows as one DataFrame (``dataframe``), with a ``member`` column."""
+        pandas = _pandas()
+        frames = []
+        for i, m in enumerate(self.members):
+            if m.run is not None:
+                frame = dataframe(m.run)
+                frame.insert(0, "member", f"d{i} {m.device}")
+                frames.append(frame)
+        return pandas.concat(frames, ignore_index=True) if frames else dataframe([])
+
+
+@dataclass
 class Peak:
     """The device's ceilings from ``kladder peak``.
 
@@ -290,10 +354,12 @@ class Device:
     facts: Dict[str, str] = field(default_factory=dict)
 
 
-def load(path: Union[str, "os.PathLike[str]"]) -> Run:
-    """A run saved by ``kladder ... --json FILE`` (or ``--format json``, or ``Run.save``)."""
+def load(path: Union[str, "os.PathLike[str]"]) -> Union[Run, Fleet]:
+    """A run saved by ``kladder ... --json FILE`` (or ``--format json``, or ``Run.save``);
+    a ``Fleet`` where the file is a fleet's (several devices)."""
     with open(path, encoding="utf-8") as f:
-        return Run.from_json(json.load(f))
+        data = json.load(f)
+    return Fleet.from_json(data) if "fleet_version" in data else Run.from_json(data)
 
 
 def _pandas() -> Any:

@@ -218,6 +218,27 @@ class Ladders(unittest.TestCase):
             self.assertIn("interrupted", run.rows[-1].note)
 
 
+class Fleets(unittest.TestCase):
+    """Several devices at once: PoCL's two "pthread" devices stand in for two GPUs."""
+
+    def test_device_all_is_a_fleet_of_runs(self):
+        env = {"POCL_DEVICES": "pthread pthread"}
+        fleet = kladder.run("gemm", size=8, rungs=["01", "03"], device="all", env=env,
+                            **kladder.QUICK)
+        self.assertIsInstance(fleet, kladder.Fleet)
+        self.assertEqual([m.device for m in fleet.members], ["opencl:0:0", "opencl:0:1"])
+        self.assertEqual(len(fleet.runs), 2)
+        self.assertTrue(all(r.ok and len(r.verified) == 2 for r in fleet.runs))
+        self.assertEqual([s["rung"] for s in fleet.summary], ["01_naive", "03_private_acc"])
+        for s in fleet.summary:  # each member's value is its own run's rate
+            self.assertEqual(s["values"], [r.row(s["rung"]).gflops for r in fleet.runs])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "fleet.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(fleet.raw, f)
+            self.assertIsInstance(kladder.load(path), kladder.Fleet)
+
+
 class Peaks(unittest.TestCase):
     def test_measured_quick(self):
         peak = kladder.peak(quick=True, bytes=65536, vec=[4], **kladder.QUICK)
