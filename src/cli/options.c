@@ -349,7 +349,8 @@ const struct cli_option kl_cli_options[] = {
     /* mgemm */
     {"--local", NULL, "R", ON_MGEMM, S_MGEMM, K_STRING, F(local), 0, 0, NULL, 0, NULL,
      "the GEMM rung each device multiplies with (name or prefix, as gemm\n--rung takes it; "
-     "default: the fastest verified of 18, 16, 14 and the\nFMA rungs, tried on device 0)"},
+     "default: the fastest verified of 18, 16 and 14 where\nthey run, else of the FMA rungs, "
+     "tried on device 0)"},
     {"--panel", NULL, "KB", ON_MGEMM, S_MGEMM, K_INT, F(panel), 4, 1 << 20, NULL, 0, NULL,
      "SUMMA's panel width, a multiple of 4 (default 2048)"},
     {"--compare", NULL, "cublas", ON_MGEMM, S_MGEMM, K_CUSTOM, 0, 0, 0, "cublas", 0, set_compare,

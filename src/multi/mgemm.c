@@ -222,9 +222,10 @@ static void tried(struct mgemm *L, const char *name, const char *what)
 
 /*
  * The local multiply: the request's rung, else the fastest verified of the
- * float-accurate rungs device 0 has (first_choices, then the plain FMA
- * rungs that take row-major buffers), tried at device 0's SUMMA block
- * (m×n, one panel of depth min(kb, K)) and timed briefly.
+ * float-accurate rungs device 0 has (first_choices; only where none of them
+ * verifies, the plain FMA rungs that take row-major buffers), tried at
+ * device 0's SUMMA block (m×n, one panel of depth min(kb, K)) and timed
+ * briefly.
  */
 static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
 {
@@ -251,6 +252,8 @@ static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
         const struct kl_gemm_rung *r =
             i < 0 ? kl_gemm_rung_find(first_choices[i + nfirst]) : kl_gemm_rung_at(i);
         double s;
+        if (i == 0 && L->local)
+            break; /* a first choice verified: the plain FMA rungs are slower on any GPU */
         if (i >= 0 && (r->precision != KL_PREC_NONE || !r->file || first_choice(r)))
             continue; /* beyond the first choices, the plain FMA rungs */
         if (!candidate(t.kl, r, t.n, why, sizeof why))
