@@ -147,6 +147,13 @@ EOF
     expect "peak --device all: every member measured (exit $rc)" peak.json \
         'all(r and r["workload"] == "peak" for r in runs) and any(r["rung"].startswith("copy") for r in f["summary"]) and all(agrees(r) for r in f["summary"])'
 
+    start=$(date +%s)
+    "$kladder" "${small[@]}" --device all --output /nonexistent/fleet.txt 2>unwritable.err
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "cannot write /nonexistent/fleet.txt" unwritable.err &&
+        [ $(($(date +%s) - start)) -le 2 ] && ! grep -q "at once" unwritable.err &&
+        ok "an --output that cannot be written: exit 2 before any member starts" ||
+        fail "an unwritable --output: exit $rc" unwritable.err
     "$kladder" "${small[@]}" --device 0,0 2>twice.err
     [ $? -eq 2 ] && grep -q "in the list \"0,0\" twice" twice.err && ok "a device listed twice: exit 2" ||
         fail "a device listed twice" twice.err

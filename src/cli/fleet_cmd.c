@@ -8,6 +8,7 @@
 
 #include "cli/exit.h"
 #include "cli/options.h"
+#include "cli/outputs.h"
 #include "cli/report_cmd.h"
 #include "core/util.h"
 #include "fleet/spawn.h"
@@ -116,68 +117,37 @@ static int write_page(const struct kl_fleet *f, FILE *html, const char *path)
     return rc;
 }
 
-/* Opens path into o, or says why; 0 or -1. */
-static int open_out(struct kl_out_file *o, const char *path)
-{
-    if (!path || kl_out_open(o, path) == 0)
-        return 0;
-    fprintf(stderr, "kladder: cannot write %s: %s\n", path, strerror(errno));
-    return -1;
-}
-
-/* Commits o when ok (else drops it); 0, or EXIT_RUNTIME when the write was lost. */
-static int close_out(struct kl_out_file *o, int ok)
-{
-    if (!o->f)
-        return 0;
-    if (!ok || ferror(o->f)) {
-        kl_out_abort(o);
-        return ok ? EXIT_RUNTIME : 0;
-    }
-    if (kl_out_commit(o) == 0)
-        return 0;
-    fprintf(stderr, "kladder: writing %s failed: %s\n", o->path, strerror(errno));
-    return EXIT_RUNTIME;
-}
-
-int kl_cli_fleet_write(const struct cli *c, struct kl_fleet_member *m, int n)
+int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_member *m, int n)
 {
     struct kl_fleet f;
     struct kl_err e;
-    struct kl_out_file main_out = {0}, json = {0}, page = {0};
-    const char *page_path = c->report                ? c->report
-                            : c->command == CMD_MAIN ? "kladder-report.html"
-                                                     : NULL;
     const char *command = c->command == CMD_MAIN ? "gemm" : kl_cli_command_name(c->command);
     if (kl_fleet_build(&f, command, m, n, &e) != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e.msg);
+        kl_cli_outputs_abort(o);
         return EXIT_RUNTIME;
     }
     print_logs(&f);
-    int rc = 0;
-    if (open_out(&main_out, c->output) || open_out(&json, c->json) || open_out(&page, page_path))
-        rc = EXIT_USAGE;
-    if (!rc) {
-        FILE *out = main_out.f ? main_out.f : stdout;
-        if (strcmp(c->format, "json") == 0)
-            kl_fleet_json(&f, out);
-        else if (strcmp(c->format, "csv") == 0)
-            kl_fleet_csv(&f, out);
-        else
-            kl_fleet_table(&f, out);
-        if (fflush(out) != 0 || ferror(out))
-            rc = EXIT_RUNTIME;
-        if (json.f)
-            kl_fleet_json(&f, json.f);
-        if (page.f && write_page(&f, page.f, page_path) != 0)
-            rc = EXIT_RUNTIME;
-    }
-    int io = close_out(&main_out, !rc) | close_out(&json, !rc) | close_out(&page, !rc);
-    if (!rc && io)
+    /* As for one run: the page announced beside the table on a terminal, else on stderr. */
+    FILE *say = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
+    const char *page = o->report_path;
+    int rc = 0, html = 0;
+    if (strcmp(c->format, "json") == 0)
+        kl_fleet_json(&f, o->main);
+    else if (strcmp(c->format, "csv") == 0)
+        kl_fleet_csv(&f, o->main);
+    else
+        kl_fleet_table(&f, o->main);
+    if (fflush(o->main) != 0 || ferror(o->main))
         rc = EXIT_RUNTIME;
-    if (!rc && page.path[0] && c->command == CMD_MAIN)
-        kl_cli_report_announce(strcmp(c->format, "table") == 0 && !c->output ? stdout : stderr,
-                               page_path);
+    if (o->json)
+        kl_fleet_json(&f, o->json);
+    if (o->report && !(html = write_page(&f, o->report, page) == 0))
+        rc = EXIT_RUNTIME;
+    if (kl_cli_outputs_close(o, 1, html))
+        rc = EXIT_RUNTIME, html = 0;
+    if (html && c->command == CMD_MAIN)
+        kl_cli_report_announce(say, page);
     int worst = kl_fleet_exit(&f);
     kl_fleet_free(&f);
     if (worst == EXIT_INTERRUPTED || worst > EXIT_TIMEOUT)
@@ -188,20 +158,23 @@ int kl_cli_fleet_write(const struct cli *c, struct kl_fleet_member *m, int n)
     return worst > rc ? worst : rc;
 }
 
-int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
+int kl_cli_fleet(const struct cli *c, struct outputs *o, const char *spec, int argc, char **argv)
 {
     char specs[KL_FLEET_MAX][KL_FLEET_SPEC], self[4096];
     struct kl_fleet_member m[KL_FLEET_MAX];
     struct kl_err e;
     int n = 0, rc;
-    if ((rc = kl_cli_fleet_check(c)) != 0)
+    if ((rc = kl_cli_fleet_check(c)) != 0) {
+        kl_cli_outputs_abort(o);
         return rc;
+    }
     /* The environment as the user gave it, before a driver is loaded to expand the list. */
     char **env = kl_fleet_env();
     enum kl_status st = env ? kl_fleet_expand(spec, specs, KL_FLEET_MAX, &n, &e)
                             : kl_fail(&e, KL_ERR_NO_MEMORY, "out of memory");
     if (st != KL_OK) {
         kl_fleet_env_free(env);
+        kl_cli_outputs_abort(o);
         fprintf(stderr, "kladder: --device %s: %s\n", spec, e.msg);
         return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
     }
@@ -211,6 +184,7 @@ int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
                 args ? "this program's path is unknown (/proc/self/exe)" : "out of memory");
         free(args);
         kl_fleet_env_free(env);
+        kl_cli_outputs_abort(o);
         return EXIT_RUNTIME;
     }
     args[0] = self;
@@ -234,7 +208,7 @@ int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv)
     kl_fleet_env_free(env);
     if (st != KL_OK)
         fprintf(stderr, "kladder: %s\n", e.msg);
-    rc = kl_cli_fleet_write(c, m, n);
+    rc = kl_cli_fleet_write(c, o, m, n);
     kl_fleet_spawn_free(m, n);
     return st != KL_OK && rc == 0 ? EXIT_RUNTIME : rc;
 }

@@ -28,20 +28,23 @@ int kl_cli_fleet_check(const struct cli *c);
  */
 char **kl_cli_member_args(const struct cli *c, int argc, char **argv);
 
+struct outputs;
 /*
  * Runs the parsed command c on every device of spec, a list, at once (one
- * process each, fleet/spawn.h) and writes the fleet's report; argv is the
- * command line as typed. Returns the exit code.
+ * process each, fleet/spawn.h) and writes the fleet's report to o, opened
+ * before (kl_cli_outputs_open), and closes it; argv is the command line as
+ * typed. Returns the exit code.
  */
-int kl_cli_fleet(const struct cli *c, const char *spec, int argc, char **argv);
+int kl_cli_fleet(const struct cli *c, struct outputs *o, const char *spec, int argc, char **argv);
 
 /*
- * Writes the fleet of members m as c asks: --format (table, csv or json) on
- * standard output or --output, the fleet file to --json, the fleet page to
- * --report (the main job: kladder-report.html); each member's messages on
- * standard error first, prefixed with its name. Returns the exit code: the
- * most serious member's, or 3 when a write failed.
+ * Writes the fleet of members m to the outputs o as c asks, then closes
+ * them: --format (table, csv or json) on standard output or --output, the
+ * fleet file to --json, the fleet page to --report (the main job's own
+ * page too); each member's messages on standard error first, prefixed with
+ * its name. Returns the exit code: the most serious member's, or 3 when a
+ * write failed.
  */
-int kl_cli_fleet_write(const struct cli *c, struct kl_fleet_member *m, int n);
+int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_member *m, int n);
 
 #endif /* KL_CLI_FLEET_CMD_H */

@@ -650,11 +650,12 @@ static int run_cli(int argc, char **argv, char **typed)
         return rc;
     /* mgemm and peak --p2p drive their devices from one process. */
     int one_process = c.command == CMD_MGEMM || (c.command == CMD_PEAK && c.p2p);
+    struct outputs o;
     if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
-        return kl_cli_fleet(&c, spec, argc, typed);
+        return (rc = kl_cli_outputs_open(&c, &o)) != 0 ? rc
+                                                       : kl_cli_fleet(&c, &o, spec, argc, typed);
     if (c.command == CMD_TUNE && !c.nkernels)
         return run_tune(&c);
-    struct outputs o;
     if ((rc = load_users(&c)) != 0 || (rc = kl_cli_outputs_open(&c, &o)) != 0)
         return rc;
     if (c.command == CMD_TUNE)

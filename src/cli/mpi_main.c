@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/exit.h"
 #include "cli/fleet_cmd.h"
+#include "cli/outputs.h"
 #include "core/util.h"
 #include "fleet/fleet.h"
 
@@ -208,6 +209,23 @@ int main(int argc, char **argv)
         return rc || parsed_done ? rc : EXIT_USAGE;
     }
 
+    /* Rank 0 opens the outputs before any rank runs, as one run does: a path that cannot be
+     * written ends the job at once. */
+    struct outputs o;
+    rc = rank == 0 ? kl_cli_outputs_open(&parsed, &o) : 0;
+    if (size > KL_FLEET_MAX && rank == 0) {
+        fprintf(stderr, "kladder-mpi: %d ranks: a fleet gathers at most %d\n", size, KL_FLEET_MAX);
+        if (rc == 0)
+            kl_cli_outputs_abort(&o);
+        rc = EXIT_USAGE;
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc) {
+        free_line(argc, scratch, typed);
+        MPI_Finalize();
+        return rc;
+    }
+
     struct rank_head mine;
     char *json = NULL;
     memset(&mine, 0, sizeof mine);
@@ -223,18 +241,11 @@ int main(int argc, char **argv)
 
     struct kl_fleet_member m[KL_FLEET_MAX];
     memset(m, 0, sizeof m);
-    if (size > KL_FLEET_MAX) {
-        if (rank == 0)
-            fprintf(stderr, "kladder-mpi: %d ranks: a fleet gathers at most %d\n", size,
-                    KL_FLEET_MAX);
-        rc = EXIT_USAGE;
-    } else {
-        gather(rank, size, &mine, json, m);
-        if (rank == 0)
-            rc = kl_cli_fleet_write(&parsed, m, size);
-    }
+    gather(rank, size, &mine, json, m);
+    if (rank == 0)
+        rc = kl_cli_fleet_write(&parsed, &o, m, size);
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int i = 0; i < size && i < KL_FLEET_MAX; i++)
+    for (int i = 0; i < size; i++)
         free(m[i].json);
     free(json);
     free_line(argc, scratch, typed);
