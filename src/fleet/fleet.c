@@ -378,14 +378,6 @@ int kl_fleet_load(struct kl_fleet *f, const char *path, char *err, size_t n)
 
 /* ---- writers ----------------------------------------------------------------- */
 
-static void json_number(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.9g", v);
-    else
-        fputs("null", out);
-}
-
 void kl_fleet_json(const struct kl_fleet *f, FILE *out)
 {
     fprintf(out, "{\n  \"fleet_version\": %d,\n  \"command\": ", KL_FLEET_VERSION);
@@ -421,15 +413,15 @@ void kl_fleet_json(const struct kl_fleet *f, FILE *out)
         fputs(", \"unit\": ", out);
         kl_json_write_string(out, r->unit);
         fprintf(out, ", \"members\": %d, \"min\": ", r->n);
-        json_number(out, r->min);
+        kl_json_write_number(out, r->min);
         fputs(", \"median\": ", out);
-        json_number(out, r->median);
+        kl_json_write_number(out, r->median);
         fputs(", \"max\": ", out);
-        json_number(out, r->max);
+        kl_json_write_number(out, r->max);
         fputs(", \"values\": [", out);
         for (int i = 0; i < f->n; i++) {
             fputs(i ? ", " : "", out);
-            json_number(out, r->value[i]);
+            kl_json_write_number(out, r->value[i]);
         }
         fputs("], \"stragglers\": [", out);
         for (int i = 0, first = 1; i < f->n; i++)

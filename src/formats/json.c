@@ -580,6 +580,14 @@ static int utf8_length(const unsigned char *s)
     return n;
 }
 
+void kl_json_write_number(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.9g", v);
+    else
+        fputs("null", out);
+}
+
 void kl_json_write_string(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;

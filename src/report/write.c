@@ -344,10 +344,7 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
 /* JSON has no NaN or infinity: such values become null. */
 static void json_num(FILE *out, double v, int show)
 {
-    if (show && isfinite(v))
-        fprintf(out, "%.9g", v);
-    else
-        fputs("null", out);
+    kl_json_write_number(out, show ? v : NAN);
 }
 
 static void json_kv(FILE *out, const char *indent, const char *key, const char *value,
