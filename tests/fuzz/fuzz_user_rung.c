@@ -5,7 +5,9 @@
  * evaluates every global and local expression with kl_expr_eval) for a few sets
  * of sizes, every parameter at its default, its minimum and its maximum. The
  * sizes are named as all the workloads name theirs. Seeds:
- * corpus/fuzz_user_rung/, the kernel templates and the test kernels.
+ * corpus/fuzz_user_rung/ (expressions and the crashers found), and, added by
+ * run.sh, the kernel templates (kernels/templates/) and the test suite's
+ * users' kernels (tests/user_kernels/).
  */
 #include <stdint.h>
 #include <stdlib.h>

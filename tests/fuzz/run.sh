@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz in build-fuzz/ (clang, -DKLADDER_FUZZ=ON) and,
 # for each target: (a) runs every saved input of corpus/<target>/ once (a regression: none may
-# crash), then (b) fuzzes it for SECONDS (default 60) on a scratch copy of that corpus, so the
-# tree is left as it was. Prints one line per target: executions, corpus size, result. Exits
+# crash; fuzz_user_rung also gets tests/user_kernels/*.cl and kernels/templates/*.cl), then
+# (b) fuzzes it for SECONDS (default 60) on a scratch copy of that corpus, so the tree is
+# left as it was. Prints one line per target: executions, corpus size, result. Exits
 # non-zero on any crash, leak, timeout or out-of-memory, naming the input that caused it
 # (kept under build-fuzz/artifacts/). Installs clang and libFuzzer through scripts/setup.sh
 # when they are missing. TARGETs name some of the targets (default: all).
@@ -80,12 +81,17 @@ for t in "${targets[@]}"; do
     log=$scratch/$t.log
     mkdir -p "$corpus" "$artifacts"
     cp "$seeds"/* "$corpus"/
-    nseeds=$(find "$seeds" -type f | wc -l)
+    if [ "$t" = fuzz_user_rung ]; then
+        # Users' kernel files the project keeps anyway: the test suite's and the templates.
+        for f in "$root"/tests/user_kernels/*.cl; do cp "$f" "$corpus/test_${f##*/}"; done
+        for f in "$root"/kernels/templates/*.cl; do cp "$f" "$corpus/template_${f##*/}"; done
+    fi
+    nseeds=$(find "$corpus" -type f | wc -l)
     opts=(-timeout=10 -rss_limit_mb=2048 "-artifact_prefix=$artifacts/")
 
     # (a) Every saved input, once.
     rc=0
-    "$bin" "${opts[@]}" "$seeds"/* >"$log" 2>&1 || rc=$?
+    "$bin" "${opts[@]}" "$corpus"/* >"$log" 2>&1 || rc=$?
     result=$(verdict "$log" "$rc")
     executions=$nseeds
     if [ "$result" = ok ]; then
