@@ -19,38 +19,13 @@ import kladder
 
 QUICK = ["--warmup", "0", "--repeats", "1", "--min-time", "0"]
 
-# A rowdot kernel that computes the wrong thing: its row must fail verification.
-WRONG_ROWDOT = """\
-// kladder: workload rowdot
-// kladder: global round_up(Y, WG)
-// kladder: local WG
-// kladder: param WG 64 1..1024
-__kernel void rowdot(const __global T *v, const __global T *M1, const __global T *M2,
-                     __global T *r, const int Y, const int D, const T f)
-{
-    const int y = get_global_id(0);
-    if (y < Y)
-        r[y] = f + 1;
-}
-"""
-
-# A copy kernel that never ends (it spins on a word nobody changes).
-ENDLESS_COPY = """\
-// kladder: workload copy
-// kladder: global round_up(N, BS)
-// kladder: local BS
-// kladder: param BS 64 1..1024
-__kernel void copy(const __global uint *src, __global uint *dst, const int N)
-{
-    const int i = get_global_id(0);
-    volatile const __global uint *word = src;
-    uint spins = 0;
-    while (word[0] == word[0])
-        spins++;
-    if (i < N)
-        dst[i] = src[i] + spins;
-}
-"""
+# Users' kernels the test suite keeps (tests/user_kernels): one that computes the wrong
+# thing (its row must fail verification), one that does not compile, one that never ends.
+USER_KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                            "user_kernels")
+WRONG_ROWDOT = os.path.join(USER_KERNELS, "wrong_result.cl")
+BROKEN_ROWDOT = os.path.join(USER_KERNELS, "build_error.cl")
+ENDLESS_COPY = os.path.join(USER_KERNELS, "endless.cl")
 
 # What `kladder peak --format json` prints when its cache holds the ceilings.
 CACHED_PEAK = """\
@@ -75,12 +50,6 @@ class Ladders(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.tmp = tmp.name
-
-    def file(self, name, text):
-        path = os.path.join(self.tmp, name)
-        with open(path, "w") as f:
-            f.write(text)
-        return path
 
     def test_gemm_rows_verified_and_as_the_json_says(self):
         run = kladder.run("gemm", size=16, rungs=["01", "10"], params={"TS": 8}, seed=3,
@@ -158,14 +127,13 @@ class Ladders(unittest.TestCase):
         self.assertIn('unknown option "--frob"', caught.exception.message)
 
     def test_failed_rung_is_a_row_and_exit_1(self):
-        wrong = self.file("wrong.cl", WRONG_ROWDOT)
-        run = kladder.run("rowdot", rows=37, d=11, rungs=["01", "wrong"], kernels=[wrong],
-                          **kladder.QUICK)
+        run = kladder.run("rowdot", rows=37, d=11, rungs=["01", "wrong_result"],
+                          kernels=[WRONG_ROWDOT], **kladder.QUICK)
         self.assertEqual(run.exit_code, 1)
         self.assertFalse(run.ok)
-        self.assertEqual([r.rung for r in run.failed], ["wrong"])
+        self.assertEqual([r.rung for r in run.failed], ["wrong_result"])
         self.assertTrue(run.row("01").verified)
-        failed = run.row("wrong")
+        failed = run.row("wrong_result")
         self.assertIsNone(failed.gflops)
         self.assertIsNone(failed.median_s)
         self.assertIn("differ from the reference", failed.note)
@@ -174,26 +142,24 @@ class Ladders(unittest.TestCase):
         self.assertEqual(caught.exception.exit_code, 1)
         self.assertIs(caught.exception.run, run)
         with self.assertRaises(kladder.KladderError) as caught:
-            kladder.run("rowdot", rows=37, d=11, rungs=["wrong"], kernels=[wrong], check=True,
-                        **kladder.QUICK)
+            kladder.run("rowdot", rows=37, d=11, rungs=["wrong_result"],
+                        kernels=[WRONG_ROWDOT], check=True, **kladder.QUICK)
         self.assertEqual(caught.exception.exit_code, 1)
-        self.assertEqual([r.rung for r in caught.exception.run.failed], ["wrong"])
+        self.assertEqual([r.rung for r in caught.exception.run.failed], ["wrong_result"])
 
     def test_build_error_is_exit_3_with_the_rows_before(self):
-        broken = self.file("broken.cl", WRONG_ROWDOT.replace("r[y] = f + 1;", "r[y] = this;"))
         with self.assertRaises(kladder.KladderError) as caught:
-            kladder.run("rowdot", rows=37, d=11, rungs=["01", "broken"], kernels=[broken],
-                        **kladder.QUICK)
+            kladder.run("rowdot", rows=37, d=11, rungs=["01", "build_error"],
+                        kernels=[BROKEN_ROWDOT], **kladder.QUICK)
         e = caught.exception
         self.assertEqual(e.exit_code, 3)
-        self.assertIn("broken.cl", e.message)
+        self.assertIn("build_error.cl", e.message)
         self.assertIsNotNone(e.run)
         self.assertTrue(e.run.row("01").verified)
-        self.assertEqual(e.run.row("broken").status, "failed")
+        self.assertEqual(e.run.row("build_error").status, "failed")
 
     def test_kernel_timeout_is_exit_4_and_a_timeout_row(self):
-        endless = self.file("endless.cl", ENDLESS_COPY)
-        run = kladder.run("copy", n=4096, rungs=["ilp1", "endless"], kernels=[endless],
+        run = kladder.run("copy", n=4096, rungs=["ilp1", "endless"], kernels=[ENDLESS_COPY],
                           kernel_timeout=2, **kladder.QUICK)
         self.assertEqual(run.exit_code, 4)
         self.assertTrue(run.interrupted)
