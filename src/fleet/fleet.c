@@ -378,6 +378,16 @@ int kl_fleet_load(struct kl_fleet *f, const char *path, char *err, size_t n)
 
 /* ---- writers ----------------------------------------------------------------- */
 
+/* The indices of the members flagged, as a JSON array. */
+static void json_members(FILE *out, const unsigned char *flag, int n)
+{
+    fputc('[', out);
+    for (int i = 0, first = 1; i < n; i++)
+        if (flag[i])
+            fprintf(out, first ? "%d" : ", %d", i), first = 0;
+    fputc(']', out);
+}
+
 void kl_fleet_json(const struct kl_fleet *f, FILE *out)
 {
     fprintf(out, "{\n  \"fleet_version\": %d,\n  \"command\": ", KL_FLEET_VERSION);
@@ -423,15 +433,11 @@ void kl_fleet_json(const struct kl_fleet *f, FILE *out)
             fputs(i ? ", " : "", out);
             kl_json_write_number(out, r->value[i]);
         }
-        fputs("], \"stragglers\": [", out);
-        for (int i = 0, first = 1; i < f->n; i++)
-            if (r->straggler[i])
-                fprintf(out, first ? "%d" : ", %d", i), first = 0;
-        fputs("], \"failed\": [", out);
-        for (int i = 0, first = 1; i < f->n; i++)
-            if (r->failed[i])
-                fprintf(out, first ? "%d" : ", %d", i), first = 0;
-        fputs(k + 1 < f->nrows ? "]},\n" : "]}\n", out);
+        fputs("], \"stragglers\": ", out);
+        json_members(out, r->straggler, f->n);
+        fputs(", \"failed\": ", out);
+        json_members(out, r->failed, f->n);
+        fputs(k + 1 < f->nrows ? "},\n" : "}\n", out);
     }
     fputs("  ]\n}\n", out);
 }
