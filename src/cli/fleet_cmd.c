@@ -20,7 +20,11 @@ int kl_cli_is_member(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-int kl_cli_fleet_check(const struct cli *c)
+/*
+ * Refuses (exit 2, having said why) a command that does not run on a
+ * fleet (tune: its cache is one device's); 0 when c can.
+ */
+static int fleet_check(const struct cli *c)
 {
     if (c->command == CMD_TUNE) {
         fprintf(stderr, "kladder: tune searches one device at a time: give --device SPEC for one "
@@ -164,7 +168,7 @@ int kl_cli_fleet(const struct cli *c, struct outputs *o, const char *spec, int a
     struct kl_fleet_member m[KL_FLEET_MAX];
     struct kl_err e;
     int n = 0, rc;
-    if ((rc = kl_cli_fleet_check(c)) != 0) {
+    if ((rc = fleet_check(c)) != 0) {
         kl_cli_outputs_abort(o);
         return rc;
     }

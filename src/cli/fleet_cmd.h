@@ -14,12 +14,6 @@
 int kl_cli_is_member(void);
 
 /*
- * Refuses (exit 2, having said why) a command that does not run on a
- * fleet (tune: its cache is one device's); 0 when c can.
- */
-int kl_cli_fleet_check(const struct cli *c);
-
-/*
  * One member's arguments: argv as typed (before kl_cli_parse, which splits
  * some values in place) without the options the fleet sets per member
  * (--device, --backend, --format, --output, --json, --report, --quiet), and
