@@ -171,6 +171,13 @@ struct kl_backend_ops {
     enum kl_status (*build)(struct kl_dev *dev, const char *source, const char *options,
                             const char *entry, struct kl_kernel **out, struct kl_err *e);
     void (*kernel_free)(struct kl_kernel *k);
+    /*
+     * 1 where build may run on several threads at once for this device (its
+     * compiler is thread-safe: NVRTC; NVIDIA's OpenCL); NULL or 0: one at a
+     * time, on the thread that opened the device (oclgrind's LLVM crashes on
+     * another).
+     */
+    int (*parallel_builds)(struct kl_dev *dev);
     /* The largest work-group this compiled kernel can run with. */
     size_t (*kernel_max_wg)(struct kl_kernel *k);
     /* Its parameters, as far as the API tells. */
@@ -200,6 +207,8 @@ struct kl_backend_ops {
      */
     enum kl_status (*alloc_pinned)(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
                                    void **host, struct kl_err *e);
+    /* How alloc_pinned gets its memory, for reports: "cuMemHostAlloc". */
+    const char *pinned_what;
     /*
      * The device memory free now, in bytes; 0 where the API cannot tell (then
      * the device's global memory is the limit). May be NULL.

@@ -489,6 +489,13 @@ fail:
     return st;
 }
 
+/* NVRTC compiles programs on several threads at once. */
+static int cuda_parallel_builds(struct kl_dev *dev)
+{
+    (void)dev;
+    return 1;
+}
+
 static size_t cuda_kernel_max_wg(struct kl_kernel *k)
 {
     return k->max_wg;
@@ -793,12 +800,14 @@ const struct kl_backend_ops kl_backend_cuda = {
     .read = cuda_read,
     .build = cuda_build,
     .kernel_free = cuda_kernel_free,
+    .parallel_builds = cuda_parallel_builds,
     .kernel_max_wg = cuda_kernel_max_wg,
     .kernel_signature = cuda_kernel_signature,
     .kernel_resources = cuda_kernel_resources,
     .launch = cuda_launch,
     .mem_free = cuda_mem_free,
     .alloc_pinned = cuda_alloc_pinned,
+    .pinned_what = "cuMemHostAlloc",
     .map = cuda_map,
     .unmap = cuda_unmap,
     .alloc_image = cuda_alloc_image,

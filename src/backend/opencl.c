@@ -486,6 +486,13 @@ fail:
     return st;
 }
 
+/* NVIDIA's OpenCL compiles programs on several threads at once; other implementations' are
+ * left to one (oclgrind's crashes off the main thread). */
+static int ocl_parallel_builds(struct kl_dev *dev)
+{
+    return dev->nv_verbose;
+}
+
 static size_t ocl_kernel_max_wg(struct kl_kernel *k)
 {
     return k->max_wg;
@@ -698,11 +705,13 @@ const struct kl_backend_ops kl_backend_opencl = {
     .read = ocl_read,
     .build = ocl_build,
     .kernel_free = ocl_kernel_free,
+    .parallel_builds = ocl_parallel_builds,
     .kernel_max_wg = ocl_kernel_max_wg,
     .kernel_signature = ocl_kernel_signature,
     .kernel_resources = ocl_kernel_resources,
     .launch = ocl_launch,
     .alloc_pinned = ocl_alloc_pinned,
+    .pinned_what = "CL_MEM_ALLOC_HOST_PTR, mapped",
     .map = ocl_map,
     .unmap = ocl_unmap,
     .alloc_image = ocl_alloc_image,

@@ -2,6 +2,7 @@
 #include "core/context.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,25 +313,32 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
     return kl_fail(&kl->err, KL_ERR_IO, "kernel file %s is not built into kladder", file);
 }
 
-int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n)
+int kl_tensor_cores(const struct kl_device_info *d, const char *precision, char *why, size_t n)
 {
+    const char *sp = precision[0] ? " " : "";
     if (kl_contains_nocase(d->vendor, "nvidia") && d->cc_major >= 8)
         return 1;
     if (!kl_contains_nocase(d->vendor, "nvidia"))
         snprintf(why, n,
-                 "no TF32 tensor cores: mma.sync runs on NVIDIA GPUs only (this device "
-                 "is %s's)",
-                 d->vendor);
+                 "no %s%stensor cores: kladder reaches them through PTX on NVIDIA GPUs only "
+                 "(this device is %s's)",
+                 precision, sp, d->vendor);
     else if (d->cc_major == 0)
         snprintf(why, n,
-                 "no TF32 tensor cores known: the driver does not say the compute "
-                 "capability (cl_nv_device_attribute_query)");
+                 "no %s%stensor cores known: the driver does not say the compute "
+                 "capability (cl_nv_device_attribute_query)",
+                 precision, sp);
     else
         snprintf(why, n,
-                 "no TF32 tensor cores: compute capability %d.%d, mma.sync with TF32 "
-                 "needs 8.0 or more",
-                 d->cc_major, d->cc_minor);
+                 "no %s%stensor cores: compute capability %d.%d; kladder's mma.sync needs 8.0 "
+                 "or more",
+                 precision, sp, d->cc_major, d->cc_minor);
     return 0;
+}
+
+int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n)
+{
+    return kl_tensor_cores(d, "TF32", why, n);
 }
 
 int kl_packed_half(const struct kl_device_info *d, char *why, size_t n)
@@ -392,6 +400,20 @@ static int include_name(const char *s, size_t len, const char **name, size_t *nl
 
 #define MAX_INCLUDE_DEPTH 4
 
+/* Removes each "DIR/../" from path in place, so a header may name a neighbouring folder's. */
+static void collapse_dots(char *path)
+{
+    char *up;
+    while ((up = strstr(path, "/../")) != NULL && up > path) {
+        char *start = up;
+        while (start > path && start[-1] != '/')
+            start--;
+        if (strncmp(start, "../", 3) == 0)
+            break; /* nothing left to go up from */
+        memmove(start, up + 4, strlen(up + 4) + 1);
+    }
+}
+
 static enum kl_status inline_at(const char *file, const char *text, kl_kernel_loader load,
                                 void *ctx, char **out, struct kl_err *e, int depth)
 {
@@ -415,6 +437,7 @@ static enum kl_status inline_at(const char *file, const char *text, kl_kernel_lo
             goto done;
         }
         snprintf(path[n], sizeof path[n], "%.*s%.*s", dir, file, (int)nlen, name);
+        collapse_dots(path[n]);
         char *raw = NULL;
         if (depth == MAX_INCLUDE_DEPTH) {
             st = kl_fail(e, KL_ERR_BUILD, "%s: #include nested more than %d deep", file,
@@ -625,6 +648,103 @@ free_src:
 free_key:
     free(key);
     return st;
+}
+
+/* One build of kl_kernel_prefetch, done by whichever thread takes it. */
+struct prefetch_job {
+    const struct kl_kernel_want *want;
+    char *key, *src;
+    struct kl_kernel *kernel; /* NULL: failed */
+    double build_s;
+};
+struct prefetch {
+    struct kl_context *kl;
+    struct prefetch_job *jobs;
+    int n, next;
+    pthread_mutex_t lock;
+};
+
+static void *prefetch_worker(void *arg)
+{
+    struct prefetch *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n)
+            return NULL;
+        struct prefetch_job *j = &p->jobs[i];
+        struct kl_err e;
+        double t0 = kl_now();
+        if (p->kl->ops->build(p->kl->dev, j->src, j->want->options, j->want->entry, &j->kernel,
+                              &e) != KL_OK)
+            j->kernel = NULL;
+        j->build_s = kl_now() - t0;
+    }
+}
+
+static int cached(const struct kl_context *kl, const char *key)
+{
+    for (const struct kl_cached_kernel *c = kl->cache; c; c = c->next)
+        if (strcmp(c->key, key) == 0)
+            return 1;
+    return 0;
+}
+
+void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n)
+{
+    struct prefetch p = {.kl = kl, .jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *p.jobs)};
+    struct kl_err saved = kl->err;
+    pthread_t threads[16];
+    int nthreads = 0;
+    if (!p.jobs)
+        return;
+    /* The sources, here: they read kladder's files and the kernel directory. */
+    for (int i = 0; i < n; i++) {
+        struct prefetch_job *j = &p.jobs[p.n];
+        size_t len = strlen(want[i].file) + strlen(want[i].entry) + strlen(want[i].options) + 8;
+        if (!(j->key = malloc(len)))
+            break;
+        snprintf(j->key, len, "%s\n%s\n%s", want[i].file, want[i].entry, want[i].options);
+        int dup = cached(kl, j->key);
+        for (int k = 0; k < p.n && !dup; k++)
+            dup = strcmp(p.jobs[k].key, j->key) == 0;
+        if (dup || source_of(kl, want[i].file, NULL, &j->src) != KL_OK) {
+            free(j->key);
+            j->key = NULL;
+            continue;
+        }
+        j->want = &want[i];
+        p.n++;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int parallel = kl->ops->parallel_builds && kl->ops->parallel_builds(kl->dev);
+    int want_threads = parallel ? (int)(cpus > 16 ? 16 : cpus > 1 ? cpus : 1) : 1;
+    pthread_mutex_init(&p.lock, NULL);
+    for (; want_threads > 1 && nthreads < want_threads && nthreads < p.n; nthreads++)
+        if (pthread_create(&threads[nthreads], NULL, prefetch_worker, &p) != 0)
+            break;
+    if (nthreads == 0)
+        prefetch_worker(&p); /* one at a time, or no thread could start: build here */
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    pthread_mutex_destroy(&p.lock);
+    for (int i = 0; i < p.n; i++) {
+        struct prefetch_job *j = &p.jobs[i];
+        struct kl_cached_kernel *c = j->kernel ? calloc(1, sizeof *c) : NULL;
+        if (c) {
+            c->key = j->key, c->kernel = j->kernel, c->build_s = j->build_s;
+            c->next = kl->cache;
+            kl->cache = c;
+            j->key = NULL;
+        } else if (j->kernel) {
+            kl->ops->kernel_free(j->kernel);
+        }
+        free(j->key);
+        free(j->src);
+    }
+    free(p.jobs);
+    kl->err = saved;
 }
 
 enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,

@@ -56,6 +56,8 @@ int kl_nvidia_hint(char *buf, size_t n);
  * the reason in why.
  */
 int kl_tensor_tf32(const struct kl_device_info *d, char *why, size_t n);
+/* The same for tensor cores of any precision (mma.sync's); precision names it in why ("" none). */
+int kl_tensor_cores(const struct kl_device_info *d, const char *precision, char *why, size_t n);
 /*
  * 1 if kladder issues packed-half arithmetic on d (PTX fma.rn.f16x2 and
  * cvt.rn.f16x2.f32: NVIDIA, compute capability 8.0 or more, on either
@@ -98,6 +100,23 @@ typedef enum kl_status (*kl_kernel_loader)(void *ctx, const char *path, char **o
  */
 enum kl_status kl_kernel_inline(const char *file, const char *text, kl_kernel_loader load,
                                 void *ctx, char **out, struct kl_err *e);
+
+/* A kernel a search will ask for: kl_kernel_get's file, entry and options. */
+struct kl_kernel_want {
+    const char *file, *entry;
+    char options[256];
+};
+
+/*
+ * Builds the kernels of want that are not cached yet into the cache that
+ * kl_kernel_get reads, several at once where the backend's compiler allows
+ * (parallel_builds: a thread per processor, up to 16; else one after the
+ * other on this thread): for searches that ask for many
+ * variants, whose compiles would otherwise come one after the other. A build
+ * that fails is left out, so kl_kernel_get builds it again and says why;
+ * kl->err is unchanged.
+ */
+void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n);
 
 /*
  * A compiled kernel for (file, entry, options), built on first use and
