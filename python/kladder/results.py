@@ -13,10 +13,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
-#: The ceilings ``Peak.ceilings`` holds, in kladder's names: the roofs every other command
-#: reports ``pct_ceiling`` against (None where the device has none, e.g. no tensor cores).
+#: The roofs every other command reports ``pct_ceiling`` against, in kladder's names, among
+#: the figures ``Peak.ceilings`` holds (None where the device has none, e.g. no tensor cores):
+#: device memory, the FMA units, the tensor cores in each precision, the on-chip levels.
 ROOFS = ("copy_gbps", "read_gbps", "write_gbps", "f32_gflops", "f64_gflops", "i32_giops",
-         "tf32_gflops", "f16_gflops")
+         "f16_gflops", "tf32_gflops", "f16_tc_gflops", "f16acc_tc_gflops", "bf16_gflops",
+         "fp8_gflops", "fp8e5m2_gflops", "i8_giops", "f64_tc_gflops", "shared_gbps", "l1_gbps",
+         "l2_gbps")
 
 
 class KladderError(Exception):
@@ -298,9 +301,10 @@ class Peak:
     ``cached`` is True where kladder read them from its cache (nothing was measured;
     ``run`` is None and ``ceilings`` holds every figure kladder caches: the roofs, launch
     latencies in microseconds, transfer rates in GB/s).  Otherwise ``run`` is the
-    measurement, a row per configuration tried, and ``ceilings`` holds the roofs taken
-    from it as kladder takes them (the best verified bandwidth of each kind, the FMA and
-    tensor-core rates).  A roof the device lacks is None.
+    measurement, a row per configuration tried, and ``ceilings`` every figure it measured
+    (its JSON's ``ceiling_values``; for files written before runs carried them, the best
+    verified row of each kind).  A figure the device lacks, or that was not measured, is
+    None.
     """
 
     cached: bool
@@ -323,6 +327,11 @@ class Peak:
             return cls(True, ceilings, data.get("device", ""), data.get("driver", ""),
                        data.get("date", ""), None, data)
         run = Run.from_json(data, exit_code, stderr, command)
+        if isinstance(data.get("ceiling_values"), dict):
+            ceilings = {k: (v or None) for k, v in data["ceiling_values"].items()
+                        if k != "date" and not isinstance(v, bool)}
+            return cls(False, ceilings, run.device.get("name", ""), run.device.get("driver", ""),
+                       run.provenance.get("date", ""), run, data)
 
         def best(prefix: str, unit: str) -> Optional[float]:
             rates = [getattr(r, unit) for r in run.rows

@@ -217,7 +217,9 @@ class Peaks(unittest.TestCase):
         self.assertEqual(peak.ceilings["copy_gbps"], copy.gbps)
         self.assertEqual(peak.ceilings["f32_gflops"], peak.run.row("fma_f32").gflops)
         self.assertGreater(peak.ceilings["f32_gflops"], 0)
-        self.assertEqual(set(peak.ceilings), set(kladder.ROOFS))
+        self.assertTrue(set(kladder.ROOFS) <= set(peak.ceilings), set(peak.ceilings))
+        if "nvidia" not in peak.run.device.get("vendor", "").lower():  # no tensor cores there
+            self.assertIsNone(peak.ceilings["tf32_gflops"])
 
     def test_cached(self):
         peak = kladder.Peak.from_json(json.loads(CACHED_PEAK))

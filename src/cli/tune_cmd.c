@@ -183,7 +183,7 @@ static double roof_gflops(struct kl_context *kl, const struct kl_gemm_rung *r, e
     char warn[1024];
     if (kl_ceilings_load(&kl->info, kl->ops->name, &c, warn, sizeof warn) != 1)
         return 0;
-    double peak = kl_precision_peak(&c, kl_gemm_rung_precision(r, t));
+    double peak = kl_precision_peak(&c, kl_gemm_rung_precision(r, t), 0);
     double es = (double)kl_type_size(t), m = M, n = N, k = K;
     double ai = 2 * m * n * k / ((m * k + k * n + m * n) * es);
     double bw = ai * c.copy_gbps;

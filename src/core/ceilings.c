@@ -13,31 +13,191 @@
 
 #include "core/util.h"
 
-#define HEADER "kladder-ceilings 3" /* 2: tf32_gflops; 3: f16_gflops */
+#define HEADER "kladder-ceilings 4" /* 2: tf32_gflops; 3: f16_gflops; 4: the hierarchy, every
+                                        tensor-core precision */
 
-/* One table drives both writing and reading: name, and where the value lives. */
-enum field_kind { F_NUM, F_STR };
-struct field {
+/* Per-SM rates of the specification, per clock (enum spec_rate below). */
+enum spec_rate { SPEC_NONE, SPEC_FP32, SPEC_FP64, SPEC_INT32, SPEC_TF32, SPEC_F16, SPEC_FP8,
+                 SPEC_I8, SPEC_F64TC };
+
+#define FIG(f, kind, unit, label, spec, method)                                                    \
+    {#f, offsetof(struct kl_ceilings, f), kind, unit, label, method, spec}
+const struct kl_ceiling_def kl_ceiling_defs[] = {
+    FIG(copy_gbps, KL_CEIL_MEMORY, "GB/s", "memory copy", SPEC_NONE,
+        "a copy kernel over every vector width, elements per work-item and work-group size; "
+        "every word checked"),
+    FIG(read_gbps, KL_CEIL_MEMORY, "GB/s", "memory read", SPEC_NONE,
+        "a read kernel (one partial sum per work-item); the sum of all words checked"),
+    FIG(write_gbps, KL_CEIL_MEMORY, "GB/s", "memory write", SPEC_NONE,
+        "a fill kernel writing a hash of each index; every word checked"),
+    FIG(f32_gflops, KL_CEIL_FMA, "GFLOP/s", "FP32 FMA", SPEC_FP32,
+        "chains of fma over whole waves; sampled work-items reproduced bit for bit"),
+    FIG(f64_gflops, KL_CEIL_FMA, "GFLOP/s", "FP64 FMA", SPEC_FP64,
+        "chains of fma in double; sampled work-items reproduced bit for bit"),
+    FIG(i32_giops, KL_CEIL_FMA, "GIOP/s", "INT32 mul-add", SPEC_INT32,
+        "chains of integer multiply-adds; sampled work-items reproduced bit for bit"),
+    FIG(f16_gflops, KL_CEIL_FMA, "GFLOP/s", "FP16x2 FMA", SPEC_NONE,
+        "chains of fma.rn.f16x2; sampled work-items reproduced exactly"),
+    FIG(tf32_gflops, KL_CEIL_TENSOR, "GFLOP/s", "TF32 tensor cores", SPEC_TF32,
+        "mma.sync m16n8k8 and wgmma m64n256k8 chains with exact sums; sampled work-items "
+        "reproduced exactly"),
+    FIG(f16_tc_gflops, KL_CEIL_TENSOR, "GFLOP/s", "FP16 tensor cores", SPEC_F16,
+        "mma.sync m16n8k16 and wgmma m64n256k16, FP32 accumulation, exact sums"),
+    FIG(f16acc_tc_gflops, KL_CEIL_TENSOR, "GFLOP/s", "FP16 tensor cores, FP16 sums", SPEC_F16,
+        "mma.sync m16n8k16 and wgmma m64n256k16, FP16 accumulation, exact sums"),
+    FIG(bf16_gflops, KL_CEIL_TENSOR, "GFLOP/s", "BF16 tensor cores", SPEC_F16,
+        "mma.sync m16n8k16 and wgmma m64n256k16, FP32 accumulation, exact sums"),
+    FIG(fp8_gflops, KL_CEIL_TENSOR, "GFLOP/s", "FP8 e4m3 tensor cores", SPEC_FP8,
+        "wgmma m64n256k32, FP32 accumulation, exact sums"),
+    FIG(fp8e5m2_gflops, KL_CEIL_TENSOR, "GFLOP/s", "FP8 e5m2 tensor cores", SPEC_FP8,
+        "wgmma m64n256k32, FP32 accumulation, exact sums"),
+    FIG(i8_giops, KL_CEIL_TENSOR, "GIOP/s", "INT8 tensor cores", SPEC_I8,
+        "mma.sync m16n8k32 and wgmma m64n256k32, INT32 accumulation, exact sums"),
+    FIG(f64_tc_gflops, KL_CEIL_TENSOR, "GFLOP/s", "FP64 tensor cores", SPEC_F64TC,
+        "mma.sync m8n8k4 (and m16n8k16 on compute capability 9.0) in double, exact sums"),
+    FIG(shared_gbps, KL_CEIL_CACHE, "GB/s", "local (shared) memory", SPEC_NONE,
+        "every work-item reads local memory in a loop; each sum reproduced on the host"),
+    FIG(shared_cu_gbps, KL_CEIL_CACHE, "GB/s", "local memory per compute unit", SPEC_NONE,
+        "the local-memory figure over the compute units"),
+    FIG(l1_gbps, KL_CEIL_CACHE, "GB/s", "first cache level", SPEC_NONE,
+        "the plateau of a read sweep over working sets that fit it; sums checked"),
+    FIG(l1_bytes, KL_CEIL_CACHE, "bytes", "first cache level ends", SPEC_NONE,
+        "the largest working set on the first plateau of the read sweep"),
+    FIG(l2_gbps, KL_CEIL_CACHE, "GB/s", "second cache level", SPEC_NONE,
+        "the plateau of the read sweep past the first level; sums checked"),
+    FIG(l2_bytes, KL_CEIL_CACHE, "bytes", "second cache level ends", SPEC_NONE,
+        "the largest working set on the second plateau of the read sweep"),
+    FIG(l1_ns, KL_CEIL_LATENCY, "ns", "first cache level latency", SPEC_NONE,
+        "a dependent pointer chase through a random cycle that fits the first level"),
+    FIG(l2_ns, KL_CEIL_LATENCY, "ns", "second cache level latency", SPEC_NONE,
+        "the pointer chase through a cycle that fits the second level only"),
+    FIG(mem_ns, KL_CEIL_LATENCY, "ns", "device memory latency", SPEC_NONE,
+        "the pointer chase through a cycle larger than every cache"),
+    FIG(l1_cycles, KL_CEIL_LATENCY, "cycles", "first cache level latency", SPEC_NONE,
+        "the latency times the clock measured meanwhile (else the highest clock)"),
+    FIG(l2_cycles, KL_CEIL_LATENCY, "cycles", "second cache level latency", SPEC_NONE,
+        "the latency times the clock measured meanwhile (else the highest clock)"),
+    FIG(mem_cycles, KL_CEIL_LATENCY, "cycles", "device memory latency", SPEC_NONE,
+        "the latency times the clock measured meanwhile (else the highest clock)"),
+    FIG(atomic_one_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, one address", SPEC_NONE,
+        "every work-item adds to one global counter; the total checked exactly"),
+    FIG(atomic_spread_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, distinct addresses",
+        SPEC_NONE, "every work-item adds to counters of its own; each checked exactly"),
+    FIG(atomic_shared_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, local memory", SPEC_NONE,
+        "every work-group adds to a local counter; each checked exactly"),
+    FIG(launch_us, KL_CEIL_LAUNCH, "us", "launch latency", SPEC_NONE,
+        "an empty kernel: queued to start from OpenCL's events (clpeak's figure, the mean); "
+        "through CUDA, events recorded around one launch"),
+    FIG(launch_host_us, KL_CEIL_LAUNCH, "us", "launch, host round trip", SPEC_NONE,
+        "an empty kernel, enqueue to completion as the host sees it (median)"),
+    FIG(empty_us, KL_CEIL_LAUNCH, "us", "empty kernel", SPEC_NONE,
+        "an empty kernel's run time from events (median)"),
+    FIG(h2d_pageable, KL_CEIL_TRANSFER, "GB/s", "write, pageable host memory", SPEC_NONE,
+        "a blocking write from malloc'd memory; a round trip checked byte for byte first"),
+    FIG(d2h_pageable, KL_CEIL_TRANSFER, "GB/s", "read, pageable host memory", SPEC_NONE,
+        "a blocking read into malloc'd memory"),
+    FIG(h2d_pinned, KL_CEIL_TRANSFER, "GB/s", "write, pinned host memory", SPEC_NONE,
+        "a blocking write from the backend's pinned host memory"),
+    FIG(d2h_pinned, KL_CEIL_TRANSFER, "GB/s", "read, pinned host memory", SPEC_NONE,
+        "a blocking read into the backend's pinned host memory"),
+    FIG(map_gbps, KL_CEIL_TRANSFER, "GB/s", "map for reading", SPEC_NONE,
+        "a blocking map of a device buffer for reading"),
+    FIG(unmap_gbps, KL_CEIL_TRANSFER, "GB/s", "unmap after writing", SPEC_NONE,
+        "a blocking unmap of a device buffer mapped for writing"),
+};
+#define DEF_COUNT (sizeof kl_ceiling_defs / sizeof *kl_ceiling_defs)
+const int kl_ceiling_count = (int)DEF_COUNT;
+
+double kl_ceiling_value(const struct kl_ceilings *c, const struct kl_ceiling_def *d)
+{
+    double v;
+    memcpy(&v, (const char *)c + d->offset, sizeof v);
+    return v;
+}
+
+void kl_ceiling_set(struct kl_ceilings *c, const struct kl_ceiling_def *d, double v)
+{
+    memcpy((char *)c + d->offset, &v, sizeof v);
+}
+
+const struct kl_ceiling_def *kl_ceiling_find(const char *key)
+{
+    for (int i = 0; key && i < kl_ceiling_count; i++)
+        if (strcmp(kl_ceiling_defs[i].key, key) == 0)
+            return &kl_ceiling_defs[i];
+    return NULL;
+}
+
+/*
+ * Dense operations per SM per clock by compute capability, from NVIDIA's
+ * architecture papers for the A100 (8.0) and H100 (9.0); their datasheets'
+ * figures are these rates times the SMs and a boost clock.
+ */
+static double per_sm_rate(enum spec_rate r, int major, int minor)
+{
+    /*                         none  fp32 fp64 int32 tf32  f16   fp8   i8    f64tc */
+    static const double a100[] = {0, 128, 64, 128, 1024, 2048, 0, 4096, 128};
+    static const double h100[] = {0, 256, 128, 128, 2048, 4096, 8192, 8192, 256};
+    if (major == 8 && minor == 0)
+        return a100[r];
+    if (major == 9 && minor == 0)
+        return h100[r];
+    return 0;
+}
+
+double kl_ceiling_spec(const struct kl_ceiling_def *d, const struct kl_device_info *dev,
+                       char *basis, size_t n)
+{
+    double rate = per_sm_rate((enum spec_rate)d->per_clock, dev->cc_major, dev->cc_minor);
+    if (d->per_clock == SPEC_NONE) {
+        snprintf(basis, n, "no specification for this figure");
+        return 0;
+    }
+    if (!(rate > 0) || !dev->compute_units || !dev->max_clock_mhz) {
+        snprintf(basis, n, "no per-SM rate known for %s (compute capability %d.%d)", dev->name,
+                 dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    snprintf(basis, n, "%u SMs x %u MHz x %.0f per SM per clock (compute capability %d.%d)",
+             dev->compute_units, dev->max_clock_mhz, rate, dev->cc_major, dev->cc_minor);
+    return dev->compute_units * (dev->max_clock_mhz * 1e6) * rate * 1e-9;
+}
+
+void kl_ceilings_summary(const struct kl_ceilings *c, char *out, size_t n)
+{
+    /* Short names of the roofs after the first five, in the table's order. */
+    static const struct {
+        const char *key, *name;
+    } more[] = {{"f16_tc_gflops", "FP16"},       {"bf16_gflops", "BF16"},
+                {"fp8_gflops", "FP8"},           {"i8_giops", "INT8"},
+                {"f64_tc_gflops", "FP64 tensor"}, {"f16_gflops", "FP16x2"},
+                {"l2_gbps", "L2 GB/s"},          {"shared_gbps", "shared GB/s"}};
+    size_t used = (size_t)snprintf(out, n,
+                                   "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f "
+                                   "GIOP/s, TF32 ",
+                                   c->copy_gbps, c->f32_gflops, c->f64_gflops, c->i32_giops);
+    if (used < n)
+        used += (size_t)snprintf(out + used, n - used,
+                                 c->tf32_gflops > 0 ? "%.1f GFLOP/s" : "none (no tensor cores)",
+                                 c->tf32_gflops);
+    for (size_t i = 0; i < sizeof more / sizeof *more && used < n; i++) {
+        double v = kl_ceiling_value(c, kl_ceiling_find(more[i].key));
+        if (v > 0)
+            used += (size_t)snprintf(out + used, n - used, ", %s %.1f", more[i].name, v);
+    }
+}
+
+/* The cache file: every figure of the table above, the three configurations and the date. */
+static const struct {
     const char *key;
-    enum field_kind kind;
     size_t offset, size;
+} strings[] = {
+#define STR(f) {#f, offsetof(struct kl_ceilings, f), sizeof(((struct kl_ceilings *)0)->f)}
+    STR(copy_cfg), STR(read_cfg), STR(write_cfg), STR(date),
+#undef STR
 };
-#define NUM(f)                                                                                     \
-    {                                                                                              \
-#f, F_NUM, offsetof(struct kl_ceilings, f), sizeof(double)                                 \
-    }
-#define STR(f)                                                                                     \
-    {                                                                                              \
-#f, F_STR, offsetof(struct kl_ceilings, f), sizeof(((struct kl_ceilings *)0)->f)           \
-    }
-static const struct field fields[] = {
-    NUM(copy_gbps),      NUM(read_gbps),  NUM(write_gbps),   STR(copy_cfg),     STR(read_cfg),
-    STR(write_cfg),      NUM(f32_gflops), NUM(f64_gflops),   NUM(i32_giops),    NUM(launch_us),
-    NUM(launch_host_us), NUM(empty_us),   NUM(h2d_pageable), NUM(d2h_pageable), NUM(h2d_pinned),
-    NUM(d2h_pinned),     NUM(map_gbps),   NUM(unmap_gbps),   STR(date),         NUM(tf32_gflops),
-    NUM(f16_gflops),
-};
-#define FIELD_COUNT (sizeof fields / sizeof *fields)
+#define STRING_COUNT (sizeof strings / sizeof *strings)
+#define FIELD_COUNT (DEF_COUNT + STRING_COUNT)
 
 uint64_t kl_cache_hash(const char *s, size_t n)
 {
@@ -119,16 +279,19 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
             id_seen = 1;
             continue;
         }
+        /* Figures first (index i < DEF_COUNT), then the strings. */
         for (size_t i = 0; i < FIELD_COUNT; i++) {
-            if (strcmp(line, fields[i].key) != 0)
+            size_t si = i - DEF_COUNT;
+            const char *key = i < DEF_COUNT ? kl_ceiling_defs[i].key : strings[si].key;
+            if (strcmp(line, key) != 0)
                 continue;
-            char *dst = (char *)c + fields[i].offset, *end;
-            if (fields[i].kind == F_STR) {
-                snprintf(dst, fields[i].size, "%s", value);
+            if (i >= DEF_COUNT) {
+                snprintf((char *)c + strings[si].offset, strings[si].size, "%s", value);
             } else {
+                char *end;
                 double v = strtod(value, &end);
                 ok = end != value && *end == '\0' && v >= 0;
-                memcpy(dst, &v, sizeof v);
+                kl_ceiling_set(c, &kl_ceiling_defs[i], v);
             }
             seen[i] = 1;
         }
@@ -174,15 +337,12 @@ enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *ba
     kl_ceilings_path(dev, backend, path, sizeof path);
     kl_cache_identity(dev, backend, id, sizeof id);
     used = (size_t)snprintf(text, sizeof text, HEADER "\nidentity %s\n", id);
-    for (size_t i = 0; i < FIELD_COUNT && used < sizeof text; i++) {
-        const char *src = (const char *)c + fields[i].offset;
-        if (fields[i].kind == F_STR)
-            used +=
-                (size_t)snprintf(text + used, sizeof text - used, "%s %s\n", fields[i].key, src);
-        else
-            used += (size_t)snprintf(text + used, sizeof text - used, "%s %.17g\n", fields[i].key,
-                                     *(const double *)(const void *)src);
-    }
+    for (int i = 0; i < kl_ceiling_count && used < sizeof text; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s %.17g\n",
+                                 kl_ceiling_defs[i].key, kl_ceiling_value(c, &kl_ceiling_defs[i]));
+    for (size_t i = 0; i < STRING_COUNT && used < sizeof text; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s %s\n", strings[i].key,
+                                 (const char *)c + strings[i].offset);
     if (used >= sizeof text - 40)
         return kl_fail(e, KL_ERR_IO, "ceiling cache text too long");
     snprintf(text + used, sizeof text - used, "checksum %016llx\n",

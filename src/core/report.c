@@ -23,7 +23,8 @@ const char *kl_result_status_name(enum kl_result_status s)
     return "?";
 }
 
-static const char *const precision_names[] = {NULL, "fp32", "tf32", "3xtf32", "fp64", "int32", "fp16"};
+static const char *const precision_names[] = {NULL,   "fp32", "tf32", "3xtf32",  "fp64", "int32",
+                                              "fp16", "bf16", "fp8",  "fp8e5m2", "int8"};
 
 const char *kl_precision_name(enum kl_precision p)
 {
@@ -123,14 +124,24 @@ double kl_result_bytes(const struct kl_report *r, const struct kl_result *x)
     return x->flops > 0 || x->bytes > 0 ? x->bytes : r->bytes;
 }
 
-double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p)
+int kl_precision_tensor_only(enum kl_precision p)
+{
+    return p == KL_PREC_TF32 || p == KL_PREC_3XTF32 || p == KL_PREC_BF16 || p == KL_PREC_FP8 ||
+           p == KL_PREC_FP8E5M2 || p == KL_PREC_INT8;
+}
+
+double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int tensor)
 {
     switch (p) {
     case KL_PREC_TF32: return c->tf32_gflops;
     case KL_PREC_3XTF32: return c->tf32_gflops / 3;
-    case KL_PREC_FP64: return c->f64_gflops;
+    case KL_PREC_FP64: return tensor ? c->f64_tc_gflops : c->f64_gflops;
     case KL_PREC_INT32: return c->i32_giops;
-    case KL_PREC_FP16: return c->f16_gflops;
+    case KL_PREC_FP16: return tensor ? c->f16_tc_gflops : c->f16_gflops;
+    case KL_PREC_BF16: return c->bf16_gflops;
+    case KL_PREC_FP8: return c->fp8_gflops;
+    case KL_PREC_FP8E5M2: return c->fp8e5m2_gflops;
+    case KL_PREC_INT8: return c->i8_giops;
     default: return c->f32_gflops;
     }
 }
@@ -139,7 +150,8 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p)
 static double compute_peak(const struct kl_report *r, const struct kl_result *x)
 {
     return kl_precision_peak(
-        &r->ceilings, x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type));
+        &r->ceilings, x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type),
+        x->tensor);
 }
 
 static double roof(const struct kl_report *r, const struct kl_result *x, double flops, double bytes)
@@ -222,18 +234,12 @@ void kl_report_load_ceilings(struct kl_report *r)
 {
     char warn[512];
     int got = kl_ceilings_load(&r->device, r->backend, &r->ceilings, warn, sizeof warn);
-    char tf32[48] = "none (no tensor cores)", f16[48] = "";
+    char roofs[640];
     r->have_ceilings = got == 1;
-    if (got == 1 && r->ceilings.tf32_gflops > 0)
-        snprintf(tf32, sizeof tf32, "%.1f GFLOP/s", r->ceilings.tf32_gflops);
-    if (got == 1 && r->ceilings.f16_gflops > 0)
-        snprintf(f16, sizeof f16, ", FP16x2 %.1f GFLOP/s", r->ceilings.f16_gflops);
+    kl_ceilings_summary(&r->ceilings, roofs, sizeof roofs);
     if (got == 1)
-        snprintf(r->ceiling_note, sizeof r->ceiling_note,
-                 "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f GIOP/s, "
-                 "TF32 %s%s (kladder peak, %s)",
-                 r->ceilings.copy_gbps, r->ceilings.f32_gflops, r->ceilings.f64_gflops,
-                 r->ceilings.i32_giops, tf32, f16, r->ceilings.date);
+        snprintf(r->ceiling_note, sizeof r->ceiling_note, "%s (kladder peak, %s)", roofs,
+                 r->ceilings.date);
     else
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "%s%snone measured for this device: `kladder peak` measures them",

@@ -27,8 +27,13 @@ enum kl_result_status {
 
 /*
  * The arithmetic that produced a result (precision is a property of a rung):
- * fp32 on the FMA units, TF32 on the tensor cores (10 mantissa bits), the
- * FP32-accurate split 3xTF32, fp64, int32. NONE: a row that declares none.
+ * the number format its products take, with the unit that runs them in
+ * struct kl_result's tensor (FP16 and FP64 exist on both the FMA units and
+ * the tensor cores; TF32, 3xTF32, BF16, FP8 and INT8 only on the tensor
+ * cores here). fp32 on the FMA units, TF32 (10 mantissa bits), the
+ * FP32-accurate split 3xTF32, fp64, int32, fp16 (packed half2 FMAs, or FP16
+ * tensor-core inputs), bf16, fp8 (e4m3) and fp8e5m2, int8 (INT32 sums).
+ * NONE: a row that declares none.
  */
 enum kl_precision {
     KL_PREC_NONE,
@@ -37,18 +42,27 @@ enum kl_precision {
     KL_PREC_3XTF32,
     KL_PREC_FP64,
     KL_PREC_INT32,
-    KL_PREC_FP16 /* packed half2 FMAs, two lanes per instruction */
+    KL_PREC_FP16,
+    KL_PREC_BF16,
+    KL_PREC_FP8,
+    KL_PREC_FP8E5M2,
+    KL_PREC_INT8
 };
-/* "fp32", "tf32", "3xtf32", "fp64", "int32", "fp16" (NULL for NONE). */
+/* "fp32", "tf32", "3xtf32", "fp64", "int32", "fp16", "bf16", "fp8", "fp8e5m2", "int8" (NULL
+ * for NONE). */
 const char *kl_precision_name(enum kl_precision p);
 /* The name back to its value; KL_PREC_NONE for NULL or an unknown name. */
 enum kl_precision kl_precision_parse(const char *name);
+/* 1 for the precisions that exist only on the tensor cores (tf32, 3xtf32, bf16, fp8, int8). */
+int kl_precision_tensor_only(enum kl_precision p);
 /*
- * The compute roof of precision p in measured ceilings: the FMA rate of its type, the TF32
- * tensor-core rate for tf32, a third of it for 3xtf32 (three products per product), the
- * packed-half FMA rate for fp16; 0 when unknown.
+ * The compute roof of precision p in measured ceilings, on the tensor cores
+ * (tensor) or the FMA units: the FMA rate of its type; on the tensor cores
+ * the rate of its inputs (fp16, bf16, fp8, fp8e5m2, int8, fp64), a third of
+ * the TF32 rate for 3xtf32 (three products per product); the packed-half
+ * FMA rate for fp16 off the tensor cores; 0 when unknown.
  */
-double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p);
+double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int tensor);
 /* The precision of plain arithmetic in type t: fp32, fp64 or int32. */
 enum kl_precision kl_precision_of_type(enum kl_type t);
 /*
@@ -71,6 +85,8 @@ struct kl_result {
     double flops, bytes;         /* work per launch, when it differs from the report's */
     double x;                    /* a sweep's variable (e.g. N), 0 outside sweeps */
     enum kl_precision precision; /* the arithmetic it declares (KL_PREC_NONE: none) */
+    int tensor;                  /* its products run on the tensor cores (implied by tf32,
+                                    3xtf32, bf16, fp8 and int8) */
     double error;                /* measured normwise error: max |got - ref| / sum|a·b| over the
                                     elements checked; NaN where none was measured */
     int has_machine;             /* machine holds what its timed launches saw */

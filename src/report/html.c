@@ -268,7 +268,8 @@ static void blur_pictures(FILE *out, const struct kl_run *run)
  */
 static void fastest_by_precision(FILE *out, const struct kl_run *run)
 {
-    static const char *const order[] = {"fp32", "tf32", "3xtf32", "fp64", "int32", "fp16"};
+    static const char *const order[] = {"fp32", "tf32",    "3xtf32", "fp64", "int32",
+                                        "fp16", "bf16",    "fp8",    "fp8e5m2", "int8"};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
         const struct kl_run_row *best = NULL, *peer = NULL;
@@ -533,17 +534,9 @@ static void device_facts(FILE *out, const struct kl_run *run)
     dt(out, "roofs used");
     fputs("<dd>", out);
     if (run->have_ceil) {
-        fprintf(out, "copy %.4g GB/s", run->ceil.copy_gbps);
-        if (run->ceil.f32_gflops > 0)
-            fprintf(out, ", FP32 %.4g GFLOP/s", run->ceil.f32_gflops);
-        if (run->ceil.f64_gflops > 0)
-            fprintf(out, ", FP64 %.4g GFLOP/s", run->ceil.f64_gflops);
-        if (run->ceil.i32_giops > 0)
-            fprintf(out, ", INT32 %.4g GIOP/s", run->ceil.i32_giops);
-        if (run->ceil.tf32_gflops > 0)
-            fprintf(out, ", TF32 tensor cores %.4g GFLOP/s", run->ceil.tf32_gflops);
-        if (run->ceil.f16_gflops > 0)
-            fprintf(out, ", FP16x2 %.4g GFLOP/s", run->ceil.f16_gflops);
+        char roofs[640];
+        kl_ceilings_summary(&run->ceil, roofs, sizeof roofs);
+        esc(out, roofs);
         fputs("; ", out);
     }
     esc(out, run->ceil_source);
@@ -630,6 +623,11 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
         for (int k = 0; k < nm; k++) {
             chart_figure_open(out);
             kl_svg_ladder(out, run, ms[k], (*chart_id)++, 0);
+            fputs("</figure>\n", out);
+        }
+        if (run->curves) { /* peak's cache sweep beside its other rows */
+            chart_figure_open(out);
+            kl_svg_sweep(out, run, (*chart_id)++, 0);
             fputs("</figure>\n", out);
         }
     }

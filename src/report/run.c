@@ -244,13 +244,17 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     r->build_s = num(c, o, where, "build_s", 1);
     const struct kl_json *prec = optional(c, o, where, "precision", KL_JSON_STRING),
                          *error = optional(c, o, where, "error", KL_JSON_NUMBER);
+    const struct kl_json *tensor = optional(c, o, where, "tensor", KL_JSON_BOOL);
     r->precision = prec ? prec->string : NULL;
     r->error = error ? error->number : NAN;
+    r->tensor = tensor ? tensor->boolean : 0;
     if (c->failed)
         return;
     if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
-        bad(c, prec, "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32 or fp16)", where,
-            r->precision);
+        bad(c, prec,
+            "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32, fp16, bf16, fp8, "
+            "fp8e5m2 or int8)",
+            where, r->precision);
         return;
     }
     static const char *const statuses[] = {"verified", "failed", "skipped", "measured", "timeout"};
@@ -280,24 +284,21 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
 {
     struct kl_ceilings *k = &run->ceil;
     const char *w = "ceiling_values";
-    double copy = num(c, v, w, "copy_gbps", 1), f32 = num(c, v, w, "f32_gflops", 1),
-           f64 = num(c, v, w, "f64_gflops", 1), i32 = num(c, v, w, "i32_giops", 1);
-    double rd = kl_json_get(v, "read_gbps") ? num(c, v, w, "read_gbps", 1) : NAN;
-    double tf = kl_json_get(v, "tf32_gflops") ? num(c, v, w, "tf32_gflops", 1) : NAN;
-    double f16 = kl_json_get(v, "f16_gflops") ? num(c, v, w, "f16_gflops", 1) : NAN;
-    double wr = kl_json_get(v, "write_gbps") ? num(c, v, w, "write_gbps", 1) : NAN;
+    struct kl_ceilings got;
+    memset(&got, 0, sizeof got);
+    /* The first roofs every version wrote are required; later figures are optional. */
+    for (int i = 0; i < kl_ceiling_count && !c->failed; i++) {
+        const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
+        int required = strcmp(d->key, "copy_gbps") == 0 || strcmp(d->key, "f32_gflops") == 0 ||
+                       strcmp(d->key, "f64_gflops") == 0 || strcmp(d->key, "i32_giops") == 0;
+        const struct kl_json *x = required ? NULL : optional(c, v, w, d->key, KL_JSON_NUMBER);
+        double value = required ? num(c, v, w, d->key, 1) : x ? x->number : NAN;
+        kl_ceiling_set(&got, d, value > 0 && isfinite(value) ? value : 0);
+    }
     const char *date = str(c, v, w, "date");
     if (c->failed)
         return;
-    memset(k, 0, sizeof *k);
-    k->copy_gbps = copy > 0 ? copy : 0;
-    k->read_gbps = rd > 0 ? rd : 0;
-    k->write_gbps = wr > 0 ? wr : 0;
-    k->f32_gflops = f32 > 0 ? f32 : 0;
-    k->f64_gflops = f64 > 0 ? f64 : 0;
-    k->i32_giops = i32 > 0 ? i32 : 0;
-    k->tf32_gflops = tf > 0 ? tf : 0;
-    k->f16_gflops = f16 > 0 ? f16 : 0;
+    *k = got;
     snprintf(k->date, sizeof k->date, "%s", date);
     run->have_ceil = k->copy_gbps > 0;
     snprintf(run->ceil_source, sizeof run->ceil_source,
@@ -405,14 +406,17 @@ static int read_tree(struct kl_run *run, const char *name, char *err, size_t n)
         return -1;
     }
     run->nrows = results->count;
+    int with_x = 0;
     for (int i = 0; i < results->count && !c.failed; i++) {
         read_row(&c, results->items[i], i, &run->rows[i]);
-        if (isfinite(run->rows[i].x))
-            run->sweep = 1;
+        with_x += isfinite(run->rows[i].x);
     }
+    /* Every row a point (copy --sweep): the run is a sweep; some (peak's): curves beside. */
+    run->sweep = with_x > 0 && with_x == run->nrows;
+    run->curves = with_x > 0 && !run->sweep;
     const struct kl_json *sweep = kl_json_get(run->params, "sweep");
     if (sweep && sweep->type == KL_JSON_BOOL && sweep->boolean)
-        run->sweep = 1;
+        run->sweep = 1, run->curves = 0;
     return c.failed ? -1 : 0;
 }
 
@@ -441,7 +445,10 @@ void kl_run_free(struct kl_run *run)
     memset(run, 0, sizeof *run);
 }
 
-/* A peak run measured the roofs itself: the best verified row of each kind. */
+/*
+ * A peak run measured the roofs itself: the best verified row of each kind
+ * (files from before a peak run carried its ceilings in ceiling_values).
+ */
 static void own_rows(struct kl_run *run)
 {
     struct kl_ceilings *k = &run->ceil;
@@ -539,6 +546,11 @@ const char *kl_run_unit(const struct kl_run *run, enum kl_metric m)
     return "";
 }
 
+int kl_run_on_curve(const struct kl_run *run, const struct kl_run_row *r)
+{
+    return run->curves && isfinite(r->x);
+}
+
 double kl_run_compute_peak(const struct kl_run *run)
 {
     if (!run->have_ceil)
@@ -550,12 +562,12 @@ double kl_run_compute_peak(const struct kl_run *run)
     return run->ceil.f32_gflops;
 }
 
-double kl_run_precision_peak(const struct kl_run *run, const char *precision)
+double kl_run_precision_peak(const struct kl_run *run, const char *precision, int tensor)
 {
     enum kl_precision p = kl_precision_parse(precision);
     if (!run->have_ceil)
         return 0;
-    return p == KL_PREC_NONE ? kl_run_compute_peak(run) : kl_precision_peak(&run->ceil, p);
+    return p == KL_PREC_NONE ? kl_run_compute_peak(run) : kl_precision_peak(&run->ceil, p, tensor);
 }
 
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n)

@@ -28,6 +28,7 @@ struct kl_run_row {
     double speedup_first, speedup_host, total_s, build_s;
     const char *precision; /* "fp32", "tf32", "3xtf32" ...; NULL where the row declares none */
     double error;          /* measured normwise error; NaN where none */
+    int tensor;            /* its products ran on the tensor cores (absent before: 0) */
     /* The machine (schema version 2; absent from version 1 files): NULL, -1 or NaN unknown. */
     const char *bound;          /* "memory", "compute", "latency" */
     int nkernels;               /* entries of resources: kladder's kernels timed */
@@ -50,6 +51,8 @@ struct kl_run {
     const char *dev_name, *dev_platform, *driver, *backend, *date, *version;
     double flops, bytes;              /* per launch, for the whole workload */
     int sweep;                        /* rows vary x (copy --sweep): a curve per rung */
+    int curves; /* some rows vary x (peak's cache and latency sweeps): their curves are drawn
+                   beside the ladder of the others */
     const char *image_in, *image_out; /* images.input / images.output, or NULL */
     struct kl_ceilings ceil;          /* the roofs: valid when have_ceil */
     int have_ceil;
@@ -89,13 +92,16 @@ enum kl_metric kl_run_metric(const struct kl_run *run, const struct kl_run_row *
 double kl_run_value(const struct kl_run *run, const struct kl_run_row *r, enum kl_metric m);
 const char *kl_run_unit(const struct kl_run *run, enum kl_metric m);
 
+/* 1 for a row drawn on a curve beside the ladder (a point of one of peak's sweeps), not as a bar. */
+int kl_run_on_curve(const struct kl_run *run, const struct kl_run_row *r);
+
 /* The compute roof for the run's type (FP32, FP64 or INT32), 0 when unknown. */
 double kl_run_compute_peak(const struct kl_run *run);
 /*
  * The compute roof of one precision ("tf32": the TF32 tensor-core roof;
  * "3xtf32": a third of it), 0 when unknown; the type's for NULL.
  */
-double kl_run_precision_peak(const struct kl_run *run, const char *precision);
+double kl_run_precision_peak(const struct kl_run *run, const char *precision, int tensor);
 
 /* "M=512 N=512 K=512 float seed 1": the params object in one line. */
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n);

@@ -137,7 +137,7 @@ int kl_svg_metrics(const struct kl_run *run, enum kl_metric out[3])
     int n = 0;
     for (int i = 0; i < run->nrows; i++) {
         enum kl_metric m = kl_run_metric(run, &run->rows[i]);
-        int seen = 0;
+        int seen = kl_run_on_curve(run, &run->rows[i]);
         for (int k = 0; k < n; k++)
             seen |= out[k] == m;
         if (!seen && n < 3)
@@ -168,7 +168,7 @@ void kl_svg_ladder(FILE *out, const struct kl_run *run, enum kl_metric m, int id
     double vmax = 0;
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
-        if (kl_run_metric(run, r) != m)
+        if (kl_run_metric(run, r) != m || kl_run_on_curve(run, r))
             continue;
         nrows++;
         npeers += r->peer;
@@ -239,7 +239,7 @@ void kl_svg_ladder(FILE *out, const struct kl_run *run, enum kl_metric m, int id
         }
         for (int i = 0; i < run->nrows; i++) {
             const struct kl_run_row *r = &run->rows[i];
-            if (kl_run_metric(run, r) != m || r->peer != pass)
+            if (kl_run_metric(run, r) != m || r->peer != pass || kl_run_on_curve(run, r))
                 continue;
             double v = kl_run_value(run, r, m);
             int cy = y + LAD_ROW / 2;
@@ -425,38 +425,67 @@ static int by_py(const void *a, const void *b)
 }
 
 /*
- * The roofs drawn dashed beside the main one: a peak run's other precisions
- * (it measured them all); for any run, the TF32 tensor-core roof where a row
- * is tf32, the 3xTF32 roof (a third of it) where a row is 3xtf32 and the
- * packed-half roof where a row is fp16, so each point can be read against the
- * roof of its own arithmetic.
+ * The roofs drawn dashed beside the main one: a peak run's every other
+ * compute roof (it measured them all); for any run, the roof of each
+ * precision and unit its rows declare (TF32, a third of it for 3xTF32, FP16
+ * on the tensor cores or packed on the FMA units, BF16, FP8, INT8, FP64 on
+ * the tensor cores), so each point can be read against the roof of its own
+ * arithmetic. Slopes: the on-chip levels' bandwidths (L2, shared memory)
+ * beside device memory's, the hierarchical roofline.
  */
 struct other_roof {
     double top;
-    const char *name;
+    char name[64];
+    double label_y; /* where its label goes */
+    char value[32];
 };
-static int other_roofs(const struct kl_run *run, struct other_roof out[5])
+#define MAX_OTHER 16
+
+/* Adds the roof of figure key (label: how the chart names it) unless it is unmeasured or there. */
+static void add_roof(const struct kl_run *run, struct other_roof *out, int *n, const char *key,
+                     double scale, const char *label)
 {
-    int n = 0, tf32 = strcmp(run->workload, "peak") == 0, x3 = 0, f16 = tf32;
+    const struct kl_ceiling_def *d = kl_ceiling_find(key);
+    double top = d ? kl_ceiling_value(&run->ceil, d) * scale : 0;
+    for (int i = 0; i < *n; i++)
+        if (strncmp(out[i].name, label, strlen(label)) == 0)
+            return;
+    if (top > 0 && *n < MAX_OTHER) {
+        out[*n].top = top;
+        snprintf(out[*n].name, sizeof out[*n].name, "%s %s", label, d->unit);
+        (*n)++;
+    }
+}
+
+static int other_roofs(const struct kl_run *run, struct other_roof out[MAX_OTHER])
+{
+    int n = 0, peak = strcmp(run->workload, "peak") == 0;
     if (!run->have_ceil || !(run->ceil.copy_gbps > 0))
         return 0;
-    for (int i = 0; i < run->nrows; i++) {
-        const char *p = run->rows[i].precision;
-        tf32 |= p && strcmp(p, "tf32") == 0;
-        x3 |= p && strcmp(p, "3xtf32") == 0;
-        f16 |= p && strcmp(p, "fp16") == 0;
+    if (peak) {
+        add_roof(run, out, &n, "f64_gflops", 1, "FP64");
+        add_roof(run, out, &n, "i32_giops", 1, "INT32");
     }
-    if (strcmp(run->workload, "peak") == 0) {
-        out[n++] = (struct other_roof){run->ceil.f64_gflops, "FP64 GFLOP/s"};
-        out[n++] = (struct other_roof){run->ceil.i32_giops, "INT32 GIOP/s"};
+    for (int i = 0; i < run->nrows || (peak && i == 0); i++) {
+        const char *p = i < run->nrows ? run->rows[i].precision : NULL;
+        int tc = i < run->nrows && run->rows[i].tensor;
+        if (peak || (p && strcmp(p, "tf32") == 0))
+            add_roof(run, out, &n, "tf32_gflops", 1, "TF32 tensor cores");
+        if (p && strcmp(p, "3xtf32") == 0)
+            add_roof(run, out, &n, "tf32_gflops", 1.0 / 3, "3xTF32 (a third of TF32)");
+        if (peak || (p && strcmp(p, "fp16") == 0 && tc))
+            add_roof(run, out, &n, "f16_tc_gflops", 1, "FP16 tensor cores");
+        if (peak || (p && strcmp(p, "fp16") == 0 && !tc))
+            add_roof(run, out, &n, "f16_gflops", 1, "FP16x2 (packed half)");
+        if (peak || (p && strcmp(p, "bf16") == 0))
+            add_roof(run, out, &n, "bf16_gflops", 1, "BF16 tensor cores");
+        if (peak || (p && strncmp(p, "fp8", 3) == 0))
+            add_roof(run, out, &n, "fp8_gflops", 1, "FP8 tensor cores");
+        if (peak || (p && strcmp(p, "int8") == 0))
+            add_roof(run, out, &n, "i8_giops", 1, "INT8 tensor cores");
+        if (peak || (p && strcmp(p, "fp64") == 0 && tc))
+            add_roof(run, out, &n, "f64_tc_gflops", 1, "FP64 tensor cores");
     }
-    if (tf32)
-        out[n++] = (struct other_roof){run->ceil.tf32_gflops, "TF32 tensor cores GFLOP/s"};
-    if (x3)
-        out[n++] =
-            (struct other_roof){run->ceil.tf32_gflops / 3, "3xTF32 (a third of TF32) GFLOP/s"};
-    if (f16)
-        out[n++] = (struct other_roof){run->ceil.f16_gflops, "FP16x2 (packed half) GFLOP/s"};
     return n;
 }
 
@@ -465,8 +494,12 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
     const char *unit = kl_run_unit(run, KL_METRIC_FLOPS);
     double bw = run->have_ceil ? run->ceil.copy_gbps : 0, peak = kl_run_compute_peak(run);
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, ai, perf;
-    struct other_roof others[5];
+    struct other_roof others[MAX_OTHER];
     int npts = 0, nothers = other_roofs(run, others);
+    /* The on-chip levels' slopes beside device memory's, where measured. */
+    const double slopes[2] = {run->have_ceil ? run->ceil.l2_gbps : 0,
+                              run->have_ceil ? run->ceil.shared_gbps : 0};
+    static const char *const slope_names[2] = {"L2", "shared memory"};
     for (int i = 0; i < run->nrows; i++)
         if (roof_point(run, &run->rows[i], &ai, &perf)) {
             npts++;
@@ -474,8 +507,11 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
             ymin = fmin(ymin, perf), ymax = fmax(ymax, perf);
         }
     for (int k = 0; k < nothers; k++) /* the tensor roofs sit above the FMA one */
-        if (others[k].top > 0 && strstr(others[k].name, "TF32"))
+        if (others[k].top > 0 && strstr(others[k].name, "tensor"))
             ymax = fmax(ymax, others[k].top), xmax = fmax(xmax, others[k].top / bw);
+    for (int k = 0; k < 2 && peak > 0; k++) /* where the on-chip slopes meet the roof */
+        if (slopes[k] > bw)
+            xmin = fmin(xmin, peak / slopes[k]);
     if (bw > 0 && peak > 0) {
         double ridge = peak / bw;
         xmin = fmin(xmin, ridge), xmax = fmax(xmax, ridge);
@@ -528,6 +564,7 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
             (RF_Y0 + RF_Y1) / 2, unit);
     fputs("</g>\n", out);
 
+    char main_label[96] = ""; /* written with the other roofs' labels, spread apart from them */
     /* The roofs: bandwidth × AI up to the ridge, then the compute peak. */
     double xlo = pow(10, ax.lo), xhi = pow(10, ax.hi), ylo = pow(10, ay.lo);
     if (bw > 0) {
@@ -570,41 +607,93 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
                 "<line class=\"roof\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"" C_ROOF
                 "\" stroke-width=\"2.5\"/>\n",
                 RF_X0, lmap(&ay, peak), RF_X1, lmap(&ay, peak));
-        fprintf(
-            out,
-            "<text class=\"roof-label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" "
-            "fill=\"" C_ROOF "\">compute: %s %s %s</text>\n",
-            RF_X1 - 6, lmap(&ay, peak) - 6,
-            strcmp(run->type, "double") == 0 ? "FP64"
-            : strcmp(run->type, "int") == 0  ? "INT32"
-                                             : "FP32",
-            v, unit);
+        snprintf(main_label, sizeof main_label, "compute: %s %s %s",
+                 strcmp(run->type, "double") == 0 ? "FP64"
+                 : strcmp(run->type, "int") == 0  ? "INT32"
+                                                  : "FP32",
+                 v, unit);
     }
     if (!(bw > 0))
         fprintf(out,
                 "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"" C_MUTED
                 "\">no measured roofs for this device: kladder peak measures them</text>\n",
                 RF_X0 + 8, RF_Y0 + 16);
-    /* The other roofs, dashed. */
-    if (bw > 0) {
-        for (int k = 0; k < nothers; k++) {
-            double top = others[k].top, ridge = top / bw;
-            if (!(top > 0) || log10(top) < ay.lo || log10(top) > ay.hi)
+    /* The other roofs, dashed, every roof's label at the right edge (the main one's too), spread
+     * apart where they crowd, and written after every line. */
+    {
+        double ly[MAX_OTHER + 1];
+        int order[MAX_OTHER + 1], nl = 0;
+        for (int k = 0; k <= nothers; k++) {
+            double top = k < nothers ? others[k].top : peak;
+            if (k == nothers ? !main_label[0]
+                             : !(bw > 0) || !(top > 0) || log10(top) < ay.lo || log10(top) > ay.hi)
                 continue;
+            /* above the roofs over the main one (and the main one), below those under it */
+            ly[k] = lmap(&ay, top) + (top >= peak ? -6 : 14);
+            int j = nl++;
+            for (; j > 0 && ly[order[j - 1]] > ly[k]; j--)
+                order[j] = order[j - 1];
+            order[j] = k;
+        }
+        for (int j = 1; j < nl; j++) /* top to bottom: at least 12 px apart */
+            if (ly[order[j]] < ly[order[j - 1]] + 12)
+                ly[order[j]] = ly[order[j - 1]] + 12;
+        for (int j = 0; j < nl; j++) {
+            int k = order[j];
+            if (k == nothers) {
+                fprintf(out,
+                        "<text class=\"roof-label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                        "font-size=\"11\" fill=\"" C_ROOF "\">%s</text>\n",
+                        RF_X1 - 6, ly[k], main_label);
+                continue;
+            }
+            double top = others[k].top, ridge = top / bw;
             double xs = fmax(xlo, ylo / bw);
             char v[32];
             fmt(v, sizeof v, top);
+            /* A label pushed onto its own line: the line stops short of its words (~6 px a
+             * character at 11 px). */
+            double xe = lmap(&ax, xhi), yl = lmap(&ay, top);
+            if (fabs(ly[k] - 4 - yl) < 8)
+                xe = fmax(lmap(&ax, fmax(xs, ridge)),
+                          RF_X1 - 10 - 6.0 * (strlen(v) + 1 + strlen(others[k].name)));
             fprintf(out,
                     "<polyline class=\"roof other\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" "
                     "fill=\"none\" stroke=\"" C_ROOF "\" stroke-width=\"1.2\" "
-                    "stroke-dasharray=\"5 4\"/>\n"
-                    "<text class=\"roof-label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-                    "font-size=\"11\" fill=\"" C_ROOF "\">%s %s</text>\n",
+                    "stroke-dasharray=\"5 4\"/>\n",
                     lmap(&ax, fmax(xs, fmin(ridge, xlo))),
                     lmap(&ay, fmin(top, bw * fmax(xs, fmin(ridge, xlo)))),
-                    lmap(&ax, fmax(xs, ridge)), lmap(&ay, top), lmap(&ax, xhi), lmap(&ay, top),
-                    /* labelled above the roofs over the main one, below those under it */
-                    RF_X1 - 6, lmap(&ay, top) + (top > peak ? -6 : 14), v, others[k].name);
+                    lmap(&ax, fmax(xs, ridge)), yl, xe, yl);
+            others[k].label_y = ly[k];
+            snprintf(others[k].value, sizeof others[k].value, "%s", v);
+        }
+        /* The words after every line, so no line crosses them. */
+        for (int j = 0; j < nl; j++) {
+            int k = order[j];
+            if (k < nothers)
+                fprintf(out,
+                        "<text class=\"roof-label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                        "font-size=\"11\" fill=\"" C_ROOF "\">%s %s</text>\n",
+                        RF_X1 - 6, others[k].label_y, others[k].value, others[k].name);
+        }
+    }
+    if (bw > 0) {
+        /* The on-chip slopes, dotted, up to the main compute roof. */
+        for (int k = 0; k < 2; k++) {
+            double b2 = slopes[k], xs = fmax(xlo, ylo / b2);
+            double xe = peak > 0 ? fmin(xhi, peak / b2) : xhi;
+            if (!(b2 > bw) || !(xe > xs))
+                continue;
+            char v[32];
+            fmt(v, sizeof v, b2);
+            fprintf(out,
+                    "<polyline class=\"roof slope\" data-gbps=\"%.9g\" points=\"%.1f,%.1f "
+                    "%.1f,%.1f\" fill=\"none\" stroke=\"" C_ROOF "\" stroke-width=\"1.2\" "
+                    "stroke-dasharray=\"2 3\"/>\n"
+                    "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+                    "fill=\"" C_ROOF "\">%s %s GB/s</text>\n",
+                    b2, lmap(&ax, xs), lmap(&ay, b2 * xs), lmap(&ax, xe), lmap(&ay, b2 * xe),
+                    lmap(&ax, xs) + 4, lmap(&ay, b2 * xs) - 4, slope_names[k], v);
         }
     }
 
@@ -695,6 +784,8 @@ void kl_svg_sweep(FILE *out, const struct kl_run *run, int id, int standalone)
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
         int seen = 0;
+        if (run->curves && !(sweep_x(r->x) && r->bytes > 0))
+            continue; /* beside a ladder: only the curves of bytes (peak's cache sweep) */
         for (int k = 0; k < nnames && !seen; k++)
             seen = strcmp(names[k], r->rung) == 0;
         if (!seen && nnames < 64)
@@ -718,7 +809,8 @@ void kl_svg_sweep(FILE *out, const struct kl_run *run, int id, int standalone)
 
     char title[300], sub[600], params[300], bg[8];
     kl_run_params_text(run, params, sizeof params);
-    snprintf(title, sizeof title, "%s sweep: GB/s against N, one line per rung", run->workload);
+    snprintf(title, sizeof title, "%s sweep: GB/s against %s, one line per rung", run->workload,
+             run->curves ? "the working set" : "N");
     snprintf(sub, sizeof sub, "%s · %s", params, run->dev_name);
     svg_open(out, SW_W, SW_H, standalone, "sweep", id, title);
     svg_title(out, 10, 20, title, sub);
@@ -760,11 +852,12 @@ void kl_svg_sweep(FILE *out, const struct kl_run *run, int id, int standalone)
             "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"" C_INK
             "\"/>\n"
             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" fill=\"" C_INK
-            "\">N, elements of 4 bytes (log scale; K = 1024, M = 1024²)</text>\n"
+            "\">%s (log scale; K = 1024, M = 1024²)</text>\n"
             "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" "
-            "font-size=\"11\" fill=\"" C_INK "\">GB/s (2·4·N bytes / median time)</text>\n",
-            SW_X0, SW_Y0, SW_X1 - SW_X0, SW_Y1 - SW_Y0, (SW_X0 + SW_X1) / 2, SW_Y1 + 34, 18,
-            (SW_Y0 + SW_Y1) / 2);
+            "font-size=\"11\" fill=\"" C_INK "\">%s</text>\n",
+            SW_X0, SW_Y0, SW_X1 - SW_X0, SW_Y1 - SW_Y0, (SW_X0 + SW_X1) / 2, SW_Y1 + 34,
+            run->curves ? "working set, bytes" : "N, elements of 4 bytes", 18, (SW_Y0 + SW_Y1) / 2,
+            run->curves ? "GB/s (bytes read / median time)" : "GB/s (2·4·N bytes / median time)");
     fputs("</g>\n", out);
     if (ceil_bw > 0) {
         char v[32];

@@ -38,10 +38,12 @@ static void header(const struct kl_report *r, FILE *out)
     fputc('\n', out);
 }
 
-/* A number column, or "-" when the value does not exist. */
+/* A number column, or "-" when the value does not exist; under the last place shown, in e form. */
 static void cell(FILE *out, int width, int prec, double v, int show)
 {
-    if (show)
+    if (show && v > 0 && v < 0.5 * pow(10, -prec))
+        fprintf(out, " %*.2e", width, v);
+    else if (show)
         fprintf(out, " %*.*f", width, prec, v);
     else
         fprintf(out, " %*s", width, "-");
@@ -186,7 +188,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
         fprintf(out, "%-*s ", cfg, "config");
     fprintf(out, "%-8s ", "status");
     if (prec)
-        fprintf(out, "%-6s %7s ", "prec", "error");
+        fprintf(out, "%-7s %7s ", "prec", "error");
     fprintf(out, "%10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "median ms", "min ms",
             "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof", "x first",
             "x host", "e2e ms", "build ms");
@@ -199,7 +201,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
         fprintf(out, "%-8s", kl_result_status_name(x->status));
         if (prec) {
             const char *name = kl_precision_name(x->precision);
-            fprintf(out, " %-6s", name ? name : "-");
+            fprintf(out, " %-7s", name ? name : "-");
             if (has_error(x))
                 fprintf(out, " %7.1e", x->error);
             else
@@ -233,7 +235,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fputc('\n', out);
         fprintf(out, "%s %s: %s\n", x->rung, kl_result_status_name(x->status), x->note);
     }
-    if (prec)
+    if (prec && r->ladder)
         precision_summary(r, out);
     machine_block(r, out);
     fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
@@ -242,9 +244,10 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     if (prec)
         fprintf(out, "prec: the arithmetic (tf32: inputs rounded to 10 mantissa bits, checked "
                      "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "
-                     "float-accurate; fp16: packed half2 FMAs; %% roof is against the roof of that "
-                     "arithmetic); error: gemm max |c - ref| / sum|a*b| over the elements "
-                     "checked, blur max |out - ref| / full scale.\n");
+                     "float-accurate; fp16: packed half2 FMAs, or FP16 inputs on the tensor cores; "
+                     "bf16, fp8 (e4m3), fp8e5m2, int8: inputs of the tensor cores; %% roof is "
+                     "against the roof of that arithmetic and unit); error: gemm max |c - ref| / "
+                     "sum|a*b| over the elements checked, blur max |out - ref| / full scale.\n");
     if (r->stopped[0])
         fprintf(out, "\nINTERRUPTED (%s): the rows above are those measured before the stop.\n",
                 r->stopped);
@@ -388,6 +391,48 @@ static void json_clocks(FILE *out, int show, double sm, double sm_min, double me
 }
 
 /*
+ * The roofs the run used: "ceiling_values", every figure of the ceilings
+ * table by key (null where not measured), and "ceiling_figures", the same
+ * figures with their unit, kind, label and method, and the device's
+ * specification where kladder knows it.
+ */
+static void json_ceilings(FILE *out, const struct kl_report *r)
+{
+    static const char *const kinds[] = {"memory", "fma",     "tensor", "cache",
+                                        "latency", "atomic", "launch", "transfer"};
+    const struct kl_ceilings *c = &r->ceilings;
+    fputs("  \"ceiling_values\": {", out);
+    for (int i = 0; i < kl_ceiling_count; i++) {
+        double v = kl_ceiling_value(c, &kl_ceiling_defs[i]);
+        fprintf(out, "\"%s\": ", kl_ceiling_defs[i].key);
+        json_num(out, v, v > 0);
+        fputs(", ", out);
+    }
+    json_kv(out, "", "date", c->date, "},\n");
+    fputs("  \"ceiling_figures\": [\n", out);
+    for (int i = 0; i < kl_ceiling_count; i++) {
+        const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
+        char basis[256];
+        double v = kl_ceiling_value(c, d);
+        double spec = kl_ceiling_spec(d, &r->device, basis, sizeof basis);
+        fputs("    {", out);
+        json_kv(out, "", "key", d->key, ", ");
+        fputs("\"value\": ", out);
+        json_num(out, v, v > 0);
+        fputs(", ", out);
+        json_kv(out, "", "unit", d->unit, ", ");
+        json_kv(out, "", "kind", kinds[d->kind], ", ");
+        json_kv(out, "", "label", d->label, ", ");
+        json_kv(out, "", "method", d->method, ", ");
+        fputs("\"spec\": ", out);
+        json_num(out, spec, spec > 0);
+        fputs(", ", out);
+        json_kv(out, "", "spec_basis", basis, i + 1 < kl_ceiling_count ? "},\n" : "}\n");
+    }
+    fputs("  ],\n", out);
+}
+
+/*
  * A row's machine (schema version 2): what bounds it, its kernels' resources,
  * the clocks, power and energy while it was timed, and every timed launch.
  */
@@ -522,20 +567,9 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     json_kv(out, "  ", "reference", r->reference, ",\n");
     json_kv(out, "  ", "ceilings", r->ceiling_note, ",\n");
     if (r->have_ceilings) {
-        const struct kl_ceilings *c = &r->ceilings;
-        fputs("  \"ceiling_values\": {\"copy_gbps\": ", out);
-        json_num(out, c->copy_gbps, c->copy_gbps > 0);
-        json_field(out, "read_gbps", c->read_gbps, c->read_gbps > 0);
-        json_field(out, "write_gbps", c->write_gbps, c->write_gbps > 0);
-        json_field(out, "f32_gflops", c->f32_gflops, c->f32_gflops > 0);
-        json_field(out, "f64_gflops", c->f64_gflops, c->f64_gflops > 0);
-        json_field(out, "i32_giops", c->i32_giops, c->i32_giops > 0);
-        json_field(out, "tf32_gflops", c->tf32_gflops, c->tf32_gflops > 0);
-        json_field(out, "f16_gflops", c->f16_gflops, c->f16_gflops > 0);
-        fputs(", ", out);
-        json_kv(out, "", "date", c->date, "},\n");
+        json_ceilings(out, r);
     } else {
-        fputs("  \"ceiling_values\": null,\n", out);
+        fputs("  \"ceiling_values\": null,\n  \"ceiling_figures\": null,\n", out);
     }
     if (r->image_in || r->image_out) {
         fputs("  \"images\": {\"input\": ", out);
@@ -568,7 +602,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
             json_kv(out, "", "precision", prec, ", ");
         else
             fputs("\"precision\": null, ", out);
-        fputs("\"error\": ", out);
+        fprintf(out, "\"tensor\": %s, \"error\": ",
+                x->tensor || kl_precision_tensor_only(x->precision) ? "true" : "false");
         json_num(out, x->error, has_error(x));
         fputs(", ", out);
         json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
