@@ -40,14 +40,18 @@ members = f.get("members", [])
 runs = [m["run"] for m in members]
 
 def value(run, rung):
-    """A member's timed rate of a rung, as the summary takes it; None when not timed."""
+    """A member's timed rate of a rung, as the summary takes it: its first row of that name
+    (a sweep's first point); None when that row was not timed."""
     for r in (run or {}).get("results", []):
-        if r["rung"] == rung and r["status"] in ("verified", "measured"):
-            if r["flops"] > 0:
-                return r["gflops"]
-            if r["bytes"] > 0:
-                return r["gbps"]
-            return r["median_s"] * 1e6
+        if r["rung"] != rung:
+            continue
+        if r["status"] not in ("verified", "measured"):
+            return None
+        if r["flops"] > 0:
+            return r["gflops"]
+        if r["bytes"] > 0:
+            return r["gbps"]
+        return r["median_s"] * 1e6
     return None
 
 def failed(run, rung):

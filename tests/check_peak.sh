@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # `kladder peak --quick` at the smallest buffer: every row it promises is
-# there (bandwidth copy/read/write for each vector width, FMA rates, launch
-# latency, transfers), every row is verified, every bandwidth row has
-# GB/s > 0 and every FMA row GFLOP/s > 0, the numbers agree with each other,
+# there (bandwidth copy/read/write for each vector width, FMA rates, every
+# tensor-core precision, the memory hierarchy, launch latency, transfers),
+# every row is verified (the tensor rows skipped with their reason off
+# NVIDIA's GPUs), every bandwidth row has GB/s > 0 and every FMA row
+# GFLOP/s > 0, the numbers agree with each other, the hierarchy's sweeps are
+# ordered curves whose summary rows are among their points, the atomics' rows
+# count operations, the JSON carries every ceiling with its unit and method,
 # --vec restricts the widths, and --quick leaves the ceiling cache alone.
 # usage: check_peak.sh KLADDER
 set -u
@@ -30,7 +34,7 @@ check() {
         return
     fi
     if ! python3 - "$json" "$vecs" "$fp64" "$name" <<'PY'; then
-import json, sys
+import json, re, sys
 path, vecs, fp64, name = sys.argv[1], sys.argv[2].split(","), sys.argv[3] == "1", sys.argv[4]
 bad = []
 try:
@@ -38,14 +42,45 @@ try:
 except Exception as e:
     print(f"FAIL ({name}): the report is not JSON: {e}")
     sys.exit(1)
+tensor = ["mma_tf32", "mma_f16", "mma_f16acc", "mma_bf16", "mma_i8", "mma_f64", "wgmma_tf32",
+          "wgmma_f16", "wgmma_f16acc", "wgmma_bf16", "wgmma_e4m3", "wgmma_e5m2", "wgmma_i8"]
 want = [f"{k}_v{v}" for k in ("copy", "read", "write") for v in vecs]
-want += ["fma_f32"] + (["fma_f64"] if fp64 else []) + ["fma_i32", "mma_tf32", "fma_f16x2"]
+want += ["fma_f32"] + (["fma_f64"] if fp64 else []) + ["fma_i32", "fma_f16x2"] + tensor
+want += ["local_bw", "cache_sweep", "l1_bw", "l2_bw", "chase", "l1_latency", "l2_latency",
+         "mem_latency", "atomic_one", "atomic_spread", "atomic_local"]
 want += ["launch_latency", "launch_host", "empty_kernel"]
 xfer = ["write_pageable", "read_pageable", "write_pinned", "read_pinned", "map_read", "unmap_write"]
 want += xfer
-got = [x["rung"] for x in r.get("results", [])]
-if got != want:
-    bad.append(f"rows {got}\n  expected {want}")
+rows = r.get("results", [])
+got = [x["rung"] for x in rows]
+# A sweep is several rows of one name: compare the names with repeats folded.
+folded = [n for i, n in enumerate(got) if i == 0 or n != got[i - 1]]
+if folded != want:
+    bad.append(f"rows {folded}\n  expected {want}")
+for sweep in ("cache_sweep", "chase"):
+    xs = [x.get("x") for x in rows if x["rung"] == sweep]
+    if len(xs) < 2 or any(not a or a >= b for a, b in zip(xs, xs[1:])):
+        bad.append(f"{sweep}: working sets {xs}, expected 2 or more, increasing")
+# The summary rows are points of their curves: l1/l2 bandwidth among cache_sweep's, the
+# latencies among chase's (their x, the working set, is one the sweep measured).
+for summary, sweep in (("l1_bw", "cache_sweep"), ("l2_bw", "cache_sweep"),
+                       ("l1_latency", "chase"), ("l2_latency", "chase"), ("mem_latency", "chase")):
+    s = [x for x in rows if x["rung"] == summary]
+    if s and s[0]["status"] == "verified" and s[0].get("x") not in [x.get("x") for x in rows if x["rung"] == sweep]:
+        bad.append(f"{summary}: working set {s[0].get('x')} is not a point of {sweep}")
+for x in rows:
+    if x["rung"].startswith("atomic_") and x["status"] == "verified" and not (x.get("flops") or 0) > 0:
+        bad.append(f"{x['rung']}: no count of operations (flops {x.get('flops')})")
+# Every ceiling in the JSON, with its unit and method (null values: not measured by --quick).
+figs = r.get("ceiling_figures") or []
+keys = {f["key"] for f in figs}
+for k in ("copy_gbps", "tf32_gflops", "bf16_gflops", "fp8_gflops", "i8_giops", "f64_tc_gflops",
+          "shared_gbps", "l2_gbps", "l1_ns", "mem_ns", "atomic_one_gops", "launch_us"):
+    if k not in keys:
+        bad.append(f"ceiling_figures lacks {k}")
+for f in figs:
+    if not f.get("unit") or not f.get("method") or "spec" not in f:
+        bad.append(f"ceiling figure {f.get('key')} without unit, method or spec: {f}")
 if r.get("workload") != "peak":
     bad.append(f"workload {r.get('workload')!r}, expected 'peak'")
 p = r.get("params", {})
@@ -55,14 +90,25 @@ for x in r.get("results", []):
     n = x["rung"]
     # Latency and transfer rows have no result to check: they are "measured".
     want_status = "measured" if n in xfer or n.startswith(("launch", "empty")) else "verified"
-    # CUDA's events cannot see a launch being queued: that row says so instead.
-    if n == "launch_latency" and r.get("provenance", {}).get("backend") == "cuda":
+    # CUDA's events time a launch whole: launch_latency is that, and empty_kernel says why not.
+    if n == "empty_kernel" and r.get("provenance", {}).get("backend") == "cuda":
         want_status = "skipped"
-    # TF32 tensor cores: NVIDIA GPUs of compute capability 8.0 or more; elsewhere the row says why.
-    if n == "mma_tf32" and "nvidia" not in r["device"]["vendor"].lower():
+    # Tensor cores: NVIDIA GPUs of compute capability 8.0 or more (wgmma: 9.0, through CUDA);
+    # elsewhere each row says why.
+    if n in tensor and "nvidia" not in r["device"]["vendor"].lower():
         want_status = "skipped"
-        if not x.get("note", "").startswith("no TF32 tensor cores"):
+        if not re.match(r"no (TF32|FP16|BF16|INT8|FP64|FP8) tensor cores", x.get("note", "")):
             bad.append(f"{n}: skipped without saying why: {x.get('note')!r}")
+    # A chase whose two timings noise reversed (a busy host) is skipped, saying so.
+    if n == "chase" and x["status"] == "skipped":
+        want_status = "skipped"
+        if "noise" not in x.get("note", ""):
+            bad.append(f"{n}: skipped without saying why: {x.get('note')!r}")
+    # A level the sweep did not reach (mem_latency on a small --quick sweep) says why.
+    if n in ("l1_bw", "l2_bw", "l1_latency", "l2_latency", "mem_latency") and x["status"] == "skipped":
+        want_status = "skipped"
+        if not x.get("note"):
+            bad.append(f"{n}: skipped without saying why")
     # Packed halves: issued as PTX on NVIDIA GPUs of compute capability 8.0 or more.
     if n == "fma_f16x2" and "nvidia" not in r["device"]["vendor"].lower():
         want_status = "skipped"
@@ -87,7 +133,7 @@ for x in r.get("results", []):
             v = n.split("_v")[1]
             if not x["config"].startswith("uint" + ("" if v == "1" else v) + " "):
                 bad.append(f"{n}: config {x['config']!r} is not a uint{v} one")
-    elif n.startswith(("fma_", "mma_")):
+    elif n.startswith(("fma_", "mma_", "wgmma_")):
         if not (x.get("gflops") or 0) > 0 or not (x.get("flops") or 0) > 0:
             bad.append(f"{n}: gflops {x.get('gflops')}, flops {x.get('flops')}: expected > 0")
         elif abs(x["gflops"] - x["flops"] / x["median_s"] * 1e-9) > 2e-3 * x["gflops"]:

@@ -384,15 +384,20 @@ static void add_peak(const char *file)
     const char *base = strrchr(file, '/') + 1;
     if (strcmp(base, "empty.cl") == 0) {
         add_job(file, "");
-    } else if (strcmp(base, "mma_tf32.cl") == 0) {
-        for (int ch = 1; ch <= 8; ch *= 2) {
-            snprintf(opt, sizeof opt, "-DCHAINS=%d -DITERS=4096", ch);
-            add_job_cc(file, opt, 80);
-            add_job_cc(file, opt, 90);
-        }
+    } else if (strcmp(base, "mma.cl") == 0) {
+        /* Every precision, as peak_tensor.c builds it, for sm_80 and sm_90a (FP64 m16n8k16:
+         * 9.0 only). */
+        static const char *const tc[] = {"TF32", "F16", "F16ACC", "BF16", "I8", "F64", "F64K16"};
+        for (size_t p = 0; p < sizeof tc / sizeof *tc; p++)
+            for (int ch = 2; ch <= 8; ch *= 2) {
+                snprintf(opt, sizeof opt, "-DTC_%s -DCHAINS=%d", tc[p], ch);
+                if (strcmp(tc[p], "F64K16") != 0)
+                    add_job_cc(file, opt, 80);
+                add_job_cc(file, opt, 90);
+            }
     } else if (strcmp(base, "hfma2.cl") == 0) {
         for (int ch = 1; ch <= 16; ch *= 2) {
-            snprintf(opt, sizeof opt, "-DCHAINS=%d -DITERS=2016", ch);
+            snprintf(opt, sizeof opt, "-DCHAINS=%d", ch);
             add_job_cc(file, opt, 80);
             add_job_cc(file, opt, 90);
         }
@@ -401,9 +406,18 @@ static void add_peak(const char *file)
             for (int v = 1; v <= 16; v *= 2) {
                 kl_params_options(NULL, NULL, all_types[t], opt, sizeof opt);
                 size_t used = strlen(opt);
-                snprintf(opt + used, sizeof opt - used, " -DVEC=%d -DCHAINS=8 -DITERS=256", v);
+                snprintf(opt + used, sizeof opt - used, " -DVEC=%d -DCHAINS=8", v);
                 add_job(file, opt);
             }
+    } else if (strcmp(base, "local_bw.cl") == 0) {
+        /* The memory hierarchy (peak_memory.c): local_bw's widths; the others take none. */
+        for (int v = 1; v <= 4; v *= 2) {
+            snprintf(opt, sizeof opt, "-DVEC=%d -DLWORDS=4096", v);
+            add_job(file, opt);
+        }
+    } else if (strcmp(base, "cache_bw.cl") == 0 || strcmp(base, "chase.cl") == 0 ||
+               strcmp(base, "atomics.cl") == 0) {
+        add_job(file, "");
     } else {
         for (int v = 1; v <= 16; v *= 2) {
             snprintf(opt, sizeof opt, "-DVEC=%d -DEPI=4", v);
@@ -412,11 +426,24 @@ static void add_peak(const char *file)
     }
 }
 
+/* wgmma.cu in every precision peak_tensor.c builds, for sm_90a (its only target). */
+static void add_cuda_peak(const char *file)
+{
+    static const char *const tc[] = {"TF32", "F16", "F16ACC", "BF16", "E4M3", "E5M2", "I8"};
+    char opt[64];
+    for (size_t p = 0; p < sizeof tc / sizeof *tc; p++) {
+        snprintf(opt, sizeof opt, "-DTC_%s", tc[p]);
+        add_job_cc(file, opt, 90);
+    }
+}
+
 /* Files no rung table names: the directory's usual options. */
 static void add_by_directory(const char *file)
 {
     if (strncmp(file, "opencl/peak/", 12) == 0)
         add_peak(file);
+    else if (strncmp(file, "cuda/peak/", 10) == 0)
+        add_cuda_peak(file);
     else if (strncmp(file, "opencl/blur/", 12) == 0)
         add_blur(file, NULL, 0, 0);
     else if (strncmp(file, "opencl/copy/", 12) == 0)

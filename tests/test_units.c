@@ -1,6 +1,7 @@
 /* Unit tests of the pieces every number depends on: statistics, the timing
  * protocol, tolerances and comparison, option parsing, rung lookup. */
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -342,10 +343,10 @@ done:
 
 static void test_precision(void)
 {
-    for (int p = KL_PREC_FP32; p <= KL_PREC_INT32; p++)
+    for (int p = KL_PREC_FP32; p <= KL_PREC_INT8; p++)
         CHECK((int)kl_precision_parse(kl_precision_name((enum kl_precision)p)) == p, "precision %d",
               p);
-    CHECK(kl_precision_name(KL_PREC_NONE) == NULL && kl_precision_parse("bf16") == KL_PREC_NONE &&
+    CHECK(kl_precision_name(KL_PREC_NONE) == NULL && kl_precision_parse("bf8") == KL_PREC_NONE &&
               kl_precision_parse(NULL) == KL_PREC_NONE,
           "no precision");
     CHECK(kl_precision_class(KL_PREC_3XTF32) == kl_precision_class(KL_PREC_FP32) &&
@@ -379,6 +380,88 @@ static void test_precision(void)
     CHECK(c.bad == 0 && c.max_error == 0, "int: exact, error 0");
 }
 
+/* A row of precision p (on the tensor cores or not) doing 1 GFLOP in 1 ms: its % roof. */
+static double pct_of(struct kl_report *r, enum kl_precision p, int tensor)
+{
+    kl_report_free(r);
+    struct kl_result *x = kl_report_add(r, "row", NULL);
+    x->status = KL_RESULT_VERIFIED;
+    x->precision = p;
+    x->tensor = tensor;
+    x->median_s = x->min_s = x->max_s = 1e-3;
+    x->repeats = 1;
+    x->flops = 1e9;
+    x->bytes = 1e3; /* far right of every ridge: the compute roof binds */
+    kl_report_finish(r);
+    return x->pct_ceiling;
+}
+
+/* Each row is judged against the roof of its own precision and unit; the registry is whole. */
+static void test_roofs(void)
+{
+    struct kl_report r;
+    memset(&r, 0, sizeof r);
+    r.have_ceilings = 1;
+    r.type = KL_FLOAT;
+    struct kl_ceilings *c = &r.ceilings;
+    c->copy_gbps = 1000, c->f32_gflops = 2000, c->f64_gflops = 1000, c->i32_giops = 1000;
+    c->f16_gflops = 4000, c->tf32_gflops = 8000, c->f16_tc_gflops = 16000;
+    c->bf16_gflops = 20000, c->fp8_gflops = 32000, c->fp8e5m2_gflops = 40000;
+    c->i8_giops = 50000, c->f64_tc_gflops = 2500;
+    struct {
+        enum kl_precision p;
+        int tensor;
+        double roof;
+    } cases[] = {
+        {KL_PREC_FP32, 0, 2000},  {KL_PREC_TF32, 0, 8000},  {KL_PREC_3XTF32, 1, 8000.0 / 3},
+        {KL_PREC_BF16, 1, 20000}, {KL_PREC_FP8, 1, 32000},  {KL_PREC_FP8E5M2, 1, 40000},
+        {KL_PREC_INT8, 1, 50000}, {KL_PREC_FP16, 1, 16000}, {KL_PREC_FP16, 0, 4000},
+        {KL_PREC_FP64, 1, 2500},  {KL_PREC_FP64, 0, 1000},  {KL_PREC_NONE, 0, 2000}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double pct = pct_of(&r, cases[i].p, cases[i].tensor);
+        CHECK(fabs(pct - 100.0 * 1000 / cases[i].roof) < 1e-9, "%s (tensor %d): %.4g%% of its roof",
+              kl_precision_name(cases[i].p) ? kl_precision_name(cases[i].p) : "none",
+              cases[i].tensor, pct);
+    }
+    /* Memory-bound: the same row with 1 GB of traffic meets the copy slope first. */
+    (void)pct_of(&r, KL_PREC_BF16, 1);
+    r.results[0].bytes = 1e9;
+    kl_report_finish(&r);
+    CHECK(fabs(r.results[0].pct_ceiling - 100.0) < 1e-9,
+          "bf16 at 1 FLOP/B: against the copy slope, %.4g%%", r.results[0].pct_ceiling);
+    kl_report_free(&r);
+    /* The registry: unique keys, each a double of the struct, found by name. */
+    for (int i = 0; i < kl_ceiling_count; i++) {
+        const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
+        CHECK(kl_ceiling_find(d->key) == d && d->offset % sizeof(double) == 0 &&
+                  d->offset + sizeof(double) <= offsetof(struct kl_ceilings, date) &&
+                  d->unit[0] && d->label[0] && d->method[0],
+              "figure %s", d->key);
+    }
+    CHECK(kl_ceiling_find("nothing") == NULL && kl_ceiling_find(NULL) == NULL, "no such figure");
+    /* The specification: SMs x highest clock x the per-SM rate; none where unknown. */
+    struct kl_device_info h100, a100, other;
+    char basis[256];
+    memset(&h100, 0, sizeof h100);
+    h100.compute_units = 132, h100.max_clock_mhz = 1980, h100.cc_major = 9;
+    a100 = h100;
+    a100.compute_units = 108, a100.max_clock_mhz = 1410, a100.cc_major = 8;
+    other = h100;
+    other.cc_major = 8, other.cc_minor = 6;
+    double f16 = kl_ceiling_spec(kl_ceiling_find("f16_tc_gflops"), &h100, basis, sizeof basis);
+    CHECK(fabs(f16 - 132 * 1980e6 * 4096 * 1e-9) < 1e-3 && strstr(basis, "132 SMs"),
+          "H100 FP16: %.1f (%s)", f16, basis);
+    double tf32 = kl_ceiling_spec(kl_ceiling_find("tf32_gflops"), &a100, basis, sizeof basis);
+    CHECK(fabs(tf32 - 155934.72) < 1e-3, "A100 TF32: %.2f, the datasheet's 156 TFLOP/s", tf32);
+    CHECK(kl_ceiling_spec(kl_ceiling_find("fp8_gflops"), &a100, basis, sizeof basis) == 0,
+          "an A100 has no FP8: %s", basis);
+    CHECK(kl_ceiling_spec(kl_ceiling_find("bf16_gflops"), &other, basis, sizeof basis) == 0 &&
+              strstr(basis, "8.6"),
+          "unknown per-SM rates give none: %s", basis);
+    CHECK(kl_ceiling_spec(kl_ceiling_find("copy_gbps"), &h100, basis, sizeof basis) == 0,
+          "no specification for bandwidth: %s", basis);
+}
+
 /*
  * A kernel tree as a kl_kernel_loader: cuda/x/h.cuh, cuda/x/outer.cuh (which
  * includes h.cuh) and cuda/x/self.cuh (which includes itself).
@@ -390,6 +473,8 @@ static enum kl_status one_header(void *ctx, const char *path, char **out, struct
         *out = kl_strdup("H1\nH2");
     else if (strcmp(path, "cuda/x/outer.cuh") == 0)
         *out = kl_strdup("O1\n#include \"h.cuh\"\nO2\n");
+    else if (strcmp(path, "cuda/y/side.cuh") == 0)
+        *out = kl_strdup("S");
     else if (strcmp(path, "cuda/x/self.cuh") == 0)
         *out = kl_strdup("#include \"self.cuh\"\n");
     else
@@ -415,6 +500,12 @@ static void test_inline(void)
     CHECK(st == KL_ERR_IO && !out && strstr(e.msg, "cuda/x/gone.cuh") &&
               strstr(e.msg, "(#include in cuda/x/k.cu)"),
           "a missing header is named with the file that includes it: %s", e.msg);
+    out = NULL;
+    st = kl_kernel_inline("cuda/x/k.cu", "#include \"../y/side.cuh\"\n", one_header, NULL, &out,
+                          &e);
+    CHECK(st == KL_OK && out && strstr(out, "#line 1 \"cuda/y/side.cuh\"\nS\n"),
+          "a header in a neighbouring folder: %s", out ? out : "-");
+    free(out);
     out = NULL;
     st = kl_kernel_inline("k.cu", "x\n", one_header, NULL, &out, &e);
     CHECK(st == KL_OK && out && strcmp(out, "x\n") == 0, "no includes: the text unchanged");
@@ -727,6 +818,7 @@ int main(void)
     test_tolerance();
     test_tf32_tolerance();
     test_precision();
+    test_roofs();
     test_args();
     test_rungs();
     test_inline();

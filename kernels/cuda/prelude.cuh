@@ -23,6 +23,7 @@
  *   (float4)(a, b, c, d)              not C++: kernels write VEC4(float4, a, b, c, d)
  *   vloadN, vstoreN                   a vector access where the address allows one
  *   sub-groups                        warps of 32 lanes
+ *   atomic_add (32-bit int, uint)     atomicAdd, on global or local memory
  *
  * Vector types. CUDA's own float4 & co. lack operators, .lo/.hi and .s0-.sf,
  * and stop at four components, so every OpenCL vector name is a macro for a
@@ -129,6 +130,18 @@ __device__ __forceinline__ void work_group_barrier(int) { __syncthreads(); }
 __device__ __forceinline__ void mem_fence(int) { __threadfence_block(); }
 __device__ __forceinline__ void read_mem_fence(int) { __threadfence_block(); }
 __device__ __forceinline__ void write_mem_fence(int) { __threadfence_block(); }
+
+/* ---- Atomics ------------------------------------------------------------- */
+
+/* OpenCL 1.1's atomic_add on a 32-bit integer in global or local memory: the old value. */
+__device__ __forceinline__ uint atomic_add(volatile uint *p, uint v)
+{
+    return atomicAdd((uint *)p, v);
+}
+__device__ __forceinline__ int atomic_add(volatile int *p, int v)
+{
+    return atomicAdd((int *)p, v);
+}
 
 /* ---- Vector types --------------------------------------------------------- */
 

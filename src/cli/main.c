@@ -450,6 +450,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
     req.quick = c->quick;
+    req.wide = c->wide;
     req.vec_mask = c->vec_mask;
     req.protocol = c->protocol;
     req.seed = c->seed;

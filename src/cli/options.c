@@ -362,11 +362,16 @@ const struct cli_option kl_cli_options[] = {
     {"--refresh", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(refresh), 1, 0, NULL, 0, NULL,
      "measure again even when ceilings are cached for this device"},
     {"--bytes", NULL, "B", ON(CMD_PEAK), S_PEAK, K_LONG, F(bytes), 65536, 1L << 40, NULL, M_MEASURE,
-     NULL, "buffer size for bandwidth and transfers (default: by device)"},
+     NULL,
+     "buffer size for bandwidth and transfers, and the largest working set\nof the cache and "
+     "latency sweeps (default: by device)"},
     {"--vec", NULL, "W[,W...]", ON(CMD_PEAK), S_PEAK, K_CUSTOM, 0, 0, 0, "1 2 4 8 16", M_MEASURE,
      set_vec, "vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)"},
     {"--quick", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(quick), 1, 0, NULL, M_MEASURE, NULL,
      "a small search space (for tests; ceilings are then not cached)"},
+    {"--wide", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(wide), 1, 0, NULL, M_MEASURE, NULL,
+     "a wider search (more elements per work-item, chains and work-group\nsizes; several times "
+     "longer), to check that the default finds the maxima"},
     /* tune */
     {"--budget", NULL, "T", ON_TUNE, S_TUNE, K_SECONDS, F(budget), 0.001, 86400, NULL, M_BUDGET,
      NULL,

@@ -4,22 +4,23 @@
  * rung can be reported as a fraction of what this device really does.
  */
 #include "workloads/peak.h"
+#include "workloads/peak_parts.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/launch.h"
+#include "formats/json.h"
 #include "core/params.h"
 #include "core/measure.h"
 #include "core/progress.h"
 #include "core/util.h"
 
-/* The light protocol that ranks candidate configurations before the winner
- * is measured again with the full one. */
-static const struct kl_protocol search_protocol = {1, 3, 0.01, 1000};
+const struct kl_protocol kl_peak_search_protocol = {1, 3, 0.01, 1000};
 
 /* ---- memory bandwidth ------------------------------------------------------ */
 
@@ -29,8 +30,7 @@ static const char *const bw_file[] = {"opencl/peak/bw_copy.cl", "opencl/peak/bw_
                                       "opencl/peak/bw_fill.cl"};
 static const char *const bw_entry[] = {"bw_copy", "bw_read", "bw_fill"};
 
-/* The hash of bw_fill.cl, element by element (see the kernel's comment). */
-static uint32_t fill_hash(uint32_t x, uint32_t seed)
+uint32_t kl_peak_hash(uint32_t x, uint32_t seed)
 {
     x = (x * 0x9E3779B1u) ^ seed;
     x ^= x >> 16;
@@ -39,13 +39,23 @@ static uint32_t fill_hash(uint32_t x, uint32_t seed)
     return x;
 }
 
+/*
+ * The buffers of the bandwidth rows. The source holds kl_peak_hash(i, seed), so
+ * a copy's and a fill's results are both expect[]; the destination is
+ * poisoned on the device by a fill with another seed, which differs from
+ * expect[] in every word (kl_peak_hash is a bijection of its first argument's
+ * mix with the seed), so a word not written cannot pass.
+ */
 struct bw_session {
     struct kl_context *kl;
-    size_t words;        /* uint elements per buffer */
-    uint32_t *src, *out; /* host copies */
-    uint32_t src_sum;    /* sum of src mod 2^32 */
-    struct kl_buf *dsrc, *ddst, *dpartial;
+    size_t words;       /* uint elements per buffer */
+    uint32_t seed;
+    uint32_t *expect;   /* kl_peak_hash(i, seed): the source, and every right result */
+    uint32_t *back;     /* results read back (pinned host memory) */
+    uint32_t expect_sum; /* sum of expect mod 2^32: the read kernel's result */
+    struct kl_buf *dsrc, *ddst, *dpartial, *pinned;
     size_t partial_cap; /* uints in dpartial */
+    struct kl_launch poison; /* the fill that poisons ddst */
 };
 
 static void bw_free(struct bw_session *s)
@@ -54,77 +64,109 @@ static void bw_free(struct bw_session *s)
         s->kl->ops->release(s->dsrc);
         s->kl->ops->release(s->ddst);
         s->kl->ops->release(s->dpartial);
+        s->kl->ops->release(s->pinned);
     }
-    free(s->src);
-    free(s->out);
+    free(s->expect);
 }
 
 static enum kl_status bw_init(struct bw_session *s, struct kl_context *kl, size_t bytes,
                               unsigned long long seed)
 {
     struct kl_err *e = &kl->err;
-    struct kl_rng rng;
     enum kl_status st;
+    double build_s;
+    void *host = NULL;
     memset(s, 0, sizeof *s);
     s->kl = kl;
+    s->seed = (uint32_t)seed;
     s->words = bytes / 4 / 1024 * 1024; /* whole float16 vectors for every EPI tried */
     s->partial_cap = s->words;          /* at most one work-item per word */
-    s->src = malloc(s->words * 4);
-    s->out = malloc(s->words * 4);
-    if (!s->src || !s->out)
+    if (!(s->expect = malloc(s->words * 4)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu-byte buffers", bytes);
-    kl_rng_seed(&rng, seed);
     for (size_t i = 0; i < s->words; i++) {
-        s->src[i] = (uint32_t)kl_rng_next(&rng);
-        s->src_sum += s->src[i];
+        s->expect[i] = kl_peak_hash((uint32_t)i, s->seed);
+        s->expect_sum += s->expect[i];
     }
     if ((st = kl->ops->alloc(kl->dev, s->words * 4, &s->dsrc, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, s->words * 4, &s->ddst, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, s->partial_cap * 4, &s->dpartial, e)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, s->dsrc, s->src, s->words * 4, e)) != KL_OK)
+        (st = kl->ops->alloc_pinned(kl->dev, s->words * 4, &s->pinned, &host, e)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, s->dsrc, s->expect, s->words * 4, e)) != KL_OK)
         return st;
-    return KL_OK;
+    s->back = host;
+    /* The poisoning fill: one uint4 per work-item, another seed. */
+    struct kl_launch *l = &s->poison;
+    *l = (struct kl_launch){.kl = kl, .dims = 1, .nargs = 3};
+    l->local[0] = 64;
+    l->global[0] = s->words / 4;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
+    l->args[1] = (struct kl_arg){KL_ARG_INT, {.i = (int)(s->words / 4)}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)~s->seed}};
+    return kl_kernel_get(kl, "opencl/peak/bw_fill.cl", "bw_fill", "-DVEC=4 -DEPI=1", &l->kernel,
+                         &build_s);
 }
 
 /* Checks the result of the last launch of kind k; 1 if right, else a note. */
 static enum kl_status bw_verify(struct bw_session *s, enum bw_kind k, size_t groups_items,
-                                uint32_t seed, int *ok, char *note, size_t n)
+                                int *ok, char *note, size_t n)
 {
     struct kl_context *kl = s->kl;
     enum kl_status st;
     *ok = 1;
     if (k == BW_READ) {
         uint32_t sum = 0;
-        if ((st = kl->ops->read(kl->dev, s->dpartial, s->out, groups_items * 4, &kl->err)) != KL_OK)
+        if ((st = kl->ops->read(kl->dev, s->dpartial, s->back, groups_items * 4, &kl->err)) !=
+            KL_OK)
             return st;
         for (size_t i = 0; i < groups_items; i++)
-            sum += s->out[i];
-        if (sum != s->src_sum) {
+            sum += s->back[i];
+        if (sum != s->expect_sum) {
             *ok = 0;
-            snprintf(note, n, "partial sums add up to 0x%08x, the data to 0x%08x", sum, s->src_sum);
+            snprintf(note, n, "partial sums add up to 0x%08x, the data to 0x%08x", sum,
+                     s->expect_sum);
         }
         return KL_OK;
     }
-    if ((st = kl->ops->read(kl->dev, s->ddst, s->out, s->words * 4, &kl->err)) != KL_OK)
+    if ((st = kl->ops->read(kl->dev, s->ddst, s->back, s->words * 4, &kl->err)) != KL_OK)
         return st;
-    for (size_t i = 0; i < s->words && *ok; i++) {
-        uint32_t want = k == BW_COPY ? s->src[i] : fill_hash((uint32_t)i, seed);
-        if (s->out[i] != want) {
-            *ok = 0;
-            snprintf(note, n, "word %zu: got 0x%08x, want 0x%08x", i, s->out[i], want);
+    if (memcmp(s->back, s->expect, s->words * 4) == 0)
+        return KL_OK;
+    *ok = 0;
+    for (size_t i = 0; i < s->words; i++)
+        if (s->back[i] != s->expect[i]) {
+            snprintf(note, n, "word %zu: got 0x%08x, want 0x%08x", i, s->back[i], s->expect[i]);
+            break;
         }
-    }
     return KL_OK;
 }
 
+/*
+ * A configuration: vector width, elements per work-item, work-group size,
+ * and (the read kernel) a persistent grid of as many work-items as the
+ * device holds at once, each looping over chunks of EPI elements.
+ */
 struct bw_config {
     int vec, epi;
     size_t wg;
+    int persistent;
+    int nv_load; /* read, uint4: NVIDIA's read-only loads with an L2 prefetch hint (PTX) */
 };
 
-/* Builds and launches one configuration once, verified; then times it. */
+/* The kernel's build options for configuration c. */
+static void bw_options(struct bw_config c, char *out, size_t n)
+{
+    snprintf(out, n, "-DVEC=%d -DEPI=%d%s", c.vec, c.epi, c.nv_load ? " -DNV_LOAD" : "");
+}
+
+/*
+ * Builds and times one configuration. With verify, the destination is first
+ * poisoned, one launch checked (a failure is res FAILED, not timed), then
+ * the configuration timed; without, only timed (a candidate of a search,
+ * whose best is measured again verified).
+ */
 static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_config c,
-                             const struct kl_protocol *proto, uint32_t seed, struct kl_result *res)
+                             const struct kl_protocol *proto, int verify, struct kl_result *res)
 {
     struct kl_context *kl = s->kl;
     struct kl_launch l = {.kl = kl, .dims = 1};
@@ -132,16 +174,23 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
     enum kl_status st;
     double dummy;
     int ok;
-    int n = (int)(s->words / (size_t)c.vec);
+    int n = (int)(s->words / (size_t)c.vec), chunks = 1;
     size_t items = ((size_t)n + (size_t)c.epi - 1) / (size_t)c.epi;
 
+    if (c.persistent) { /* whole waves of the most the device holds, each item looping */
+        size_t resident = kl->info.threads_per_cu ? kl->info.threads_per_cu : 2048;
+        items = (size_t)kl->info.compute_units * resident;
+        chunks = (int)(((size_t)n + items * (size_t)c.epi - 1) / (items * (size_t)c.epi));
+    }
     l.local[0] = c.wg;
     l.global[0] = kl_round_up(items, c.wg);
     l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
-    snprintf(res->options, sizeof res->options, "-DVEC=%d -DEPI=%d", c.vec, c.epi);
-    snprintf(res->config, sizeof res->config, "uint%d EPI=%d WG=%zu", c.vec, c.epi, c.wg);
+    bw_options(c, res->options, sizeof res->options);
+    snprintf(res->config, sizeof res->config, "uint%d EPI=%d WG=%zu%s%s", c.vec, c.epi, c.wg,
+             c.persistent ? " persistent" : "", c.nv_load ? " ld.nc.L2::256B" : "");
     if (c.vec == 1)
-        snprintf(res->config, sizeof res->config, "uint EPI=%d WG=%zu", c.epi, c.wg);
+        snprintf(res->config, sizeof res->config, "uint EPI=%d WG=%zu%s", c.epi, c.wg,
+                 c.persistent ? " persistent" : "");
     if (l.global[0] > s->partial_cap)
         return kl_fail(&kl->err, KL_ERR_ARG, "buffer too small for WG=%zu", c.wg);
     if ((st = kl_launch_check(&l, bw_name[k], &kl->err)) != KL_OK ||
@@ -150,105 +199,142 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
         (st = kl_launch_check(&l, bw_name[k], &kl->err)) != KL_OK)
         return st;
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = k == BW_WRITE ? s->ddst : s->dsrc}};
+    l.nargs = 3;
     switch (k) {
     case BW_COPY:
         l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
         l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = n}};
-        l.nargs = 3;
         res->bytes = 2.0 * (double)n * c.vec * 4;
         break;
     case BW_READ:
         l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dpartial}};
         l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = n}};
-        l.nargs = 3;
+        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = chunks}};
+        l.nargs = 4;
         res->bytes = (double)n * c.vec * 4 + (double)l.global[0] * 4;
         break;
     case BW_WRITE:
         l.args[1] = (struct kl_arg){KL_ARG_INT, {.i = n}};
-        l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)seed}};
-        l.nargs = 3;
+        l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)s->seed}};
         res->bytes = (double)n * c.vec * 4;
         break;
     }
-    /* Poison what the kernel writes so a skipped store cannot pass. */
-    if (k != BW_READ) {
-        for (size_t i = 0; i < s->words; i++)
-            s->out[i] = ~(k == BW_COPY ? s->src[i] : fill_hash((uint32_t)i, seed));
-        if ((st = kl->ops->write(kl->dev, s->ddst, s->out, s->words * 4, &kl->err)) != KL_OK)
+    if (verify) {
+        if ((k != BW_READ && (st = kl_launch_timed(&s->poison, &dummy, &kl->err)) != KL_OK) ||
+            (st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
+            (st = bw_verify(s, k, l.global[0], &ok, res->note, sizeof res->note)) != KL_OK)
             return st;
-    }
-    if ((st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
-        (st = bw_verify(s, k, l.global[0], seed, &ok, res->note, sizeof res->note)) != KL_OK)
-        return st;
-    if (!ok) {
-        res->status = KL_RESULT_FAILED;
-        return KL_OK;
+        if (!ok) {
+            res->status = KL_RESULT_FAILED;
+            return KL_OK;
+        }
     }
     if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         return st;
-    res->status = KL_RESULT_VERIFIED;
+    res->status = verify ? KL_RESULT_VERIFIED : KL_RESULT_MEASURED;
     kl_result_set_stats(res, &stats);
-    snprintf(res->note, sizeof res->note, "verified: %s",
-             k == BW_READ   ? "sum of all words"
-             : k == BW_COPY ? "every word copied"
-                            : "every word written");
+    snprintf(res->note, sizeof res->note, "%s",
+             !verify        ? "a candidate, timed unchecked"
+             : k == BW_READ ? "verified: sum of all words"
+             : k == BW_COPY ? "verified: every word copied"
+                            : "verified: every word written");
     return KL_OK;
 }
 
 /*
- * For kind k and width vec, tries every EPI × work-group size with the
- * light protocol, then measures the best one with the full protocol into a
- * new report row. A candidate that fails verification is a failed row.
+ * The search space of kind k at width vec: EPI x work-group size; for reads
+ * on a GPU also a persistent grid, and at width 4 on NVIDIA's GPUs loads
+ * through PTX with an L2 prefetch hint.
+ */
+static int bw_space(enum bw_kind k, int vec, const struct kl_peak_request *req,
+                    const struct kl_context *kl, struct bw_config *out)
+{
+    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3};
+    static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64};
+    int quick = req->quick, n = 0, grids = k == BW_READ && kl->info.is_gpu && !quick ? 2 : 1;
+    int loads = grids == 2 && vec == 4 && kl_contains_nocase(kl->info.vendor, "nvidia") ? 2 : 1;
+    for (int i = 0; i < (quick ? 2 : req->wide ? 5 : 4); i++)
+        for (int j = 0; j < (quick ? 1 : 5); j++)
+            for (int p = 0; p < grids * loads; p++) {
+                size_t wg = quick ? wgs_quick[j] : wgs_all[j];
+                out[n++] = (struct bw_config){vec, quick ? epis_quick[i] : epis_all[i],
+                                              wg < kl->info.max_wg ? wg : kl->info.max_wg,
+                                              p % 2, p / 2};
+            }
+    return n;
+}
+
+/*
+ * For kind k and width vec, times every configuration of its space with the
+ * light protocol (each verified too when quick), then verifies the fastest
+ * and measures it with the full protocol into a new report row. A check
+ * that fails makes the row failed, with the configuration that failed.
  */
 static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, int vec, int quick,
                                 const struct kl_peak_request *req, struct kl_report *rep,
                                 struct kl_result **best_row)
 {
-    static const int epis_all[] = {1, 2, 4, 8}, epis_quick[] = {1, 3};
-    static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64};
-    const int *epis = quick ? epis_quick : epis_all;
-    const size_t *wgs = quick ? wgs_quick : wgs_all;
-    int nepi = quick ? 2 : 4, nwg = quick ? 1 : 5;
+    struct bw_config space[128], best = {0, 0, 0, 0, 0};
+    int n = bw_space(k, vec, req, s->kl, space);
     struct kl_context *kl = s->kl;
-    struct bw_config best = {0, 0, 0};
     double best_time = 0;
     char name[32];
     enum kl_status st;
 
     snprintf(name, sizeof name, "%s_v%d", bw_name[k], vec);
-    for (int i = 0; i < nepi; i++)
-        for (int j = 0; j < nwg; j++) {
-            struct bw_config c = {vec, epis[i],
-                                  wgs[j] < kl->info.max_wg ? wgs[j] : kl->info.max_wg};
-            struct kl_result trial;
-            memset(&trial, 0, sizeof trial);
-            st = bw_run(s, k, c, &search_protocol, (uint32_t)req->seed, &trial);
-            if (st == KL_ERR_UNSUPPORTED)
-                continue; /* this work-group does not fit the kernel: try the next */
-            if (st != KL_OK)
-                return st;
-            if (trial.status == KL_RESULT_FAILED) {
-                struct kl_result *bad = kl_report_add(rep, name, "failed candidate");
-                if (!bad)
-                    return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-                *bad = trial;
-                snprintf(bad->rung, sizeof bad->rung, "%s", name);
-                return KL_OK;
-            }
-            if (!best.vec || trial.median_s < best_time) {
-                best = c;
-                best_time = trial.median_s;
-            }
+    for (int i = 0; i < n; i++) {
+        struct kl_result trial;
+        memset(&trial, 0, sizeof trial);
+        st = bw_run(s, k, space[i], &kl_peak_search_protocol, quick, &trial);
+        if (st == KL_ERR_UNSUPPORTED || (st == KL_ERR_BUILD && space[i].nv_load))
+            continue; /* this work-group does not fit, or the compiler takes no PTX: the next */
+        if (st != KL_OK)
+            return st;
+        if (trial.status == KL_RESULT_FAILED) {
+            struct kl_result *bad = kl_report_add(rep, name, "failed candidate");
+            if (!bad)
+                return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+            *bad = trial;
+            snprintf(bad->rung, sizeof bad->rung, "%s", name);
+            return KL_OK;
         }
+        if (!best.vec || trial.median_s < best_time) {
+            best = space[i];
+            best_time = trial.median_s;
+        }
+    }
     if (!best.vec)
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "no work-group size fits %s", name);
     struct kl_result *res = kl_report_add(rep, name, NULL);
     if (!res)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = bw_run(s, k, best, &req->protocol, (uint32_t)req->seed, res)) != KL_OK)
+    if ((st = bw_run(s, k, best, &req->protocol, 1, res)) != KL_OK)
         return st;
     *best_row = res;
     return KL_OK;
+}
+
+/* Builds every bandwidth kernel the widths of req will try, at once where that is faster. */
+static void bw_prefetch(struct kl_context *kl, const struct kl_peak_request *req)
+{
+    unsigned mask = req->vec_mask;
+    struct kl_kernel_want want[3 * 5 * 5 * 2];
+    struct bw_config space[128];
+    int n = 0;
+    for (int k = BW_COPY; k <= BW_WRITE; k++)
+        for (int vec = 1; vec <= 16; vec *= 2) {
+            if (mask && !(mask & (unsigned)vec))
+                continue;
+            int m = bw_space((enum bw_kind)k, vec, req, kl, space);
+            for (int i = 0; i < m; i++) {
+                if (space[i].wg != space[0].wg || space[i].persistent)
+                    continue; /* one build per EPI and kind of load */
+                want[n] = (struct kl_kernel_want){bw_file[k], bw_entry[k], ""};
+                bw_options(space[i], want[n].options, sizeof want[n].options);
+                n++;
+            }
+        }
+    kl_kernel_prefetch(kl, want, n);
 }
 
 /* ---- arithmetic rate --------------------------------------------------------- */
@@ -300,25 +386,32 @@ struct fma_run {
     int vec, chains;
 };
 
+/* flops.cl's build options for f. */
+static void fma_options(const struct fma_run *f, char *out, size_t n)
+{
+    kl_params_options(NULL, NULL, f->type, out, n);
+    size_t used = strlen(out);
+    snprintf(out + used, n - used, " -DVEC=%d -DCHAINS=%d", f->vec, f->chains);
+}
+
 /*
- * Builds flops.cl for f and doubles its loop length until one launch of l
- * takes ~20 ms (once only when quick), so that ramp-up, tail and launch
- * overhead vanish; *iters is the length chosen.
+ * Builds flops.cl for f and doubles its loop length (an argument: no
+ * rebuild) until one launch of l takes ~20 ms (once only when quick), so
+ * that ramp-up, tail and launch overhead vanish; *iters is the length chosen.
  */
 static enum kl_status fma_calibrate(struct kl_context *kl, const struct fma_run *f, int quick,
                                     struct kl_launch *l, int *iters, struct kl_result *res)
 {
     double t1 = 0;
     enum kl_status st;
+    fma_options(f, res->options, sizeof res->options);
+    if ((st = kl_kernel_get(kl, "opencl/peak/flops.cl", "flops", res->options, &l->kernel,
+                            &res->build_s)) != KL_OK ||
+        (st = kl_launch_check(l, "flops", &kl->err)) != KL_OK)
+        return st;
     for (;;) {
-        kl_params_options(NULL, NULL, f->type, res->options, sizeof res->options);
-        size_t used = strlen(res->options);
-        snprintf(res->options + used, sizeof res->options - used,
-                 " -DVEC=%d -DCHAINS=%d -DITERS=%d", f->vec, f->chains, *iters);
-        if ((st = kl_kernel_get(kl, "opencl/peak/flops.cl", "flops", res->options, &l->kernel,
-                                &res->build_s)) != KL_OK ||
-            (st = kl_launch_check(l, "flops", &kl->err)) != KL_OK ||
-            (st = kl_launch_timed(l, &t1, &kl->err)) != KL_OK)
+        l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = *iters}};
+        if ((st = kl_launch_timed(l, &t1, &kl->err)) != KL_OK)
             return st;
         if (quick || t1 >= 0.01 || *iters >= FMA_MAX_ITERS)
             return KL_OK;
@@ -378,7 +471,7 @@ static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int qu
                                   const struct kl_protocol *proto, struct kl_result *res)
 {
     const struct fma_run f = *(const struct fma_run *)cfg;
-    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 3};
+    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 4};
     struct kl_stats stats;
     struct kl_buf *out = NULL;
     enum kl_status st;
@@ -417,29 +510,36 @@ static enum kl_status fma_measure(struct kl_context *kl, const void *cfg, int qu
     return st;
 }
 
-/* One configuration (cfg) of an arithmetic-rate kernel, checked, then timed by proto. */
-typedef enum kl_status (*rate_measure)(struct kl_context *kl, const void *cfg, int quick,
-                                       const struct kl_protocol *proto, struct kl_result *res);
-
-/*
- * The n configurations at cfgs (size bytes apart) each timed by the search
- * protocol; the fastest measured again by req's as the report row NAME, its
- * rate in *gflops (0 unless verified). A configuration that fails its check
- * is the row instead.
- */
-static enum kl_status rate_search(struct kl_context *kl, const char *name, rate_measure measure,
-                                  const void *cfgs, size_t size, int n, int quick,
-                                  const struct kl_peak_request *req, struct kl_report *rep,
-                                  double *gflops)
+enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
+                            const char *why_fmt, ...)
 {
-    const char *cfg = cfgs, *best = cfgs;
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    va_list ap;
+    if (!res)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    res->status = KL_RESULT_SKIPPED;
+    va_start(ap, why_fmt);
+    vsnprintf(res->note, sizeof res->note, why_fmt, ap);
+    va_end(ap);
+    return KL_OK;
+}
+
+enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_peak_rate_fn measure,
+                                   const void *cfgs, size_t size, int n, int quick,
+                                   const struct kl_peak_request *req, struct kl_report *rep,
+                                   double *gflops)
+{
+    const char *cfg = cfgs, *best = NULL;
     double best_rate = 0;
     enum kl_status st;
     *gflops = 0;
     for (int i = 0; i < n; i++) {
         struct kl_result trial;
         memset(&trial, 0, sizeof trial);
-        if ((st = measure(kl, cfg + (size_t)i * size, quick, &search_protocol, &trial)) != KL_OK)
+        st = measure(kl, cfg + (size_t)i * size, quick, &kl_peak_search_protocol, &trial);
+        if (st == KL_ERR_UNSUPPORTED)
+            continue; /* this configuration cannot run here (kl->err says why): the next */
+        if (st != KL_OK)
             return st;
         if (trial.status == KL_RESULT_FAILED) {
             struct kl_result *bad = kl_report_add(rep, name, NULL);
@@ -450,11 +550,13 @@ static enum kl_status rate_search(struct kl_context *kl, const char *name, rate_
             return KL_OK;
         }
         double rate = trial.flops / trial.median_s;
-        if (rate > best_rate) {
+        if (!best || rate > best_rate) {
             best_rate = rate;
             best = cfg + (size_t)i * size;
         }
     }
+    if (!best)
+        return kl_peak_skip(kl, rep, name, "%s", kl->err.msg);
     struct kl_result *res = kl_report_add(rep, name, NULL);
     if (!res)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
@@ -464,193 +566,53 @@ static enum kl_status rate_search(struct kl_context *kl, const char *name, rate_
     return KL_OK;
 }
 
+/*
+ * The configurations the FMA search tries (VEC, CHAINS): n of them into runs
+ * of type t; a wide search adds five more.
+ */
+static int fma_space(enum kl_type t, const struct kl_peak_request *req, struct fma_run *runs)
+{
+    static const struct {
+        int vec, chains;
+    } all[] = {{1, 8}, {1, 16}, {2, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 8}, {16, 4}, {16, 8},
+               {2, 4}, {2, 16}, {8, 4}, {8, 16}, {16, 16}},
+      some[] = {{1, 8}, {4, 4}};
+    int quick = req->quick, n = quick ? 2 : req->wide ? 14 : 9;
+    for (int i = 0; i < n; i++)
+        runs[i] = (struct fma_run){t, quick ? some[i].vec : all[i].vec,
+                                   quick ? some[i].chains : all[i].chains};
+    return n;
+}
+
+/* Builds every FMA kernel the searches of FP32, FP64 (where the device has it) and INT32 try. */
+static void fma_prefetch(struct kl_context *kl, const struct kl_peak_request *req)
+{
+    struct kl_kernel_want want[3 * 14];
+    struct fma_run runs[14];
+    int n = 0;
+    for (int t = 0; t < 3; t++) {
+        enum kl_type type = t == 0 ? KL_FLOAT : t == 1 ? KL_DOUBLE : KL_INT;
+        if (type == KL_DOUBLE && !kl->info.fp64)
+            continue;
+        for (int i = 0, m = fma_space(type, req, runs); i < m; i++, n++) {
+            want[n] = (struct kl_kernel_want){"opencl/peak/flops.cl", "flops", ""};
+            fma_options(&runs[i], want[n].options, sizeof want[n].options);
+        }
+    }
+    kl_kernel_prefetch(kl, want, n);
+}
+
 /* Tries vector widths and chain counts for one type; the best is a report row. */
 static enum kl_status fma_search(struct kl_context *kl, enum kl_type t, int quick,
                                  const struct kl_peak_request *req, struct kl_report *rep,
                                  double *gflops)
 {
-    static const struct {
-        int vec, chains;
-    } all[] = {{1, 8}, {1, 16}, {2, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 8}, {16, 4}, {16, 8}},
-      some[] = {{1, 8}, {4, 4}};
-    struct fma_run runs[sizeof all / sizeof *all];
-    int n = quick ? 2 : (int)(sizeof all / sizeof *all);
+    struct fma_run runs[14];
+    int n = fma_space(t, req, runs);
     char name[32];
     snprintf(name, sizeof name, "fma_%s", t == KL_FLOAT ? "f32" : t == KL_DOUBLE ? "f64" : "i32");
-    for (int i = 0; i < n; i++)
-        runs[i] = (struct fma_run){t, quick ? some[i].vec : all[i].vec,
-                                   quick ? some[i].chains : all[i].chains};
-    return rate_search(kl, name, fma_measure, runs, sizeof *runs, n, quick, req, rep, gflops);
-}
-
-/* ---- tensor cores and packed halves: kernels whose every output is exact ------ */
-
-/*
- * A rate kernel of inline PTX whose outputs the host computes exactly:
- * mma_tf32.cl (TF32 products on the tensor cores) and hfma2.cl (packed-half
- * FMAs). Each is built with -DCHAINS and -DITERS and writes one float per
- * work-item.
- */
-struct exact_kernel {
-    const char *row, *file, *entry;
-    enum kl_precision precision;
-    int iters, quick_iters, max_iters; /* the loop lengthens until ~10 ms, up to max_iters */
-    size_t grid_per_cu;                /* work-items per compute unit */
-    double flops_per_step;             /* operations per work-item, chain and iteration */
-    double (*expected)(int gid, int chains, int iters);
-    const char *what; /* what a verified sample reproduced */
-};
-
-/* out[gid] of mma_tf32.cl, computed exactly (see the kernel's comment). */
-static double mma_expected(int gid, int chains, int iters)
-{
-    int w = gid / 32, lane = gid % 32, g = lane / 4, t = lane % 4;
-    double s = 0;
-    for (int ch = 0; ch < chains; ch++)
-        for (int r = 0; r < 4; r++) {
-            int m = g + r / 2 * 8, n = 2 * t + r % 2;
-            double ad = 0; /* (A·D)[m][n] */
-            for (int k = 0; k < 8; k++)
-                ad +=
-                    ((131 * w + 3 * m + 5 * k) % 17 - 8) / 8.0 * (((w + k + 2 * n) % 3 - 1) / 8.0);
-            s += ((w + 5 * ch + 3 * m + n) % 64 - 32) / 8.0 + iters / 2 * ad;
-        }
-    return s;
-}
-
-/* out[gid] of hfma2.cl: both lanes of every chain, each grown by one per step. */
-static double hfma2_expected(int gid, int chains, int iters)
-{
-    double s = 0;
-    for (int c = 0; c < chains; c++)
-        s += (gid + 3 * c) % 13 + (gid + 3 * c + 1) % 13 + 2.0 * iters;
-    return s;
-}
-
-/* 2·16·8·8 operations per mma.m16n8k8, one per 32 work-items. */
-static const struct exact_kernel mma_tf32 = {"mma_tf32",
-                                             "opencl/peak/mma_tf32.cl",
-                                             "mma_tf32",
-                                             KL_PREC_TF32,
-                                             256,
-                                             16,
-                                             4096,
-                                             2048 * 4,
-                                             2.0 * 16 * 8 * 8 / 32,
-                                             mma_expected,
-                                             "sums of mma chains"};
-static const struct exact_kernel fma_f16x2 = {"fma_f16x2",
-                                              "opencl/peak/hfma2.cl",
-                                              "hfma2",
-                                              KL_PREC_FP16,
-                                              2016,
-                                              16,
-                                              2016,
-                                              2048 * 16,
-                                              2.0 * 2,
-                                              hfma2_expected,
-                                              "sums of packed-half FMA chains"};
-
-struct exact_run {
-    const struct exact_kernel *k;
-    int chains;
-};
-
-/*
- * One configuration of an exact kernel: whole waves of work-items, the loop
- * lengthened until a launch takes ~10 ms (or the exactness limit), sampled
- * work-items checked bit for bit, then timed by proto.
- */
-static enum kl_status exact_measure(struct kl_context *kl, const void *cfg, int quick,
-                                    const struct kl_protocol *proto, struct kl_result *res)
-{
-    const struct exact_kernel *k = ((const struct exact_run *)cfg)->k;
-    const int chains = ((const struct exact_run *)cfg)->chains;
-    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 1};
-    struct kl_stats stats;
-    struct kl_buf *out = NULL;
-    float *host = NULL;
-    enum kl_status st;
-    double t1 = 0;
-    size_t wg = quick ? 64 : 256;
-    size_t global = quick ? wg : (size_t)kl->info.compute_units * k->grid_per_cu;
-    int iters = quick ? k->quick_iters : k->iters;
-
-    l.local[0] = wg;
-    l.global[0] = global = kl_round_up(global, wg);
-    l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
-    snprintf(res->config, sizeof res->config, "CHAINS=%d", chains);
-    res->precision = k->precision;
-    if ((st = kl->ops->alloc(kl->dev, global * sizeof *host, &out, &kl->err)) != KL_OK)
-        goto done;
-    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = out}};
-    for (;;) {
-        snprintf(res->options, sizeof res->options, "-DCHAINS=%d -DITERS=%d", chains, iters);
-        if ((st = kl_kernel_get(kl, k->file, k->entry, res->options, &l.kernel, &res->build_s)) !=
-                KL_OK ||
-            (st = kl_launch_check(&l, k->row, &kl->err)) != KL_OK ||
-            (st = kl_launch_timed(&l, &t1, &kl->err)) != KL_OK)
-            goto done;
-        if (quick || t1 >= 0.01 || iters >= k->max_iters)
-            break;
-        while (iters < k->max_iters && t1 < 0.01)
-            iters *= 2, t1 *= 2;
-    }
-    if (!(host = malloc(global * sizeof *host))) {
-        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
-    }
-    if ((st = kl->ops->read(kl->dev, out, host, global * sizeof *host, &kl->err)) != KL_OK)
-        goto done;
-    res->status = KL_RESULT_VERIFIED;
-    const int samples = 16;
-    for (int i = 0; i < samples; i++) {
-        int gid = (int)(i == samples - 1 ? global - 1 : global / (samples - 1) * (size_t)i);
-        double want = k->expected(gid, chains, iters);
-        if (host[gid] != want) {
-            res->status = KL_RESULT_FAILED;
-            snprintf(res->note, sizeof res->note, "work-item %d: got %.9g, want %.9g", gid,
-                     host[gid], want);
-            goto done;
-        }
-    }
-    snprintf(res->note, sizeof res->note,
-             "verified: %d work-items' %s reproduced exactly (%d chains); %zu work-items, "
-             "%d iterations",
-             samples, k->what, chains, global, iters);
-    if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
-        goto done;
-    res->flops = k->flops_per_step * chains * iters * (double)global;
-    kl_result_set_stats(res, &stats);
-done:
-    free(host);
-    kl->ops->release(out);
-    return st;
-}
-
-/*
- * The TF32 roof (row mma_tf32) and the packed-half roof (row fma_f16x2): the
- * better of a few chain counts, or, on a device without them, a skipped row
- * saying why.
- */
-static enum kl_status exact_search(struct kl_context *kl, const struct exact_kernel *k, int quick,
-                                   const struct kl_peak_request *req, struct kl_report *rep,
-                                   double *gflops)
-{
-    const struct exact_run all[] = {{k, 2}, {k, 4}, {k, 8}}, some[] = {{k, 4}};
-    char why[256];
-    *gflops = 0;
-    if (!(k == &mma_tf32 ? kl_tensor_tf32 : kl_packed_half)(&kl->info, why, sizeof why)) {
-        struct kl_result *res = kl_report_add(rep, k->row, NULL);
-        if (!res)
-            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        res->status = KL_RESULT_SKIPPED;
-        res->precision = k->precision;
-        snprintf(res->note, sizeof res->note, "%s", why);
-        return KL_OK;
-    }
-    return rate_search(kl, k->row, exact_measure, quick ? some : all, sizeof *all, quick ? 1 : 3,
-                       quick, req, rep, gflops);
+    return kl_peak_rate_search(kl, name, fma_measure, runs, sizeof *runs, n, quick, req, rep,
+                               gflops);
 }
 
 /* ---- launch latency ---------------------------------------------------------- */
@@ -729,20 +691,18 @@ static enum kl_status measure_latency(struct kl_context *kl, const struct kl_pea
     /* Drop the warm-up launches, which latency_once recorded too. */
     int n = x.n - p.warmup;
     double *q = x.queue + p.warmup, *r = x.run + p.warmup, *h = x.host + p.warmup;
-    double qmean = 0;
+    double qmean = 0, rmean = 0;
     for (int i = 0; i < n; i++)
-        qmean += q[i] / n;
+        qmean += q[i] / n, rmean += r[i] / n;
     if (n > 0 && q[0] < 0) {
-        /* CUDA events are recorded on the stream: none sees the launch being queued. */
-        struct kl_result *res = kl_report_add(rep, "launch_latency", NULL);
-        if (res) {
-            res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note,
-                     "the %s backend's events cannot see when a launch is queued; "
-                     "launch_host and empty_kernel below are its view",
-                     kl->ops->name);
-        }
-        c->launch_us = 0;
+        /* Events on the stream (CUDA's) cannot see a launch queued, nor a kernel start apart
+         * from its end: the events around one launch give its submission, start and end. */
+        latency_row(rep, "launch_latency",
+                    "events recorded on the stream just before and after one launch: its "
+                    "submission, start and end as the device's clock sees them (clpeak's OpenCL "
+                    "figure is queued to start; the mean)",
+                    r, n);
+        c->launch_us = rmean * 1e6;
     } else {
         latency_row(rep, "launch_latency",
                     "queued to start, from events (clpeak's figure is the mean)", q, n);
@@ -750,8 +710,15 @@ static enum kl_status measure_latency(struct kl_context *kl, const struct kl_pea
     }
     latency_row(rep, "launch_host", "enqueue to completion as the host sees it", h, n);
     c->launch_host_us = rep->results[rep->count - 1].median_s * 1e6;
-    latency_row(rep, "empty_kernel", "an empty kernel's own run time, start to end", r, n);
-    c->empty_us = rep->results[rep->count - 1].median_s * 1e6;
+    if (n > 0 && q[0] < 0) {
+        st = kl_peak_skip(kl, rep, "empty_kernel",
+                          "the %s backend's events time a launch whole (launch_latency above): "
+                          "an empty kernel's own run time is not seen apart",
+                          kl->ops->name);
+    } else {
+        latency_row(rep, "empty_kernel", "an empty kernel's own run time, start to end", r, n);
+        c->empty_us = rep->results[rep->count - 1].median_s * 1e6;
+    }
 done:
     kl->ops->release(dummy);
     free(x.queue);
@@ -761,6 +728,9 @@ done:
 }
 
 /* ---- host <-> device transfers ------------------------------------------------ */
+
+/* Transfers of more than this run at the same rate and only take longer. */
+#define XFER_BYTES ((size_t)256 << 20)
 
 enum xfer_kind { X_WRITE, X_READ, X_MAP, X_UNMAP };
 
@@ -871,12 +841,10 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
         goto done;
     x.host = pinned_host;
     x.kind = X_WRITE;
-    if ((st = xfer_row(&x, "write_pinned", "CL_MEM_ALLOC_HOST_PTR, mapped", &p, rep,
-                       &c->h2d_pinned)))
+    if ((st = xfer_row(&x, "write_pinned", kl->ops->pinned_what, &p, rep, &c->h2d_pinned)))
         goto done;
     x.kind = X_READ;
-    if ((st =
-             xfer_row(&x, "read_pinned", "CL_MEM_ALLOC_HOST_PTR, mapped", &p, rep, &c->d2h_pinned)))
+    if ((st = xfer_row(&x, "read_pinned", kl->ops->pinned_what, &p, rep, &c->d2h_pinned)))
         goto done;
     x.kind = X_MAP;
     if ((st = xfer_row(&x, "map_read", "map a device buffer for reading", &p, rep, &c->map_gbps)))
@@ -954,6 +922,8 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     snprintf(c->date, sizeof c->date, "%s", rep->date);
 
     /* Memory: every kind × vector width; the best of each kind is its ceiling. */
+    kl_progress_step(0, 17, "peak: building the bandwidth kernels");
+    bw_prefetch(kl, req);
     if ((st = bw_init(&s, kl, bytes, req->seed)) != KL_OK)
         goto done;
     double *gbps[] = {&c->copy_gbps, &c->read_gbps, &c->write_gbps};
@@ -980,84 +950,96 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     s.kl = NULL;
 
     /* Arithmetic: FP32, FP64 where the device has it, INT32; TF32 on tensor cores, FP16x2. */
-    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; TF32 tensor cores, FP16x2");
+    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; the tensor cores; FP16x2");
+    fma_prefetch(kl, req);
     if ((st = fma_search(kl, KL_FLOAT, req->quick, req, rep, &c->f32_gflops)) != KL_OK ||
         (kl->info.fp64 &&
          (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
         (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK ||
-        (st = exact_search(kl, &mma_tf32, req->quick, req, rep, &c->tf32_gflops)) != KL_OK ||
-        (st = exact_search(kl, &fma_f16x2, req->quick, req, rep, &c->f16_gflops)) != KL_OK)
+        (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK ||
+        (st = kl_peak_tensor(kl, req, rep, c)) != KL_OK)
+        goto done;
+    kl_progress_step(16, 17, "peak: the memory hierarchy");
+    if ((st = kl_peak_memory(kl, req, rep, c)) != KL_OK)
         goto done;
 
     kl_progress_step(16, 17, "peak: launch latency and transfers");
     if ((st = measure_latency(kl, req, rep, c)) != KL_OK ||
-        (st = measure_transfers(kl, bytes, req, rep, c)) != KL_OK)
+        (st = measure_transfers(kl, bytes < XFER_BYTES ? bytes : XFER_BYTES, req, rep, c)) !=
+            KL_OK)
         goto done;
     kl_report_finish(rep);
+    /* The run's JSON carries what it measured, as other runs carry the roofs they used
+     * (after finish: peak's rows are not judged against themselves). */
+    rep->ceilings = *c;
+    rep->have_ceilings = 1;
+    snprintf(rep->ceiling_note, sizeof rep->ceiling_note, "measured by this run");
 done:
     if (s.kl)
         bw_free(&s);
     return st;
 }
 
+/* A figure's value for a table: sizes in KiB or MiB, the rest as measured. */
+static void figure_text(const struct kl_ceiling_def *d, double v, char *out, size_t n)
+{
+    if (strcmp(d->unit, "bytes") == 0)
+        snprintf(out, n, v >= 1048576 ? "%.1f MiB" : "%.0f KiB",
+                 v >= 1048576 ? v / 1048576 : v / 1024);
+    else
+        snprintf(out, n, "%.*f %s", v >= 100 ? 1 : 2, v, d->unit);
+}
+
 void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info *dev, int format,
                        FILE *out)
 {
+    static const char *const kinds[] = {"device memory", "FMA units",  "tensor cores",
+                                        "on-chip memory", "latency",   "atomics",
+                                        "launches",      "transfers"};
+    char basis[256], text[64];
     if (format == 2) {
-        fprintf(out, "figure,value,unit\n");
-        fprintf(out, "copy,%.6g,GB/s\nread,%.6g,GB/s\nwrite,%.6g,GB/s\n", c->copy_gbps,
-                c->read_gbps, c->write_gbps);
-        fprintf(out, "fp32,%.6g,GFLOP/s\nfp64,%.6g,GFLOP/s\nint32,%.6g,GIOP/s\n", c->f32_gflops,
-                c->f64_gflops, c->i32_giops);
-        fprintf(out, "tf32,%.6g,GFLOP/s\nfp16x2,%.6g,GFLOP/s\n", c->tf32_gflops, c->f16_gflops);
-        fprintf(out, "launch_latency,%.4g,us\nlaunch_host,%.4g,us\nempty_kernel,%.4g,us\n",
-                c->launch_us, c->launch_host_us, c->empty_us);
-        fprintf(out, "write_pageable,%.4g,GB/s\nread_pageable,%.4g,GB/s\n", c->h2d_pageable,
-                c->d2h_pageable);
-        fprintf(out, "write_pinned,%.4g,GB/s\nread_pinned,%.4g,GB/s\n", c->h2d_pinned,
-                c->d2h_pinned);
-        fprintf(out, "map_read,%.4g,GB/s\nunmap_write,%.4g,GB/s\n", c->map_gbps, c->unmap_gbps);
+        fprintf(out, "figure,value,unit,specification\n");
+        for (int i = 0; i < kl_ceiling_count; i++) {
+            const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
+            double spec = kl_ceiling_spec(d, dev, basis, sizeof basis);
+            fprintf(out, "%s,%.6g,%s,", d->key, kl_ceiling_value(c, d), d->unit);
+            if (spec > 0)
+                fprintf(out, "%.6g", spec);
+            fputc('\n', out);
+        }
         return;
     }
     if (format == 1) {
-        fprintf(out,
-                "{\"workload\": \"peak\", \"cached\": true, \"device\": \"%s\", \"driver\": "
-                "\"%s\", \"date\": \"%s\",\n \"copy_gbps\": %.6g, \"read_gbps\": %.6g, "
-                "\"write_gbps\": %.6g, \"f32_gflops\": %.6g, \"f64_gflops\": %.6g, "
-                "\"i32_giops\": %.6g, \"tf32_gflops\": %.6g, \"f16_gflops\": %.6g,\n \"launch_us\": "
-                "%.4g, "
-                "\"launch_host_us\": %.4g, "
-                "\"empty_us\": %.4g,\n \"h2d_pageable_gbps\": %.4g, \"d2h_pageable_gbps\": "
-                "%.4g, \"h2d_pinned_gbps\": %.4g, \"d2h_pinned_gbps\": %.4g, \"map_gbps\": "
-                "%.4g, \"unmap_gbps\": %.4g}\n",
-                dev->name, dev->driver_version, c->date, c->copy_gbps, c->read_gbps, c->write_gbps,
-                c->f32_gflops, c->f64_gflops, c->i32_giops, c->tf32_gflops, c->f16_gflops, c->launch_us,
-                c->launch_host_us, c->empty_us, c->h2d_pageable, c->d2h_pageable, c->h2d_pinned,
-                c->d2h_pinned, c->map_gbps, c->unmap_gbps);
+        fprintf(out, "{\"workload\": \"peak\", \"cached\": true, \"device\": ");
+        kl_json_write_string(out, dev->name);
+        fputs(", \"driver\": ", out);
+        kl_json_write_string(out, dev->driver_version);
+        fputs(", \"date\": ", out);
+        kl_json_write_string(out, c->date);
+        for (int i = 0; i < kl_ceiling_count; i++)
+            fprintf(out, ",\n \"%s\": %.6g", kl_ceiling_defs[i].key,
+                    kl_ceiling_value(c, &kl_ceiling_defs[i]));
+        fputs("}\n", out);
         return;
     }
-    fprintf(out, "kladder peak  %s (driver %s), measured %s\n\n", dev->name, dev->driver_version,
+    fprintf(out, "kladder peak  %s (driver %s), measured %s\n", dev->name, dev->driver_version,
             c->date);
-    fprintf(out, "  memory copy      %10.1f GB/s   (%s)\n", c->copy_gbps, c->copy_cfg);
-    fprintf(out, "  memory read      %10.1f GB/s   (%s)\n", c->read_gbps, c->read_cfg);
-    fprintf(out, "  memory write     %10.1f GB/s   (%s)\n", c->write_gbps, c->write_cfg);
-    fprintf(out, "  FP32 FMA         %10.1f GFLOP/s\n", c->f32_gflops);
-    if (c->f64_gflops > 0)
-        fprintf(out, "  FP64 FMA         %10.1f GFLOP/s\n", c->f64_gflops);
-    fprintf(out, "  INT32 mul-add    %10.1f GIOP/s\n", c->i32_giops);
-    if (c->tf32_gflops > 0)
-        fprintf(out, "  TF32 tensor mma  %10.1f GFLOP/s\n", c->tf32_gflops);
-    else
-        fprintf(out, "  TF32 tensor mma           - (no tensor cores)\n");
-    if (c->f16_gflops > 0)
-        fprintf(out, "  FP16x2 FMA       %10.1f GFLOP/s\n", c->f16_gflops);
-    else
-        fprintf(out, "  FP16x2 FMA                - (not measured on this device)\n");
-    fprintf(out,
-            "  launch latency   %10.2f us queued->start (mean), %.2f us host round trip, "
-            "%.2f us empty kernel\n",
-            c->launch_us, c->launch_host_us, c->empty_us);
-    fprintf(out, "  transfers        %10.2f / %.2f GB/s write/read pageable, %.2f / %.2f pinned\n",
-            c->h2d_pageable, c->d2h_pageable, c->h2d_pinned, c->d2h_pinned);
-    fprintf(out, "  map / unmap      %10.2f / %.2f GB/s\n", c->map_gbps, c->unmap_gbps);
+    for (int i = 0; i < kl_ceiling_count; i++) {
+        const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
+        double v = kl_ceiling_value(c, d), spec = kl_ceiling_spec(d, dev, basis, sizeof basis);
+        if (i == 0 || d->kind != kl_ceiling_defs[i - 1].kind)
+            fprintf(out, "\n  %s\n", kinds[d->kind]);
+        if (!(v > 0)) {
+            fprintf(out, "    %-34s %14s\n", d->label, "-");
+            continue;
+        }
+        figure_text(d, v, text, sizeof text);
+        fprintf(out, "    %-34s %14s", d->label, text);
+        if (spec > 0)
+            fprintf(out, "   %3.0f%% of %.1f, %s", 100 * v / spec, spec, basis);
+        else if (d->key == kl_ceiling_defs[0].key && c->copy_cfg[0])
+            fprintf(out, "   (%s)", c->copy_cfg);
+        fputc('\n', out);
+    }
+    fputs("\n  -: not measured, or not on this device (`kladder peak --refresh` says why)\n", out);
 }

@@ -15,6 +15,7 @@
 struct kl_peak_request {
     size_t bytes;      /* buffer size for bandwidth and transfers; 0: chosen by device */
     int quick;         /* a small search space (tests) */
+    int wide;          /* a wider search space than the default (checks that it finds the maxima) */
     unsigned vec_mask; /* bandwidth vector widths to try (bit w for width w); 0: all */
     struct kl_protocol protocol;
     unsigned long long seed;

@@ -4,7 +4,7 @@
  * work-item.
  *
  * Computes   partial[gid] = sum over the elements i = gid + j * G
- *            (j = 0 .. EPI - 1, i < n) of all VEC components of src[i],
+ *            (j = 0 .. chunks * EPI - 1, i < n) of all VEC components of src[i],
  *            in uint arithmetic (wraps mod 2^32, so any order is exact).
  *            Work-items with no element write 0. The host checks
  *            sum(partial[0 .. G-1]) == sum(src) mod 2^32, so the loads
@@ -12,12 +12,18 @@
  * Element:   V = uint (VEC == 1) or uintVEC; n counts V elements (n * VEC
  *            * 4 bytes read; the G * 4 bytes of partials are negligible
  *            when EPI * VEC is not tiny).
- * Geometry:  1-D, any local size WG (host), no global offset. Global size
- *            G = round_up(ceil(n / EPI), WG); partial holds G uints (every
- *            work-item writes exactly its own partial[gid]).
- *            Needs n + EPI * WG < 2^31 (int indices).
+ * Geometry:  1-D, any local size WG (host), no global offset. Either one
+ *            pass (chunks = 1, G = round_up(ceil(n / EPI), WG)) or a
+ *            persistent grid (G the work-items the device holds at once,
+ *            chunks = ceil(n / (G * EPI)): each work-item loops, EPI loads in
+ *            flight per chunk, with no work-group started after the first
+ *            wave). partial holds G uints (every work-item writes exactly its
+ *            own partial[gid]). Needs n + EPI * G < 2^31 (int indices).
  * Macros:    VEC (default 1; 1, 2, 4, 8 or 16): vector width of V.
- *            EPI (default 4; 1 .. 64): elements per work-item.
+ *            EPI (default 4; 1 .. 64): elements per work-item and chunk.
+ *            NV_LOAD (NVIDIA, VEC 4): loads by PTX through the read-only
+ *            path with L1::no_allocate and an L2::256B prefetch hint.
+ * Arguments: src, partial, n, chunks (>= 1).
  * Why:       same grid-stride pattern as bw_copy (coalesced loads, EPI
  *            independent loads in flight per work-item: all loads are
  *            issued before the additions that depend on them). A
@@ -55,21 +61,43 @@ typedef uint16 V;
 #error "VEC must be 1, 2, 4, 8 or 16"
 #endif
 
-__kernel void bw_read(const __global V *restrict src, __global uint *restrict partial, const int n)
+/* Element i of src, or zeros past n. */
+#if defined(NV_LOAD) && VEC == 4
+/* Through the read-only path, not kept in L1, asking L2 for 256-byte sectors (PTX). */
+inline uint4 load(const __global uint4 *restrict src, const int i, const int n)
+{
+    uint x = 0, y = 0, z = 0, w = 0;
+    if (i < n)
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+                     : "l"(src + i));
+    return VEC4(uint4, x, y, z, w);
+}
+#else
+#define load(src, i, n) ((i) < (n) ? (src)[i] : (V)(0))
+#endif
+
+__kernel void bw_read(const __global V *restrict src, __global uint *restrict partial, const int n,
+                      const int chunks)
 {
     const int gid = get_global_id(0);
     const int G = get_global_size(0);
-    V r[EPI];
-
+    V acc = (V)(0), r[EPI];
 #pragma unroll
-    for (int j = 0; j < EPI; j++) {
-        const int i = gid + j * G;
-        r[j] = (i < n) ? src[i] : (V)(0);
+    for (int j = 0; j < EPI; j++)
+        r[j] = load(src, gid + j * G, n);
+    /* The next chunk's loads go out before this chunk's additions wait for theirs. */
+    for (int c = 1; c <= chunks; c++) {
+        V next[EPI];
+#pragma unroll
+        for (int j = 0; j < EPI; j++)
+            next[j] = c < chunks ? load(src, gid + (c * EPI + j) * G, n) : (V)(0);
+#pragma unroll
+        for (int j = 0; j < EPI; j++) {
+            acc += r[j];
+            r[j] = next[j];
+        }
     }
-    V acc = r[0];
-#pragma unroll
-    for (int j = 1; j < EPI; j++)
-        acc += r[j];
 
 #if VEC == 16
     const uint s = acc.s0 + acc.s1 + acc.s2 + acc.s3 + acc.s4 + acc.s5 + acc.s6 + acc.s7 + acc.s8 +

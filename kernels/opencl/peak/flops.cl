@@ -9,7 +9,7 @@
  *                                           * INIT_SCALE
  *                      (INIT_SCALE = 0.0625 for float/double, exact;
  *                      1 for int, i.e. (uint)((gid + 3*c + k) % 13));
- *              ITERS times, for c = 0 .. CHAINS-1:
+ *              iters times, for c = 0 .. CHAINS-1:
  *                      float/double: x_c = fma(x_c, a, b)
  *                                    (correctly rounded: fmaf / fma in C)
  *                      int:          x_c = x_c * (uint)a + (uint)b
@@ -20,7 +20,7 @@
  *                      s = v.s0; s = s + v.s1; ...; s = s + v.s{VEC-1}
  *                      (left to right), out[gid] = s (int: the uint bit
  *                      pattern reinterpreted, as_int).
- *            The host counts 2 * VEC * CHAINS * ITERS operations per
+ *            The host counts 2 * VEC * CHAINS * iters operations per
  *            work-item (one fma = 2 ops) and can reproduce out[] exactly.
  *            The host picks a and b (e.g. |a| < 1) so the values stay
  *            finite and normal for floating types. Exactness also needs
@@ -33,7 +33,8 @@
  * Macros:    VEC (default 1; 1, 2, 4, 8 or 16): vector width.
  *            CHAINS (default 8; 1 .. 16, a plain decimal literal):
  *            independent accumulators per work-item.
- *            ITERS (default 256; >= 1): loop trips.
+ * Arguments: out, a, b, iters (>= 1: loop trips; an argument, so the host
+ *            lengthens the loop without building again).
  * Why:       an FMA has a latency of ~4 cycles (GPUs; 4-5 on CPUs) but a
  *            pipeline can start a new one every cycle. With one chain, each
  *            fma waits for the previous result, so a thread issues one fma
@@ -58,14 +59,8 @@
 #ifndef CHAINS
 #define CHAINS 8
 #endif
-#ifndef ITERS
-#define ITERS 256
-#endif
 #if CHAINS < 1 || CHAINS > 16
 #error "flops: CHAINS must be 1 .. 16"
-#endif
-#if ITERS < 1
-#error "flops: ITERS must be >= 1"
 #endif
 
 #define KL_CAT_(a, b) a##b
@@ -145,7 +140,7 @@ typedef int16 IV;
 #endif
 #define KL_ADD(c) v += x##c;
 
-__kernel void flops(__global T *restrict out, const T a, const T b)
+__kernel void flops(__global T *restrict out, const T a, const T b, const int iters)
 {
     const int gid = get_global_id(0);
     const V va = (V)((KL_S)a);
@@ -155,7 +150,7 @@ __kernel void flops(__global T *restrict out, const T a, const T b)
     KL_REST(KL_DECL)
 
 #pragma unroll 8
-    for (int i = 0; i < ITERS; i++) {
+    for (int i = 0; i < iters; i++) {
         KL_STEP(0)
         KL_REST(KL_STEP)
     }

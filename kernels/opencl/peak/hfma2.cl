@@ -5,11 +5,11 @@
  * Computes   per work-item gid, CHAINS independent accumulators x_c, each a
  *            pair of halves (lanes lo, hi):
  *              start:  lo = (gid + 3c) % 13,  hi = (gid + 3c + 1) % 13;
- *              ITERS times, for c = 0 .. CHAINS-1:  x_c = fma(x_c, 1, 1)
+ *              iters times, for c = 0 .. CHAINS-1:  x_c = fma(x_c, 1, 1)
  *                      (both lanes: x_c grows by one per step);
  *            then out[gid] = the float sum of the 2 * CHAINS lanes, chain by
  *            chain, lo before hi.
- * Exactness: every lane is an integer below 13 + ITERS <= 2048, exact in
+ * Exactness: every lane is an integer below 13 + iters <= 2048, exact in
  *            half; every partial sum is an integer below 2^24, exact in
  *            float. The host computes out[] exactly; a kernel that skipped
  *            steps, chains or lanes gets other numbers. Multiplying by one
@@ -17,8 +17,9 @@
  *            the operands.
  * Geometry:  1-D, any local size; NO guard: the host launches exactly as
  *            many work-items as out has elements.
- * Macros:    CHAINS (default 8; 1 .. 16), ITERS (default 2016; a multiple
- *            of 8, at most 2032).
+ * Macros:    CHAINS (default 8; 1 .. 16).
+ * Arguments: out, iters (a multiple of 8, at most 2032: the host calibrates
+ *            it without building again).
  * Where:     NVIDIA GPUs of compute capability 8.0 or more (PTX
  *            fma.rn.f16x2 and cvt.rn.f16x2.f32); kladder peak leaves the row
  *            out elsewhere (NVIDIA's OpenCL has no cl_khr_fp16, so PTX is the
@@ -30,14 +31,11 @@
 #ifndef CHAINS
 #define CHAINS 8
 #endif
-#ifndef ITERS
-#define ITERS 2016
-#endif
-#if CHAINS < 1 || CHAINS > 16 || ITERS % 8 != 0 || ITERS > 2032
-#error "hfma2: CHAINS in 1 .. 16, ITERS a multiple of 8 and at most 2032"
+#if CHAINS < 1 || CHAINS > 16
+#error "hfma2: CHAINS in 1 .. 16"
 #endif
 
-__kernel void hfma2(__global float *out)
+__kernel void hfma2(__global float *out, const int iters)
 {
     const int gid = (int)get_global_id(0);
     uint x[CHAINS], one;
@@ -48,7 +46,7 @@ __kernel void hfma2(__global float *out)
             : "=r"(x[c])
             : "f"((float)((gid + 3 * c + 1) % 13)), "f"((float)((gid + 3 * c) % 13)));
 #pragma unroll 8
-    for (int i = 0; i < ITERS; i++)
+    for (int i = 0; i < iters; i++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++)
             asm volatile("fma.rn.f16x2 %0, %0, %1, %1;" : "+r"(x[c]) : "r"(one));

@@ -1,0 +1,66 @@
+/*
+ * What the parts of `kladder peak` share: peak.c (device-memory bandwidth,
+ * the FMA units, launches, transfers, and the whole measurement),
+ * peak_tensor.c (the tensor cores) and peak_memory.c (the memory hierarchy:
+ * local memory, the caches, latencies, atomics). Each part adds its rows to
+ * the report and its figures to the ceilings; none prints.
+ */
+#ifndef KL_PEAK_PARTS_H
+#define KL_PEAK_PARTS_H
+
+#include <stdint.h>
+
+#include "core/ceilings.h"
+#include "core/context.h"
+#include "core/measure.h"
+#include "core/report.h"
+#include "workloads/peak.h"
+
+/* The light protocol that ranks candidate configurations before the best is measured again. */
+extern const struct kl_protocol kl_peak_search_protocol;
+
+/* One configuration (cfg) of a rate kernel, checked, then timed by proto, into res. */
+typedef enum kl_status (*kl_peak_rate_fn)(struct kl_context *kl, const void *cfg, int quick,
+                                          const struct kl_protocol *proto, struct kl_result *res);
+
+/*
+ * The n configurations at cfgs (size bytes apart) each timed by the search
+ * protocol; the fastest measured again by req's protocol as the report row
+ * NAME, its rate in *gflops (0 unless verified). A configuration that fails
+ * its check is the row instead; one that cannot run here (KL_ERR_UNSUPPORTED)
+ * is passed over, and when none can, the row is skipped with the last reason.
+ */
+enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_peak_rate_fn measure,
+                                   const void *cfgs, size_t size, int n, int quick,
+                                   const struct kl_peak_request *req, struct kl_report *rep,
+                                   double *gflops);
+
+/*
+ * The hash the peak kernels fill their data with (bw_fill.cl's kl_hash,
+ * local_bw.cl's lw_hash): a bijection of x for each seed, so distinct
+ * indices get distinct words.
+ */
+uint32_t kl_peak_hash(uint32_t x, uint32_t seed);
+
+/* A skipped row NAME saying why (printf-style); KL_ERR_NO_MEMORY when the report cannot grow. */
+enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
+                            const char *why_fmt, ...);
+
+/* The packed-half FMA rate (row fma_f16x2, c->f16_gflops), or a skipped row saying why not. */
+enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_request *req,
+                                   struct kl_report *rep, struct kl_ceilings *c);
+
+/* The tensor cores: every precision's mma.sync and wgmma rows, and their figures in c. */
+enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_request *req,
+                              struct kl_report *rep, struct kl_ceilings *c);
+
+/*
+ * The memory hierarchy: local-memory bandwidth, the read sweep over working
+ * sets (its curve, each cache level's plateau and where it ends), the
+ * latency of each level by a pointer chase, and atomics; rows in rep,
+ * figures in c.
+ */
+enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_request *req,
+                              struct kl_report *rep, struct kl_ceilings *c);
+
+#endif /* KL_PEAK_PARTS_H */
