@@ -30,35 +30,33 @@ struct tc_kernel {
     enum { TC_MMA, TC_WGMMA, TC_HFMA2 } family;
     int m, n, k;     /* one product's shape (hfma2: none) */
     int k_data;      /* K of the data the expected values are made of (wgmma: four products) */
-    enum tc_out out;
-    int half_sums;   /* FP16 accumulators: packed in pairs */
+    enum tc_out out; /* FP16 sums are written as floats: the same elements, summed */
     int cc_major;    /* the least compute capability (8 or 9) */
     int max_iters;   /* the longest loop whose sums stay exact */
 };
 
-#define MMA(def, what, shape, m, n, k, out, half, cc, iters)                                       \
-    {"opencl/peak/mma.cl", "mma", "-DTC_" def, what, shape, TC_MMA, m, n, k, k, out, half, cc,     \
-     iters}
-#define WGMMA(def, what, shape, k, out, half, iters)                                               \
+#define MMA(def, what, shape, m, n, k, out, cc, iters)                                             \
+    {"opencl/peak/mma.cl", "mma", "-DTC_" def, what, shape, TC_MMA, m, n, k, k, out, cc, iters}
+#define WGMMA(def, what, shape, k, out, iters)                                                     \
     {"cuda/peak/wgmma.cu", "wgmma_peak", "-DTC_" def, what, shape, TC_WGMMA, 64, 256, k, 4 * k,    \
-     out, half, 9, iters}
+     out, 9, iters}
 static const struct tc_kernel
-    mma_tf32 = MMA("TF32", "TF32", "m16n8k8", 16, 8, 8, OUT_FLOAT, 0, 8, 8192),
-    mma_f16 = MMA("F16", "FP16", "m16n8k16", 16, 8, 16, OUT_FLOAT, 0, 8, 8192),
-    mma_f16acc = MMA("F16ACC", "FP16", "m16n8k16", 16, 8, 16, OUT_FLOAT, 1, 8, 1024),
-    mma_bf16 = MMA("BF16", "BF16", "m16n8k16", 16, 8, 16, OUT_FLOAT, 0, 8, 8192),
-    mma_i8 = MMA("I8", "INT8", "m16n8k32", 16, 8, 32, OUT_INT, 0, 8, 8192),
-    mma_f64 = MMA("F64", "FP64", "m8n8k4", 8, 8, 4, OUT_DOUBLE, 0, 8, 8192),
-    mma_f64k16 = MMA("F64K16", "FP64", "m16n8k16", 16, 8, 16, OUT_DOUBLE, 0, 9, 8192),
-    wg_tf32 = WGMMA("TF32", "TF32", "m64n256k8", 8, OUT_FLOAT, 0, 16384),
-    wg_f16 = WGMMA("F16", "FP16", "m64n256k16", 16, OUT_FLOAT, 0, 16384),
-    wg_f16acc = WGMMA("F16ACC", "FP16", "m64n256k16", 16, OUT_FLOAT, 1, 4096),
-    wg_bf16 = WGMMA("BF16", "BF16", "m64n256k16", 16, OUT_FLOAT, 0, 16384),
-    wg_e4m3 = WGMMA("E4M3", "FP8", "m64n256k32", 32, OUT_FLOAT, 0, 16384),
-    wg_e5m2 = WGMMA("E5M2", "FP8", "m64n256k32", 32, OUT_FLOAT, 0, 16384),
-    wg_i8 = WGMMA("I8", "INT8", "m64n256k32", 32, OUT_INT, 0, 16384),
+    mma_tf32 = MMA("TF32", "TF32", "m16n8k8", 16, 8, 8, OUT_FLOAT, 8, 8192),
+    mma_f16 = MMA("F16", "FP16", "m16n8k16", 16, 8, 16, OUT_FLOAT, 8, 8192),
+    mma_f16acc = MMA("F16ACC", "FP16", "m16n8k16", 16, 8, 16, OUT_FLOAT, 8, 1024),
+    mma_bf16 = MMA("BF16", "BF16", "m16n8k16", 16, 8, 16, OUT_FLOAT, 8, 8192),
+    mma_i8 = MMA("I8", "INT8", "m16n8k32", 16, 8, 32, OUT_INT, 8, 8192),
+    mma_f64 = MMA("F64", "FP64", "m8n8k4", 8, 8, 4, OUT_DOUBLE, 8, 8192),
+    mma_f64k16 = MMA("F64K16", "FP64", "m16n8k16", 16, 8, 16, OUT_DOUBLE, 9, 8192),
+    wg_tf32 = WGMMA("TF32", "TF32", "m64n256k8", 8, OUT_FLOAT, 16384),
+    wg_f16 = WGMMA("F16", "FP16", "m64n256k16", 16, OUT_FLOAT, 16384),
+    wg_f16acc = WGMMA("F16ACC", "FP16", "m64n256k16", 16, OUT_FLOAT, 4096),
+    wg_bf16 = WGMMA("BF16", "BF16", "m64n256k16", 16, OUT_FLOAT, 16384),
+    wg_e4m3 = WGMMA("E4M3", "FP8", "m64n256k32", 32, OUT_FLOAT, 16384),
+    wg_e5m2 = WGMMA("E5M2", "FP8", "m64n256k32", 32, OUT_FLOAT, 16384),
+    wg_i8 = WGMMA("I8", "INT8", "m64n256k32", 32, OUT_INT, 16384),
     hfma2 = {"opencl/peak/hfma2.cl", "hfma2", "", "FP16x2", "f16x2", TC_HFMA2, 0, 0, 0, 0,
-             OUT_FLOAT, 0, 8, 2032};
+             OUT_FLOAT, 8, 2032};
 
 /* The integers of the kernels' comments: A, B (unused here: A*E undoes it), D and C's start. */
 static int a_val(int u, int m, int k) { return (131 * u + 3 * m + 5 * k) % 7 - 3; }
@@ -71,7 +69,7 @@ static int a_times_d(int u, int m, int n, int k_data)
 }
 
 /*
- * The exact output of work-item gid (wgs: warpgroups per block for wgmma;
+ * The exact output of work-item gid (group: warpgroups per block for wgmma,
  * chains for mma.sync and hfma2) after iters steps; see each kernel's comment.
  */
 static double expected(const struct tc_kernel *k, long gid, int group, int iters)
