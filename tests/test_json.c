@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fleet/fleet.h"
 #include "formats/json.h"
 #include "report/run.h"
 
@@ -214,10 +215,60 @@ static void test_run(void)
     kl_run_free(&run);
 }
 
+/* run_text with each (old, new) pair of the list applied once (malloc'd; NULL if short). */
+static char *run_with(const char *const *pairs, int n)
+{
+    char *text = malloc(sizeof run_text);
+    if (text)
+        memcpy(text, run_text, sizeof run_text);
+    for (int i = 0; text && i < n; i++) {
+        const char *at = strstr(text, pairs[2 * i]);
+        size_t len = strlen(text) + strlen(pairs[2 * i + 1]) + 1;
+        char *next = at ? malloc(len) : NULL;
+        CHECK(at != NULL, "%s is not in the sample run", pairs[2 * i]);
+        if (next)
+            snprintf(next, len, "%.*s%s%s", (int)(at - text), text, pairs[2 * i + 1],
+                     at + strlen(pairs[2 * i]));
+        free(text);
+        text = next;
+    }
+    return text;
+}
+
+/*
+ * A fleet's summary row takes its unit from a member that timed the rung:
+ * where the first member skipped it (no work, which alone reads as a time),
+ * the second's rate is still a rate, not its median time in µs.
+ */
+static void test_fleet_unit(void)
+{
+    static const char *const skip[] = {"\"verified\"", "\"skipped\"",   "\"flops\": 16",
+                                       "\"flops\": 0", "\"bytes\": 48", "\"bytes\": 0"};
+    struct kl_fleet_member m[2] = {{.spec = "opencl:0:0", .rank = -1},
+                                   {.spec = "opencl:0:1", .rank = -1}};
+    struct kl_fleet f;
+    struct kl_err e;
+    m[0].json = run_with(skip, 3);
+    m[1].json = run_with(NULL, 0);
+    if (!m[0].json || !m[1].json || kl_fleet_build(&f, "gemm", m, 2, &e) != KL_OK) {
+        CHECK(0, "fleet of a skipped and a timed member: %s", e.msg);
+    } else {
+        CHECK(f.nrows == 1 && strcmp(f.rows[0].unit, "GFLOP/s") == 0 && f.rows[0].n == 1 &&
+                  isnan(f.rows[0].value[0]) && f.rows[0].value[1] == 8,
+              "the rung skipped by the first member: unit %s, %d value(s), %g for the second",
+              f.nrows ? f.rows[0].unit : "-", f.nrows ? f.rows[0].n : -1,
+              f.nrows ? f.rows[0].value[1] : NAN);
+        kl_fleet_free(&f);
+    }
+    free(m[0].json);
+    free(m[1].json);
+}
+
 int main(void)
 {
     test_values();
     test_refused();
     test_run();
+    test_fleet_unit();
     return check_summary();
 }

@@ -192,8 +192,21 @@ static enum kl_status fleet_rows(struct kl_fleet *f, struct kl_err *e)
                 continue;
             struct kl_fleet_row *r = &f->rows[f->nrows++];
             r->rung = rung;
-            r->metric = kl_run_metric(&f->run[i], &f->run[i].rows[j]);
-            r->unit = kl_run_unit(&f->run[i], r->metric);
+            /*
+             * The metric of the first member that timed the rung: a row skipped on one
+             * member carries no work (a time, by kl_run_metric), where another timed it
+             * as a rate.
+             */
+            int from = i;
+            for (int m = i; m < f->n; m++) {
+                const struct kl_run_row *x = f->has_run[m] ? find_row(&f->run[m], rung) : NULL;
+                if (x && x->timed) {
+                    from = m;
+                    break;
+                }
+            }
+            r->metric = kl_run_metric(&f->run[from], find_row(&f->run[from], rung));
+            r->unit = kl_run_unit(&f->run[from], r->metric);
             for (int m = 0; m < f->n; m++) {
                 const struct kl_run_row *x = f->has_run[m] ? find_row(&f->run[m], rung) : NULL;
                 r->value[m] = x ? kl_run_value(&f->run[m], x, r->metric) : NAN;
