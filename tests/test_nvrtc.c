@@ -326,8 +326,9 @@ static void add_tensor_rung(const struct kl_gemm_rung *r)
 /*
  * A Hopper wgmma rung (float, sm_90a only): every tile and pipeline depth the
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
- * H100's 227 KiB of shared memory), and the raster's extreme groups at the
- * defaults.
+ * H100's 227 KiB of shared memory), the raster's extreme groups at the
+ * defaults, and every tile in clusters of each other size at the default
+ * depth.
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -335,29 +336,35 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
     const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
     const struct kl_param_def *st = &r->params[kl_param_index(r->params, "STAGES")];
     const struct kl_param_def *gr = &r->params[kl_param_index(r->params, "GROUP")];
-    char items[4][32], opt[256];
-    for (int m = bm->min; m <= bm->max; m += bm->multiple)
-        for (int n = bn->min; n <= bn->max; n += bn->multiple)
-            for (int s = st->min; s <= st->max; s++)
-                for (int g = 0; g < 3; g++) {
-                    int group = g == 0 ? gr->def : g == 1 ? gr->min : gr->max;
-                    if (g > 0 && (m != bm->def || n != bn->def || s != st->def))
-                        continue;
-                    const char *set[4] = {items[0], items[1], items[2], items[3]};
-                    int values[KL_MAX_PARAMS];
-                    unsigned mask;
-                    struct kl_err e;
-                    snprintf(items[0], sizeof items[0], "BM=%d", m);
-                    snprintf(items[1], sizeof items[1], "BN=%d", n);
-                    snprintf(items[2], sizeof items[2], "STAGES=%d", s);
-                    snprintf(items[3], sizeof items[3], "GROUP=%d", group);
-                    if (kl_params_resolve(r->name, r->params, set, 4, values, &mask, &e) != KL_OK ||
-                        r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
-                        kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
-                        continue; /* a set the rung refuses, or beyond the H100's shared memory */
-                    kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
-                    add_job_cc(r->file, opt, 90);
-                }
+    const struct kl_param_def *cl = &r->params[kl_param_index(r->params, "CLUSTER")];
+    char items[5][32], opt[256];
+    for (int c = cl->min; c <= cl->max; c++)
+        for (int m = bm->min; m <= bm->max; m += bm->multiple)
+            for (int n = bn->min; n <= bn->max; n += bn->multiple)
+                for (int s = st->min; s <= st->max; s++)
+                    for (int g = 0; g < 3; g++) {
+                        int group = g == 0 ? gr->def : g == 1 ? gr->min : gr->max;
+                        if (g > 0 && (m != bm->def || n != bn->def || s != st->def || c != cl->def))
+                            continue;
+                        if (c != cl->def && s != st->def)
+                            continue;
+                        const char *set[5] = {items[0], items[1], items[2], items[3], items[4]};
+                        int values[KL_MAX_PARAMS];
+                        unsigned mask;
+                        struct kl_err e;
+                        snprintf(items[0], sizeof items[0], "BM=%d", m);
+                        snprintf(items[1], sizeof items[1], "BN=%d", n);
+                        snprintf(items[2], sizeof items[2], "STAGES=%d", s);
+                        snprintf(items[3], sizeof items[3], "GROUP=%d", group);
+                        snprintf(items[4], sizeof items[4], "CLUSTER=%d", c);
+                        if (kl_params_resolve(r->name, r->params, set, 5, values, &mask, &e) !=
+                                KL_OK ||
+                            r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
+                            kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
+                            continue; /* refused, or beyond the H100's shared memory */
+                        kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
+                        add_job_cc(r->file, opt, 90);
+                    }
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only), as blur.c builds it; with

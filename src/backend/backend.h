@@ -69,7 +69,9 @@ struct kl_device_info {
  * in shared memory, zeros outside the matrix. The CUDA backend encodes it
  * (cuTensorMapEncodeTiled) and passes the 128 bytes by value, for a
  * __grid_constant__ parameter. buf NULL passes zeros: a map the kernel will
- * not use (rows not 16-byte aligned).
+ * not use (rows not 16-byte aligned). tf32: the copies round each float to
+ * TF32 as they write it (to nearest, ties to even: the map's type is
+ * TFLOAT32), for a kernel that feeds the tensor cores TF32.
  */
 enum kl_arg_kind { KL_ARG_BUF, KL_ARG_INT, KL_ARG_FLOAT, KL_ARG_DOUBLE, KL_ARG_LOCAL,
                    KL_ARG_TENSOR_MAP };
@@ -78,6 +80,7 @@ struct kl_tensor_map {
     struct kl_buf *buf;
     uint64_t rows, cols, pitch;
     unsigned box_rows, box_cols;
+    int tf32;
 };
 struct kl_arg {
     enum kl_arg_kind kind;

@@ -575,10 +575,11 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
                        (unsigned long long)m->pitch, m->box_rows, m->box_cols);
     const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
     const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
-    CUresult rc = cu.encode_tiled(out, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)m->buf->ptr,
-                                  dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult rc = cu.encode_tiled(
+        out, m->tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+        (void *)m->buf->ptr, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         return kl_fail(e, status_of(rc), "cuTensorMapEncodeTiled failed: %s", cu_err_name(rc));
     return KL_OK;

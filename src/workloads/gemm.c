@@ -100,12 +100,15 @@ static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v
 
 #define M_MMA {{"BM", "WM"}, {"BN", "WN"}}
 /* Hopper's wgmma rungs: BM rows (wgmma's N: 128 or 256) by BN columns (64 per consumer
- * warpgroup) per tile, K-slices of 32, a STAGES-deep ring, tiles in groups of GROUP rows. */
-#define P_WGMMA(bm, bm_max, bn_max, stages) \
+ * warpgroup) per tile, K-slices of 32, a STAGES-deep ring, tiles in groups of GROUP rows,
+ * blocks in clusters of CLUSTER that share A's slices (TMA multicast). */
+#define P_WGMMA(bm, bm_max, bn_max, stages, cluster) \
     {"BM", bm, 128, bm_max, 128, 0, "rows of C per tile (wgmma's N: 128 or 256)"}, \
     {"BN", 128, 64, bn_max, 64, 0, "columns of C per tile, 64 per consumer warpgroup"}, \
     {"STAGES", stages, 2, 8, 1, 0, "K-slices of 32 in the shared-memory ring"}, \
-    {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}
+    {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}, \
+    {"CLUSTER", cluster, 1, 2, 1, 0, "blocks per cluster, side by side along N, sharing " \
+     "A's slices by TMA multicast"}
 #define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
                "stores of A's tile then conflict in local memory banks)"}
 #define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
@@ -250,14 +253,15 @@ static const struct kl_gemm_rung rungs[] = {
      .multiples = M_MMA,
      .relations = mma_relations},
     {.name = "17_wgmma_tf32",
-     .summary = "CUDA, Hopper: wgmma fed by TMA into 128-byte-swizzled shared memory, a "
-                "producer warpgroup and consumer warpgroups (setmaxnreg), persistent tiles",
+     .summary = "CUDA, Hopper: wgmma fed by TMA, which rounds to TF32 as it copies into "
+                "128-byte-swizzled shared memory, a producer warpgroup and consumer warpgroups "
+                "(setmaxnreg), persistent tiles, optional clusters sharing A by multicast",
      .precision = KL_PREC_TF32,
      .file = "cuda/gemm/17_wgmma_tf32.cu",
      .geometry = KL_GEO_PERSISTENT,
      .local = KL_LOCAL_WGMMA,
      .hopper = 1,
-     .params = {P_WGMMA(256, 256, 256, 4)},
+     .params = {P_WGMMA(256, 256, 256, 4, 1)},
      .relations = wgmma_relations},
     {.name = "18_wgmma_3xtf32",
      .summary = "CUDA, Hopper: rung 17 with the 3xTF32 split (A's split in shared memory by "
@@ -267,7 +271,7 @@ static const struct kl_gemm_rung rungs[] = {
      .geometry = KL_GEO_PERSISTENT,
      .local = KL_LOCAL_WGMMA,
      .hopper = 1,
-     .params = {P_WGMMA(128, 128, 128, 4)},
+     .params = {P_WGMMA(128, 128, 128, 4, 1)},
      .relations = wgmma_relations},
     {.name = "15cl_mma_tf32",
      .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
@@ -455,12 +459,16 @@ static void shape_of(const struct kl_gemm_rung *r, const int *v, int M, int N, s
         s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") * s->local[1];
         break;
     case KL_GEO_PERSISTENT: {
-        size_t tiles = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") *
-                       (kl_round_up((size_t)N, PARAM("BN")) / PARAM("BN"));
+        /* Units of CLUSTER tiles side by side along N, a cluster each, at most a block per SM. */
+        size_t cluster = PARAM("CLUSTER") ? PARAM("CLUSTER") : 1;
+        size_t tiles_n = kl_round_up((size_t)N, PARAM("BN")) / PARAM("BN");
+        size_t units = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") *
+                       (kl_round_up(tiles_n, cluster) / cluster);
         size_t sms = s->kl && s->kl->info.compute_units ? s->kl->info.compute_units : 1;
+        size_t clusters = sms / cluster ? sms / cluster : 1;
         s->dims = 1;
         s->local[0] = 128 * (PARAM("BN") / 64 + 1);
-        s->global[0] = (tiles < sms ? tiles : sms) * s->local[0];
+        s->global[0] = (units < clusters ? units : clusters) * cluster * s->local[0];
         s->local[1] = s->global[1] = 1;
         break;
     }
@@ -565,7 +573,8 @@ struct gemm_session {
     void *poison; /* M·N + GUARD elements of NaN (INT32_MAX for int) */
     void *out;    /* M·N + GUARD elements read back after the verified launch */
     struct kl_buf *dA, *dB, *dBt, *dC;
-    struct kl_buf *dBp; /* B in rows padded to 16 bytes, for b_pitch rungs (made on the device) */
+    struct kl_buf *dBp; /* B in padded rows, for b_pitch and Hopper rungs (see pitch16) */
+    struct kl_buf *dAp; /* A so, for Hopper rungs (both made on the device when needed) */
 };
 
 static void session_free(struct gemm_session *s)
@@ -576,6 +585,7 @@ static void session_free(struct gemm_session *s)
         s->kl->ops->release(s->dBt);
         s->kl->ops->release(s->dC);
         s->kl->ops->release(s->dBp);
+        s->kl->ops->release(s->dAp);
     }
     free(s->Bt);
     free(s->poison);
@@ -689,15 +699,29 @@ struct rung_launch {
 };
 
 /*
- * B's row pitch for a b_pitch rung: N rounded up to whole 16-byte pieces.
- * Where that differs from N, B is first copied (kernel pack_b of the rung's
- * file) into rows of that pitch with zeros after N, so that its rows stay
- * 16-byte aligned for the rung's 16-byte copies.
+ * n elements of the session's type rounded up to whole 16-byte pieces: the
+ * row pitch of B for a b_pitch rung (n = N). Where that differs from N, B is
+ * first copied (kernel pack_b of the rung's file) into rows of that pitch
+ * with zeros after N, so that its rows stay 16-byte aligned for the rung's
+ * 16-byte copies.
  */
-static int b_pitch(const struct gemm_session *s)
+static int pitch16(const struct gemm_session *s, int n)
 {
     int per16 = (int)(16 / kl_type_size(s->type));
-    return (s->N + per16 - 1) / per16 * per16;
+    return (n + per16 - 1) / per16 * per16;
+}
+
+/*
+ * The row pitch of A (n = K) or B (n = N) for a Hopper rung: n where rows
+ * of n floats start 16-byte aligned, as TMA needs; else n rounded up to
+ * whole 128-byte lines, into which kernel pad of the rung's file copies the
+ * matrix first (zeros after n), so that each of TMA's 128-byte box rows is
+ * one line of L2.
+ */
+static int tma_pitch(const struct gemm_session *s, int n)
+{
+    int per16 = (int)(16 / kl_type_size(s->type)), per128 = 8 * per16;
+    return n % per16 == 0 ? n : (n + per128 - 1) / per128 * per128;
 }
 
 /*
@@ -728,6 +752,41 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
     return KL_OK;
 }
 
+/*
+ * The padding launch of a Hopper rung (kernel pad of its file): A into rows
+ * of lda, B into rows of ldb (tma_pitch), each only where that is not its
+ * width, a block of 256 threads per row of A, then of B. Built once per
+ * type, as pack_b is.
+ */
+static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_rung *r, int lda,
+                                  int ldb, struct kl_launch *l, double *build_s)
+{
+    static const struct kl_param_def none[1] = {{0}};
+    struct kl_context *kl = s->kl;
+    int pad_a = lda != s->K, pad_b = ldb != s->N;
+    enum kl_status st;
+    char options[64];
+    kl_params_options(none, NULL, s->type, options, sizeof options);
+    *l = (struct kl_launch){.kl = kl, .nargs = 9, .dims = 1, .local = {256, 1, 1}};
+    l->global[0] = ((size_t)s->M + (size_t)s->K) * 256;
+    l->global[1] = l->global[2] = 1;
+    if ((pad_a && (st = device_buffer(s, (size_t)s->M * (size_t)lda, &s->dAp)) != KL_OK) ||
+        (pad_b && (st = device_buffer(s, (size_t)s->K * (size_t)ldb, &s->dBp)) != KL_OK) ||
+        (st = kl_kernel_get(kl, r->file, "pad", options, &l->kernel, build_s)) != KL_OK ||
+        (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
+        return st;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dB}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_a ? s->dAp : s->dA}};
+    l->args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_b ? s->dBp : s->dB}};
+    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
+    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
+    l->args[6] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    l->args[7] = (struct kl_arg){KL_ARG_INT, {.i = lda}};
+    l->args[8] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
+    return KL_OK;
+}
+
 /* Builds rung r with these values (cached on kl) into l; checks the compiled kernel's limits. */
 static enum kl_status build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
                                  const int *values, enum kl_type type, struct kl_launch *l,
@@ -743,12 +802,13 @@ static enum kl_status build_rung(struct kl_context *kl, const struct kl_gemm_run
 /*
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
- * A's and B's tensor maps for Hopper's rungs, then the dynamic shared memory
- * of a CUDA C++ rung.
+ * for Hopper's rungs whether the copies are TMA's and A's and B's tensor
+ * maps (lda, ldb their row pitches), then the dynamic shared memory of a
+ * CUDA C++ rung.
  */
 static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
-                      int N, int K, struct kl_buf *A, struct kl_buf *B, struct kl_buf *C, int ldb,
-                      struct kl_launch *l)
+                      int N, int K, struct kl_buf *A, struct kl_buf *B, struct kl_buf *C, int lda,
+                      int ldb, struct kl_launch *l)
 {
     l->nargs = 6;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
@@ -760,16 +820,21 @@ static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_t
     if (r->b_pitch)
         l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
     if (r->hopper) {
-        /* TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async. */
-        int tma = K % 4 == 0 && N % 4 == 0;
+        /*
+         * TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async.
+         * A's box is the block's share of a slice (a cluster's blocks multicast theirs);
+         * TF32 rungs have the copies round to TF32, 3xTF32 splits the floats itself.
+         */
+        int tma = lda % 4 == 0 && ldb % 4 == 0, tf32 = r->precision == KL_PREC_TF32;
+        unsigned cluster = (unsigned)kl_param_value(r->params, values, "CLUSTER");
+        unsigned box = (unsigned)kl_param_value(r->params, values, "BM") / (cluster ? cluster : 1);
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma}};
         l->args[l->nargs++] = (struct kl_arg){
             KL_ARG_TENSOR_MAP,
-            {.map = {tma ? A : NULL, (uint64_t)M, (uint64_t)K, (uint64_t)K * 4,
-                     (unsigned)kl_param_value(r->params, values, "BM"), 32}}};
-        l->args[l->nargs++] =
-            (struct kl_arg){KL_ARG_TENSOR_MAP,
-                            {.map = {tma ? B : NULL, (uint64_t)K, (uint64_t)N, (uint64_t)N * 4,
-                                     32, 32}}};
+            {.map = {tma ? A : NULL, (uint64_t)M, (uint64_t)K, (uint64_t)lda * 4, box, 32, tf32}}};
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_TENSOR_MAP,
+            {.map = {tma ? B : NULL, (uint64_t)K, (uint64_t)N, (uint64_t)ldb * 4, 32, 32, tf32}}};
     }
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] = (struct kl_arg){
@@ -785,21 +850,25 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     struct kl_launch *l = &rl->gemm;
     enum kl_status st;
     double pack_build_s = 0;
-    int ldb = r->b_pitch ? b_pitch(s) : s->N, packed = ldb != s->N;
+    int lda = r->hopper ? tma_pitch(s, s->K) : s->K;
+    int ldb = r->hopper ? tma_pitch(s, s->N) : r->b_pitch ? pitch16(s, s->N) : s->N;
+    int packed = lda != s->K || ldb != s->N;
     *l = (struct kl_launch){.kl = kl};
     rl->pair = (struct kl_launch_pair){packed ? &rl->pack : l, packed ? l : NULL};
     shape_of(r, values, s->M, s->N, l);
     if ((st = check_rung(kl, r, values, s->type, l, &kl->err)) != KL_OK ||
         (st = session_device(s, r->b_col_major)) != KL_OK ||
-        (st = build_rung(kl, r, values, s->type, l, t)) != KL_OK ||
-        (packed && (st = prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK))
+        (st = build_rung(kl, r, values, s->type, l, t)) != KL_OK)
+        return st;
+    if (packed && (st = r->hopper ? prepare_pad(s, r, lda, ldb, &rl->pack, &pack_build_s)
+                                  : prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK)
         return st;
     t->build_s += pack_build_s;
-    rung_args(r, values, s->type, s->M, s->N, s->K, s->dA,
+    rung_args(r, values, s->type, s->M, s->N, s->K, lda != s->K ? s->dAp : s->dA,
               r->b_col_major ? s->dBt
-              : packed       ? s->dBp
+              : ldb != s->N  ? s->dBp
                              : s->dB,
-              s->dC, ldb, l);
+              s->dC, lda, ldb, l);
     return KL_OK;
 }
 
@@ -1760,7 +1829,7 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
     if ((st = check_rung(kl, r, values, type, out, e)) != KL_OK ||
         (st = build_rung(kl, r, values, type, out, t)) != KL_OK)
         return st;
-    rung_args(r, values, type, M, N, K, A, B, C, N, out);
+    rung_args(r, values, type, M, N, K, A, B, C, K, N, out);
     return KL_OK;
 }
 

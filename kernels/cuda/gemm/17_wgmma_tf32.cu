@@ -7,13 +7,16 @@
  * Computes   C[r][c] = sum_k A[r][k] * B[k][c]   (A row-major M x K,
  *            B row-major K x N, C row-major M x N; float only).
  * Precision: tf32. Every value of A and B is rounded to TF32 (10 of
- *            float's 23 mantissa bits, to nearest: cvt.rn): B's as they are
- *            read into registers, A's in shared memory by the producer's
- *            three spare warps (the tensor cores, reading floats from
- *            shared memory, would drop the last 13 bits: up to 2^-10 of a
- *            value, which a single product at K = 1 shows beyond the TF32
- *            tolerance). Products are summed in fp32 by the tensor cores.
- *            Checked against the TF32 tolerance and labelled tf32.
+ *            float's 23 mantissa bits) to nearest, ties to even, by the
+ *            copy itself: A's and B's tensor maps are of type TFLOAT32,
+ *            whose TMA copies convert each float as they write it (the
+ *            tensor cores, reading floats, would drop the last 13 bits: up
+ *            to 2^-10 of a value, which a single product at K = 1 shows
+ *            beyond the TF32 tolerance). On the cp.async path (Sizes) the
+ *            producer's three spare warps round A's slice in shared memory
+ *            and B is rounded as it is read into registers (cvt.rn). Products
+ *            are summed in fp32 by the tensor cores. Checked against the
+ *            TF32 tolerance and labelled tf32.
  *            Built with -DSPLIT=3 this file is rung 18 (18_wgmma_3xtf32.cu).
  * Transposed: wgmma reads its B operand from shared memory only along K
  *            for TF32 (no transposition for 32-bit types), and B's rows run
@@ -23,24 +26,35 @@
  *            tile exactly as A lies in memory, and the accumulators hold
  *            C^T, stored back as C.
  * Geometry:  persistent: one block of NT = 128 (BN/64 + 1) threads per
- *            multiprocessor (kladder launches min(tiles, SMs) blocks), each
- *            taking tiles t = blockIdx.x, + gridDim.x, ... of C, BM rows by
- *            BN columns, in groups of GROUP tile-rows (so that the tiles
- *            running at once share their panels of A and B in L2).
+ *            multiprocessor (kladder launches at most one per SM), each
+ *            taking units u = its cluster's index, + the clusters, ... of C.
+ *            A unit is CLUSTER tiles of BM rows by BN columns side by side,
+ *            in groups of GROUP tile-rows (so that the tiles running at
+ *            once share their panels of A and B in L2).
+ *            With CLUSTER = 2 the blocks pair up (a cluster of two): the
+ *            pair's two tiles share A's rows, and each block copies half of
+ *            A's slice into both blocks' shared memory (TMA multicast), so
+ *            that A crosses from L2 once per pair: a third less L2 traffic
+ *            at BM = 256, BN = 128 (cuBLAS's TF32 kernel pairs its blocks
+ *            so too). On an H100 it ran no faster than CLUSTER = 1, whose
+ *            L2 works at 84 % of its peak (docs/RESULTS.md).
  *            Warpgroup 0 produces: one thread issues the TMA copies of each
  *            K-slice into a ring of STAGES stages; its other three warps
- *            round A's slice to TF32 in place (with -DSPLIT=3, split it into
- *            TF32 parts: rung 18). It keeps 56 registers (setmaxnreg) and
+ *            round A's slice to TF32 in place on the cp.async path (with
+ *            -DSPLIT=3, split it into TF32 parts: rung 18), and have nothing
+ *            to do otherwise. It keeps 56 registers (setmaxnreg) and
  *            gives the rest to the consumers, warpgroups 1 .. BN/64, each
  *            owning 64 columns of the tile: for each slice, 4 wgmma.m64nBMk8
  *            with its 64 x 8 strips of B in registers, A's slice by
  *            descriptor.
  * Pipeline:  per stage three mbarriers: full (the copies have landed:
  *            TMA's byte count, or 32 cp.async arrivals), ready (A's slice is
- *            rounded, or split) and empty (every consumer thread has finished
- *            the wgmma that read it and its own fragment loads). The producer
- *            waits for empty before it refills a stage; a consumer waits for
- *            ready, reads its
+ *            rounded, or split; the consumers wait for full instead where
+ *            nothing is) and empty (every consumer thread has finished the
+ *            wgmma that read it and its own fragment loads; with CLUSTER = 2
+ *            every consumer warp of the peer too, whose producer writes into
+ *            this stage as well). The producer waits for empty before it
+ *            refills a stage; a consumer waits for ready, reads its
  *            fragments, issues the products, waits for them and frees the
  *            stage. While one consumer warpgroup reads fragments or stores
  *            its tile, the other's products keep the tensor cores busy, and
@@ -60,8 +74,8 @@
  * Macros:    BM (256; 128 or 256), BN (128; 64 to 256 in steps of 64, at
  *            most 128 with BM = 256, whose accumulators take 128 registers
  *            per thread), STAGES (4), GROUP (8): the tuner found nothing
- *            faster on an H100 at 4096^3 (docs/RESULTS.md); SPLIT (1, or 3
- *            for 3xTF32). Dynamic shared memory
+ *            faster on an H100 at 4096^3 (docs/RESULTS.md); CLUSTER (1, or
+ *            2); SPLIT (1, or 3 for 3xTF32). Dynamic shared memory
  *            STAGES * (BM + BN (+ BM for SPLIT 3)) * 128 bytes plus 1 KiB for
  *            the alignment the swizzle needs (193 KiB at the defaults).
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
@@ -74,14 +88,18 @@
  *            64 x 256 accumulator needs per thread come from the producer's
  *            share (setmaxnreg).
  * Sizes:     any M, N, K >= 1. TMA needs rows that start 16-byte aligned:
- *            where K and N are multiples of 4 the slices are TMA boxes
- *            (zeros beyond the matrices); otherwise the producer warp copies
- *            them element by element with cp.async (zero-filled), a slower
- *            path for awkward sizes only. Stores are guarded; two adjacent
- *            floats at a time where N is even.
+ *            kladder's ladder copies A or B whose rows do not (K or N not a
+ *            multiple of 4) into rows padded to 128 bytes first (pad below),
+ *            and the slices are TMA boxes (zeros beyond the matrices). Given
+ *            such buffers as they are (tma = 0: kl_gemm_launch_on), the
+ *            producer warp copies them element by element with cp.async
+ *            (zero-filled), a far slower path. Stores are guarded; two
+ *            adjacent floats at a time where N is even.
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
- *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled).
+ *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled:
+ *            A's box BM / CLUSTER rows by 32 floats, B's 32 by 32; TFLOAT32
+ *            for rung 17, FLOAT32 for rung 18, whose split needs every bit).
  */
 #ifndef BM
 #define BM 256
@@ -97,6 +115,9 @@
 #endif
 #ifndef SPLIT
 #define SPLIT 1
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1
 #endif
 
 #include "hopper.cuh"
@@ -133,6 +154,7 @@ static_assert(SPLIT == 1 || BN <= 128, "wgmma_tf32: 3xTF32's two accumulators le
 static_assert(SPLIT == 1 || (SPLIT == 3 && BM == 128),
               "wgmma_tf32: 3xTF32 keeps two accumulators, which fit with BM = 128");
 static_assert(STAGES >= 2, "wgmma_tf32: at least two stages");
+static_assert(CLUSTER == 1 || CLUSTER == 2, "wgmma_tf32: clusters of 1 or 2 blocks");
 
 /* ---- the tile scheduler and the swizzled layout ------------------------------------- */
 
@@ -140,12 +162,35 @@ struct tile {
     int m0, n0;
 };
 
-/* Tile t of C in groups of GROUP tile-rows, column by column within a group. */
-static __device__ __forceinline__ tile tile_at(int t, int tiles_m, int tiles_n)
+/*
+ * The units of work: a unit is CLUSTER tiles side by side along N, one per
+ * block of a cluster (a block whose tile lies past N computes zeros and
+ * stores nothing).
+ */
+static __device__ __forceinline__ int units_n(int tiles_n)
 {
-    const int per_group = GROUP * tiles_n, first = t / per_group * GROUP;
-    const int rows = min(tiles_m - first, GROUP), r = t % per_group;
-    return {(first + r % rows) * BM, r / rows * BN};
+    return (tiles_n + CLUSTER - 1) / CLUSTER;
+}
+
+/*
+ * The tile of this block (rank `rank` of its cluster) in unit u, units
+ * taken in groups of GROUP tile-rows, column by column within a group.
+ */
+static __device__ __forceinline__ tile tile_at(int u, int tiles_m, int tiles_n, int rank)
+{
+    const int per_group = GROUP * units_n(tiles_n), first = u / per_group * GROUP;
+    const int rows = min(tiles_m - first, GROUP), r = u % per_group;
+    return {(first + r % rows) * BM, (r / rows * CLUSTER + rank) * BN};
+}
+
+/* The units this block takes: its cluster's index, then every clusters()-th on. */
+static __device__ __forceinline__ int first_unit()
+{
+    return blockIdx.x / CLUSTER;
+}
+static __device__ __forceinline__ int clusters()
+{
+    return gridDim.x / CLUSTER;
 }
 
 /*
@@ -214,24 +259,35 @@ static __device__ __forceinline__ void wgmma(float (&d)[ACC], const unsigned (&a
 struct problem {
     const float *A, *B;
     float *C;
-    int M, N, K, tiles_m, tiles_n, tiles, slices;
-    bool tma; /* K and N multiples of 4: TMA boxes, else cp.async */
-    bool fma; /* 3xTF32 with K <= 8: the FMA units multiply, A's slice stays as it is */
+    int M, N, K, tiles_m, tiles_n, units, slices;
+    int rank;   /* this block's rank in its cluster */
+    bool tma;   /* TMA boxes (tensor maps given), else cp.async */
+    bool fma;   /* 3xTF32 with K <= 8: the FMA units multiply, A's slice stays as it is */
+    bool ready; /* the consumers wait for the ready barrier (a pass over A's slice), else full */
 };
 
-/* Warp 0, lane 0: the TMA copies of every slice of every tile of this block. */
+/*
+ * Warp 0, lane 0: the TMA copies of every slice of every tile of this
+ * block; with CLUSTER = 2, this block's half of A's slice into both blocks
+ * (whose full barriers each count the whole slice, half from either).
+ */
 static __device__ __forceinline__ void produce_tma(const problem &p, const tensor_map *ta,
                                                    const tensor_map *tb, unsigned smem,
                                                    unsigned full, unsigned empty)
 {
     ring at;
-    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
-        const tile c = tile_at(t, p.tiles_m, p.tiles_n);
+    for (int u = first_unit(); u < p.units; u += clusters()) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
         for (int s = 0; s < p.slices; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
             bar_arrive_tx(full + 8 * at.st, A_BYTES + B_BYTES);
+#if CLUSTER == 2
+            const int half = p.rank * (BM / 2);
+            tma_load_multicast(a + half * 128, ta, s * BK, c.m0 + half, full + 8 * at.st, 3);
+#else
             tma_load(a, ta, s * BK, c.m0, full + 8 * at.st);
+#endif
 #pragma unroll
             for (int j = 0; j < BN / 32; j++)
                 tma_load(b + 4096 * j, tb, c.n0 + 32 * j, s * BK, full + 8 * at.st);
@@ -249,8 +305,8 @@ static __device__ __forceinline__ void produce_copies(const problem &p, unsigned
                                                       unsigned full, unsigned empty, int lane)
 {
     ring at;
-    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
-        const tile c = tile_at(t, p.tiles_m, p.tiles_n);
+    for (int u = first_unit(); u < p.units; u += clusters()) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
         for (int s = 0; s < p.slices; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             const int k = s * BK + lane;
@@ -272,8 +328,9 @@ static __device__ __forceinline__ void produce_copies(const problem &p, unsigned
 }
 
 /*
- * Warps 1-3: A's slice rounded in place to TF32 (to nearest; the tensor
- * cores would drop its last 13 bits), and for 3xTF32 split: big = tf32(a)
+ * Warps 1-3, where the copies were cp.async or the rung is 3xTF32: A's
+ * slice rounded in place to TF32 (to nearest; the tensor cores would drop
+ * its last 13 bits), and for 3xTF32 split: big = tf32(a)
  * in place, small = tf32(a - big) in the stage's third part (a - big is
  * exact in float); then the stage is ready. Where 3xTF32 has K <= 8 the
  * consumers multiply on the FMA units and the slice stays as it is. Four
@@ -288,8 +345,10 @@ static __device__ __forceinline__ float4 round4(float4 x)
 static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned char *smem,
                                                       unsigned full, unsigned ready, int id)
 {
+    if (!p.ready)
+        return; /* TMA rounded the slices: nothing to do */
     ring at;
-    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x)
+    for (int u = first_unit(); u < p.units; u += clusters())
         for (int s = 0; s < p.slices; s++) {
             bar_wait(full + 8 * at.st, at.ph);
             if (!p.fma) {
@@ -469,9 +528,30 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
 }
 
 /*
+ * A consumer thread has finished with a stage (its fragment loads, and the
+ * wgmma that read it): it arrives on the stage's empty barrier, and with
+ * CLUSTER = 2 its warp, once every lane has, on the peer's, whose producer
+ * writes half of A's slice into this stage too. (Every thread arrives here,
+ * not one per warp after __syncwarp: the same order, but racecheck follows
+ * only this one between the cp.async refill and the fragment loads.)
+ */
+static __device__ __forceinline__ void release(unsigned bar, int lane)
+{
+    bar_arrive(bar);
+#if CLUSTER == 2
+    __syncwarp();
+    if (lane == 0)
+        bar_arrive_peer(bar, cluster_rank() ^ 1);
+#else
+    (void)lane;
+#endif
+}
+
+/*
  * Consumer warpgroup cw (0 .. CWG-1): its 64 columns of every tile of this
  * block. FMA (3xTF32 with K <= 8) is a copy of its own, so that the two
- * paths' registers never meet.
+ * paths' registers never meet. ready: the barriers that say a stage may be
+ * read (the ready ones, or the full ones where nothing prepares).
  */
 template <bool FMA>
 static __device__ __forceinline__ void consume(const problem &p, unsigned smem, unsigned ready,
@@ -486,8 +566,8 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
     float part[ACC];
 #endif
     ring at;
-    for (int t_ = blockIdx.x; t_ < p.tiles; t_ += gridDim.x) {
-        const tile c = tile_at(t_, p.tiles_m, p.tiles_n);
+    for (int u = first_unit(); u < p.units; u += clusters()) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
         for (int s = 0; s < p.slices; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             bar_wait(ready + 8 * at.st, at.ph);
@@ -499,7 +579,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 #else
             multiply(acc, a, b, col_off, q, t, s == 0);
 #endif
-            bar_arrive(empty + 8 * at.st); /* every thread: its own reads are done */
+            release(empty + 8 * at.st, lane);
             at.next();
         }
         store_tile(p, acc, c.m0, c.n0 + col, t);
@@ -508,9 +588,20 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 
 /* ---- the kernel ---------------------------------------------------------------------- */
 
-extern "C" __global__ void __launch_bounds__(NT, 1)
+/*
+ * tma: 1 where A's and B's tensor maps are given (rows 16-byte aligned),
+ * 0 for the cp.async path. With CLUSTER = 2 kladder launches an even
+ * number of blocks.
+ */
+#if CLUSTER == 2
+#define CLUSTER_DIMS __cluster_dims__(2, 1, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
-         int N, int K, const __grid_constant__ tensor_map ta, const __grid_constant__ tensor_map tb)
+         int N, int K, int tma, const __grid_constant__ tensor_map ta,
+         const __grid_constant__ tensor_map tb)
 {
     extern __shared__ unsigned char dynamic[];
     __shared__ __align__(8) u64 bars[3 * STAGES]; /* full, empty, ready: 8 bytes apart */
@@ -521,20 +612,27 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     problem p;
     p.A = A, p.B = B, p.C = C, p.M = M, p.N = N, p.K = K;
     p.tiles_m = (M + BM - 1) / BM, p.tiles_n = (N + BN - 1) / BN;
-    p.tiles = p.tiles_m * p.tiles_n;
+    p.units = p.tiles_m * units_n(p.tiles_n);
     p.slices = (K + BK - 1) / BK;
-    p.tma = K % 4 == 0 && N % 4 == 0;
+    p.rank = CLUSTER == 2 ? (int)cluster_rank() : 0;
+    p.tma = tma != 0;
     p.fma = SPLIT == 3 && K <= 8;
+    p.ready = SPLIT == 3 || !p.tma;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
             bar_init(full + 8 * s, p.tma ? 1 : 32);
-            bar_init(empty + 8 * s, 128 * CWG);
+            /* every consumer thread here, and every consumer warp of the peer */
+            bar_init(empty + 8 * s, 128 * CWG + 4 * CWG * (CLUSTER - 1));
             bar_init(ready + 8 * s, PREPARERS);
         }
         bar_init_fence();
     }
+#if CLUSTER == 2
+    cluster_sync(); /* the peer's barriers are initialised before anything reaches them */
+#else
     __syncthreads();
+#endif
 
     const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
     if (wg == 0) {
@@ -551,13 +649,51 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         } else {
             prepare_slices(p, gsmem, full, ready, threadIdx.x - 32);
         }
-        return;
-    }
+    } else {
 #if CWG > 1
-    regs_inc<CONSUMER_REGS>();
+        regs_inc<CONSUMER_REGS>();
 #endif
-    if (p.fma)
-        consume<true>(p, smem, ready, empty, wg - 1, warp, lane);
-    else
-        consume<false>(p, smem, ready, empty, wg - 1, warp, lane);
+        const unsigned wait = p.ready ? ready : full;
+        if (p.fma)
+            consume<true>(p, smem, wait, empty, wg - 1, warp, lane);
+        else
+            consume<false>(p, smem, wait, empty, wg - 1, warp, lane);
+    }
+#if CLUSTER == 2
+    /* No block leaves while its peer may still arrive on its barriers. */
+    __syncwarp();
+    cluster_sync();
+#endif
+}
+
+/* ---- padding ------------------------------------------------------------------------- */
+
+/*
+ * Rows of A (M x K) into Ap with rows of lda floats, where lda != K, and
+ * rows of B (K x N) into Bp with rows of ldb, where ldb != N; zeros after
+ * each row's end. One block per row: rows 0 .. M-1 are A's, M .. M+K-1 B's;
+ * each thread reads four adjacent floats (the source rows are only 4-byte
+ * aligned) and writes them as one 16-byte store (lda and ldb are multiples
+ * of 32: rows of whole 128-byte lines, as TMA's boxes read them). kladder
+ * launches it before gemm where K or N is not a multiple of 4, so that TMA,
+ * which reads rows that start 16-byte aligned, copies every slice.
+ */
+extern "C" __global__ void pad(const float *__restrict__ A, const float *__restrict__ B, float *Ap,
+                               float *Bp, int M, int N, int K, int lda, int ldb)
+{
+    const bool in_a = (int)blockIdx.x < M;
+    const int n = in_a ? K : N, ld = in_a ? lda : ldb;
+    if (ld == n)
+        return;
+    const int row = in_a ? blockIdx.x : blockIdx.x - M;
+    const float *src = (in_a ? A : B) + (size_t)row * n;
+    float4 *dst = reinterpret_cast<float4 *>((in_a ? Ap : Bp) + (size_t)row * ld);
+    for (int c = 4 * threadIdx.x; c < ld; c += 4 * blockDim.x) {
+        float4 v;
+        v.x = c < n ? src[c] : 0.0f;
+        v.y = c + 1 < n ? src[c + 1] : 0.0f;
+        v.z = c + 2 < n ? src[c + 2] : 0.0f;
+        v.w = c + 3 < n ? src[c + 3] : 0.0f;
+        dst[c / 4] = v;
+    }
 }

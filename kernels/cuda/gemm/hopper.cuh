@@ -1,8 +1,10 @@
 /*
  * Hopper's instructions for the wgmma rungs (17, 18), each a line or two of
- * PTX: mbarriers, the tensor memory accelerator's tiled copies (TMA), the
- * proxy fence, register reallocation between warpgroups (setmaxnreg), and
- * wgmma.mma_async in TF32 with A from registers and B from shared memory.
+ * PTX: mbarriers (in this block's shared memory or a cluster peer's), the
+ * tensor memory accelerator's tiled copies (TMA, multicast to a cluster
+ * included), the proxy fence, clusters of blocks, register reallocation
+ * between warpgroups (setmaxnreg), and wgmma.mma_async in TF32 with A from
+ * registers and B from shared memory.
  * They need sm_90a (kladder builds for it on compute capability 9.0); the
  * PTX ISA's sections on mbarrier, cp.async.bulk.tensor and wgmma say what
  * each does.
@@ -50,6 +52,21 @@ static __device__ __forceinline__ void bar_arrive(unsigned bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
+/*
+ * Arrives on the barrier at the same offset in the shared memory of cluster
+ * block `rank`. The default semantics (release at the block's scope) are
+ * enough to say "my reads of a stage are done"; release at the cluster's
+ * scope would fence every earlier access of the thread first.
+ */
+static __device__ __forceinline__ void bar_arrive_peer(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
 /* Arrives and announces the bytes that TMA copies will deliver to this phase. */
 static __device__ __forceinline__ void bar_arrive_tx(unsigned bar, unsigned bytes)
 {
@@ -75,6 +92,21 @@ static __device__ __forceinline__ void tma_load(unsigned dst, const tensor_map *
                  : "memory");
 }
 
+/*
+ * The box of map at (x, y) into shared memory at dst of every block of the
+ * cluster in mask (bit i: block rank i), each block's barrier at offset bar
+ * counting the bytes it receives.
+ */
+static __device__ __forceinline__ void tma_load_multicast(unsigned dst, const tensor_map *map,
+                                                          int x, int y, unsigned bar,
+                                                          unsigned short mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                 "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
+                 : "memory");
+}
+
 /* 4 bytes by cp.async, of which src_bytes (4 or 0) are read and the rest zero. */
 static __device__ __forceinline__ void copy4(unsigned dst, const float *src, int src_bytes)
 {
@@ -87,6 +119,25 @@ static __device__ __forceinline__ void copy4(unsigned dst, const float *src, int
 static __device__ __forceinline__ void fence_async_shared()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* ---- clusters ------------------------------------------------------------------------ */
+
+/* This block's rank in its cluster. */
+static __device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+/*
+ * Every thread of every block of the cluster: none goes on until all have
+ * arrived (release / acquire: shared-memory writes before it are seen after).
+ */
+static __device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 /* ---- registers and warpgroups ------------------------------------------------------- */
