@@ -596,6 +596,21 @@ def doctor(src, dst, how):
             if timed(x) and x["flops"]:
                 ai = x["flops"] / x["bytes"]
                 x["pct_ceiling"] = 100 * x["gflops"] / min(peak, ai * peak / 40)
+    elif how.startswith("shape:"):
+        # The run as if of shape M×N×K, with libraries beside its rungs: an fp32 peer at
+        # FACTOR × the fastest fp32 rung, and a tf32 rung with a tf32 peer at 1 / FACTOR of it.
+        _, m, n, k, factor = how.split(":")
+        m, n, k, factor = int(m), int(n), int(k), float(factor)
+        r["params"].update(M=m, N=n, K=k)
+        r["flops_per_launch"] = 2 * m * n * k
+        fast = max((x for x in rows if x["precision"] == "fp32"), key=lambda x: x["gflops"])
+        peer = dict(fast, rung="peer:blas", peer=True, on_host=False, summary="")
+        peer["gflops"] = fast["gflops"] * factor
+        tf = dict(fast, rung="zz_tf32", precision="tf32", summary="a TF32 rung")
+        tf["gflops"] = fast["gflops"] * 3
+        tpeer = dict(tf, rung="peer:blas_tf32", peer=True)
+        tpeer["gflops"] = tf["gflops"] / factor
+        r["results"] += [tf, peer, tpeer]
     elif how == "noimages":
         r.pop("images", None)
     elif how == "v3":
@@ -607,10 +622,52 @@ def doctor(src, dst, how):
     json.dump(r, open(dst, "w"), indent=1, ensure_ascii=False)
 
 
+def check_shapes(svg_path, json_paths):
+    """The shapes chart: a point per run and precision with a rung and a library, at the ratio of
+    their rates; shapes in order of work; each series' count of shapes at 0.95× or more."""
+    svg = ET.parse(svg_path).getroot()
+    runs = [json.load(open(p)) for p in json_paths]
+    order = sorted(range(len(runs)), key=lambda i: runs[i]["flops_per_launch"])
+    names = ["%d×%d×%d" % (runs[i]["params"]["M"], runs[i]["params"]["N"], runs[i]["params"]["K"])
+             for i in order]
+    labels = [t.text for t in find_all(svg, "text", "tick") if "x" in cls(t)]
+    if labels != names:
+        fail(f"{svg_path}: shapes {labels}, expected {names} (by FLOPs per launch)")
+    want = {}
+    for i in order:
+        for p in sorted({x["precision"] for x in runs[i]["results"] if x.get("precision")}):
+            ok = [x for x in runs[i]["results"] if x.get("precision") and x["status"] == "verified"
+                  and x["gflops"]]
+            best = [x for x in ok if not x["peer"] and x["precision"] == p]
+            tol = {"3xtf32": "fp32"}.get  # float-accurate: one class with fp32
+            peers = [x for x in ok if x["peer"] and tol(x["precision"], x["precision"]) == tol(p, p)]
+            if best and peers:
+                b, q = max(best, key=lambda x: x["gflops"]), max(peers, key=lambda x: x["gflops"])
+                want[(p, names[order.index(i)])] = (b["gflops"] / q["gflops"], b["rung"], q["rung"])
+    got = {}
+    for c in find_all(svg, "circle", "point"):
+        got[(c.get("data-precision"), c.get("data-shape"))] = (
+            float(c.get("data-ratio")), c.get("data-rung"), c.get("data-peer"))
+    if set(got) != set(want):
+        fail(f"{svg_path}: points {sorted(got)}, expected {sorted(want)}")
+    for key in set(got) & set(want):
+        if not close(got[key][0], want[key][0]) or got[key][1:] != want[key][1:]:
+            fail(f"{svg_path}: {key}: {got[key]}, expected {want[key]}")
+    for g in find_all(svg, "g", "series"):
+        p = g.get("data-precision")
+        good = sum(1 for (q, _), v in want.items() if q == p and v[0] >= 0.95)
+        if int(g.get("data-good")) != good:
+            fail(f"{svg_path}: {p}: {g.get('data-good')} shapes at 0.95× or more, expected {good}")
+    if not failures:
+        print(f"ok: {svg_path}: {len(got)} points over {len(names)} shapes, the ratios of the runs")
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode in ("ladder", "roofline", "sweep"):
         chart(mode, *args)
+    elif mode == "shapes":
+        check_shapes(args[0], args[1:])
     elif mode == "html":
         page(args[0], args[1:])
     elif mode == "screenshot":

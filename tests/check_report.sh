@@ -12,6 +12,8 @@
 #                  self-contained
 #   browser        the reports opened in headless Chromium: the screenshots
 #                  show every chart (skipped, 77, only where no Chromium is)
+#   shapes         a GEMM shape sweep (the gemm run doctored into three shapes with
+#                  libraries): its chart's ratios, the page's section, bad sweeps
 #   compare CASE   identical | regression | newfail | faster | mismatch | force
 #   bad CASE       a clear message and the right exit code for bad files and paths
 #   progress       the progress line: on a terminal, not in a pipe, not with --quiet
@@ -129,6 +131,38 @@ svg)
         xml_ok "$dir/$f.html"
         $py html "$dir/$f.html" "$dir/$f.json" || fails=$((fails + 1))
     done
+    ;;
+shapes)
+    need_runs
+    # A shape sweep made of the fixture's GEMM run as if of three shapes, with libraries
+    # beside it (an fp32 one and a tf32 rung with its own): the chart's points are the
+    # runs' ratios, shapes in order of work; the page leads with it; bad sweeps refused.
+    i=0
+    for s in 300:265:67:1.2 64:64:64:0.5 1031:1337:97:0.9; do
+        i=$((i + 1))
+        $py doctor "$dir/gemm.json" "$tmp/shape$i.json" "shape:$s" || fails=$((fails + 1))
+    done
+    sweep=("$tmp"/shape{1,2,3}.json)
+    run 0 report "${sweep[@]}" --format svg --chart shapes -o "$tmp/shapes.svg" &&
+        xml_ok "$tmp/shapes.svg" && { $py shapes "$tmp/shapes.svg" "${sweep[@]}" || fails=$((fails + 1)); }
+    run 0 report "${sweep[@]}" "$dir/sweep.json" -o "$tmp/shapes.html" && xml_ok "$tmp/shapes.html" &&
+        { $py html "$tmp/shapes.html" "${sweep[@]}" "$dir/sweep.json" || fails=$((fails + 1)); } &&
+        { grep -q '<section class="shapes" id="shapes">' "$tmp/shapes.html" &&
+            grep -q '<b>tf32</b>: at 0.95× the library or more at 1 of 3 shapes' "$tmp/shapes.html" &&
+            echo "ok: the page leads with the shapes and their count" ||
+            fail "no shapes section, or not its count: $(grep -o '<li><b>tf32.*' "$tmp/shapes.html")"; }
+    run 0 report "$dir/gemm.json" "$dir/sweep.json" -o "$tmp/one.html" &&
+        { ! grep -q 'class="shapes"' "$tmp/one.html" && echo "ok: no shapes section for one GEMM run" ||
+            fail "a shapes section for one GEMM run"; }
+    expect 2 'no shape chart: it takes two or more GEMM runs \(1 given\)' \
+        report "$tmp/shape1.json" "$dir/sweep.json" --format svg --chart shapes
+    expect 2 'no shape chart: the GEMM runs are all of one shape \(16×16×16\)' \
+        report "$dir/gemm.json" "$dir/gemm.json" --format svg --chart shapes
+    $py doctor "$dir/gemm.json" "$tmp/nopeer.json" othersize >/dev/null || fails=$((fails + 1))
+    expect 2 'no shape chart: no run has both a verified rung and a verified library' \
+        report "$dir/gemm.json" "$tmp/nopeer.json" --format svg --chart shapes
+    expect 2 'one chart of one run \(or --chart shapes of several\)' \
+        report "$dir/gemm.json" "$tmp/nopeer.json" --format svg --chart ladder
     ;;
 browser)
     need_runs

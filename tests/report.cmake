@@ -36,6 +36,9 @@ kl_report_test(report_schema schema)
 # numbers (read back from the geometry and the axes), failed rungs never a
 # bar, peers apart, roofs on the measured ceilings; the pages self-contained.
 kl_report_test(report_svg svg)
+# A GEMM shape sweep (doctored runs of three shapes): the chart's ratios, the page's
+# section and count, and the sweeps it refuses.
+kl_report_test(report_shapes shapes)
 # The reports in headless Chromium: every chart on the screenshot, with its
 # bars and points in their colours (skipped only where Chromium is absent).
 kl_report_test(report_browser browser)

@@ -15,19 +15,23 @@
 
 static const char report_usage[] =
     "usage: kladder report RUN.json [MORE.json ...] [-o FILE] [--format html|svg]\n"
-    "                      [--chart ladder|roofline|sweep]\n"
+    "                      [--chart ladder|roofline|sweep|shapes]\n"
     "\n"
     "Writes one self-contained HTML page (inline SVG charts and CSS; no script, nothing\n"
     "fetched) with, for every run: a ladder chart (each rung's rate and its % of the\n"
     "measured roof; failed rungs marked, peers apart), a roofline (rungs at their arithmetic\n"
     "intensity under the measured bandwidth slope and compute roof), a sweep's bandwidth\n"
     "curves, a blur's input and output pictures, the rung summaries, the device facts and\n"
-    "the provenance. RUN.json files come from --json FILE or --format json.\n"
+    "the provenance. RUN.json files come from --json FILE or --format json. GEMM runs of\n"
+    "several shapes (a shape sweep) lead the page with a chart of kladder's fastest rung of\n"
+    "each precision against the library of that precision (--compare), shape by shape, and\n"
+    "the shapes where it reaches 0.95x the library's rate.\n"
     "\n"
     "  -o, --output FILE  write to FILE (default: standard output)\n"
     "  --format svg       write one chart of one run as an SVG file instead\n"
     "  --chart NAME       the chart --format svg writes: ladder (default), roofline, or sweep\n"
-    "                     (the default for a copy --sweep run)\n";
+    "                     (the default for a copy --sweep run); shapes: the shape sweep's\n"
+    "                     chart, of all the files given\n";
 
 static int usage_error(const char *cmd, const char *msg)
 {
@@ -151,6 +155,7 @@ int kl_cli_report(int argc, char **argv)
         }
     }
     enum kl_chart chart = KL_CHART_LADDER;
+    int shapes = chart_name && strcmp(chart_name, "shapes") == 0;
     if (strcmp(format, "html") != 0 && strcmp(format, "svg") != 0) {
         snprintf(msg, sizeof msg, "unknown format \"%s\" (html or svg)", format);
         rc = usage_error("report", msg);
@@ -158,13 +163,15 @@ int kl_cli_report(int argc, char **argv)
         rc = usage_error("report", "--chart picks the chart of --format svg; the HTML report has "
                                    "them all");
     } else if (chart_name && strcmp(chart_name, "ladder") && strcmp(chart_name, "roofline") &&
-               strcmp(chart_name, "sweep")) {
-        snprintf(msg, sizeof msg, "unknown chart \"%s\" (ladder, roofline or sweep)", chart_name);
+               strcmp(chart_name, "sweep") && strcmp(chart_name, "shapes")) {
+        snprintf(msg, sizeof msg, "unknown chart \"%s\" (ladder, roofline, sweep or shapes)",
+                 chart_name);
         rc = usage_error("report", msg);
     } else if (nfiles == 0) {
         rc = usage_error("report", "give at least one run's JSON file (from --json FILE)");
-    } else if (strcmp(format, "svg") == 0 && nfiles > 1) {
-        rc = usage_error("report", "--format svg writes one chart of one run; give one file");
+    } else if (strcmp(format, "svg") == 0 && nfiles > 1 && !shapes) {
+        rc = usage_error("report", "--format svg writes one chart of one run (or --chart shapes "
+                                   "of several); give one file");
     }
     if (rc) {
         free(files);
@@ -216,7 +223,8 @@ int kl_cli_report(int argc, char **argv)
     }
     if (!rc) {
         if (strcmp(format, "svg") == 0) {
-            if (kl_html_chart_svg(out, &runs[0], chart, err, sizeof err) != 0) {
+            if ((shapes ? kl_html_shapes_svg(out, runs, nfiles, err, sizeof err)
+                        : kl_html_chart_svg(out, &runs[0], chart, err, sizeof err)) != 0) {
                 fprintf(stderr, "kladder report: %s\n", err);
                 rc = EXIT_USAGE;
             }

@@ -14,6 +14,7 @@
 #include "core/report.h"
 #include "core/util.h"
 #include "kladder.h"
+#include "report/shapes.h"
 #include "report/svg.h"
 #include "fleet/fleet.h"
 
@@ -268,32 +269,18 @@ static void blur_pictures(FILE *out, const struct kl_run *run)
  */
 static void fastest_by_precision(FILE *out, const struct kl_run *run)
 {
-    static const char *const order[] = {"fp32", "tf32",    "3xtf32", "fp64", "int32",
-                                        "fp16", "bf16",    "fp8",    "fp8e5m2", "int8"};
     int lines = 0;
-    for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
-        const struct kl_run_row *best = NULL, *peer = NULL;
-        int cls = kl_precision_class(kl_precision_parse(order[p]));
-        for (int i = 0; i < run->nrows; i++) {
-            const struct kl_run_row *r = &run->rows[i];
-            if (!r->precision || strcmp(r->status, "verified") != 0 || !(r->gflops > 0))
-                continue;
-            if (!r->peer && strcmp(r->precision, order[p]) == 0 &&
-                (!best || r->gflops > best->gflops))
-                best = r;
-            if (r->peer && kl_precision_class(kl_precision_parse(r->precision)) == cls &&
-                (!peer || r->gflops > peer->gflops))
-                peer = r;
-        }
-        if (!best)
+    for (const char *const *p = kl_run_precisions; *p; p++) {
+        const struct kl_run_row *best, *peer;
+        if (!kl_run_fastest(run, *p, &best, &peer))
             continue;
         fputs(lines++ ? "</li>\n<li>" : "<ul class=\"precisions\">\n<li>", out);
-        fprintf(out, "<b>%s</b>: <code>", order[p]);
+        fprintf(out, "<b>%s</b>: <code>", *p);
         esc(out, best->rung);
         fprintf(out, "</code>, %.*f %s", best->gflops < 100 ? 2 : 0, best->gflops,
                 kl_run_unit(run, KL_METRIC_FLOPS));
         if (isfinite(best->pct_ceiling) && best->pct_ceiling > 0)
-            fprintf(out, " (%.1f%% of the %s roof)", best->pct_ceiling, order[p]);
+            fprintf(out, " (%.1f%% of the %s roof)", best->pct_ceiling, *p);
         if (isfinite(best->error))
             fprintf(out, ", error %.2g", best->error);
         if (peer) {
@@ -673,6 +660,43 @@ static void page_end(FILE *out)
           out);
 }
 
+/*
+ * Where the runs are a GEMM shape sweep: its chart, then per precision the
+ * shapes where kladder's fastest rung is at the library's speed (0.95× or
+ * more) and those where it is not.
+ */
+static void shapes_section(FILE *out, const struct kl_run *runs, int n, int *chart_id)
+{
+    struct kl_shapes *sh = malloc(sizeof *sh);
+    char why[256];
+    if (!sh || kl_shapes_collect(runs, n, sh, why, sizeof why) != 0) {
+        free(sh);
+        return;
+    }
+    fputs(
+        "<section class=\"shapes\" id=\"shapes\">\n<h2>GEMM shapes</h2>\n<div class=\"charts\">\n",
+        out);
+    kl_svg_shapes(out, runs, sh, (*chart_id)++, 0);
+    fputs("</div>\n<ul class=\"precisions\">\n", out);
+    for (int s = 0; s < sh->nseries; s++) {
+        const struct kl_shape_series *x = &sh->s[s];
+        int below = 0;
+        fprintf(out,
+                "<li><b>%s</b>: at %g× the library or more at %d of %d shapes (%.2f× to %.2f×)",
+                x->precision, KL_SHAPES_GOOD, x->good, x->n, x->lo, x->hi);
+        for (int k = 0; k < x->n; k++) {
+            char name[64];
+            if (x->pt[k].ratio >= KL_SHAPES_GOOD)
+                continue;
+            kl_shape_name(&runs[x->pt[k].run], name, sizeof name);
+            fprintf(out, "%s%s %.2f×", below++ ? ", " : "; below at ", name, x->pt[k].ratio);
+        }
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n</section>\n", out);
+    free(sh);
+}
+
 void kl_html_report(FILE *out, struct kl_run *runs, int n)
 {
     char now[32], title[256] = "kladder report";
@@ -708,6 +732,7 @@ void kl_html_report(FILE *out, struct kl_run *runs, int n)
         fputs("</ol></nav>\n", out);
     }
     fputs("</header>\n", out);
+    shapes_section(out, runs, n, &chart_id);
     for (int i = 0; i < n; i++)
         run_section(out, &runs[i], i + 1, &chart_id);
     page_end(out);
@@ -737,6 +762,24 @@ void kl_html_fleet(FILE *out, struct kl_fleet *f)
             fputs("</div>\n", out);
         }
     page_end(out);
+}
+
+int kl_html_shapes_svg(FILE *out, struct kl_run *runs, int nruns, char *why, size_t n)
+{
+    struct kl_shapes *sh = malloc(sizeof *sh);
+    char reason[256];
+    if (!sh) {
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    if (kl_shapes_collect(runs, nruns, sh, reason, sizeof reason) != 0) {
+        snprintf(why, n, "no shape chart: %s", reason);
+        free(sh);
+        return -1;
+    }
+    kl_svg_shapes(out, runs, sh, 0, 1);
+    free(sh);
+    return 0;
 }
 
 int kl_html_chart_svg(FILE *out, struct kl_run *run, enum kl_chart chart, char *why, size_t n)

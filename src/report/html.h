@@ -13,7 +13,8 @@
 
 /*
  * Writes the page for runs[0..n-1] (their ceilings looked up first with
- * kl_run_find_ceilings). Write errors show in the stream (ferror).
+ * kl_run_find_ceilings), led by the chart of their shapes where they are a
+ * GEMM shape sweep (report/shapes.h). Write errors show in the stream (ferror).
  */
 void kl_html_report(FILE *out, struct kl_run *runs, int n);
 
@@ -36,5 +37,8 @@ enum kl_chart { KL_CHART_LADDER, KL_CHART_ROOFLINE, KL_CHART_SWEEP };
  * the run has no such chart, with the reason in why.
  */
 int kl_html_chart_svg(FILE *out, struct kl_run *run, enum kl_chart chart, char *why, size_t n);
+
+/* The shapes chart of runs[0..nruns-1] as a standalone SVG; -1 and why where they have none. */
+int kl_html_shapes_svg(FILE *out, struct kl_run *runs, int nruns, char *why, size_t n);
 
 #endif /* KL_REPORT_HTML_H */

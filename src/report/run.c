@@ -570,6 +570,28 @@ double kl_run_precision_peak(const struct kl_run *run, const char *precision, in
     return p == KL_PREC_NONE ? kl_run_compute_peak(run) : kl_precision_peak(&run->ceil, p, tensor);
 }
 
+const char *const kl_run_precisions[] = {"fp32", "tf32", "3xtf32",  "fp64", "int32", "fp16",
+                                         "bf16", "fp8",  "fp8e5m2", "int8", NULL};
+
+int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
+                   const struct kl_run_row **peer)
+{
+    int cls = kl_precision_class(kl_precision_parse(precision));
+    *best = *peer = NULL;
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        if (!r->precision || strcmp(r->status, "verified") != 0 || !(r->gflops > 0))
+            continue;
+        if (!r->peer && strcmp(r->precision, precision) == 0 &&
+            (!*best || r->gflops > (*best)->gflops))
+            *best = r;
+        if (r->peer && kl_precision_class(kl_precision_parse(r->precision)) == cls &&
+            (!*peer || r->gflops > (*peer)->gflops))
+            *peer = r;
+    }
+    return *best != NULL;
+}
+
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
 {
     size_t used = 0;

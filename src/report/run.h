@@ -103,6 +103,18 @@ double kl_run_compute_peak(const struct kl_run *run);
  */
 double kl_run_precision_peak(const struct kl_run *run, const char *precision, int tensor);
 
+/* The precisions a row may declare, in the order summaries list them; NULL-terminated. */
+extern const char *const kl_run_precisions[];
+
+/*
+ * The fastest verified rung (not a peer) of one precision in *best, and the
+ * fastest verified peer whose results meet the same tolerance (fp32 and
+ * 3xtf32 are one class: both float-accurate) in *peer, NULL where none; 1
+ * when there is a best.
+ */
+int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
+                   const struct kl_run_row **peer);
+
 /* "M=512 N=512 K=512 float seed 1": the params object in one line. */
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n);
 

@@ -96,6 +96,22 @@ static void svg_title(FILE *out, int x, int y, const char *title, const char *su
     }
 }
 
+void kl_svg_open(FILE *out, int w, int h, int standalone, const char *kind, int id,
+                 const char *label)
+{
+    svg_open(out, w, h, standalone, kind, id, label);
+}
+
+void kl_svg_title(FILE *out, int x, int y, const char *title, const char *subtitle)
+{
+    svg_title(out, x, y, title, subtitle);
+}
+
+const char *kl_svg_series_colour(int k)
+{
+    return series_colours[(k < 0 ? 0 : k) % 8];
+}
+
 static const char *kind_of(const struct kl_run_row *r)
 {
     return r->peer ? "peer" : r->on_host ? "host" : "device";

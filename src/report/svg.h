@@ -1,8 +1,8 @@
 /*
  * The charts of a run, written as SVG by hand (no library, no script, no
  * font or anything fetched): a ladder chart, a roofline, and a sweep's
- * bandwidth curves. Every mark carries its value in data-* attributes and
- * each plot its axis mapping, so tests can read the numbers back.
+ * bandwidth curves (a chart across runs, report/shapes.h, uses its pieces). Every mark carries its
+ * value in data-* attributes and each plot its axis mapping, so tests can read the numbers back.
  *
  * id numbers the charts of one document: it picks the plot's background
  * tint (#f5f7f0 + id mod 16), so a screenshot can find each chart. standalone
@@ -35,5 +35,12 @@ void kl_xml_text(FILE *out, const char *s);
 
 /* The plot background of chart id, "#f5f7f0" ... "#f5f7ff". */
 void kl_svg_background(int id, char out[8]);
+
+/* For charts drawn elsewhere (report/shapes.c): the <svg> element and page, the title and
+ * subtitle, and the colour of series k. */
+void kl_svg_open(FILE *out, int w, int h, int standalone, const char *kind, int id,
+                 const char *label);
+void kl_svg_title(FILE *out, int x, int y, const char *title, const char *subtitle);
+const char *kl_svg_series_colour(int k);
 
 #endif /* KL_REPORT_SVG_H */
