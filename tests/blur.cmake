@@ -71,7 +71,7 @@ kl_blur_cli(blur_width_zero 2 "--width: 0 is out of range \\(1\\.\\.65536\\)" bl
 kl_blur_cli(blur_height_too_big 2 "--height: 65537 is out of range \\(1\\.\\.65536\\)" blur --height 65537 ${KL_BLUR_QUICK})
 kl_blur_cli(blur_width_with_input 2 "--width and --height size the generated image\\S* not with --input" blur --width 3 --input ${CMAKE_CURRENT_BINARY_DIR}/blur_in.png ${KL_BLUR_QUICK})
 kl_blur_cli(blur_output_rung_without_output 2 "--output-rung chooses the rung for --output FILE\\S* give --output too" blur --width 3 --height 3 --output-rung 03_separable ${KL_BLUR_QUICK})
-kl_blur_cli(blur_unknown_rung 2 "unknown or ambiguous blur rung \"nosuch\"\\S* rungs are: 01_naive 02_constant 03_separable 04_tiled2d 05_tiled_sep 06_vector 07_fused 08_image 09_async" blur --width 3 --height 3 --rung nosuch ${KL_BLUR_QUICK})
+kl_blur_cli(blur_unknown_rung 2 "unknown blur rung \"nosuch\"\\S* they are: 01_naive 02_constant 03_separable 04_tiled2d 05_tiled_sep 06_vector 07_fused 08_image 09_async" blur --width 3 --height 3 --rung nosuch ${KL_BLUR_QUICK})
 # A CUDA C++ rung named on another backend: refused with the reason.
 kl_blur_cli(blur_cuda_rung_elsewhere 2 "rung 09_async is CUDA C\\+\\+: it runs with --backend cuda" blur --width 3 --height 3 --rung 09 --backend opencl ${KL_BLUR_QUICK})
 kl_blur_cli(blur_unknown_peer 2 "unknown peer \"nosuch\" for blur \\(npp\\)" blur --width 3 --height 3 --compare nosuch ${KL_BLUR_QUICK})

@@ -211,7 +211,11 @@ compare)
             expect 0 "ok: no rung slowed beyond noise by more than 500%" compare "$g" "$tmp/slow.json" --fail-on-regression 500 ;;
     newfail)
         rung=$($py doctor "$g" "$tmp/fail.json" newfail) || exit 1
-        expect 1 "^$rung .*REGRESSION: failed, was verified" compare "$g" "$tmp/fail.json" --fail-on-regression 10 ;;
+        expect 1 "^$rung .*REGRESSION: failed, was verified" compare "$g" "$tmp/fail.json" --fail-on-regression 10 &&
+            # A rung skipped (or failed) in both runs is neither lost nor "timed in one".
+            $py doctor "$g" "$tmp/both.json" failed_peer_roofs &&
+            expect 0 "; 2 timed in neither\.$" compare "$tmp/both.json" "$tmp/both.json" &&
+            { ! grep -q "timed in one of them only" "$tmp/out" || fail "skipped in both counted as timed in one"; } ;;
     faster)
         rung=$($py doctor "$g" "$tmp/fast.json" faster) || exit 1
         expect 0 "^$rung .*faster beyond noise" compare "$g" "$tmp/fast.json" --fail-on-regression 0 ;;

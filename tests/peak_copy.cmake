@@ -34,7 +34,7 @@ kl_pc_cli(copy_ilp_not_pow2 2 "rung vec4: ILP=3 is out of range .*power of two" 
 kl_pc_cli(copy_ilp_over_n 2 "rung ilp8 copies ILP=8 elements per work-item, more than N=4" copy --n 4 --rung ilp8)
 kl_pc_cli(copy_vec_over_n 2 "rung vec2 copies ILP=4 elements per work-item, more than N=3" copy --n 3 --rung vec2 --param ILP=4)
 # (no ";" in a regex: CMake would split it)
-kl_pc_cli(copy_unknown_rung 2 "unknown or ambiguous copy rung \"nosuch\".*rungs are: ilp1 ilp2 ilp4 ilp8 ilp16 seed_ilp1 seed_ilp2 seed_ilp4 seed_ilp8 seed_ilp16 vec2 vec4" copy --rung nosuch)
+kl_pc_cli(copy_unknown_rung 2 "unknown copy rung \"nosuch\".*they are: ilp1 ilp2 ilp4 ilp8 ilp16 seed_ilp1 seed_ilp2 seed_ilp4 seed_ilp8 seed_ilp16 vec2 vec4" copy --rung nosuch)
 kl_pc_cli(copy_param_not_for_rung 2 "unknown parameter ILP for the chosen rungs" copy --n 64 --rung ilp8 --param ILP=2)
 kl_pc_cli(copy_bs_out_of_range 2 "BS=0 is out of range" copy --n 64 --rung ilp1 --param BS=0)
 kl_pc_cli(copy_sweep_below_512 2 "the sweep starts at N=512" copy --sweep --max-n 100)

@@ -8,7 +8,7 @@
 
 Each call runs the ``kladder`` command line with ``--format json`` and reads its report
 (docs/kladder-run.schema.json).  The binary is ``$KLADDER`` when that is set, else
-``kladder`` on ``PATH``.
+``kladder`` on ``PATH``, else the one installed beside this package (PREFIX/bin).
 
 Errors: bad input (exit 2) and device, build or run-time errors (exit 3) raise
 ``KladderError`` with kladder's exit code and message.  A run kladder finished with rows
@@ -28,6 +28,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .results import ROOFS, Device, Fleet, KladderError, Member, Peak, Row, Run, dataframe, load
@@ -50,11 +51,22 @@ _FACT = r"^    (\S.{29,}?) (\S.*)$"
 
 
 class KladderNotFoundError(FileNotFoundError):
-    """No kladder binary: ``$KLADDER`` names none, and there is no ``kladder`` on PATH."""
+    """No kladder binary: ``$KLADDER`` names none, there is no ``kladder`` on PATH, and none
+    beside this package's installation."""
+
+
+def _beside_installation() -> List[str]:
+    """Where an installation puts kladder beside this package: PREFIX/bin for a package in
+    PREFIX/lib/pythonX.Y/site-packages (``cmake --install`` and ``pip install --prefix`` to
+    one prefix), and the environment's own bin (a virtual environment)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    prefix = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
+    return [os.path.join(prefix, "bin", "kladder"), os.path.join(sys.prefix, "bin", "kladder")]
 
 
 def find_binary(binary: Optional[PathLike] = None) -> str:
-    """The kladder binary's path: ``binary``, else ``$KLADDER``, else ``kladder`` on PATH."""
+    """The kladder binary's path: ``binary``, else ``$KLADDER``, else ``kladder`` on PATH,
+    else the one installed beside this package."""
     given = os.fspath(binary) if binary is not None else os.environ.get("KLADDER")
     if given:
         found = shutil.which(given)
@@ -63,11 +75,16 @@ def find_binary(binary: Optional[PathLike] = None) -> str:
             raise KladderNotFoundError(f"{source}={given!r} is not an executable file")
         return os.path.abspath(found) if os.sep in found else found
     found = shutil.which("kladder")
-    if found is None:
-        raise KladderNotFoundError(
-            "no kladder binary: set KLADDER to its path (e.g. KLADDER=build/kladder after "
-            "cmake --build build) or put kladder on PATH")
-    return found
+    if found is not None:
+        return found
+    beside = _beside_installation()
+    for path in beside:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    raise KladderNotFoundError(
+        "no kladder binary: set KLADDER to its path (e.g. KLADDER=build/kladder after "
+        "cmake --build build) or put kladder on PATH (looked on PATH and in "
+        + " and ".join(sorted(set(os.path.dirname(p) for p in beside))) + ")")
 
 
 def run(workload: str, size: Optional[int] = None, *,

@@ -144,7 +144,7 @@ static void name_cell(const struct kl_run_row *r, char *out, size_t n)
 }
 
 struct tally {
-    int compared, faster, slower, same, regressions, only, other;
+    int compared, faster, slower, same, regressions, only, other, neither;
     char regressed[512];
 };
 
@@ -196,7 +196,10 @@ static void line(const struct kl_run_row *o, const struct kl_run_row *n, double 
         t->regressions++;
         add(t->regressed, sizeof t->regressed, name);
     }
-    t->other++;
+    if (o->timed || n->timed)
+        t->other++;
+    else
+        t->neither++; /* skipped (or failed) in both: nothing to compare, and nothing lost */
     snprintf(verdict, sizeof verdict, "%s%s, was %s", lost && pct >= 0 ? "REGRESSION: " : "",
              n->status, o->status);
     char om[32] = "–", nm[32] = "–";
@@ -296,7 +299,9 @@ int kl_cli_compare(int argc, char **argv)
     if (t.only)
         printf("; %d in one run only", t.only);
     if (t.other)
-        printf("; %d not timed in one of them", t.other);
+        printf("; %d timed in one of them only", t.other);
+    if (t.neither)
+        printf("; %d timed in neither", t.neither);
     printf(".\n");
     int rc = EXIT_OK;
     if (pct >= 0) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -279,7 +280,7 @@ const struct cli_option kl_cli_options[] = {
      "ladder); docs/KERNELS.md says how;\nkladder template W prints one to start from"},
     /* gemm (and the main job, and tune gemm) */
     {"--size", NULL, "S", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim,
-     "M = N = K = S (any value >= 1)"},
+     "M = N = K = S (1 to 1000000; M·N, M·K and K·N each below 2^31)"},
     {"--m", NULL, "M", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim,
      "rows of A and C (give --m, --n and --k together)"},
     {"--n", NULL, "N", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim, "columns of B and C"},
@@ -699,6 +700,21 @@ static int check_together(struct cli *c)
         return fail("--width and --height size the generated image; not with --input", "help");
     if (c->output_rung && !c->image_out)
         return fail("--output-rung chooses the rung for --output FILE; give --output too", "help");
+    if (cmd == CMD_BLUR && c->image_out) {
+        /* blur's --output is the picture: a report's name there would get a PNG. */
+        static const char *const reports[] = {".json", ".csv", ".html", ".htm", ".txt", ".svg"};
+        size_t n = strlen(c->image_out);
+        for (size_t k = 0; k < sizeof reports / sizeof *reports; k++) {
+            size_t m = strlen(reports[k]);
+            if (n >= m && strcasecmp(c->image_out + n - m, reports[k]) == 0) {
+                snprintf(err, sizeof err,
+                         "blur's --output is the blurred picture (a PNG), not the report: "
+                         "\"%s\" names a report; --json FILE or --report FILE.html saves it",
+                         c->image_out);
+                return fail(err, "help blur");
+            }
+        }
+    }
     if (c->max_n_set && !c->sweep)
         return fail("--max-n sets the end of a --sweep; give --sweep too", "help");
     if (cmd == CMD_GEMV && c->mnk_set && (!c->M || !c->N))

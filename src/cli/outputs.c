@@ -62,6 +62,8 @@ int kl_cli_outputs_open(const struct cli *c, struct outputs *o)
 {
     memset(o, 0, sizeof *o);
     o->main = stdout;
+    o->announce = !c->quiet;
+    o->announce_html = c->command != CMD_MAIN;
     if ((c->output && open_one(o, OUT_MAIN, c->output, &o->main, 0) != 0) ||
         (c->json && open_one(o, OUT_JSON, c->json, &o->json, 0) != 0)) {
         kl_cli_outputs_abort(o);
@@ -102,6 +104,8 @@ int kl_cli_outputs_close(struct outputs *o, int written, int html)
         } else if (kl_out_commit(f) != 0) {
             fprintf(stderr, "kladder: writing %s failed: %s\n", f->path, strerror(errno));
             rc = EXIT_RUNTIME;
+        } else if (o->announce && (k != OUT_HTML || o->announce_html)) {
+            fprintf(stderr, "kladder: wrote %s\n", f->path);
         }
     }
     o->main = stdout;

@@ -24,6 +24,8 @@ struct outputs {
     FILE *report;            /* the HTML report (--report, or the main job's own) */
     const char *report_path; /* its path, NULL when none is written */
     struct kl_out_file files[3]; /* --output, --json, the HTML report */
+    int announce;                /* say "wrote PATH" of each (not --quiet) */
+    int announce_html;           /* ... the HTML report too (the main job ends with its path) */
 };
 
 /* Opens --output, --json and --report (the main job's page) for c; 0 or an exit code. */
@@ -32,7 +34,8 @@ int kl_cli_outputs_open(const struct cli *c, struct outputs *o);
 void kl_cli_outputs_abort(struct outputs *o);
 /*
  * Closes them: each written one renamed into place (html: the page was
- * written whole), the others removed. EXIT_RUNTIME when a write was lost.
+ * written whole) and announced on standard error ("kladder: wrote PATH"),
+ * the others removed. EXIT_RUNTIME when a write was lost.
  */
 int kl_cli_outputs_close(struct outputs *o, int written, int html);
 

@@ -71,6 +71,8 @@ static int close_output(struct kl_out_file *o, int keep)
         kl_out_abort(o);
     else if (o->f && kl_out_commit(o) != 0)
         bad = 1, err = errno;
+    else if (o->f)
+        fprintf(stderr, "kladder: wrote %s\n", o->path);
     if (!bad)
         return EXIT_OK;
     fprintf(stderr, "kladder: writing %s failed: %s\n", o->path[0] ? o->path : "the report",

@@ -375,10 +375,9 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     for (int j = 0; j < t->nrungs; j++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_find(t->rungs[j]);
         if (!r) {
-            fprintf(stderr, "kladder: unknown or ambiguous rung \"%s\"; rungs are:", t->rungs[j]);
-            for (int i = 0; i < kl_gemm_rung_count(); i++)
-                fprintf(stderr, " %s", kl_gemm_rung_at(i)->name);
-            fputc('\n', stderr);
+            struct kl_err why;
+            kl_gemm_rung_not_found(t->rungs[j], "rung", &why);
+            fprintf(stderr, "kladder: %s\n", why.msg);
             return EXIT_USAGE;
         }
         if (!r->file || kl_param_count(r->params) == 0) {

@@ -44,6 +44,27 @@ int kl_rung_lookup(const struct kl_rung_set *s, const char *name)
     return hit;
 }
 
+enum kl_status kl_rung_not_found(const struct kl_rung_set *s, const char *name, const char *what,
+                                 struct kl_err *e)
+{
+    int count = s->t->count + s->nusers, matches = 0;
+    size_t n = strlen(name);
+    for (int i = 0; i < count; i++)
+        matches += n > 0 && strncmp(name_of(s, i), name, n) == 0;
+    if (matches > 1) {
+        kl_fail(e, KL_ERR_ARG, "ambiguous %s \"%s\": %d begin with it:", what, name, matches);
+        for (int i = 0; i < count; i++)
+            if (strncmp(name_of(s, i), name, n) == 0)
+                kl_err_append(e, " %s", name_of(s, i));
+        kl_err_append(e, "; give more of the name");
+        return KL_ERR_ARG;
+    }
+    kl_fail(e, KL_ERR_ARG, "unknown %s \"%s\"; they are:", what, name);
+    for (int i = 0; i < count; i++)
+        kl_err_append(e, " %s", name_of(s, i));
+    return KL_ERR_ARG;
+}
+
 /* A user's rung whose name is a table rung's or another user rung's: an error. */
 static enum kl_status names_unique(const struct kl_rung_set *s, struct kl_err *e)
 {
@@ -72,11 +93,9 @@ enum kl_status kl_rungs_choose(const struct kl_rung_set *s, const char *const *n
     for (int j = 0; j < nnames; j++) {
         int i = kl_rung_lookup(s, names[j]);
         if (i < 0) {
-            kl_fail(e, KL_ERR_ARG,
-                    "unknown or ambiguous %s rung \"%s\"; rungs are:", s->t->workload, names[j]);
-            for (int k = 0; k < count; k++)
-                kl_err_append(e, " %s", name_of(s, k));
-            return KL_ERR_ARG;
+            char what[64];
+            snprintf(what, sizeof what, "%s rung", s->t->workload);
+            return kl_rung_not_found(s, names[j], what, e);
         }
         want[i] = 1;
     }

@@ -69,6 +69,14 @@ struct kl_rung_set {
 int kl_rung_lookup(const struct kl_rung_set *s, const char *name);
 
 /*
+ * Why kl_rung_lookup found no rung for name, into e (KL_ERR_ARG, returned):
+ * the rungs it begins, where several do, else that it is unknown and every
+ * rung's name. what: "gemm rung", "rung for the local multiply", ...
+ */
+enum kl_status kl_rung_not_found(const struct kl_rung_set *s, const char *name, const char *what,
+                                 struct kl_err *e);
+
+/*
  * Fills chosen[] (t->count + nusers entries at most) with the indices of
  * the named rungs in ladder order, or of every rung when nnames is 0, and
  * checks that each NAME=VALUE in params names a parameter of a chosen rung.

@@ -92,8 +92,7 @@ static enum kl_status check_request(const struct kl_mgemm_request *req, int *cho
             return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for mgemm (%s)", req->peers[j],
                            kl_mgemm_peer_names);
     if (req->local && !kl_gemm_rung_find(req->local))
-        return kl_fail(e, KL_ERR_ARG,
-                       "unknown or ambiguous gemm rung \"%s\" for the local multiply", req->local);
+        return kl_gemm_rung_not_found(req->local, "gemm rung for the local multiply", e);
     if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK)
         return st;
     return kl_rungs_choose(&set, req->rungs, req->nrungs, NULL, 0, chosen, nchosen, e);

@@ -514,6 +514,8 @@ static void device_facts(FILE *out, const struct kl_run *run)
             bytes_text(text, sizeof text, v->number);
         else if (v->type == KL_JSON_NUMBER)
             snprintf(text, sizeof text, "%.10g", v->number);
+        else if (v->type == KL_JSON_NULL)
+            snprintf(text, sizeof text, "unknown"); /* the driver did not say */
         else
             snprintf(text, sizeof text, "%s", kl_json_type_name(v->type));
         dd_text(out, text);

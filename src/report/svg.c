@@ -328,6 +328,11 @@ void kl_svg_ladder(FILE *out, const struct kl_run *run, enum kl_metric m, int id
                     }
                     fputs(": ", out);
                     kl_xml_text(out, note);
+                    if (strlen(r->note) >= sizeof note - 1) {
+                        fputs("<title>", out); /* the whole reason, on hover */
+                        kl_xml_text(out, r->note);
+                        fputs("</title>", out);
+                    }
                 }
                 fputs("</text>\n", out);
             }

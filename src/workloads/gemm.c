@@ -331,6 +331,12 @@ const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
     return i >= 0 ? &rungs[i] : NULL;
 }
 
+enum kl_status kl_gemm_rung_not_found(const char *name, const char *what, struct kl_err *e)
+{
+    const struct kl_rung_set set = {&table, NULL, 0};
+    return kl_rung_not_found(&set, name, what, e);
+}
+
 enum kl_precision kl_gemm_rung_precision(const struct kl_gemm_rung *r, enum kl_type t)
 {
     return r->precision != KL_PREC_NONE ? r->precision : kl_precision_of_type(t);
@@ -974,11 +980,15 @@ static enum kl_status check_request(const struct kl_context *kl, enum kl_type t,
     uint64_t elems[3] = {(uint64_t)M * K, (uint64_t)K * N, (uint64_t)M * N + GUARD};
     uint64_t total = 0, es = kl_type_size(t);
     for (int i = 0; i < 3; i++) {
-        if (elems[i] > INT32_MAX)
+        if (elems[i] > INT32_MAX) {
+            /* C's own elements; the guard band after it (checked for stray writes) apart. */
+            uint64_t own = i == 2 ? elems[i] - GUARD : elems[i];
             return kl_fail(e, KL_ERR_ARG,
-                           "M=%d N=%d K=%d: %s would have %llu elements, beyond the kernels' "
+                           "M=%d N=%d K=%d: %s would have %llu elements%s, beyond the kernels' "
                            "32-bit indexing (2^31-1)",
-                           M, N, K, names[i], (unsigned long long)elems[i]);
+                           M, N, K, names[i], (unsigned long long)own,
+                           own <= INT32_MAX ? " and the guard band after it" : "");
+        }
         if (elems[i] * es > kl->info.max_alloc)
             return kl_fail(e, KL_ERR_NO_MEMORY,
                            "%s needs %.1f MiB, more than the device's largest allocation "
@@ -1088,7 +1098,7 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
     if ((st = check_request(kl, type, M, N, K, &kl->err)) != KL_OK)
         return st;
     if (!(r = kl_gemm_rung_find(rung)))
-        return kl_fail(&kl->err, KL_ERR_ARG, "unknown or ambiguous GEMM rung \"%s\"", rung);
+        return kl_gemm_rung_not_found(rung, "GEMM rung", &kl->err);
     const char *const *items = params ? params->items : NULL;
     int nitems = params ? params->count : 0;
     const struct kl_param_def *list = r->params;
@@ -1812,7 +1822,7 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
     char why[256];
     memset(t, 0, sizeof *t);
     if (!r)
-        return kl_fail(e, KL_ERR_ARG, "unknown or ambiguous GEMM rung \"%s\"", rung);
+        return kl_gemm_rung_not_found(rung, "GEMM rung", e);
     if (M < 1 || N < 1 || K < 1 || (int64_t)M * K > INT32_MAX || (int64_t)K * N > INT32_MAX ||
         (int64_t)M * N > INT32_MAX)
         return kl_fail(e, KL_ERR_ARG,

@@ -97,6 +97,8 @@ const struct kl_gemm_rung *kl_gemm_rung_at(int i);
  * "10" or "host_i".
  */
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name);
+/* Why kl_gemm_rung_find found none: the rungs name begins, or every rung (kl_rung_not_found). */
+enum kl_status kl_gemm_rung_not_found(const char *name, const char *what, struct kl_err *e);
 
 /* Bytes of local (shared) memory one work-group of rung r takes with these values in type t. */
 size_t kl_gemm_local_bytes(const struct kl_gemm_rung *r, const int *values, enum kl_type t);
