@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 
@@ -439,6 +440,52 @@ static char *build_log(struct kl_dev *dev, cl_program program)
     return log;
 }
 
+/*
+ * What a compiler prints on standard error while it builds ("8 warnings
+ * generated." from PoCL's clang) is caught in a temporary file, so that it
+ * never breaks kladder's own output: hush_begin points standard error at it
+ * (NULL where it cannot, and nothing is caught), hush_end points it back and
+ * returns what was printed (malloc'd, at most 4 KiB; NULL if nothing).
+ * Only where builds run one at a time (ocl_parallel_builds): standard error
+ * is the process's.
+ */
+struct hush {
+    FILE *file;
+    int saved;
+};
+
+static struct hush hush_begin(void)
+{
+    struct hush h = {tmpfile(), -1};
+    fflush(stderr);
+    if (h.file && (h.saved = dup(STDERR_FILENO)) >= 0 && dup2(fileno(h.file), STDERR_FILENO) >= 0)
+        return h;
+    if (h.saved >= 0)
+        close(h.saved);
+    if (h.file)
+        fclose(h.file);
+    return (struct hush){NULL, -1};
+}
+
+static char *hush_end(struct hush h)
+{
+    char *text = NULL;
+    if (!h.file)
+        return NULL;
+    fflush(stderr);
+    dup2(h.saved, STDERR_FILENO);
+    close(h.saved);
+    long n = ftell(h.file);
+    if (n > 4096)
+        n = 4096;
+    if (n > 0 && fseek(h.file, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1))) {
+        size_t got = fread(text, 1, (size_t)n, h.file);
+        text[got] = '\0';
+    }
+    fclose(h.file);
+    return text;
+}
+
 static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
                                 const char *entry, struct kl_kernel **out, struct kl_err *e)
 {
@@ -455,7 +502,9 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
     k->regs = -1;
     k->program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &rc);
     CL_TRY_RC("clCreateProgramWithSource");
+    struct hush hush = dev->nv_verbose ? (struct hush){NULL, -1} : hush_begin();
     rc = clBuildProgram(k->program, 1, &dev->device, opts, NULL, NULL);
+    char *chatter = hush_end(hush);
     log = build_log(dev, k->program);
     if (rc != CL_SUCCESS) {
         st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
@@ -463,8 +512,12 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
                      cl_err_name(rc), (int)rc, options);
         if (log)
             kl_err_append(e, "%s", log);
+        if (chatter && (!log || !strstr(log, chatter)))
+            kl_err_append(e, "%s%s", log && *log ? "\n" : "", chatter);
+        free(chatter);
         goto fail;
     }
+    free(chatter); /* a successful build's warnings: the compiler's business */
     k->kernel = clCreateKernel(k->program, entry, &rc);
     if (rc == CL_INVALID_KERNEL_NAME) {
         st = kl_fail(e, KL_ERR_BUILD, "the compiled source has no kernel \"%s\"", entry);
