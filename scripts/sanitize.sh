@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# clang where there is one (scripts/setup.sh installs it): its single runtime
+# clang where there is one (scripts/setup.sh --tests installs it): its single runtime
 # writes UBSan's reports to log_path too, where gcc's separate libubsan writes
 # them to stderr only. CC chooses another compiler on the first configure.
 if [ -z "${CC:-}" ] && command -v clang >/dev/null; then

@@ -1,57 +1,93 @@
 #!/usr/bin/env bash
 # Installs what kladder needs on a Debian or Ubuntu machine (only what is
-# missing), then configures and builds it in build/. Set KLADDER_NO_INSTALL=1
-# to skip the package step (e.g. on a machine without network access).
+# missing), then configures and builds it in build/.
+#
+#   scripts/setup.sh           what kladder itself needs: a compiler, CMake,
+#                              OpenCL with PoCL (a CPU device), OpenBLAS (the
+#                              reference) and libpng (the pictures)
+#   scripts/setup.sh --tests   that, and what the test suite and the hardening
+#                              jobs use (oclgrind, CLBlast, clang, Chromium,
+#                              OpenMPI, Python's packaging tools, zsh, ...)
+#
+# Each group says what it installs and why, and apt's progress shows as a
+# count of packages set up; apt's whole output goes to /tmp/kladder-apt.log,
+# the build's to build/setup.log. Set KLADDER_NO_INSTALL=1 to skip the
+# package step (e.g. on a machine without network access).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-          libopenblas-dev libclblast1 libpng-dev oclgrind clinfo python3)
-# For the install test (tests/check_install.sh): the example built through pkg-config,
-# the .deb's dependencies read by dpkg-shlibdeps, which CPack runs on what file(1) finds.
-install_tools=(pkg-config file)
-# For the report tests: a browser to open reports in, an XML checker, the JSON
-# Schema validator. Installed apart, so that a distribution without one of them
-# still gets everything above.
-report_tools=(chromium libxml2-utils python3-jsonschema)
-# For the fuzz targets (tests/fuzz/run.sh): clang with libFuzzer. Apart too, as the
-# build above uses the system compiler and needs neither.
-fuzz_tools=(clang libclang-rt-dev)
-# For the Python package (python/): pip and setuptools install it (its test
-# installs it offline); pandas, optional and large, apart, for its DataFrames.
-python_tools=(python3-pip python3-setuptools python3-wheel)
-python_pandas=(python3-pandas)
-# For the command-line tests: the man page rendered, the zsh completion parsed.
-cli_tools=(man-db zsh)
-# For kladder-mpi and its test (mpirun -n 2): OpenMPI. Optional: without it the
-# build leaves kladder-mpi out and says so.
-mpi_tools=(openmpi-bin libopenmpi-dev)
+tests=0
+case "${1:-}" in
+"") ;;
+--tests) tests=1 ;;
+*) echo "usage: scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
+log=/tmp/kladder-apt.log
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+updated=0
 
-# install NAME...: installs the packages of the list that are missing.
+# install WHY NAME...: installs the packages of the list that are missing, saying why,
+# with a line per package apt sets up ([k/n] of what it installs, dependencies included).
 install() {
-    local missing=() sudo=""
+    local why=$1 missing=() total=0 k=0 line rc=0
+    shift
     for p in "$@"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
     done
     [ ${#missing[@]} -gt 0 ] || return 0
-    echo "setup: installing ${missing[*]}"
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    if ! { $sudo apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >>/tmp/kladder-apt.log 2>&1; then
-        echo "setup: could not install ${missing[*]} (see /tmp/kladder-apt.log); building with what is here" >&2
+    echo "setup: installing ${missing[*]}: $why"
+    if [ $updated -eq 0 ]; then
+        echo "setup:   apt-get update"
+        $sudo apt-get update -q >>"$log" 2>&1 || true
+        updated=1
+    fi
+    total=$(apt-get -s install --no-install-recommends "${missing[@]}" 2>/dev/null | grep -c '^Inst ' || true)
+    while IFS= read -r line; do
+        echo "$line" >>"$log"
+        case $line in
+        "Setting up "*)
+            k=$((k + 1))
+            echo "setup:   [$k/${total:-?}] ${line#Setting up }"
+            ;;
+        esac
+    done < <(DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends \
+        "${missing[@]}" 2>&1; echo "apt-get: exit $?")
+    rc=$(tail -n 1 "$log" | sed -n 's/^apt-get: exit //p')
+    if [ "${rc:-1}" != 0 ]; then
+        echo "setup: could not install ${missing[*]} (see $log); going on with what is here" >&2
     fi
 }
 
 if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
-    install "${packages[@]}"
-    install "${install_tools[@]}"
-    install "${report_tools[@]}"
-    install "${fuzz_tools[@]}"
-    install "${python_tools[@]}"
-    install "${python_pandas[@]}"
-    install "${cli_tools[@]}"
-    install "${mpi_tools[@]}"
+    install "to build kladder and run it on the CPU (OpenCL through PoCL), with OpenBLAS as \
+the reference and libpng for pictures" \
+        build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+        libopenblas-dev libpng-dev
+    if [ $tests -eq 1 ]; then
+        install "for the tests: a simulator that checks kernels for races (oclgrind), CLBlast \
+as a peer, clinfo and Python" oclgrind libclblast1 clinfo python3
+        # The install test: the example built through pkg-config, the .deb's dependencies
+        # read by dpkg-shlibdeps, which CPack runs on what file(1) finds.
+        install "for the install test (pkg-config, file)" pkg-config file
+        # Apart, so that a distribution without one of them still gets everything above.
+        install "for the report tests: a browser, an XML checker, a JSON Schema validator" \
+            chromium libxml2-utils python3-jsonschema
+        install "for the fuzz targets: clang with libFuzzer" clang libclang-rt-dev
+        install "for the Python package's install test" python3-pip python3-setuptools \
+            python3-wheel
+        install "for the Python package's DataFrames" python3-pandas
+        install "for the command-line tests: the man page, the zsh completion" man-db zsh
+        install "for kladder-mpi and its test" openmpi-bin libopenmpi-dev
+    fi
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc 2>/dev/null || echo 2)"
+jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p build
+echo "setup: building kladder in build/ ($jobs jobs; the log is build/setup.log)"
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j"$jobs"; } \
+    >build/setup.log 2>&1; then
+    tail -n 30 build/setup.log >&2
+    echo "setup: the build failed; build/setup.log has all of it" >&2
+    exit 1
+fi

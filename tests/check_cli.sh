@@ -87,7 +87,7 @@ bash -n "$tmp/bash" && ok "the bash completion parses" || fail "bash -n of the c
 if command -v zsh >/dev/null; then
     zsh -n "$tmp/zsh" && ok "the zsh completion parses" || fail "zsh -n of the completion" "$tmp/zsh"
 else
-    echo "no zsh here (scripts/setup.sh installs it): the zsh completion's syntax is not checked"
+    echo "no zsh here (scripts/setup.sh --tests installs it): the zsh completion's syntax is not checked"
 fi
 complete_words() { # complete_words WORD...: what the bash completion offers for the last word
     bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kladder; echo "${COMPREPLY[*]}"' \
@@ -123,6 +123,6 @@ if command -v man >/dev/null && command -v nroff >/dev/null; then
     [ -z "$missing" ] && ok "the page documents all $(wc -l <"$tmp/options") options" ||
         fail "the man page lacks: $missing"
 else
-    echo "no man or nroff here (scripts/setup.sh installs man-db): the page is not rendered"
+    echo "no man or nroff here (scripts/setup.sh --tests installs man-db): the page is not rendered"
 fi
 [ $fails = 0 ] || exit 1

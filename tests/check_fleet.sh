@@ -116,7 +116,7 @@ import json, sys
 try:
     import jsonschema, referencing
 except ImportError:
-    print("python3-jsonschema is not installed (scripts/setup.sh installs it): not validated")
+    print("python3-jsonschema is not installed (scripts/setup.sh --tests installs it): not validated")
     sys.exit(0)
 fleet = json.load(open(f"{sys.argv[1]}/kladder-fleet.schema.json"))
 run = json.load(open(f"{sys.argv[1]}/kladder-run.schema.json"))

@@ -480,7 +480,7 @@ def schema(schema_path, runs):
     try:
         import jsonschema
     except ImportError:
-        print("python3-jsonschema is not installed (scripts/setup.sh installs it); skipped")
+        print("python3-jsonschema is not installed (scripts/setup.sh --tests installs it); skipped")
         sys.exit(77)
     s = json.load(open(schema_path))
     jsonschema.Draft202012Validator.check_schema(s)

@@ -171,7 +171,7 @@ browser)
         command -v "$b" >/dev/null && { browser=$b; break; }
     done
     if [ -z "$browser" ]; then
-        echo "no Chromium (scripts/setup.sh installs the chromium package); skipped"
+        echo "no Chromium (scripts/setup.sh --tests installs the chromium package); skipped"
         exit 77
     fi
     run 0 report "$dir/sweep.json" -o "$tmp/sweep.html"

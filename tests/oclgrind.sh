@@ -11,7 +11,7 @@
 # under every check, at small blocks (the simulator is slow at -O0).
 set -u
 if ! command -v oclgrind >/dev/null; then
-    # In CI the check is required: scripts/setup.sh installs oclgrind.
+    # In CI the check is required: scripts/setup.sh --tests installs oclgrind.
     [ "${CI:-}" = true ] && { echo "FAIL: oclgrind is not installed"; exit 1; }
     echo "oclgrind is not installed (Debian package oclgrind): skipped"
     exit 77

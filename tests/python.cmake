@@ -3,7 +3,7 @@
 # cores; then pip installs it offline into a temporary directory and imports
 # it from there (skipped, 77, where pip or setuptools is absent). Included
 # from tests/CMakeLists.txt; label python. The interpreter is the system's
-# /usr/bin/python3 where there is one (scripts/setup.sh installs pip and
+# /usr/bin/python3 where there is one (scripts/setup.sh --tests installs pip and
 # setuptools for it), else python3 on PATH (-DKL_PYTHON3=... for another).
 
 find_program(KL_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)

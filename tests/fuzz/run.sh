@@ -32,8 +32,8 @@ have_libfuzzer() {
         clang -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1
 }
 if ! have_libfuzzer; then
-    echo "fuzz: clang with libFuzzer is missing; running scripts/setup.sh to install it"
-    "$root/scripts/setup.sh"
+    echo "fuzz: clang with libFuzzer is missing; running scripts/setup.sh --tests to install it"
+    "$root/scripts/setup.sh" --tests
     have_libfuzzer || { echo "fuzz: still no clang with libFuzzer (clang, libclang-rt-dev)" >&2; exit 1; }
 fi
 
