@@ -99,12 +99,13 @@ int kl_cli_outputs_close(struct outputs *o, int written, int html)
         struct kl_out_file *f = &o->files[k];
         if (!f->f)
             continue;
+        int regular = f->tmp[0] != 0; /* renamed into place: not a terminal, pipe, /dev/null */
         if (!(k == OUT_HTML ? html : written)) {
             kl_out_abort(f);
         } else if (kl_out_commit(f) != 0) {
             fprintf(stderr, "kladder: writing %s failed: %s\n", f->path, strerror(errno));
             rc = EXIT_RUNTIME;
-        } else if (o->announce && (k != OUT_HTML || o->announce_html)) {
+        } else if (o->announce && regular && (k != OUT_HTML || o->announce_html)) {
             fprintf(stderr, "kladder: wrote %s\n", f->path);
         }
     }

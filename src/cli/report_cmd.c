@@ -65,13 +65,13 @@ static int is_option(const char *a, const char *name)
 static int close_output(struct kl_out_file *o, int keep)
 {
     FILE *f = o->f ? o->f : stdout;
-    int bad = fflush(f) != 0 || ferror(f);
+    int bad = fflush(f) != 0 || ferror(f), regular = o->tmp[0] != 0;
     int err = errno;
     if (o->f && (bad || !keep))
         kl_out_abort(o);
     else if (o->f && kl_out_commit(o) != 0)
         bad = 1, err = errno;
-    else if (o->f)
+    else if (regular)
         fprintf(stderr, "kladder: wrote %s\n", o->path);
     if (!bad)
         return EXIT_OK;
