@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -45,9 +44,6 @@ QUICK: Dict[str, Any] = {"warmup": 0, "repeats": 1, "min_time": 0}
 STOP_GRACE_S = 60.0
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-# A fact of `kladder devices`: four spaces, the label padded to 30 columns, the value.
-_FACT = r"^    (\S.{29,}?) (\S.*)$"
 
 
 class KladderNotFoundError(FileNotFoundError):
@@ -164,27 +160,18 @@ def peak(*, refresh: bool = False, quick: bool = False, device: Optional[str] = 
 
 def devices(*, binary: Optional[PathLike] = None,
             env: Optional[Mapping[str, str]] = None) -> List[Device]:
-    """Every device ``kladder devices`` lists (OpenCL platforms, and CUDA where it runs)."""
-    command = [find_binary(binary), "devices"]
+    """Every device ``kladder devices`` lists (OpenCL platforms, and CUDA where it runs),
+    read from its JSON (``kladder devices --format json``)."""
+    command = [find_binary(binary), "devices", "--format", "json"]
     code, out, err = _execute(command, None, env, None)
     if code != 0:
         raise KladderError(code, _message(err, code), err, command)
-    found: List[Device] = []
-    platform = version = default = ""
-    for line in out.splitlines():
-        if line.startswith("Platform "):  # "Platform 0: NAME (VERSION)"
-            platform, _, version = line.partition(": ")[2].partition(" (")
-            version = version[:-1] if version.endswith(")") else version
-        elif line.startswith("  Device "):  # "  Device 0:0  NAME"
-            ident, _, name = line[len("  Device "):].partition("  ")
-            found.append(Device(ident.strip(), name.strip(), platform, version))
-        elif found and (fact := re.match(_FACT, line)):  # "    LABEL (padded) VALUE"
-            found[-1].facts[fact.group(1).strip()] = fact.group(2).strip()
-        elif line.startswith("Default device: "):
-            default = line[len("Default device: "):].split()[0]
-    for d in found:
-        d.default = d.id == default
-    return found
+    try:
+        listing = json.loads(out)
+    except ValueError as e:
+        raise KladderError(None, f"kladder devices wrote no JSON ({e})", err, command) from None
+    return [Device(d["id"], d["name"], d["platform"], d["platform_version"], bool(d["default"]),
+                   dict(d["facts"])) for d in listing["devices"]]
 
 
 # ---- running kladder --------------------------------------------------------------------

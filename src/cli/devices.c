@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "core/context.h"
+#include "formats/json.h"
 
 enum row_kind { ROW_STR, ROW_UINT, ROW_BYTES, ROW_SIZE, ROW_BOOL };
 
@@ -81,35 +82,78 @@ static const struct row rows[] = {
 };
 #undef F
 
-static void print_bytes(FILE *out, unsigned long long b)
+static void bytes_text(char *out, size_t n, unsigned long long b)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)b;
     int u = 0;
     while (v >= 1024.0 && u < 4 && (b % 1024 == 0 || v >= 10 * 1024.0))
         v /= 1024.0, u++;
-    fprintf(out, u ? "%.4g %s (%llu B)" : "%.0f %s", v, units[u], b);
+    snprintf(out, n, u ? "%.4g %s (%llu B)" : "%.0f %s", v, units[u], b);
 }
 
-static void print_row(FILE *out, const struct row *r, const struct kl_device_info *info)
+/* A fact's value as the table shows it. */
+static void fact_text(char *out, size_t n, const struct row *r, const struct kl_device_info *info)
 {
     const char *base = (const char *)info + r->offset;
-    fprintf(out, "    %-30s ", r->label);
     switch (r->kind) {
-    case ROW_STR: fputs(base, out); break;
-    case ROW_UINT: fprintf(out, "%u%s", *(const unsigned *)(const void *)base, r->unit); break;
-    case ROW_SIZE: fprintf(out, "%zu", *(const size_t *)(const void *)base); break;
-    case ROW_BOOL: fputs(*(const int *)(const void *)base ? "yes" : "no", out); break;
+    case ROW_STR: snprintf(out, n, "%s", base); break;
+    case ROW_UINT: snprintf(out, n, "%u%s", *(const unsigned *)(const void *)base, r->unit); break;
+    case ROW_SIZE: snprintf(out, n, "%zu", *(const size_t *)(const void *)base); break;
+    case ROW_BOOL: snprintf(out, n, "%s", *(const int *)(const void *)base ? "yes" : "no"); break;
     case ROW_BYTES:
-        print_bytes(out, (unsigned long long)*(const uint64_t *)(const void *)base);
+        bytes_text(out, n, (unsigned long long)*(const uint64_t *)(const void *)base);
         break;
     }
-    fputc('\n', out);
 }
 
-/* Every device of one backend; returns how many were shown. */
-static int list_backend(FILE *out, FILE *err, const struct kl_backend_ops *ops,
-                        const struct row *table, size_t nrows)
+/* Where the listing goes: the table, or the JSON object (first: no device written yet). */
+struct listing {
+    FILE *out, *err;
+    int json, first;
+};
+
+/* One fact: a table line, or a member of the device's "facts". */
+static void fact(struct listing *l, const char *label, const char *text, int first)
+{
+    if (!l->json) {
+        fprintf(l->out, "    %-30s %s\n", label, text);
+        return;
+    }
+    fputs(first ? "" : ", ", l->out);
+    kl_json_write_string(l->out, label);
+    fputs(": ", l->out);
+    kl_json_write_string(l->out, text);
+}
+
+/* A device's heading: the platform line before its first device, then its own line. */
+static void device_head(struct listing *l, const char *backend, const char *id,
+                        const struct kl_device_info *info, int first_of_platform,
+                        const char *platform_id, int is_default)
+{
+    if (!l->json) {
+        if (first_of_platform)
+            fprintf(l->out, "Platform %s: %s (%s)\n", platform_id, info->platform,
+                    info->platform_version);
+        fprintf(l->out, "  Device %s  %s\n", id, info->name);
+        return;
+    }
+    fputs(l->first ? "\n  {" : ",\n  {", l->out);
+    l->first = 0;
+    fputs("\"id\": ", l->out);
+    kl_json_write_string(l->out, id);
+    fprintf(l->out, ", \"backend\": \"%s\", \"name\": ", backend);
+    kl_json_write_string(l->out, info->name);
+    fputs(", \"platform\": ", l->out);
+    kl_json_write_string(l->out, info->platform);
+    fputs(", \"platform_version\": ", l->out);
+    kl_json_write_string(l->out, info->platform_version);
+    fprintf(l->out, ", \"default\": %s,\n   \"facts\": {", is_default ? "true" : "false");
+}
+
+/* Every device of one backend; returns how many were shown. def_*: the default device. */
+static int list_backend(struct listing *l, const struct kl_backend_ops *ops, const struct row *table,
+                        size_t nrows, const struct kl_backend_ops *def_ops, int def_p, int def_d)
 {
     int np = ops->platform_count(), shown = 0, cuda = table == cuda_rows;
     for (int p = 0; p < np; p++) {
@@ -117,65 +161,92 @@ static int list_backend(FILE *out, FILE *err, const struct kl_backend_ops *ops,
         for (int d = 0; d < nd; d++) {
             struct kl_device_info info;
             struct kl_err e = {{0}};
+            char id[32], pid[16], text[256];
             if (ops->device_info(p, d, &info, &e) != KL_OK) {
-                fprintf(err, "kladder: %s device %d:%d: %s\n", ops->name, p, d, e.msg);
+                fprintf(l->err, "kladder: %s device %d:%d: %s\n", ops->name, p, d, e.msg);
                 continue;
             }
-            if (d == 0 && cuda)
-                fprintf(out, "Platform cuda: %s (%s)\n", info.platform, info.platform_version);
-            else if (d == 0)
-                fprintf(out, "Platform %d: %s (%s)\n", p, info.platform, info.platform_version);
-            if (cuda)
-                fprintf(out, "  Device cuda:%d  %s\n", d, info.name);
-            else
-                fprintf(out, "  Device %d:%d  %s\n", p, d, info.name);
-            for (size_t i = 0; i < nrows; i++)
-                print_row(out, &table[i], &info);
-            fprintf(out, "    %-30s %zu / %zu / %zu\n", cuda ? "Max block dims" : "Max work-item sizes",
-                    info.max_item[0], info.max_item[1], info.max_item[2]);
+            snprintf(id, sizeof id, cuda ? "cuda:%d" : "%d:%d", cuda ? d : p, d);
+            snprintf(pid, sizeof pid, cuda ? "cuda" : "%d", p);
+            device_head(l, ops->name, id, &info, d == 0, pid,
+                        ops == def_ops && p == def_p && d == def_d);
+            for (size_t i = 0; i < nrows; i++) {
+                fact_text(text, sizeof text, &table[i], &info);
+                fact(l, table[i].label, text, i == 0);
+            }
+            snprintf(text, sizeof text, "%zu / %zu / %zu", info.max_item[0], info.max_item[1],
+                     info.max_item[2]);
+            fact(l, cuda ? "Max block dims" : "Max work-item sizes", text, 0);
+            if (l->json)
+                fputs("}}", l->out);
             shown++;
         }
     }
     return shown;
 }
 
-int kl_cli_devices(FILE *out, FILE *err)
+int kl_cli_devices(FILE *out, FILE *err, int json)
 {
-    char hint[512];
-    int shown = list_backend(out, err, &kl_backend_opencl, rows, sizeof rows / sizeof *rows);
+    char hint[512], cuda_why[512] = "";
+    struct listing l = {out, err, json, 1};
+    const struct kl_backend_ops *ops = NULL;
+    int p = -1, d = -1;
+    struct kl_err e = {{0}};
+    int have_default = kl_device_select(NULL, &ops, &p, &d, &e) == KL_OK;
+    if (json)
+        fputs("{\"devices\": [", out);
+    int shown = list_backend(&l, &kl_backend_opencl, rows, sizeof rows / sizeof *rows, ops, p, d);
     if (kl_nvidia_hint(hint, sizeof hint))
         fprintf(err, "\nkladder: %s\n", hint);
 #ifdef KLADDER_HAVE_CUDA
     if (kl_backend_cuda.platform_count() > 0) {
-        fputc('\n', out);
-        shown += list_backend(out, err, &kl_backend_cuda, cuda_rows,
-                              sizeof cuda_rows / sizeof *cuda_rows);
+        if (!json)
+            fputc('\n', out);
+        shown += list_backend(&l, &kl_backend_cuda, cuda_rows,
+                              sizeof cuda_rows / sizeof *cuda_rows, ops, p, d);
     } else {
-        kl_backend_cuda.unavailable(hint, sizeof hint);
-        fprintf(out, "\nCUDA: %s\n", hint);
+        kl_backend_cuda.unavailable(cuda_why, sizeof cuda_why);
     }
 #else
-    fprintf(out, "\nCUDA: not built into this kladder (no CUDA toolkit when it was configured)\n");
+    snprintf(cuda_why, sizeof cuda_why,
+             "not built into this kladder (no CUDA toolkit when it was configured)");
 #endif
+    if (json) {
+        char def[32] = "";
+        if (have_default)
+            snprintf(def, sizeof def, ops == &kl_backend_opencl ? "%d:%d" : "cuda:%d",
+                     ops == &kl_backend_opencl ? p : d, d);
+        fputs("\n], \"default\": ", out);
+        if (have_default)
+            kl_json_write_string(out, def);
+        else
+            fputs("null", out);
+        fputs(", \"cuda\": ", out);
+        if (cuda_why[0])
+            kl_json_write_string(out, cuda_why);
+        else
+            fputs("null", out);
+        fputs("}\n", out);
+    } else if (cuda_why[0]) {
+        fprintf(out, "\nCUDA: %s\n", cuda_why);
+    }
     if (!shown) {
         fprintf(err, "kladder: no device found. On Debian/Ubuntu, "
                      "`apt-get install pocl-opencl-icd` provides an OpenCL one on the CPU.\n");
         return 3;
     }
-    const struct kl_backend_ops *ops;
-    int p, d;
-    struct kl_err e = {{0}};
-    if (kl_device_select(NULL, &ops, &p, &d, &e) != KL_OK) {
+    if (!have_default) {
         if (getenv("KLADDER_DEVICE"))
             fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", e.msg);
-        else
+        else if (!json)
             fprintf(out, "\nNo default OpenCL device: use --backend cuda (or --device cuda:0)\n");
-    }
-    else if (ops == &kl_backend_opencl)
+    } else if (json) {
+    } else if (ops == &kl_backend_opencl) {
         fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another; "
                      "--backend cuda or --device cuda:N for CUDA)\n",
                 p, d);
-    else
+    } else {
         fprintf(out, "\nDefault device: cuda:%d (from KLADDER_DEVICE)\n", d);
+    }
     return 0;
 }

@@ -3,7 +3,12 @@
 
 #include <stdio.h>
 
-/* Prints every device; returns the process exit code. */
-int kl_cli_devices(FILE *out, FILE *err);
+/*
+ * Prints every device, as the table of facts or (json) as one JSON object:
+ * {"devices": [{"id", "backend", "name", "platform", "platform_version",
+ * "default", "facts": {label: the table's text}}], "default", "cuda"} (cuda:
+ * why CUDA shows no device, or null). Returns the process exit code.
+ */
+int kl_cli_devices(FILE *out, FILE *err, int json);
 
 #endif

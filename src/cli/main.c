@@ -642,8 +642,14 @@ static int run_cli(int argc, char **argv, char **typed)
         list_rungs(c.command, stdout);
         return 0;
     }
-    if (c.command == CMD_DEVICES)
-        return kl_cli_devices(stdout, stderr);
+    if (c.command == CMD_DEVICES) {
+        if (strcmp(c.format, "csv") == 0) {
+            fprintf(stderr, "kladder: devices: --format is table or json, not csv\n"
+                            "(kladder help devices lists the options)\n");
+            return EXIT_USAGE;
+        }
+        return kl_cli_devices(stdout, stderr, strcmp(c.format, "json") == 0);
+    }
     catch_signals();
     /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c). */
     char spec[512];

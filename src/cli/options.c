@@ -242,8 +242,8 @@ const struct cli_option kl_cli_options[] = {
      0, 0, NULL, 0, NULL,
      "read kernels from DIR (the source tree's kernels/) instead of the\ncopies built into "
      "kladder"},
-    {"--format", NULL, "FMT", ON_RUNS | ON_MGEMM, S_DEVICE, K_CHOICE, F(format), 0, 0,
-     "table csv json", 0, NULL, "table (default), csv or json"},
+    {"--format", NULL, "FMT", ON_RUNS | ON_MGEMM | ON(CMD_DEVICES), S_DEVICE, K_CHOICE, F(format),
+     0, 0, "table csv json", 0, NULL, "table (default), csv or json (devices: table or json)"},
     {"--output", "-o", "FILE", (ON_RUNS & ~ON(CMD_BLUR)) | ON_MGEMM, S_DEVICE, K_STRING, F(output),
      0, 0, NULL, 0, NULL, "write the report to FILE instead of standard output"},
     {"--json", NULL, "FILE", ON_RUNS | ON_MGEMM, S_DEVICE, K_STRING, F(json), 0, 0, NULL, 0, NULL,
