@@ -38,7 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             enum kl_metric m = kl_run_metric(&run, r);
             (void)kl_run_value(&run, r, m);
             (void)kl_run_unit(&run, m);
-            (void)kl_run_precision_peak(&run, r->precision);
+            (void)kl_run_precision_peak(&run, r->precision, r->tensor);
+        }
+        for (const char *const *p = kl_run_precisions; *p; p++) {
+            const struct kl_run_row *best, *peer;
+            (void)kl_run_fastest(&run, *p, &best, &peer);
         }
         (void)kl_run_compute_peak(&run);
         kl_run_params_text(&run, params, sizeof params);
