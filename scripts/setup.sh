@@ -27,10 +27,25 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=0
 
+# progress TOTAL: apt's output (standard input) into the log, and a line per package it
+# sets up: [k/TOTAL] NAME (VERSION).
+progress() {
+    local k=0 line
+    while IFS= read -r line; do
+        echo "$line" >>"$log"
+        case $line in
+        "Setting up "*)
+            k=$((k + 1))
+            echo "setup:   [$k/$1] ${line#Setting up }"
+            ;;
+        esac
+    done
+}
+
 # install WHY NAME...: installs the packages of the list that are missing, saying why,
 # with a line per package apt sets up ([k/n] of what it installs, dependencies included).
 install() {
-    local why=$1 missing=() total=0 k=0 line rc=0
+    local why=$1 missing=() total
     shift
     for p in "$@"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -43,18 +58,9 @@ install() {
         updated=1
     fi
     total=$(apt-get -s install --no-install-recommends "${missing[@]}" 2>/dev/null | grep -c '^Inst ' || true)
-    while IFS= read -r line; do
-        echo "$line" >>"$log"
-        case $line in
-        "Setting up "*)
-            k=$((k + 1))
-            echo "setup:   [$k/${total:-?}] ${line#Setting up }"
-            ;;
-        esac
-    done < <(DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends \
-        "${missing[@]}" 2>&1; echo "apt-get: exit $?")
-    rc=$(tail -n 1 "$log" | sed -n 's/^apt-get: exit //p')
-    if [ "${rc:-1}" != 0 ]; then
+    # pipefail: the pipeline fails where apt-get does.
+    if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends \
+        "${missing[@]}" 2>&1 | progress "${total:-?}"; then
         echo "setup: could not install ${missing[*]} (see $log); going on with what is here" >&2
     fi
 }
