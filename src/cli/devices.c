@@ -151,6 +151,15 @@ static void device_head(struct listing *l, const char *backend, const char *id,
     fprintf(l->out, ", \"default\": %s,\n   \"facts\": {", is_default ? "true" : "false");
 }
 
+/* A device's id as --device takes it: "P:D" through OpenCL, "cuda:D" through CUDA. */
+static void device_id(char *out, size_t n, const struct kl_backend_ops *ops, int p, int d)
+{
+    if (ops == &kl_backend_opencl)
+        snprintf(out, n, "%d:%d", p, d);
+    else
+        snprintf(out, n, "cuda:%d", d);
+}
+
 /* Every device of one backend; returns how many were shown. def_*: the default device. */
 static int list_backend(struct listing *l, const struct kl_backend_ops *ops, const struct row *table,
                         size_t nrows, const struct kl_backend_ops *def_ops, int def_p, int def_d)
@@ -166,8 +175,11 @@ static int list_backend(struct listing *l, const struct kl_backend_ops *ops, con
                 fprintf(l->err, "kladder: %s device %d:%d: %s\n", ops->name, p, d, e.msg);
                 continue;
             }
-            snprintf(id, sizeof id, cuda ? "cuda:%d" : "%d:%d", cuda ? d : p, d);
-            snprintf(pid, sizeof pid, cuda ? "cuda" : "%d", p);
+            device_id(id, sizeof id, ops, p, d);
+            if (cuda)
+                snprintf(pid, sizeof pid, "cuda");
+            else
+                snprintf(pid, sizeof pid, "%d", p);
             device_head(l, ops->name, id, &info, d == 0, pid,
                         ops == def_ops && p == def_p && d == def_d);
             for (size_t i = 0; i < nrows; i++) {
@@ -212,15 +224,14 @@ int kl_cli_devices(FILE *out, FILE *err, int json)
              "not built into this kladder (no CUDA toolkit when it was configured)");
 #endif
     if (json) {
-        char def[32] = "";
-        if (have_default)
-            snprintf(def, sizeof def, ops == &kl_backend_opencl ? "%d:%d" : "cuda:%d",
-                     ops == &kl_backend_opencl ? p : d, d);
+        char def[32];
         fputs("\n], \"default\": ", out);
-        if (have_default)
+        if (have_default) {
+            device_id(def, sizeof def, ops, p, d);
             kl_json_write_string(out, def);
-        else
+        } else {
             fputs("null", out);
+        }
         fputs(", \"cuda\": ", out);
         if (cuda_why[0])
             kl_json_write_string(out, cuda_why);

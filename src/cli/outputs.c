@@ -49,6 +49,16 @@ static int open_one(struct outputs *o, int k, const char *path, FILE **f, int qu
     return 0;
 }
 
+int kl_cli_commit(struct kl_out_file *f, int announce)
+{
+    int renamed = f->tmp[0] != 0; /* (kl_out_commit clears it) */
+    if (kl_out_commit(f) != 0)
+        return -1;
+    if (announce && renamed)
+        fprintf(stderr, "kladder: wrote %s\n", f->path);
+    return 0;
+}
+
 /* Forgets every file opened, leaving what was at their paths as it was. */
 void kl_cli_outputs_abort(struct outputs *o)
 {
@@ -99,14 +109,11 @@ int kl_cli_outputs_close(struct outputs *o, int written, int html)
         struct kl_out_file *f = &o->files[k];
         if (!f->f)
             continue;
-        int regular = f->tmp[0] != 0; /* renamed into place: not a terminal, pipe, /dev/null */
         if (!(k == OUT_HTML ? html : written)) {
             kl_out_abort(f);
-        } else if (kl_out_commit(f) != 0) {
+        } else if (kl_cli_commit(f, o->announce && (k != OUT_HTML || o->announce_html)) != 0) {
             fprintf(stderr, "kladder: writing %s failed: %s\n", f->path, strerror(errno));
             rc = EXIT_RUNTIME;
-        } else if (o->announce && regular && (k != OUT_HTML || o->announce_html)) {
-            fprintf(stderr, "kladder: wrote %s\n", f->path);
         }
     }
     o->main = stdout;

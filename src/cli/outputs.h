@@ -30,6 +30,12 @@ struct outputs {
 
 /* Opens --output, --json and --report (the main job's page) for c; 0 or an exit code. */
 int kl_cli_outputs_open(const struct cli *c, struct outputs *o);
+/*
+ * Renames f into place (kl_out_commit) and, where announce, says so on
+ * standard error ("kladder: wrote PATH") of a file that was renamed, not of
+ * a terminal, a pipe or /dev/null written directly. 0, or -1 with errno.
+ */
+int kl_cli_commit(struct kl_out_file *f, int announce);
 /* Forgets every file opened, leaving what was at their paths as it was. */
 void kl_cli_outputs_abort(struct outputs *o);
 /*

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli/exit.h"
+#include "cli/outputs.h"
 #include "core/util.h"
 #include "fleet/fleet.h"
 #include "report/html.h"
@@ -65,14 +66,12 @@ static int is_option(const char *a, const char *name)
 static int close_output(struct kl_out_file *o, int keep)
 {
     FILE *f = o->f ? o->f : stdout;
-    int bad = fflush(f) != 0 || ferror(f), regular = o->tmp[0] != 0;
+    int bad = fflush(f) != 0 || ferror(f);
     int err = errno;
     if (o->f && (bad || !keep))
         kl_out_abort(o);
-    else if (o->f && kl_out_commit(o) != 0)
+    else if (o->f && kl_cli_commit(o, 1) != 0)
         bad = 1, err = errno;
-    else if (regular)
-        fprintf(stderr, "kladder: wrote %s\n", o->path);
     if (!bad)
         return EXIT_OK;
     fprintf(stderr, "kladder: writing %s failed: %s\n", o->path[0] ? o->path : "the report",
