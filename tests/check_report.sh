@@ -341,7 +341,10 @@ mainjob)
     fi
     run 0 --size 8 --rung 01 "${q[@]}" --report other.html &&
         { [ "$(tail -n 1 "$tmp/out")" = "report: $tmp/work/other.html" ] || fail "--report: $(tail -n 1 "$tmp/out")"; }
-    ! grep -q "first run" "$tmp/out" || fail "the second main job measured the ceilings again"
+    ! grep -q "^kladder: first run on this device" "$tmp/out" || fail "the second main job measured the ceilings again"
+    grep -q "^ceilings: .*(the first run's brief search, " "$tmp/out" &&
+        echo "ok: the second main job's roofs name the brief search that measured them" ||
+        fail "the second main job's ceilings line does not name the brief search: $(grep '^ceilings:' "$tmp/out")"
     # JSON on standard output stays JSON; the path goes to standard error.
     "$kladder" --size 8 --rung 01 "${q[@]}" --format json >"$tmp/json" 2>"$tmp/err"
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json" || fail "--format json is not clean JSON"

@@ -26,6 +26,13 @@ if(NOT KLADDER_SANITIZE)
 endif()
 set_tests_properties(peak_cache PROPERTIES TIMEOUT 300)
 list(APPEND KL_PC_TESTS peak_quick copy_ladder peak_cache)
+# The first run's brief search against the full one: its figures within 10% (medians of
+# three); alone on the machine, since it compares speeds, and not under the sanitizers.
+if(NOT KLADDER_SANITIZE)
+  add_test(NAME peak_brief COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_brief.sh ${KL_PC_KLADDER})
+  set_tests_properties(peak_brief PROPERTIES LABELS pocl RUN_SERIAL TRUE TIMEOUT 400)
+  list(APPEND KL_PC_TESTS peak_brief)
+endif()
 
 # Bad input: a clear message and exit 2.
 set(KL_PC_QUICK --warmup 0 --repeats 1 --min-time 0)

@@ -329,7 +329,7 @@ class Peak:
         run = Run.from_json(data, exit_code, stderr, command)
         if isinstance(data.get("ceiling_values"), dict):
             ceilings = {k: (v or None) for k, v in data["ceiling_values"].items()
-                        if k != "date" and not isinstance(v, bool)}
+                        if k not in ("date", "source") and not isinstance(v, bool)}
             return cls(False, ceilings, run.device.get("name", ""), run.device.get("driver", ""),
                        run.provenance.get("date", ""), run, data)
 

@@ -304,10 +304,11 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
 
 /*
  * The main job on a device with no ceilings cached (a first run): measures
- * them and caches them, so the report's roofline and % roof are filled, and
- * says so in one line (f: the table's stream). The bandwidth search tries
- * the two vector widths where devices peak (4 words: GPUs' 16-byte accesses;
- * 16: a CPU's 64-byte vectors), a quarter of `kladder peak`'s time.
+ * them by the brief search (seconds: the figures its report uses, from the
+ * configurations the full search usually picks, each the best of three runs)
+ * and caches them, so the report's roofline and % roof are filled, and says
+ * so (f: the table's stream): a line before, where no progress line shows,
+ * and one after.
  */
 static void first_ceilings(struct kl_context *kl, FILE *f)
 {
@@ -322,7 +323,12 @@ static void first_ceilings(struct kl_context *kl, FILE *f)
     memset(&rep, 0, sizeof rep);
     kl_protocol_default(&req.protocol);
     req.seed = 1;
-    req.vec_mask = 4 | 16;
+    req.brief = 1;
+    if (!isatty(STDERR_FILENO)) { /* a terminal shows the progress line instead */
+        fprintf(f, "kladder: first run on this device: measuring its ceilings by the brief "
+                   "search (seconds)\n");
+        fflush(f);
+    }
     double t0 = kl_now();
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
     kl_progress_done();
@@ -331,7 +337,7 @@ static void first_ceilings(struct kl_context *kl, FILE *f)
         kl_ceilings_save(&kl->info, kl->ops->name, &ceil, &e) == KL_OK)
         fprintf(f,
                 "kladder: first run on this device: measured its ceilings in %.0f s (copy %.1f "
-                "GB/s, FP32 %.1f GFLOP/s; `kladder peak --refresh` searches wider) and cached "
+                "GB/s, FP32 %.1f GFLOP/s; `kladder peak` measures every figure) and cached "
                 "them in %s\n",
                 kl_now() - t0, ceil.copy_gbps, ceil.f32_gflops, path);
     else if (st != KL_ERR_INTERRUPTED)
@@ -425,6 +431,12 @@ static int run_peak(struct cli *c, struct outputs *o)
     struct kl_peak_request req;
     struct kl_ceilings ceil;
     char warn[1024], path[4096];
+    if (c->brief + c->quick + c->wide > 1) {
+        fprintf(stderr, "kladder: peak: --brief, --quick and --wide are different searches: "
+                        "choose one\n");
+        kl_cli_outputs_abort(o);
+        return EXIT_USAGE;
+    }
     int rc = open_device(c, &kl);
     if (rc) {
         kl_cli_outputs_abort(o);
@@ -436,7 +448,11 @@ static int run_peak(struct cli *c, struct outputs *o)
     int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
     if (got < 0)
         fprintf(stderr, "kladder: warning: %s\n", warn);
-    if (got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set) {
+    if (got == 1 && kl_ceilings_brief(&ceil) && !c->peak_measure)
+        fprintf(stderr,
+                "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
+                ceil.date, KL_CEILINGS_BRIEF);
+    else if (got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set) {
         int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;
         kl_ceilings_print(&ceil, &kl->info, fmt, o->main);
         if (fmt == 0)
@@ -450,6 +466,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
     req.quick = c->quick;
+    req.brief = c->brief;
     req.wide = c->wide;
     req.vec_mask = c->vec_mask;
     req.protocol = c->protocol;

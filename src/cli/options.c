@@ -370,6 +370,9 @@ const struct cli_option kl_cli_options[] = {
      set_vec, "vector widths to try for bandwidth (1, 2, 4, 8, 16; default all)"},
     {"--quick", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(quick), 1, 0, NULL, M_MEASURE, NULL,
      "a small search space (for tests; ceilings are then not cached)"},
+    {"--brief", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(brief), 1, 0, NULL, M_MEASURE, NULL,
+     "the first run's search (seconds): memory, FMA, TF32 and local memory\nfrom the "
+     "configurations the full search usually picks; cached"},
     {"--wide", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(wide), 1, 0, NULL, M_MEASURE, NULL,
      "a wider search (more elements per work-item, chains and work-group\nsizes; several times "
      "longer), to check that the default finds the maxima"},

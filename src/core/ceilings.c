@@ -187,13 +187,26 @@ void kl_ceilings_summary(const struct kl_ceilings *c, char *out, size_t n)
     }
 }
 
-/* The cache file: every figure of the table above, the three configurations and the date. */
+const char *kl_ceilings_source(const struct kl_ceilings *c)
+{
+    return c->source[0] ? c->source : KL_CEILINGS_FULL;
+}
+
+int kl_ceilings_brief(const struct kl_ceilings *c)
+{
+    return strcmp(kl_ceilings_source(c), KL_CEILINGS_BRIEF) == 0;
+}
+
+/*
+ * The cache file: every figure of the table above, the three configurations, the date and
+ * the source (the last optional: files written before it came from kladder peak).
+ */
 static const struct {
     const char *key;
     size_t offset, size;
 } strings[] = {
 #define STR(f) {#f, offsetof(struct kl_ceilings, f), sizeof(((struct kl_ceilings *)0)->f)}
-    STR(copy_cfg), STR(read_cfg), STR(write_cfg), STR(date),
+    STR(copy_cfg), STR(read_cfg), STR(write_cfg), STR(date), STR(source),
 #undef STR
 };
 #define STRING_COUNT (sizeof strings / sizeof *strings)
@@ -297,7 +310,7 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
         }
     }
     ok = ok && id_seen;
-    for (size_t i = 0; i < FIELD_COUNT && ok; i++)
+    for (size_t i = 0; i < FIELD_COUNT - 1 && ok; i++) /* all but the source */
         ok = seen[i];
     /* Another version of the format (an older kladder's) is named as such, not as damage. */
     int other = !ok && strncmp(text, "kladder-ceilings ", 17) == 0 &&

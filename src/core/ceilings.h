@@ -47,7 +47,17 @@ struct kl_ceilings {
     double h2d_pageable, d2h_pageable, h2d_pinned, d2h_pinned; /* GB/s */
     double map_gbps, unmap_gbps;
     char date[32];
+    /* What measured them: KL_CEILINGS_FULL ("kladder peak"), or KL_CEILINGS_BRIEF (the first
+     * run's brief search, which leaves the figures the main job does not need at 0). */
+    char source[48];
 };
+#define KL_CEILINGS_FULL "kladder peak"
+#define KL_CEILINGS_BRIEF "the first run's brief search"
+
+/* c's source; KL_CEILINGS_FULL where none is recorded (caches older than the field). */
+const char *kl_ceilings_source(const struct kl_ceilings *c);
+/* 1 when c came from the brief search, so `kladder peak` has figures still to measure. */
+int kl_ceilings_brief(const struct kl_ceilings *c);
 
 /*
  * Every figure of struct kl_ceilings as data: its key (the field's name, in

@@ -238,8 +238,8 @@ void kl_report_load_ceilings(struct kl_report *r)
     r->have_ceilings = got == 1;
     kl_ceilings_summary(&r->ceilings, roofs, sizeof roofs);
     if (got == 1)
-        snprintf(r->ceiling_note, sizeof r->ceiling_note, "%s (kladder peak, %s)", roofs,
-                 r->ceilings.date);
+        snprintf(r->ceiling_note, sizeof r->ceiling_note, "%s (%s, %s)", roofs,
+                 kl_ceilings_source(&r->ceilings), r->ceilings.date);
     else
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "%s%snone measured for this device: `kladder peak` measures them",

@@ -296,15 +296,15 @@ static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_j
         kl_ceiling_set(&got, d, value > 0 && isfinite(value) ? value : 0);
     }
     const char *date = str(c, v, w, "date");
+    const struct kl_json *source = optional(c, v, w, "source", KL_JSON_STRING);
     if (c->failed)
         return;
     *k = got;
     snprintf(k->date, sizeof k->date, "%s", date);
+    snprintf(k->source, sizeof k->source, "%s", source ? source->string : "");
     run->have_ceil = k->copy_gbps > 0;
-    snprintf(run->ceil_source, sizeof run->ceil_source,
-             "measured by kladder peak (%s), as the "
-             "run used them",
-             k->date);
+    snprintf(run->ceil_source, sizeof run->ceil_source, "measured by %s (%s), as the run used them",
+             kl_ceilings_source(k), k->date);
 }
 
 /* The run's name and its directory (for image paths relative to the file); 0 or -1. */
@@ -503,8 +503,8 @@ void kl_run_find_ceilings(struct kl_run *run)
         run->ceil.copy_gbps > 0) {
         run->have_ceil = 1;
         snprintf(run->ceil_source, sizeof run->ceil_source,
-                 "measured by kladder peak (%s), from its cache for this device and driver",
-                 run->ceil.date);
+                 "measured by %s (%s), from its cache for this device and driver",
+                 kl_ceilings_source(&run->ceil), run->ceil.date);
         return;
     }
     memset(&run->ceil, 0, sizeof run->ceil);

@@ -557,8 +557,8 @@ void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone
     snprintf(title, sizeof title, "%s roofline: %s against arithmetic intensity", run->workload,
              unit);
     if (run->have_ceil)
-        snprintf(sub, sizeof sub, "%s · %s · roofs from kladder peak, %s", params, run->dev_name,
-                 run->ceil.date);
+        snprintf(sub, sizeof sub, "%s · %s · roofs from %s, %s", params, run->dev_name,
+                 kl_ceilings_source(&run->ceil), run->ceil.date);
     else
         snprintf(sub, sizeof sub, "%s · %s", params, run->dev_name);
     svg_open(out, RF_W, RF_H, standalone, "roofline", id, title);

@@ -408,7 +408,8 @@ static void json_ceilings(FILE *out, const struct kl_report *r)
         json_num(out, v, v > 0);
         fputs(", ", out);
     }
-    json_kv(out, "", "date", c->date, "},\n");
+    json_kv(out, "", "date", c->date, ", ");
+    json_kv(out, "", "source", kl_ceilings_source(c), "},\n");
     fputs("  \"ceiling_figures\": [\n", out);
     for (int i = 0; i < kl_ceiling_count; i++) {
         const struct kl_ceiling_def *d = &kl_ceiling_defs[i];

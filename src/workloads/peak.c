@@ -22,6 +22,12 @@
 
 const struct kl_protocol kl_peak_search_protocol = {1, 3, 0.01, 1000};
 
+/* A row's rate: its operations per second where it counts any, else its bytes per second. */
+static double row_rate(const struct kl_result *r)
+{
+    return (r->flops > 0 ? r->flops : r->bytes) / r->median_s;
+}
+
 /* ---- memory bandwidth ------------------------------------------------------ */
 
 enum bw_kind { BW_COPY, BW_READ, BW_WRITE };
@@ -244,44 +250,74 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
 /*
  * The search space of kind k at width vec: EPI x work-group size; for reads
  * on a GPU also a persistent grid, and at width 4 on NVIDIA's GPUs loads
- * through PTX with an L2 prefetch hint.
+ * through PTX with an L2 prefetch hint. The brief space holds what the full
+ * one picks on the devices measured (docs/RESULTS.md): EPI 1 on GPUs, 4 or 8
+ * on CPUs; 256 work-items a group, and on CPUs 1024 too (fewer groups for
+ * PoCL's threads to schedule).
  */
 static int bw_space(enum bw_kind k, int vec, const struct kl_peak_request *req,
                     const struct kl_context *kl, struct bw_config *out)
 {
-    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3};
-    static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64};
-    int quick = req->quick, n = 0, grids = k == BW_READ && kl->info.is_gpu && !quick ? 2 : 1;
+    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3},
+                     epis_brief[] = {1, 4, 8};
+    static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64},
+                        wgs_brief[] = {256, 1024};
+    const int *epis = req->quick ? epis_quick : req->brief ? epis_brief : epis_all;
+    const size_t *wgs = req->quick ? wgs_quick : req->brief ? wgs_brief : wgs_all;
+    int n_epi = req->quick ? 2 : req->brief ? 3 : req->wide ? 5 : 4;
+    int n_wg = req->quick ? 1 : req->brief ? (kl->info.is_gpu ? 1 : 2) : 5;
+    int n = 0, grids = k == BW_READ && kl->info.is_gpu && !req->quick ? 2 : 1;
     int loads = grids == 2 && vec == 4 && kl_contains_nocase(kl->info.vendor, "nvidia") ? 2 : 1;
-    for (int i = 0; i < (quick ? 2 : req->wide ? 5 : 4); i++)
-        for (int j = 0; j < (quick ? 1 : 5); j++)
+    for (int i = 0; i < n_epi; i++)
+        for (int j = 0; j < n_wg; j++)
             for (int p = 0; p < grids * loads; p++) {
-                size_t wg = quick ? wgs_quick[j] : wgs_all[j];
-                out[n++] = (struct bw_config){vec, quick ? epis_quick[i] : epis_all[i],
-                                              wg < kl->info.max_wg ? wg : kl->info.max_wg,
-                                              p % 2, p / 2};
+                size_t wg = wgs[j] < kl->info.max_wg ? wgs[j] : kl->info.max_wg;
+                out[n++] = (struct bw_config){vec, epis[i], wg, p % 2, p / 2};
             }
     return n;
 }
 
+/* bw_run as a kl_peak_rate_fn, for kl_peak_final: one kind and configuration, verified. */
+struct bw_final {
+    struct bw_session *s;
+    enum bw_kind k;
+    struct bw_config c;
+};
+static enum kl_status bw_final_run(struct kl_context *kl, const void *cfg, int quick,
+                                   const struct kl_protocol *proto, struct kl_result *res)
+{
+    const struct bw_final *f = cfg;
+    (void)kl, (void)quick;
+    return bw_run(f->s, f->k, f->c, proto, 1, res);
+}
+
 /*
- * For kind k and width vec, times every configuration of its space with the
- * light protocol (each verified too when quick), then verifies the fastest
- * and measures it with the full protocol into a new report row. A check
- * that fails makes the row failed, with the configuration that failed.
+ * For kind k, times every configuration of the spaces of the vector widths
+ * in mask (bit w for width w) with the light protocol (each verified too
+ * when quick), then verifies the fastest and measures it with the full
+ * protocol (kl_peak_final) into a new report row: "copy_v4" for one width,
+ * "copy" for several. A check that fails makes the row failed, with the
+ * configuration that failed.
  */
-static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, int vec, int quick,
+static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, unsigned mask, int quick,
                                 const struct kl_peak_request *req, struct kl_report *rep,
                                 struct kl_result **best_row)
 {
-    struct bw_config space[128], best = {0, 0, 0, 0, 0};
-    int n = bw_space(k, vec, req, s->kl, space);
+    struct bw_config space[160], best = {0, 0, 0, 0, 0};
     struct kl_context *kl = s->kl;
-    double best_time = 0;
+    int n = 0, widths = 0;
+    double best_rate = 0;
     char name[32];
     enum kl_status st;
 
-    snprintf(name, sizeof name, "%s_v%d", bw_name[k], vec);
+    for (int vec = 1; vec <= 16; vec *= 2)
+        if (mask & (unsigned)vec) {
+            snprintf(name, sizeof name, "%s_v%d", bw_name[k], vec);
+            n += bw_space(k, vec, req, kl, space + n); /* at most 100 a width: brief's 3 fit */
+            widths++;
+        }
+    if (widths > 1)
+        snprintf(name, sizeof name, "%s", bw_name[k]);
     for (int i = 0; i < n; i++) {
         struct kl_result trial;
         memset(&trial, 0, sizeof trial);
@@ -298,32 +334,32 @@ static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, int vec, i
             snprintf(bad->rung, sizeof bad->rung, "%s", name);
             return KL_OK;
         }
-        if (!best.vec || trial.median_s < best_time) {
+        if (!best.vec || row_rate(&trial) > best_rate) {
             best = space[i];
-            best_time = trial.median_s;
+            best_rate = row_rate(&trial);
         }
     }
     if (!best.vec)
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "no work-group size fits %s", name);
     struct kl_result *res = kl_report_add(rep, name, NULL);
+    const struct bw_final final = {s, k, best};
     if (!res)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = bw_run(s, k, best, &req->protocol, 1, res)) != KL_OK)
+    if ((st = kl_peak_final(kl, bw_final_run, &final, quick, req, res)) != KL_OK)
         return st;
     *best_row = res;
     return KL_OK;
 }
 
-/* Builds every bandwidth kernel the widths of req will try, at once where that is faster. */
-static void bw_prefetch(struct kl_context *kl, const struct kl_peak_request *req)
+/* Builds every bandwidth kernel the widths of mask will try, at once where that is faster. */
+static void bw_prefetch(struct kl_context *kl, const struct kl_peak_request *req, unsigned mask)
 {
-    unsigned mask = req->vec_mask;
     struct kl_kernel_want want[3 * 5 * 5 * 2];
     struct bw_config space[128];
     int n = 0;
     for (int k = BW_COPY; k <= BW_WRITE; k++)
         for (int vec = 1; vec <= 16; vec *= 2) {
-            if (mask && !(mask & (unsigned)vec))
+            if (!(mask & (unsigned)vec))
                 continue;
             int m = bw_space((enum bw_kind)k, vec, req, kl, space);
             for (int i = 0; i < m; i++) {
@@ -524,21 +560,41 @@ enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const 
     return KL_OK;
 }
 
+enum kl_status kl_peak_final(struct kl_context *kl, kl_peak_rate_fn measure, const void *cfg,
+                             int quick, const struct kl_peak_request *req, struct kl_result *res)
+{
+    const struct kl_result blank = *res; /* the row as added: its name */
+    for (int i = 0; i < (quick ? 1 : KL_PEAK_FINALS); i++) {
+        struct kl_result run = blank;
+        enum kl_status st = measure(kl, cfg, quick, &req->protocol, &run);
+        if (st != KL_OK)
+            return st;
+        if (i == 0 || run.status == KL_RESULT_FAILED || row_rate(&run) > row_rate(res))
+            *res = run;
+        if (run.status == KL_RESULT_FAILED)
+            break;
+    }
+    return KL_OK;
+}
+
 enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_peak_rate_fn measure,
                                    const void *cfgs, size_t size, int n, int quick,
                                    const struct kl_peak_request *req, struct kl_report *rep,
                                    double *gflops)
 {
-    const char *cfg = cfgs, *best = NULL;
+    const char *cfg = cfgs, *best = n == 1 ? cfg : NULL;
     double best_rate = 0;
+    char why[256] = "";
     enum kl_status st;
     *gflops = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && n > 1; i++) { /* one configuration needs no search */
         struct kl_result trial;
         memset(&trial, 0, sizeof trial);
         st = measure(kl, cfg + (size_t)i * size, quick, &kl_peak_search_protocol, &trial);
-        if (st == KL_ERR_UNSUPPORTED)
-            continue; /* this configuration cannot run here (kl->err says why): the next */
+        if (st == KL_ERR_UNSUPPORTED) { /* cannot run here (kl->err says why): the next */
+            snprintf(why, sizeof why, "%.255s", kl->err.msg);
+            continue;
+        }
         if (st != KL_OK)
             return st;
         if (trial.status == KL_RESULT_FAILED) {
@@ -549,38 +605,45 @@ enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_p
             snprintf(bad->rung, sizeof bad->rung, "%s", name);
             return KL_OK;
         }
-        double rate = trial.flops / trial.median_s;
-        if (!best || rate > best_rate) {
-            best_rate = rate;
+        if (!best || row_rate(&trial) > best_rate) {
+            best_rate = row_rate(&trial);
             best = cfg + (size_t)i * size;
         }
     }
     if (!best)
-        return kl_peak_skip(kl, rep, name, "%s", kl->err.msg);
+        return kl_peak_skip(kl, rep, name, "%s", why);
     struct kl_result *res = kl_report_add(rep, name, NULL);
     if (!res)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = measure(kl, best, quick, &req->protocol, res)) != KL_OK)
+    st = kl_peak_final(kl, measure, best, quick, req, res);
+    if (st == KL_ERR_UNSUPPORTED) { /* the one configuration, found unable to run */
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note, "%.511s", kl->err.msg);
+        return KL_OK;
+    }
+    if (st != KL_OK)
         return st;
-    *gflops = res->status == KL_RESULT_VERIFIED ? res->flops / res->median_s * 1e-9 : 0;
+    *gflops = res->status == KL_RESULT_VERIFIED ? row_rate(res) * 1e-9 : 0;
     return KL_OK;
 }
 
 /*
  * The configurations the FMA search tries (VEC, CHAINS): n of them into runs
- * of type t; a wide search adds five more.
+ * of type t; a wide search adds five more. The brief space holds what the
+ * full one picks on the devices measured: 16x4 and 1x16 on the H100, 8x8,
+ * 4x8 and 16x4 on a CPU.
  */
 static int fma_space(enum kl_type t, const struct kl_peak_request *req, struct fma_run *runs)
 {
-    static const struct {
+    static const struct fma_shape {
         int vec, chains;
     } all[] = {{1, 8}, {1, 16}, {2, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 8}, {16, 4}, {16, 8},
                {2, 4}, {2, 16}, {8, 4}, {8, 16}, {16, 16}},
-      some[] = {{1, 8}, {4, 4}};
-    int quick = req->quick, n = quick ? 2 : req->wide ? 14 : 9;
+      some[] = {{1, 8}, {4, 4}}, brief[] = {{1, 16}, {4, 8}, {8, 8}, {16, 4}};
+    const struct fma_shape *space = req->quick ? some : req->brief ? brief : all;
+    int n = req->quick ? 2 : req->brief ? 4 : req->wide ? 14 : 9;
     for (int i = 0; i < n; i++)
-        runs[i] = (struct fma_run){t, quick ? some[i].vec : all[i].vec,
-                                   quick ? some[i].chains : all[i].chains};
+        runs[i] = (struct fma_run){t, space[i].vec, space[i].chains};
     return n;
 }
 
@@ -907,8 +970,9 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
 
     rep->workload = "peak";
     snprintf(rep->sizes, sizeof rep->sizes, "buffers of %.1f MiB", bytes / 1048576.0);
-    snprintf(rep->size_json, sizeof rep->size_json, "\"bytes\": %zu, \"quick\": %s", bytes,
-             req->quick ? "true" : "false");
+    snprintf(rep->size_json, sizeof rep->size_json,
+             "\"bytes\": %zu, \"quick\": %s, \"brief\": %s", bytes,
+             req->quick ? "true" : "false", req->brief ? "true" : "false");
     rep->type = KL_FLOAT;
     rep->seed = req->seed;
     snprintf(rep->reference, sizeof rep->reference,
@@ -920,10 +984,14 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     kl_utc_now(rep->date, sizeof rep->date);
     kl_report_provenance(rep, kl);
     snprintf(c->date, sizeof c->date, "%s", rep->date);
+    snprintf(c->source, sizeof c->source, "%s", req->brief ? KL_CEILINGS_BRIEF : KL_CEILINGS_FULL);
+    /* Brief: the widths where devices peak (4 words: GPUs' 16-byte accesses; 8 and 16: CPUs'
+     * 32- and 64-byte vectors). */
+    unsigned vec_mask = req->vec_mask ? req->vec_mask : req->brief ? 4 | 8 | 16 : 0x1f;
 
     /* Memory: every kind × vector width; the best of each kind is its ceiling. */
     kl_progress_step(0, 17, "peak: building the bandwidth kernels");
-    bw_prefetch(kl, req);
+    bw_prefetch(kl, req, vec_mask);
     if ((st = bw_init(&s, kl, bytes, req->seed)) != KL_OK)
         goto done;
     double *gbps[] = {&c->copy_gbps, &c->read_gbps, &c->write_gbps};
@@ -931,11 +999,12 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     for (int k = BW_COPY; k <= BW_WRITE; k++) {
         for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
             struct kl_result *row = NULL;
-            if (req->vec_mask && !(req->vec_mask & (unsigned)widths[w]))
-                continue;
+            unsigned bit = (unsigned)widths[w];
+            if (!(vec_mask & bit) || (req->brief && (vec_mask & (bit - 1))))
+                continue; /* brief: one search over every width, at the first */
+            unsigned search = req->brief ? vec_mask : bit;
             kl_progress_step(k * 5 + (int)w, 17, "peak: bandwidth, vectors of %d", widths[w]);
-            if ((st = bw_search(&s, (enum bw_kind)k, widths[w], req->quick, req, rep, &row)) !=
-                KL_OK)
+            if ((st = bw_search(&s, (enum bw_kind)k, search, req->quick, req, rep, &row)) != KL_OK)
                 goto done;
             if (row && row->status == KL_RESULT_VERIFIED) {
                 double rate = row->bytes / row->median_s * 1e-9;
@@ -956,18 +1025,20 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
         (kl->info.fp64 &&
          (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
         (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK ||
-        (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK ||
+        (!req->brief && (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK) ||
         (st = kl_peak_tensor(kl, req, rep, c)) != KL_OK)
         goto done;
     kl_progress_step(16, 17, "peak: the memory hierarchy");
     if ((st = kl_peak_memory(kl, req, rep, c)) != KL_OK)
         goto done;
 
-    kl_progress_step(16, 17, "peak: launch latency and transfers");
-    if ((st = measure_latency(kl, req, rep, c)) != KL_OK ||
-        (st = measure_transfers(kl, bytes < XFER_BYTES ? bytes : XFER_BYTES, req, rep, c)) !=
-            KL_OK)
-        goto done;
+    if (!req->brief) { /* the main job's report needs neither */
+        kl_progress_step(16, 17, "peak: launch latency and transfers");
+        if ((st = measure_latency(kl, req, rep, c)) != KL_OK ||
+            (st = measure_transfers(kl, bytes < XFER_BYTES ? bytes : XFER_BYTES, req, rep, c)) !=
+                KL_OK)
+            goto done;
+    }
     kl_report_finish(rep);
     /* The run's JSON carries what it measured, as other runs carry the roofs they used
      * (after finish: peak's rows are not judged against themselves). */
@@ -1016,14 +1087,16 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
         kl_json_write_string(out, dev->driver_version);
         fputs(", \"date\": ", out);
         kl_json_write_string(out, c->date);
+        fputs(", \"source\": ", out);
+        kl_json_write_string(out, kl_ceilings_source(c));
         for (int i = 0; i < kl_ceiling_count; i++)
             fprintf(out, ",\n \"%s\": %.6g", kl_ceiling_defs[i].key,
                     kl_ceiling_value(c, &kl_ceiling_defs[i]));
         fputs("}\n", out);
         return;
     }
-    fprintf(out, "kladder peak  %s (driver %s), measured %s\n", dev->name, dev->driver_version,
-            c->date);
+    fprintf(out, "kladder peak  %s (driver %s), measured %s by %s\n", dev->name,
+            dev->driver_version, c->date, kl_ceilings_source(c));
     for (int i = 0; i < kl_ceiling_count; i++) {
         const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
         double v = kl_ceiling_value(c, d), spec = kl_ceiling_spec(d, dev, basis, sizeof basis);

@@ -15,6 +15,8 @@
 struct kl_peak_request {
     size_t bytes;      /* buffer size for bandwidth and transfers; 0: chosen by device */
     int quick;         /* a small search space (tests) */
+    int brief;         /* the first run's search: the configurations the full search picks on
+                          common devices, and only the figures the main job's report uses */
     int wide;          /* a wider search space than the default (checks that it finds the maxima) */
     unsigned vec_mask; /* bandwidth vector widths to try (bit w for width w); 0: all */
     struct kl_protocol protocol;

@@ -119,63 +119,6 @@ static void size_text(char *out, size_t n, double bytes)
     snprintf(out, n, "%.*f %s", bytes == (double)(long long)bytes ? 0 : 1, bytes, unit[u]);
 }
 
-/* The row's rate in work per second: its operations where it counts any, else bytes. */
-static double row_rate(const struct kl_result *r)
-{
-    return (r->flops > 0 ? r->flops : r->bytes) / r->median_s;
-}
-
-/*
- * The n configurations at cfgs (size bytes apart) timed by the search
- * protocol (no search when n is 1), the fastest timed again by req's as
- * the row NAME; *index is the row. A configuration that fails its check is
- * the row instead; one the device cannot run is passed over, and when none
- * can, the row is skipped with the last reason.
- */
-static enum kl_status best_of(struct kl_context *kl, const char *name, kl_peak_rate_fn measure,
-                              const void *cfgs, size_t size, int n, int quick,
-                              const struct kl_peak_request *req, struct kl_report *rep, int *index)
-{
-    const char *cfg = cfgs, *best = n == 1 ? cfg : NULL;
-    double best_rate = 0;
-    char why[256] = "";
-    enum kl_status st;
-    for (int i = 0; i < n && n > 1; i++) {
-        struct kl_result trial;
-        memset(&trial, 0, sizeof trial);
-        st = measure(kl, cfg + (size_t)i * size, quick, &kl_peak_search_protocol, &trial);
-        if (st == KL_ERR_UNSUPPORTED) {
-            snprintf(why, sizeof why, "%.255s", kl->err.msg);
-            continue;
-        }
-        if (st != KL_OK)
-            return st;
-        if (trial.status == KL_RESULT_FAILED) {
-            if ((*index = add_row(kl, rep, name)) < 0)
-                return KL_ERR_NO_MEMORY;
-            rep->results[*index] = trial;
-            snprintf(rep->results[*index].rung, sizeof trial.rung, "%s", name);
-            return KL_OK;
-        }
-        if (!best || row_rate(&trial) > best_rate) {
-            best = cfg + (size_t)i * size;
-            best_rate = row_rate(&trial);
-        }
-    }
-    if (!best)
-        return kl_peak_skip(kl, rep, name, "%s", why);
-    if ((*index = add_row(kl, rep, name)) < 0)
-        return KL_ERR_NO_MEMORY;
-    st = measure(kl, best, quick, &req->protocol, &rep->results[*index]);
-    if (st == KL_ERR_UNSUPPORTED) {
-        rep->results[*index].status = KL_RESULT_SKIPPED;
-        snprintf(rep->results[*index].note, sizeof rep->results[*index].note, "%.511s",
-                 kl->err.msg);
-        return KL_OK;
-    }
-    return st;
-}
-
 /* The work-items whose results are checked: the first, the last and 14 spread between. */
 #define SAMPLES 16
 static size_t sample_gid(size_t global, int i)
@@ -280,23 +223,16 @@ static enum kl_status measure_local(struct kl_context *kl, const struct kl_peak_
                                            {1, 1024}, {2, 1024}, {4, 1024}},
                                   some[] = {{1, 64}, {4, 64}};
     enum kl_status st;
-    int row;
     if (kl->info.local_mem < LOCAL_WORDS * 4)
         return kl_peak_skip(
             kl, rep, "local_bw",
             "the kernel's 16 KiB array does not fit the device's %llu bytes of local "
             "memory",
             (unsigned long long)kl->info.local_mem);
-    st = best_of(kl, "local_bw", local_measure, req->quick ? some : all, sizeof *all,
-                 req->quick ? 2 : 6, req->quick, req, rep, &row);
-    if (st != KL_OK)
-        return st;
-    const struct kl_result *r = &rep->results[row];
-    if (r->status == KL_RESULT_VERIFIED) {
-        c->shared_gbps = r->bytes / r->median_s * 1e-9;
-        c->shared_cu_gbps = c->shared_gbps / (kl->info.compute_units ? kl->info.compute_units : 1);
-    }
-    return KL_OK;
+    st = kl_peak_rate_search(kl, "local_bw", local_measure, req->quick ? some : all, sizeof *all,
+                             req->quick ? 2 : 6, req->quick, req, rep, &c->shared_gbps);
+    c->shared_cu_gbps = c->shared_gbps / (kl->info.compute_units ? kl->info.compute_units : 1);
+    return st;
 }
 
 /* ---- the working sets of the sweeps ------------------------------------------------ */
@@ -952,8 +888,9 @@ enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_reques
                               struct kl_report *rep, struct kl_ceilings *c)
 {
     enum kl_status st;
-    if ((st = measure_local(kl, req, rep, c)) != KL_OK ||
-        (st = measure_caches(kl, req, rep, c)) != KL_OK ||
+    if ((st = measure_local(kl, req, rep, c)) != KL_OK || req->brief) /* brief: local only */
+        return st;
+    if ((st = measure_caches(kl, req, rep, c)) != KL_OK ||
         (st = measure_latency(kl, req, rep, c)) != KL_OK ||
         (st = atomic_row(kl, AT_ONE, req, rep, &c->atomic_one_gops)) != KL_OK ||
         (st = atomic_row(kl, AT_SPREAD, req, rep, &c->atomic_spread_gops)) != KL_OK ||

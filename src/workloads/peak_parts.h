@@ -24,8 +24,18 @@ typedef enum kl_status (*kl_peak_rate_fn)(struct kl_context *kl, const void *cfg
                                           const struct kl_protocol *proto, struct kl_result *res);
 
 /*
+ * The final measurement of a search's best configuration cfg into res, by
+ * req's protocol, done KL_PEAK_FINALS times (once when quick): the fastest
+ * run is kept, since a disturbance (another process, a clock dip) can slow
+ * a run down but never speed one up. A run that fails its check is kept.
+ */
+#define KL_PEAK_FINALS 3
+enum kl_status kl_peak_final(struct kl_context *kl, kl_peak_rate_fn measure, const void *cfg,
+                             int quick, const struct kl_peak_request *req, struct kl_result *res);
+
+/*
  * The n configurations at cfgs (size bytes apart) each timed by the search
- * protocol; the fastest measured again by req's protocol as the report row
+ * protocol; the fastest measured again (kl_peak_final) as the report row
  * NAME, its rate in *gflops (0 unless verified). A configuration that fails
  * its check is the row instead; one that cannot run here (KL_ERR_UNSUPPORTED)
  * is passed over, and when none can, the row is skipped with the last reason.
@@ -50,7 +60,8 @@ enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const 
 enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_request *req,
                                    struct kl_report *rep, struct kl_ceilings *c);
 
-/* The tensor cores: every precision's mma.sync and wgmma rows, and their figures in c. */
+/* The tensor cores: every precision's mma.sync and wgmma rows (TF32's only when brief),
+ * and their figures in c. */
 enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_request *req,
                               struct kl_report *rep, struct kl_ceilings *c);
 
@@ -58,7 +69,7 @@ enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_reques
  * The memory hierarchy: local-memory bandwidth, the read sweep over working
  * sets (its curve, each cache level's plateau and where it ends), the
  * latency of each level by a pointer chase, and atomics; rows in rep,
- * figures in c.
+ * figures in c. A brief request measures local memory only.
  */
 enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_request *req,
                               struct kl_report *rep, struct kl_ceilings *c);
