@@ -101,7 +101,7 @@ static enum kl_status compile_for(const char *body, const char *name, const char
     free(text);
     if (st != KL_OK)
         return st;
-    st = kl_nvrtc_compile(src, name, options, cc / 10, cc % 10, &image, &size, e);
+    st = kl_nvrtc_compile(src, name, options, cc / 10, cc % 10, &image, &size, NULL, e);
     if (st == KL_OK && (size < 4 || memcmp(image, "\177ELF", 4) != 0))
         st = kl_fail(e, KL_ERR_BACKEND, "the CUBIN of %s is not an ELF image", name);
     free(image);
@@ -208,7 +208,7 @@ static void test_prelude(void)
     /* An architecture that does not exist: refused with a clear message. */
     char *image = NULL;
     size_t size = 0;
-    st = kl_nvrtc_compile("extern \"C\" __global__ void k() {}", "arch.cu", "", 1, 0, &image, &size,
+    st = kl_nvrtc_compile("extern \"C\" __global__ void k() {}", "arch.cu", "", 1, 0, &image, &size, NULL,
                           &e);
     CHECK(st != KL_OK && image == NULL && strstr(e.msg, "sm_10"),
           "compiling for sm_10 gave status %d: %s", (int)st, e.msg);

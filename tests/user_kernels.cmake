@@ -9,6 +9,10 @@ set(KL_UK_TESTS "")
 add_test(NAME user_templates COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_templates.sh
          $<TARGET_FILE:kladder-cli>)
 list(APPEND KL_UK_TESTS user_templates)
+# A successful build's warnings go to the report's build_logs, never to the terminal.
+add_test(NAME user_build_log COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_build_log.sh
+         $<TARGET_FILE:kladder-cli>)
+list(APPEND KL_UK_TESTS user_build_log)
 
 # (No ";" in a regex: CMake would split it.)
 function(kl_uk name code regex file)

@@ -183,6 +183,12 @@ struct kl_backend_ops {
     int (*parallel_builds)(struct kl_dev *dev);
     /* The largest work-group this compiled kernel can run with. */
     size_t (*kernel_max_wg)(struct kl_kernel *k);
+    /*
+     * What the compiler said about this successful build (its warnings, as
+     * its log and its standard error had them): "" where it said nothing.
+     * Kept for the report's build logs, never printed. NULL: not told.
+     */
+    const char *(*kernel_log)(struct kl_kernel *k);
     /* Its parameters, as far as the API tells. */
     void (*kernel_signature)(struct kl_kernel *k, struct kl_kernel_sig *sig);
     /*

@@ -45,6 +45,7 @@ struct kl_kernel {
     CUfunction fn;
     size_t max_wg;
     size_t shared_set; /* dynamic shared memory the kernel is allowed so far */
+    char *log;         /* what NVRTC said of the build; NULL: nothing */
 };
 
 /*
@@ -430,7 +431,13 @@ static void cuda_kernel_free(struct kl_kernel *k)
         return;
     if (k->module)
         cu.cuModuleUnload(k->module);
+    free(k->log);
     free(k);
+}
+
+static const char *cuda_kernel_log(struct kl_kernel *k)
+{
+    return k->log ? k->log : "";
 }
 
 /*
@@ -465,7 +472,8 @@ static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const c
     *out = NULL;
     if (!k)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    st = kl_nvrtc_compile(source, entry, options, dev->cc_major, dev->cc_minor, &image, &size, e);
+    st = kl_nvrtc_compile(source, entry, options, dev->cc_major, dev->cc_minor, &image, &size,
+                          &k->log, e);
     if (st != KL_OK)
         goto fail;
     save_cubin(entry, options, image, size);
@@ -803,6 +811,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .kernel_free = cuda_kernel_free,
     .parallel_builds = cuda_parallel_builds,
     .kernel_max_wg = cuda_kernel_max_wg,
+    .kernel_log = cuda_kernel_log,
     .kernel_signature = cuda_kernel_signature,
     .kernel_resources = cuda_kernel_resources,
     .launch = cuda_launch,

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
+
 /* The NVRTC entry points used, with their C types. */
 typedef nvrtcResult (*create_fn)(nvrtcProgram *, const char *, const char *, int,
                                  const char *const *, const char *const *);
@@ -156,7 +158,7 @@ static int split_options(const char *options, int extra, char **copy, const char
 
 enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char *options,
                                 int cc_major, int cc_minor, char **image, size_t *size,
-                                struct kl_err *e)
+                                char **messages, struct kl_err *e)
 {
     char arch_opt[64], supported[1024];
     char *copy = NULL, *log = NULL;
@@ -167,6 +169,8 @@ enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char
 
     *image = NULL;
     *size = 0;
+    if (messages)
+        *messages = NULL;
     if (!ensure_loaded())
         return kl_fail(e, KL_ERR_BACKEND, "%s", nv.why);
     if (cc_major < 1 || cc_major > 99 || cc_minor < 0 || cc_minor > 9)
@@ -246,6 +250,15 @@ enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char
         goto done;
     }
     *size = n;
+    if (messages) { /* a successful compile's warnings */
+        size_t len = 0;
+        if (nv.log_size(prog, &len) == NVRTC_SUCCESS && len > 0 && (log = malloc(len + 1)) &&
+            nv.log(prog, log) == NVRTC_SUCCESS)
+            log[len] = '\0';
+        else if (log)
+            log[0] = '\0';
+        *messages = kl_compiler_messages(log, NULL, 0);
+    }
 done:
     if (prog)
         nv.destroy(&prog);

@@ -23,12 +23,14 @@ int kl_nvrtc_available(char *why, size_t n);
  * Compiles CUDA C++ source (name: the file, for messages) with kladder's
  * option string ("-DKL_T_FLOAT -DBS=256 ...", split on spaces) for compute
  * capability major.minor: C++17, the real architecture sm_XY, so the result
- * is CUBIN. On success *image is malloc'd CUBIN of *size bytes (the caller
- * frees it). A compile error returns KL_ERR_BUILD with NVRTC's log in the
- * message; a missing NVRTC KL_ERR_BACKEND.
+ * is CUBIN. On success *image is malloc'd CUBIN of *size bytes, and, where
+ * messages is not NULL, *messages what NVRTC said (its warnings; "" where
+ * nothing; NULL without memory); the caller frees both. A compile error
+ * returns KL_ERR_BUILD with NVRTC's log in the message; a missing NVRTC
+ * KL_ERR_BACKEND.
  */
 enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char *options,
                                 int cc_major, int cc_minor, char **image, size_t *size,
-                                struct kl_err *e);
+                                char **messages, struct kl_err *e);
 
 #endif /* KL_NVRTC_H */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "core/util.h"
 
 struct kl_dev {
     cl_platform_id platform;
@@ -38,7 +39,8 @@ struct kl_kernel {
     cl_program program;
     cl_kernel kernel;
     size_t max_wg;
-    int regs; /* from NVIDIA's build log; -1 unknown */
+    int regs;  /* from NVIDIA's build log; -1 unknown */
+    char *log; /* what the compiler said (kl_compiler_messages); NULL: nothing */
 };
 
 static const char *cl_err_name(cl_int code)
@@ -408,7 +410,13 @@ static void ocl_kernel_free(struct kl_kernel *k)
         clReleaseKernel(k->kernel);
     if (k->program)
         clReleaseProgram(k->program);
+    free(k->log);
     free(k);
+}
+
+static const char *ocl_kernel_log(struct kl_kernel *k)
+{
+    return k->log ? k->log : "";
 }
 
 /*
@@ -517,7 +525,9 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
         free(chatter);
         goto fail;
     }
-    free(chatter); /* a successful build's warnings: the compiler's business */
+    /* A successful build's warnings: kept for the report, never printed. */
+    k->log = kl_compiler_messages(log, chatter, dev->nv_verbose);
+    free(chatter);
     k->kernel = clCreateKernel(k->program, entry, &rc);
     if (rc == CL_INVALID_KERNEL_NAME) {
         st = kl_fail(e, KL_ERR_BUILD, "the compiled source has no kernel \"%s\"", entry);
@@ -760,6 +770,7 @@ const struct kl_backend_ops kl_backend_opencl = {
     .kernel_free = ocl_kernel_free,
     .parallel_builds = ocl_parallel_builds,
     .kernel_max_wg = ocl_kernel_max_wg,
+    .kernel_log = ocl_kernel_log,
     .kernel_signature = ocl_kernel_signature,
     .kernel_resources = ocl_kernel_resources,
     .launch = ocl_launch,

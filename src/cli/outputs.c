@@ -183,10 +183,12 @@ int kl_cli_report_end(const struct cli *c, enum kl_status st, const char *err,
     return rc;
 }
 
-/* report_end of a run on kl (err: kl's last error), then the device closed. */
+/* report_end of a run on kl (err: kl's last error) with its builds' messages, then the
+ * device closed. */
 int kl_cli_finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
                   struct kl_report *rep, struct outputs *o)
 {
+    kl_report_build_logs(rep, kl);
     int rc = kl_cli_report_end(c, st, kl_last_error(kl), rep, o);
     kl_close(kl);
     return rc;

@@ -747,6 +747,25 @@ void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want
     kl->err = saved;
 }
 
+void kl_kernel_logs(const struct kl_context *kl,
+                    void (*fn)(void *arg, const char *file, const char *entry,
+                               const char *options, const char *log),
+                    void *arg)
+{
+    if (!kl->ops->kernel_log)
+        return;
+    for (const struct kl_cached_kernel *c = kl->cache; c; c = c->next) {
+        const char *log = kl->ops->kernel_log(c->kernel);
+        char key[4096];
+        snprintf(key, sizeof key, "%s", c->key); /* "FILE\nENTRY\nOPTIONS" */
+        char *entry = strchr(key, '\n'), *options = entry ? strchr(entry + 1, '\n') : NULL;
+        if (!log || !*log || !options)
+            continue;
+        *entry++ = '\0', *options++ = '\0';
+        fn(arg, key, entry, options, log);
+    }
+}
+
 enum kl_status kl_kernel_get(struct kl_context *kl, const char *file, const char *entry,
                              const char *options, struct kl_kernel **out, double *build_s)
 {

@@ -119,6 +119,16 @@ struct kl_kernel_want {
 void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n);
 
 /*
+ * Calls fn for each kernel kl has built whose compiler said something about
+ * it (kl_backend_ops.kernel_log: warnings), with the kernel's file, entry,
+ * build options and the messages.
+ */
+void kl_kernel_logs(const struct kl_context *kl,
+                    void (*fn)(void *arg, const char *file, const char *entry,
+                               const char *options, const char *log),
+                    void *arg);
+
+/*
  * A compiled kernel for (file, entry, options), built on first use and
  * cached on the context; *build_s is the time the first build took.
  */

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/context.h"
 #include "core/measure.h"
+#include "core/util.h"
 
 int kl_result_timed(const struct kl_result *x)
 {
@@ -105,6 +107,46 @@ void kl_report_provenance(struct kl_report *r, struct kl_context *kl)
         kl_machine_clocks(kl, &r->start_sm_mhz, &r->start_mem_mhz);
 }
 
+static void free_build_logs(struct kl_report *r)
+{
+    for (int i = 0; i < r->nbuild_logs; i++) {
+        free(r->build_logs[i].kernel);
+        free(r->build_logs[i].options);
+        free(r->build_logs[i].log);
+    }
+    free(r->build_logs);
+    r->build_logs = NULL;
+    r->nbuild_logs = 0;
+}
+
+/* kl_kernel_logs' callback: one build's messages appended to the report (arg). */
+static void add_build_log(void *arg, const char *file, const char *entry, const char *options,
+                          const char *log)
+{
+    struct kl_report *r = arg;
+    struct kl_build_log *grown = realloc(r->build_logs, (size_t)(r->nbuild_logs + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    r->build_logs = grown;
+    struct kl_build_log *b = &grown[r->nbuild_logs];
+    size_t n = strlen(file) + strlen(entry) + 2;
+    if ((b->kernel = malloc(n)))
+        snprintf(b->kernel, n, "%s %s", file, entry);
+    b->options = kl_strdup(options);
+    b->log = kl_strdup(log);
+    if (b->kernel && b->options && b->log)
+        r->nbuild_logs++;
+    else
+        free(b->kernel), free(b->options), free(b->log);
+}
+
+void kl_report_build_logs(struct kl_report *r, const struct kl_context *kl)
+{
+    free_build_logs(r);
+    if (kl)
+        kl_kernel_logs(kl, add_build_log, r);
+}
+
 void kl_report_free(struct kl_report *r)
 {
     for (int i = 0; i < r->count; i++)
@@ -112,6 +154,7 @@ void kl_report_free(struct kl_report *r)
     free(r->results);
     r->results = NULL;
     r->count = r->capacity = 0;
+    free_build_logs(r);
 }
 
 double kl_result_flops(const struct kl_report *r, const struct kl_result *x)

@@ -102,6 +102,13 @@ struct kl_result {
     double gflops_per_j, gbps_per_j; /* per joule, where energy was measured (else 0) */
 };
 
+/* What a compiler said about one successful build of the run (kl_report_build_logs). */
+struct kl_build_log {
+    char *kernel;  /* "FILE ENTRY" */
+    char *options; /* its build options */
+    char *log;     /* its messages, never empty */
+};
+
 struct kl_report {
     const char *workload; /* "gemm" */
     char sizes[128];      /* "M=512 N=512 K=512" */
@@ -131,6 +138,8 @@ struct kl_report {
     char stopped[96]; /* why the run ended early ("SIGINT", "--kernel-timeout 2 s"); "": it did not */
     struct kl_result *results;
     int count, capacity;
+    struct kl_build_log *build_logs; /* malloc'd; freed by kl_report_free */
+    int nbuild_logs;
 };
 
 struct kl_stats;
@@ -146,6 +155,13 @@ void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s);
  * statistics. Callers that keep rows call it right after measuring.
  */
 void kl_result_keep_measured(struct kl_result *x);
+
+/*
+ * The messages of every build kl made that its compiler said something
+ * about (warnings: kept for the JSON and the report, never printed), into
+ * r->build_logs, replacing any there; as many as memory allows.
+ */
+void kl_report_build_logs(struct kl_report *r, const struct kl_context *kl);
 
 /* Appends a zeroed result for rung name; NULL when out of memory. */
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);

@@ -95,6 +95,48 @@ int kl_contains_nocase(const char *haystack, const char *needle)
     return n == 0;
 }
 
+/*
+ * Appends the lines of text to out (used of cap bytes): the non-blank ones (warnings only,
+ * with warnings_only) that neither seen nor out holds already.
+ */
+static size_t keep_lines(const char *text, int warnings_only, const char *seen, char *out,
+                         size_t used, size_t cap)
+{
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        int blank = 1;
+        for (size_t i = 0; i < len && blank; i++)
+            blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
+        char copy[512];
+        snprintf(copy, sizeof copy, "%.*s", (int)(len < 511 ? len : 511), line);
+        out[used] = '\0';
+        int keep = !blank && (!warnings_only || kl_contains_nocase(copy, "warning")) &&
+                   !(seen && strstr(seen, copy)) && !strstr(out, copy); /* once each */
+        if (keep && used + len + 2 < cap) {
+            memcpy(out + used, line, len);
+            used += len;
+            out[used++] = '\n';
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return used;
+}
+
+char *kl_compiler_messages(const char *log, const char *more, int warnings_only)
+{
+    const size_t cap = 4096;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    size_t used = keep_lines(log, warnings_only, NULL, out, 0, cap);
+    used = keep_lines(more, warnings_only, log, out, used, cap);
+    if (used > 0 && out[used - 1] == '\n')
+        used--;
+    out[used] = '\0';
+    return out;
+}
+
 char *kl_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -32,6 +32,15 @@ int kl_contains_nocase(const char *haystack, const char *needle);
 char *kl_strdup(const char *s);
 
 /*
+ * What a compiler said about a successful build: log, then the lines it
+ * printed on standard error (more) that log does not hold, each line once,
+ * without blank lines; with warnings_only, only the lines that mention a warning
+ * (NVIDIA's verbose logs list every function's resources). At most 4 KiB.
+ * malloc'd; "" when it said nothing; NULL without memory.
+ */
+char *kl_compiler_messages(const char *log, const char *more, int warnings_only);
+
+/*
  * The first of n library names dlopen finds (RTLD_NOW, and RTLD_GLOBAL where
  * global, for a library another needs), or NULL; *which names it (may be NULL).
  */

@@ -574,6 +574,36 @@ static void provenance(FILE *out, const struct kl_run *run)
     fputs("</dl></section>\n", out);
 }
 
+/* The string member key of v, or "" (a reader of older or foreign files tolerates gaps). */
+static const char *text_of(const struct kl_json *v, const char *key)
+{
+    const struct kl_json *x = kl_json_get(v, key);
+    return x && x->type == KL_JSON_STRING ? x->string : "";
+}
+
+/* What the compilers said about the run's builds (its build_logs), folded: one entry a build. */
+static void build_logs(FILE *out, const struct kl_run *run)
+{
+    const struct kl_json *logs = kl_json_get(run->root, "build_logs");
+    if (!logs || logs->type != KL_JSON_ARRAY || logs->count == 0)
+        return;
+    fprintf(out,
+            "<details class=\"build-logs\"><summary>Compiler messages: %d build%s said "
+            "something (warnings; the builds succeeded)</summary>\n",
+            logs->count, logs->count == 1 ? "" : "s");
+    for (int i = 0; i < logs->count; i++) {
+        const struct kl_json *b = logs->items[i];
+        fputs("<p><code>", out);
+        esc(out, text_of(b, "kernel"));
+        fputs("</code> <code>", out);
+        esc(out, text_of(b, "options"));
+        fputs("</code></p>\n<pre>", out);
+        esc(out, text_of(b, "log"));
+        fputs("</pre>\n", out);
+    }
+    fputs("</details>\n", out);
+}
+
 static void chart_figure_open(FILE *out)
 {
     fputs("<figure class=\"chart\">\n", out);
@@ -634,6 +664,7 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
               out);
     rung_table(out, run);
     machine_table(out, run);
+    build_logs(out, run);
     fputs("<div class=\"facts\">\n", out);
     device_facts(out, run);
     provenance(out, run);

@@ -248,6 +248,11 @@ void kl_report_table(const struct kl_report *r, FILE *out)
                      "bf16, fp8 (e4m3), fp8e5m2, int8: inputs of the tensor cores; %% roof is "
                      "against the roof of that arithmetic and unit); error: gemm max |c - ref| / "
                      "sum|a*b| over the elements checked, blur max |out - ref| / full scale.\n");
+    if (r->nbuild_logs)
+        fprintf(out,
+                "compiler: %d build%s printed messages (warnings): the JSON report's build_logs "
+                "and the HTML report hold them.\n",
+                r->nbuild_logs, r->nbuild_logs == 1 ? "" : "s");
     if (r->stopped[0])
         fprintf(out, "\nINTERRUPTED (%s): the rows above are those measured before the stop.\n",
                 r->stopped);
@@ -509,6 +514,22 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
     }
 }
 
+/* What the compilers said about the run's successful builds; nothing when they said nothing. */
+static void json_build_logs(FILE *out, const struct kl_report *r)
+{
+    if (!r->nbuild_logs)
+        return;
+    fputs("  \"build_logs\": [", out);
+    for (int i = 0; i < r->nbuild_logs; i++) {
+        const struct kl_build_log *b = &r->build_logs[i];
+        fputs(i ? ",\n    {" : "\n    {", out);
+        json_kv(out, "", "kernel", b->kernel, ", ");
+        json_kv(out, "", "options", b->options, ", ");
+        json_kv(out, "", "log", b->log, "}");
+    }
+    fputs("\n  ],\n", out);
+}
+
 /* Where and with what the run was made: the kladder build, the host, the GPU's clocks. */
 static void json_provenance(FILE *out, const struct kl_report *r)
 {
@@ -635,5 +656,6 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         fputs(i + 1 < r->count ? "},\n" : "}\n", out);
     }
     fputs("  ],\n", out);
+    json_build_logs(out, r);
     json_provenance(out, r);
 }

@@ -569,9 +569,15 @@ enum kl_status kl_peak_final(struct kl_context *kl, kl_peak_rate_fn measure, con
         enum kl_status st = measure(kl, cfg, quick, &req->protocol, &run);
         if (st != KL_OK)
             return st;
-        if (i == 0 || run.status == KL_RESULT_FAILED || row_rate(&run) > row_rate(res))
+        int failed = run.status == KL_RESULT_FAILED;
+        if (i == 0 || failed || row_rate(&run) > row_rate(res)) {
+            if (i > 0)
+                free(res->samples); /* the run it replaces (none keeps samples today) */
             *res = run;
-        if (run.status == KL_RESULT_FAILED)
+        } else {
+            free(run.samples);
+        }
+        if (failed)
             break;
     }
     return KL_OK;
