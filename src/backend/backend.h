@@ -100,14 +100,16 @@ struct kl_kernel;
  * What a compiled kernel says of its parameters, as far as the API tells:
  * their count (-1: unknown); on CUDA each one's size in bytes; on OpenCL
  * (built with -cl-kernel-arg-info) each one's type name ("float*", "int")
- * and whether it points to global or constant memory. 0 and "": unknown.
+ * and whether it points to global memory or to constant memory. 0 and "":
+ * unknown.
  */
 #define KL_MAX_SIG 16
 struct kl_kernel_sig {
     int count;
     size_t size[KL_MAX_SIG];
     char type[KL_MAX_SIG][32];
-    int global[KL_MAX_SIG];
+    int global[KL_MAX_SIG];   /* a pointer to global memory */
+    int constant[KL_MAX_SIG]; /* a pointer to constant memory (OpenCL's __constant) */
 };
 
 /*

@@ -580,7 +580,8 @@ static void ocl_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig)
             continue;
         type[sizeof type - 1] = '\0';
         snprintf(sig->type[i], sizeof sig->type[i], "%.31s", type);
-        sig->global[i] = q == CL_KERNEL_ARG_ADDRESS_GLOBAL || q == CL_KERNEL_ARG_ADDRESS_CONSTANT;
+        sig->global[i] = q == CL_KERNEL_ARG_ADDRESS_GLOBAL;
+        sig->constant[i] = q == CL_KERNEL_ARG_ADDRESS_CONSTANT;
     }
 }
 

@@ -258,6 +258,13 @@ static enum kl_status signature_check(const struct kl_workload *w, const struct 
             bad |= builtin_scalar(t) && strcmp(t, "int") != 0 && strcmp(t, "uint") != 0;
         else if (tl)
             bad |= builtin_scalar(t) && strcmp(t, want) != 0;
+        if (bad && sig.constant[j]) /* a global buffer fits it only up to the device's limit */
+            return kl_fail(e, KL_ERR_ARG,
+                           "%s: argument %d of kernel %s is in constant memory; a %s kernel takes "
+                           "a global pointer there (the buffer kladder passes may exceed the "
+                           "device's %llu bytes of constant memory): %s",
+                           u->path, j + 1, u->entry, w->table->workload,
+                           (unsigned long long)w->kl->info.constant_mem, w->user->signature);
         if (bad)
             return kl_fail(e, KL_ERR_ARG,
                            "%s: argument %d of kernel %s is %s%s; a %s kernel takes %s there: %s",
@@ -268,32 +275,72 @@ static enum kl_status signature_check(const struct kl_workload *w, const struct 
     return KL_OK;
 }
 
-/* A user's kernel: its geometry, build and signature, then the workload's run of it. */
+/*
+ * A user's kernel with these values: its geometry, build (options into opts, n bytes; its
+ * time into *build_s) and signature, l ready for the workload's run of it.
+ */
+static enum kl_status prepare_user(const struct kl_workload *w, const struct kl_user_rung *u,
+                                   const int *values, char *opts, size_t n, struct kl_launch *l,
+                                   double *build_s)
+{
+    struct kl_context *kl = w->kl;
+    char options[sizeof ((struct kl_result *)0)->options + 32];
+    enum kl_status st;
+    kl_params_options(u->params, values, w->type, opts, n);
+    if (w->user->options) {
+        size_t used = strlen(opts);
+        w->user->options(w->self, opts + used, n - used);
+    }
+    /* OpenCL says its arguments' types only when asked at build time. */
+    snprintf(options, sizeof options, "%s%s", opts,
+             strcmp(kl->ops->name, "opencl") == 0 ? " -cl-kernel-arg-info" : "");
+    if ((st = user_shape(w, u, values, l, &kl->err)) != KL_OK ||
+        (st = kl_kernel_get_text(kl, u->path, u->text, u->entry, options, &l->kernel,
+                                 build_s)) != KL_OK ||
+        (st = kl_launch_check(l, u->name, &kl->err)) != KL_OK)
+        return st;
+    w->user->args(w->self, u, l);
+    return signature_check(w, u, l, &kl->err);
+}
+
+/* A user's kernel: prepared, then the workload's run of it. */
 static enum kl_status run_user(const struct kl_workload *w, const struct kl_user_rung *u,
                                const int *values, const struct kl_protocol *proto,
                                struct kl_result *res)
 {
-    struct kl_context *kl = w->kl;
-    struct kl_launch l = {.kl = kl};
-    char options[sizeof res->options + 32];
-    enum kl_status st;
-    kl_params_options(u->params, values, w->type, res->options, sizeof res->options);
-    if (w->user->options) {
-        size_t used = strlen(res->options);
-        w->user->options(w->self, res->options + used, sizeof res->options - used);
+    struct kl_launch l = {.kl = w->kl};
+    enum kl_status st =
+        prepare_user(w, u, values, res->options, sizeof res->options, &l, &res->build_s);
+    return st != KL_OK ? st : w->user->run(w->self, &l, proto, res);
+}
+
+/*
+ * Every chosen user rung (but those the tuner searches) built and checked
+ * with its values before the first rung runs: a kernel that does not build,
+ * or cannot take the workload's arguments, is refused with nothing measured.
+ * What only a run can tell (a device limit, a wrong result) is left to it.
+ */
+static enum kl_status preflight(const struct kl_workload *w, const struct kl_ladder_args *a,
+                                const int *chosen, int nchosen, struct kl_err *e)
+{
+    for (int k = 0; k < nchosen && !a->tuner; k++) {
+        const struct kl_user_rung *u = user_of(w, a, chosen[k]);
+        int values[KL_MAX_PARAMS], users;
+        char config[sizeof ((struct kl_result *)0)->config], opts[sizeof ((struct kl_result *)0)->options];
+        struct kl_launch l = {.kl = w->kl};
+        double build_s;
+        if (!u)
+            continue;
+        enum kl_status st = values_of(w, a, chosen[k], values, &users, config, sizeof config, e);
+        if (st == KL_OK) {
+            st = prepare_user(w, u, values, opts, sizeof opts, &l, &build_s);
+            if (e != &w->kl->err)
+                *e = w->kl->err;
+        }
+        if (st == KL_ERR_ARG || st == KL_ERR_BUILD)
+            return st;
     }
-    /* OpenCL says its arguments' types only when asked at build time. */
-    snprintf(options, sizeof options, "%s%s", res->options,
-             strcmp(kl->ops->name, "opencl") == 0 ? " -cl-kernel-arg-info" : "");
-    if ((st = user_shape(w, u, values, &l, &kl->err)) != KL_OK ||
-        (st = kl_kernel_get_text(kl, u->path, u->text, u->entry, options, &l.kernel,
-                                 &res->build_s)) != KL_OK ||
-        (st = kl_launch_check(&l, u->name, &kl->err)) != KL_OK)
-        return st;
-    w->user->args(w->self, u, &l);
-    if ((st = signature_check(w, u, &l, &kl->err)) != KL_OK)
-        return st;
-    return w->user->run(w->self, &l, proto, res);
+    return KL_OK;
 }
 
 /* Rung i (u: the user's kernel, or NULL) with these values by proto into res. */
@@ -334,6 +381,9 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
                                const int *chosen, int nchosen, int first, int total,
                                struct kl_report *rep, struct kl_err *e)
 {
+    enum kl_status ready = preflight(w, a, chosen, nchosen, e);
+    if (ready != KL_OK)
+        return ready;
     for (int k = 0; k < nchosen; k++) {
         int i = chosen[k], values[KL_MAX_PARAMS], users;
         const struct kl_user_rung *u = user_of(w, a, i);
