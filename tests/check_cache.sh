@@ -100,8 +100,9 @@ else
     ok "(a) copy without a cache says \"none measured\""
 fi
 
-# (b) A full peak writes exactly one ceilings-*.txt, and says where.
-run peak1 "${measure[@]}"
+# (b) A full peak writes exactly one ceilings-*.txt, and says where; each figure is the
+# fastest of its three final runs, whose rates its note lists.
+run peak1 "${measure[@]}" --json "$tmp/peak1.json"
 measure_ms=$ms
 files=$(cache_files)
 cache=$KLADDER_CACHE_DIR/$files
@@ -117,6 +118,26 @@ else
     ok "(b) peak measured (${secs}s) and wrote exactly one cache file, $files"
 fi
 cp "$cache" "$tmp/good.txt"
+if python3 - "$tmp/peak1.json" <<'PY'; then
+import json, re, sys
+rows = [r for r in json.load(open(sys.argv[1]))["results"] if r["status"] == "verified"]
+finals = 0
+for r in rows:
+    m = re.search(r"the fastest of 3 runs \(([^)]*) (GFLOP/s|GB/s)\)", r["note"])
+    if not m:
+        continue
+    finals += 1
+    rates = [float(x) for x in m.group(1).split(", ")]
+    rate = r["gflops"] if m.group(2) == "GFLOP/s" else r["gbps"]
+    if len(rates) != 3 or abs(rate - max(rates)) > 1e-5 * max(rates):
+        print("  %s: %g %s, its runs' %s" % (r["rung"], rate, m.group(2), rates))
+        sys.exit(1)
+sys.exit(0 if finals >= 6 else 1)  # memory, FMA and local memory at least
+PY
+    ok "(b) every figure's row is the fastest of its three final runs"
+else
+    fail "(b) a figure's row is not the fastest of the three runs its note lists" "$tmp/peak1.json"
+fi
 
 # (c) The next peak prints the cache at once, as text and as JSON.
 expect_cached peak2 "(c) second run"

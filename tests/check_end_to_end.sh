@@ -5,9 +5,10 @@
 #          for every workload, the JSON's flops_per_launch and bytes_per_launch
 #          equal the workload's formula (written here, independently of the
 #          code); every timed row's GFLOP/s and GB/s are its FLOPs and bytes
-#          over its median; its median_s is the median of its samples, its
-#          min_s and max_s their extremes, and it has at least the launches
-#          the protocol asks for
+#          over its median, its speed-up the first device rung's median over
+#          its own; its median_s is the median of its samples, its min_s and
+#          max_s their extremes, and it has at least the launches the protocol
+#          asks for; and --min-time keeps launching past --repeats
 #        check_end_to_end.sh KLADDER lazy
 #          for every workload, a user kernel that writes nothing and one that
 #          writes every other element, run after the built-in rungs (whose
@@ -85,17 +86,30 @@ for r in d["results"]:
         bad.append("%s: %g GB/s, its bytes over its median %g" % (name, r["gbps"], r["bytes"] / med * 1e-9))
     if r["flops"] > 0 and not close(r["flops"], flops) and w != "copy":
         bad.append("%s: %g FLOPs a launch, the workload's %g" % (name, r["flops"], flops))
+    ref = next((x for x in d["results"] if x.get("speedup_first") == 1), None)
+    if ref and r.get("speedup_first") is not None and not close(r["speedup_first"], ref["median_s"] / med):
+        bad.append("%s: x first %g, the first device rung's median over its own %g" % (name, r["speedup_first"], ref["median_s"] / med))
 if not timed:
     bad.append("no timed row")
 print("; ".join(bad) if bad else "%d timed rows" % timed)
 sys.exit(1 if bad else 0)
 PY
         ); then
-            ok "$w: FLOPs and bytes match the formula; rates, medians and launches agree ($out)"
+            ok "$w: FLOPs and bytes match the formula; rates, medians, speed-ups and launches agree ($out)"
         else
             fail "$w: $out"
         fi
     done
+    # --min-time: launches go on until their kernel time reaches it, past --repeats.
+    "$kladder" gemm --size 16 --rung 01 --warmup 0 --repeats 1 --min-time 0.05 --format json \
+        >"$tmp/mt.json" 2>"$tmp/mt.err"
+    if python3 -c 'import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["results"] if x["rung"] == "01_naive"][0]
+sys.exit(not (r["repeats"] > 1 and sum(r["samples"]) >= 0.05 * 0.999))' "$tmp/mt.json"; then
+        ok "--min-time 0.05 with --repeats 1: launches went on until 0.05 s of kernel time"
+    else
+        fail "--min-time 0.05: fewer launches than the minimum time asks for" "$tmp/mt.json" "$tmp/mt.err"
+    fi
     ;;
 lazy)
     for w in $workloads; do
