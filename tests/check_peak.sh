@@ -4,7 +4,8 @@
 # tensor-core precision, the memory hierarchy, launch latency, transfers),
 # every row is verified (the tensor rows skipped with their reason off
 # NVIDIA's GPUs), every bandwidth row has GB/s > 0 and every FMA row
-# GFLOP/s > 0, the numbers agree with each other, the hierarchy's sweeps are
+# GFLOP/s > 0, each bandwidth row moves the bytes its kind does over the
+# buffer, the numbers agree with each other, the hierarchy's sweeps are
 # ordered curves whose summary rows are among their points, the atomics' rows
 # count operations, the JSON carries every ceiling with its unit and method,
 # --vec restricts the widths, and --quick leaves the ceiling cache alone.
@@ -68,6 +69,17 @@ for summary, sweep in (("l1_bw", "cache_sweep"), ("l2_bw", "cache_sweep"),
     s = [x for x in rows if x["rung"] == summary]
     if s and s[0]["status"] == "verified" and s[0].get("x") not in [x.get("x") for x in rows if x["rung"] == sweep]:
         bad.append(f"{summary}: working set {s[0].get('x')} is not a point of {sweep}")
+# Bytes a launch against the buffer: a copy reads and writes it, a write writes it, a read
+# reads it and writes one partial sum per work-item (a word of them for each word read, at
+# most).
+buf = r.get("params", {}).get("bytes", 0)
+for x in rows:
+    n, b = x["rung"], x.get("bytes") or 0
+    if x["status"] != "verified" or not re.match(r"(copy|read|write)_v[0-9]+$", n):
+        continue
+    if (n.startswith("copy") and b != 2 * buf) or (n.startswith("write") and b != buf) or \
+            (n.startswith("read") and not buf < b <= 2 * buf):
+        bad.append(f"{n}: {b} bytes a launch over a buffer of {buf}")
 for x in rows:
     if x["rung"].startswith("atomic_") and x["status"] == "verified" and not (x.get("flops") or 0) > 0:
         bad.append(f"{x['rung']}: no count of operations (flops {x.get('flops')})")

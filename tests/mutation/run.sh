@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# Mutation testing (see run.py): tests/mutation/run.sh all | sample [N] [SEED] | NAME...
+exec python3 "$(dirname "$0")/run.py" "$@"
