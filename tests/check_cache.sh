@@ -4,7 +4,8 @@
 # writes exactly one file; the next peak prints it at once; gemm then reports
 # "% roof" against it; a truncated, garbage or empty cache file is ignored with
 # a warning and remeasured (never a crash), after which the file is valid
-# again; --refresh remeasures even when the cache is valid.
+# again; so is one with a figure changed under its checksum, or (re-signed)
+# another format version or another device's identity; --refresh remeasures even when the cache is valid.
 # usage: check_cache.sh KLADDER
 set -u
 kladder=$1
@@ -234,6 +235,51 @@ else
     ok "(e2) a cache of another version: gemm says so and runs"
 fi
 cp "$tmp/good.txt" "$cache"
+
+# (e3, e4, e5) Files whose damage only the checks inside them catch: a figure changed under
+# the old checksum; and, re-signed with a valid checksum, another format version and another
+# device's identity. gemm names each and runs without the cache.
+resign() { # resign SED-EXPRESSION: the good file edited, its checksum recomputed
+    sed "$1" "$tmp/good.txt" | python3 -c '
+import sys
+text = sys.stdin.read()
+body = text[:text.index("\nchecksum ") + 1]
+h = 0xcbf29ce484222325
+for b in body.encode():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+sys.stdout.write(body + "checksum %016x\n" % h)' >"$cache" && [ -s "$cache" ] ||
+        fail "(e3-5) could not re-sign the cache file with \"$1\""
+}
+# The control: re-signed unchanged, the file is taken as it is (so the re-signing is right,
+# and e4 and e5 fail on the version and the identity alone).
+resign 's/^//'
+run gemm_resigned gemm --size 16 --rung 01 "${q[@]}"
+if [ "$rc" -ne 0 ] || grep -q 'corrupt\|another version' "$tmp/gemm_resigned.out" "$tmp/gemm_resigned.err" ||
+    [ "$(roof "$tmp/gemm_resigned.out" 01_naive)" = - ]; then
+    fail "(e3-5) the good cache re-signed unchanged was not taken as valid" "$tmp/gemm_resigned.out" "$cache"
+else
+    ok "(e3-5) the good cache re-signed unchanged is taken as it is (% roof $(roof "$tmp/gemm_resigned.out" 01_naive))"
+fi
+for kind in figure version identity; do
+    case $kind in
+    figure) sed 's/^copy_gbps /copy_gbps 1/' "$tmp/good.txt" >"$cache" # 23.4 -> 123.4
+        want='corrupt or incomplete' ;;
+    version) resign '1s/.*/kladder-ceilings 3/'; want='of another version of kladder' ;;
+    identity) resign 's/^identity .*/identity opencl|another platform|another device|9.9/'
+        want='corrupt or incomplete' ;;
+    esac
+    run gemm_$kind gemm --size 16 --rung 01 "${q[@]}"
+    if crashed gemm_$kind "(e3-5) $kind"; then
+        :
+    elif [ "$rc" -ne 0 ] || ! grep -q "$want" "$tmp/gemm_$kind.out" "$tmp/gemm_$kind.err" ||
+        [ "$(roof "$tmp/gemm_$kind.out" 01_naive)" != - ]; then
+        fail "(e3-5) a cache with another $kind: gemm exit $rc; expected \"$want\" and no % roof" \
+            "$tmp/gemm_$kind.out" "$tmp/gemm_$kind.err" "$cache"
+    else
+        ok "(e3-5) a cache with another $kind: gemm says \"$want\", uses no roof and runs"
+    fi
+    cp "$tmp/good.txt" "$cache"
+done
 
 # (h) --refresh measures again although the cache is valid, and rewrites it.
 date0=$(grep '^date ' "$cache")

@@ -19,6 +19,10 @@
 #          user kernels with a __local (the output) or a __constant (an input)
 #          buffer argument where the workload passes a global one are refused
 #          with exit 2 and a sentence naming the argument, before any rung runs
+#        check_end_to_end.sh KLADDER strings
+#          a user rung's summary with quotes, a backslash, & and < comes back
+#          intact from the JSON and the CSV, and the HTML report escapes it and
+#          stays well-formed XML
 # One "ok" line per check; FAIL lines and exit 1 on any failure.
 set -u
 kladder=$1
@@ -167,8 +171,42 @@ args)
         fi
     done
     ;;
+strings)
+    # A user rung whose summary holds every character a writer must escape.
+    summary='a "quoted" back\slash & <tag> it'"'"'s'
+    "$kladder" template gemm >"$tmp/t.cl" 2>/dev/null
+    python3 - "$tmp/t.cl" "$summary" <<'PY' || fail "could not set the template's summary"
+import re, sys
+path, summary = sys.argv[1], sys.argv[2]
+text, n = re.subn(r"kladder: summary .*", "kladder: summary " + summary.replace("\\", "\\\\"), open(path).read())
+open(path, "w").write(text)
+sys.exit(n != 1)
+PY
+    "$kladder" gemm --size 16 --rung t --kernel "$tmp/t.cl" --warmup 0 --repeats 1 --min-time 0 \
+        --json "$tmp/s.json" --format csv >"$tmp/s.csv" 2>"$tmp/err"
+    rc=$?
+    "$kladder" report "$tmp/s.json" -o "$tmp/s.html" >/dev/null 2>>"$tmp/err"
+    if [ "$rc" -ne 0 ]; then
+        fail "strings: the run failed (exit $rc)" "$tmp/err"
+    elif python3 - "$tmp/s.json" "$summary" "$tmp/s.csv" <<'PY'; then
+import csv, json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["results"] if r["rung"] == "t"]
+crows = [r for r in csv.DictReader(open(sys.argv[3])) if r["rung"] == "t"]
+sys.exit(not (rows and rows[0]["summary"] == sys.argv[2] and crows and crows[0]["status"] == "verified"))
+PY
+        ok "strings: quotes, a backslash, & and < in a summary survive the JSON and the CSV"
+    else
+        fail "strings: the summary did not come back intact from the JSON" "$tmp/s.json"
+    fi
+    if [ -s "$tmp/s.html" ] && python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/s.html" 2>"$tmp/xml.err" &&
+        grep -q 'back\\slash &amp; &lt;tag&gt;' "$tmp/s.html" && ! grep -q '<tag>' "$tmp/s.html"; then
+        ok "strings: the HTML report escapes them and stays well-formed XML"
+    else
+        fail "strings: the HTML report does not escape the summary, or is not well-formed" "$tmp/xml.err" "$tmp/err"
+    fi
+    ;;
 *)
-    echo "usage: check_end_to_end.sh KLADDER counts|lazy|args" >&2
+    echo "usage: check_end_to_end.sh KLADDER counts|lazy|args|strings" >&2
     exit 2
     ;;
 esac

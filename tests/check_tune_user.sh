@@ -2,8 +2,9 @@
 # `kladder tune WORKLOAD --kernel FILE`: the user's kernel's declared space
 # searched on its ladder. The rows are verified, their config says which
 # values are the default and which the tuned ones, the --param line printed
-# runs the tuned values, and candidates that compute the wrong thing are
-# rejected, never the best.
+# runs the tuned values, candidates that compute the wrong thing are
+# rejected, never the best, and where the winner is known (a parameter that
+# multiplies the work) it is the best.
 # usage: check_tune_user.sh KLADDER SOURCE_DIR
 set -u
 kladder=$1
@@ -32,6 +33,18 @@ line=$(sed -n 's/^best: .*run it with //p' "$tmp/out")
 [ -n "$line" ] || fail "no --param line for the best"
 grep -Eq "^tune_wrong_when +(tuned|tuned=default) WG=[0-9]+,UNROLL=[24] +verified" "$tmp/out" ||
     fail "no verified tuned row"
+
+# A space whose winner is known (SPIN=1 does a 64th of SPIN=8's work): the best is it.
+"$kladder" tune rowdot --rows 4096 --d 256 --kernel "$src/tests/user_kernels/tune_slow_when.cl" \
+    --budget 60 -q >"$tmp/slow.out" 2>"$tmp/slow.err"
+rc=$?
+[ $rc -eq 0 ] || fail "tune tune_slow_when exited $rc: $(cat "$tmp/slow.err")"
+grep -q "every candidate tried" "$tmp/slow.out" || fail "a space of 4 is not searched exhaustively"
+if grep -Eq "^best: +SPIN=1[, ]" "$tmp/slow.out"; then
+    echo "ok: the known winner is the best: $(grep '^best:' "$tmp/slow.out" | tr -s ' ')"
+else
+    fail "the best is not SPIN=1, the known winner: $(grep -E '^(default|best):' "$tmp/slow.out" | tr -s ' ')"
+fi
 
 # The printed options run the tuned kernel on the ladder.
 # shellcheck disable=SC2086

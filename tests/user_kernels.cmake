@@ -34,6 +34,7 @@ kl_uk(past_end 1 "past_end failed: the kernel wrote past the end of its 37 resul
 kl_uk(unknown_name 2 "unknown name \"Q\". known: Y D" unknown_name.cl)
 kl_uk(name_taken 2 "the rung name \"01_naive\" is taken" name_taken.cl)
 kl_uk(param_range 2 "WG=2000 is out of range" arg_count.cl --param WG=2000)
+kl_uk(default_out_of_range 2 "default_out_of_range.cl:5: .kladder: param. takes .*the default within the range" default_out_of_range.cl)
 kl_cli_test(user_wrong_workload 2 "is a kernel for gemv .its line \"kladder: workload gemv\"., not for rowdot"
             rowdot --rows 37 --d 11 ${QUICK} --kernel ${CMAKE_SOURCE_DIR}/kernels/templates/gemv.cl)
 kl_cli_test(user_no_template 2 "no template for \"nosuch\"" template nosuch)
