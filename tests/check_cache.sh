@@ -160,15 +160,21 @@ else
     ok "(c) peak --format json --output F writes the cache as JSON with \"cached\": true"
 fi
 
-# (d) gemm reports against the cache: the copy ceiling, and a number under % roof.
+# (d) gemm reports against the cache: the copy ceiling, and under % roof its rate over the
+# roofline (the lower of the FP32 peak and the intensity times the copy bandwidth).
 run gemm1 gemm --size 16 --rung 01 "${q[@]}" --json "$tmp/gemm1.json"
 if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings:  copy [0-9.]+ GB/s' "$tmp/gemm1.out" ||
     ! grep -Eq '^01_naive +verified' "$tmp/gemm1.out" ||
     ! grep -Eq '^[0-9]+\.[0-9]+$' <<<"$(roof "$tmp/gemm1.out" 01_naive)" ||
     ! python3 -c '
 import json, sys
-x = json.load(open(sys.argv[1]))["results"][0]
-assert isinstance(x["pct_ceiling"], (int, float)) and x["pct_ceiling"] > 0, x["pct_ceiling"]' "$tmp/gemm1.json"; then
+d = json.load(open(sys.argv[1]))
+x, c = d["results"][0], d["ceiling_values"]
+assert isinstance(x["pct_ceiling"], (int, float)) and x["pct_ceiling"] > 0, x["pct_ceiling"]
+# The roofline: the lower of the FP32 peak and the arithmetic intensity times the copy bandwidth.
+roof = min(c["f32_gflops"], d["flops_per_launch"] / d["bytes_per_launch"] * c["copy_gbps"])
+want = 100 * x["gflops"] / roof
+assert abs(x["pct_ceiling"] - want) <= 1e-4 * want, (x["pct_ceiling"], want)' "$tmp/gemm1.json"; then
     fail "(d) gemm with a cache: exit $rc; expected \"ceilings:  copy ... GB/s\" and a numeric % roof" \
         "$tmp/gemm1.out" "$tmp/gemm1.err"
 else

@@ -17,10 +17,14 @@ restores the file. A mutation is
   invalid   when its text is not found exactly once, or the tree no longer
             builds with it: the list is out of date.
 
-Usage: tests/mutation/run.py [--list] [--check] [all | sample [N] [SEED] | NAME...]
+Usage: tests/mutation/run.py [--list] [--check] [--in-place] [all | sample [N] [SEED] | NAME...]
   --list      print the mutations and exit
   --check     parse the list and check every mutation's text occurs exactly once,
               without building anything
+  --in-place  mutate the working tree itself and rebuild build/ (CI's fresh clone, where
+              build/ is already built): no scratch copy to build from nothing. Refused
+              where the tree has uncommitted changes; each file is restored after its
+              mutation, and build/ rebuilt at the end
   all         every mutation; writes the score
   sample      N mutations (default 4) chosen by SEED (default: the day of the
               year), so that CI rotates through the list
@@ -214,13 +218,25 @@ def main(argv):
             return 2
         chosen = [by_name[a] for a in args]
 
-    os.makedirs(TREE, exist_ok=True)
-    refresh_tree()
+    global TREE, BUILD
+    if "--in-place" in argv:
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               stdout=subprocess.PIPE, check=True).stdout.strip()
+        if dirty:
+            print("mutation: --in-place needs a tree without uncommitted changes", file=sys.stderr)
+            return 2
+        TREE, BUILD = ROOT, os.path.join(ROOT, "build")
+    else:
+        os.makedirs(TREE, exist_ok=True)
+        refresh_tree()
     log_dir = os.path.join(WORK, "logs")
     os.makedirs(log_dir, exist_ok=True)
     base_log = os.path.join(log_dir, "baseline.log")
     open(base_log, "w").close()
     print("mutation: building the unmutated tree in %s" % BUILD, flush=True)
+    if TREE == ROOT and not os.path.exists(os.path.join(BUILD, "CMakeCache.txt")):
+        print("mutation: --in-place needs build/ configured (scripts/setup.sh)", file=sys.stderr)
+        return 2
     if not build(base_log):
         print("mutation: the unmutated tree does not build: %s" % base_log, file=sys.stderr)
         return 1
