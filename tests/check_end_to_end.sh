@@ -19,6 +19,9 @@
 #          user kernels with a __local (the output) or a __constant (an input)
 #          buffer argument where the workload passes a global one are refused
 #          with exit 2 and a sentence naming the argument, before any rung runs
+#        check_end_to_end.sh KLADDER tolerance
+#          a user GEMM kernel whose every element is off by half the stated
+#          float tolerance is verified; by 1.5 times, it fails (exit 1)
 #        check_end_to_end.sh KLADDER strings
 #          a user rung's summary with quotes, a backslash, & and < comes back
 #          intact from the JSON and the CSV, and the HTML report escapes it and
@@ -171,6 +174,38 @@ args)
         fi
     done
     ;;
+tolerance)
+    # A user GEMM kernel off by ERR/4 of the stated float tolerance, 4u·√K·Σ|a·b| (u = 2^-24),
+    # in every element: at ERR=2 (half the tolerance) it must pass, at ERR=6 (1.5 times) fail.
+    "$kladder" template gemm >"$tmp/t.cl" 2>/dev/null
+    python3 - "$tmp/t.cl" <<'PY' || fail "could not write the perturbed kernel"
+import sys
+path = sys.argv[1]
+text = open(path).read()
+text = text.replace(" * kladder: param TY", " * kladder: param ERR 2 1..8 -- the error, in quarters of the tolerance\n * kladder: param TY", 1)
+text = text.replace("    T acc = 0;\n", "    T acc = 0, mag = 0;\n", 1)
+text = text.replace("        acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];",
+                    "    {\n        const T p = A[(size_t)row * K + k] * B[(size_t)k * N + col];\n"
+                    "        acc += p;\n        mag += fabs(p);\n    }", 1)
+text = text.replace("    C[(size_t)row * N + col] = acc;",
+                    "    C[(size_t)row * N + col] = acc + ERR * 0x1p-24f * sqrt((float)K) * mag;", 1)
+open(path, "w").write(text)
+sys.exit(text.count("mag") != 3)
+PY
+    for f in 2 6; do
+        "$kladder" gemm --m 16 --n 16 --k 64 --rung t --kernel "$tmp/t.cl" --param ERR=$f --warmup 0 \
+            --repeats 1 --min-time 0 --format csv >"$tmp/tol.csv" 2>"$tmp/err"
+        rc=$?
+        want=$([ $f = 2 ] && echo "0 verified" || echo "1 failed")
+        got="$rc $(python3 -c 'import csv, sys
+print(*[r["status"] for r in csv.DictReader(open(sys.argv[1])) if r["rung"] == "t"])' "$tmp/tol.csv")"
+        if [ "$got" = "$want" ]; then
+            ok "tolerance: a result off by $f/4 of the stated tolerance is ${want#* } (exit $rc)"
+        else
+            fail "tolerance: a result off by $f/4 of the stated tolerance: \"$got\", expected \"$want\"" "$tmp/tol.csv" "$tmp/err"
+        fi
+    done
+    ;;
 strings)
     # A user rung whose summary holds every character a writer must escape.
     summary='a "quoted" back\slash & <tag> it'"'"'s'
@@ -206,7 +241,7 @@ PY
     fi
     ;;
 *)
-    echo "usage: check_end_to_end.sh KLADDER counts|lazy|args|strings" >&2
+    echo "usage: check_end_to_end.sh KLADDER counts|lazy|args|tolerance|strings" >&2
     exit 2
     ;;
 esac
