@@ -593,8 +593,16 @@ static enum kl_status chase_point(struct chase *ch, size_t w, int quick,
     if ((st = kl_measure(kl, proto, counted_launch, &c, &s1, &kl->err)) != KL_OK)
         return st;
     c.l.args[2].v.i = 2 * S;
-    if ((st = kl_measure(kl, proto, counted_launch, &c, &s2, &kl->err)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, ch->dstate, &end, 4, &kl->err)) != KL_OK)
+    if ((st = kl_measure(kl, proto, counted_launch, &c, &s2, &kl->err)) != KL_OK)
+        return st;
+    /* Whole laps so far would end the chase at node 0, where one that never moved ends too:
+     * half a lap more, so that the check below can tell them apart. */
+    if (c.total % nodes == 0) {
+        c.l.args[2].v.i = (int)(nodes / 2 + 1);
+        if ((st = counted_launch(&c, &t, &kl->err)) != KL_OK)
+            return st;
+    }
+    if ((st = kl->ops->read(kl->dev, ch->dstate, &end, 4, &kl->err)) != KL_OK)
         return st;
     uint32_t want = kl_chase_after(ch->order, ch->rank, nodes, 0, c.total);
     if (end != want * wpn) {
