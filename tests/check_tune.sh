@@ -4,7 +4,8 @@
 # usage: check_tune.sh KLADDER budget
 #          the search (01_naive: 49 candidates, more than the budget holds)
 #          stops when the budget runs out: the wall time of the whole command
-#          stays within the budget and a little slack, and the best is saved
+#          stays within the budget and a little slack, and the best is saved;
+#          over a user kernel's 216 candidates (each a build) it must stop
 #        check_tune.sh KLADDER wrong KERNELS
 #          a copy of the kernels in which 10_tiled is wrong at TS=4 only:
 #          that candidate is rejected (logged on stderr, never timed, never
@@ -65,6 +66,16 @@ budget)
         fail "no \"best so far\" progress line on stderr" "$tmp/budget.err"
     else
         ok "progress on stderr: $(grep 'best so far' "$tmp/budget.err" | tail -n 1)"
+    fi
+    # A space no device tries in the budget (216 candidates, each a build): it must stop.
+    run big tune rowdot --rows 64 --d 16 --kernel "$(dirname "$0")/user_kernels/tune_big_space.cl" \
+        --budget ${budget}s
+    if [ "$rc" -ne 0 ] || ! grep -q 'stopped when the budget ran out' "$tmp/big.out" ||
+        [ "$ms" -gt $((budget * 1000 + slack_ms)) ]; then
+        fail "tune --budget ${budget}s over 216 candidates: exit $rc after $ms ms; expected \"stopped when the budget ran out\" within the budget and ${slack_ms} ms" \
+            "$tmp/big.out" "$tmp/big.err"
+    else
+        ok "tune --budget ${budget}s over a space of $(grep -o '[0-9]* candidates$' "$tmp/big.out" | head -1): stopped when the budget ran out, wall ${ms} ms"
     fi
     p=$(cached_params 01_naive)
     if [ -z "$p" ] || ! grep -q "^best: *${p} " "$tmp/budget.out"; then
