@@ -65,10 +65,13 @@ stop_mid() {
 case $mode in
 tune_lock)
     # (The lock's unit test, test_tune, stores from four processes at once and fails without
-    # it; this is the command line's side. The budget leaves room for a slow device start.)
+    # it; this is the command line's side. The budget leaves room for a slow device start;
+    # KLADDER_STORE_PAUSE_MS holds each store 2 s between its read and its write, so the
+    # three stores overlap every time and only the lock keeps all three entries.)
     for round in 1 2; do
         for r in 01 03 10; do
-            "$kladder" tune gemm --size 16 --rung $r --budget 8s >"tune$r.out" 2>"tune$r.err" &
+            KLADDER_STORE_PAUSE_MS=2000 "$kladder" tune gemm --size 16 --rung $r --budget 8s \
+                >"tune$r.out" 2>"tune$r.err" &
         done
         wait
         entries=$(grep -c '^entry ' cache/tuned-*.txt 2>/dev/null)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/ceilings.h"
@@ -300,6 +301,21 @@ static int clean(const char *s)
     return 1;
 }
 
+/*
+ * For tests: KLADDER_STORE_PAUSE_MS widens the window between reading the
+ * cache and renaming the new file into place, so that stores from several
+ * processes overlap every time and a test shows what the lock prevents.
+ */
+static void store_pause(void)
+{
+    const char *v = getenv("KLADDER_STORE_PAUSE_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms > 0 && ms <= 10000) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 enum kl_status kl_tuned_store(const struct kl_device_info *dev, const char *backend,
                               const struct kl_tuned *entry, char *warn, size_t nwarn,
                               struct kl_err *e)
@@ -322,6 +338,7 @@ enum kl_status kl_tuned_store(const struct kl_device_info *dev, const char *back
     if ((st = kl_cache_lock(path, &lock, e)) != KL_OK)
         return st;
     kl_tuned_load(dev, backend, &f, warn, nwarn); /* a corrupt file is replaced */
+    store_pause();
     kl_cache_identity(dev, backend, id, sizeof id);
     put(&t, KL_TUNED_HEADER "\nidentity %s\n", id);
     int replaced = 0;
