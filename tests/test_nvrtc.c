@@ -208,8 +208,8 @@ static void test_prelude(void)
     /* An architecture that does not exist: refused with a clear message. */
     char *image = NULL;
     size_t size = 0;
-    st = kl_nvrtc_compile("extern \"C\" __global__ void k() {}", "arch.cu", "", 1, 0, &image, &size, NULL,
-                          &e);
+    st = kl_nvrtc_compile("extern \"C\" __global__ void k() {}", "arch.cu", "", 1, 0, &image, &size,
+                          NULL, &e);
     CHECK(st != KL_OK && image == NULL && strstr(e.msg, "sm_10"),
           "compiling for sm_10 gave status %d: %s", (int)st, e.msg);
 }

@@ -449,8 +449,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     if (got < 0)
         fprintf(stderr, "kladder: warning: %s\n", warn);
     if (got == 1 && kl_ceilings_brief(&ceil) && !c->peak_measure)
-        fprintf(stderr,
-                "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
+        fprintf(stderr, "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
                 ceil.date, KL_CEILINGS_BRIEF);
     else if (got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set) {
         int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;

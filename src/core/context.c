@@ -748,8 +748,8 @@ void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want
 }
 
 void kl_kernel_logs(const struct kl_context *kl,
-                    void (*fn)(void *arg, const char *file, const char *entry,
-                               const char *options, const char *log),
+                    void (*fn)(void *arg, const char *file, const char *entry, const char *options,
+                               const char *log),
                     void *arg)
 {
     if (!kl->ops->kernel_log)

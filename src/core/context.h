@@ -124,8 +124,8 @@ void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want
  * build options and the messages.
  */
 void kl_kernel_logs(const struct kl_context *kl,
-                    void (*fn)(void *arg, const char *file, const char *entry,
-                               const char *options, const char *log),
+                    void (*fn)(void *arg, const char *file, const char *entry, const char *options,
+                               const char *log),
                     void *arg);
 
 /*

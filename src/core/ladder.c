@@ -284,7 +284,7 @@ static enum kl_status prepare_user(const struct kl_workload *w, const struct kl_
                                    double *build_s)
 {
     struct kl_context *kl = w->kl;
-    char options[sizeof ((struct kl_result *)0)->options + 32];
+    char options[sizeof((struct kl_result *)0)->options + 32];
     enum kl_status st;
     kl_params_options(u->params, values, w->type, opts, n);
     if (w->user->options) {
@@ -295,8 +295,8 @@ static enum kl_status prepare_user(const struct kl_workload *w, const struct kl_
     snprintf(options, sizeof options, "%s%s", opts,
              strcmp(kl->ops->name, "opencl") == 0 ? " -cl-kernel-arg-info" : "");
     if ((st = user_shape(w, u, values, l, &kl->err)) != KL_OK ||
-        (st = kl_kernel_get_text(kl, u->path, u->text, u->entry, options, &l->kernel,
-                                 build_s)) != KL_OK ||
+        (st = kl_kernel_get_text(kl, u->path, u->text, u->entry, options, &l->kernel, build_s)) !=
+            KL_OK ||
         (st = kl_launch_check(l, u->name, &kl->err)) != KL_OK)
         return st;
     w->user->args(w->self, u, l);
@@ -326,7 +326,8 @@ static enum kl_status preflight(const struct kl_workload *w, const struct kl_lad
     for (int k = 0; k < nchosen && !a->tuner; k++) {
         const struct kl_user_rung *u = user_of(w, a, chosen[k]);
         int values[KL_MAX_PARAMS], users;
-        char config[sizeof ((struct kl_result *)0)->config], opts[sizeof ((struct kl_result *)0)->options];
+        char config[sizeof((struct kl_result *)0)->config],
+            opts[sizeof((struct kl_result *)0)->options];
         struct kl_launch l = {.kl = w->kl};
         double build_s;
         if (!u)

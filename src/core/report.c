@@ -124,7 +124,8 @@ static void add_build_log(void *arg, const char *file, const char *entry, const 
                           const char *log)
 {
     struct kl_report *r = arg;
-    struct kl_build_log *grown = realloc(r->build_logs, (size_t)(r->nbuild_logs + 1) * sizeof *grown);
+    struct kl_build_log *grown =
+        realloc(r->build_logs, (size_t)(r->nbuild_logs + 1) * sizeof *grown);
     if (!grown)
         return;
     r->build_logs = grown;

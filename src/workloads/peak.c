@@ -258,8 +258,7 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
 static int bw_space(enum bw_kind k, int vec, const struct kl_peak_request *req,
                     const struct kl_context *kl, struct bw_config *out)
 {
-    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3},
-                     epis_brief[] = {1, 4, 8};
+    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3}, epis_brief[] = {1, 4, 8};
     static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64},
                         wgs_brief[] = {256, 1024};
     const int *epis = req->quick ? epis_quick : req->brief ? epis_brief : epis_all;
@@ -657,8 +656,8 @@ static int fma_space(enum kl_type t, const struct kl_peak_request *req, struct f
 {
     static const struct fma_shape {
         int vec, chains;
-    } all[] = {{1, 8}, {1, 16}, {2, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 8}, {16, 4}, {16, 8},
-               {2, 4}, {2, 16}, {8, 4}, {8, 16}, {16, 16}},
+    } all[] = {{1, 8},  {1, 16}, {2, 8}, {4, 4},  {4, 8}, {4, 16}, {8, 8},
+               {16, 4}, {16, 8}, {2, 4}, {2, 16}, {8, 4}, {8, 16}, {16, 16}},
       some[] = {{1, 8}, {4, 4}}, brief[] = {{1, 16}, {4, 8}, {8, 8}, {16, 4}};
     const struct fma_shape *space = req->quick ? some : req->brief ? brief : all;
     int n = req->quick ? 2 : req->brief ? 4 : req->wide ? 14 : 9;
@@ -990,9 +989,8 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
 
     rep->workload = "peak";
     snprintf(rep->sizes, sizeof rep->sizes, "buffers of %.1f MiB", bytes / 1048576.0);
-    snprintf(rep->size_json, sizeof rep->size_json,
-             "\"bytes\": %zu, \"quick\": %s, \"brief\": %s", bytes,
-             req->quick ? "true" : "false", req->brief ? "true" : "false");
+    snprintf(rep->size_json, sizeof rep->size_json, "\"bytes\": %zu, \"quick\": %s, \"brief\": %s",
+             bytes, req->quick ? "true" : "false", req->brief ? "true" : "false");
     rep->type = KL_FLOAT;
     rep->seed = req->seed;
     snprintf(rep->reference, sizeof rep->reference,
