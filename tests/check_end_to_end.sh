@@ -33,8 +33,7 @@ mode=$2
 . "$(dirname "$0")/lib.sh" # $tmp, ok, fail
 export KLADDER_CACHE_DIR=$tmp/cache
 workloads="gemm copy rowdot gemv blur"
-declare -A sizes=([gemm]="--m 33 --n 17 --k 9" [copy]="--n 1001" [rowdot]="--rows 37 --d 101"
-    [gemv]="--m 53 --n 29" [blur]="--width 37 --height 11 --sigma 1.5")
+. "$(dirname "$0")/sizes.sh" # $sizes: a small, awkward size per workload
 
 case $mode in
 counts)

@@ -19,8 +19,7 @@ types=float
 "$kladder" devices 2>/dev/null | grep -Eq 'Double precision \(fp64\) +yes' && types="float double"
 declare -A extra=([gemm]=int) # gemm also runs in int; copy in words only
 
-# Sizes per workload: small, none a multiple of a work-group.
-declare -A sizes=([gemm]="--m 33 --n 17 --k 9" [copy]="--n 1001" [rowdot]="--rows 37 --d 101" [gemv]="--m 53 --n 29" [blur]="--width 37 --height 11 --sigma 1.5")
+. "$(dirname "$0")/sizes.sh" # $sizes: a small, awkward size per workload
 
 # The option that sets type T for workload W.
 type_option() {
