@@ -165,7 +165,7 @@ fi
 run gemm1 gemm --size 16 --rung 01 "${q[@]}" --json "$tmp/gemm1.json"
 if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings:  copy [0-9.]+ GB/s' "$tmp/gemm1.out" ||
     ! grep -Eq '^01_naive +verified' "$tmp/gemm1.out" ||
-    ! grep -Eq '^[0-9]+\.[0-9]+$' <<<"$(roof "$tmp/gemm1.out" 01_naive)" ||
+    ! grep -Eq '^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$' <<<"$(roof "$tmp/gemm1.out" 01_naive)" ||
     ! python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
