@@ -60,25 +60,42 @@ ctest --test-dir build-asan -LE "oclgrind|cuda" --output-on-failure -j"$jobs" "$
 # worker threads (PoCL's) wind down. Such a report finds nothing: the leak check
 # never ran. It is set aside, and the tests that failed are run once more when
 # the crashes can explain every failure; what the rerun reports counts as usual.
+# On some machines the crash repeats in the same tests run after run: those are
+# then run a third time with ASan and UBSan but without the leak check, and the
+# run says which tests went without it.
 tracer=$logs/tracer-crashes
-crashes=0
-for f in "$logs"/report*; do
-    [ -e "$f" ] || continue
-    if grep -q '^Tracer caught signal' "$f" && ! grep -Eq 'ERROR: |runtime error' "$f"; then
-        mkdir -p "$tracer"
-        mv "$f" "$tracer/"
-        crashes=$((crashes + 1))
-    fi
-done
-if [ "$crashes" -gt 0 ]; then
-    failed_list=build-asan/Testing/Temporary/LastTestsFailed.log
+failed_list=build-asan/Testing/Temporary/LastTestsFailed.log
+
+# Moves the reports that are only a tracer crash aside; prints how many.
+set_aside_tracer_crashes() {
+    local f n=0
+    for f in "$logs"/report*; do
+        [ -e "$f" ] || continue
+        if grep -q '^Tracer caught signal' "$f" && ! grep -Eq 'ERROR: |runtime error' "$f"; then
+            mkdir -p "$tracer"
+            mv "$f" "$tracer/"
+            n=$((n + 1))
+        fi
+    done
+    echo "$n"
+}
+
+# Reruns the last failures when tracer crashes explain all of them; $1 names the attempt.
+rerun_if_tracer_crashed() {
+    local crashes failed
+    crashes=$(set_aside_tracer_crashes)
+    [ "$crashes" -gt 0 ] || return 1
     failed=$([ -s "$failed_list" ] && [ "$rc" -ne 0 ] && wc -l <"$failed_list" || echo 0)
     echo "sanitize: LeakSanitizer's tracer crashed in $crashes process(es) (set aside in $tracer); $failed test(s) failed" >&2
-    if [ "$failed" -gt 0 ] && [ "$failed" -le "$crashes" ]; then
-        echo "sanitize: running the failed test(s) once more: $(cut -d: -f2 "$failed_list" | tr '\n' ' ')" >&2
-        rc=0
-        ctest --test-dir build-asan --rerun-failed --output-on-failure || rc=$?
-    fi
+    [ "$failed" -gt 0 ] && [ "$failed" -le "$crashes" ] || return 1
+    echo "sanitize: running the failed test(s) once more$1: $(cut -d: -f2 "$failed_list" | tr '\n' ' ')" >&2
+    rc=0
+    ctest --test-dir build-asan --rerun-failed --output-on-failure || rc=$?
+}
+
+if rerun_if_tracer_crashed ""; then
+    ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" LSAN_OPTIONS="$LSAN_OPTIONS:detect_leaks=0" \
+        rerun_if_tracer_crashed ", without the leak check (its tracer crashed in them twice)" || true
 fi
 
 reports=("$logs"/report*)
