@@ -731,6 +731,17 @@ static int tma_pitch(const struct gemm_session *s, int n)
 }
 
 /*
+ * The elements of dBp, B's padded copy: room for the wider of the two
+ * pitches (pitch16 for a b_pitch rung, tma_pitch for a Hopper one), since
+ * the rungs of one ladder share the buffer and the first to need it makes it.
+ */
+static size_t padded_b_elems(const struct gemm_session *s)
+{
+    int a = pitch16(s, s->N), b = tma_pitch(s, s->N);
+    return (size_t)s->K * (size_t)(a > b ? a : b);
+}
+
+/*
  * The packing launch. pack_b depends on the element type alone, so it is
  * built with the type's option only: once per type, whatever the rung's
  * parameters (the tuner's candidates share it). *build_s gets its build time.
@@ -746,7 +757,7 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
     *l = (struct kl_launch){.kl = kl, .nargs = 5, .dims = 1, .local = {256, 1, 1}};
     l->global[0] = kl_round_up((size_t)s->K * (size_t)ldb, 256);
     l->global[1] = l->global[2] = 1;
-    if ((st = device_buffer(s, (size_t)s->K * (size_t)ldb, &s->dBp)) != KL_OK ||
+    if ((st = device_buffer(s, padded_b_elems(s), &s->dBp)) != KL_OK ||
         (st = kl_kernel_get(kl, r->file, "pack_b", options, &l->kernel, build_s)) != KL_OK ||
         (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
         return st;
@@ -777,7 +788,7 @@ static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_r
     l->global[0] = ((size_t)s->M + (size_t)s->K) * 256;
     l->global[1] = l->global[2] = 1;
     if ((pad_a && (st = device_buffer(s, (size_t)s->M * (size_t)lda, &s->dAp)) != KL_OK) ||
-        (pad_b && (st = device_buffer(s, (size_t)s->K * (size_t)ldb, &s->dBp)) != KL_OK) ||
+        (pad_b && (st = device_buffer(s, padded_b_elems(s), &s->dBp)) != KL_OK) ||
         (st = kl_kernel_get(kl, r->file, "pad", options, &l->kernel, build_s)) != KL_OK ||
         (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
         return st;

@@ -74,6 +74,9 @@ runs=(
     "gemm --rung 17,18 --m 300 --n 265 --k 67"
     "gemm --rung 17,18 --m 37 --n 41 --k 1"
     "gemm --rung 17,18 --m 1100 --n 1300 --k 70 --param BM=128 --param BN=64 --param STAGES=2 --param GROUP=2"
+    # B's padded copy shared by rung 14 (16-byte pitch) and rung 17 (128-byte pitch), in that order.
+    "gemm --rung 14,17 --m 33 --n 35 --k 37"
+    "gemm --rung 17 --m 300 --n 265 --k 67 --param INFLIGHT=0"
     "copy --n 100003"
     "rowdot --rows 37 --d 1003"
     "gemv --m 37 --n 1003"
