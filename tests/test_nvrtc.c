@@ -365,6 +365,29 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
                         kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
                         add_job_cc(r->file, opt, 90);
                     }
+    /* Rung 17's consumers the other way (INFLIGHT): every tile, each cluster size. */
+    int in = kl_param_index(r->params, "INFLIGHT");
+    if (in < 0)
+        return;
+    char other[16];
+    snprintf(other, sizeof other, "INFLIGHT=%d", !r->params[in].def);
+    for (int c = cl->min; c <= cl->max; c++)
+        for (int m = bm->min; m <= bm->max; m += bm->multiple)
+            for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+                const char *set[4] = {items[0], items[1], items[2], other};
+                int values[KL_MAX_PARAMS];
+                unsigned mask;
+                struct kl_err e;
+                snprintf(items[0], sizeof items[0], "BM=%d", m);
+                snprintf(items[1], sizeof items[1], "BN=%d", n);
+                snprintf(items[2], sizeof items[2], "CLUSTER=%d", c);
+                if (kl_params_resolve(r->name, r->params, set, 4, values, &mask, &e) != KL_OK ||
+                    r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
+                    kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
+                    continue;
+                kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
+                add_job_cc(r->file, opt, 90);
+            }
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only), as blur.c builds it; with

@@ -261,7 +261,10 @@ static const struct kl_gemm_rung rungs[] = {
      .geometry = KL_GEO_PERSISTENT,
      .local = KL_LOCAL_WGMMA,
      .hopper = 1,
-     .params = {P_WGMMA(256, 256, 256, 4, 1)},
+     .params = {P_WGMMA(256, 256, 256, 4, 1),
+                {"INFLIGHT", 1, 0, 1, 1, 0,
+                 "1: a consumer keeps one wgmma group running while it reads the next "
+                 "slice's fragments (two sets of fragment registers); 0: waits for each"}},
      .relations = wgmma_relations},
     {.name = "18_wgmma_3xtf32",
      .summary = "CUDA, Hopper: rung 17 with the 3xTF32 split (A's split in shared memory by "

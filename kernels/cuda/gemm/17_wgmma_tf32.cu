@@ -56,7 +56,10 @@
  *            this stage as well). The producer waits for empty before it
  *            refills a stage; a consumer waits for ready, reads its
  *            fragments, issues the products, waits for them and frees the
- *            stage. While one consumer warpgroup reads fragments or stores
+ *            stage. With INFLIGHT = 1 (rung 17's default) it leaves each
+ *            slice's products running while it reads the next slice's
+ *            fragments into a second set of registers, and frees a stage
+ *            once the products after it are issued (+2 to 3 % on an H100). While one consumer warpgroup reads fragments or stores
  *            its tile, the other's products keep the tensor cores busy, and
  *            the producer is already fetching the next tile's slices.
  * Layout:    stage s: A's slice (BM rows of BK = 32 floats, 128 bytes each,
@@ -75,7 +78,8 @@
  *            most 128 with BM = 256, whose accumulators take 128 registers
  *            per thread), STAGES (4), GROUP (8): the tuner found nothing
  *            faster on an H100 at 4096^3 (docs/RESULTS.md); CLUSTER (1, or
- *            2); SPLIT (1, or 3 for 3xTF32). Dynamic shared memory
+ *            2); SPLIT (1, or 3 for 3xTF32); INFLIGHT (1, or 0; 3xTF32
+ *            always waits: a second set of its partial sums would not fit). Dynamic shared memory
  *            STAGES * (BM + BN (+ BM for SPLIT 3)) * 128 bytes plus 1 KiB for
  *            the alignment the swizzle needs (193 KiB at the defaults).
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
@@ -118,6 +122,9 @@
 #endif
 #ifndef CLUSTER
 #define CLUSTER 1
+#endif
+#ifndef INFLIGHT
+#define INFLIGHT 1
 #endif
 
 #include "hopper.cuh"
@@ -416,11 +423,13 @@ static __device__ __forceinline__ void hold_all(unsigned (&x)[4][4])
             hold(x[s][i]);
 }
 
-/* TF32: acc (+)= the slice's product; rounded fragments, four wgmma. */
-static __device__ __forceinline__ void multiply(float (&acc)[ACC], unsigned a, unsigned b,
-                                                unsigned col_off, int q, int t, bool first)
+/*
+ * TF32: issues acc (+)= the slice's product (rounded fragments f, four
+ * wgmma, one group) without waiting for it.
+ */
+static __device__ __forceinline__ void issue(float (&acc)[ACC], unsigned (&f)[4][4], unsigned a,
+                                             unsigned b, unsigned col_off, int q, int t, bool first)
 {
-    unsigned f[4][4];
     load_frags(f, b, col_off, q, t);
 #pragma unroll
     for (int s = 0; s < 4; s++)
@@ -435,6 +444,14 @@ static __device__ __forceinline__ void multiply(float (&acc)[ACC], unsigned a, u
     for (int s = 0; s < 4; s++)
         wgmma(acc, f[s], da + 2 * s, !(first && s == 0));
     wgmma_commit();
+}
+
+/* TF32: acc (+)= the slice's product, waited for. */
+static __device__ __forceinline__ void multiply(float (&acc)[ACC], unsigned a, unsigned b,
+                                                unsigned col_off, int q, int t, bool first)
+{
+    unsigned f[4][4];
+    issue(acc, f, a, b, col_off, q, t, first);
     wgmma_wait<0>();
     hold_all(f); /* the registers stay untouched until the products have read them */
     hold_all(acc);
@@ -548,6 +565,77 @@ static __device__ __forceinline__ void release(unsigned bar, int lane)
 }
 
 /*
+ * Where consumer lane 4g + t of warp w in warpgroup cw reads B (Layout): q,
+ * its 16-byte chunk of a box row; col, its first column of the tile; col_off,
+ * that column's byte offset in its box row apart from the swizzle.
+ */
+struct place {
+    int t, q, col;
+    unsigned col_off;
+};
+static __device__ __forceinline__ place place_of(int cw, int warp, int lane)
+{
+    const int g = lane / 4, q = 2 * (g / 2) + warp % 2;
+    const int col = 64 * cw + 32 * (warp / 2) + 4 * q + 2 * (g % 2);
+    return {lane % 4, q, col, (unsigned)((col >> 5) * 4096 + (g % 2) * 8)};
+}
+
+#if SPLIT == 1 && INFLIGHT
+/*
+ * One slice of consume_inflight: waits for the stage, issues its product
+ * from fragments f, then waits until only that group runs, so the previous
+ * slice's product (from fragments held) is done and its stage freed.
+ */
+static __device__ __forceinline__ void step(float (&acc)[ACC], unsigned (&f)[4][4],
+                                            unsigned (&held)[4][4], ring &at, unsigned &prev,
+                                            unsigned smem, unsigned ready, unsigned col_off, int q,
+                                            int t, int lane, bool first, unsigned empty)
+{
+    const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
+    bar_wait(ready + 8 * at.st, at.ph);
+    issue(acc, f, a, b, col_off, q, t, first);
+    wgmma_wait<1>();
+    hold_all(held); /* read by the group just waited for */
+    if (!first)
+        release(prev, lane);
+    prev = empty + 8 * at.st;
+    at.next();
+}
+
+/*
+ * consume with INFLIGHT = 1 (rung 17): one wgmma group left running while
+ * the next slice's fragments are read and rounded, on two sets of fragment
+ * registers in turn, so a consumer's tensor-core work and its shared-memory
+ * loads overlap; a stage is freed once the group after it was issued.
+ */
+static __device__ __forceinline__ void consume_inflight(const problem &p, unsigned smem,
+                                                        unsigned ready, unsigned empty, int cw,
+                                                        int warp, int lane)
+{
+    const place at_ = place_of(cw, warp, lane);
+    const int t = at_.t, q = at_.q, col = at_.col;
+    const unsigned col_off = at_.col_off;
+    float acc[ACC];
+    unsigned f0[4][4], f1[4][4], prev = 0;
+    ring at;
+    for (int u = first_unit(); u < p.units; u += clusters()) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
+        for (int s = 0; s < p.slices; s += 2) {
+            step(acc, f0, f1, at, prev, smem, ready, col_off, q, t, lane, s == 0, empty);
+            if (s + 1 < p.slices)
+                step(acc, f1, f0, at, prev, smem, ready, col_off, q, t, lane, false, empty);
+        }
+        wgmma_wait<0>();
+        hold_all(f0);
+        hold_all(f1);
+        hold_all(acc);
+        release(prev, lane);
+        store_tile(p, acc, c.m0, c.n0 + col, t);
+    }
+}
+#endif
+
+/*
  * Consumer warpgroup cw (0 .. CWG-1): its 64 columns of every tile of this
  * block. FMA (3xTF32 with K <= 8) is a copy of its own, so that the two
  * paths' registers never meet. ready: the barriers that say a stage may be
@@ -557,10 +645,9 @@ template <bool FMA>
 static __device__ __forceinline__ void consume(const problem &p, unsigned smem, unsigned ready,
                                                unsigned empty, int cw, int warp, int lane)
 {
-    const int g = lane / 4, t = lane % 4;
-    const int q = 2 * (g / 2) + warp % 2; /* the lane's 16-byte chunk of a box row */
-    const int col = 64 * cw + 32 * (warp / 2) + 4 * q + 2 * (g % 2); /* its first column */
-    const unsigned col_off = (col >> 5) * 4096 + (g % 2) * 8;
+    const place at_ = place_of(cw, warp, lane);
+    const int t = at_.t, q = at_.q, col = at_.col;
+    const unsigned col_off = at_.col_off;
     float acc[ACC];
 #if SPLIT == 3
     float part[ACC];
@@ -657,7 +744,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
         if (p.fma)
             consume<true>(p, smem, wait, empty, wg - 1, warp, lane);
         else
+#if SPLIT == 1 && INFLIGHT
+            consume_inflight(p, smem, wait, empty, wg - 1, warp, lane);
+#else
             consume<false>(p, smem, wait, empty, wg - 1, warp, lane);
+#endif
     }
 #if CLUSTER == 2
     /* No block leaves while its peer may still arrive on its barriers. */
