@@ -14,6 +14,7 @@
 
 struct kl_launch;
 struct kl_ladder_args;
+struct kl_kernel_want;
 
 struct kl_rung_table {
     const char *workload; /* for messages: "gemm" */
@@ -146,6 +147,13 @@ struct kl_workload {
                              int *users, char *config, size_t n, struct kl_err *e);
     /* Checks rung i's values against the device, building nothing (NULL: nothing to check). */
     enum kl_status (*check)(void *self, int i, const int *values, struct kl_err *e);
+    /*
+     * The kernels rung i builds with these values, into want (max at most);
+     * returns how many. The engine builds those of every chosen rung at
+     * once before the first runs, where the backend builds in parallel
+     * (kl_kernel_prefetch). NULL: each rung builds its own as it runs.
+     */
+    int (*kernels)(void *self, int i, const int *values, struct kl_kernel_want *want, int max);
     /*
      * Builds, runs once, verifies and times rung i with these values by
      * proto into res (whose status it sets: verified, or failed with the

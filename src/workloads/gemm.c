@@ -1456,6 +1456,28 @@ static enum kl_status gemm_values(void *self, int i, const struct kl_ladder_args
     return st;
 }
 
+/* Rung i's product kernel with these values, and the copy before it where B or A needs one. */
+static int gemm_kernels(void *self, int i, const int *values, struct kl_kernel_want *want, int max)
+{
+    const struct gemm_ladder *L = self;
+    const struct kl_gemm_rung *r = &rungs[i];
+    static const struct kl_param_def none[1] = {{0}};
+    int n = 0, packed = r->hopper ? tma_pitch(&L->s, L->req->K) != L->req->K ||
+                                        tma_pitch(&L->s, L->req->N) != L->req->N
+                                  : r->b_pitch && pitch16(&L->s, L->req->N) != L->req->N;
+    if (r->geometry == KL_GEO_HOST || max < 2)
+        return 0;
+    want[n] = (struct kl_kernel_want){r->file, "gemm", ""};
+    kl_params_options(r->params, values, L->req->type, want[n].options, sizeof want[n].options);
+    n++;
+    if (packed) {
+        want[n] = (struct kl_kernel_want){r->file, r->hopper ? "pad" : "pack_b", ""};
+        kl_params_options(none, NULL, L->req->type, want[n].options, sizeof want[n].options);
+        n++;
+    }
+    return n;
+}
+
 static enum kl_status gemm_check(void *self, int i, const int *values, struct kl_err *e)
 {
     const struct gemm_ladder *L = self;
@@ -1556,6 +1578,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
                             .describe = gemm_describe,
                             .values = gemm_values,
                             .check = gemm_check,
+                            .kernels = gemm_kernels,
                             .run = gemm_run,
                             .user = &user_iface};
     struct kl_ladder_args a = KL_LADDER_ARGS(req);
