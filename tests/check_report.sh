@@ -345,6 +345,16 @@ mainjob)
     grep -q "^ceilings: .*(the first run's brief search, " "$tmp/out" &&
         echo "ok: the second main job's roofs name the brief search that measured them" ||
         fail "the second main job's ceilings line does not name the brief search: $(grep '^ceilings:' "$tmp/out")"
+    # Without --size the main job's size follows the cached FP32 roof: the power of two,
+    # 256 to 2048, nearest (in log scale) to the N whose 2·N³ FLOP take 1 ms at that roof.
+    run 0 --rung 01 "${q[@]}" --json "$tmp/sized.json" || exit 1
+    want=$(python3 -c 'import json, math, sys
+f = json.load(open(sys.argv[1]))["ceiling_values"]["f32_gflops"]
+side = (f * 1e9 * 1e-3 / 2) ** (1 / 3)
+print(min(2048, max(256, 2 ** round(math.log2(side)))))' "$tmp/sized.json")
+    grep -q "GEMM ladder at ${want}×${want}×${want} (sized for the FP32 roof" "$tmp/out" &&
+        echo "ok: the main job's size (${want}³) follows the cached FP32 roof" ||
+        fail "the main job's size should be ${want}³: $(grep 'GEMM ladder at' "$tmp/out")"
     # JSON on standard output stays JSON; the path goes to standard error.
     "$kladder" --size 8 --rung 01 "${q[@]}" --format json >"$tmp/json" 2>"$tmp/err"
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json" || fail "--format json is not clean JSON"

@@ -10,6 +10,7 @@
  * the rows measured before the stop, marked "interrupted" in the JSON.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,10 @@ static int device_spec(const struct cli *c, char *spec, size_t n)
     const char *env = getenv("KLADDER_DEVICE");
     const char *dev = c->device ? c->device : env;
     if (!c->backend) {
+        /* The main job shows the device's best: through CUDA where it works (every rung,
+         * the Hopper ones included), else on OpenCL's default device. */
+        if (!dev && c->command == CMD_MAIN && kl_backend_cuda.platform_count() > 0)
+            dev = "cuda";
         snprintf(spec, n, "%s", dev ? dev : "");
         return 0;
     }
@@ -186,14 +191,40 @@ static int load_users(const struct cli *c)
 typedef enum kl_status (*ladder_fn)(struct cli *c, struct kl_context *kl, struct outputs *o,
                                     struct kl_report *rep);
 
+/*
+ * The main job's GEMM size when none is given: the power of two (256 to 2048)
+ * nearest to the size the device's FP32 roof multiplies in about 1 ms, from
+ * its cached ceilings (2048 on a large GPU, 512 on a CPU), so the ladder's
+ * best rungs have work enough to show the device's best while its slowest
+ * still finish in seconds. Sets c's sizes and returns why, for the device
+ * line; without ceilings the defaults stay and "" is returned.
+ */
+static const char *main_job_size(struct kl_context *kl, struct cli *c)
+{
+    struct kl_ceilings ceil;
+    char warn[1024];
+    if (kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) != 1 ||
+        !(ceil.f32_gflops > 0))
+        return "";
+    double side = cbrt(ceil.f32_gflops * 1e9 * 1e-3 / 2); /* 2·N³ FLOP in 1 ms */
+    int n = 256;
+    while (n < 2048 && log2(side) > log2(n) + 0.5)
+        n *= 2;
+    c->M = c->N = c->K = n;
+    return " (sized for the FP32 roof; --size N chooses)";
+}
+
 static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
                                   struct kl_report *rep)
 {
     struct kl_gemm_request req;
     memset(&req, 0, sizeof req);
+    const char *size_why = "";
     if (!c->size_set && !c->mnk_set) {
         /* A size that finishes in well under a minute: larger on a GPU, small on a CPU. */
         c->M = c->N = c->K = (int)kl_default_size("gemm", 0, kl->info.is_gpu);
+        if (c->command == CMD_MAIN)
+            size_why = main_job_size(kl, c);
     }
     req.M = c->M, req.N = c->N, req.K = c->K;
     req.type = c->type;
@@ -203,6 +234,12 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     req.host_rungs = c->host_rungs;
+    if (c->command == CMD_MAIN && !c->npeers && kl->ops == &kl_backend_cuda) {
+        /* The library beside the ladder (a row says why where cuBLAS is missing). */
+        c->peers[c->npeers++] = "cublas";
+        if (c->type == KL_FLOAT)
+            c->peers[c->npeers++] = "cublas_tf32";
+    }
     req.peers = c->peers, req.npeers = c->npeers;
     if (c->command == CMD_MAIN) {
         /* Part of the table on a terminal; kept out of CSV, JSON and files. */
@@ -212,7 +249,7 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
                     kl->info.platform);
         else
             fprintf(f, "kladder: device %s:%d %s", kl->ops->name, kl->device, kl->info.name);
-        fprintf(f, "; GEMM ladder at %d×%d×%d\n\n", c->M, c->N, c->K);
+        fprintf(f, "; GEMM ladder at %d×%d×%d%s\n\n", c->M, c->N, c->K, size_why);
         fflush(f);
     }
     /* Parameters cached by `kladder tune` for this device, type and size class. */
