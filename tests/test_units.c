@@ -190,7 +190,8 @@ static void test_args(void)
 /*
  * A rung's presets parse as the tuned cache's lines do, and their values
  * pass the checks --param's would (ranges, multiples, relations); within an
- * architecture their size classes rise, so each one can be chosen.
+ * architecture and a bound on M their size classes rise, so each one can be
+ * chosen.
  */
 static void test_presets(const struct kl_gemm_rung *r)
 {
@@ -210,7 +211,7 @@ static void test_presets(const struct kl_gemm_rung *r)
             "%s preset %d (%s) is a valid set", r->name, i, p->params);
         for (int j = 0; j < i; j++)
             CHECK(r->presets[j].cc != p->cc || r->presets[j].type != p->type ||
-                      r->presets[j].max_class < p->max_class,
+                      r->presets[j].max_m != p->max_m || r->presets[j].max_class < p->max_class,
                   "%s presets %d and %d in rising size classes", r->name, j, i);
     }
 }
@@ -280,6 +281,16 @@ static void test_rungs(void)
     CHECK(!kl_gemm_preset_find(r14, &a100, KL_FLOAT, 1024, 1024, 1024) &&
               !kl_gemm_preset_find(r14, &h100, KL_DOUBLE, 1024, 1024, 1024),
           "no preset for another architecture or type");
+    /* Rung 17 on Hopper: a skinny M by M, whatever the volume; small cubes by class; else none. */
+    const struct kl_gemm_rung *r17 = kl_gemm_rung_find("17_wgmma_tf32");
+    const struct kl_gemm_preset *skinny = kl_gemm_preset_find(r17, &h100, KL_FLOAT, 64, 8192, 8192),
+                                *cube = kl_gemm_preset_find(r17, &h100, KL_FLOAT, 512, 512, 512),
+                                *wide = kl_gemm_preset_find(r17, &h100, KL_FLOAT, 129, 8192, 8192),
+                                *big = kl_gemm_preset_find(r17, &h100, KL_FLOAT, 1536, 1536, 1536);
+    CHECK(skinny && strstr(skinny->params, "STAGES=6") && cube && cube != skinny &&
+              strstr(cube->params, "BN=64") && wide && strstr(wide->params, "CLUSTER=2") &&
+              big == wide && !kl_gemm_preset_find(r17, &a100, KL_FLOAT, 8192, 8192, 8192),
+          "rung 17's Hopper presets by M and by size");
 }
 
 /* x rounded to TF32 as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, ties away from zero. */

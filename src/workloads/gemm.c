@@ -265,7 +265,13 @@ static const struct kl_gemm_rung rungs[] = {
                 {"INFLIGHT", 1, 0, 1, 1, 0,
                  "1: a consumer keeps one wgmma group running while it reads the next "
                  "slice's fragments (two sets of fragment registers); 0: waits for each"}},
-     .relations = wgmma_relations},
+     .relations = wgmma_relations,
+     /* Hopper (H100, docs/RESULTS.md): M <= 128 wastes less of 128-row tiles, deeper; up to
+        ~1024³, 128 × 64 tiles fill the 132 SMs (512³: 22.4 TFLOP/s against 14.5); above,
+        clusters of two halve A's reads from L2 (8192³: +8 %). */
+     .presets = {{90, KL_FLOAT, 99, "BM=128,BN=128,STAGES=6", 128},
+                 {90, KL_FLOAT, 30, "BM=128,BN=64"},
+                 {90, KL_FLOAT, 99, "CLUSTER=2"}}},
     {.name = "18_wgmma_3xtf32",
      .summary = "CUDA, Hopper: rung 17 with the 3xTF32 split (A's split in shared memory by "
                 "the producer's idle warps), float-accurate",
@@ -275,7 +281,9 @@ static const struct kl_gemm_rung rungs[] = {
      .local = KL_LOCAL_WGMMA,
      .hopper = 1,
      .params = {P_WGMMA(128, 128, 128, 4, 1)},
-     .relations = wgmma_relations},
+     .relations = wgmma_relations,
+     /* Hopper (H100, docs/RESULTS.md): 128 × 64 tiles where M <= 128 or up to ~1024³. */
+     .presets = {{90, KL_FLOAT, 99, "BN=64", 128}, {90, KL_FLOAT, 30, "BN=64"}}},
     {.name = "15cl_mma_tf32",
      .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
                 "rung 13's double buffer",
@@ -1039,7 +1047,8 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
 {
     int cc = dev->cc_major * 10 + dev->cc_minor, cls = kl_tune_size_class(M, N, K);
     for (int i = 0; i < KL_MAX_PRESETS && r->presets[i].cc; i++)
-        if (r->presets[i].cc == cc && r->presets[i].type == t && cls <= r->presets[i].max_class)
+        if (r->presets[i].cc == cc && r->presets[i].type == t && cls <= r->presets[i].max_class &&
+            (!r->presets[i].max_m || M <= r->presets[i].max_m))
             return &r->presets[i];
     return NULL;
 }

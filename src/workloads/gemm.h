@@ -33,13 +33,15 @@ enum kl_geometry {
  * what `kladder tune` found there (docs/RESULTS.md). A ladder uses them in
  * place of the rung's defaults when neither --param nor the tuned cache sets
  * its parameters, and the row says so. Sizes are the tuned cache's classes
- * (kl_tune_size_class: log2 of M·N·K, rounded).
+ * (kl_tune_size_class: log2 of M·N·K, rounded); a preset may also hold only
+ * for few rows of C (max_m), where a product of one volume is skinny.
  */
 struct kl_gemm_preset {
     int cc;             /* compute capability × 10 (90: Hopper); 0 ends the list */
     enum kl_type type;  /* the element type it was tuned for (shared memory scales with it) */
     int max_class;      /* sizes up to this class; a rung's first preset that covers one wins */
     const char *params; /* "NAME=VALUE,NAME=VALUE" */
+    int max_m;          /* M up to this; 0: any M */
 };
 #define KL_MAX_PRESETS 4
 
