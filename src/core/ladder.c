@@ -386,8 +386,8 @@ enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder
  * its own as it runs, gets it from the cache with its build time, and
  * reports a build that failed here as it would have.
  */
-static void prefetch(const struct kl_workload *w, const struct kl_ladder_args *a,
-                     const int *chosen, int nchosen, int first, int total)
+static void prefetch(const struct kl_workload *w, const struct kl_ladder_args *a, const int *chosen,
+                     int nchosen, int first, int total)
 {
     struct kl_context *kl = w->kl;
     struct kl_kernel_want want[2 * KL_MAX_RUNGS];
