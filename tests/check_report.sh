@@ -332,6 +332,9 @@ mainjob)
     grep -q "^kladder: first run on this device: measured its ceilings in .* and cached them in $tmp/cache/ceilings-" "$tmp/out" &&
         echo "ok: the first main job measured the device's ceilings and cached them" ||
         fail "the first main job should measure and cache the ceilings: $(head -c 1500 "$tmp/out")"
+    # What the compilers print goes into the build logs, never onto the run's output.
+    ! grep -Eq "warnings? generated|^ptxas|^nvrtc" "$tmp/out" ||
+        fail "compiler chatter in the main job's output: $(grep -E 'generated|ptxas|nvrtc' "$tmp/out" | head -3)"
     last=$(tail -n 1 "$tmp/out")
     if [ "$last" = "report: $tmp/work/kladder-report.html" ] && [ -s kladder-report.html ]; then
         echo "ok: the main job ends with \"$last\""
