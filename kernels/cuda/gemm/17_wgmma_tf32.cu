@@ -59,9 +59,10 @@
  *            stage. With INFLIGHT = 1 (rung 17's default) it leaves each
  *            slice's products running while it reads the next slice's
  *            fragments into a second set of registers, and frees a stage
- *            once the products after it are issued (+2 to 3 % on an H100). While one consumer warpgroup reads fragments or stores
- *            its tile, the other's products keep the tensor cores busy, and
- *            the producer is already fetching the next tile's slices.
+ *            once the products after it are issued (+2 to 3 % on an H100).
+ *            While one consumer warpgroup reads fragments or stores its
+ *            tile, the other's products keep the tensor cores busy, and the
+ *            producer is already fetching the next tile's slices.
  * Layout:    stage s: A's slice (BM rows of BK = 32 floats, 128 bytes each,
  *            written by one TMA box), then B's (BN/32 boxes of 32 rows of K
  *            by 32 floats of N), then rung 18's small parts of A; all
@@ -79,9 +80,12 @@
  *            per thread), STAGES (4), GROUP (8): the tuner found nothing
  *            faster on an H100 at 4096^3 (docs/RESULTS.md); CLUSTER (1, or
  *            2); SPLIT (1, or 3 for 3xTF32); INFLIGHT (1, or 0; 3xTF32
- *            always waits: a second set of its partial sums would not fit). Dynamic shared memory
- *            STAGES * (BM + BN (+ BM for SPLIT 3)) * 128 bytes plus 1 KiB for
- *            the alignment the swizzle needs (193 KiB at the defaults).
+ *            always waits: a second set of its partial sums would not fit).
+ *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
+ *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
+ *            KiB at the defaults). On an H100 kladder's presets (gemm.c)
+ *            change these by size: 128-row tiles for M <= 128, 128 x 64
+ *            tiles up to ~1024^3, clusters of two above.
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
  *            operands every warp loads into registers itself, and copied
  *            with cp.async from every thread. On Hopper the tensor cores
