@@ -17,7 +17,10 @@ cd "$(dirname "$0")/../.."
 build=${1:-build}
 out=${OUT:-tests/gpu/out}
 mkdir -p "$out/work"
-kl=$PWD/$build/kladder
+case $build in
+/*) kl=$build/kladder ;;
+*) kl=$PWD/$build/kladder ;;
+esac
 [ -x "$kl" ] || { echo "no $kl: build kladder first" >&2; exit 2; }
 export KLADDER_CACHE_DIR=$out/main_job_cache
 rm -rf "$KLADDER_CACHE_DIR"
