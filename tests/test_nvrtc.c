@@ -529,6 +529,10 @@ static int collect(void)
         if (r->kind != KL_BLUR_IMAGE)
             add_blur(r->file, r->params, r->px, r->rgba8_only);
     }
+    /* A user's kernel may name its parameters with single letters: the CUDA prelude's own
+     * template parameters (kl_S, kl_N, ...) must not meet them. A vector kernel with each. */
+    add_job("opencl/copy/vec4.cl",
+            "-DKL_T_INT -DA=1 -DB=2 -DC=3 -DD=4 -DN=5 -DS=6 -DX=7 -DBS=256 -DILP=2");
 
     /* Every kernel file built into kladder: the tables' options, else the directory's. */
     for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++) {

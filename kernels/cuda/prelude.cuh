@@ -145,60 +145,60 @@ __device__ __forceinline__ int atomic_add(volatile int *p, int v)
 
 /* ---- Vector types --------------------------------------------------------- */
 
-template <class S> struct kl_id { typedef S type; }; /* keeps S from being deduced */
-template <bool C, class X = int> struct kl_enable_if {};
-template <class X> struct kl_enable_if<true, X> { typedef X type; };
+template <class kl_S> struct kl_id { typedef kl_S type; }; /* keeps kl_S from being deduced */
+template <bool kl_C, class kl_X = int> struct kl_enable_if {};
+template <class kl_X> struct kl_enable_if<true, kl_X> { typedef kl_X type; };
 
-template <class S, int N> struct kl_vec;
+template <class kl_S, int kl_N> struct kl_vec;
 
 /* What every width has: uninitialised by default (like an OpenCL variable),
    a broadcast from a scalar, and one value per element. */
 #define KL_VEC_CONSTRUCTORS(N)                                                                     \
-    typedef S scalar_type;                                                                         \
+    typedef kl_S scalar_type;                                                                      \
     kl_vec() = default;                                                                            \
-    __device__ __forceinline__ kl_vec(S v)                                                         \
+    __device__ __forceinline__ kl_vec(kl_S v)                                                      \
     {                                                                                              \
         _Pragma("unroll") for (int i = 0; i < N; i++) e[i] = v;                                    \
     }                                                                                              \
-    template <class... A, typename kl_enable_if<sizeof...(A) == N>::type = 0>                      \
-    __device__ __forceinline__ kl_vec(A... a) : e{static_cast<S>(a)...}                            \
+    template <class... kl_A, typename kl_enable_if<sizeof...(kl_A) == N>::type = 0>                \
+    __device__ __forceinline__ kl_vec(kl_A... a) : e{static_cast<kl_S>(a)...}                      \
     {                                                                                              \
     }
 
-template <class S> struct alignas(2 * sizeof(S)) kl_vec<S, 2> {
+template <class kl_S> struct alignas(2 * sizeof(kl_S)) kl_vec<kl_S, 2> {
     union {
-        S e[2];
-        struct { S x, y; };
-        struct { S s0, s1; };
-        struct { S lo, hi; };
+        kl_S e[2];
+        struct { kl_S x, y; };
+        struct { kl_S s0, s1; };
+        struct { kl_S lo, hi; };
     };
     KL_VEC_CONSTRUCTORS(2)
 };
 
-template <class S> struct alignas(4 * sizeof(S)) kl_vec<S, 4> {
+template <class kl_S> struct alignas(4 * sizeof(kl_S)) kl_vec<kl_S, 4> {
     union {
-        S e[4];
-        struct { S x, y, z, w; };
-        struct { S s0, s1, s2, s3; };
-        struct { kl_vec<S, 2> lo, hi; };
+        kl_S e[4];
+        struct { kl_S x, y, z, w; };
+        struct { kl_S s0, s1, s2, s3; };
+        struct { kl_vec<kl_S, 2> lo, hi; };
     };
     KL_VEC_CONSTRUCTORS(4)
 };
 
-template <class S> struct alignas(8 * sizeof(S)) kl_vec<S, 8> {
+template <class kl_S> struct alignas(8 * sizeof(kl_S)) kl_vec<kl_S, 8> {
     union {
-        S e[8];
-        struct { S s0, s1, s2, s3, s4, s5, s6, s7; };
-        struct { kl_vec<S, 4> lo, hi; };
+        kl_S e[8];
+        struct { kl_S s0, s1, s2, s3, s4, s5, s6, s7; };
+        struct { kl_vec<kl_S, 4> lo, hi; };
     };
     KL_VEC_CONSTRUCTORS(8)
 };
 
-template <class S> struct alignas(16 * sizeof(S)) kl_vec<S, 16> {
+template <class kl_S> struct alignas(16 * sizeof(kl_S)) kl_vec<kl_S, 16> {
     union {
-        S e[16];
-        struct { S s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf; };
-        struct { kl_vec<S, 8> lo, hi; };
+        kl_S e[16];
+        struct { kl_S s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf; };
+        struct { kl_vec<kl_S, 8> lo, hi; };
     };
     KL_VEC_CONSTRUCTORS(16)
 };
@@ -277,41 +277,41 @@ KL_VEC_NAMES(double)
 
 /* vector op vector, vector op scalar, scalar op vector, and op= of both. */
 #define KL_VEC_BINARY(op, expr)                                                                    \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> operator op(const kl_vec<S, N> &a,                     \
-                                                        const kl_vec<S, N> &b)                     \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> operator op(const kl_vec<kl_S, kl_N> &a,         \
+                                                        const kl_vec<kl_S, kl_N> &b)               \
     {                                                                                              \
-        kl_vec<S, N> r;                                                                            \
-        _Pragma("unroll") for (int i = 0; i < N; i++)                                              \
+        kl_vec<kl_S, kl_N> r;                                                                      \
+        _Pragma("unroll") for (int i = 0; i < kl_N; i++)                                           \
         {                                                                                          \
-            const S x = a.e[i], y = b.e[i];                                                        \
-            r.e[i] = (S)(expr);                                                                    \
+            const kl_S x = a.e[i], y = b.e[i];                                                     \
+            r.e[i] = (kl_S)(expr);                                                                 \
         }                                                                                          \
         return r;                                                                                  \
     }                                                                                              \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> operator op(const kl_vec<S, N> &a,                     \
-                                                        typename kl_id<S>::type b)                 \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> operator op(const kl_vec<kl_S, kl_N> &a,         \
+                                                        typename kl_id<kl_S>::type b)              \
     {                                                                                              \
-        return a op kl_vec<S, N>(b);                                                               \
+        return a op kl_vec<kl_S, kl_N>(b);                                                         \
     }                                                                                              \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> operator op(typename kl_id<S>::type a,                 \
-                                                        const kl_vec<S, N> &b)                     \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> operator op(typename kl_id<kl_S>::type a,        \
+                                                        const kl_vec<kl_S, kl_N> &b)               \
     {                                                                                              \
-        return kl_vec<S, N>(a) op b;                                                               \
+        return kl_vec<kl_S, kl_N>(a) op b;                                                         \
     }                                                                                              \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> &operator op##=(kl_vec<S, N> &a,                       \
-                                                            const kl_vec<S, N> &b)                 \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> &operator op##=(kl_vec<kl_S, kl_N> &a,           \
+                                                            const kl_vec<kl_S, kl_N> &b)           \
     {                                                                                              \
         return a = a op b;                                                                         \
     }                                                                                              \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> &operator op##=(kl_vec<S, N> &a,                       \
-                                                            typename kl_id<S>::type b)             \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> &operator op##=(kl_vec<kl_S, kl_N> &a,           \
+                                                            typename kl_id<kl_S>::type b)          \
     {                                                                                              \
-        return a = a op kl_vec<S, N>(b);                                                           \
+        return a = a op kl_vec<kl_S, kl_N>(b);                                                     \
     }
 
 KL_VEC_BINARY(+, x + y)
@@ -323,16 +323,16 @@ KL_VEC_BINARY(&, x & y)
 KL_VEC_BINARY(|, x | y)
 KL_VEC_BINARY(^, x ^ y)
 /* OpenCL takes a vector shift count modulo the element width. */
-KL_VEC_BINARY(<<, x << (y & (8 * sizeof(S) - 1)))
-KL_VEC_BINARY(>>, x >> (y & (8 * sizeof(S) - 1)))
+KL_VEC_BINARY(<<, x << (y & (8 * sizeof(kl_S) - 1)))
+KL_VEC_BINARY(>>, x >> (y & (8 * sizeof(kl_S) - 1)))
 #undef KL_VEC_BINARY
 
 #define KL_VEC_UNARY(op)                                                                           \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> operator op(const kl_vec<S, N> &a)                     \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> operator op(const kl_vec<kl_S, kl_N> &a)         \
     {                                                                                              \
-        kl_vec<S, N> r;                                                                            \
-        _Pragma("unroll") for (int i = 0; i < N; i++) r.e[i] = (S)(op a.e[i]);                     \
+        kl_vec<kl_S, kl_N> r;                                                                      \
+        _Pragma("unroll") for (int i = 0; i < kl_N; i++) r.e[i] = (kl_S)(op a.e[i]);               \
         return r;                                                                                  \
     }
 KL_VEC_UNARY(+)
@@ -351,36 +351,37 @@ __device__ __forceinline__ bool kl_vector_space(const void *p)
 }
 
 /* p + N * off, element-aligned, any address: see the header comment. */
-template <int N, class S> __device__ __forceinline__ kl_vec<S, N> kl_vload(size_t off, const S *p)
+template <int kl_N, class kl_S>
+__device__ __forceinline__ kl_vec<kl_S, kl_N> kl_vload(size_t off, const kl_S *p)
 {
-    typedef kl_vec<S, N> V;
-    const S *q = p + off * N;
+    typedef kl_vec<kl_S, kl_N> V;
+    const kl_S *q = p + off * kl_N;
     const size_t a = (size_t)q;
     const bool vector = kl_vector_space(q);
     V r;
     if (vector && a % sizeof(V) == 0)
         return *(const V *)q;
     if constexpr (sizeof(V) > 16) { /* 16-byte pieces: 4 floats, 2 doubles ... */
-        typedef kl_vec<S, 16 / sizeof(S)> C;
-        constexpr int K = 16 / sizeof(S);
+        typedef kl_vec<kl_S, 16 / sizeof(kl_S)> kl_C;
+        constexpr int K = 16 / sizeof(kl_S);
         if (vector && a % 16 == 0) {
-            _Pragma("unroll") for (int c = 0; c < N / K; c++)
+            _Pragma("unroll") for (int c = 0; c < kl_N / K; c++)
             {
-                const C piece = ((const C *)q)[c];
+                const kl_C piece = ((const kl_C *)q)[c];
                 _Pragma("unroll") for (int i = 0; i < K; i++) r.e[c * K + i] = piece.e[i];
             }
             return r;
         }
     }
-    _Pragma("unroll") for (int i = 0; i < N; i++) r.e[i] = q[i];
+    _Pragma("unroll") for (int i = 0; i < kl_N; i++) r.e[i] = q[i];
     return r;
 }
 
-template <int N, class S>
-__device__ __forceinline__ void kl_vstore(const kl_vec<S, N> &v, size_t off, S *p)
+template <int kl_N, class kl_S>
+__device__ __forceinline__ void kl_vstore(const kl_vec<kl_S, kl_N> &v, size_t off, kl_S *p)
 {
-    typedef kl_vec<S, N> V;
-    S *q = p + off * N;
+    typedef kl_vec<kl_S, kl_N> V;
+    kl_S *q = p + off * kl_N;
     const size_t a = (size_t)q;
     const bool vector = kl_vector_space(q);
     if (vector && a % sizeof(V) == 0) {
@@ -388,28 +389,29 @@ __device__ __forceinline__ void kl_vstore(const kl_vec<S, N> &v, size_t off, S *
         return;
     }
     if constexpr (sizeof(V) > 16) {
-        typedef kl_vec<S, 16 / sizeof(S)> C;
-        constexpr int K = 16 / sizeof(S);
+        typedef kl_vec<kl_S, 16 / sizeof(kl_S)> kl_C;
+        constexpr int K = 16 / sizeof(kl_S);
         if (vector && a % 16 == 0) {
-            _Pragma("unroll") for (int c = 0; c < N / K; c++)
+            _Pragma("unroll") for (int c = 0; c < kl_N / K; c++)
             {
-                C piece;
+                kl_C piece;
                 _Pragma("unroll") for (int i = 0; i < K; i++) piece.e[i] = v.e[c * K + i];
-                ((C *)q)[c] = piece;
+                ((kl_C *)q)[c] = piece;
             }
             return;
         }
     }
-    _Pragma("unroll") for (int i = 0; i < N; i++) q[i] = v.e[i];
+    _Pragma("unroll") for (int i = 0; i < kl_N; i++) q[i] = v.e[i];
 }
 
 #define KL_VLOAD_VSTORE(N)                                                                         \
-    template <class S> __device__ __forceinline__ kl_vec<S, N> vload##N(size_t off, const S *p)   \
+    template <class kl_S>                                                                          \
+    __device__ __forceinline__ kl_vec<kl_S, N> vload##N(size_t off, const kl_S *p)                 \
     {                                                                                              \
         return kl_vload<N>(off, p);                                                                \
     }                                                                                              \
-    template <class S>                                                                             \
-    __device__ __forceinline__ void vstore##N(const kl_vec<S, N> &v, size_t off, S *p)            \
+    template <class kl_S>                                                                          \
+    __device__ __forceinline__ void vstore##N(const kl_vec<kl_S, N> &v, size_t off, kl_S *p)      \
     {                                                                                              \
         kl_vstore<N>(v, off, p);                                                                   \
     }
@@ -424,11 +426,11 @@ KL_VLOAD_VSTORE(16)
 /* convert_<type>N: element-wise C conversion (float to integer rounds toward
    zero, as OpenCL's default). */
 #define KL_CONVERT(D)                                                                              \
-    template <class S> __device__ __forceinline__ D convert_##D(S x) { return (D)x; }             \
+    template <class kl_S> __device__ __forceinline__ D convert_##D(kl_S x) { return (D)x; }       \
     KL_CONVERT_N(D, 2) KL_CONVERT_N(D, 4) KL_CONVERT_N(D, 8) KL_CONVERT_N(D, 16)
 #define KL_CONVERT_N(D, N)                                                                         \
-    template <class S>                                                                             \
-    __device__ __forceinline__ kl_vec<D, N> convert_##D##N(const kl_vec<S, N> &x)                  \
+    template <class kl_S>                                                                          \
+    __device__ __forceinline__ kl_vec<D, N> convert_##D##N(const kl_vec<kl_S, N> &x)               \
     {                                                                                              \
         kl_vec<D, N> r;                                                                            \
         _Pragma("unroll") for (int i = 0; i < N; i++) r.e[i] = (D)x.e[i];                          \
@@ -449,8 +451,8 @@ KL_CONVERT(double)
 
 /* float to 8- to 32-bit integers, saturated (NaN -> 0), rounded to nearest
    even (_rte; _sat alone rounds toward zero). */
-template <class D> __device__ __forceinline__ float kl_sat_lo();
-template <class D> __device__ __forceinline__ float kl_sat_hi();
+template <class kl_D> __device__ __forceinline__ float kl_sat_lo();
+template <class kl_D> __device__ __forceinline__ float kl_sat_hi();
 template <> __device__ __forceinline__ float kl_sat_lo<char>() { return -128.0f; }
 template <> __device__ __forceinline__ float kl_sat_hi<char>() { return 127.0f; }
 template <> __device__ __forceinline__ float kl_sat_lo<uchar>() { return 0.0f; }
@@ -459,13 +461,13 @@ template <> __device__ __forceinline__ float kl_sat_lo<short>() { return -32768.
 template <> __device__ __forceinline__ float kl_sat_hi<short>() { return 32767.0f; }
 template <> __device__ __forceinline__ float kl_sat_lo<ushort>() { return 0.0f; }
 template <> __device__ __forceinline__ float kl_sat_hi<ushort>() { return 65535.0f; }
-template <class D> __device__ __forceinline__ D kl_sat_rte(float x)
+template <class kl_D> __device__ __forceinline__ kl_D kl_sat_rte(float x)
 {
-    return (D)__float2int_rn(fminf(fmaxf(x, kl_sat_lo<D>()), kl_sat_hi<D>()));
+    return (kl_D)__float2int_rn(fminf(fmaxf(x, kl_sat_lo<kl_D>()), kl_sat_hi<kl_D>()));
 }
-template <class D> __device__ __forceinline__ D kl_sat_rtz(float x)
+template <class kl_D> __device__ __forceinline__ kl_D kl_sat_rtz(float x)
 {
-    return (D)__float2int_rz(fminf(fmaxf(x, kl_sat_lo<D>()), kl_sat_hi<D>()));
+    return (kl_D)__float2int_rz(fminf(fmaxf(x, kl_sat_lo<kl_D>()), kl_sat_hi<kl_D>()));
 }
 /* The hardware's float-to-int conversions saturate, and give 0 for NaN. */
 template <> __device__ __forceinline__ int kl_sat_rte<int>(float x) { return __float2int_rn(x); }
@@ -500,18 +502,19 @@ KL_CONVERT_SAT(uint)
 #undef KL_CONVERT_SAT_N
 
 /* as_<type>N: the same bits as another type of the same size. */
-template <class D, class S> __device__ __forceinline__ D kl_as(const S &x)
+template <class kl_D, class kl_S> __device__ __forceinline__ kl_D kl_as(const kl_S &x)
 {
-    static_assert(sizeof(D) == sizeof(S), "as_<type>: the sizes differ");
-    D r;
+    static_assert(sizeof(kl_D) == sizeof(kl_S), "as_<type>: the sizes differ");
+    kl_D r;
     memcpy(&r, &x, sizeof r);
     return r;
 }
 #define KL_AS(D)                                                                                   \
-    template <class S> __device__ __forceinline__ D as_##D(const S &x) { return kl_as<D>(x); }    \
+    template <class kl_S>                                                                          \
+    __device__ __forceinline__ D as_##D(const kl_S &x) { return kl_as<D>(x); }                     \
     KL_AS_N(D, 2) KL_AS_N(D, 4) KL_AS_N(D, 8) KL_AS_N(D, 16)
 #define KL_AS_N(D, N)                                                                              \
-    template <class S> __device__ __forceinline__ kl_vec<D, N> as_##D##N(const S &x)               \
+    template <class kl_S> __device__ __forceinline__ kl_vec<D, N> as_##D##N(const kl_S &x)         \
     {                                                                                              \
         return kl_as<kl_vec<D, N>>(x);                                                             \
     }
@@ -550,50 +553,56 @@ KL_CLAMP(double)
 
 /* Vectors: element-wise, with a vector or a scalar as the second operand. */
 #define KL_VEC_FUNC2(name, expr)                                                                   \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> name(const kl_vec<S, N> &a, const kl_vec<S, N> &b)     \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> name(const kl_vec<kl_S, kl_N> &a,                \
+                                                  const kl_vec<kl_S, kl_N> &b)                     \
     {                                                                                              \
-        kl_vec<S, N> r;                                                                            \
-        _Pragma("unroll") for (int i = 0; i < N; i++)                                              \
+        kl_vec<kl_S, kl_N> r;                                                                      \
+        _Pragma("unroll") for (int i = 0; i < kl_N; i++)                                           \
         {                                                                                          \
-            const S x = a.e[i], y = b.e[i];                                                        \
-            r.e[i] = (S)(expr);                                                                    \
+            const kl_S x = a.e[i], y = b.e[i];                                                     \
+            r.e[i] = (kl_S)(expr);                                                                 \
         }                                                                                          \
         return r;                                                                                  \
     }                                                                                              \
-    template <class S, int N>                                                                      \
-    __device__ __forceinline__ kl_vec<S, N> name(const kl_vec<S, N> &a, typename kl_id<S>::type b) \
+    template <class kl_S, int kl_N>                                                                \
+    __device__ __forceinline__ kl_vec<kl_S, kl_N> name(const kl_vec<kl_S, kl_N> &a,                \
+                                                  typename kl_id<kl_S>::type b)                    \
     {                                                                                              \
-        return name(a, kl_vec<S, N>(b));                                                           \
+        return name(a, kl_vec<kl_S, kl_N>(b));                                                     \
     }
 KL_VEC_FUNC2(min, x < y ? x : y)
 KL_VEC_FUNC2(max, x > y ? x : y)
 #undef KL_VEC_FUNC2
 
-template <class S, int N>
-__device__ __forceinline__ kl_vec<S, N> clamp(const kl_vec<S, N> &x, const kl_vec<S, N> &lo,
-                                              const kl_vec<S, N> &hi)
+template <class kl_S, int kl_N>
+__device__ __forceinline__ kl_vec<kl_S, kl_N> clamp(const kl_vec<kl_S, kl_N> &x,
+                                                    const kl_vec<kl_S, kl_N> &lo,
+                                                    const kl_vec<kl_S, kl_N> &hi)
 {
     return min(max(x, lo), hi);
 }
-template <class S, int N>
-__device__ __forceinline__ kl_vec<S, N> clamp(const kl_vec<S, N> &x, typename kl_id<S>::type lo,
-                                              typename kl_id<S>::type hi)
+template <class kl_S, int kl_N>
+__device__ __forceinline__ kl_vec<kl_S, kl_N> clamp(const kl_vec<kl_S, kl_N> &x,
+                                                    typename kl_id<kl_S>::type lo,
+                                                    typename kl_id<kl_S>::type hi)
 {
     return min(max(x, lo), hi);
 }
 
-template <class S, int N>
-__device__ __forceinline__ kl_vec<S, N> fma(const kl_vec<S, N> &a, const kl_vec<S, N> &b,
-                                            const kl_vec<S, N> &c)
+template <class kl_S, int kl_N>
+__device__ __forceinline__ kl_vec<kl_S, kl_N> fma(const kl_vec<kl_S, kl_N> &a,
+                                                  const kl_vec<kl_S, kl_N> &b,
+                                                  const kl_vec<kl_S, kl_N> &c)
 {
-    kl_vec<S, N> r;
-    _Pragma("unroll") for (int i = 0; i < N; i++) r.e[i] = kl_fma(a.e[i], b.e[i], c.e[i]);
+    kl_vec<kl_S, kl_N> r;
+    _Pragma("unroll") for (int i = 0; i < kl_N; i++) r.e[i] = kl_fma(a.e[i], b.e[i], c.e[i]);
     return r;
 }
-template <class S, int N>
-__device__ __forceinline__ kl_vec<S, N> mad(const kl_vec<S, N> &a, const kl_vec<S, N> &b,
-                                            const kl_vec<S, N> &c)
+template <class kl_S, int kl_N>
+__device__ __forceinline__ kl_vec<kl_S, kl_N> mad(const kl_vec<kl_S, kl_N> &a,
+                                                  const kl_vec<kl_S, kl_N> &b,
+                                                  const kl_vec<kl_S, kl_N> &c)
 {
     return fma(a, b, c);
 }
@@ -601,11 +610,11 @@ __device__ __forceinline__ kl_vec<S, N> mad(const kl_vec<S, N> &a, const kl_vec<
 /* dot: floating-point vectors of 2 or 4 components, and scalars. */
 __device__ __forceinline__ float dot(float a, float b) { return a * b; }
 __device__ __forceinline__ double dot(double a, double b) { return a * b; }
-template <class S, int N, typename kl_enable_if<(N <= 4)>::type = 0>
-__device__ __forceinline__ S dot(const kl_vec<S, N> &a, const kl_vec<S, N> &b)
+template <class kl_S, int kl_N, typename kl_enable_if<(kl_N <= 4)>::type = 0>
+__device__ __forceinline__ kl_S dot(const kl_vec<kl_S, kl_N> &a, const kl_vec<kl_S, kl_N> &b)
 {
-    S s = a.e[0] * b.e[0];
-    _Pragma("unroll") for (int i = 1; i < N; i++) s += a.e[i] * b.e[i];
+    kl_S s = a.e[0] * b.e[0];
+    _Pragma("unroll") for (int i = 1; i < kl_N; i++) s += a.e[i] * b.e[i];
     return s;
 }
 
@@ -630,7 +639,7 @@ __device__ __forceinline__ uint get_sub_group_size()
 __device__ __forceinline__ void sub_group_barrier(int) { __syncwarp(); }
 
 /* Every lane gets op over the lanes of its sub-group. */
-template <class X, class Op> __device__ __forceinline__ X kl_sub_group_reduce(X x, Op op)
+template <class kl_X, class Op> __device__ __forceinline__ kl_X kl_sub_group_reduce(kl_X x, Op op)
 {
     const uint n = get_sub_group_size();
     if (n == 32) {
@@ -642,40 +651,43 @@ template <class X, class Op> __device__ __forceinline__ X kl_sub_group_reduce(X 
     const uint mask = (1u << n) - 1, lane = get_sub_group_local_id();
     _Pragma("unroll") for (uint off = 16; off > 0; off >>= 1)
     {
-        const X y = __shfl_down_sync(mask, x, off);
+        const kl_X y = __shfl_down_sync(mask, x, off);
         if (lane + off < n)
             x = op(x, y);
     }
     return __shfl_sync(mask, x, 0);
 }
 struct kl_op_add {
-    template <class X> __device__ __forceinline__ X operator()(X a, X b) const { return a + b; }
+    template <class kl_X> __device__ __forceinline__ kl_X operator()(kl_X a, kl_X b) const
+    {
+        return a + b;
+    }
 };
 struct kl_op_min {
-    template <class X> __device__ __forceinline__ X operator()(X a, X b) const
+    template <class kl_X> __device__ __forceinline__ kl_X operator()(kl_X a, kl_X b) const
     {
         return b < a ? b : a;
     }
 };
 struct kl_op_max {
-    template <class X> __device__ __forceinline__ X operator()(X a, X b) const
+    template <class kl_X> __device__ __forceinline__ kl_X operator()(kl_X a, kl_X b) const
     {
         return b > a ? b : a;
     }
 };
-template <class X> __device__ __forceinline__ X sub_group_reduce_add(X x)
+template <class kl_X> __device__ __forceinline__ kl_X sub_group_reduce_add(kl_X x)
 {
     return kl_sub_group_reduce(x, kl_op_add());
 }
-template <class X> __device__ __forceinline__ X sub_group_reduce_min(X x)
+template <class kl_X> __device__ __forceinline__ kl_X sub_group_reduce_min(kl_X x)
 {
     return kl_sub_group_reduce(x, kl_op_min());
 }
-template <class X> __device__ __forceinline__ X sub_group_reduce_max(X x)
+template <class kl_X> __device__ __forceinline__ kl_X sub_group_reduce_max(kl_X x)
 {
     return kl_sub_group_reduce(x, kl_op_max());
 }
-template <class X> __device__ __forceinline__ X sub_group_broadcast(X x, uint lane)
+template <class kl_X> __device__ __forceinline__ kl_X sub_group_broadcast(kl_X x, uint lane)
 {
     const uint n = get_sub_group_size();
     return __shfl_sync(n == 32 ? 0xffffffffu : (1u << n) - 1, x, (int)lane);
