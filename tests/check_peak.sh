@@ -150,8 +150,10 @@ for x in r.get("results", []):
             bad.append(f"{n}: gflops {x.get('gflops')}, flops {x.get('flops')}: expected > 0")
         elif abs(x["gflops"] - x["flops"] / x["median_s"] * 1e-9) > 2e-3 * x["gflops"]:
             bad.append(f"{n}: gflops {x['gflops']} != flops / median_s")
-        if "CHAINS=" not in x.get("config", ""):
-            bad.append(f"{n}: config {x.get('config')!r} does not name the chains")
+        # FMA and mma.sync rows name their chains; wgmma rows their warpgroups and A's source.
+        want_cfg = ("WGS=", "A=") if n.startswith("wgmma_") else ("CHAINS=",)
+        if not all(w in x.get("config", "") for w in want_cfg):
+            bad.append(f"{n}: config {x.get('config')!r} does not name {' and '.join(want_cfg)}")
     elif n == "launch_host" and not x["median_s"] > 0:
         bad.append(f"{n}: median {x['median_s']} s, expected > 0")
 if bad:

@@ -197,8 +197,11 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
     if (c.vec == 1)
         snprintf(res->config, sizeof res->config, "uint EPI=%d WG=%zu%s", c.epi, c.wg,
                  c.persistent ? " persistent" : "");
-    if (l.global[0] > s->partial_cap)
-        return kl_fail(&kl->err, KL_ERR_ARG, "buffer too small for WG=%zu", c.wg);
+    if (l.global[0] > s->partial_cap) /* a persistent grid on a small --bytes: passed over */
+        return kl_fail(&kl->err, KL_ERR_UNSUPPORTED,
+                       "%s %s: its %zu work-items outnumber the buffer's %zu words (a larger "
+                       "--bytes runs it)",
+                       bw_name[k], res->config, l.global[0], s->partial_cap);
     if ((st = kl_launch_check(&l, bw_name[k], &kl->err)) != KL_OK ||
         (st = kl_kernel_get(kl, bw_file[k], bw_entry[k], res->options, &l.kernel, &res->build_s)) !=
             KL_OK ||
