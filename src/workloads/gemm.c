@@ -742,6 +742,30 @@ static int tma_pitch(const struct gemm_session *s, int n)
 }
 
 /*
+ * The row pitches rung r reads A and B with (tma_pitch for a Hopper rung,
+ * pitch16 for B of a b_pitch rung, else K and N); 1 where either differs
+ * from the matrix's width, so a copy (pad or pack_b) runs before the product.
+ */
+static int rung_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda,
+                        int *ldb)
+{
+    *lda = r->hopper ? tma_pitch(s, s->K) : s->K;
+    *ldb = r->hopper ? tma_pitch(s, s->N) : r->b_pitch ? pitch16(s, s->N) : s->N;
+    return *lda != s->K || *ldb != s->N;
+}
+
+/*
+ * The build options of the copies before a product (pad, pack_b): the
+ * element type's alone, so each is built once per type, whatever the rung's
+ * parameters (the tuner's candidates share it).
+ */
+static void copy_options(enum kl_type type, char *out, size_t n)
+{
+    static const struct kl_param_def none[1] = {{0}};
+    kl_params_options(none, NULL, type, out, n);
+}
+
+/*
  * The elements of dBp, B's padded copy: room for the wider of the two
  * pitches (pitch16 for a b_pitch rung, tma_pitch for a Hopper one), since
  * the rungs of one ladder share the buffer and the first to need it makes it.
@@ -753,18 +777,15 @@ static size_t padded_b_elems(const struct gemm_session *s)
 }
 
 /*
- * The packing launch. pack_b depends on the element type alone, so it is
- * built with the type's option only: once per type, whatever the rung's
- * parameters (the tuner's candidates share it). *build_s gets its build time.
+ * The packing launch (built with copy_options). *build_s gets its build time.
  */
 static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_rung *r, int ldb,
                                    struct kl_launch *l, double *build_s)
 {
-    static const struct kl_param_def none[1] = {{0}};
     struct kl_context *kl = s->kl;
     enum kl_status st;
     char options[64];
-    kl_params_options(none, NULL, s->type, options, sizeof options);
+    copy_options(s->type, options, sizeof options);
     *l = (struct kl_launch){.kl = kl, .nargs = 5, .dims = 1, .local = {256, 1, 1}};
     l->global[0] = kl_round_up((size_t)s->K * (size_t)ldb, 256);
     l->global[1] = l->global[2] = 1;
@@ -789,12 +810,11 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
 static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_rung *r, int lda,
                                   int ldb, struct kl_launch *l, double *build_s)
 {
-    static const struct kl_param_def none[1] = {{0}};
     struct kl_context *kl = s->kl;
     int pad_a = lda != s->K, pad_b = ldb != s->N;
     enum kl_status st;
     char options[64];
-    kl_params_options(none, NULL, s->type, options, sizeof options);
+    copy_options(s->type, options, sizeof options);
     *l = (struct kl_launch){.kl = kl, .nargs = 9, .dims = 1, .local = {256, 1, 1}};
     l->global[0] = ((size_t)s->M + (size_t)s->K) * 256;
     l->global[1] = l->global[2] = 1;
@@ -878,9 +898,7 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
     struct kl_launch *l = &rl->gemm;
     enum kl_status st;
     double pack_build_s = 0;
-    int lda = r->hopper ? tma_pitch(s, s->K) : s->K;
-    int ldb = r->hopper ? tma_pitch(s, s->N) : r->b_pitch ? pitch16(s, s->N) : s->N;
-    int packed = lda != s->K || ldb != s->N;
+    int lda, ldb, packed = rung_pitches(s, r, &lda, &ldb);
     *l = (struct kl_launch){.kl = kl};
     rl->pair = (struct kl_launch_pair){packed ? &rl->pack : l, packed ? l : NULL};
     shape_of(r, values, s->M, s->N, l);
@@ -1470,18 +1488,15 @@ static int gemm_kernels(void *self, int i, const int *values, struct kl_kernel_w
 {
     const struct gemm_ladder *L = self;
     const struct kl_gemm_rung *r = &rungs[i];
-    static const struct kl_param_def none[1] = {{0}};
-    int n = 0, packed = r->hopper ? tma_pitch(&L->s, L->req->K) != L->req->K ||
-                                        tma_pitch(&L->s, L->req->N) != L->req->N
-                                  : r->b_pitch && pitch16(&L->s, L->req->N) != L->req->N;
+    int lda, ldb, n = 0;
     if (r->geometry == KL_GEO_HOST || max < 2)
         return 0;
     want[n] = (struct kl_kernel_want){r->file, "gemm", ""};
-    kl_params_options(r->params, values, L->req->type, want[n].options, sizeof want[n].options);
+    kl_params_options(r->params, values, L->s.type, want[n].options, sizeof want[n].options);
     n++;
-    if (packed) {
+    if (rung_pitches(&L->s, r, &lda, &ldb)) {
         want[n] = (struct kl_kernel_want){r->file, r->hopper ? "pad" : "pack_b", ""};
-        kl_params_options(none, NULL, L->req->type, want[n].options, sizeof want[n].options);
+        copy_options(L->s.type, want[n].options, sizeof want[n].options);
         n++;
     }
     return n;
