@@ -324,11 +324,33 @@ static void add_tensor_rung(const struct kl_gemm_rung *r)
 }
 
 /*
+ * Rung r with the n NAME=VALUE items set (its defaults for the rest) as a job
+ * for sm_90a, unless the rung refuses them or they exceed the H100's shared
+ * memory.
+ */
+static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], int n)
+{
+    const char *set[KL_MAX_PARAMS];
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_err e;
+    char opt[256];
+    for (int i = 0; i < n; i++)
+        set[i] = items[i];
+    if (kl_params_resolve(r->name, r->params, set, n, values, &mask, &e) != KL_OK ||
+        r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
+        kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
+        return;
+    kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
+    add_job_cc(r->file, opt, 90);
+}
+
+/*
  * A Hopper wgmma rung (float, sm_90a only): every tile and pipeline depth the
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
  * H100's 227 KiB of shared memory), the raster's extreme groups at the
- * defaults, and every tile in clusters of each other size at the default
- * depth.
+ * defaults, every tile in clusters of each other size at the default depth,
+ * and (rung 17) every tile and cluster size with INFLIGHT the other way.
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -337,10 +359,13 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
     const struct kl_param_def *st = &r->params[kl_param_index(r->params, "STAGES")];
     const struct kl_param_def *gr = &r->params[kl_param_index(r->params, "GROUP")];
     const struct kl_param_def *cl = &r->params[kl_param_index(r->params, "CLUSTER")];
-    char items[5][32], opt[256];
+    int in = kl_param_index(r->params, "INFLIGHT");
+    char items[5][32];
     for (int c = cl->min; c <= cl->max; c++)
         for (int m = bm->min; m <= bm->max; m += bm->multiple)
-            for (int n = bn->min; n <= bn->max; n += bn->multiple)
+            for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+                snprintf(items[0], sizeof items[0], "BM=%d", m);
+                snprintf(items[1], sizeof items[1], "BN=%d", n);
                 for (int s = st->min; s <= st->max; s++)
                     for (int g = 0; g < 3; g++) {
                         int group = g == 0 ? gr->def : g == 1 ? gr->min : gr->max;
@@ -348,45 +373,16 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
                             continue;
                         if (c != cl->def && s != st->def)
                             continue;
-                        const char *set[5] = {items[0], items[1], items[2], items[3], items[4]};
-                        int values[KL_MAX_PARAMS];
-                        unsigned mask;
-                        struct kl_err e;
-                        snprintf(items[0], sizeof items[0], "BM=%d", m);
-                        snprintf(items[1], sizeof items[1], "BN=%d", n);
                         snprintf(items[2], sizeof items[2], "STAGES=%d", s);
                         snprintf(items[3], sizeof items[3], "GROUP=%d", group);
                         snprintf(items[4], sizeof items[4], "CLUSTER=%d", c);
-                        if (kl_params_resolve(r->name, r->params, set, 5, values, &mask, &e) !=
-                                KL_OK ||
-                            r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
-                            kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
-                            continue; /* refused, or beyond the H100's shared memory */
-                        kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
-                        add_job_cc(r->file, opt, 90);
+                        add_wgmma_variant(r, items, 5);
                     }
-    /* Rung 17's consumers the other way (INFLIGHT): every tile, each cluster size. */
-    int in = kl_param_index(r->params, "INFLIGHT");
-    if (in < 0)
-        return;
-    char other[16];
-    snprintf(other, sizeof other, "INFLIGHT=%d", !r->params[in].def);
-    for (int c = cl->min; c <= cl->max; c++)
-        for (int m = bm->min; m <= bm->max; m += bm->multiple)
-            for (int n = bn->min; n <= bn->max; n += bn->multiple) {
-                const char *set[4] = {items[0], items[1], items[2], other};
-                int values[KL_MAX_PARAMS];
-                unsigned mask;
-                struct kl_err e;
-                snprintf(items[0], sizeof items[0], "BM=%d", m);
-                snprintf(items[1], sizeof items[1], "BN=%d", n);
-                snprintf(items[2], sizeof items[2], "CLUSTER=%d", c);
-                if (kl_params_resolve(r->name, r->params, set, 4, values, &mask, &e) != KL_OK ||
-                    r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
-                    kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
-                    continue;
-                kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
-                add_job_cc(r->file, opt, 90);
+                if (in >= 0) {
+                    snprintf(items[2], sizeof items[2], "CLUSTER=%d", c);
+                    snprintf(items[3], sizeof items[3], "INFLIGHT=%d", !r->params[in].def);
+                    add_wgmma_variant(r, items, 4);
+                }
             }
 }
 
