@@ -7,7 +7,8 @@
 
 #include "core/context.h"
 
-#define KL_MAX_ARGS 10
+/* the most a launch passes: Hopper's GEMM rungs and their pad pass 11 */
+#define KL_MAX_ARGS 12
 
 struct kl_launch {
     struct kl_context *kl;

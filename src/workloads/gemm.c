@@ -273,8 +273,8 @@ static const struct kl_gemm_rung rungs[] = {
                  {90, KL_FLOAT, 30, "BM=128,BN=64"},
                  {90, KL_FLOAT, 99, "CLUSTER=2"}}},
     {.name = "18_wgmma_3xtf32",
-     .summary = "CUDA, Hopper: rung 17 with the 3xTF32 split (A's split in shared memory by "
-                "the producer's idle warps), float-accurate",
+     .summary = "CUDA, Hopper: rung 17 with the 3xTF32 split (A split by TMA's rounding "
+                "copies of A and of its residual), float-accurate",
      .precision = KL_PREC_3XTF32,
      .file = "cuda/gemm/18_wgmma_3xtf32.cu",
      .geometry = KL_GEO_PERSISTENT,
@@ -592,6 +592,7 @@ struct gemm_session {
     struct kl_buf *dA, *dB, *dBt, *dC;
     struct kl_buf *dBp; /* B in padded rows, for b_pitch and Hopper rungs (see pitch16) */
     struct kl_buf *dAp; /* A so, for Hopper rungs (both made on the device when needed) */
+    struct kl_buf *dAr; /* A's residual a - tf32(a), rows as dAp's, for 3xTF32's Hopper rung */
 };
 
 static void session_free(struct gemm_session *s)
@@ -603,6 +604,7 @@ static void session_free(struct gemm_session *s)
         s->kl->ops->release(s->dC);
         s->kl->ops->release(s->dBp);
         s->kl->ops->release(s->dAp);
+        s->kl->ops->release(s->dAr);
     }
     free(s->Bt);
     free(s->poison);
@@ -742,16 +744,27 @@ static int tma_pitch(const struct gemm_session *s, int n)
 }
 
 /*
+ * 1 where Hopper's 3xTF32 rung reads A's residual (a - tf32(a), which kernel
+ * pad writes first) so that TMA splits A as it copies it; not where K <= 8,
+ * where the rung multiplies A exactly on the FMA units (its file says why).
+ */
+static int reads_residual(const struct gemm_session *s, const struct kl_gemm_rung *r)
+{
+    return r->hopper && r->precision == KL_PREC_3XTF32 && s->K > 8;
+}
+
+/*
  * The row pitches rung r reads A and B with (tma_pitch for a Hopper rung,
  * pitch16 for B of a b_pitch rung, else K and N); 1 where either differs
- * from the matrix's width, so a copy (pad or pack_b) runs before the product.
+ * from the matrix's width or A's residual is read, so a copy (pad or
+ * pack_b) runs before the product.
  */
 static int rung_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda,
                         int *ldb)
 {
     *lda = r->hopper ? tma_pitch(s, s->K) : s->K;
     *ldb = r->hopper ? tma_pitch(s, s->N) : r->b_pitch ? pitch16(s, s->N) : s->N;
-    return *lda != s->K || *ldb != s->N;
+    return *lda != s->K || *ldb != s->N || reads_residual(s, r);
 }
 
 /*
@@ -804,21 +817,23 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
 /*
  * The padding launch of a Hopper rung (kernel pad of its file): A into rows
  * of lda, B into rows of ldb (tma_pitch), each only where that is not its
- * width, a block of 256 threads per row of A, then of B. Built once per
- * type, as pack_b is.
+ * width, and A's residual where the rung reads it; a block of 256 threads
+ * per row of A, then of B. Built once per type, as pack_b is.
  */
 static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_rung *r, int lda,
                                   int ldb, struct kl_launch *l, double *build_s)
 {
     struct kl_context *kl = s->kl;
-    int pad_a = lda != s->K, pad_b = ldb != s->N;
+    int pad_a = lda != s->K, pad_b = ldb != s->N, resid = reads_residual(s, r);
+    size_t a_elems = (size_t)s->M * (size_t)lda;
     enum kl_status st;
     char options[64];
     copy_options(s->type, options, sizeof options);
-    *l = (struct kl_launch){.kl = kl, .nargs = 9, .dims = 1, .local = {256, 1, 1}};
+    *l = (struct kl_launch){.kl = kl, .nargs = 11, .dims = 1, .local = {256, 1, 1}};
     l->global[0] = ((size_t)s->M + (size_t)s->K) * 256;
     l->global[1] = l->global[2] = 1;
-    if ((pad_a && (st = device_buffer(s, (size_t)s->M * (size_t)lda, &s->dAp)) != KL_OK) ||
+    if ((pad_a && (st = device_buffer(s, a_elems, &s->dAp)) != KL_OK) ||
+        (resid && (st = device_buffer(s, a_elems, &s->dAr)) != KL_OK) ||
         (pad_b && (st = device_buffer(s, padded_b_elems(s), &s->dBp)) != KL_OK) ||
         (st = kl_kernel_get(kl, r->file, "pad", options, &l->kernel, build_s)) != KL_OK ||
         (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
@@ -827,11 +842,14 @@ static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_r
     l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dB}};
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_a ? s->dAp : s->dA}};
     l->args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_b ? s->dBp : s->dB}};
-    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
-    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
-    l->args[6] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
-    l->args[7] = (struct kl_arg){KL_ARG_INT, {.i = lda}};
-    l->args[8] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
+    /* the residual's buffer, or any (unwritten) where resid is 0 */
+    l->args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = resid ? s->dAr : s->dA}};
+    l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
+    l->args[6] = (struct kl_arg){KL_ARG_INT, {.i = s->N}};
+    l->args[7] = (struct kl_arg){KL_ARG_INT, {.i = s->K}};
+    l->args[8] = (struct kl_arg){KL_ARG_INT, {.i = lda}};
+    l->args[9] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
+    l->args[10] = (struct kl_arg){KL_ARG_INT, {.i = resid}};
     return KL_OK;
 }
 
@@ -848,20 +866,39 @@ static enum kl_status build_rung(struct kl_context *kl, const struct kl_gemm_run
 }
 
 /*
+ * A tensor map of a rows x cols floats in rows of pitch floats (NULL: none),
+ * copied in boxes of box_rows rows by 32 floats, rounded to TF32 if tf32.
+ */
+static struct kl_arg map_arg(struct kl_buf *buf, int rows, int cols, int pitch, unsigned box_rows,
+                             int tf32)
+{
+    return (struct kl_arg){
+        KL_ARG_TENSOR_MAP,
+        {.map = {buf, (uint64_t)rows, (uint64_t)cols, (uint64_t)pitch * 4, box_rows, 32, tf32}}};
+}
+
+/* The matrices a device rung reads and writes, as its launch passes them. */
+struct rung_bufs {
+    struct kl_buf *A, *B, *C;
+    struct kl_buf *R; /* A's residual for Hopper's 3xTF32 rung (NULL: it splits A itself) */
+    int lda, ldb;     /* A's and B's row pitches */
+};
+
+/*
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
- * for Hopper's rungs whether the copies are TMA's and A's and B's tensor
- * maps (lda, ldb their row pitches), then the dynamic shared memory of a
- * CUDA C++ rung.
+ * for Hopper's rungs whether the copies are TMA's and A's, B's and A's
+ * residual's tensor maps (lda, ldb their row pitches), then the dynamic
+ * shared memory of a CUDA C++ rung.
  */
 static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
-                      int N, int K, struct kl_buf *A, struct kl_buf *B, struct kl_buf *C, int lda,
-                      int ldb, struct kl_launch *l)
+                      int N, int K, const struct rung_bufs *m, struct kl_launch *l)
 {
+    int lda = m->lda, ldb = m->ldb;
     l->nargs = 6;
-    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = A}};
-    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = B}};
-    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = C}};
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = m->A}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = m->B}};
+    l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = m->C}};
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = M}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = N}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = K}};
@@ -870,19 +907,19 @@ static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_t
     if (r->hopper) {
         /*
          * TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async.
-         * A's box is the block's share of a slice (a cluster's blocks multicast theirs);
-         * TF32 rungs have the copies round to TF32, 3xTF32 splits the floats itself.
+         * A's box is the block's share of a slice (a cluster's blocks multicast theirs).
+         * TF32 rungs have the copies round to TF32; 3xTF32 has A's copies round A and
+         * its residual into the split's two parts where the residual is given, and splits
+         * A itself otherwise; it splits B in registers, from B's every bit.
          */
         int tma = lda % 4 == 0 && ldb % 4 == 0, tf32 = r->precision == KL_PREC_TF32;
+        int resid = tma && m->R, tf32_a = tf32 || resid;
         unsigned cluster = (unsigned)kl_param_value(r->params, values, "CLUSTER");
         unsigned box = (unsigned)kl_param_value(r->params, values, "BM") / (cluster ? cluster : 1);
-        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma}};
-        l->args[l->nargs++] = (struct kl_arg){
-            KL_ARG_TENSOR_MAP,
-            {.map = {tma ? A : NULL, (uint64_t)M, (uint64_t)K, (uint64_t)lda * 4, box, 32, tf32}}};
-        l->args[l->nargs++] = (struct kl_arg){
-            KL_ARG_TENSOR_MAP,
-            {.map = {tma ? B : NULL, (uint64_t)K, (uint64_t)N, (uint64_t)ldb * 4, 32, 32, tf32}}};
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma ? 1 + resid : 0}};
+        l->args[l->nargs++] = map_arg(tma ? m->A : NULL, M, K, lda, box, tf32_a);
+        l->args[l->nargs++] = map_arg(tma ? m->B : NULL, K, N, ldb, 32, tf32);
+        l->args[l->nargs++] = map_arg(resid ? m->R : NULL, M, K, lda, box, 1);
     }
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] = (struct kl_arg){
@@ -910,11 +947,10 @@ static enum kl_status prepare_launch(struct gemm_session *s, const struct kl_gem
                                   : prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK)
         return st;
     t->build_s += pack_build_s;
-    rung_args(r, values, s->type, s->M, s->N, s->K, lda != s->K ? s->dAp : s->dA,
-              r->b_col_major ? s->dBt
-              : ldb != s->N  ? s->dBp
-                             : s->dB,
-              s->dC, lda, ldb, l);
+    struct kl_buf *A = lda != s->K ? s->dAp : s->dA, *R = reads_residual(s, r) ? s->dAr : NULL;
+    struct kl_buf *B = r->b_col_major ? s->dBt : ldb != s->N ? s->dBp : s->dB;
+    const struct rung_bufs m = {A, B, s->dC, R, lda, ldb};
+    rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
     return KL_OK;
 }
 
@@ -1900,7 +1936,8 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
     if ((st = check_rung(kl, r, values, type, out, e)) != KL_OK ||
         (st = build_rung(kl, r, values, type, out, t)) != KL_OK)
         return st;
-    rung_args(r, values, type, M, N, K, A, B, C, K, N, out);
+    const struct rung_bufs m = {A, B, C, NULL, K, N};
+    rung_args(r, values, type, M, N, K, &m, out);
     return KL_OK;
 }
 

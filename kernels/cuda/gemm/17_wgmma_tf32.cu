@@ -41,8 +41,8 @@
  *            Warpgroup 0 produces: one thread issues the TMA copies of each
  *            K-slice into a ring of STAGES stages; its other three warps
  *            round A's slice to TF32 in place on the cp.async path (with
- *            -DSPLIT=3, split it into TF32 parts: rung 18), and have nothing
- *            to do otherwise. It keeps 56 registers (setmaxnreg) and
+ *            -DSPLIT=3, split it into TF32 parts: rung 18, where A's
+ *            residual is not given), and have nothing to do otherwise. It keeps 56 registers (setmaxnreg) and
  *            gives the rest to the consumers, warpgroups 1 .. BN/64, each
  *            owning 64 columns of the tile: for each slice, 4 wgmma.m64nBMk8
  *            with its 64 x 8 strips of B in registers, A's slice by
@@ -65,7 +65,8 @@
  *            producer is already fetching the next tile's slices.
  * Layout:    stage s: A's slice (BM rows of BK = 32 floats, 128 bytes each,
  *            written by one TMA box), then B's (BN/32 boxes of 32 rows of K
- *            by 32 floats of N), then rung 18's small parts of A; all
+ *            by 32 floats of N), then rung 18's small parts of A (copied
+ *            from A's residual, or split from A's slice by warps 1-3); all
  *            128-byte swizzled (the 16-byte chunk j of row r at j ^ (r % 8)),
  *            which is what wgmma's descriptor reads without bank conflicts.
  *            Lane 4g + t of consumer warp w reads, for fragment rows g and
@@ -107,7 +108,10 @@
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled:
  *            A's box BM / CLUSTER rows by 32 floats, B's 32 by 32; TFLOAT32
- *            for rung 17, FLOAT32 for rung 18, whose split needs every bit).
+ *            for rung 17; for rung 18 B's FLOAT32, since its split needs
+ *            every bit, and A's TFLOAT32 beside the map of A's residual tr
+ *            (tma = 2; made by kernel pad), or FLOAT32 without it (tma = 1:
+ *            K <= 8, or buffers given as they are).
  */
 #ifndef BM
 #define BM 256
@@ -273,32 +277,47 @@ struct problem {
     int M, N, K, tiles_m, tiles_n, units, slices;
     int rank;   /* this block's rank in its cluster */
     bool tma;   /* TMA boxes (tensor maps given), else cp.async */
+    bool resid; /* 3xTF32: A's small parts copied by TMA from its residual (tr), not split here */
     bool fma;   /* 3xTF32 with K <= 8: the FMA units multiply, A's slice stays as it is */
     bool ready; /* the consumers wait for the ready barrier (a pass over A's slice), else full */
 };
 
 /*
+ * A box of rows m0 .. m0 + BM - 1 of a K-slice starting at k into stage
+ * memory dst: with CLUSTER = 2, this block's half into both blocks (whose
+ * full barriers each count the whole slice, half from either).
+ */
+static __device__ __forceinline__ void load_rows(unsigned dst, const tensor_map *map, int k,
+                                                 int m0, int rank, unsigned bar)
+{
+#if CLUSTER == 2
+    const int half = rank * (BM / 2);
+    tma_load_multicast(dst + half * 128, map, k, m0 + half, bar, 3);
+#else
+    (void)rank;
+    tma_load(dst, map, k, m0, bar);
+#endif
+}
+
+/*
  * Warp 0, lane 0: the TMA copies of every slice of every tile of this
- * block; with CLUSTER = 2, this block's half of A's slice into both blocks
- * (whose full barriers each count the whole slice, half from either).
+ * block: A's (and with p.resid its small parts', from tr), then B's.
  */
 static __device__ __forceinline__ void produce_tma(const problem &p, const tensor_map *ta,
-                                                   const tensor_map *tb, unsigned smem,
-                                                   unsigned full, unsigned empty)
+                                                   const tensor_map *tb, const tensor_map *tr,
+                                                   unsigned smem, unsigned full, unsigned empty)
 {
+    const unsigned bytes = A_BYTES + B_BYTES + (p.resid ? S_BYTES : 0);
     ring at;
     for (int u = first_unit(); u < p.units; u += clusters()) {
         const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
         for (int s = 0; s < p.slices; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
-            bar_arrive_tx(full + 8 * at.st, A_BYTES + B_BYTES);
-#if CLUSTER == 2
-            const int half = p.rank * (BM / 2);
-            tma_load_multicast(a + half * 128, ta, s * BK, c.m0 + half, full + 8 * at.st, 3);
-#else
-            tma_load(a, ta, s * BK, c.m0, full + 8 * at.st);
-#endif
+            bar_arrive_tx(full + 8 * at.st, bytes);
+            load_rows(a, ta, s * BK, c.m0, p.rank, full + 8 * at.st);
+            if (p.resid)
+                load_rows(b + B_BYTES, tr, s * BK, c.m0, p.rank, full + 8 * at.st);
 #pragma unroll
             for (int j = 0; j < BN / 32; j++)
                 tma_load(b + 4096 * j, tb, c.n0 + 32 * j, s * BK, full + 8 * at.st);
@@ -339,7 +358,7 @@ static __device__ __forceinline__ void produce_copies(const problem &p, unsigned
 }
 
 /*
- * Warps 1-3, where the copies were cp.async or the rung is 3xTF32: A's
+ * Warps 1-3, where the copies were cp.async or 3xTF32's A came whole: A's
  * slice rounded in place to TF32 (to nearest; the tensor cores would drop
  * its last 13 bits), and for 3xTF32 split: big = tf32(a)
  * in place, small = tf32(a - big) in the stage's third part (a - big is
@@ -357,7 +376,7 @@ static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned
                                                       unsigned full, unsigned ready, int id)
 {
     if (!p.ready)
-        return; /* TMA rounded the slices: nothing to do */
+        return; /* TMA rounded (and fetched A's small parts): nothing to do */
     ring at;
     for (int u = first_unit(); u < p.units; u += clusters())
         for (int s = 0; s < p.slices; s++) {
@@ -681,7 +700,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 
 /*
  * tma: 1 where A's and B's tensor maps are given (rows 16-byte aligned),
- * 0 for the cp.async path. With CLUSTER = 2 kladder launches an even
+ * 2 where A's residual's is too (3xTF32), 0 for the cp.async path. With CLUSTER = 2 kladder launches an even
  * number of blocks.
  */
 #if CLUSTER == 2
@@ -692,7 +711,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
          int N, int K, int tma, const __grid_constant__ tensor_map ta,
-         const __grid_constant__ tensor_map tb)
+         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr)
 {
     extern __shared__ unsigned char dynamic[];
     __shared__ __align__(8) u64 bars[3 * STAGES]; /* full, empty, ready: 8 bytes apart */
@@ -707,8 +726,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     p.slices = (K + BK - 1) / BK;
     p.rank = CLUSTER == 2 ? (int)cluster_rank() : 0;
     p.tma = tma != 0;
+    p.resid = SPLIT == 3 && tma == 2;
     p.fma = SPLIT == 3 && K <= 8;
-    p.ready = SPLIT == 3 || !p.tma;
+    p.ready = !p.tma || (SPLIT == 3 && !p.resid);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
@@ -733,7 +753,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
         if (warp == 0) {
             if (p.tma) {
                 if (lane == 0)
-                    produce_tma(p, &ta, &tb, smem, full, empty);
+                    produce_tma(p, &ta, &tb, &tr, smem, full, empty);
             } else {
                 produce_copies(p, smem, full, empty, lane);
             }
@@ -761,34 +781,46 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
 #endif
 }
 
-/* ---- padding ------------------------------------------------------------------------- */
+/* ---- padding, and 3xTF32's residual of A ---------------------------------------------- */
 
 /*
  * Rows of A (M x K) into Ap with rows of lda floats, where lda != K, and
  * rows of B (K x N) into Bp with rows of ldb, where ldb != N; zeros after
- * each row's end. One block per row: rows 0 .. M-1 are A's, M .. M+K-1 B's;
- * each thread reads four adjacent floats (the source rows are only 4-byte
- * aligned) and writes them as one 16-byte store (lda and ldb are multiples
- * of 32: rows of whole 128-byte lines, as TMA's boxes read them). kladder
- * launches it before gemm where K or N is not a multiple of 4, so that TMA,
- * which reads rows that start 16-byte aligned, copies every slice.
+ * each row's end. With resid (rung 18, K > 8) also A's residual into R,
+ * rows of lda: r = a - tf32(a), exact in float, which a TFLOAT32 tensor map
+ * rounds into the small part tf32(a - big) as it copies it, while A's own
+ * map rounds a into big, so that no warp splits A in shared memory. One
+ * block per row: rows 0 .. M-1 are A's, M .. M+K-1 B's; each thread reads
+ * four adjacent floats (the source rows are only 4-byte aligned where they
+ * need padding) and writes them as one 16-byte store (lda and ldb are
+ * multiples of 4, and of 32 where padded: rows of whole 128-byte lines, as
+ * TMA's boxes read them). kladder launches it before gemm where K or N is
+ * not a multiple of 4, or for the residual, so that TMA copies every slice.
  */
 extern "C" __global__ void pad(const float *__restrict__ A, const float *__restrict__ B, float *Ap,
-                               float *Bp, int M, int N, int K, int lda, int ldb)
+                               float *Bp, float *R, int M, int N, int K, int lda, int ldb,
+                               int resid)
 {
     const bool in_a = (int)blockIdx.x < M;
     const int n = in_a ? K : N, ld = in_a ? lda : ldb;
-    if (ld == n)
+    const bool copy = ld != n, split = in_a && resid;
+    if (!copy && !split)
         return;
     const int row = in_a ? blockIdx.x : blockIdx.x - M;
     const float *src = (in_a ? A : B) + (size_t)row * n;
     float4 *dst = reinterpret_cast<float4 *>((in_a ? Ap : Bp) + (size_t)row * ld);
+    float4 *res = reinterpret_cast<float4 *>(R + (size_t)row * ld);
     for (int c = 4 * threadIdx.x; c < ld; c += 4 * blockDim.x) {
         float4 v;
         v.x = c < n ? src[c] : 0.0f;
         v.y = c + 1 < n ? src[c + 1] : 0.0f;
         v.z = c + 2 < n ? src[c + 2] : 0.0f;
         v.w = c + 3 < n ? src[c + 3] : 0.0f;
-        dst[c / 4] = v;
+        if (copy)
+            dst[c / 4] = v;
+        if (split) {
+            const float4 big = round4(v);
+            res[c / 4] = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
+        }
     }
 }
