@@ -15,7 +15,8 @@
 #     verification, the __local one fails NVRTC's build, exit 3, and the
 #     __constant one runs), the build-log test (its kernel's warning is PoCL's
 #     clang's; NVRTC says nothing of it) and the fleets (PoCL's two CPU devices
-#     stand in for two GPUs there; tests/gpu/multi.sh runs fleets on GPUs).
+#     stand in for two GPUs there; tests/gpu/multi.sh runs fleets on GPUs) and
+#     the golden outputs (cli_golden: PoCL's rows, which rungs skip and why).
 #  2. Every workload at small, awkward sizes under compute-sanitizer's memcheck
 #     and racecheck (NVRTC kernels included), which must report nothing.
 #  3. NVIDIA NPP's blur as a peer: float pixels verified against the same
@@ -50,7 +51,7 @@ echo "== 1. CTest through the CUDA backend"
 # the tuner's budget tests allow that much past the budget.
 export KL_TEST_BUDGET_SLACK_MS=${KL_TEST_BUDGET_SLACK_MS:-10000}
 for round in $(seq 1 "${ROUNDS:-3}"); do
-    (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type|e2e_args|user_build_log|fleet_' \
+    (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type|e2e_args|user_build_log|fleet_|cli_golden' \
         --output-on-failure) >"$out/ctest_cuda_$round.txt" 2>&1 || status=1
     echo "round $round: $(grep 'tests passed' "$out/ctest_cuda_$round.txt")"
 done
