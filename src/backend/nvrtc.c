@@ -62,10 +62,7 @@ static int load(void)
     };
     const int count = (int)(sizeof names / sizeof *names);
     const char *path = NULL;
-    void *lib = NULL;
-    for (int i = 0; i < count && !lib; i++)
-        if ((lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
-            path = names[i];
+    void *lib = kl_dlopen_first(names, (size_t)count, 0, &path);
     if (!lib) {
         /* The last error, unless it only says that the file does not exist. */
         const char *err = dlerror();

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
+#include "core/util.h"
+
 /* The CBLAS enum values are fixed by the standard interface. */
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
@@ -20,20 +22,13 @@ static void load(void)
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so", "libcblas.so.3",
                                         "libblas.so.3"};
     tried = 1;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib)
-            continue;
-        /* POSIX allows converting dlsym's object pointer to a function pointer. */
-        void *sym = dlsym(lib, "cblas_dgemm");
-        if (sym) {
-            *(void **)&dgemm = sym;
-            *(void **)&sgemm = dlsym(lib, "cblas_sgemm");
-            loaded = names[i];
-            return;
-        }
-        dlclose(lib);
-    }
+    /* libblas.so.3 may be the reference BLAS, without the C interface: passed over. */
+    void *lib = kl_dlopen_having(names, sizeof names / sizeof *names, 0, "cblas_dgemm", &loaded);
+    if (!lib)
+        return;
+    /* POSIX allows converting dlsym's object pointer to a function pointer. */
+    *(void **)&dgemm = dlsym(lib, "cblas_dgemm");
+    *(void **)&sgemm = dlsym(lib, "cblas_sgemm");
 }
 
 int kl_blas_available(const char **name)

@@ -154,17 +154,27 @@ void kl_utc_now(char *out, size_t n)
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void *kl_dlopen_first(const char *const *names, size_t n, int global, const char **which)
+void *kl_dlopen_having(const char *const *names, size_t n, int global, const char *symbol,
+                       const char **which)
 {
     for (size_t i = 0; i < n; i++) {
         void *lib = dlopen(names[i], RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
-        if (lib) {
-            if (which)
-                *which = names[i];
-            return lib;
+        if (!lib)
+            continue;
+        if (symbol && !dlsym(lib, symbol)) {
+            dlclose(lib);
+            continue;
         }
+        if (which)
+            *which = names[i];
+        return lib;
     }
     return NULL;
+}
+
+void *kl_dlopen_first(const char *const *names, size_t n, int global, const char **which)
+{
+    return kl_dlopen_having(names, n, global, NULL, which);
 }
 
 int kl_out_open(struct kl_out_file *o, const char *path)

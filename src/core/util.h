@@ -43,8 +43,13 @@ char *kl_compiler_messages(const char *log, const char *more, int warnings_only)
 /*
  * The first of n library names dlopen finds (RTLD_NOW, and RTLD_GLOBAL where
  * global, for a library another needs), or NULL; *which names it (may be NULL).
+ * After a NULL, dlerror() tells the last name's failure.
  */
 void *kl_dlopen_first(const char *const *names, size_t n, int global, const char **which);
+
+/* kl_dlopen_first, passing over a library without symbol (closed again). */
+void *kl_dlopen_having(const char *const *names, size_t n, int global, const char *symbol,
+                       const char **which);
 
 /*
  * An output file written whole or not at all: kl_out_open writes to
