@@ -52,13 +52,13 @@ static const struct kl_blur_rung rungs[] = {
      .file = "opencl/blur/04_tiled2d.cl",
      .kind = KL_BLUR_2D,
      .weights_constant = 1,
-     .local = 1,
+     .local = KL_BLUR_LOCAL_TILE,
      .params = {P_BX, P_BY}},
     {.name = "05_tiled_sep",
      .summary = "separable passes from row and column segments in local memory",
      .file = "opencl/blur/05_tiled_sep.cl",
      .kind = KL_BLUR_SEPARABLE,
-     .local = 2,
+     .local = KL_BLUR_LOCAL_ROWCOL,
      .params = {P_BX, P_BY}},
     {.name = "06_vector",
      .summary = "PX pixels per work-item: a sliding window in registers, vector loads",
@@ -71,7 +71,7 @@ static const struct kl_blur_rung rungs[] = {
                 "SY rows, rows staged in local memory; each input read about once",
      .file = "opencl/blur/07_fused.cl",
      .kind = KL_BLUR_FUSED,
-     .local = 4,
+     .local = KL_BLUR_LOCAL_ROWS2,
      .px = 2,
      .sy = 1,
      .params = {{"BX", 64, 1, 1024, 1, 0, "work-group width (work-items)"},
@@ -90,7 +90,7 @@ static const struct kl_blur_rung rungs[] = {
                 "rows in flight per block instead of one loaded through registers",
      .file = "cuda/blur/09_async.cu",
      .kind = KL_BLUR_FUSED,
-     .local = 5,
+     .local = KL_BLUR_LOCAL_STAGED,
      .px = 2,
      .sy = 1,
      .params = {{"BX", 128, 1, 1024, 1, 0, "block width (threads)"},
@@ -103,7 +103,7 @@ static const struct kl_blur_rung rungs[] = {
                 "window down the columns",
      .file = "cuda/blur/10_tile.cu",
      .kind = KL_BLUR_FUSED,
-     .local = 6,
+     .local = KL_BLUR_LOCAL_TILE_ROWS,
      .px = 2,
      .sy = 1,
      .params = {{"WY", 4, 1, 32, 1, 0,
@@ -116,7 +116,7 @@ static const struct kl_blur_rung rungs[] = {
                 "host's error bound keeps every output within one level",
      .file = "cuda/blur/11_half2.cu",
      .kind = KL_BLUR_FUSED,
-     .local = 7,
+     .local = KL_BLUR_LOCAL_TILE_COLS,
      .px = 1,
      .precision = KL_PREC_FP16,
      .rgba8_only = 1,
@@ -131,7 +131,7 @@ static const struct kl_blur_rung rungs[] = {
                 "instruction an FMA",
      .file = "cuda/blur/12_regblock.cu",
      .kind = KL_BLUR_FUSED,
-     .local = 8,
+     .local = KL_BLUR_LOCAL_STRIPS,
      .params = {{"TW", 128, 4, 1024, 4, 0, "strip width (pixels); one block per strip and channel"},
                 {"RX", 16, 4, 64, 4, 0, "row-pass results per thread"},
                 {"CH", 16, 1, 256, 1, 0, "rows per chunk (a step of the strip)"},
@@ -194,7 +194,7 @@ struct geometry {
 
 static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
 {
-    if (r->local == 8) /* rung 12: NT threads per strip of SH rows */
+    if (r->local == KL_BLUR_LOCAL_STRIPS) /* rung 12: NT threads per strip of SH rows */
         return (struct geometry){(size_t)kl_param_value(r->params, v, "NT"), 1,
                                  (size_t)kl_param_value(r->params, v, "SH")};
     if (kl_param_index(r->params, "WY") >= 0)
@@ -218,20 +218,24 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v, const stru
 {
     size_t R2 = 2 * (size_t)s->R, f = f_size(s), RA2 = 2 * (((size_t)s->R + 3) / 4 * 4);
     switch (r->local) {
-    case 1: return (bx + R2) * (by + R2) * f;
-    case 2: return (by * (bx + R2) > (by + R2) * bx ? by * (bx + R2) : (by + R2) * bx) * f;
-    case 4: return 2 * (bx * px + RA2) * f;
-    case 5: /* ST staged rows of pixels as stored (4 bytes) */
+    case KL_BLUR_LOCAL_NONE: return 0;
+    case KL_BLUR_LOCAL_TILE: return (bx + R2) * (by + R2) * f;
+    case KL_BLUR_LOCAL_ROWCOL:
+        return (by * (bx + R2) > (by + R2) * bx ? by * (bx + R2) : (by + R2) * bx) * f;
+    case KL_BLUR_LOCAL_ROWS2: return 2 * (bx * px + RA2) * f;
+    case KL_BLUR_LOCAL_STAGED: /* ST staged rows of pixels as stored (4 bytes) */
         return (size_t)kl_param_value(r->params, v, "ST") * (bx * px + RA2) * 4;
-    case 6: { /* a tile's by·RY + 2R staged rows as in 5; uchar4 row results, 16 bytes a pixel */
+    case KL_BLUR_LOCAL_TILE_ROWS: {
+        /* a tile's by·RY + 2R staged rows as in STAGED; uchar4 row results, 16 bytes a pixel */
         size_t rows = by * (size_t)kl_param_value(r->params, v, "RY") + R2;
         return rows * (bx * px + RA2) * 4 + (s->pix == KL_PIX_UCHAR4 ? rows * bx * px * 16 : 0);
     }
-    case 7: { /* rung 11: the staged tile as in 6, and TH rows of SPAN + 2R column-pass results */
+    case KL_BLUR_LOCAL_TILE_COLS: {
+        /* rung 11: the staged tile as in TILE_ROWS, and TH rows of SPAN + 2R column-pass results */
         size_t th = by * (size_t)kl_param_value(r->params, v, "RY");
         return (th + R2) * (bx * px + RA2) * 4 + th * (bx * px + R2) * 8;
     }
-    case 8: { /* rung 12: as its comment reckons, in floats */
+    case KL_BLUR_LOCAL_STRIPS: { /* rung 12: as its comment reckons, in floats */
         size_t tw = (size_t)kl_param_value(r->params, v, "TW"),
                ch = (size_t)kl_param_value(r->params, v, "CH");
         size_t rowp = pad32_4(tw + RA2), twp = pad32_4(tw), nr = ch * ((R2 + ch - 1) / ch + 1);
@@ -315,7 +319,8 @@ static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel p
     l->local[2] = l->global[2] = 1;
     l->global[0] = kl_round_up(((size_t)W + px - 1) / px, g.bx);
     l->global[1] = kl_round_up(((size_t)H + g.sy - 1) / g.sy, g.by);
-    if (r->local == 8) { /* rung 12: a block per strip of TW columns and channel */
+    if (r->local ==
+        KL_BLUR_LOCAL_STRIPS) { /* rung 12: a block per strip of TW columns and channel */
         size_t tw = (size_t)kl_param_value(r->params, v, "TW");
         l->global[0] = ((size_t)W + tw - 1) / tw * (pix == KL_PIX_UCHAR4 ? 4 : 1) * g.bx;
     }
@@ -497,7 +502,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = s->W}};
     l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
     l.args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
-    if (kl_kernel_is_cuda(r->file) && r->local) { /* dynamic shared memory */
+    if (kl_kernel_is_cuda(r->file) && r->local != KL_BLUR_LOCAL_NONE) { /* dynamic shared memory */
         struct geometry g = geometry_of(r, values);
         l.args[l.nargs++] = (struct kl_arg){
             KL_ARG_LOCAL,

@@ -18,19 +18,26 @@ enum kl_blur_kind {
     KL_BLUR_IMAGE      /* blur_h reads an image object, then blur_v */
 };
 
+/* What a rung keeps in local memory (its size: local_bytes in blur.c). */
+enum kl_blur_local {
+    KL_BLUR_LOCAL_NONE,      /* nothing */
+    KL_BLUR_LOCAL_TILE,      /* a 2-D tile and its halo */
+    KL_BLUR_LOCAL_ROWCOL,    /* row tiles, then column tiles, in one buffer */
+    KL_BLUR_LOCAL_ROWS2,     /* two staged rows of BX·PX columns and their halo */
+    KL_BLUR_LOCAL_STAGED,    /* ST such rows of 4-byte pixels (dynamic shared memory, CUDA) */
+    KL_BLUR_LOCAL_TILE_ROWS, /* a tile of WY·RY + 2R such rows, and for uchar4 its row results */
+    KL_BLUR_LOCAL_TILE_COLS, /* such a tile and its WY·RY column-pass rows of 8-byte results */
+    KL_BLUR_LOCAL_STRIPS     /* rung 12's strip buffers: two chunks of CH staged rows, a ring of
+                                row results, for uchar4 one channel of a chunk as floats */
+};
+
 struct kl_blur_rung {
     const char *name;
     const char *summary;
     const char *file;
     enum kl_blur_kind kind;
     int weights_constant; /* 2-D weights in __constant memory (size-limited) */
-    int local;            /* local memory: 0 none, 1 2-D tile, 2 row/column tiles, 4 two
-                             staged rows of BX·PX columns and their halo, 5 ST such rows of
-                             4-byte pixels (dynamic shared memory of a CUDA C++ rung), 6 a
-                             tile of WY·RY + 2R such rows, and for uchar4 its row results, 7
-                             such a tile and its WY·RY column-pass rows of 8-byte results, 8
-                             rung 12's strip buffers (two chunks of CH staged rows, a ring
-                             of row results, for uchar4 one channel of a chunk as floats) */
+    enum kl_blur_local local; /* what it keeps in local memory */
     int px;               /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
                              floats, so PX/4 (at least 1) pixels of uchar4 */
     int sy;               /* each work-item computes SY rows (the SY parameter) */
