@@ -1,6 +1,8 @@
 /*
  * GEMM, C = A·B for any M, N, K: the ladder of seed 004 (host loop orders,
- * then device rungs from naive to float8) and seed 002's tiled rung.
+ * then device rungs from naive to float8), seed 002's tiled rung, and the
+ * rungs past them: register and warp tiles (11-14) and the tensor cores (15-18:
+ * mma.sync, then Hopper's wgmma fed by TMA; TF32 and 3xTF32).
  */
 #ifndef KL_GEMM_H
 #define KL_GEMM_H
