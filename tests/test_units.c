@@ -1,5 +1,7 @@
 /* Unit tests of the pieces every number depends on: statistics, the timing
- * protocol, tolerances and comparison, option parsing, rung lookup. */
+ * protocol, tolerances and comparison, option parsing, rung lookup, the
+ * workload registry. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <float.h>
 #include <stddef.h>
 #include <math.h>
@@ -7,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/ladder.h"
 #include "check.h"
 #include "cli/args.h"
 #include "core/context.h"
@@ -20,6 +23,7 @@
 #include "tune/tune.h"
 #include "workloads/blur_bound.h"
 #include "workloads/gemm.h"
+#include "workloads/registry.h"
 
 static void test_stats(void)
 {
@@ -822,6 +826,46 @@ static void test_occupancy(void)
           "unknown occupancy says why: %s", r.why);
 }
 
+/*
+ * The workload registry: each entry found by its name, its rung table
+ * non-empty with every rung named, its default sizes those the API hands
+ * out, and its --list-rungs the heading and every rung in order.
+ */
+static void test_registry(void)
+{
+    char names[128], *text = NULL;
+    size_t len = 0;
+    CHECK(kl_workload_find("nonesuch") == NULL && kl_workload_find(NULL) == NULL,
+          "unknown names are NULL");
+    kl_workload_ladder_names(names, sizeof names);
+    CHECK(strcmp(names, "gemm, copy, rowdot, gemv, blur") == 0, "ladders: %s", names);
+    for (int i = 0; i < kl_workload_count(); i++) {
+        const struct kl_workload_def *w = kl_workload_at(i);
+        const struct kl_rung_table *t = w->rungs();
+        CHECK(kl_workload_find(w->name) == w, "%s found by name", w->name);
+        CHECK(t->count > 0 && strcmp(t->workload, w->name) == 0, "%s: %d rungs of %s", w->name,
+              t->count, t->workload);
+        CHECK(w->dims >= 0 && w->dims <= KL_WORKLOAD_MAX_DIMS && (w->dims > 0) == w->ladder,
+              "%s: %d sizes", w->name, w->dims);
+        for (int d = 0; d < KL_WORKLOAD_MAX_DIMS; d++)
+            CHECK(kl_default_size(w->name, d, 1) == (d < w->dims ? w->gpu[d] : 0) &&
+                      kl_default_size(w->name, d, 0) == (d < w->dims ? w->cpu[d] : 0) &&
+                      (d >= w->dims || (w->gpu[d] > 0 && w->cpu[d] > 0)),
+                  "%s: default size %d", w->name, d);
+        FILE *f = open_memstream(&text, &len);
+        kl_workload_list_rungs(w, f);
+        fclose(f);
+        CHECK(strncmp(text, w->heading, strlen(w->heading)) == 0, "%s: heading", w->name);
+        const char *at = text;
+        for (int r = 0; r < t->count && at; r++)
+            if ((at = strstr(at, t->name(r))))
+                at += strlen(t->name(r));
+        CHECK(at != NULL, "%s: --list-rungs names every rung in order", w->name);
+        free(text);
+        text = NULL;
+    }
+}
+
 int main(void)
 {
     test_stats();
@@ -838,5 +882,6 @@ int main(void)
     test_log_remap();
     test_half2_bound();
     test_occupancy();
+    test_registry();
     return check_summary();
 }

@@ -19,6 +19,7 @@
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
 #include "workloads/gemv.h"
+#include "workloads/registry.h"
 #include "workloads/rowdot.h"
 
 #define MAX_KERNELS 8
@@ -32,18 +33,10 @@ struct kl_ladder {
 
 long kl_default_size(const char *workload, int i, int is_gpu)
 {
-    static const struct {
-        const char *workload;
-        long gpu[3], cpu[3];
-    } sizes[] = {
-        {"gemm", {2048, 2048, 2048}, {512, 512, 512}}, {"copy", {1L << 24}, {1L << 22}},
-        {"rowdot", {16384, 16384}, {4096, 1000}},      {"gemv", {4096, 4096}, {2048, 2048}},
-        {"blur", {4096, 4096}, {4096, 4096}},
-    };
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
-        if (strcmp(workload, sizes[k].workload) == 0 && i >= 0 && i < 3)
-            return is_gpu ? sizes[k].gpu[i] : sizes[k].cpu[i];
-    return 0;
+    const struct kl_workload_def *w = kl_workload_find(workload);
+    if (!w || i < 0 || i >= w->dims)
+        return 0;
+    return is_gpu ? w->gpu[i] : w->cpu[i];
 }
 
 /* Size i of the request, else the default; refused where it does not fit an int. */
@@ -71,9 +64,9 @@ static enum kl_status dispatch(struct kl_context *kl, const struct kl_ladder_req
     else
         kl_protocol_default(&proto);
     const char *w = req->workload;
-    int two = strcmp(w, "copy") != 0, three = strcmp(w, "gemm") == 0;
-    if ((st = size_of(kl, req, 0, &a)) != KL_OK || (two && (st = size_of(kl, req, 1, &b))) ||
-        (three && (st = size_of(kl, req, 2, &c))))
+    int dims = kl_workload_find(w)->dims;
+    if ((st = size_of(kl, req, 0, &a)) != KL_OK || (dims > 1 && (st = size_of(kl, req, 1, &b))) ||
+        (dims > 2 && (st = size_of(kl, req, 2, &c))))
         return st;
 /* The fields every workload's request shares. */
 #define COMMON(r)                                                                                  \
@@ -149,16 +142,16 @@ static enum kl_status rows_of(struct kl_ladder *l, struct kl_err *e)
 enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_request *req,
                              struct kl_ladder **out)
 {
-    static const char *const workloads[] = {"gemm", "copy", "rowdot", "gemv", "blur"};
+    const struct kl_workload_def *w = kl_workload_find(req->workload);
     struct kl_err *e = &kl->err;
     enum kl_status st = KL_OK;
-    int known = 0;
     *out = NULL;
-    for (size_t k = 0; req->workload && k < sizeof workloads / sizeof *workloads; k++)
-        known |= strcmp(req->workload, workloads[k]) == 0;
-    if (!known)
-        return kl_fail(e, KL_ERR_ARG, "unknown workload \"%s\" (gemm, copy, rowdot, gemv, blur)",
-                       req->workload ? req->workload : "(null)");
+    if (!w || !w->ladder) {
+        char names[128];
+        kl_workload_ladder_names(names, sizeof names);
+        return kl_fail(e, KL_ERR_ARG, "unknown workload \"%s\" (%s)",
+                       req->workload ? req->workload : "(null)", names);
+    }
     if (req->nkernels < 0 || req->nkernels > MAX_KERNELS)
         return kl_fail(e, KL_ERR_ARG, "%d kernels: 0 to %d", req->nkernels, MAX_KERNELS);
     struct kl_ladder *l = calloc(1, sizeof *l);

@@ -22,6 +22,7 @@
 #include "cli/devices.h"
 #include "cli/exit.h"
 #include "cli/fleet_cmd.h"
+#include "cli/options.h"
 #include "cli/outputs.h"
 #include "cli/report_cmd.h"
 #include "cli/tune_cmd.h"
@@ -41,58 +42,14 @@
 #include "workloads/peak.h"
 #include "workloads/blur.h"
 #include "workloads/gemv.h"
+#include "workloads/registry.h"
 #include "workloads/rowdot.h"
 
+/* --list-rungs: the command's ladder from the registry (the main job's is gemm's). */
 static void list_rungs(enum command cmd, FILE *out)
 {
-    if (cmd == CMD_BLUR) {
-        fprintf(out, "Gaussian blur ladder (seed 001), in order:\n");
-        for (int i = 0; i < kl_blur_rung_count(); i++) {
-            const struct kl_blur_rung *r = kl_blur_rung_at(i);
-            fprintf(out, "  %-13s %s\n", r->name, r->summary);
-            kl_params_print(r->params, 13, out);
-        }
-        return;
-    }
-    if (cmd == CMD_GEMV) {
-        fprintf(out, "GEMV ladder (y = a*A*x + b*y), in order:\n");
-        for (int i = 0; i < kl_gemv_rung_count(); i++) {
-            const struct kl_gemv_rung *r = kl_gemv_rung_at(i);
-            fprintf(out, "  %-16s %s\n", r->name, r->summary);
-            kl_params_print(r->params, 16, out);
-        }
-        return;
-    }
-    if (cmd == CMD_ROWDOT) {
-        fprintf(out, "Weighted row dot ladder (seed 000), in order:\n");
-        for (int i = 0; i < kl_rowdot_rung_count(); i++) {
-            const struct kl_rowdot_rung *r = kl_rowdot_rung_at(i);
-            fprintf(out, "  %-18s %s\n", r->name, r->summary);
-            kl_params_print(r->params, 18, out);
-        }
-        return;
-    }
-    if (cmd == CMD_MGEMM) {
-        fprintf(out, "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:\n");
-        for (int i = 0; i < kl_mgemm_rung_count(); i++)
-            fprintf(out, "  %-16s %s\n", kl_mgemm_rung_name(i), kl_mgemm_rung_summary(i));
-        return;
-    }
-    if (cmd == CMD_COPY) {
-        fprintf(out, "Copy ladder (seed 003), in order:\n");
-        for (int i = 0; i < kl_copy_rung_count(); i++) {
-            const struct kl_copy_rung *r = kl_copy_rung_at(i);
-            fprintf(out, "  %-8s %s\n", r->name, r->summary);
-            kl_params_print(r->params, 8, out);
-        }
-        return;
-    }
-    fprintf(out, "GEMM ladder (C = A*B), in order:\n");
-    for (int i = 0; i < kl_gemm_rung_count(); i++) {
-        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
-        fprintf(out, "  %-16s %s\n", r->name, r->summary);
-        kl_params_print(r->params, 16, out);
-    }
+    const struct kl_workload_def *w = kl_workload_find(kl_cli_command_name(cmd));
+    kl_workload_list_rungs(w ? w : kl_workload_find("gemm"), out);
 }
 
 /* The backend a spec names by its prefix ("cuda:0", "opencl"), or NULL. */

@@ -8,17 +8,16 @@
 
 #include "cli/exit.h"
 #include "core/context.h"
-
-static const char *const workloads[] = {"gemm", "copy", "rowdot", "gemv", "blur"};
-#define NWORKLOADS ((int)(sizeof workloads / sizeof *workloads))
+#include "workloads/registry.h"
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: kladder template WORKLOAD > FILE.cl\n"
                  "Prints a minimal working kernel of WORKLOAD's interface, to edit and run with\n"
                  "`kladder WORKLOAD --kernel FILE.cl`. Workloads:");
-    for (int i = 0; i < NWORKLOADS; i++)
-        fprintf(out, " %s", workloads[i]);
+    for (int i = 0; i < kl_workload_count(); i++)
+        if (kl_workload_at(i)->ladder) /* the ladders users' kernels join */
+            fprintf(out, " %s", kl_workload_at(i)->name);
     fprintf(out, "\n");
 }
 
@@ -33,11 +32,10 @@ int kl_cli_template(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < NWORKLOADS; i++) {
+    const struct kl_workload_def *w = kl_workload_find(argv[1]);
+    if (w && w->ladder) {
         char path[64];
-        if (strcmp(argv[1], workloads[i]) != 0)
-            continue;
-        snprintf(path, sizeof path, "templates/%s.cl", workloads[i]);
+        snprintf(path, sizeof path, "templates/%s.cl", w->name);
         for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++)
             if (strcmp(f->path, path) == 0) {
                 fputs(f->text, stdout);

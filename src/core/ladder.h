@@ -26,7 +26,8 @@ struct kl_rung_table {
 
 /*
  * The accessors of a workload's rung array: kl_<workload>_rung_count(),
- * kl_<workload>_rung_at(i) and a static struct kl_rung_table `table`.
+ * kl_<workload>_rung_at(i), a static struct kl_rung_table `table` and
+ * kl_<workload>_rungs(), which hands it to the registry (workloads/registry.h).
  */
 #define KL_RUNG_TABLE(workload, type, array)                                                       \
     int kl_##workload##_rung_count(void)                                                           \
@@ -48,6 +49,11 @@ struct kl_rung_table {
     static const struct kl_param_def *rung_params(int i)                                           \
     {                                                                                              \
         return array[i].params;                                                                    \
+    }                                                                                              \
+    static const struct kl_rung_table table;                                                       \
+    const struct kl_rung_table *kl_##workload##_rungs(void)                                        \
+    {                                                                                              \
+        return &table;                                                                             \
     }                                                                                              \
     static const struct kl_rung_table table = {#workload, (int)(sizeof array / sizeof *array),     \
                                                rung_name, rung_summary, rung_params}

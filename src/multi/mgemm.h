@@ -72,6 +72,7 @@ struct kl_mgemm_rung {
    out of range). */
 int kl_mgemm_rung_count(void);
 const struct kl_mgemm_rung *kl_mgemm_rung_at(int i);
+const struct kl_rung_table *kl_mgemm_rungs(void); /* the registry's view */
 const char *kl_mgemm_rung_name(int i);
 const char *kl_mgemm_rung_summary(int i);
 /* The peers kl_mgemm_ladder knows, for messages: "cublas". */

@@ -49,6 +49,7 @@ struct kl_blur_rung {
 
 int kl_blur_rung_count(void);
 const struct kl_blur_rung *kl_blur_rung_at(int i);
+const struct kl_rung_table *kl_blur_rungs(void); /* the registry's view */
 
 enum kl_pixel { KL_PIX_FLOAT, KL_PIX_UCHAR4 };
 

@@ -28,6 +28,7 @@ struct kl_copy_rung {
 
 int kl_copy_rung_count(void);
 const struct kl_copy_rung *kl_copy_rung_at(int i);
+const struct kl_rung_table *kl_copy_rungs(void); /* the registry's view */
 
 struct kl_ladder_tuner;
 

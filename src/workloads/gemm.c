@@ -335,6 +335,11 @@ static const struct kl_param_def *rung_params(int i)
 static const struct kl_rung_table table = {"gemm", RUNG_COUNT, rung_name, rung_summary,
                                            rung_params};
 
+const struct kl_rung_table *kl_gemm_rungs(void)
+{
+    return &table;
+}
+
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 {
     const struct kl_rung_set set = {&table, NULL, 0};

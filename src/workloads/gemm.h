@@ -95,6 +95,7 @@ struct kl_gemm_rung {
 
 int kl_gemm_rung_count(void);
 const struct kl_gemm_rung *kl_gemm_rung_at(int i);
+const struct kl_rung_table *kl_gemm_rungs(void); /* the registry's view */
 /*
  * Exact name; else the one rung whose name is the prefix followed by '_'
  * ("15" is 15_mma_tf32, not 15cl_mma_tf32); else a unique prefix such as

@@ -32,6 +32,7 @@ struct kl_gemv_rung {
 
 int kl_gemv_rung_count(void);
 const struct kl_gemv_rung *kl_gemv_rung_at(int i);
+const struct kl_rung_table *kl_gemv_rungs(void); /* the registry's view */
 
 struct kl_ladder_tuner;
 

@@ -32,6 +32,7 @@ struct kl_rowdot_rung {
 
 int kl_rowdot_rung_count(void);
 const struct kl_rowdot_rung *kl_rowdot_rung_at(int i);
+const struct kl_rung_table *kl_rowdot_rungs(void); /* the registry's view */
 
 struct kl_ladder_tuner;
 
