@@ -146,6 +146,22 @@ struct kl_backend_ops {
     const char *name; /* "opencl", "cuda" */
 
     /*
+     * What it builds and how its kernels take their arguments, which the rest
+     * of kladder asks instead of checking which backend runs:
+     * cuda_cpp: it builds CUDA C++ as written (.cu files), besides OpenCL C;
+     * opencl_prelude: the file prepended before opencl/prelude.cl so that
+     *   OpenCL C builds here ("cuda/prelude.cuh"), NULL where it builds as is;
+     * local_is_param: a KL_ARG_LOCAL is one of the kernel's parameters
+     *   (OpenCL's __local), not the launch's dynamic shared memory (CUDA);
+     * arg_info_option: the build option after which a kernel tells its
+     *   parameters' types (" -cl-kernel-arg-info"), NULL where none is needed.
+     */
+    int cuda_cpp;
+    const char *opencl_prelude;
+    int local_is_param;
+    const char *arg_info_option;
+
+    /*
      * Why this backend has no device at all (driver or compiler missing), in
      * one sentence; NULL where the backend has nothing to add.
      */

@@ -797,6 +797,8 @@ static void *cuda_native_buffer(struct kl_buf *buf)
 
 const struct kl_backend_ops kl_backend_cuda = {
     .name = "cuda",
+    .cuda_cpp = 1,
+    .opencl_prelude = "cuda/prelude.cuh",
     .unavailable = cuda_unavailable,
     .platform_count = cuda_platform_count,
     .device_count = cuda_device_count,

@@ -758,6 +758,8 @@ static void *ocl_native_buffer(struct kl_buf *buf)
 
 const struct kl_backend_ops kl_backend_opencl = {
     .name = "opencl",
+    .local_is_param = 1,
+    .arg_info_option = " -cl-kernel-arg-info",
     .platform_count = ocl_platform_count,
     .device_count = ocl_device_count,
     .device_info = ocl_device_info,

@@ -367,7 +367,7 @@ int kl_kernel_is_cuda(const char *file)
 
 int kl_kernel_elsewhere(const struct kl_context *kl, const char *file)
 {
-    return kl_kernel_is_cuda(file) && strcmp(kl->ops->name, "cuda") != 0;
+    return kl_kernel_is_cuda(file) && !kl->ops->cuda_cpp;
 }
 
 uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file)
@@ -511,8 +511,8 @@ static enum kl_status load_disk_file(void *kl, const char *path, char **out, str
 static enum kl_status source_of(struct kl_context *kl, const char *file, const char *given,
                                 char **out)
 {
-    char *cuda = NULL, *prelude = NULL, *text = NULL, *body = NULL;
-    int is_cuda = strcmp(kl->ops->name, "cuda") == 0;
+    char *first = NULL, *prelude = NULL, *text = NULL, *body = NULL;
+    const char *before = kl->ops->opencl_prelude; /* OpenCL C's translation, if any */
     kl_kernel_loader load = given ? load_disk_file : load_kernel_file;
     enum kl_status st;
     *out = NULL;
@@ -520,7 +520,7 @@ static enum kl_status source_of(struct kl_context *kl, const char *file, const c
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
     if (kl_kernel_is_cuda(file)) {
-        if (!is_cuda)
+        if (!kl->ops->cuda_cpp)
             st =
                 kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)", file);
         else if (text || (st = load_one(kl, file, &text)) == KL_OK)
@@ -528,20 +528,20 @@ static enum kl_status source_of(struct kl_context *kl, const char *file, const c
         free(text);
         return st;
     }
-    if ((is_cuda && (st = load_one(kl, "cuda/prelude.cuh", &cuda)) != KL_OK) ||
+    if ((before && (st = load_one(kl, before, &first)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
         (!text && (st = load_one(kl, file, &text)) != KL_OK) ||
         (st = kl_kernel_inline(file, text, load, kl, &body, &kl->err)) != KL_OK)
         goto done;
-    size_t n = (cuda ? strlen(cuda) : 0) + strlen(prelude) + strlen(body) + strlen(file) + 32;
+    size_t n = (first ? strlen(first) : 0) + strlen(prelude) + strlen(body) + strlen(file) + 32;
     *out = malloc(n);
     if (!*out)
         st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     else /* the compiler's log then names the kernel file and its own line */
-        snprintf(*out, n, "%s\n%s\n#line 1 \"%s\"\n%s", cuda ? cuda : "", prelude,
+        snprintf(*out, n, "%s\n%s\n#line 1 \"%s\"\n%s", first ? first : "", prelude,
                  strpbrk(file, "\"\\\n") ? "kernel" : file, body);
 done:
-    free(cuda);
+    free(first);
     free(text);
     free(body);
     free(prelude);

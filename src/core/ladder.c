@@ -234,10 +234,10 @@ static enum kl_status signature_check(const struct kl_workload *w, const struct 
                                       const struct kl_launch *l, struct kl_err *e)
 {
     struct kl_kernel_sig sig;
-    int n = 0, cuda = strcmp(w->kl->ops->name, "cuda") == 0;
+    int n = 0, local_param = w->kl->ops->local_is_param;
     w->kl->ops->kernel_signature(l->kernel, &sig);
-    for (int j = 0; j < l->nargs; j++)
-        n += !(cuda && l->args[j].kind == KL_ARG_LOCAL); /* dynamic shared memory on CUDA */
+    for (int j = 0; j < l->nargs; j++) /* not a parameter where dynamic shared memory (CUDA) */
+        n += local_param || l->args[j].kind != KL_ARG_LOCAL;
     if (sig.count >= 0 && sig.count != n)
         return kl_fail(e, KL_ERR_ARG, "%s: kernel %s takes %d arguments; a %s kernel takes %d: %s",
                        u->path, u->entry, sig.count, w->table->workload, n, w->user->signature);
@@ -293,7 +293,7 @@ static enum kl_status prepare_user(const struct kl_workload *w, const struct kl_
     }
     /* OpenCL says its arguments' types only when asked at build time. */
     snprintf(options, sizeof options, "%s%s", opts,
-             strcmp(kl->ops->name, "opencl") == 0 ? " -cl-kernel-arg-info" : "");
+             kl->ops->arg_info_option ? kl->ops->arg_info_option : "");
     if ((st = user_shape(w, u, values, l, &kl->err)) != KL_OK ||
         (st = kl_kernel_get_text(kl, u->path, u->text, u->entry, options, &l->kernel, build_s)) !=
             KL_OK ||
