@@ -19,6 +19,7 @@
 #include "core/report.h"
 #include "core/util.h"
 #include "core/verify.h"
+#include "peers/peers.h"
 #include "tune/cache.h"
 #include "tune/tune.h"
 #include "workloads/blur_bound.h"
@@ -839,6 +840,22 @@ static void test_registry(void)
           "unknown names are NULL");
     kl_workload_ladder_names(names, sizeof names);
     CHECK(strcmp(names, "gemm, copy, rowdot, gemv, blur") == 0, "ladders: %s", names);
+    /* The peer registry: each workload's peers, and a request's unknown one refused. */
+    static const char *const known[] = {"cublas", "openblas"}, *const unknown[] = {"npp"};
+    struct kl_err e = {0};
+    kl_peer_names("gemm", names, sizeof names);
+    CHECK(strcmp(names, "cublas, cublas_tf32, clblast or openblas") == 0, "gemm: %s", names);
+    kl_peer_names("gemv", names, sizeof names);
+    CHECK(strcmp(names, "clblast or cublas") == 0, "gemv: %s", names);
+    kl_peer_names("copy", names, sizeof names);
+    CHECK(names[0] == '\0', "copy has no peers: %s", names);
+    CHECK(kl_peer_find("gemm", "cublas_tf32")->tf32 && !kl_peer_find("gemm", "cublas")->tf32 &&
+              kl_peer_find("gemm", "openblas")->on_host && !kl_peer_find("gemv", "openblas"),
+          "peers found by workload and name");
+    CHECK(kl_peers_check("gemm", known, 2, &e) == KL_OK &&
+              kl_peers_check("gemm", unknown, 1, &e) == KL_ERR_ARG &&
+              strstr(e.msg, "unknown peer \"npp\" for gemm (cublas,") != NULL,
+          "check: %s", e.msg);
     for (int i = 0; i < kl_workload_count(); i++) {
         const struct kl_workload_def *w = kl_workload_at(i);
         const struct kl_rung_table *t = w->rungs();

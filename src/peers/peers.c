@@ -1,18 +1,86 @@
+/*
+ * The peers as one table: each library's --compare word, the ladder it
+ * joins and its run; the dispatch, the checks of a request's peers and the
+ * messages that list them all read it.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/report.h"
 #include "peers/peers_impl.h"
 
+/* OpenBLAS runs on the host: no context. */
+static enum kl_status openblas_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
+                                    const struct kl_protocol *proto, void *C,
+                                    struct kl_stats *stats, char *what, size_t n, struct kl_err *e)
+{
+    (void)kl;
+    return kl_openblas_gemm(p, proto, C, stats, what, n, e);
+}
+
+/* Each workload's peers in the order its messages list them. */
+static const struct kl_peer_def peers[] = {
+    {"cublas", "gemm", .gemm = kl_cublas_gemm},
+    {"cublas_tf32", "gemm", .tf32 = 1, .gemm = kl_cublas_gemm},
+    {"clblast", "gemm", .gemm = kl_clblast_gemm},
+    {"openblas", "gemm", .on_host = 1, .gemm = openblas_gemm},
+    {"clblast", "gemv", .gemv = kl_clblast_gemv},
+    {"cublas", "gemv", .gemv = kl_cublas_gemv},
+    {"npp", "blur", .blur = kl_npp_blur},
+};
+#define COUNT ((int)(sizeof peers / sizeof *peers))
+
+const struct kl_peer_def *kl_peer_find(const char *workload, const char *name)
+{
+    for (int i = 0; i < COUNT; i++)
+        if (strcmp(peers[i].workload, workload) == 0 && strcmp(peers[i].name, name) == 0)
+            return &peers[i];
+    return NULL;
+}
+
+void kl_peer_names(const char *workload, char *out, size_t n)
+{
+    int total = 0, k = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < COUNT; i++)
+        total += strcmp(peers[i].workload, workload) == 0;
+    for (int i = 0; i < COUNT && used < n; i++)
+        if (strcmp(peers[i].workload, workload) == 0) {
+            const char *sep = k == 0 ? "" : k == total - 1 ? " or " : ", ";
+            used += (size_t)snprintf(out + used, n - used, "%s%s", sep, peers[i].name);
+            k++;
+        }
+}
+
+enum kl_status kl_peers_check(const char *workload, const char *const *names, int n,
+                              struct kl_err *e)
+{
+    for (int j = 0; j < n; j++)
+        if (!kl_peer_find(workload, names[j])) {
+            char known[128];
+            kl_peer_names(workload, known, sizeof known);
+            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for %s (%s)", names[j], workload,
+                           known);
+        }
+    return KL_OK;
+}
+
+/* The peer of that name for workload, or the failure that says which there are. */
+static const struct kl_peer_def *peer_of(const char *workload, const char *name, struct kl_err *e)
+{
+    const struct kl_peer_def *d = kl_peer_find(workload, name);
+    if (!d)
+        kl_peers_check(workload, &name, 1, e);
+    return d;
+}
+
 enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
                             const struct kl_gemv_problem *p, const struct kl_protocol *proto,
                             void *y, struct kl_stats *stats, char *what, size_t n, struct kl_err *e)
 {
-    if (strcmp(peer, "clblast") == 0)
-        return kl_clblast_gemv(kl, p, proto, y, stats, what, n, e);
-    if (strcmp(peer, "cublas") == 0)
-        return kl_cublas_gemv(kl, p, proto, y, stats, what, n, e);
-    return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" (clblast or cublas)", peer);
+    const struct kl_peer_def *d = peer_of("gemv", peer, e);
+    return d ? d->gemv(kl, p, proto, y, stats, what, n, e) : KL_ERR_ARG;
 }
 
 enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
@@ -20,22 +88,14 @@ enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
                             void *out, struct kl_stats *stats, char *what, size_t n,
                             struct kl_err *e)
 {
-    if (strcmp(peer, "npp") == 0)
-        return kl_npp_blur(kl, p, proto, out, stats, what, n, e);
-    return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for blur (npp)", peer);
-}
-
-const char kl_gemm_peer_names[] = "cublas, cublas_tf32, clblast or openblas";
-
-int kl_peer_gemm_known(const char *name)
-{
-    return strcmp(name, "cublas") == 0 || strcmp(name, "cublas_tf32") == 0 ||
-           strcmp(name, "clblast") == 0 || strcmp(name, "openblas") == 0;
+    const struct kl_peer_def *d = peer_of("blur", peer, e);
+    return d ? d->blur(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
 }
 
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)
 {
-    return strcmp(name, "cublas_tf32") == 0 ? KL_PREC_TF32 : kl_precision_of_type(t);
+    const struct kl_peer_def *d = kl_peer_find("gemm", name);
+    return d && d->tf32 ? KL_PREC_TF32 : kl_precision_of_type(t);
 }
 
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)
@@ -56,21 +116,16 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             void *C, struct kl_stats *stats, char *what, size_t n, int *on_host,
                             struct kl_err *e)
 {
+    const struct kl_peer_def *d = peer_of("gemm", peer, e);
     *on_host = 0;
+    if (!d)
+        return KL_ERR_ARG;
     if (p->type != KL_FLOAT && p->type != KL_DOUBLE)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "vendor GEMMs are float and double only");
-    if (strcmp(peer, "clblast") == 0)
-        return kl_clblast_gemm(kl, p, proto, C, stats, what, n, e);
-    if (strcmp(peer, "cublas") == 0 || strcmp(peer, "cublas_tf32") == 0) {
-        struct kl_gemm_problem q = *p;
-        q.tf32 = strcmp(peer, "cublas_tf32") == 0;
-        if (q.tf32 && p->type != KL_FLOAT)
-            return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
-        return kl_cublas_gemm(kl, &q, proto, C, stats, what, n, e);
-    }
-    if (strcmp(peer, "openblas") == 0) {
-        *on_host = 1;
-        return kl_openblas_gemm(p, proto, C, stats, what, n, e);
-    }
-    return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" (%s)", peer, kl_gemm_peer_names);
+    if (d->tf32 && p->type != KL_FLOAT)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
+    struct kl_gemm_problem q = *p;
+    q.tf32 = d->tf32;
+    *on_host = d->on_host;
+    return d->gemm(kl, &q, proto, C, stats, what, n, e);
 }

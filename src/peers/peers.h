@@ -52,11 +52,6 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             void *C, struct kl_stats *stats, char *what, size_t n, int *on_host,
                             struct kl_err *e);
 
-/* The peers kl_peer_gemm knows, for messages: "cublas, cublas_tf32, clblast or openblas". */
-extern const char kl_gemm_peer_names[];
-/* 1 when kl_peer_gemm knows name. */
-int kl_peer_gemm_known(const char *name);
-
 /* The arithmetic of a peer's results in type t: TF32 for cublas_tf32, else the type's own. */
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t);
 
@@ -79,6 +74,35 @@ enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
                             const struct kl_blur_problem *p, const struct kl_protocol *proto,
                             void *out, struct kl_stats *stats, char *what, size_t n,
                             struct kl_err *e);
+
+/*
+ * A vendor library as a peer of one workload's ladder: its --compare word,
+ * the ladder, and its run (the one of gemm, gemv, blur that is not NULL).
+ * cublas and cublas_tf32 are one library run two ways.
+ */
+struct kl_peer_def {
+    const char *name;     /* "cublas_tf32" */
+    const char *workload; /* "gemm", "gemv" or "blur" */
+    int tf32;             /* gemm: float inputs rounded to TF32 (its results' precision) */
+    int on_host;          /* a host library */
+    enum kl_status (*gemm)(struct kl_context *kl, const struct kl_gemm_problem *p,
+                           const struct kl_protocol *proto, void *C, struct kl_stats *stats,
+                           char *what, size_t n, struct kl_err *e);
+    enum kl_status (*gemv)(struct kl_context *kl, const struct kl_gemv_problem *p,
+                           const struct kl_protocol *proto, void *y, struct kl_stats *stats,
+                           char *what, size_t n, struct kl_err *e);
+    enum kl_status (*blur)(struct kl_context *kl, const struct kl_blur_problem *p,
+                           const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                           char *what, size_t n, struct kl_err *e);
+};
+
+/* The peer of that name for workload, or NULL. */
+const struct kl_peer_def *kl_peer_find(const char *workload, const char *name);
+/* The workload's peers for messages, in the table's order: "clblast or cublas". */
+void kl_peer_names(const char *workload, char *out, size_t n);
+/* KL_OK when workload has every one of names as a peer, else which it has (KL_ERR_ARG). */
+enum kl_status kl_peers_check(const char *workload, const char *const *names, int n,
+                              struct kl_err *e);
 
 struct kl_result;
 /*

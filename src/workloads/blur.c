@@ -752,9 +752,9 @@ static enum kl_status check_request(const struct kl_blur_request *req,
                                     int *out_rung, struct kl_err *e)
 {
     *out_rung = -1;
-    for (int j = 0; j < req->npeers; j++)
-        if (strcmp(req->peers[j], "npp") != 0)
-            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for blur (npp)", req->peers[j]);
+    enum kl_status st = kl_peers_check("blur", req->peers, req->npeers, e);
+    if (st != KL_OK)
+        return st;
     if (req->output_rung) {
         int among = 0;
         *out_rung = kl_rung_lookup(set, req->output_rung);

@@ -1656,10 +1656,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     if ((st = check_request(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
         (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
         return st;
-    for (int j = 0; j < req->npeers; j++)
-        if (!kl_peer_gemm_known(req->peers[j]))
-            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemm (%s)", req->peers[j],
-                           kl_gemm_peer_names);
+    if ((st = kl_peers_check("gemm", req->peers, req->npeers, e)) != KL_OK)
+        return st;
     session_init(&L.s, kl, req->type, req->M, req->N, req->K, NULL, NULL);
     if ((st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;

@@ -296,10 +296,8 @@ static enum kl_status check_request(struct kl_context *kl, const struct kl_gemv_
                                        "the matrix in both layouts and the vectors", e);
     if (st != KL_OK)
         return st;
-    for (int j = 0; j < req->npeers; j++)
-        if (strcmp(req->peers[j], "clblast") && strcmp(req->peers[j], "cublas"))
-            return kl_fail(e, KL_ERR_ARG, "unknown peer \"%s\" for gemv (clblast or cublas)",
-                           req->peers[j]);
+    if ((st = kl_peers_check("gemv", req->peers, req->npeers, e)) != KL_OK)
+        return st;
     return kl_protocol_check(&req->protocol, e);
 }
 
