@@ -42,11 +42,11 @@
  *            K-slice into a ring of STAGES stages; its other three warps
  *            round A's slice to TF32 in place on the cp.async path (with
  *            -DSPLIT=3, split it into TF32 parts: rung 18, where A's
- *            residual is not given), and have nothing to do otherwise. It keeps 56 registers (setmaxnreg) and
- *            gives the rest to the consumers, warpgroups 1 .. BN/64, each
- *            owning 64 columns of the tile: for each slice, 4 wgmma.m64nBMk8
- *            with its 64 x 8 strips of B in registers, A's slice by
- *            descriptor.
+ *            residual is not given), and have nothing to do otherwise. It
+ *            keeps 56 registers (setmaxnreg) and gives the rest to the
+ *            consumers, warpgroups 1 .. BN/64, each owning 64 columns of
+ *            the tile: for each slice, 4 wgmma.m64nBMk8 with its 64 x 8
+ *            strips of B in registers, A's slice by descriptor.
  * Pipeline:  per stage three mbarriers: full (the copies have landed:
  *            TMA's byte count, or 32 cp.async arrivals), ready (A's slice is
  *            rounded, or split; the consumers wait for full instead where
@@ -700,8 +700,8 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 
 /*
  * tma: 1 where A's and B's tensor maps are given (rows 16-byte aligned),
- * 2 where A's residual's is too (3xTF32), 0 for the cp.async path. With CLUSTER = 2 kladder launches an even
- * number of blocks.
+ * 2 where A's residual's is too (3xTF32), 0 for the cp.async path. With
+ * CLUSTER = 2 kladder launches an even number of blocks.
  */
 #if CLUSTER == 2
 #define CLUSTER_DIMS __cluster_dims__(2, 1, 1)

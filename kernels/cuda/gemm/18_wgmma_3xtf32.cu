@@ -18,10 +18,10 @@
  *            shared memory, then mark the stage ready.) Each slice's
  *            products are summed on the tensor cores in part[] and added to
  *            the result by the FMA units, which round to nearest (the
- *            tensor cores' sums truncate). Where K <= 8
- *            the FMA units multiply instead (one split product may miss a*b
- *            by more than the fp32 tolerance allows at K = 1). Checked
- *            against the fp32 tolerance.
+ *            tensor cores' sums truncate). Where K <= 8 the FMA units
+ *            multiply instead (one split product may miss a*b by more than
+ *            the fp32 tolerance allows at K = 1). Checked against the fp32
+ *            tolerance.
  * Change:    rung 16's split on Hopper's wgmma path: a third of rung 17's
  *            rate, far above the FMA units', at float accuracy. Splitting
  *            A by the copies instead of in shared memory gained 4-6 % at
