@@ -14,7 +14,9 @@
 #   seconds apart (copy 19.8 to 26.0 GB/s in three brief runs in a row),
 #   while a poor configuration costs more (vectors of one word: 2.5x). Local
 #   memory is printed, not asserted: PoCL's runs land near 100 or near 200
-#   GB/s, in either search, from one run to the next;
+#   GB/s, in either search, from one run to the next. Outside the bounds, the
+#   four runs are measured once more and must agree then (CI once saw copy
+#   at 18.8 GB/s in the brief runs and 31.0 in the full one, a minute apart);
 # - --brief with --wide or --quick is refused (exit 2).
 # Timing-sensitive: registered RUN_SERIAL, and not under the sanitizers.
 # usage: check_brief.sh KLADDER
@@ -76,7 +78,9 @@ else
     ok "plain peak over a brief cache measures every figure and caches them (${ms} ms)"
 fi
 
-if ! python3 - "$fp64" "$tmp"/brief1.json "$tmp"/brief2.json "$tmp"/brief3.json "$tmp/full.json" <<'PY'; then
+# compare B1 B2 B3 FULL: the brief medians against the full search's, printed; 0 when within.
+compare() {
+    python3 - "$fp64" "$@" <<'PY'
 import json, statistics, sys
 fp64, paths = sys.argv[1] == "1", sys.argv[2:]
 try:
@@ -101,9 +105,25 @@ for k, tol in within.items():
         "printed only" if tol is None else "OUT OF %d%%" % (tol * 100) if off else "within %d%%" % (tol * 100)))
 sys.exit(1 if bad else 0)
 PY
-    fail "the brief search's medians are not within their bounds of the full search's"
-else
+}
+
+# The bounds allow the drift of memory bandwidth between runs seconds apart; where a noisy
+# moment of the machine still puts a figure outside them, the three brief runs and the full
+# one are measured once more and must agree then (a search that finds poor configurations
+# fails both times).
+if compare "$tmp"/brief1.json "$tmp"/brief2.json "$tmp"/brief3.json "$tmp/full.json"; then
     ok "the brief search's medians agree with the full search's"
+else
+    echo "  outside the bounds: measuring the four runs once more"
+    for i in 1 2 3; do
+        "$kladder" peak --brief --refresh --format json -o "$tmp/again$i.json" 2>/dev/null
+    done
+    "$kladder" peak --refresh --format json -o "$tmp/again_full.json" 2>/dev/null
+    if compare "$tmp"/again1.json "$tmp"/again2.json "$tmp"/again3.json "$tmp/again_full.json"; then
+        ok "the brief search's medians agree with the full search's (on the second measurement)"
+    else
+        fail "the brief search's medians are not within their bounds of the full search's, twice"
+    fi
 fi
 
 for other in --wide --quick; do
