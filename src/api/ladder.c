@@ -51,8 +51,9 @@ static enum kl_status size_of(struct kl_context *kl, const struct kl_ladder_requ
     return KL_OK;
 }
 
-/* The request as the workload's own, run into rep. */
-static enum kl_status dispatch(struct kl_context *kl, const struct kl_ladder_request *req,
+/* The request as the workload's own (def: its registry entry), run into rep. */
+static enum kl_status dispatch(struct kl_context *kl, const struct kl_workload_def *def,
+                               const struct kl_ladder_request *req,
                                const struct kl_user_rung *users, int nusers, struct kl_report *rep)
 {
     struct kl_protocol proto;
@@ -64,9 +65,9 @@ static enum kl_status dispatch(struct kl_context *kl, const struct kl_ladder_req
     else
         kl_protocol_default(&proto);
     const char *w = req->workload;
-    int dims = kl_workload_find(w)->dims;
-    if ((st = size_of(kl, req, 0, &a)) != KL_OK || (dims > 1 && (st = size_of(kl, req, 1, &b))) ||
-        (dims > 2 && (st = size_of(kl, req, 2, &c))))
+    if ((st = size_of(kl, req, 0, &a)) != KL_OK ||
+        (def->dims > 1 && (st = size_of(kl, req, 1, &b))) ||
+        (def->dims > 2 && (st = size_of(kl, req, 2, &c))))
         return st;
 /* The fields every workload's request shares. */
 #define COMMON(r)                                                                                  \
@@ -161,7 +162,7 @@ enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_reque
         if ((st = kl_user_rung_load(req->kernels[l->nusers], &l->users[l->nusers], e)) == KL_OK)
             l->nusers++;
     if (st == KL_OK)
-        st = dispatch(kl, req, l->users, l->nusers, &l->rep);
+        st = dispatch(kl, w, req, l->users, l->nusers, &l->rep);
     enum kl_status run = st;
     if (st == KL_OK || st == KL_ERR_INTERRUPTED)
         st = rows_of(l, e);

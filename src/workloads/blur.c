@@ -319,8 +319,8 @@ static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel p
     l->local[2] = l->global[2] = 1;
     l->global[0] = kl_round_up(((size_t)W + px - 1) / px, g.bx);
     l->global[1] = kl_round_up(((size_t)H + g.sy - 1) / g.sy, g.by);
-    if (r->local ==
-        KL_BLUR_LOCAL_STRIPS) { /* rung 12: a block per strip of TW columns and channel */
+    /* rung 12: a block per strip of TW columns and channel */
+    if (r->local == KL_BLUR_LOCAL_STRIPS) {
         size_t tw = (size_t)kl_param_value(r->params, v, "TW");
         l->global[0] = ((size_t)W + tw - 1) / tw * (pix == KL_PIX_UCHAR4 ? 4 : 1) * g.bx;
     }

@@ -201,7 +201,7 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
 
     if (r->seed_cuda) {
         /* The article's grid: iDivUp(N / ILP, BLOCKSIZE) blocks. */
-        if (!kl->ops->cuda_cpp) {
+        if (kl_kernel_elsewhere(kl, r->file)) {
             res->status = KL_RESULT_SKIPPED;
             snprintf(res->note, sizeof res->note,
                      "the article's CUDA kernel as written: runs with --backend cuda");
@@ -268,7 +268,7 @@ struct copy_ladder {
 static int copy_listed(void *self, int i)
 {
     const struct copy_ladder *L = self;
-    return (!L->req->sweep || rungs[i].vec == 1) && (!rungs[i].seed_cuda || L->s.kl->ops->cuda_cpp);
+    return (!L->req->sweep || rungs[i].vec == 1) && !kl_kernel_elsewhere(L->s.kl, rungs[i].file);
 }
 
 static void copy_describe(void *self, int i, struct kl_result *res)
