@@ -305,40 +305,7 @@ static const struct kl_gemm_rung rungs[] = {
      .relations = mma_relations},
 };
 
-#define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
-
-int kl_gemm_rung_count(void)
-{
-    return RUNG_COUNT;
-}
-
-const struct kl_gemm_rung *kl_gemm_rung_at(int i)
-{
-    return i >= 0 && i < RUNG_COUNT ? &rungs[i] : NULL;
-}
-
-static const char *rung_name(int i)
-{
-    return rungs[i].name;
-}
-
-static const char *rung_summary(int i)
-{
-    return rungs[i].summary;
-}
-
-static const struct kl_param_def *rung_params(int i)
-{
-    return rungs[i].params;
-}
-
-static const struct kl_rung_table table = {"gemm", RUNG_COUNT, rung_name, rung_summary,
-                                           rung_params};
-
-const struct kl_rung_table *kl_gemm_rungs(void)
-{
-    return &table;
-}
+KL_RUNG_TABLE(gemm, struct kl_gemm_rung, rungs);
 
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 {
