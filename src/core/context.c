@@ -222,6 +222,22 @@ static void cache_flush(struct kl_context *kl)
 enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, size_t errlen)
 {
     struct kl_err e = {{0}};
+    const struct kl_backend_ops *ops;
+    int platform, device;
+    enum kl_status st = kl_device_select(spec, &ops, &platform, &device, &e);
+    if (st != KL_OK) {
+        *out = NULL;
+        if (err && errlen)
+            snprintf(err, errlen, "%s", e.msg);
+        return st;
+    }
+    return kl_open_on(ops, platform, device, out, err, errlen);
+}
+
+enum kl_status kl_open_on(const struct kl_backend_ops *ops, int platform, int device,
+                          struct kl_context **out, char *err, size_t errlen)
+{
+    struct kl_err e = {{0}};
     enum kl_status st;
     struct kl_context *kl = calloc(1, sizeof *kl);
     *out = NULL;
@@ -229,9 +245,9 @@ enum kl_status kl_open(const char *spec, struct kl_context **out, char *err, siz
         st = kl_fail(&e, KL_ERR_NO_MEMORY, "out of host memory");
         goto fail;
     }
-    st = kl_device_select(spec, &kl->ops, &kl->platform, &kl->device, &e);
-    if (st != KL_OK)
-        goto fail;
+    kl->ops = ops;
+    kl->platform = platform;
+    kl->device = device;
     st = kl->ops->device_info(kl->platform, kl->device, &kl->info, &e);
     if (st != KL_OK)
         goto fail;

@@ -44,6 +44,13 @@ enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **
                                 int *platform, int *device, struct kl_err *e);
 
 /*
+ * kl_open of device (platform, device) of a backend given by its table,
+ * which no spec needs to name: the tests' null backend (tests/null_backend.h).
+ */
+enum kl_status kl_open_on(const struct kl_backend_ops *ops, int platform, int device,
+                          struct kl_context **out, char *err, size_t errlen);
+
+/*
  * If an NVIDIA GPU is visible but no NVIDIA OpenCL platform is registered,
  * writes how to register it into buf and returns 1; else returns 0.
  */
