@@ -11,6 +11,8 @@
  *   test_engine timeout    the watchdog calls its handler when a launch outlives its limit
  *   test_engine tune       the tuner's search: the best, rejected candidates, the default
  *   test_engine report     the JSON report read back: rows, statuses and times as run
+ *   test_engine registry   a workload added in one file (tiny_workload.c) and one
+ *                          registration: found, listed, its rungs printed, run by the API
  *
  * Each mode runs in its own process (a stop request and the watchdog stay set).
  */
@@ -30,7 +32,9 @@
 #include "core/util.h"
 #include "null_backend.h"
 #include "report/run.h"
+#include "tiny_workload.h"
 #include "tune/tune.h"
+#include "workloads/registry.h"
 
 #define N 1000 /* elements copied: the copy ladder's request */
 
@@ -418,13 +422,72 @@ static int report(struct kl_context *kl)
     return check_summary();
 }
 
+/* ---- registry: the tiny workload, registered at run time ------------------ */
+
+static double scale_run(const struct kl_null_launch *l)
+{
+    const int32_t *x = kl_null_memory(l->args[0].v.buf);
+    int32_t *y = kl_null_memory(l->args[1].v.buf);
+    for (int k = 0; k < l->args[2].v.i; k++)
+        y[k] = 3 * x[k];
+    return option(l->options, "BS") == 64 ? 0.004 : 0.001;
+}
+
+static int registry(struct kl_context *kl)
+{
+    static const struct kl_null_kernel k[] = {{"scale", NULL, scale_run}};
+    struct kl_protocol p = {1, 3, 0.0, 3};
+    const char *params[] = {"BS=128"}, *rungs[] = {"vec4"};
+    char names[256], *text = NULL;
+    size_t len = 0;
+    struct kl_ladder *l = NULL;
+    kl_null_kernels(k, 1);
+    int before = kl_workload_count();
+    CHECK(kl_workload_register(&kl_tiny_workload) == 0, "registered");
+    CHECK(kl_workload_register(&kl_tiny_workload) == -1, "a name is registered once");
+    CHECK(kl_workload_count() == before + 1 && kl_workload_find("scale") == &kl_tiny_workload &&
+              kl_workload_at(before) == &kl_tiny_workload,
+          "found by name and by index");
+    kl_workload_ladder_names(names, sizeof names);
+    CHECK(strstr(names, ", scale"), "among the ladders' names: %s", names);
+    FILE *out = open_memstream(&text, &len);
+    kl_workload_list_rungs(&kl_tiny_workload, out);
+    fclose(out);
+    CHECK(strstr(text, "Scale ladder (y = 3·x), in order:\n  scalar   one element per work-item") &&
+              strstr(text, "  vec4     four elements") && strstr(text, "--param BS=64"),
+          "--list-rungs' listing:\n%s", text);
+    free(text);
+
+    struct kl_ladder_request req = {.workload = "scale", .size = {1000}, .protocol = &p};
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && l, "the API runs it: %s", kl_last_error(kl));
+    CHECK(l && kl_ladder_count(l) == 2 && strcmp(kl_ladder_sizes(l), "N=1000") == 0,
+          "two rows at N=1000");
+    for (int i = 0; l && i < kl_ladder_count(l); i++)
+        CHECK(kl_ladder_row(l, i)->status == KL_ROW_VERIFIED &&
+                  kl_ladder_row(l, i)->median_s == 0.004,
+              "row %d verified at its 4 ms: %s", i, kl_ladder_row(l, i)->note);
+    kl_ladder_free(l);
+    req.params = params, req.nparams = 1, req.rungs = rungs, req.nrungs = 1;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && l && kl_ladder_count(l) == 1 &&
+              kl_ladder_row(l, 0)->median_s == 0.001 &&
+              fabs(kl_ladder_row(l, 0)->gbps - 8.0 * 1000 / 0.001 / 1e9) < 1e-12,
+          "one rung with a parameter of the user's: %s", kl_last_error(kl));
+    kl_ladder_free(l);
+    req.peers = params, req.npeers = 1;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
+              strstr(kl_last_error(kl), "scale has no peers (gemm and gemv have)"),
+          "no peers: %s", kl_last_error(kl));
+    return check_summary();
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         int (*fn)(struct kl_context *);
-    } modes[] = {{"protocol", protocol}, {"paths", paths}, {"build", build},  {"stop", stop},
-                 {"timeout", timeout},   {"tune", tune},   {"report", report}};
+    } modes[] = {{"protocol", protocol}, {"paths", paths},      {"build", build},
+                 {"stop", stop},         {"timeout", timeout},  {"tune", tune},
+                 {"report", report},     {"registry", registry}};
     struct kl_context *kl;
     char err[512];
     for (size_t m = 0; argc == 2 && m < sizeof modes / sizeof *modes; m++) {
@@ -438,6 +501,6 @@ int main(int argc, char **argv)
         kl_close(kl);
         return rc;
     }
-    fprintf(stderr, "usage: test_engine protocol|paths|build|stop|timeout|tune|report\n");
+    fprintf(stderr, "usage: test_engine protocol|paths|build|stop|timeout|tune|report|registry\n");
     return 2;
 }

@@ -15,12 +15,7 @@
 #include "report/write.h"
 #include "core/user_rung.h"
 #include "core/util.h"
-#include "workloads/blur.h"
-#include "workloads/copy.h"
-#include "workloads/gemm.h"
-#include "workloads/gemv.h"
 #include "workloads/registry.h"
-#include "workloads/rowdot.h"
 
 #define MAX_KERNELS 8
 
@@ -51,60 +46,31 @@ static enum kl_status size_of(struct kl_context *kl, const struct kl_ladder_requ
     return KL_OK;
 }
 
-/* The request as the workload's own (def: its registry entry), run into rep. */
+/* The request as its workload's registry entry (def) takes it, run into rep. */
 static enum kl_status dispatch(struct kl_context *kl, const struct kl_workload_def *def,
                                const struct kl_ladder_request *req,
                                const struct kl_user_rung *users, int nusers, struct kl_report *rep)
 {
-    struct kl_protocol proto;
-    unsigned long long seed = req->seed ? req->seed : 1;
-    int a = 0, b = 0, c = 0;
+    struct kl_workload_call c = {
+        .req = req, .seed = req->seed ? req->seed : 1, .users = users, .nusers = nusers};
     enum kl_status st;
     if (req->protocol)
-        proto = *req->protocol;
+        c.protocol = *req->protocol;
     else
-        kl_protocol_default(&proto);
-    const char *w = req->workload;
-    if ((st = size_of(kl, req, 0, &a)) != KL_OK ||
-        (def->dims > 1 && (st = size_of(kl, req, 1, &b))) ||
-        (def->dims > 2 && (st = size_of(kl, req, 2, &c))))
-        return st;
-/* The fields every workload's request shares. */
-#define COMMON(r)                                                                                  \
-    r.seed = seed, r.protocol = proto, r.rungs = req->rungs, r.nrungs = req->nrungs,               \
-    r.params = req->params, r.nparams = req->nparams, r.users = users, r.nusers = nusers
-    if (strcmp(w, "gemm") == 0) {
-        struct kl_gemm_request r = {.M = a, .N = b, .K = c, .type = req->type};
-        COMMON(r);
-        r.peers = req->peers, r.npeers = req->npeers;
-        return kl_gemm_ladder(kl, &r, rep);
+        kl_protocol_default(&c.protocol);
+    for (int i = 0; i < def->dims; i++)
+        if ((st = size_of(kl, req, i, &c.size[i])) != KL_OK)
+            return st;
+    if (req->npeers && !def->peers) {
+        char names[128] = "";
+        size_t used = 0;
+        for (int i = 0; i < kl_workload_count() && used < sizeof names; i++)
+            if (kl_workload_at(i)->peers)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         used ? " and " : "", kl_workload_at(i)->name);
+        return kl_fail(&kl->err, KL_ERR_ARG, "%s has no peers (%s have)", def->name, names);
     }
-    if (strcmp(w, "gemv") == 0) {
-        struct kl_gemv_request r = {.M = a, .N = b, .type = req->type};
-        COMMON(r);
-        r.peers = req->peers, r.npeers = req->npeers;
-        return kl_gemv_ladder(kl, &r, rep);
-    }
-    if (req->npeers)
-        return kl_fail(&kl->err, KL_ERR_ARG, "%s has no peers (gemm and gemv have)", w);
-    if (strcmp(w, "rowdot") == 0) {
-        struct kl_rowdot_request r = {.rows = a, .d = b, .type = req->type};
-        COMMON(r);
-        return kl_rowdot_ladder(kl, &r, rep);
-    }
-    if (strcmp(w, "copy") == 0) {
-        struct kl_copy_request r = {.n = a};
-        COMMON(r);
-        return kl_copy_ladder(kl, &r, rep);
-    }
-    struct kl_blur_request r = {.width = a,
-                                .height = b,
-                                .sigma = req->sigma > 0 ? req->sigma : 2.0,
-                                .radius = -1,
-                                .pixel = req->uchar4 ? KL_PIX_UCHAR4 : KL_PIX_FLOAT};
-    COMMON(r);
-    return kl_blur_ladder(kl, &r, rep);
-#undef COMMON
+    return def->run(kl, &c, rep);
 }
 
 /* The report's rows as the API's. */
@@ -147,7 +113,7 @@ enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_reque
     struct kl_err *e = &kl->err;
     enum kl_status st = KL_OK;
     *out = NULL;
-    if (!w || !w->ladder) {
+    if (!w || !w->ladder || !w->run) {
         char names[128];
         kl_workload_ladder_names(names, sizeof names);
         return kl_fail(e, KL_ERR_ARG, "unknown workload \"%s\" (%s)",

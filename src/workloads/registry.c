@@ -5,12 +5,71 @@
 
 #include <string.h>
 
+#include "kladder.h"
+
 #include "multi/mgemm.h"
 #include "workloads/blur.h"
 #include "workloads/copy.h"
 #include "workloads/gemm.h"
 #include "workloads/gemv.h"
 #include "workloads/rowdot.h"
+
+/* ---- the ladders' entries: the API's call as each workload's request ---- */
+
+static enum kl_status gemm_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                 struct kl_report *rep)
+{
+    struct kl_gemm_request r = {.M = c->size[0],
+                                .N = c->size[1],
+                                .K = c->size[2],
+                                .type = c->req->type,
+                                .peers = c->req->peers,
+                                .npeers = c->req->npeers};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_gemm_ladder(kl, &r, rep);
+}
+
+static enum kl_status gemv_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                 struct kl_report *rep)
+{
+    struct kl_gemv_request r = {.M = c->size[0],
+                                .N = c->size[1],
+                                .type = c->req->type,
+                                .peers = c->req->peers,
+                                .npeers = c->req->npeers};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_gemv_ladder(kl, &r, rep);
+}
+
+static enum kl_status rowdot_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                   struct kl_report *rep)
+{
+    struct kl_rowdot_request r = {.rows = c->size[0], .d = c->size[1], .type = c->req->type};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_rowdot_ladder(kl, &r, rep);
+}
+
+static enum kl_status copy_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                 struct kl_report *rep)
+{
+    struct kl_copy_request r = {.n = c->size[0]};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_copy_ladder(kl, &r, rep);
+}
+
+static enum kl_status blur_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                 struct kl_report *rep)
+{
+    struct kl_blur_request r = {.width = c->size[0],
+                                .height = c->size[1],
+                                .sigma = c->req->sigma > 0 ? c->req->sigma : 2.0,
+                                .radius = -1,
+                                .pixel = c->req->uchar4 ? KL_PIX_UCHAR4 : KL_PIX_FLOAT};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_blur_ladder(kl, &r, rep);
+}
+
+/* ---- the table ------------------------------------------------------------ */
 
 static const struct kl_workload_def workloads[] = {
     {.name = "gemm",
@@ -20,7 +79,9 @@ static const struct kl_workload_def workloads[] = {
      .dims = 3,
      .gpu = {2048, 2048, 2048},
      .cpu = {512, 512, 512},
-     .ladder = 1},
+     .ladder = 1,
+     .peers = 1,
+     .run = gemm_entry},
     {.name = "copy",
      .heading = "Copy ladder (seed 003), in order:",
      .rungs = kl_copy_rungs,
@@ -28,7 +89,8 @@ static const struct kl_workload_def workloads[] = {
      .dims = 1,
      .gpu = {1L << 24},
      .cpu = {1L << 22},
-     .ladder = 1},
+     .ladder = 1,
+     .run = copy_entry},
     {.name = "rowdot",
      .heading = "Weighted row dot ladder (seed 000), in order:",
      .rungs = kl_rowdot_rungs,
@@ -36,7 +98,8 @@ static const struct kl_workload_def workloads[] = {
      .dims = 2,
      .gpu = {16384, 16384},
      .cpu = {4096, 1000},
-     .ladder = 1},
+     .ladder = 1,
+     .run = rowdot_entry},
     {.name = "gemv",
      .heading = "GEMV ladder (y = a*A*x + b*y), in order:",
      .rungs = kl_gemv_rungs,
@@ -44,7 +107,9 @@ static const struct kl_workload_def workloads[] = {
      .dims = 2,
      .gpu = {4096, 4096},
      .cpu = {2048, 2048},
-     .ladder = 1},
+     .ladder = 1,
+     .peers = 1,
+     .run = gemv_entry},
     {.name = "blur",
      .heading = "Gaussian blur ladder (seed 001), in order:",
      .rungs = kl_blur_rungs,
@@ -52,41 +117,56 @@ static const struct kl_workload_def workloads[] = {
      .dims = 2,
      .gpu = {4096, 4096},
      .cpu = {4096, 4096},
-     .ladder = 1},
+     .ladder = 1,
+     .run = blur_entry},
     {.name = "mgemm",
      .heading = "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:",
      .rungs = kl_mgemm_rungs,
      .width = 16},
 };
 
-#define COUNT ((int)(sizeof workloads / sizeof *workloads))
+#define BUILT_IN ((int)(sizeof workloads / sizeof *workloads))
+#define MAX_ADDED 4
+
+static const struct kl_workload_def *added[MAX_ADDED];
+static int nadded;
 
 int kl_workload_count(void)
 {
-    return COUNT;
+    return BUILT_IN + nadded;
 }
 
 const struct kl_workload_def *kl_workload_at(int i)
 {
-    return i >= 0 && i < COUNT ? &workloads[i] : NULL;
+    if (i < 0 || i >= kl_workload_count())
+        return NULL;
+    return i < BUILT_IN ? &workloads[i] : added[i - BUILT_IN];
 }
 
 const struct kl_workload_def *kl_workload_find(const char *name)
 {
-    for (int i = 0; name && i < COUNT; i++)
-        if (strcmp(workloads[i].name, name) == 0)
-            return &workloads[i];
+    for (int i = 0; name && i < kl_workload_count(); i++)
+        if (strcmp(kl_workload_at(i)->name, name) == 0)
+            return kl_workload_at(i);
     return NULL;
+}
+
+int kl_workload_register(const struct kl_workload_def *def)
+{
+    if (!def || !def->name || kl_workload_find(def->name) || nadded == MAX_ADDED)
+        return -1;
+    added[nadded++] = def;
+    return 0;
 }
 
 void kl_workload_ladder_names(char *out, size_t n)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (int i = 0; i < COUNT; i++)
-        if (workloads[i].ladder && used < n)
-            used +=
-                (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "", workloads[i].name);
+    for (int i = 0; i < kl_workload_count(); i++)
+        if (kl_workload_at(i)->ladder && used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "",
+                                     kl_workload_at(i)->name);
 }
 
 void kl_workload_list_rungs(const struct kl_workload_def *w, FILE *out)

@@ -1,9 +1,10 @@
 /*
  * The workloads, described once: what each is called, the heading and name
  * column of its --list-rungs, its rung table, its sizes and defaults, and
- * what may run it. The command line's rung lists and templates, the API's
- * dispatch (api/ladder.c) and its default sizes read this table; a new
- * workload is its own file plus one entry here.
+ * what may run it, and its ladder's entry. The command line's rung lists
+ * and templates, the API's dispatch (api/ladder.c) and its default sizes
+ * read this table; a new workload is its own file plus one entry here (or
+ * one kl_workload_register call: tests/tiny_workload.c is one).
  */
 #ifndef KL_REGISTRY_H
 #define KL_REGISTRY_H
@@ -14,6 +15,30 @@
 
 #define KL_WORKLOAD_MAX_DIMS 3
 
+struct kl_ladder_request;
+struct kl_report;
+struct kl_user_rung;
+
+/*
+ * A ladder run as the API hands it to a workload's entry: the request, its
+ * sizes with the defaults filled in and checked (1 to 2^31 - 1), the seed
+ * and protocol resolved, and the user's kernels read.
+ */
+struct kl_workload_call {
+    const struct kl_ladder_request *req;
+    int size[KL_WORKLOAD_MAX_DIMS];
+    unsigned long long seed;
+    struct kl_protocol protocol;
+    const struct kl_user_rung *users;
+    int nusers;
+};
+
+/* Sets the fields every workload's request has (seed, protocol, rungs, params, users) from c. */
+#define KL_WORKLOAD_COMMON(r, c)                                                                   \
+    ((r).seed = (c)->seed, (r).protocol = (c)->protocol, (r).rungs = (c)->req->rungs,              \
+     (r).nrungs = (c)->req->nrungs, (r).params = (c)->req->params,                                 \
+     (r).nparams = (c)->req->nparams, (r).users = (c)->users, (r).nusers = (c)->nusers)
+
 struct kl_workload_def {
     const char *name;    /* the command and the API's workload: "gemm" */
     const char *heading; /* the first line of --list-rungs */
@@ -22,12 +47,22 @@ struct kl_workload_def {
     int dims;  /* sizes of a request: 1 to KL_WORKLOAD_MAX_DIMS (0: the request's own) */
     long gpu[KL_WORKLOAD_MAX_DIMS], cpu[KL_WORKLOAD_MAX_DIMS]; /* default sizes */
     int ladder; /* kl_ladder_run runs it and users' kernels join it (--kernel, template) */
+    int peers;  /* vendor libraries may join its ladder (the request's peers) */
+    /* The ladder's entry: the call as the workload's own request, run into rep. */
+    enum kl_status (*run)(struct kl_context *kl, const struct kl_workload_call *c,
+                          struct kl_report *rep);
 };
 
 int kl_workload_count(void);
 const struct kl_workload_def *kl_workload_at(int i);
 /* The workload of that name, or NULL. */
 const struct kl_workload_def *kl_workload_find(const char *name);
+/*
+ * Adds a workload after the built-in ones (up to 4), for programs that bring
+ * their own; before any other use of the table, from one thread. 0, or -1
+ * where the name is taken or the table is full.
+ */
+int kl_workload_register(const struct kl_workload_def *def);
 /* The names of the workloads with ladder set, for messages: "gemm, copy, rowdot, …". */
 void kl_workload_ladder_names(char *out, size_t n);
 /* --list-rungs: the heading, then each rung's name, summary and parameters. */

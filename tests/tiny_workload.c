@@ -1,0 +1,134 @@
+/*
+ * A tiny workload, "scale" (y = 3·x of 32-bit integers), in one file and
+ * one registry entry (kl_workload_register): what adding a workload takes.
+ * Its two rungs run on the null device (null_backend.h), whose pretend
+ * kernel "scale" the test provides; the file named is only a source for the
+ * null device to ignore.
+ */
+#include "tiny_workload.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/launch.h"
+#include "core/measure.h"
+#include "core/report.h"
+
+struct tiny_rung {
+    const char *name, *summary, *file;
+    int vec;
+    struct kl_param_def params[KL_MAX_PARAMS + 1];
+};
+
+static const struct tiny_rung rungs[] = {
+    {"scalar",
+     "one element per work-item",
+     "opencl/copy/ilp.cl",
+     1,
+     {{"BS", 64, 1, 256, 1, 0, "work-group size"}}},
+    {"vec4",
+     "four elements per work-item",
+     "opencl/copy/vec4.cl",
+     4,
+     {{"BS", 64, 1, 256, 1, 0, "work-group size"}}},
+};
+
+KL_RUNG_TABLE(tiny, struct tiny_rung, rungs);
+
+struct tiny {
+    struct kl_context *kl;
+    int n;
+    int32_t *x, *y;
+    struct kl_buf *dx, *dy;
+};
+
+static enum kl_status tiny_run(void *self, int i, const int *values,
+                               const struct kl_protocol *proto, struct kl_result *res)
+{
+    struct tiny *t = self;
+    struct kl_context *kl = t->kl;
+    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 3};
+    struct kl_stats stats;
+    double once;
+    enum kl_status st;
+    kl_params_options(rungs[i].params, values, KL_INT, res->options, sizeof res->options);
+    res->bytes = 8.0 * t->n;
+    if ((st = kl_kernel_get(kl, rungs[i].file, "scale", res->options, &l.kernel, &res->build_s)))
+        return st;
+    l.local[0] = (size_t)values[0];
+    l.global[0] = kl_round_up((size_t)(t->n / rungs[i].vec), l.local[0]);
+    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dx}};
+    l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dy}};
+    l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = t->n}};
+    if ((st = kl_launch_timed(&l, &once, &kl->err)) ||
+        (st = kl->ops->read(kl->dev, t->dy, t->y, 4 * (size_t)t->n, &kl->err)))
+        return st;
+    for (int k = 0; k < t->n; k++)
+        if (t->y[k] != 3 * t->x[k]) {
+            res->status = KL_RESULT_FAILED;
+            snprintf(res->note, sizeof res->note, "y[%d] = %d, want %d", k, t->y[k], 3 * t->x[k]);
+            return KL_OK;
+        }
+    if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)))
+        return st;
+    res->status = KL_RESULT_VERIFIED;
+    kl_result_set_stats(res, &stats);
+    return KL_OK;
+}
+
+static enum kl_status tiny_data(struct tiny *t)
+{
+    struct kl_context *kl = t->kl;
+    enum kl_status st;
+    t->x = malloc(4 * (size_t)t->n);
+    t->y = malloc(4 * (size_t)t->n);
+    if (!t->x || !t->y)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    for (int k = 0; k < t->n; k++)
+        t->x[k] = k % 1000 - 500;
+    if ((st = kl->ops->alloc(kl->dev, 4 * (size_t)t->n, &t->dx, &kl->err)) ||
+        (st = kl->ops->alloc(kl->dev, 4 * (size_t)t->n, &t->dy, &kl->err)))
+        return st;
+    return kl->ops->write(kl->dev, t->dx, t->x, 4 * (size_t)t->n, &kl->err);
+}
+
+static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                 struct kl_report *rep)
+{
+    struct tiny t = {.kl = kl, .n = c->size[0]};
+    struct kl_workload w = {.table = &table, .kl = kl, .type = KL_INT, .self = &t, .run = tiny_run};
+    struct kl_ladder_args a = {
+        c->req->rungs, c->req->nrungs, c->req->params, c->req->nparams, NULL, 0, &c->protocol,
+        NULL};
+    int chosen[KL_MAX_RUNGS], nchosen;
+    enum kl_status st = kl_ladder_begin(&w, &a, chosen, &nchosen, &kl->err);
+    if (st != KL_OK)
+        return st;
+    kl_ladder_report(rep, kl, "scale", KL_INT, c->seed, &c->protocol);
+    snprintf(rep->sizes, sizeof rep->sizes, "N=%d", t.n);
+    snprintf(rep->size_json, sizeof rep->size_json, "\"N\": %d", t.n);
+    snprintf(rep->reference, sizeof rep->reference, "3·x, exactly");
+    rep->bytes = 8.0 * t.n;
+    if ((st = tiny_data(&t)) == KL_OK)
+        st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, &kl->err);
+    kl_report_finish(rep);
+    kl->ops->release(t.dx);
+    kl->ops->release(t.dy);
+    free(t.x);
+    free(t.y);
+    return st;
+}
+
+const struct kl_workload_def kl_tiny_workload = {
+    .name = "scale",
+    .heading = "Scale ladder (y = 3·x), in order:",
+    .rungs = kl_tiny_rungs,
+    .width = 8,
+    .dims = 1,
+    .gpu = {4096},
+    .cpu = {1024},
+    .ladder = 1,
+    .run = tiny_entry,
+};
