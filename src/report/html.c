@@ -14,6 +14,7 @@
 #include "core/report.h"
 #include "core/util.h"
 #include "kladder.h"
+#include "report/fields.h"
 #include "report/shapes.h"
 #include "report/svg.h"
 #include "fleet/fleet.h"
@@ -332,6 +333,37 @@ static void verdict(FILE *out, const struct kl_run *run, enum kl_metric m)
     fputs("</p>\n", out);
 }
 
+/*
+ * A row's cell of field f (report/fields.h): its value as the page shows it;
+ * for a range, it and the next field as one; for the rate, the row's chart
+ * value with its unit.
+ */
+static void field_cell(FILE *out, const struct kl_run *run, const struct kl_run_row *r,
+                       const struct kl_result_field *f)
+{
+    enum kl_metric m = kl_run_metric(run, r);
+    double v =
+        f->flags & KL_FIELD_RATE ? kl_run_value(run, r, m) : kl_field_row_value(f, r) * f->scale;
+    if (!(f->flags & (KL_FIELD_RANGE | KL_FIELD_RATE))) {
+        num_cell(out, v, f->html_fmt, kl_field_row_shown(f, r));
+        return;
+    }
+    if (!r->timed || !isfinite(v)) {
+        fputs("<td class=\"num\">–</td>", out);
+        return;
+    }
+    fputs("<td class=\"num\">", out);
+    fprintf(out, f->html_fmt, v);
+    if (f->flags & KL_FIELD_RANGE) {
+        fputs("–", out);
+        fprintf(out, f->html_fmt, kl_field_row_value(f + 1, r) * f[1].scale);
+    } else {
+        fputc(' ', out);
+        esc(out, kl_run_unit(run, m));
+    }
+    fputs("</td>", out);
+}
+
 static void rung_table(FILE *out, const struct kl_run *run)
 {
     int config = 0, precision = 0;
@@ -345,13 +377,12 @@ static void rung_table(FILE *out, const struct kl_run *run)
     fputs("<th>status</th>", out);
     if (precision)
         fputs("<th>precision</th><th>error</th>", out);
-    fputs("<th>median ms</th><th>min–max ms</th><th>launches</th><th>rate</th>"
-          "<th>% roof</th><th>× first</th><th>what it changes; what was checked</th></tr>\n",
-          out);
+    for (int k = 0; k < kl_result_field_count; k++)
+        if (kl_result_fields[k].flags & KL_FIELD_HTML)
+            fprintf(out, "<th>%s</th>", kl_result_fields[k].html);
+    fputs("<th>what it changes; what was checked</th></tr>\n", out);
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
-        enum kl_metric m = kl_run_metric(run, r);
-        double v = kl_run_value(run, r, m);
         fprintf(out, "<tr class=\"%s\"><td class=\"rung\">",
                 r->peer      ? "peer"
                 : r->on_host ? "host"
@@ -369,24 +400,9 @@ static void rung_table(FILE *out, const struct kl_run *run)
             num_cell(out, r->error, "%.2g",
                      strcmp(r->status, "verified") == 0 && isfinite(r->error));
         }
-        num_cell(out, r->median_s * 1e3, "%.4g", r->timed);
-        if (r->timed)
-            fprintf(out, "<td class=\"num\">%.4g–%.4g</td>", r->min_s * 1e3, r->max_s * 1e3);
-        else
-            fputs("<td class=\"num\">–</td>", out);
-        if (r->timed)
-            fprintf(out, "<td class=\"num\">%d</td>", r->repeats);
-        else
-            fputs("<td class=\"num\">–</td>", out);
-        if (r->timed && isfinite(v)) {
-            fprintf(out, "<td class=\"num\">%.4g ", v);
-            esc(out, kl_run_unit(run, m));
-            fputs("</td>", out);
-        } else {
-            fputs("<td class=\"num\">–</td>", out);
-        }
-        num_cell(out, r->pct_ceiling, "%.1f", r->timed && r->pct_ceiling > 0);
-        num_cell(out, r->speedup_first, "%.2f", r->timed && r->speedup_first > 0);
+        for (int k = 0; k < kl_result_field_count; k++)
+            if (kl_result_fields[k].flags & KL_FIELD_HTML)
+                field_cell(out, run, r, &kl_result_fields[k]);
         fputs("<td>", out);
         if (r->peer)
             fputs("<em>peer (a vendor library, not a rung)</em>", out);
@@ -426,10 +442,11 @@ static void machine_table(FILE *out, const struct kl_run *run)
     if (!any)
         return;
     fputs("<h3>The machine: what bounds each rung</h3>\n<table class=\"machine\">\n"
-          "<tr><th>rung</th><th>bound by</th><th>registers</th><th>private B</th>"
-          "<th>shared B / group</th><th>threads</th><th>occupancy</th><th>limited by</th>"
-          "<th>SM MHz (lowest)</th><th>W</th>",
+          "<tr><th>rung</th><th>bound by</th>",
           out);
+    for (int c = 1; kl_kernel_column(c); c++)
+        fprintf(out, "<th>%s</th>", kl_kernel_column(c)->html);
+    fputs("<th>limited by</th><th>SM MHz (lowest)</th><th>W</th>", out);
     if (energy)
         fprintf(out, "<th>mJ / launch</th><th>%s</th>", flops ? "GFLOP/J" : "GB/J");
     fputs("</tr>\n", out);
@@ -440,11 +457,11 @@ static void machine_table(FILE *out, const struct kl_run *run)
         fputs("<tr><td class=\"rung\">", out);
         esc(out, r->rung);
         fprintf(out, "</td><td>%s</td>", r->bound ? r->bound : "–");
-        num_cell(out, r->regs, "%.0f", r->regs >= 0);
-        num_cell(out, (double)r->private_bytes, "%.0f", r->private_bytes >= 0);
-        num_cell(out, (double)r->local_bytes, "%.0f", r->local_bytes >= 0);
-        num_cell(out, r->threads, "%.0f", r->threads >= 0);
-        num_cell(out, 100 * r->occupancy, "%.1f %%", r->occupancy >= 0);
+        for (int c = 1; kl_kernel_column(c); c++) {
+            const struct kl_kernel_field *f = kl_kernel_column(c);
+            double v = kl_kernel_row_column(f, r);
+            num_cell(out, f->html_scale * v, f->html_fmt, v >= 0);
+        }
         fprintf(out, "<td>%s</td>", r->limiter ? r->limiter : "–");
         if (isfinite(r->sm_mhz))
             fprintf(out, "<td class=\"num\">%.0f (%.0f)%s</td>", r->sm_mhz, r->sm_mhz_min,

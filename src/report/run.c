@@ -1,12 +1,12 @@
 #include "report/run.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/fields.h"
 #include "report/write.h"
 #include "core/util.h"
 
@@ -137,15 +137,10 @@ static int check_version(struct check *c, const struct kl_json *root)
 }
 
 /*
- * A whole number read as a double, as an int or a long: unknown when it is NaN
- * or out of range (converting such a double is undefined behaviour). Longs are
- * byte counts, kept below 1e18 so that two of them add up safely.
+ * A whole number read as a double, as a long: unknown when it is NaN or out of
+ * range (converting such a double is undefined behaviour). Longs are byte
+ * counts, kept below 1e18 so that two of them add up safely.
  */
-static int to_int(double v, int unknown)
-{
-    return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : unknown;
-}
-
 static long to_long(double v, long unknown)
 {
     return v > -1e18 && v < 1e18 ? (long)v : unknown;
@@ -173,7 +168,8 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
     const struct kl_json *v, *res = optional(c, o, where, "resources", KL_JSON_ARRAY),
                              *clocks = optional(c, o, where, "clocks", KL_JSON_OBJECT);
     r->regs = r->threads = r->groups_per_cu = -1;
-    r->private_bytes = r->local_bytes = -1;
+    r->private_bytes = r->local_bytes = r->local_static = r->local_dynamic = -1;
+    r->max_threads = r->threads_multiple = -1;
     r->occupancy = r->sm_mhz = r->sm_mhz_min = NAN;
     r->bound = maybe_str(c, o, where, "bound");
     r->limiter = NULL;
@@ -185,18 +181,12 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
             bad(c, k, "%s should be an object", at);
             return;
         }
-        double regs = maybe(c, k, at, "regs"), priv = maybe(c, k, at, "private_bytes"),
-               st = maybe(c, k, at, "local_static"), dyn = maybe(c, k, at, "local_dynamic"),
-               thr = maybe(c, k, at, "threads"), groups = maybe(c, k, at, "groups_per_cu");
         r->nkernels = (int)res->count;
-        r->regs = to_int(regs, -1);
-        r->private_bytes = to_long(priv, -1);
-        r->local_bytes = to_long(st, -1); /* static, plus dynamic where given */
+        for (int i = 0; i < kl_kernel_field_count; i++)
+            kl_slot_set(r, kl_kernel_fields[i].row, maybe(c, k, at, kl_kernel_fields[i].key), -1);
+        r->local_bytes = r->local_static; /* static, plus dynamic where given */
         if (r->local_bytes >= 0)
-            r->local_bytes += to_long(dyn, 0);
-        r->threads = to_int(thr, -1);
-        r->groups_per_cu = to_int(groups, -1);
-        r->occupancy = maybe(c, k, at, "occupancy");
+            r->local_bytes += to_long(maybe(c, k, at, "local_dynamic"), 0);
         r->limiter = maybe_str(c, k, at, "limiter");
     }
     if (clocks) {
@@ -210,6 +200,24 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
     r->capped = (v = optional(c, o, where, "capped", KL_JSON_BOOL)) ? v->boolean : 0;
     r->machine_note = maybe_str(c, o, where, "machine_note");
     r->resources_note = maybe_str(c, o, where, "resources_note");
+}
+
+/*
+ * A row's numbers (report/fields.h): those every version wrote are required
+ * (null where not shown; a count never), the items' rate only where the run
+ * counts items.
+ */
+static void read_numbers(struct check *c, const struct kl_json *o, const char *where,
+                         struct kl_run_row *r)
+{
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = &kl_result_fields[i];
+        int never_null = (f->flags & KL_FIELD_NEVER_NULL) != 0;
+        double v = f->since > 1 || (f->flags & KL_FIELD_ITEMS)
+                       ? maybe(c, o, where, f->key)
+                       : num(c, o, where, f->key, !never_null);
+        kl_slot_set(r, f->row, v, never_null ? 0 : -1);
+    }
 }
 
 static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
@@ -228,20 +236,7 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     r->options = str(c, o, where, "build_options");
     r->on_host = boolean(c, o, where, "on_host");
     r->peer = boolean(c, o, where, "peer");
-    r->median_s = num(c, o, where, "median_s", 1);
-    r->min_s = num(c, o, where, "min_s", 1);
-    r->max_s = num(c, o, where, "max_s", 1);
-    r->repeats = to_int(num(c, o, where, "repeats", 0), 0);
-    r->gflops = num(c, o, where, "gflops", 1);
-    r->gbps = num(c, o, where, "gbps", 1);
-    r->pct_ceiling = num(c, o, where, "pct_ceiling", 1);
-    r->flops = num(c, o, where, "flops", 1);
-    r->bytes = num(c, o, where, "bytes", 1);
-    r->x = num(c, o, where, "x", 1);
-    r->speedup_first = num(c, o, where, "speedup_first", 1);
-    r->speedup_host = num(c, o, where, "speedup_host", 1);
-    r->total_s = num(c, o, where, "total_s", 1);
-    r->build_s = num(c, o, where, "build_s", 1);
+    read_numbers(c, o, where, r);
     const struct kl_json *prec = optional(c, o, where, "precision", KL_JSON_STRING),
                          *error = optional(c, o, where, "error", KL_JSON_NUMBER);
     const struct kl_json *tensor = optional(c, o, where, "tensor", KL_JSON_BOOL);

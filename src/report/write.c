@@ -10,6 +10,7 @@
 
 #include "formats/json.h"
 #include "core/nvml.h"
+#include "report/fields.h"
 
 static void header(const struct kl_report *r, FILE *out)
 {
@@ -71,7 +72,7 @@ static int has_error(const struct kl_result *x)
  */
 static void precision_summary(const struct kl_report *r, FILE *out)
 {
-    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32,
+    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32,  KL_PREC_3XTF32,
                                               KL_PREC_FP64, KL_PREC_INT32, KL_PREC_FP16};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
@@ -115,8 +116,11 @@ static void machine_block(const struct kl_report *r, FILE *out)
     }
     if (!any)
         return;
-    fprintf(out, "\n%-18s %-9s %5s %7s %9s %7s %6s %-9s %8s %6s", "machine", "bound", "regs",
-            "priv B", "shared B", "threads", "occup", "limiter", "SM MHz", "W");
+    fprintf(out, "\n%-18s %-9s", "machine", "bound");
+    for (int c = 1; kl_kernel_column(c); c++)
+        if (kl_kernel_column(c)->header)
+            fprintf(out, " %*s", kl_kernel_column(c)->width, kl_kernel_column(c)->header);
+    fprintf(out, " %6s %-9s %8s %6s", "occup", "limiter", "SM MHz", "W");
     if (energy)
         fprintf(out, " %10s %9s", "mJ/launch", r->flops > 0 ? "GFLOP/J" : "GB/J");
     fputc('\n', out);
@@ -129,11 +133,12 @@ static void machine_block(const struct kl_report *r, FILE *out)
             const struct kl_resources *q = m->nkernels ? &m->res[k] : NULL;
             fprintf(out, "%-18s %-9s", k ? "  (second kernel)" : x->rung,
                     !k && x->bound ? x->bound : "-");
-            cell(out, 5, 0, q ? q->regs : 0, q && q->regs >= 0);
-            cell(out, 7, 0, q ? (double)q->private_bytes : 0, q && q->private_bytes >= 0);
-            cell(out, 9, 0, q ? (double)(q->local_static + q->local_dynamic) : 0,
-                 q && q->local_static >= 0);
-            cell(out, 7, 0, q ? (double)q->threads : 0, q != NULL);
+            for (int c = 1; kl_kernel_column(c); c++) {
+                const struct kl_kernel_field *f = kl_kernel_column(c);
+                if (f->header)
+                    cell(out, f->width, 0, q ? kl_kernel_res_column(f, q) : 0,
+                         q && kl_kernel_res_known(f, q));
+            }
             if (q && q->occupancy >= 0)
                 fprintf(out, " %5.1f%% %-9s", 100 * q->occupancy, q->limiter);
             else
@@ -175,6 +180,31 @@ static void machine_block(const struct kl_report *r, FILE *out)
                  "most, by the kernel's registers, shared memory and threads.\n");
 }
 
+/* The headers of the table's number columns (report/fields.h), one space apart. */
+static void table_header(const struct kl_report *r, FILE *out)
+{
+    int n = 0;
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = kl_field_table_column(&kl_result_fields[i], r->items > 0);
+        if (!f)
+            continue;
+        fprintf(out, "%s%*s", n++ ? " " : "", f->width,
+                f->flags & KL_FIELD_ITEMS ? r->items_unit : f->header);
+    }
+    fputc('\n', out);
+}
+
+/* A row's number cells, "-" where a field is not shown. */
+static void table_cells(const struct kl_report *r, const struct kl_result *x, FILE *out)
+{
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = kl_field_table_column(&kl_result_fields[i], r->items > 0);
+        if (f)
+            cell(out, f->width, f->prec, kl_field_value(f, r, x) * f->scale,
+                 kl_field_in_table(f, r, x));
+    }
+}
+
 void kl_report_table(const struct kl_report *r, FILE *out)
 {
     int cfg = 0, prec = has_precision(r);
@@ -189,12 +219,9 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     fprintf(out, "%-8s ", "status");
     if (prec)
         fprintf(out, "%-7s %7s ", "prec", "error");
-    fprintf(out, "%10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "median ms", "min ms",
-            "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof", "x first",
-            "x host", "e2e ms", "build ms");
+    table_header(r, out);
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
-        int ok = kl_result_timed(x);
         fprintf(out, "%-18s ", x->rung);
         if (cfg)
             fprintf(out, "%-*s ", cfg, x->config);
@@ -207,23 +234,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             else
                 fprintf(out, " %7s", "-");
         }
-        cell(out, 10, 3, x->median_s * 1e3, ok);
-        cell(out, 10, 3, x->min_s * 1e3, ok);
-        cell(out, 10, 3, x->max_s * 1e3, ok);
-        if (ok)
-            fprintf(out, " %5d", x->repeats);
-        else
-            fprintf(out, " %5s", "-");
-        if (r->items > 0)
-            cell(out, 9, 1, x->mitems, ok);
-        else
-            cell(out, 9, 2, x->gflops, ok && kl_result_flops(r, x) > 0);
-        cell(out, 8, 2, x->gbps, ok && kl_result_bytes(r, x) > 0);
-        cell(out, 6, 1, x->pct_ceiling, ok && x->pct_ceiling > 0);
-        cell(out, 7, 2, x->speedup_first, ok && x->speedup_first > 0);
-        cell(out, 7, 2, x->speedup_host, ok && x->speedup_host > 0);
-        cell(out, 10, 3, x->total_s * 1e3, ok && x->total_s > 0);
-        cell(out, 8, 1, x->build_s * 1e3, ok && x->build_s > 0);
+        table_cells(r, x, out);
         fputc('\n', out);
     }
     int notes = 0;
@@ -317,9 +328,11 @@ static void csv_str(FILE *out, const char *s)
 
 void kl_report_csv(const struct kl_report *r, FILE *out)
 {
-    fprintf(out, "workload,sizes,type,device,rung,config,status,median_s,min_s,max_s,repeats,"
-                 "gflops,gbps,pct_ceiling,speedup_first,speedup_host,total_s,build_s,"
-                 "build_options,note,precision,error\n");
+    fputs("workload,sizes,type,device,rung,config,status,", out);
+    for (int i = 0; i < kl_result_field_count; i++)
+        if (kl_result_fields[i].flags & KL_FIELD_CSV)
+            fprintf(out, "%s,", kl_result_fields[i].key);
+    fputs("build_options,note,precision,error\n", out);
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = kl_result_timed(x);
@@ -330,12 +343,14 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
         fprintf(out, ",%s,", x->rung);
         csv_str(out, x->config);
         fprintf(out, ",%s,", kl_result_status_name(x->status));
-        if (ok)
-            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.4g,%.6g,%.6g,%.9g,%.6g,", x->median_s,
-                    x->min_s, x->max_s, x->repeats, x->gflops, x->gbps, x->pct_ceiling,
-                    x->speedup_first, x->speedup_host, x->total_s, x->build_s);
-        else
-            fputs(",,,,,,,,,,,", out);
+        for (int k = 0; k < kl_result_field_count; k++) {
+            const struct kl_result_field *f = &kl_result_fields[k];
+            if (!(f->flags & KL_FIELD_CSV))
+                continue;
+            if (ok) /* a timed row's every number, as it is; none for the others */
+                fprintf(out, f->csv, kl_field_value(f, r, x));
+            fputc(',', out);
+        }
         csv_str(out, x->options);
         fputc(',', out);
         csv_str(out, x->note);
@@ -370,13 +385,20 @@ static void json_field(FILE *out, const char *key, double v, int show)
     json_num(out, v, show);
 }
 
-/* , "key": an integer the API told, or null (-1: unknown). */
-static void json_int_field(FILE *out, const char *key, long v)
+/* A kernel's resources (report/fields.h): what the API told, null where unknown (< 0). */
+static void json_resources(FILE *out, const struct kl_resources *q)
 {
-    if (v >= 0)
-        fprintf(out, ", \"%s\": %ld", key, v);
-    else
-        fprintf(out, ", \"%s\": null", key);
+    for (int i = 0; i < kl_kernel_field_count; i++) {
+        const struct kl_kernel_field *f = &kl_kernel_fields[i];
+        double v = kl_slot_get(q, f->res);
+        fprintf(out, "%s\"%s\": ", i ? ", " : "", f->key);
+        if (f->res.type == KL_SLOT_REAL)
+            json_num(out, v, v >= 0);
+        else if (kl_kernel_res_known(f, q))
+            fprintf(out, "%.0f", v);
+        else
+            fputs("null", out);
+    }
 }
 
 /* {"sm_mhz", "sm_mhz_min" (where >= 0), "mem_mhz"} in MHz, or null when not shown. */
@@ -403,7 +425,7 @@ static void json_clocks(FILE *out, int show, double sm, double sm_min, double me
  */
 static void json_ceilings(FILE *out, const struct kl_report *r)
 {
-    static const char *const kinds[] = {"memory", "fma",     "tensor", "cache",
+    static const char *const kinds[] = {"memory",  "fma",    "tensor", "cache",
                                         "latency", "atomic", "launch", "transfer"};
     const struct kl_ceilings *c = &r->ceilings;
     fputs("  \"ceiling_values\": {", out);
@@ -457,15 +479,8 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
         fputc('[', out);
         for (int k = 0; k < m->nkernels; k++) {
             const struct kl_resources *q = &m->res[k];
-            fprintf(out, "%s{\"threads\": %ld, \"local_dynamic\": %ld", k ? ", " : "", q->threads,
-                    q->local_dynamic);
-            json_int_field(out, "regs", q->regs);
-            json_int_field(out, "private_bytes", q->private_bytes);
-            json_int_field(out, "local_static", q->local_static);
-            json_int_field(out, "max_threads", q->max_threads);
-            json_int_field(out, "threads_multiple", q->threads_multiple);
-            json_int_field(out, "groups_per_cu", q->groups_per_cu);
-            json_field(out, "occupancy", q->occupancy, q->occupancy >= 0);
+            fputs(k ? ", {" : "{", out);
+            json_resources(out, q);
             fputs(", \"limiter\": ", out);
             if (q->limiter[0])
                 json_str(out, q->limiter);
@@ -511,6 +526,24 @@ static void json_machine(FILE *out, const struct kl_result *x, int ok)
         fputc(']', out);
     } else {
         fputs("null", out);
+    }
+}
+
+/* A row's numbers (report/fields.h): null where not shown, a count 0. */
+static void json_numbers(FILE *out, const struct kl_report *r, const struct kl_result *x)
+{
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = &kl_result_fields[i];
+        double v = kl_field_value(f, r, x);
+        int show = kl_field_shown(f, r, x);
+        if ((f->flags & KL_FIELD_ITEMS) && !(r->items > 0))
+            continue;
+        if (f->flags & KL_FIELD_ITEMS)
+            fprintf(out, ", \"items_unit\": \"%s\"", r->items_unit);
+        if (f->flags & KL_FIELD_NEVER_NULL)
+            fprintf(out, ", \"%s\": %.0f", f->key, show ? v : 0);
+        else
+            json_field(out, f->key, v, show);
     }
 }
 
@@ -629,26 +662,9 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_num(out, x->error, has_error(x));
         fputs(", ", out);
         json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
-        fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
+        fprintf(out, "\"on_host\": %s, \"peer\": %s", x->on_host ? "true" : "false",
                 x->peer ? "true" : "false");
-        json_num(out, x->median_s, ok);
-        json_field(out, "min_s", x->min_s, ok);
-        json_field(out, "max_s", x->max_s, ok);
-        fprintf(out, ", \"repeats\": %d, \"gflops\": ", ok ? x->repeats : 0);
-        json_num(out, x->gflops, ok);
-        json_field(out, "gbps", x->gbps, ok);
-        if (r->items > 0) {
-            fprintf(out, ", \"items_unit\": \"%s\", \"mitems_per_s\": ", r->items_unit);
-            json_num(out, x->mitems, ok);
-        }
-        json_field(out, "pct_ceiling", x->pct_ceiling, ok && x->pct_ceiling > 0);
-        json_field(out, "flops", kl_result_flops(r, x), 1);
-        json_field(out, "bytes", kl_result_bytes(r, x), 1);
-        json_field(out, "x", x->x, x->x != 0);
-        json_field(out, "speedup_first", x->speedup_first, ok && x->speedup_first > 0);
-        json_field(out, "speedup_host", x->speedup_host, ok && x->speedup_host > 0);
-        json_field(out, "total_s", x->total_s, ok && x->total_s > 0);
-        json_field(out, "build_s", x->build_s, ok && x->build_s > 0);
+        json_numbers(out, r, x);
         fputs(", ", out);
         json_kv(out, "", "build_options", x->options, ", ");
         json_kv(out, "", "note", x->note, "");
