@@ -1,10 +1,10 @@
 /*
  * Every entry of the result-field tables (report/fields.h) in every writer
- * and in the reader: a report whose row holds a distinctive value in each
- * field is written as a table, CSV and JSON; each field's column header (or
- * key) is there with its value in its column, the JSON read back by the run
- * reader gives the same value, and the HTML page of the run read back shows
- * it under its header. No device: the report is made up.
+ * and in the reader (the machine's figures: in the JSON and the reader): a report whose row holds a
+ * distinctive value in each field is written as a table, CSV and JSON; each field's column header
+ * (or key) is there with its value in its column, the JSON read back by the run reader gives the
+ * same value, and the HTML page of the run read back shows it under its header. No device: the
+ * report is made up.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
@@ -64,6 +64,9 @@ static void make_report(struct kl_report *r, int items)
     for (int i = 0; i < kl_kernel_field_count; i++)
         kl_slot_set(&x->machine.res[0], kl_kernel_fields[i].res, kernel_value(i), 0);
     snprintf(x->machine.res[0].limiter, sizeof x->machine.res[0].limiter, "registers");
+    x->machine.samples = 4; /* NVML sampled: every machine figure is there */
+    for (int i = 0; i < kl_machine_field_count; i++)
+        kl_slot_set(x, kl_machine_fields[i].result, (i + 2) * 2.5, 0);
 }
 
 /* What w wrote to a memory file, as a string (malloc'd). */
@@ -203,6 +206,15 @@ static void check_json(const struct kl_report *r, int items)
         CHECK(kl_kernel_row_column(f, row) == kl_kernel_res_column(f, &x->machine.res[0]),
               "read back: %s's column is %g, was %g", f->key, kl_kernel_row_column(f, row),
               kl_kernel_res_column(f, &x->machine.res[0]));
+    }
+    for (int i = 0; i < kl_machine_field_count; i++) {
+        const struct kl_machine_field *f = &kl_machine_fields[i];
+        char key[64];
+        snprintf(key, sizeof key, "\"%s\": ", f->key);
+        CHECK(strstr(text, key), "JSON: no %s", f->key);
+        CHECK(kl_slot_get(row, f->row) == kl_slot_get(x, f->result),
+              "read back: the machine's %s is %g, was written %g", f->key, kl_slot_get(row, f->row),
+              kl_slot_get(x, f->result));
     }
     free(text);
     kl_run_free(&run);

@@ -201,3 +201,23 @@ double kl_kernel_row_column(const struct kl_kernel_field *f, const struct kl_run
 {
     return f->row_column ? f->row_column(r) : kl_slot_get(r, f->row);
 }
+
+/* In the order the JSON writes them, after the clocks. */
+const struct kl_machine_field kl_machine_fields[] = {
+    {"power_w", "W", "mean power while timed", 2, 1, RESULT(machine.watts), ROW(watts)},
+    {"power_w_max", "W", "highest power while timed", 2, 1, RESULT(machine.watts_max),
+     ROW(watts_max)},
+    {"window_s", "s", "wall time of the timed launches", 2, 1, RESULT(machine.window_s),
+     ROW(window_s)},
+    {"energy_j", "J", "energy per timed launch", 2, 0, RESULT(machine.joules), ROW(energy_j)},
+    {"gflops_per_j", "GFLOP/J", "work per joule", 2, 0, RESULT(gflops_per_j), ROW(gflops_per_j)},
+    {"gbps_per_j", "GB/J", "minimal traffic per joule", 2, 0, RESULT(gbps_per_j), ROW(gbps_per_j)},
+};
+const int kl_machine_field_count = sizeof kl_machine_fields / sizeof *kl_machine_fields;
+
+int kl_machine_shown(const struct kl_machine_field *f, const struct kl_result *x)
+{
+    if (!kl_result_timed(x) || !x->has_machine)
+        return 0;
+    return f->sampled ? x->machine.samples != 0 : kl_slot_get(x, f->result) > 0;
+}

@@ -135,4 +135,24 @@ double kl_kernel_res_column(const struct kl_kernel_field *f, const struct kl_res
 int kl_kernel_res_known(const struct kl_kernel_field *f, const struct kl_resources *q);
 double kl_kernel_row_column(const struct kl_kernel_field *f, const struct kl_run_row *r);
 
+/*
+ * A figure of the machine while a row's launches were timed (schema version
+ * 2): power over the window and the energy per launch, where NVML measured
+ * them. The JSON writes each (null where not measured) and the reader puts
+ * it back into kl_run_row (NaN then).
+ */
+struct kl_machine_field {
+    const char *key, *unit, *hint;
+    int since;
+    int sampled;           /* measured where NVML sampled while timing, else where above 0 */
+    struct kl_slot result; /* in struct kl_result */
+    struct kl_slot row;    /* in struct kl_run_row */
+};
+
+extern const struct kl_machine_field kl_machine_fields[];
+extern const int kl_machine_field_count;
+
+/* 1 where figure f of row x was measured (x timed, with its machine observed). */
+int kl_machine_shown(const struct kl_machine_field *f, const struct kl_result *x);
+
 #endif /* KL_REPORT_FIELDS_H */

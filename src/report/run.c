@@ -193,10 +193,8 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
         r->sm_mhz = maybe(c, clocks, where, "sm_mhz");
         r->sm_mhz_min = maybe(c, clocks, where, "sm_mhz_min");
     }
-    r->watts = maybe(c, o, where, "power_w");
-    r->energy_j = maybe(c, o, where, "energy_j");
-    r->gflops_per_j = maybe(c, o, where, "gflops_per_j");
-    r->gbps_per_j = maybe(c, o, where, "gbps_per_j");
+    for (int i = 0; i < kl_machine_field_count; i++)
+        kl_slot_set(r, kl_machine_fields[i].row, maybe(c, o, where, kl_machine_fields[i].key), -1);
     r->capped = (v = optional(c, o, where, "capped", KL_JSON_BOOL)) ? v->boolean : 0;
     r->machine_note = maybe_str(c, o, where, "machine_note");
     r->resources_note = maybe_str(c, o, where, "resources_note");

@@ -39,7 +39,8 @@ struct kl_run_row {
     double occupancy;
     const char *limiter;
     double sm_mhz, sm_mhz_min, watts, energy_j, gflops_per_j, gbps_per_j;
-    int capped; /* 1: power or heat held the clocks down */
+    double watts_max, window_s; /* the highest power; the timed launches' wall time */
+    int capped;                 /* 1: power or heat held the clocks down */
     const char *machine_note, *resources_note;
 };
 
