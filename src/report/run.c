@@ -218,14 +218,10 @@ static void read_numbers(struct check *c, const struct kl_json *o, const char *w
     }
 }
 
-static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
+/* A row's words and flags: what it is, how it ended, and the arithmetic it declares. */
+static void read_words(struct check *c, const struct kl_json *o, const char *where,
+                       struct kl_run_row *r)
 {
-    char where[48];
-    snprintf(where, sizeof where, "results[%d]", i);
-    if (o->type != KL_JSON_OBJECT) {
-        bad(c, o, "%s should be an object, but is %s", where, kl_json_type_name(o->type));
-        return;
-    }
     r->rung = str(c, o, where, "rung");
     r->config = str(c, o, where, "config");
     r->status = str(c, o, where, "status");
@@ -241,17 +237,21 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     r->precision = prec ? prec->string : NULL;
     r->error = error ? error->number : NAN;
     r->tensor = tensor ? tensor->boolean : 0;
-    if (c->failed)
-        return;
+}
+
+/* The row's precision and status are ones kladder writes; a timed row has its times. */
+static void check_row(struct check *c, const struct kl_json *o, const char *where,
+                      struct kl_run_row *r)
+{
+    static const char *const statuses[] = {"verified", "failed", "skipped", "measured", "timeout"};
+    int known = 0;
     if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
-        bad(c, prec,
+        bad(c, kl_json_get(o, "precision"),
             "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32, fp16, bf16, fp8, "
             "fp8e5m2 or int8)",
             where, r->precision);
         return;
     }
-    static const char *const statuses[] = {"verified", "failed", "skipped", "measured", "timeout"};
-    int known = 0;
     for (size_t k = 0; k < sizeof statuses / sizeof *statuses; k++)
         known |= strcmp(r->status, statuses[k]) == 0;
     if (!known) {
@@ -261,11 +261,24 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
         return;
     }
     r->timed = strcmp(r->status, "verified") == 0 || strcmp(r->status, "measured") == 0;
-    if (r->timed && !(r->median_s > 0 && r->min_s > 0 && r->max_s >= r->min_s)) {
+    if (r->timed && !(r->median_s > 0 && r->min_s > 0 && r->max_s >= r->min_s))
         bad(c, o, "%s (%s) is %s but has no positive median_s, min_s and max_s", where, r->rung,
             r->status);
+}
+
+static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
+{
+    char where[48];
+    snprintf(where, sizeof where, "results[%d]", i);
+    if (o->type != KL_JSON_OBJECT) {
+        bad(c, o, "%s should be an object, but is %s", where, kl_json_type_name(o->type));
         return;
     }
+    read_words(c, o, where, r);
+    if (!c->failed)
+        check_row(c, o, where, r);
+    if (c->failed)
+        return;
     if (!isfinite(r->flops) || r->flops < 0)
         r->flops = 0;
     if (!isfinite(r->bytes) || r->bytes < 0)
@@ -348,48 +361,80 @@ int kl_run_read(struct kl_run *run, const struct kl_json *root, const char *name
     return read_tree(run, name, err, n);
 }
 
+/* The run's top-level members; the device's and provenance's words. */
+static void read_top(struct check *c, struct kl_run *run, const struct kl_json *root,
+                     const struct kl_json **cv, const struct kl_json **results)
+{
+    run->workload = str(c, root, "", "workload");
+    run->device = member(c, root, "", "device", KL_JSON_OBJECT, 0);
+    run->params = member(c, root, "", "params", KL_JSON_OBJECT, 0);
+    run->protocol = member(c, root, "", "protocol", KL_JSON_OBJECT, 0);
+    run->provenance = member(c, root, "", "provenance", KL_JSON_OBJECT, 0);
+    run->flops = num(c, root, "", "flops_per_launch", 0);
+    run->bytes = num(c, root, "", "bytes_per_launch", 0);
+    run->reference = str(c, root, "", "reference");
+    run->ceiling_note = str(c, root, "", "ceilings");
+    *cv = member(c, root, "", "ceiling_values", KL_JSON_OBJECT, 1);
+    *results = member(c, root, "", "results", KL_JSON_ARRAY, 0);
+    if (c->failed)
+        return;
+    run->dev_name = str(c, run->device, "device", "name");
+    run->dev_platform = str(c, run->device, "device", "platform");
+    run->driver = str(c, run->device, "device", "driver");
+    str(c, run->device, "device", "vendor");
+    str(c, run->device, "device", "type");
+    run->backend = str(c, run->provenance, "provenance", "backend");
+    run->date = str(c, run->provenance, "provenance", "date");
+    run->version = str(c, run->provenance, "provenance", "kladder_version");
+    const struct kl_json *type = kl_json_get(run->params, "type");
+    run->type = type && type->type == KL_JSON_STRING ? type->string : "float";
+}
+
+/* blur's pictures, where the run names them: the one read and the one written. */
+static void read_images(struct check *c, struct kl_run *run, const struct kl_json *images)
+{
+    if (images->type != KL_JSON_OBJECT) {
+        bad(c, images, "\"images\" should be an object, but is %s",
+            kl_json_type_name(images->type));
+        return;
+    }
+    const struct kl_json *in = member(c, images, "images", "input", KL_JSON_STRING, 1),
+                         *out = member(c, images, "images", "output", KL_JSON_STRING, 1);
+    run->image_in = in && in->type == KL_JSON_STRING ? in->string : NULL;
+    run->image_out = out && out->type == KL_JSON_STRING ? out->string : NULL;
+}
+
+/*
+ * Every row; then whether the run is a sweep (every row a point: copy
+ * --sweep, or params say so) or has curves beside its ladder (some: peak's).
+ */
+static void read_rows(struct check *c, struct kl_run *run, const struct kl_json *results)
+{
+    int with_x = 0;
+    run->nrows = results->count;
+    for (int i = 0; i < results->count && !c->failed; i++) {
+        read_row(c, results->items[i], i, &run->rows[i]);
+        with_x += isfinite(run->rows[i].x);
+    }
+    run->sweep = with_x > 0 && with_x == run->nrows;
+    run->curves = with_x > 0 && !run->sweep;
+    const struct kl_json *sweep = kl_json_get(run->params, "sweep");
+    if (sweep && sweep->type == KL_JSON_BOOL && sweep->boolean)
+        run->sweep = 1, run->curves = 0;
+}
+
 /* Checks the tree at run->root field by field into run. */
 static int read_tree(struct kl_run *run, const char *name, char *err, size_t n)
 {
     struct check c = {name, err, n, 0};
-    const struct kl_json *root = run->root;
+    const struct kl_json *root = run->root, *cv = NULL, *results = NULL;
     if (check_version(&c, root))
         return -1;
-    run->workload = str(&c, root, "", "workload");
-    run->device = member(&c, root, "", "device", KL_JSON_OBJECT, 0);
-    run->params = member(&c, root, "", "params", KL_JSON_OBJECT, 0);
-    run->protocol = member(&c, root, "", "protocol", KL_JSON_OBJECT, 0);
-    run->provenance = member(&c, root, "", "provenance", KL_JSON_OBJECT, 0);
-    run->flops = num(&c, root, "", "flops_per_launch", 0);
-    run->bytes = num(&c, root, "", "bytes_per_launch", 0);
-    run->reference = str(&c, root, "", "reference");
-    run->ceiling_note = str(&c, root, "", "ceilings");
-    const struct kl_json *cv = member(&c, root, "", "ceiling_values", KL_JSON_OBJECT, 1);
-    const struct kl_json *results = member(&c, root, "", "results", KL_JSON_ARRAY, 0);
+    read_top(&c, run, root, &cv, &results);
     if (c.failed)
         return -1;
-    run->dev_name = str(&c, run->device, "device", "name");
-    run->dev_platform = str(&c, run->device, "device", "platform");
-    run->driver = str(&c, run->device, "device", "driver");
-    str(&c, run->device, "device", "vendor");
-    str(&c, run->device, "device", "type");
-    run->backend = str(&c, run->provenance, "provenance", "backend");
-    run->date = str(&c, run->provenance, "provenance", "date");
-    run->version = str(&c, run->provenance, "provenance", "kladder_version");
-    const struct kl_json *type = kl_json_get(run->params, "type");
-    run->type = type && type->type == KL_JSON_STRING ? type->string : "float";
-    const struct kl_json *images = kl_json_get(root, "images");
-    if (images) {
-        if (images->type != KL_JSON_OBJECT) {
-            bad(&c, images, "\"images\" should be an object, but is %s",
-                kl_json_type_name(images->type));
-        } else {
-            const struct kl_json *in = member(&c, images, "images", "input", KL_JSON_STRING, 1),
-                                 *out = member(&c, images, "images", "output", KL_JSON_STRING, 1);
-            run->image_in = in && in->type == KL_JSON_STRING ? in->string : NULL;
-            run->image_out = out && out->type == KL_JSON_STRING ? out->string : NULL;
-        }
-    }
+    if (kl_json_get(root, "images"))
+        read_images(&c, run, kl_json_get(root, "images"));
     if (cv && cv->type == KL_JSON_OBJECT)
         read_ceilings(&c, run, cv);
     if (c.failed)
@@ -398,18 +443,7 @@ static int read_tree(struct kl_run *run, const char *name, char *err, size_t n)
         snprintf(err, n, "%s: out of memory", name);
         return -1;
     }
-    run->nrows = results->count;
-    int with_x = 0;
-    for (int i = 0; i < results->count && !c.failed; i++) {
-        read_row(&c, results->items[i], i, &run->rows[i]);
-        with_x += isfinite(run->rows[i].x);
-    }
-    /* Every row a point (copy --sweep): the run is a sweep; some (peak's): curves beside. */
-    run->sweep = with_x > 0 && with_x == run->nrows;
-    run->curves = with_x > 0 && !run->sweep;
-    const struct kl_json *sweep = kl_json_get(run->params, "sweep");
-    if (sweep && sweep->type == KL_JSON_BOOL && sweep->boolean)
-        run->sweep = 1, run->curves = 0;
+    read_rows(&c, run, results);
     return c.failed ? -1 : 0;
 }
 
@@ -585,24 +619,30 @@ int kl_run_fastest(const struct kl_run *run, const char *precision, const struct
     return *best != NULL;
 }
 
+/* One param in words, after a space where sep: "seed 1", the type, "N=512", a flag's name. */
+static int param_words(const char *key, const struct kl_json *v, int sep, char *out, size_t n)
+{
+    const char *space = sep ? " " : "";
+    if (strcmp(key, "seed") == 0 && v->type == KL_JSON_NUMBER)
+        return snprintf(out, n, "%sseed %.0f", space, v->number);
+    if (strcmp(key, "type") == 0 && v->type == KL_JSON_STRING)
+        return snprintf(out, n, "%s%s", space, v->string);
+    if (v->type == KL_JSON_NUMBER)
+        return snprintf(out, n, "%s%s=%.10g", space, key, v->number);
+    if (v->type == KL_JSON_STRING)
+        return snprintf(out, n, "%s%s=%s", space, key, v->string);
+    if (v->type == KL_JSON_BOOL && v->boolean)
+        return snprintf(out, n, "%s%s", space, key);
+    return 0;
+}
+
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; run->params && i < run->params->count && used + 1 < n; i++) {
-        const struct kl_json *v = run->params->items[i];
-        const char *key = run->params->keys[i];
-        int k = 0;
-        if (strcmp(key, "seed") == 0 && v->type == KL_JSON_NUMBER)
-            k = snprintf(out + used, n - used, "%sseed %.0f", used ? " " : "", v->number);
-        else if (strcmp(key, "type") == 0 && v->type == KL_JSON_STRING)
-            k = snprintf(out + used, n - used, "%s%s", used ? " " : "", v->string);
-        else if (v->type == KL_JSON_NUMBER)
-            k = snprintf(out + used, n - used, "%s%s=%.10g", used ? " " : "", key, v->number);
-        else if (v->type == KL_JSON_STRING)
-            k = snprintf(out + used, n - used, "%s%s=%s", used ? " " : "", key, v->string);
-        else if (v->type == KL_JSON_BOOL && v->boolean)
-            k = snprintf(out + used, n - used, "%s%s", used ? " " : "", key);
+        int k = param_words(run->params->keys[i], run->params->items[i], used > 0, out + used,
+                            n - used);
         if (k > 0)
             used += (size_t)k < n - used ? (size_t)k : n - used - 1;
     }
