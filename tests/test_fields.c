@@ -259,6 +259,13 @@ static void check_page(const struct kl_report *r)
         page_cell(x, &run.rows[0], want, sizeof want);
         CHECK(strstr(page, want), "page: %s should read %s", x->key, want);
     }
+    for (int i = 0; page && i < kl_device_field_count; i++) {
+        snprintf(want, sizeof want, "\"%s\": ", kl_device_fields[i].key);
+        CHECK(strstr(json, want), "JSON: the device has no %s", kl_device_fields[i].key);
+        snprintf(want, sizeof want, "<dt>%s</dt>", kl_device_fields[i].label);
+        CHECK(strstr(page, want), "page: the device's %s is not labelled %s",
+              kl_device_fields[i].key, want);
+    }
     for (int c = 1; page && kl_kernel_column(c); c++) {
         const struct kl_kernel_field *k = kl_kernel_column(c);
         snprintf(want, sizeof want, "<th>%s</th>", k->html);

@@ -221,3 +221,38 @@ int kl_machine_shown(const struct kl_machine_field *f, const struct kl_result *x
         return 0;
     return f->sampled ? x->machine.samples != 0 : kl_slot_get(x, f->result) > 0;
 }
+
+#define DEV(m) offsetof(struct kl_device_info, m)
+
+/* In the order the JSON writes them. */
+const struct kl_device_field kl_device_fields[] = {
+    {"name", "device", KL_DEV_TEXT, DEV(name)},
+    {"vendor", "vendor", KL_DEV_TEXT, DEV(vendor)},
+    {"platform", "platform", KL_DEV_TEXT, DEV(platform)},
+    {"version", "version", KL_DEV_TEXT, DEV(device_version)},
+    {"driver", "driver", KL_DEV_TEXT, DEV(driver_version)},
+    {"type", "type", KL_DEV_TEXT, DEV(type)},
+    {"pci_bus_id", "pci_bus_id", KL_DEV_TEXT_OR_NULL, DEV(pci_bus_id)},
+    {"compute_units", "compute units", KL_DEV_UINT, DEV(compute_units)},
+    {"max_clock_mhz", "max clock (MHz)", KL_DEV_UINT, DEV(max_clock_mhz)},
+    {"global_mem_bytes", "global memory", KL_DEV_U64, DEV(global_mem)},
+    {"local_mem_bytes", "local memory per work-group", KL_DEV_U64, DEV(local_mem)},
+    {"local_mem_dedicated", "local memory on chip", KL_DEV_FLAG, DEV(local_mem_dedicated)},
+    {"max_alloc_bytes", "largest allocation", KL_DEV_U64, DEV(max_alloc)},
+    {"global_cache_bytes", "global memory cache", KL_DEV_U64, DEV(global_cache)},
+    {"cacheline_bytes", "cache line", KL_DEV_U64, DEV(global_cacheline)},
+    {"constant_mem_bytes", "constant memory", KL_DEV_U64, DEV(constant_mem)},
+    {"max_work_group_size", "max work-group size", KL_DEV_SIZE, DEV(max_wg)},
+    {"fp64", "FP64", KL_DEV_FLAG, DEV(fp64)},
+    {"subgroups", "sub-groups (cl_khr_subgroups)", KL_DEV_FLAG, DEV(subgroups)},
+    {"images", "image objects", KL_DEV_FLAG, DEV(images)},
+};
+const int kl_device_field_count = sizeof kl_device_fields / sizeof *kl_device_fields;
+
+const char *kl_device_label(const char *key)
+{
+    for (int i = 0; i < kl_device_field_count; i++)
+        if (strcmp(kl_device_fields[i].key, key) == 0)
+            return kl_device_fields[i].label;
+    return key;
+}

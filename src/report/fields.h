@@ -155,4 +155,29 @@ extern const int kl_machine_field_count;
 /* 1 where figure f of row x was measured (x timed, with its machine observed). */
 int kl_machine_shown(const struct kl_machine_field *f, const struct kl_result *x);
 
+/*
+ * A fact of the device a run was made on: its key in the JSON's "device"
+ * object, how the page labels it, and where struct kl_device_info keeps it
+ * and as what (text; text or null where empty; a count; a flag).
+ */
+enum kl_device_type {
+    KL_DEV_TEXT,
+    KL_DEV_TEXT_OR_NULL,
+    KL_DEV_UINT,
+    KL_DEV_U64,
+    KL_DEV_SIZE,
+    KL_DEV_FLAG
+};
+struct kl_device_field {
+    const char *key, *label;
+    enum kl_device_type type;
+    size_t at;
+};
+
+extern const struct kl_device_field kl_device_fields[];
+extern const int kl_device_field_count;
+
+/* The page's label of device fact key: the table's, or the key itself. */
+const char *kl_device_label(const char *key);
+
 #endif /* KL_REPORT_FIELDS_H */

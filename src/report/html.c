@@ -527,43 +527,15 @@ static void machine_table(FILE *out, const struct kl_run *run)
     }
 }
 
-/* A device fact from the JSON, labelled and formatted by key. */
-static const struct {
-    const char *key, *label;
-} device_labels[] = {
-    {"name", "device"},
-    {"vendor", "vendor"},
-    {"type", "type"},
-    {"platform", "platform"},
-    {"version", "version"},
-    {"driver", "driver"},
-    {"compute_units", "compute units"},
-    {"max_clock_mhz", "max clock (MHz)"},
-    {"global_mem_bytes", "global memory"},
-    {"max_alloc_bytes", "largest allocation"},
-    {"global_cache_bytes", "global memory cache"},
-    {"cacheline_bytes", "cache line"},
-    {"local_mem_bytes", "local memory per work-group"},
-    {"local_mem_dedicated", "local memory on chip"},
-    {"constant_mem_bytes", "constant memory"},
-    {"max_work_group_size", "max work-group size"},
-    {"fp64", "FP64"},
-    {"subgroups", "sub-groups (cl_khr_subgroups)"},
-    {"images", "image objects"},
-};
-
 static void device_facts(FILE *out, const struct kl_run *run)
 {
     const struct kl_json *d = run->device;
     char text[128];
     fputs("<section><h3>Device</h3>\n<dl>\n", out);
     for (int i = 0; i < d->count; i++) {
-        const char *key = d->keys[i], *label = key;
+        const char *key = d->keys[i];
         const struct kl_json *v = d->items[i];
-        for (size_t k = 0; k < sizeof device_labels / sizeof *device_labels; k++)
-            if (strcmp(device_labels[k].key, key) == 0)
-                label = device_labels[k].label;
-        dt(out, label);
+        dt(out, kl_device_label(key)); /* labelled by the device facts' table (report/fields.h) */
         if (v->type == KL_JSON_STRING) {
             dd_text(out, v->string);
             continue;

@@ -686,33 +686,45 @@ static void json_provenance(FILE *out, const struct kl_report *r)
     fputs("}\n}\n", out);
 }
 
-/* The device the run was made on: what the API told of it. */
+/* A device fact's value as the JSON writes it (report/fields.h); at: where the device keeps it. */
+static void device_value(FILE *out, enum kl_device_type type, const char *at)
+{
+    unsigned u;
+    uint64_t u64;
+    size_t z;
+    int flag;
+    switch (type) {
+    case KL_DEV_TEXT: json_str(out, at); break;
+    case KL_DEV_TEXT_OR_NULL: json_str_or_null(out, at); break;
+    case KL_DEV_UINT:
+        memcpy(&u, at, sizeof u);
+        fprintf(out, "%u", u);
+        break;
+    case KL_DEV_U64:
+        memcpy(&u64, at, sizeof u64);
+        fprintf(out, "%llu", (unsigned long long)u64);
+        break;
+    case KL_DEV_SIZE:
+        memcpy(&z, at, sizeof z);
+        fprintf(out, "%zu", z);
+        break;
+    case KL_DEV_FLAG:
+        memcpy(&flag, at, sizeof flag);
+        fputs(flag ? "true" : "false", out);
+        break;
+    }
+}
+
+/* The device the run was made on: what the API told of it, fact by fact. */
 static void json_device(FILE *out, const struct kl_device_info *d)
 {
     fputs("  \"device\": {\n", out);
-    json_kv(out, "    ", "name", d->name, ",\n");
-    json_kv(out, "    ", "vendor", d->vendor, ",\n");
-    json_kv(out, "    ", "platform", d->platform, ",\n");
-    json_kv(out, "    ", "version", d->device_version, ",\n");
-    json_kv(out, "    ", "driver", d->driver_version, ",\n");
-    json_kv(out, "    ", "type", d->type, ",\n");
-    if (d->pci_bus_id[0])
-        json_kv(out, "    ", "pci_bus_id", d->pci_bus_id, ",\n");
-    else
-        fputs("    \"pci_bus_id\": null,\n", out);
-    fprintf(out, "    \"compute_units\": %u,\n    \"max_clock_mhz\": %u,\n", d->compute_units,
-            d->max_clock_mhz);
-    fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu,\n",
-            (unsigned long long)d->global_mem, (unsigned long long)d->local_mem);
-    fprintf(out,
-            "    \"local_mem_dedicated\": %s,\n    \"max_alloc_bytes\": %llu,\n"
-            "    \"global_cache_bytes\": %llu,\n    \"cacheline_bytes\": %llu,\n"
-            "    \"constant_mem_bytes\": %llu,\n    \"max_work_group_size\": %zu,\n"
-            "    \"fp64\": %s,\n    \"subgroups\": %s,\n    \"images\": %s\n  },\n",
-            d->local_mem_dedicated ? "true" : "false", (unsigned long long)d->max_alloc,
-            (unsigned long long)d->global_cache, (unsigned long long)d->global_cacheline,
-            (unsigned long long)d->constant_mem, d->max_wg, d->fp64 ? "true" : "false",
-            d->subgroups ? "true" : "false", d->images ? "true" : "false");
+    for (int i = 0; i < kl_device_field_count; i++) {
+        fprintf(out, "    \"%s\": ", kl_device_fields[i].key);
+        device_value(out, kl_device_fields[i].type, (const char *)d + kl_device_fields[i].at);
+        fputs(i + 1 < kl_device_field_count ? ",\n" : "\n", out);
+    }
+    fputs("  },\n", out);
 }
 
 /* blur's pictures: the one read (null: generated) and the one written (null: none). */
