@@ -1,10 +1,14 @@
+/*
+ * The charts as SVG (report/svg.h), written from their layouts
+ * (report/svg_layout.c): a helper per part of a chart.
+ */
 #include "report/svg.h"
-
-#include "report/svg_layout.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "report/svg_layout.h"
 
 /* Colours: device rungs, host rungs, peers (vendor libraries); failures; ink. */
 #define C_DEVICE "#3465a4"
