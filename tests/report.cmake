@@ -23,6 +23,16 @@ endmacro()
 kl_c_test(test_json)
 add_test(NAME report_json_reader COMMAND test_json)
 list(APPEND KL_REPORT_TESTS report_json_reader)
+# Every entry of the result-field tables (report/fields.h) in the table, CSV,
+# JSON, the run reader and the page (no device).
+kl_c_test(test_fields)
+add_test(NAME report_fields COMMAND test_fields)
+list(APPEND KL_REPORT_TESTS report_fields)
+# The charts' layouts (report/svg_layout.h): axes, ticks, bars, points, roofs and
+# labels where the scales put them and apart (no device, no SVG).
+kl_c_test(test_svg_layout)
+add_test(NAME report_svg_layout COMMAND test_svg_layout)
+list(APPEND KL_REPORT_TESTS report_svg_layout)
 
 # The runs (gemm with --report, copy --sweep, blur with --output and
 # --report, gemv, rowdot), about 10 s on PoCL.

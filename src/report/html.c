@@ -14,6 +14,7 @@
 #include "core/report.h"
 #include "core/util.h"
 #include "kladder.h"
+#include "report/fields.h"
 #include "report/shapes.h"
 #include "report/svg.h"
 #include "fleet/fleet.h"
@@ -198,17 +199,24 @@ static double param_num(const struct kl_run *run, const char *key)
     return v && v->type == KL_JSON_NUMBER ? v->number : NAN;
 }
 
-static void blur_pictures(FILE *out, const struct kl_run *run)
+/* A note where a picture should be: what went wrong, in words. */
+static void picture_note(FILE *out, const char *what, const char *why)
+{
+    fprintf(out, "<p class=\"note\">%s", what);
+    esc(out, why);
+    fputs("</p>\n", out);
+}
+
+/* The input: the file the run read, or the generated picture made again from its seed. */
+static void input_picture(FILE *out, const struct kl_run *run)
 {
     struct kl_image im;
     struct kl_err e;
     char path[4096], why[600], caption[4400];
     const struct kl_json *pixel = kl_json_get(run->params, "pixel");
     int uchar4 = pixel && pixel->type == KL_JSON_STRING && strcmp(pixel->string, "uchar4") == 0;
-    fputs("<div class=\"pictures\">\n<h3>Pictures</h3>\n", out);
-    /* The input: the file the run read, or the generated picture made again from its seed. */
-    memset(&im, 0, sizeof im);
     enum kl_status st;
+    memset(&im, 0, sizeof im);
     if (run->image_in) {
         resolve(run, run->image_in, path, sizeof path);
         st = kl_image_load(path, &im, &e);
@@ -224,39 +232,42 @@ static void blur_pictures(FILE *out, const struct kl_run *run)
         snprintf(caption, sizeof caption, "input: the generated test picture, %.0f×%.0f, seed %.0f",
                  w, h, seed);
     }
-    if (st == KL_OK) {
-        if (picture(out, &im, caption, why, sizeof why) != 0) {
-            fputs("<p class=\"note\">The input picture is not shown: ", out);
-            esc(out, why);
-            fputs("</p>\n", out);
-        }
-    } else {
-        fputs("<p class=\"note\">The input picture could not be read: ", out);
-        esc(out, e.msg);
-        fputs("</p>\n", out);
-    }
+    if (st != KL_OK)
+        picture_note(out, "The input picture could not be read: ", e.msg);
+    else if (picture(out, &im, caption, why, sizeof why) != 0)
+        picture_note(out, "The input picture is not shown: ", why);
     kl_image_free(&im);
-    if (!run->image_out) {
+}
+
+/* The output the run wrote with --output, blurred by the rung the reference names. */
+static void output_picture(FILE *out, const struct kl_run *run)
+{
+    struct kl_image im;
+    struct kl_err e;
+    char path[4096], why[600], caption[4400];
+    const char *from = strstr(run->reference, " written from ");
+    memset(&im, 0, sizeof im);
+    resolve(run, run->image_out, path, sizeof path);
+    snprintf(caption, sizeof caption, "output: %s%s%s", run->image_out, from ? ", blurred by " : "",
+             from ? from + 14 : "");
+    if (kl_image_load(path, &im, &e) != KL_OK)
+        picture_note(out, "The output picture could not be read: ", e.msg);
+    else if (picture(out, &im, caption, why, sizeof why) != 0)
+        picture_note(out, "The output picture is not shown: ", why);
+    kl_image_free(&im);
+}
+
+static void blur_pictures(FILE *out, const struct kl_run *run)
+{
+    fputs("<div class=\"pictures\">\n<h3>Pictures</h3>\n", out);
+    input_picture(out, run);
+    if (run->image_out)
+        output_picture(out, run);
+    else
         fputs(
             "<p class=\"note\">No output picture: the run was made without --output "
             "(<code>kladder blur --output blurred.png --report r.html</code> shows it here).</p>\n",
             out);
-    } else {
-        const char *from = strstr(run->reference, " written from ");
-        resolve(run, run->image_out, path, sizeof path);
-        snprintf(caption, sizeof caption, "output: %s%s%s", run->image_out,
-                 from ? ", blurred by " : "", from ? from + 14 : "");
-        if (kl_image_load(path, &im, &e) != KL_OK) {
-            fputs("<p class=\"note\">The output picture could not be read: ", out);
-            esc(out, e.msg);
-            fputs("</p>\n", out);
-        } else if (picture(out, &im, caption, why, sizeof why) != 0) {
-            fputs("<p class=\"note\">The output picture is not shown: ", out);
-            esc(out, why);
-            fputs("</p>\n", out);
-        }
-        kl_image_free(&im);
-    }
     fputs("</div>\n", out);
 }
 
@@ -294,42 +305,135 @@ static void fastest_by_precision(FILE *out, const struct kl_run *run)
         fputs("</li>\n</ul>\n", out);
 }
 
+/* The fastest row of metric m (the shortest time), not a peer, outside sweeps; -1 none. */
+static int fastest_row(const struct kl_run *run, enum kl_metric m, double *bestv)
+{
+    int best = -1;
+    *bestv = 0;
+    for (int i = 0; i < run->nrows && !run->sweep; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        double x = kl_run_value(run, r, m);
+        if (!r->peer && kl_run_metric(run, r) == m && isfinite(x) &&
+            (m == KL_METRIC_TIME ? best < 0 || x < *bestv : x > *bestv))
+            best = i, *bestv = x;
+    }
+    return best;
+}
+
+/* The fastest row in words: its rate, % of roof and speed-up over the first rung. */
+static void fastest_words(FILE *out, const struct kl_run *run, enum kl_metric m,
+                          const struct kl_run_row *r, double v)
+{
+    fputs(" Fastest: <code>", out);
+    esc(out, r->rung);
+    fprintf(out, "</code>, %.4g %s", v, kl_run_unit(run, m));
+    if (isfinite(r->pct_ceiling) && r->pct_ceiling > 0)
+        fprintf(out, " (%.1f%% of the roof)", r->pct_ceiling);
+    if (isfinite(r->speedup_first) && r->speedup_first > 0)
+        fprintf(out, ", %.2f× the first device rung", r->speedup_first);
+    fputc('.', out);
+}
+
 static void verdict(FILE *out, const struct kl_run *run, enum kl_metric m)
 {
-    int v = 0, f = 0, s = 0, best = -1;
-    double bestv = 0;
+    int v = 0, f = 0, s = 0, precisions = 0;
+    double bestv;
+    int best = fastest_row(run, m, &bestv);
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
         v += r->timed, f += strcmp(r->status, "failed") == 0,
             s += strcmp(r->status, "skipped") == 0;
-        double x = kl_run_value(run, r, m);
-        if (!r->peer && !run->sweep && kl_run_metric(run, r) == m && isfinite(x) &&
-            (m == KL_METRIC_TIME ? best < 0 || x < bestv : x > bestv))
-            best = i, bestv = x;
+        precisions |= r->precision != NULL;
     }
     fprintf(out, "<p class=\"verdict\">%d row%s: %d timed and checked, %d failed, %d skipped.",
             run->nrows, run->nrows == 1 ? "" : "s", v, f, s);
-    int precisions = 0;
-    for (int i = 0; i < run->nrows; i++)
-        precisions |= run->rows[i].precision != NULL;
     if (precisions) {
         fputs(" Fastest verified rung of each precision (the arithmetic that produced it):</p>\n",
               out);
         fastest_by_precision(out, run);
         return;
     }
-    if (best >= 0) {
-        const struct kl_run_row *r = &run->rows[best];
-        fputs(" Fastest: <code>", out);
-        esc(out, r->rung);
-        fprintf(out, "</code>, %.4g %s", bestv, kl_run_unit(run, m));
-        if (isfinite(r->pct_ceiling) && r->pct_ceiling > 0)
-            fprintf(out, " (%.1f%% of the roof)", r->pct_ceiling);
-        if (isfinite(r->speedup_first) && r->speedup_first > 0)
-            fprintf(out, ", %.2f× the first device rung", r->speedup_first);
-        fputc('.', out);
-    }
+    if (best >= 0)
+        fastest_words(out, run, m, &run->rows[best], bestv);
     fputs("</p>\n", out);
+}
+
+/*
+ * A row's cell of field f (report/fields.h): its value as the page shows it;
+ * for a range, it and the next field as one; for the rate, the row's chart
+ * value with its unit.
+ */
+static void field_cell(FILE *out, const struct kl_run *run, const struct kl_run_row *r,
+                       const struct kl_result_field *f)
+{
+    enum kl_metric m = kl_run_metric(run, r);
+    double v =
+        f->flags & KL_FIELD_RATE ? kl_run_value(run, r, m) : kl_field_row_value(f, r) * f->scale;
+    if (!(f->flags & (KL_FIELD_RANGE | KL_FIELD_RATE))) {
+        num_cell(out, v, f->html_fmt, kl_field_row_shown(f, r));
+        return;
+    }
+    if (!r->timed || !isfinite(v)) {
+        fputs("<td class=\"num\">–</td>", out);
+        return;
+    }
+    fputs("<td class=\"num\">", out);
+    fprintf(out, f->html_fmt, v);
+    if (f->flags & KL_FIELD_RANGE) {
+        fputs("–", out);
+        fprintf(out, f->html_fmt, kl_field_row_value(f + 1, r) * f[1].scale);
+    } else {
+        fputc(' ', out);
+        esc(out, kl_run_unit(run, m));
+    }
+    fputs("</td>", out);
+}
+
+/* What a row changes (a peer: that it is one), why it failed or what was checked, its options. */
+static void rung_words(FILE *out, const struct kl_run_row *r)
+{
+    fputs("<td>", out);
+    if (r->peer)
+        fputs("<em>peer (a vendor library, not a rung)</em>", out);
+    else
+        esc(out, r->summary);
+    if (r->note[0]) {
+        fputs("<br/><span class=\"meta\">", out);
+        esc(out, r->note);
+        fputs("</span>", out);
+    }
+    if (r->options[0]) {
+        fputs("<br/><code>", out);
+        esc(out, r->options);
+        fputs("</code>", out);
+    }
+    fputs("</td></tr>\n", out);
+}
+
+/* One rung's row: name, config, status, precision and error, its numbers, its words. */
+static void rung_row(FILE *out, const struct kl_run *run, const struct kl_run_row *r, int config,
+                     int precision)
+{
+    fprintf(out, "<tr class=\"%s\"><td class=\"rung\">",
+            r->peer      ? "peer"
+            : r->on_host ? "host"
+                         : "device");
+    esc(out, r->rung);
+    fputs("</td>", out);
+    if (config) {
+        fputs("<td>", out);
+        esc(out, r->config);
+        fputs("</td>", out);
+    }
+    fprintf(out, "<td class=\"%s\">%s</td>", r->status, r->status);
+    if (precision) {
+        fprintf(out, "<td>%s</td>", r->precision ? r->precision : "–");
+        num_cell(out, r->error, "%.2g", strcmp(r->status, "verified") == 0 && isfinite(r->error));
+    }
+    for (int k = 0; k < kl_result_field_count; k++)
+        if (kl_result_fields[k].flags & KL_FIELD_HTML)
+            field_cell(out, run, r, &kl_result_fields[k]);
+    rung_words(out, r);
 }
 
 static void rung_table(FILE *out, const struct kl_run *run)
@@ -345,66 +449,52 @@ static void rung_table(FILE *out, const struct kl_run *run)
     fputs("<th>status</th>", out);
     if (precision)
         fputs("<th>precision</th><th>error</th>", out);
-    fputs("<th>median ms</th><th>min–max ms</th><th>launches</th><th>rate</th>"
-          "<th>% roof</th><th>× first</th><th>what it changes; what was checked</th></tr>\n",
-          out);
-    for (int i = 0; i < run->nrows; i++) {
-        const struct kl_run_row *r = &run->rows[i];
-        enum kl_metric m = kl_run_metric(run, r);
-        double v = kl_run_value(run, r, m);
-        fprintf(out, "<tr class=\"%s\"><td class=\"rung\">",
-                r->peer      ? "peer"
-                : r->on_host ? "host"
-                             : "device");
-        esc(out, r->rung);
-        fputs("</td>", out);
-        if (config) {
-            fputs("<td>", out);
-            esc(out, r->config);
-            fputs("</td>", out);
-        }
-        fprintf(out, "<td class=\"%s\">%s</td>", r->status, r->status);
-        if (precision) {
-            fprintf(out, "<td>%s</td>", r->precision ? r->precision : "–");
-            num_cell(out, r->error, "%.2g",
-                     strcmp(r->status, "verified") == 0 && isfinite(r->error));
-        }
-        num_cell(out, r->median_s * 1e3, "%.4g", r->timed);
-        if (r->timed)
-            fprintf(out, "<td class=\"num\">%.4g–%.4g</td>", r->min_s * 1e3, r->max_s * 1e3);
-        else
-            fputs("<td class=\"num\">–</td>", out);
-        if (r->timed)
-            fprintf(out, "<td class=\"num\">%d</td>", r->repeats);
-        else
-            fputs("<td class=\"num\">–</td>", out);
-        if (r->timed && isfinite(v)) {
-            fprintf(out, "<td class=\"num\">%.4g ", v);
-            esc(out, kl_run_unit(run, m));
-            fputs("</td>", out);
-        } else {
-            fputs("<td class=\"num\">–</td>", out);
-        }
-        num_cell(out, r->pct_ceiling, "%.1f", r->timed && r->pct_ceiling > 0);
-        num_cell(out, r->speedup_first, "%.2f", r->timed && r->speedup_first > 0);
-        fputs("<td>", out);
-        if (r->peer)
-            fputs("<em>peer (a vendor library, not a rung)</em>", out);
-        else
-            esc(out, r->summary);
-        if (r->note[0]) {
-            fputs("<br/><span class=\"meta\">", out);
-            esc(out, r->note);
-            fputs("</span>", out);
-        }
-        if (r->options[0]) {
-            fputs("<br/><code>", out);
-            esc(out, r->options);
-            fputs("</code>", out);
-        }
-        fputs("</td></tr>\n", out);
-    }
+    for (int k = 0; k < kl_result_field_count; k++)
+        if (kl_result_fields[k].flags & KL_FIELD_HTML)
+            fprintf(out, "<th>%s</th>", kl_result_fields[k].html);
+    fputs("<th>what it changes; what was checked</th></tr>\n", out);
+    for (int i = 0; i < run->nrows; i++)
+        rung_row(out, run, &run->rows[i], config, precision);
     fputs("</table>\n", out);
+}
+
+/* The machine table's header: the kernels' columns (report/fields.h), clocks, power, energy. */
+static void machine_head(FILE *out, int energy, int flops)
+{
+    fputs("<h3>The machine: what bounds each rung</h3>\n<table class=\"machine\">\n"
+          "<tr><th>rung</th><th>bound by</th>",
+          out);
+    for (int c = 1; kl_kernel_column(c); c++)
+        fprintf(out, "<th>%s</th>", kl_kernel_column(c)->html);
+    fputs("<th>limited by</th><th>SM MHz (lowest)</th><th>W</th>", out);
+    if (energy)
+        fprintf(out, "<th>mJ / launch</th><th>%s</th>", flops ? "GFLOP/J" : "GB/J");
+    fputs("</tr>\n", out);
+}
+
+/* A timed rung's machine: bound, its first kernel's resources (report/fields.h), clocks, power. */
+static void machine_row(FILE *out, const struct kl_run_row *r, int energy, int flops)
+{
+    fputs("<tr><td class=\"rung\">", out);
+    esc(out, r->rung);
+    fprintf(out, "</td><td>%s</td>", r->bound ? r->bound : "–");
+    for (int c = 1; kl_kernel_column(c); c++) {
+        const struct kl_kernel_field *f = kl_kernel_column(c);
+        double v = kl_kernel_row_column(f, r);
+        num_cell(out, f->html_scale * v, f->html_fmt, v >= 0);
+    }
+    fprintf(out, "<td>%s</td>", r->limiter ? r->limiter : "–");
+    if (isfinite(r->sm_mhz))
+        fprintf(out, "<td class=\"num\">%.0f (%.0f)%s</td>", r->sm_mhz, r->sm_mhz_min,
+                r->capped ? " capped" : "");
+    else
+        fputs("<td class=\"num\">–</td>", out);
+    num_cell(out, r->watts, "%.0f", 1);
+    if (energy) {
+        num_cell(out, 1e3 * r->energy_j, "%.4g", 1);
+        num_cell(out, flops ? r->gflops_per_j : r->gbps_per_j, "%.4g", 1);
+    }
+    fputs("</tr>\n", out);
 }
 
 /*
@@ -425,39 +515,10 @@ static void machine_table(FILE *out, const struct kl_run *run)
     }
     if (!any)
         return;
-    fputs("<h3>The machine: what bounds each rung</h3>\n<table class=\"machine\">\n"
-          "<tr><th>rung</th><th>bound by</th><th>registers</th><th>private B</th>"
-          "<th>shared B / group</th><th>threads</th><th>occupancy</th><th>limited by</th>"
-          "<th>SM MHz (lowest)</th><th>W</th>",
-          out);
-    if (energy)
-        fprintf(out, "<th>mJ / launch</th><th>%s</th>", flops ? "GFLOP/J" : "GB/J");
-    fputs("</tr>\n", out);
-    for (int i = 0; i < run->nrows; i++) {
-        const struct kl_run_row *r = &run->rows[i];
-        if (!r->timed)
-            continue;
-        fputs("<tr><td class=\"rung\">", out);
-        esc(out, r->rung);
-        fprintf(out, "</td><td>%s</td>", r->bound ? r->bound : "–");
-        num_cell(out, r->regs, "%.0f", r->regs >= 0);
-        num_cell(out, (double)r->private_bytes, "%.0f", r->private_bytes >= 0);
-        num_cell(out, (double)r->local_bytes, "%.0f", r->local_bytes >= 0);
-        num_cell(out, r->threads, "%.0f", r->threads >= 0);
-        num_cell(out, 100 * r->occupancy, "%.1f %%", r->occupancy >= 0);
-        fprintf(out, "<td>%s</td>", r->limiter ? r->limiter : "–");
-        if (isfinite(r->sm_mhz))
-            fprintf(out, "<td class=\"num\">%.0f (%.0f)%s</td>", r->sm_mhz, r->sm_mhz_min,
-                    r->capped ? " capped" : "");
-        else
-            fputs("<td class=\"num\">–</td>", out);
-        num_cell(out, r->watts, "%.0f", 1);
-        if (energy) {
-            num_cell(out, 1e3 * r->energy_j, "%.4g", 1);
-            num_cell(out, flops ? r->gflops_per_j : r->gbps_per_j, "%.4g", 1);
-        }
-        fputs("</tr>\n", out);
-    }
+    machine_head(out, energy, flops);
+    for (int i = 0; i < run->nrows; i++)
+        if (run->rows[i].timed)
+            machine_row(out, &run->rows[i], energy, flops);
     fputs("</table>\n", out);
     if (note) {
         fputs("<p class=\"meta\">", out);
@@ -466,43 +527,15 @@ static void machine_table(FILE *out, const struct kl_run *run)
     }
 }
 
-/* A device fact from the JSON, labelled and formatted by key. */
-static const struct {
-    const char *key, *label;
-} device_labels[] = {
-    {"name", "device"},
-    {"vendor", "vendor"},
-    {"type", "type"},
-    {"platform", "platform"},
-    {"version", "version"},
-    {"driver", "driver"},
-    {"compute_units", "compute units"},
-    {"max_clock_mhz", "max clock (MHz)"},
-    {"global_mem_bytes", "global memory"},
-    {"max_alloc_bytes", "largest allocation"},
-    {"global_cache_bytes", "global memory cache"},
-    {"cacheline_bytes", "cache line"},
-    {"local_mem_bytes", "local memory per work-group"},
-    {"local_mem_dedicated", "local memory on chip"},
-    {"constant_mem_bytes", "constant memory"},
-    {"max_work_group_size", "max work-group size"},
-    {"fp64", "FP64"},
-    {"subgroups", "sub-groups (cl_khr_subgroups)"},
-    {"images", "image objects"},
-};
-
 static void device_facts(FILE *out, const struct kl_run *run)
 {
     const struct kl_json *d = run->device;
     char text[128];
     fputs("<section><h3>Device</h3>\n<dl>\n", out);
     for (int i = 0; i < d->count; i++) {
-        const char *key = d->keys[i], *label = key;
+        const char *key = d->keys[i];
         const struct kl_json *v = d->items[i];
-        for (size_t k = 0; k < sizeof device_labels / sizeof *device_labels; k++)
-            if (strcmp(device_labels[k].key, key) == 0)
-                label = device_labels[k].label;
-        dt(out, label);
+        dt(out, kl_device_label(key)); /* labelled by the device facts' table (report/fields.h) */
         if (v->type == KL_JSON_STRING) {
             dd_text(out, v->string);
             continue;

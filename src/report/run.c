@@ -1,12 +1,12 @@
 #include "report/run.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/fields.h"
 #include "report/write.h"
 #include "core/util.h"
 
@@ -137,15 +137,10 @@ static int check_version(struct check *c, const struct kl_json *root)
 }
 
 /*
- * A whole number read as a double, as an int or a long: unknown when it is NaN
- * or out of range (converting such a double is undefined behaviour). Longs are
- * byte counts, kept below 1e18 so that two of them add up safely.
+ * A whole number read as a double, as a long: unknown when it is NaN or out of
+ * range (converting such a double is undefined behaviour). Longs are byte
+ * counts, kept below 1e18 so that two of them add up safely.
  */
-static int to_int(double v, int unknown)
-{
-    return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : unknown;
-}
-
 static long to_long(double v, long unknown)
 {
     return v > -1e18 && v < 1e18 ? (long)v : unknown;
@@ -173,7 +168,8 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
     const struct kl_json *v, *res = optional(c, o, where, "resources", KL_JSON_ARRAY),
                              *clocks = optional(c, o, where, "clocks", KL_JSON_OBJECT);
     r->regs = r->threads = r->groups_per_cu = -1;
-    r->private_bytes = r->local_bytes = -1;
+    r->private_bytes = r->local_bytes = r->local_static = r->local_dynamic = -1;
+    r->max_threads = r->threads_multiple = -1;
     r->occupancy = r->sm_mhz = r->sm_mhz_min = NAN;
     r->bound = maybe_str(c, o, where, "bound");
     r->limiter = NULL;
@@ -185,31 +181,89 @@ static void read_machine(struct check *c, const struct kl_json *o, const char *w
             bad(c, k, "%s should be an object", at);
             return;
         }
-        double regs = maybe(c, k, at, "regs"), priv = maybe(c, k, at, "private_bytes"),
-               st = maybe(c, k, at, "local_static"), dyn = maybe(c, k, at, "local_dynamic"),
-               thr = maybe(c, k, at, "threads"), groups = maybe(c, k, at, "groups_per_cu");
         r->nkernels = (int)res->count;
-        r->regs = to_int(regs, -1);
-        r->private_bytes = to_long(priv, -1);
-        r->local_bytes = to_long(st, -1); /* static, plus dynamic where given */
+        for (int i = 0; i < kl_kernel_field_count; i++)
+            kl_slot_set(r, kl_kernel_fields[i].row, maybe(c, k, at, kl_kernel_fields[i].key), -1);
+        r->local_bytes = r->local_static; /* static, plus dynamic where given */
         if (r->local_bytes >= 0)
-            r->local_bytes += to_long(dyn, 0);
-        r->threads = to_int(thr, -1);
-        r->groups_per_cu = to_int(groups, -1);
-        r->occupancy = maybe(c, k, at, "occupancy");
+            r->local_bytes += to_long(maybe(c, k, at, "local_dynamic"), 0);
         r->limiter = maybe_str(c, k, at, "limiter");
     }
     if (clocks) {
         r->sm_mhz = maybe(c, clocks, where, "sm_mhz");
         r->sm_mhz_min = maybe(c, clocks, where, "sm_mhz_min");
     }
-    r->watts = maybe(c, o, where, "power_w");
-    r->energy_j = maybe(c, o, where, "energy_j");
-    r->gflops_per_j = maybe(c, o, where, "gflops_per_j");
-    r->gbps_per_j = maybe(c, o, where, "gbps_per_j");
+    for (int i = 0; i < kl_machine_field_count; i++)
+        kl_slot_set(r, kl_machine_fields[i].row, maybe(c, o, where, kl_machine_fields[i].key), -1);
     r->capped = (v = optional(c, o, where, "capped", KL_JSON_BOOL)) ? v->boolean : 0;
     r->machine_note = maybe_str(c, o, where, "machine_note");
     r->resources_note = maybe_str(c, o, where, "resources_note");
+}
+
+/*
+ * A row's numbers (report/fields.h): those every version wrote are required
+ * (null where not shown; a count never), the items' rate only where the run
+ * counts items.
+ */
+static void read_numbers(struct check *c, const struct kl_json *o, const char *where,
+                         struct kl_run_row *r)
+{
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = &kl_result_fields[i];
+        int never_null = (f->flags & KL_FIELD_NEVER_NULL) != 0;
+        double v = f->since > 1 || (f->flags & KL_FIELD_ITEMS)
+                       ? maybe(c, o, where, f->key)
+                       : num(c, o, where, f->key, !never_null);
+        kl_slot_set(r, f->row, v, never_null ? 0 : -1);
+    }
+}
+
+/* A row's words and flags: what it is, how it ended, and the arithmetic it declares. */
+static void read_words(struct check *c, const struct kl_json *o, const char *where,
+                       struct kl_run_row *r)
+{
+    r->rung = str(c, o, where, "rung");
+    r->config = str(c, o, where, "config");
+    r->status = str(c, o, where, "status");
+    r->summary = str(c, o, where, "summary");
+    r->note = str(c, o, where, "note");
+    r->options = str(c, o, where, "build_options");
+    r->on_host = boolean(c, o, where, "on_host");
+    r->peer = boolean(c, o, where, "peer");
+    read_numbers(c, o, where, r);
+    const struct kl_json *prec = optional(c, o, where, "precision", KL_JSON_STRING),
+                         *error = optional(c, o, where, "error", KL_JSON_NUMBER);
+    const struct kl_json *tensor = optional(c, o, where, "tensor", KL_JSON_BOOL);
+    r->precision = prec ? prec->string : NULL;
+    r->error = error ? error->number : NAN;
+    r->tensor = tensor ? tensor->boolean : 0;
+}
+
+/* The row's precision and status are ones kladder writes; a timed row has its times. */
+static void check_row(struct check *c, const struct kl_json *o, const char *where,
+                      struct kl_run_row *r)
+{
+    static const char *const statuses[] = {"verified", "failed", "skipped", "measured", "timeout"};
+    int known = 0;
+    if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
+        bad(c, kl_json_get(o, "precision"),
+            "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32, fp16, bf16, fp8, "
+            "fp8e5m2 or int8)",
+            where, r->precision);
+        return;
+    }
+    for (size_t k = 0; k < sizeof statuses / sizeof *statuses; k++)
+        known |= strcmp(r->status, statuses[k]) == 0;
+    if (!known) {
+        bad(c, kl_json_get(o, "status"),
+            "%s has status \"%.40s\" (verified, failed, skipped, measured or timeout)", where,
+            r->status);
+        return;
+    }
+    r->timed = strcmp(r->status, "verified") == 0 || strcmp(r->status, "measured") == 0;
+    if (r->timed && !(r->median_s > 0 && r->min_s > 0 && r->max_s >= r->min_s))
+        bad(c, o, "%s (%s) is %s but has no positive median_s, min_s and max_s", where, r->rung,
+            r->status);
 }
 
 static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
@@ -220,59 +274,11 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
         bad(c, o, "%s should be an object, but is %s", where, kl_json_type_name(o->type));
         return;
     }
-    r->rung = str(c, o, where, "rung");
-    r->config = str(c, o, where, "config");
-    r->status = str(c, o, where, "status");
-    r->summary = str(c, o, where, "summary");
-    r->note = str(c, o, where, "note");
-    r->options = str(c, o, where, "build_options");
-    r->on_host = boolean(c, o, where, "on_host");
-    r->peer = boolean(c, o, where, "peer");
-    r->median_s = num(c, o, where, "median_s", 1);
-    r->min_s = num(c, o, where, "min_s", 1);
-    r->max_s = num(c, o, where, "max_s", 1);
-    r->repeats = to_int(num(c, o, where, "repeats", 0), 0);
-    r->gflops = num(c, o, where, "gflops", 1);
-    r->gbps = num(c, o, where, "gbps", 1);
-    r->pct_ceiling = num(c, o, where, "pct_ceiling", 1);
-    r->flops = num(c, o, where, "flops", 1);
-    r->bytes = num(c, o, where, "bytes", 1);
-    r->x = num(c, o, where, "x", 1);
-    r->speedup_first = num(c, o, where, "speedup_first", 1);
-    r->speedup_host = num(c, o, where, "speedup_host", 1);
-    r->total_s = num(c, o, where, "total_s", 1);
-    r->build_s = num(c, o, where, "build_s", 1);
-    const struct kl_json *prec = optional(c, o, where, "precision", KL_JSON_STRING),
-                         *error = optional(c, o, where, "error", KL_JSON_NUMBER);
-    const struct kl_json *tensor = optional(c, o, where, "tensor", KL_JSON_BOOL);
-    r->precision = prec ? prec->string : NULL;
-    r->error = error ? error->number : NAN;
-    r->tensor = tensor ? tensor->boolean : 0;
+    read_words(c, o, where, r);
+    if (!c->failed)
+        check_row(c, o, where, r);
     if (c->failed)
         return;
-    if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
-        bad(c, prec,
-            "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32, fp16, bf16, fp8, "
-            "fp8e5m2 or int8)",
-            where, r->precision);
-        return;
-    }
-    static const char *const statuses[] = {"verified", "failed", "skipped", "measured", "timeout"};
-    int known = 0;
-    for (size_t k = 0; k < sizeof statuses / sizeof *statuses; k++)
-        known |= strcmp(r->status, statuses[k]) == 0;
-    if (!known) {
-        bad(c, kl_json_get(o, "status"),
-            "%s has status \"%.40s\" (verified, failed, skipped, measured or timeout)", where,
-            r->status);
-        return;
-    }
-    r->timed = strcmp(r->status, "verified") == 0 || strcmp(r->status, "measured") == 0;
-    if (r->timed && !(r->median_s > 0 && r->min_s > 0 && r->max_s >= r->min_s)) {
-        bad(c, o, "%s (%s) is %s but has no positive median_s, min_s and max_s", where, r->rung,
-            r->status);
-        return;
-    }
     if (!isfinite(r->flops) || r->flops < 0)
         r->flops = 0;
     if (!isfinite(r->bytes) || r->bytes < 0)
@@ -355,48 +361,80 @@ int kl_run_read(struct kl_run *run, const struct kl_json *root, const char *name
     return read_tree(run, name, err, n);
 }
 
+/* The run's top-level members; the device's and provenance's words. */
+static void read_top(struct check *c, struct kl_run *run, const struct kl_json *root,
+                     const struct kl_json **cv, const struct kl_json **results)
+{
+    run->workload = str(c, root, "", "workload");
+    run->device = member(c, root, "", "device", KL_JSON_OBJECT, 0);
+    run->params = member(c, root, "", "params", KL_JSON_OBJECT, 0);
+    run->protocol = member(c, root, "", "protocol", KL_JSON_OBJECT, 0);
+    run->provenance = member(c, root, "", "provenance", KL_JSON_OBJECT, 0);
+    run->flops = num(c, root, "", "flops_per_launch", 0);
+    run->bytes = num(c, root, "", "bytes_per_launch", 0);
+    run->reference = str(c, root, "", "reference");
+    run->ceiling_note = str(c, root, "", "ceilings");
+    *cv = member(c, root, "", "ceiling_values", KL_JSON_OBJECT, 1);
+    *results = member(c, root, "", "results", KL_JSON_ARRAY, 0);
+    if (c->failed)
+        return;
+    run->dev_name = str(c, run->device, "device", "name");
+    run->dev_platform = str(c, run->device, "device", "platform");
+    run->driver = str(c, run->device, "device", "driver");
+    str(c, run->device, "device", "vendor");
+    str(c, run->device, "device", "type");
+    run->backend = str(c, run->provenance, "provenance", "backend");
+    run->date = str(c, run->provenance, "provenance", "date");
+    run->version = str(c, run->provenance, "provenance", "kladder_version");
+    const struct kl_json *type = kl_json_get(run->params, "type");
+    run->type = type && type->type == KL_JSON_STRING ? type->string : "float";
+}
+
+/* blur's pictures, where the run names them: the one read and the one written. */
+static void read_images(struct check *c, struct kl_run *run, const struct kl_json *images)
+{
+    if (images->type != KL_JSON_OBJECT) {
+        bad(c, images, "\"images\" should be an object, but is %s",
+            kl_json_type_name(images->type));
+        return;
+    }
+    const struct kl_json *in = member(c, images, "images", "input", KL_JSON_STRING, 1),
+                         *out = member(c, images, "images", "output", KL_JSON_STRING, 1);
+    run->image_in = in && in->type == KL_JSON_STRING ? in->string : NULL;
+    run->image_out = out && out->type == KL_JSON_STRING ? out->string : NULL;
+}
+
+/*
+ * Every row; then whether the run is a sweep (every row a point: copy
+ * --sweep, or params say so) or has curves beside its ladder (some: peak's).
+ */
+static void read_rows(struct check *c, struct kl_run *run, const struct kl_json *results)
+{
+    int with_x = 0;
+    run->nrows = results->count;
+    for (int i = 0; i < results->count && !c->failed; i++) {
+        read_row(c, results->items[i], i, &run->rows[i]);
+        with_x += isfinite(run->rows[i].x);
+    }
+    run->sweep = with_x > 0 && with_x == run->nrows;
+    run->curves = with_x > 0 && !run->sweep;
+    const struct kl_json *sweep = kl_json_get(run->params, "sweep");
+    if (sweep && sweep->type == KL_JSON_BOOL && sweep->boolean)
+        run->sweep = 1, run->curves = 0;
+}
+
 /* Checks the tree at run->root field by field into run. */
 static int read_tree(struct kl_run *run, const char *name, char *err, size_t n)
 {
     struct check c = {name, err, n, 0};
-    const struct kl_json *root = run->root;
+    const struct kl_json *root = run->root, *cv = NULL, *results = NULL;
     if (check_version(&c, root))
         return -1;
-    run->workload = str(&c, root, "", "workload");
-    run->device = member(&c, root, "", "device", KL_JSON_OBJECT, 0);
-    run->params = member(&c, root, "", "params", KL_JSON_OBJECT, 0);
-    run->protocol = member(&c, root, "", "protocol", KL_JSON_OBJECT, 0);
-    run->provenance = member(&c, root, "", "provenance", KL_JSON_OBJECT, 0);
-    run->flops = num(&c, root, "", "flops_per_launch", 0);
-    run->bytes = num(&c, root, "", "bytes_per_launch", 0);
-    run->reference = str(&c, root, "", "reference");
-    run->ceiling_note = str(&c, root, "", "ceilings");
-    const struct kl_json *cv = member(&c, root, "", "ceiling_values", KL_JSON_OBJECT, 1);
-    const struct kl_json *results = member(&c, root, "", "results", KL_JSON_ARRAY, 0);
+    read_top(&c, run, root, &cv, &results);
     if (c.failed)
         return -1;
-    run->dev_name = str(&c, run->device, "device", "name");
-    run->dev_platform = str(&c, run->device, "device", "platform");
-    run->driver = str(&c, run->device, "device", "driver");
-    str(&c, run->device, "device", "vendor");
-    str(&c, run->device, "device", "type");
-    run->backend = str(&c, run->provenance, "provenance", "backend");
-    run->date = str(&c, run->provenance, "provenance", "date");
-    run->version = str(&c, run->provenance, "provenance", "kladder_version");
-    const struct kl_json *type = kl_json_get(run->params, "type");
-    run->type = type && type->type == KL_JSON_STRING ? type->string : "float";
-    const struct kl_json *images = kl_json_get(root, "images");
-    if (images) {
-        if (images->type != KL_JSON_OBJECT) {
-            bad(&c, images, "\"images\" should be an object, but is %s",
-                kl_json_type_name(images->type));
-        } else {
-            const struct kl_json *in = member(&c, images, "images", "input", KL_JSON_STRING, 1),
-                                 *out = member(&c, images, "images", "output", KL_JSON_STRING, 1);
-            run->image_in = in && in->type == KL_JSON_STRING ? in->string : NULL;
-            run->image_out = out && out->type == KL_JSON_STRING ? out->string : NULL;
-        }
-    }
+    if (kl_json_get(root, "images"))
+        read_images(&c, run, kl_json_get(root, "images"));
     if (cv && cv->type == KL_JSON_OBJECT)
         read_ceilings(&c, run, cv);
     if (c.failed)
@@ -405,18 +443,7 @@ static int read_tree(struct kl_run *run, const char *name, char *err, size_t n)
         snprintf(err, n, "%s: out of memory", name);
         return -1;
     }
-    run->nrows = results->count;
-    int with_x = 0;
-    for (int i = 0; i < results->count && !c.failed; i++) {
-        read_row(&c, results->items[i], i, &run->rows[i]);
-        with_x += isfinite(run->rows[i].x);
-    }
-    /* Every row a point (copy --sweep): the run is a sweep; some (peak's): curves beside. */
-    run->sweep = with_x > 0 && with_x == run->nrows;
-    run->curves = with_x > 0 && !run->sweep;
-    const struct kl_json *sweep = kl_json_get(run->params, "sweep");
-    if (sweep && sweep->type == KL_JSON_BOOL && sweep->boolean)
-        run->sweep = 1, run->curves = 0;
+    read_rows(&c, run, results);
     return c.failed ? -1 : 0;
 }
 
@@ -592,24 +619,30 @@ int kl_run_fastest(const struct kl_run *run, const char *precision, const struct
     return *best != NULL;
 }
 
+/* One param in words, after a space where sep: "seed 1", the type, "N=512", a flag's name. */
+static int param_words(const char *key, const struct kl_json *v, int sep, char *out, size_t n)
+{
+    const char *space = sep ? " " : "";
+    if (strcmp(key, "seed") == 0 && v->type == KL_JSON_NUMBER)
+        return snprintf(out, n, "%sseed %.0f", space, v->number);
+    if (strcmp(key, "type") == 0 && v->type == KL_JSON_STRING)
+        return snprintf(out, n, "%s%s", space, v->string);
+    if (v->type == KL_JSON_NUMBER)
+        return snprintf(out, n, "%s%s=%.10g", space, key, v->number);
+    if (v->type == KL_JSON_STRING)
+        return snprintf(out, n, "%s%s=%s", space, key, v->string);
+    if (v->type == KL_JSON_BOOL && v->boolean)
+        return snprintf(out, n, "%s%s", space, key);
+    return 0;
+}
+
 void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; run->params && i < run->params->count && used + 1 < n; i++) {
-        const struct kl_json *v = run->params->items[i];
-        const char *key = run->params->keys[i];
-        int k = 0;
-        if (strcmp(key, "seed") == 0 && v->type == KL_JSON_NUMBER)
-            k = snprintf(out + used, n - used, "%sseed %.0f", used ? " " : "", v->number);
-        else if (strcmp(key, "type") == 0 && v->type == KL_JSON_STRING)
-            k = snprintf(out + used, n - used, "%s%s", used ? " " : "", v->string);
-        else if (v->type == KL_JSON_NUMBER)
-            k = snprintf(out + used, n - used, "%s%s=%.10g", used ? " " : "", key, v->number);
-        else if (v->type == KL_JSON_STRING)
-            k = snprintf(out + used, n - used, "%s%s=%s", used ? " " : "", key, v->string);
-        else if (v->type == KL_JSON_BOOL && v->boolean)
-            k = snprintf(out + used, n - used, "%s%s", used ? " " : "", key);
+        int k = param_words(run->params->keys[i], run->params->items[i], used > 0, out + used,
+                            n - used);
         if (k > 0)
             used += (size_t)k < n - used ? (size_t)k : n - used - 1;
     }

@@ -26,17 +26,20 @@ struct kl_run_row {
     int timed; /* verified or measured: the timing counts */
     double median_s, min_s, max_s, gflops, gbps, pct_ceiling, flops, bytes, x;
     double speedup_first, speedup_host, total_s, build_s;
+    double mitems;         /* millions of items per second, where the run counts items */
     const char *precision; /* "fp32", "tf32", "3xtf32" ...; NULL where the row declares none */
     double error;          /* measured normwise error; NaN where none */
     int tensor;            /* its products ran on the tensor cores (absent before: 0) */
     /* The machine (schema version 2; absent from version 1 files): NULL, -1 or NaN unknown. */
-    const char *bound;          /* "memory", "compute", "latency" */
-    int nkernels;               /* entries of resources: kladder's kernels timed */
+    const char *bound;                /* "memory", "compute", "latency" */
+    int nkernels;                     /* entries of resources: kladder's kernels timed */
     int regs, threads, groups_per_cu; /* the first kernel's */
     long private_bytes, local_bytes;  /* per work-item; per work-group, static + dynamic */
+    long local_static, local_dynamic, max_threads, threads_multiple;
     double occupancy;
     const char *limiter;
     double sm_mhz, sm_mhz_min, watts, energy_j, gflops_per_j, gbps_per_j;
+    double watts_max, window_s; /* the highest power; the timed launches' wall time */
     int capped;                 /* 1: power or heat held the clocks down */
     const char *machine_note, *resources_note;
 };
@@ -49,8 +52,8 @@ struct kl_run {
     const char *workload, *type, *reference, *ceiling_note;
     const struct kl_json *device, *params, *protocol, *provenance;
     const char *dev_name, *dev_platform, *driver, *backend, *date, *version;
-    double flops, bytes;              /* per launch, for the whole workload */
-    int sweep;                        /* rows vary x (copy --sweep): a curve per rung */
+    double flops, bytes; /* per launch, for the whole workload */
+    int sweep;           /* rows vary x (copy --sweep): a curve per rung */
     int curves; /* some rows vary x (peak's cache and latency sweeps): their curves are drawn
                    beside the ladder of the others */
     const char *image_in, *image_out; /* images.input / images.output, or NULL */
@@ -92,7 +95,8 @@ enum kl_metric kl_run_metric(const struct kl_run *run, const struct kl_run_row *
 double kl_run_value(const struct kl_run *run, const struct kl_run_row *r, enum kl_metric m);
 const char *kl_run_unit(const struct kl_run *run, enum kl_metric m);
 
-/* 1 for a row drawn on a curve beside the ladder (a point of one of peak's sweeps), not as a bar. */
+/* 1 for a row drawn on a curve beside the ladder (a point of one of peak's sweeps), not as a bar.
+ */
 int kl_run_on_curve(const struct kl_run *run, const struct kl_run_row *r);
 
 /* The compute roof for the run's type (FP32, FP64 or INT32), 0 when unknown. */

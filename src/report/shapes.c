@@ -36,49 +36,68 @@ static int is_gemm(const struct kl_run *run)
            isfinite(param(run, "N")) && isfinite(param(run, "K"));
 }
 
-int kl_shapes_collect(const struct kl_run *runs, int n, struct kl_shapes *sh, char *why,
-                      size_t nwhy)
+/* The GEMM runs by work per launch, then as given (insertion sort of a few dozen); their count. */
+static int gemm_runs(const struct kl_run *runs, int n, struct kl_shapes *sh)
 {
-    memset(sh, 0, sizeof *sh);
     for (int i = 0; i < n && sh->n < KL_SHAPES_MAX; i++)
         if (is_gemm(&runs[i]))
             sh->order[sh->n++] = i;
-    if (sh->n < 2) {
-        snprintf(why, nwhy, "it takes two or more GEMM runs (%d given)", sh->n);
-        return -1;
-    }
-    /* By work per launch, then as given: insertion sort of a few dozen. */
     for (int a = 1; a < sh->n; a++)
         for (int b = a; b > 0 && runs[sh->order[b]].flops < runs[sh->order[b - 1]].flops; b--) {
             int t = sh->order[b];
             sh->order[b] = sh->order[b - 1], sh->order[b - 1] = t;
         }
-    char first[64], other[64];
-    int distinct = 0;
-    kl_shape_name(&runs[sh->order[0]], first, sizeof first);
-    for (int k = 1; k < sh->n && !distinct; k++) {
+    return sh->n;
+}
+
+/* 1 where the runs are of more than one shape; else first names the one. */
+static int several_shapes(const struct kl_run *runs, const struct kl_shapes *sh, char *first,
+                          size_t n)
+{
+    char other[64];
+    kl_shape_name(&runs[sh->order[0]], first, n);
+    for (int k = 1; k < sh->n; k++) {
         kl_shape_name(&runs[sh->order[k]], other, sizeof other);
-        distinct = strcmp(first, other) != 0;
+        if (strcmp(first, other) != 0)
+            return 1;
     }
-    if (!distinct) {
+    return 0;
+}
+
+/* Precision p's series: at each shape with a library of its tolerance, the best rung over it. */
+static void shape_series(const struct kl_run *runs, const struct kl_shapes *sh, const char *p,
+                         struct kl_shape_series *s)
+{
+    s->precision = p;
+    s->lo = INFINITY, s->hi = 0;
+    for (int k = 0; k < sh->n; k++) {
+        const struct kl_run_row *best, *peer;
+        if (!kl_run_fastest(&runs[sh->order[k]], p, &best, &peer) || !peer)
+            continue;
+        struct kl_shape_point *pt = &s->pt[s->n++];
+        pt->run = sh->order[k], pt->best = best, pt->peer = peer;
+        pt->ratio = best->gflops / peer->gflops;
+        s->good += pt->ratio >= KL_SHAPES_GOOD;
+        s->lo = fmin(s->lo, pt->ratio), s->hi = fmax(s->hi, pt->ratio);
+    }
+}
+
+int kl_shapes_collect(const struct kl_run *runs, int n, struct kl_shapes *sh, char *why,
+                      size_t nwhy)
+{
+    char first[64];
+    memset(sh, 0, sizeof *sh);
+    if (gemm_runs(runs, n, sh) < 2) {
+        snprintf(why, nwhy, "it takes two or more GEMM runs (%d given)", sh->n);
+        return -1;
+    }
+    if (!several_shapes(runs, sh, first, sizeof first)) {
         snprintf(why, nwhy, "the GEMM runs are all of one shape (%s)", first);
         return -1;
     }
     for (const char *const *p = kl_run_precisions; *p && sh->nseries < KL_SHAPES_SERIES; p++) {
-        struct kl_shape_series *s = &sh->s[sh->nseries];
-        s->precision = *p;
-        s->lo = INFINITY, s->hi = 0;
-        for (int k = 0; k < sh->n; k++) {
-            const struct kl_run_row *best, *peer;
-            if (!kl_run_fastest(&runs[sh->order[k]], *p, &best, &peer) || !peer)
-                continue;
-            struct kl_shape_point *pt = &s->pt[s->n++];
-            pt->run = sh->order[k], pt->best = best, pt->peer = peer;
-            pt->ratio = best->gflops / peer->gflops;
-            s->good += pt->ratio >= KL_SHAPES_GOOD;
-            s->lo = fmin(s->lo, pt->ratio), s->hi = fmax(s->hi, pt->ratio);
-        }
-        sh->nseries += s->n > 0;
+        shape_series(runs, sh, *p, &sh->s[sh->nseries]);
+        sh->nseries += sh->s[sh->nseries].n > 0;
     }
     if (!sh->nseries) {
         snprintf(why, nwhy,

@@ -3,6 +3,7 @@
  * font or anything fetched): a ladder chart, a roofline, and a sweep's
  * bandwidth curves (a chart across runs, report/shapes.h, uses its pieces). Every mark carries its
  * value in data-* attributes and each plot its axis mapping, so tests can read the numbers back.
+ * Where everything goes is computed first (report/svg_layout.h); these write it.
  *
  * id numbers the charts of one document: it picks the plot's background
  * tint (#f5f7f0 + id mod 16), so a screenshot can find each chart. standalone

@@ -10,6 +10,7 @@
 
 #include "formats/json.h"
 #include "core/nvml.h"
+#include "report/fields.h"
 
 static void header(const struct kl_report *r, FILE *out)
 {
@@ -65,27 +66,35 @@ static int has_error(const struct kl_result *x)
 }
 
 /*
+ * The fastest verified row of precision p: a rung of exactly p, or (peer) a
+ * peer whose results meet the same tolerance; NULL where none.
+ */
+static const struct kl_result *fastest(const struct kl_report *r, enum kl_precision p, int peer)
+{
+    const struct kl_result *best = NULL;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        int match =
+            peer ? kl_precision_class(x->precision) == kl_precision_class(p) : x->precision == p;
+        if (x->status == KL_RESULT_VERIFIED && x->gflops > 0 && !x->peer == !peer && match &&
+            (!best || x->gflops > best->gflops))
+            best = x;
+    }
+    return best;
+}
+
+/*
  * The fastest verified rung of each precision, with its error, beside the
  * fastest peer whose results meet the same tolerance (fp32 and 3xtf32 are
  * one class: both float-accurate), so a TF32 speed is never read as fp32's.
  */
 static void precision_summary(const struct kl_report *r, FILE *out)
 {
-    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32,
+    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32,  KL_PREC_3XTF32,
                                               KL_PREC_FP64, KL_PREC_INT32, KL_PREC_FP16};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
-        const struct kl_result *best = NULL, *peer = NULL;
-        for (int i = 0; i < r->count; i++) {
-            const struct kl_result *x = &r->results[i];
-            if (x->status != KL_RESULT_VERIFIED || !(x->gflops > 0))
-                continue;
-            if (!x->peer && x->precision == order[p] && (!best || x->gflops > best->gflops))
-                best = x;
-            if (x->peer && kl_precision_class(x->precision) == kl_precision_class(order[p]) &&
-                (!peer || x->gflops > peer->gflops))
-                peer = x;
-        }
+        const struct kl_result *best = fastest(r, order[p], 0), *peer = fastest(r, order[p], 1);
         if (!best)
             continue;
         if (!lines++)
@@ -99,6 +108,96 @@ static void precision_summary(const struct kl_report *r, FILE *out)
     }
 }
 
+/* A row whose machine was observed: timed, with what its launches saw. */
+static int observed(const struct kl_result *x)
+{
+    return kl_result_timed(x) && x->has_machine;
+}
+
+/* The machine block's header; energy: its energy columns too. */
+static void machine_header(const struct kl_report *r, FILE *out, int energy)
+{
+    fprintf(out, "\n%-18s %-9s", "machine", "bound");
+    for (int c = 1; kl_kernel_column(c); c++)
+        if (kl_kernel_column(c)->header)
+            fprintf(out, " %*s", kl_kernel_column(c)->width, kl_kernel_column(c)->header);
+    fprintf(out, " %6s %-9s %8s %6s", "occup", "limiter", "SM MHz", "W");
+    if (energy)
+        fprintf(out, " %10s %9s", "mJ/launch", r->flops > 0 ? "GFLOP/J" : "GB/J");
+    fputc('\n', out);
+}
+
+/* A kernel's resources (report/fields.h), its occupancy and what limits it; q NULL: none. */
+static void kernel_cells(FILE *out, const struct kl_resources *q)
+{
+    for (int c = 1; kl_kernel_column(c); c++) {
+        const struct kl_kernel_field *f = kl_kernel_column(c);
+        if (f->header)
+            cell(out, f->width, 0, q ? kl_kernel_res_column(f, q) : 0,
+                 q && kl_kernel_res_known(f, q));
+    }
+    if (q && q->occupancy >= 0)
+        fprintf(out, " %5.1f%% %-9s", 100 * q->occupancy, q->limiter);
+    else
+        fprintf(out, " %6s %-9s", "-", "-");
+}
+
+/*
+ * The clocks, power and energy while row x was timed, and what capped the
+ * clocks: on its first line (first), "-" on a second kernel's.
+ */
+static void timing_cells(const struct kl_report *r, const struct kl_result *x, FILE *out,
+                         int energy, int first)
+{
+    const struct kl_machine *m = &x->machine;
+    cell(out, 8, 0, m->sm_mhz, first && m->samples);
+    cell(out, 6, 1, m->watts, first && m->samples);
+    if (energy && first && m->joules > 0)
+        fprintf(out, " %10.4g %9.4g", 1e3 * m->joules,
+                r->flops > 0 ? x->gflops_per_j : x->gbps_per_j);
+    else if (energy)
+        fprintf(out, " %10s %9s", "-", "-");
+    if (first && m->capped) {
+        char reasons[256];
+        kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
+        fprintf(out, "  capped: %s", reasons);
+    }
+}
+
+/* Row x's lines: one a kernel it ran (one where none), the row's figures on the first. */
+static void machine_lines(const struct kl_report *r, const struct kl_result *x, FILE *out,
+                          int energy)
+{
+    const struct kl_machine *m = &x->machine;
+    for (int k = 0; k < (m->nkernels ? m->nkernels : 1); k++) {
+        fprintf(out, "%-18s %-9s", k ? "  (second kernel)" : x->rung,
+                !k && x->bound ? x->bound : "-");
+        kernel_cells(out, m->nkernels ? &m->res[k] : NULL);
+        timing_cells(r, x, out, energy, !k);
+        fputc('\n', out);
+    }
+}
+
+/* Each distinct reason something is missing, once: they are the device's, so usually alike. */
+static void machine_reasons(const struct kl_report *r, FILE *out)
+{
+    const char *said[8];
+    int nsaid = 0;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        const char *why[2 + KL_MACHINE_KERNELS] = {x->machine.res_why, x->machine.why};
+        for (int k = 0; k < x->machine.nkernels; k++)
+            why[2 + k] = x->machine.res[k].why;
+        for (int k = 0; k < 2 + x->machine.nkernels && observed(x); k++) {
+            int seen = !why[k][0];
+            for (int j = 0; j < nsaid && !seen; j++)
+                seen = strcmp(said[j], why[k]) == 0;
+            if (!seen && nsaid < 8)
+                fprintf(out, "machine: %s\n", said[nsaid++] = why[k]);
+        }
+    }
+}
+
 /*
  * The machine behind each timed row, where any was observed: what bounds it,
  * its kernel's registers, private and shared memory, threads and occupancy
@@ -109,123 +208,81 @@ static void machine_block(const struct kl_report *r, FILE *out)
 {
     int any = 0, energy = 0;
     for (int i = 0; i < r->count; i++) {
-        const struct kl_result *x = &r->results[i];
-        any |= kl_result_timed(x) && x->has_machine;
-        energy |= kl_result_timed(x) && x->has_machine && x->machine.joules > 0;
+        any |= observed(&r->results[i]);
+        energy |= observed(&r->results[i]) && r->results[i].machine.joules > 0;
     }
     if (!any)
         return;
-    fprintf(out, "\n%-18s %-9s %5s %7s %9s %7s %6s %-9s %8s %6s", "machine", "bound", "regs",
-            "priv B", "shared B", "threads", "occup", "limiter", "SM MHz", "W");
-    if (energy)
-        fprintf(out, " %10s %9s", "mJ/launch", r->flops > 0 ? "GFLOP/J" : "GB/J");
-    fputc('\n', out);
-    for (int i = 0; i < r->count; i++) {
-        const struct kl_result *x = &r->results[i];
-        const struct kl_machine *m = &x->machine;
-        if (!kl_result_timed(x) || !x->has_machine)
-            continue;
-        for (int k = 0; k < (m->nkernels ? m->nkernels : 1); k++) {
-            const struct kl_resources *q = m->nkernels ? &m->res[k] : NULL;
-            fprintf(out, "%-18s %-9s", k ? "  (second kernel)" : x->rung,
-                    !k && x->bound ? x->bound : "-");
-            cell(out, 5, 0, q ? q->regs : 0, q && q->regs >= 0);
-            cell(out, 7, 0, q ? (double)q->private_bytes : 0, q && q->private_bytes >= 0);
-            cell(out, 9, 0, q ? (double)(q->local_static + q->local_dynamic) : 0,
-                 q && q->local_static >= 0);
-            cell(out, 7, 0, q ? (double)q->threads : 0, q != NULL);
-            if (q && q->occupancy >= 0)
-                fprintf(out, " %5.1f%% %-9s", 100 * q->occupancy, q->limiter);
-            else
-                fprintf(out, " %6s %-9s", "-", "-");
-            cell(out, 8, 0, m->sm_mhz, !k && m->samples);
-            cell(out, 6, 1, m->watts, !k && m->samples);
-            if (energy && !k && m->joules > 0)
-                fprintf(out, " %10.4g %9.4g", 1e3 * m->joules,
-                        r->flops > 0 ? x->gflops_per_j : x->gbps_per_j);
-            else if (energy)
-                fprintf(out, " %10s %9s", "-", "-");
-            if (!k && m->capped) {
-                char reasons[256];
-                kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
-                fprintf(out, "  capped: %s", reasons);
-            }
-            fputc('\n', out);
-        }
-    }
-    /* Each distinct reason once: they are the device's, so usually the same for every row. */
-    const char *said[8];
-    int nsaid = 0;
-    for (int i = 0; i < r->count; i++) {
-        const struct kl_result *x = &r->results[i];
-        const char *why[2 + KL_MACHINE_KERNELS] = {x->machine.res_why, x->machine.why};
-        for (int k = 0; k < x->machine.nkernels; k++)
-            why[2 + k] = x->machine.res[k].why;
-        for (int k = 0; k < 2 + x->machine.nkernels && kl_result_timed(x) && x->has_machine; k++) {
-            int seen = !why[k][0];
-            for (int j = 0; j < nsaid && !seen; j++)
-                seen = strcmp(said[j], why[k]) == 0;
-            if (!seen && nsaid < 8)
-                fprintf(out, "machine: %s\n", said[nsaid++] = why[k]);
-        }
-    }
+    machine_header(r, out, energy);
+    for (int i = 0; i < r->count; i++)
+        if (observed(&r->results[i]))
+            machine_lines(r, &r->results[i], out, energy);
+    machine_reasons(r, out);
     fprintf(out, "bound: the roof a row comes closest to, where it reaches half of it (memory: "
                  "bytes against the copy bandwidth; compute: FLOPs against its precision's peak); "
                  "latency where it reaches neither. occup: resident warps over a compute unit's "
                  "most, by the kernel's registers, shared memory and threads.\n");
 }
 
-void kl_report_table(const struct kl_report *r, FILE *out)
+/* The headers of the table's number columns (report/fields.h), one space apart. */
+static void table_header(const struct kl_report *r, FILE *out)
 {
-    int cfg = 0, prec = has_precision(r);
+    int n = 0;
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = kl_field_table_column(&kl_result_fields[i], r->items > 0);
+        if (!f)
+            continue;
+        fprintf(out, "%s%*s", n++ ? " " : "", f->width,
+                f->flags & KL_FIELD_ITEMS ? r->items_unit : f->header);
+    }
+    fputc('\n', out);
+}
+
+/* A row's number cells, "-" where a field is not shown. */
+static void table_cells(const struct kl_report *r, const struct kl_result *x, FILE *out)
+{
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = kl_field_table_column(&kl_result_fields[i], r->items > 0);
+        if (f)
+            cell(out, f->width, f->prec, kl_field_value(f, r, x) * f->scale,
+                 kl_field_in_table(f, r, x));
+    }
+}
+
+/* The config column's width: the longest config, where the report shows them; 0 none. */
+static int config_width(const struct kl_report *r)
+{
+    int cfg = 0;
     for (int i = 0; i < r->count && r->show_config; i++) {
         int n = (int)strlen(r->results[i].config);
         cfg = n > cfg ? n : cfg;
     }
-    header(r, out);
-    fprintf(out, "%-18s ", "rung");
+    return cfg;
+}
+
+/* One row: rung, config, status, precision and error, then its numbers. */
+static void table_row(const struct kl_report *r, const struct kl_result *x, FILE *out, int cfg,
+                      int prec)
+{
+    fprintf(out, "%-18s ", x->rung);
     if (cfg)
-        fprintf(out, "%-*s ", cfg, "config");
-    fprintf(out, "%-8s ", "status");
-    if (prec)
-        fprintf(out, "%-7s %7s ", "prec", "error");
-    fprintf(out, "%10s %10s %10s %5s %9s %8s %6s %7s %7s %10s %8s\n", "median ms", "min ms",
-            "max ms", "reps", r->items > 0 ? r->items_unit : "GFLOP/s", "GB/s", "% roof", "x first",
-            "x host", "e2e ms", "build ms");
-    for (int i = 0; i < r->count; i++) {
-        const struct kl_result *x = &r->results[i];
-        int ok = kl_result_timed(x);
-        fprintf(out, "%-18s ", x->rung);
-        if (cfg)
-            fprintf(out, "%-*s ", cfg, x->config);
-        fprintf(out, "%-8s", kl_result_status_name(x->status));
-        if (prec) {
-            const char *name = kl_precision_name(x->precision);
-            fprintf(out, " %-7s", name ? name : "-");
-            if (has_error(x))
-                fprintf(out, " %7.1e", x->error);
-            else
-                fprintf(out, " %7s", "-");
-        }
-        cell(out, 10, 3, x->median_s * 1e3, ok);
-        cell(out, 10, 3, x->min_s * 1e3, ok);
-        cell(out, 10, 3, x->max_s * 1e3, ok);
-        if (ok)
-            fprintf(out, " %5d", x->repeats);
+        fprintf(out, "%-*s ", cfg, x->config);
+    fprintf(out, "%-8s", kl_result_status_name(x->status));
+    if (prec) {
+        const char *name = kl_precision_name(x->precision);
+        fprintf(out, " %-7s", name ? name : "-");
+        if (has_error(x))
+            fprintf(out, " %7.1e", x->error);
         else
-            fprintf(out, " %5s", "-");
-        if (r->items > 0)
-            cell(out, 9, 1, x->mitems, ok);
-        else
-            cell(out, 9, 2, x->gflops, ok && kl_result_flops(r, x) > 0);
-        cell(out, 8, 2, x->gbps, ok && kl_result_bytes(r, x) > 0);
-        cell(out, 6, 1, x->pct_ceiling, ok && x->pct_ceiling > 0);
-        cell(out, 7, 2, x->speedup_first, ok && x->speedup_first > 0);
-        cell(out, 7, 2, x->speedup_host, ok && x->speedup_host > 0);
-        cell(out, 10, 3, x->total_s * 1e3, ok && x->total_s > 0);
-        cell(out, 8, 1, x->build_s * 1e3, ok && x->build_s > 0);
-        fputc('\n', out);
+            fprintf(out, " %7s", "-");
     }
+    table_cells(r, x, out);
+    fputc('\n', out);
+}
+
+/* Why each row that has no timing failed or was skipped. */
+static void table_notes(const struct kl_report *r, FILE *out)
+{
     int notes = 0;
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
@@ -235,9 +292,11 @@ void kl_report_table(const struct kl_report *r, FILE *out)
             fputc('\n', out);
         fprintf(out, "%s %s: %s\n", x->rung, kl_result_status_name(x->status), x->note);
     }
-    if (prec && r->ladder)
-        precision_summary(r, out);
-    machine_block(r, out);
+}
+
+/* What the columns mean, the compilers' messages, and whether the run was stopped. */
+static void table_legend(const struct kl_report *r, FILE *out, int prec)
+{
     fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
                  "bandwidth); x first: speed-up over the first device rung; x host: over the "
                  "fastest host rung; e2e: upload + kernel + download.\n");
@@ -258,9 +317,29 @@ void kl_report_table(const struct kl_report *r, FILE *out)
                 r->stopped);
 }
 
-void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
+void kl_report_table(const struct kl_report *r, FILE *out)
 {
-    const char *cols[64];
+    int cfg = config_width(r), prec = has_precision(r);
+    header(r, out);
+    fprintf(out, "%-18s ", "rung");
+    if (cfg)
+        fprintf(out, "%-*s ", cfg, "config");
+    fprintf(out, "%-8s ", "status");
+    if (prec)
+        fprintf(out, "%-7s %7s ", "prec", "error");
+    table_header(r, out);
+    for (int i = 0; i < r->count; i++)
+        table_row(r, &r->results[i], out, cfg, prec);
+    table_notes(r, out);
+    if (prec && r->ladder)
+        precision_summary(r, out);
+    machine_block(r, out);
+    table_legend(r, out, prec);
+}
+
+/* The matrix's columns: each rung once, in order of appearance (at most 64); their count. */
+static int matrix_columns(const struct kl_report *r, const char *cols[64])
+{
     int ncols = 0;
     for (int i = 0; i < r->count; i++) {
         int seen = 0;
@@ -269,6 +348,31 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
         if (!seen && ncols < 64)
             cols[ncols++] = r->results[i].rung;
     }
+    return ncols;
+}
+
+/* 1 where row i is the first of its x: the matrix's rows. */
+static int first_of_x(const struct kl_report *r, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (r->results[j].x == r->results[i].x)
+            return 0;
+    return 1;
+}
+
+/* The result of rung at x, NULL where none. */
+static const struct kl_result *matrix_hit(const struct kl_report *r, double x, const char *rung)
+{
+    for (int j = 0; j < r->count; j++)
+        if (r->results[j].x == x && strcmp(r->results[j].rung, rung) == 0)
+            return &r->results[j];
+    return NULL;
+}
+
+void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
+{
+    const char *cols[64];
+    int ncols = matrix_columns(r, cols);
     header(r, out);
     fprintf(out, "GB/s by %s (every cell verified; - where a rung was skipped or failed):\n%12s",
             x_name, x_name);
@@ -276,17 +380,11 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
         fprintf(out, " %9s", cols[c]);
     fputc('\n', out);
     for (int i = 0; i < r->count; i++) {
-        int first = 1;
-        for (int j = 0; j < i && first; j++)
-            first = r->results[j].x != r->results[i].x;
-        if (!first)
+        if (!first_of_x(r, i))
             continue;
         fprintf(out, "%12.0f", r->results[i].x);
         for (int c = 0; c < ncols; c++) {
-            const struct kl_result *hit = NULL;
-            for (int j = 0; j < r->count && !hit; j++)
-                if (r->results[j].x == r->results[i].x && strcmp(r->results[j].rung, cols[c]) == 0)
-                    hit = &r->results[j];
+            const struct kl_result *hit = matrix_hit(r, r->results[i].x, cols[c]);
             /* Launch-bound sizes run below 0.1 GB/s: more decimals, never a false 0.00. */
             cell(out, 9, hit && hit->gbps < 0.1 ? 4 : 2, hit ? hit->gbps : 0,
                  hit && kl_result_timed(hit));
@@ -317,9 +415,11 @@ static void csv_str(FILE *out, const char *s)
 
 void kl_report_csv(const struct kl_report *r, FILE *out)
 {
-    fprintf(out, "workload,sizes,type,device,rung,config,status,median_s,min_s,max_s,repeats,"
-                 "gflops,gbps,pct_ceiling,speedup_first,speedup_host,total_s,build_s,"
-                 "build_options,note,precision,error\n");
+    fputs("workload,sizes,type,device,rung,config,status,", out);
+    for (int i = 0; i < kl_result_field_count; i++)
+        if (kl_result_fields[i].flags & KL_FIELD_CSV)
+            fprintf(out, "%s,", kl_result_fields[i].key);
+    fputs("build_options,note,precision,error\n", out);
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         int ok = kl_result_timed(x);
@@ -330,12 +430,14 @@ void kl_report_csv(const struct kl_report *r, FILE *out)
         fprintf(out, ",%s,", x->rung);
         csv_str(out, x->config);
         fprintf(out, ",%s,", kl_result_status_name(x->status));
-        if (ok)
-            fprintf(out, "%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.4g,%.6g,%.6g,%.9g,%.6g,", x->median_s,
-                    x->min_s, x->max_s, x->repeats, x->gflops, x->gbps, x->pct_ceiling,
-                    x->speedup_first, x->speedup_host, x->total_s, x->build_s);
-        else
-            fputs(",,,,,,,,,,,", out);
+        for (int k = 0; k < kl_result_field_count; k++) {
+            const struct kl_result_field *f = &kl_result_fields[k];
+            if (!(f->flags & KL_FIELD_CSV))
+                continue;
+            if (ok) /* a timed row's every number, as it is; none for the others */
+                fprintf(out, f->csv, kl_field_value(f, r, x));
+            fputc(',', out);
+        }
         csv_str(out, x->options);
         fputc(',', out);
         csv_str(out, x->note);
@@ -370,13 +472,20 @@ static void json_field(FILE *out, const char *key, double v, int show)
     json_num(out, v, show);
 }
 
-/* , "key": an integer the API told, or null (-1: unknown). */
-static void json_int_field(FILE *out, const char *key, long v)
+/* A kernel's resources (report/fields.h): what the API told, null where unknown (< 0). */
+static void json_resources(FILE *out, const struct kl_resources *q)
 {
-    if (v >= 0)
-        fprintf(out, ", \"%s\": %ld", key, v);
-    else
-        fprintf(out, ", \"%s\": null", key);
+    for (int i = 0; i < kl_kernel_field_count; i++) {
+        const struct kl_kernel_field *f = &kl_kernel_fields[i];
+        double v = kl_slot_get(q, f->res);
+        fprintf(out, "%s\"%s\": ", i ? ", " : "", f->key);
+        if (f->res.type == KL_SLOT_REAL)
+            json_num(out, v, v >= 0);
+        else if (kl_kernel_res_known(f, q))
+            fprintf(out, "%.0f", v);
+        else
+            fputs("null", out);
+    }
 }
 
 /* {"sm_mhz", "sm_mhz_min" (where >= 0), "mem_mhz"} in MHz, or null when not shown. */
@@ -403,7 +512,7 @@ static void json_clocks(FILE *out, int show, double sm, double sm_min, double me
  */
 static void json_ceilings(FILE *out, const struct kl_report *r)
 {
-    static const char *const kinds[] = {"memory", "fma",     "tensor", "cache",
+    static const char *const kinds[] = {"memory",  "fma",    "tensor", "cache",
                                         "latency", "atomic", "launch", "transfer"};
     const struct kl_ceilings *c = &r->ceilings;
     fputs("  \"ceiling_values\": {", out);
@@ -438,79 +547,109 @@ static void json_ceilings(FILE *out, const struct kl_report *r)
     fputs("  ],\n", out);
 }
 
+/* A string, or null where there is none. */
+static void json_str_or_null(FILE *out, const char *s)
+{
+    if (s && s[0])
+        json_str(out, s);
+    else
+        fputs("null", out);
+}
+
+/* The resources of each kernel the row's launches ran, or null where none are known. */
+static void json_kernels(FILE *out, const struct kl_machine *m, int on)
+{
+    if (!on || !m->nkernels) {
+        fputs("null", out);
+        return;
+    }
+    fputc('[', out);
+    for (int k = 0; k < m->nkernels; k++) {
+        const struct kl_resources *q = &m->res[k];
+        fputs(k ? ", {" : "{", out);
+        json_resources(out, q);
+        fputs(", \"limiter\": ", out);
+        json_str_or_null(out, q->limiter);
+        fputs(", ", out);
+        json_kv(out, "", "note", q->why, "}");
+    }
+    fputc(']', out);
+}
+
+/* The clock-event reasons NVML saw while timing, and whether they capped the clocks. */
+static void json_clock_events(FILE *out, const struct kl_machine *m, int on)
+{
+    char reasons[256];
+    fputs(", \"clock_events\": ", out);
+    if (!on || !m->samples) {
+        fputs("null, \"capped\": null", out);
+        return;
+    }
+    kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
+    fputc('[', out);
+    for (char *p = reasons, *next; *p; p = next) {
+        next = p + strcspn(p, ",");
+        fprintf(out, "%s\"%.*s\"", p == reasons ? "" : ", ", (int)(next - p), p);
+        next += *next == ',';
+    }
+    fprintf(out, "], \"capped\": %s", m->capped ? "true" : "false");
+}
+
+/* Every timed launch's time, in order, or null. */
+static void json_samples(FILE *out, const struct kl_result *x, int ok)
+{
+    fputs("\"samples\": ", out);
+    if (!ok || x->nsamples <= 0) {
+        fputs("null", out);
+        return;
+    }
+    fputc('[', out);
+    for (int k = 0; k < x->nsamples; k++)
+        fprintf(out, k ? ", %.6g" : "%.6g", x->samples[k]);
+    fputc(']', out);
+}
+
 /*
  * A row's machine (schema version 2): what bounds it, its kernels' resources,
- * the clocks, power and energy while it was timed, and every timed launch.
+ * the clocks, power and energy while it was timed (report/fields.h), and
+ * every timed launch.
  */
 static void json_machine(FILE *out, const struct kl_result *x, int ok)
 {
     const struct kl_machine *m = &x->machine;
     int on = ok && x->has_machine;
-    char reasons[256];
     fputs(", \"bound\": ", out);
-    if (ok && x->bound)
-        json_str(out, x->bound);
-    else
-        fputs("null", out);
+    json_str_or_null(out, ok ? x->bound : NULL);
     fputs(", \"resources\": ", out);
-    if (on && m->nkernels) {
-        fputc('[', out);
-        for (int k = 0; k < m->nkernels; k++) {
-            const struct kl_resources *q = &m->res[k];
-            fprintf(out, "%s{\"threads\": %ld, \"local_dynamic\": %ld", k ? ", " : "", q->threads,
-                    q->local_dynamic);
-            json_int_field(out, "regs", q->regs);
-            json_int_field(out, "private_bytes", q->private_bytes);
-            json_int_field(out, "local_static", q->local_static);
-            json_int_field(out, "max_threads", q->max_threads);
-            json_int_field(out, "threads_multiple", q->threads_multiple);
-            json_int_field(out, "groups_per_cu", q->groups_per_cu);
-            json_field(out, "occupancy", q->occupancy, q->occupancy >= 0);
-            fputs(", \"limiter\": ", out);
-            if (q->limiter[0])
-                json_str(out, q->limiter);
-            else
-                fputs("null", out);
-            fputs(", ", out);
-            json_kv(out, "", "note", q->why, "}");
-        }
-        fputc(']', out);
-    } else {
-        fputs("null", out);
-    }
+    json_kernels(out, m, on);
     fputs(", ", out);
     json_kv(out, "", "resources_note", on ? m->res_why : "not timed", ", ");
     fputs("\"clocks\": ", out);
     json_clocks(out, on && m->samples, m->sm_mhz, m->sm_mhz_min, m->mem_mhz);
-    json_field(out, "power_w", m->watts, on && m->samples);
-    json_field(out, "power_w_max", m->watts_max, on && m->samples);
-    json_field(out, "window_s", m->window_s, on && m->samples);
-    json_field(out, "energy_j", m->joules, on && m->joules > 0);
-    json_field(out, "gflops_per_j", x->gflops_per_j, on && x->gflops_per_j > 0);
-    json_field(out, "gbps_per_j", x->gbps_per_j, on && x->gbps_per_j > 0);
-    fputs(", \"clock_events\": ", out);
-    if (on && m->samples) {
-        kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
-        fputc('[', out);
-        for (char *p = reasons, *next; *p; p = next) {
-            next = p + strcspn(p, ",");
-            fprintf(out, "%s\"%.*s\"", p == reasons ? "" : ", ", (int)(next - p), p);
-            next += *next == ',';
-        }
-        fprintf(out, "], \"capped\": %s", m->capped ? "true" : "false");
-    } else {
-        fputs("null, \"capped\": null", out);
-    }
+    for (int i = 0; i < kl_machine_field_count; i++)
+        json_field(out, kl_machine_fields[i].key, kl_slot_get(x, kl_machine_fields[i].result),
+                   kl_machine_shown(&kl_machine_fields[i], x));
+    json_clock_events(out, m, on);
     fputs(", ", out);
     json_kv(out, "", "machine_note", on ? m->why : "not timed", ", ");
-    fputs("\"samples\": ", out);
-    if (ok && x->nsamples > 0) {
-        fputc('[', out);
-        for (int k = 0; k < x->nsamples; k++)
-            fprintf(out, k ? ", %.6g" : "%.6g", x->samples[k]);
-        fputc(']', out);
-    } else {
-        fputs("null", out);
+    json_samples(out, x, ok);
+}
+
+/* A row's numbers (report/fields.h): null where not shown, a count 0. */
+static void json_numbers(FILE *out, const struct kl_report *r, const struct kl_result *x)
+{
+    for (int i = 0; i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = &kl_result_fields[i];
+        double v = kl_field_value(f, r, x);
+        int show = kl_field_shown(f, r, x);
+        if ((f->flags & KL_FIELD_ITEMS) && !(r->items > 0))
+            continue;
+        if (f->flags & KL_FIELD_ITEMS)
+            fprintf(out, ", \"items_unit\": \"%s\"", r->items_unit);
+        if (f->flags & KL_FIELD_NEVER_NULL)
+            fprintf(out, ", \"%s\": %.0f", f->key, show ? v : 0);
+        else
+            json_field(out, f->key, v, show);
     }
 }
 
@@ -547,9 +686,91 @@ static void json_provenance(FILE *out, const struct kl_report *r)
     fputs("}\n}\n", out);
 }
 
+/* A device fact's value as the JSON writes it (report/fields.h); at: where the device keeps it. */
+static void device_value(FILE *out, enum kl_device_type type, const char *at)
+{
+    unsigned u;
+    uint64_t u64;
+    size_t z;
+    int flag;
+    switch (type) {
+    case KL_DEV_TEXT: json_str(out, at); break;
+    case KL_DEV_TEXT_OR_NULL: json_str_or_null(out, at); break;
+    case KL_DEV_UINT:
+        memcpy(&u, at, sizeof u);
+        fprintf(out, "%u", u);
+        break;
+    case KL_DEV_U64:
+        memcpy(&u64, at, sizeof u64);
+        fprintf(out, "%llu", (unsigned long long)u64);
+        break;
+    case KL_DEV_SIZE:
+        memcpy(&z, at, sizeof z);
+        fprintf(out, "%zu", z);
+        break;
+    case KL_DEV_FLAG:
+        memcpy(&flag, at, sizeof flag);
+        fputs(flag ? "true" : "false", out);
+        break;
+    }
+}
+
+/* The device the run was made on: what the API told of it, fact by fact. */
+static void json_device(FILE *out, const struct kl_device_info *d)
+{
+    fputs("  \"device\": {\n", out);
+    for (int i = 0; i < kl_device_field_count; i++) {
+        fprintf(out, "    \"%s\": ", kl_device_fields[i].key);
+        device_value(out, kl_device_fields[i].type, (const char *)d + kl_device_fields[i].at);
+        fputs(i + 1 < kl_device_field_count ? ",\n" : "\n", out);
+    }
+    fputs("  },\n", out);
+}
+
+/* blur's pictures: the one read (null: generated) and the one written (null: none). */
+static void json_images(FILE *out, const struct kl_report *r)
+{
+    fputs("  \"images\": {\"input\": ", out);
+    if (r->image_in)
+        json_str(out, r->image_in);
+    else
+        fputs("null", out);
+    fputs(", \"output\": ", out);
+    if (r->image_out)
+        json_str(out, r->image_out);
+    else
+        fputs("null", out);
+    fputs("},\n", out);
+}
+
+/* One result row: what it is, its numbers (report/fields.h), its notes and its machine. */
+static void json_result(FILE *out, const struct kl_report *r, const struct kl_result *x)
+{
+    int ok = kl_result_timed(x);
+    json_kv(out, "", "rung", x->rung, ", ");
+    json_kv(out, "", "config", x->config, ", ");
+    json_kv(out, "", "status", kl_result_status_name(x->status), ", ");
+    const char *prec = kl_precision_name(x->precision);
+    if (prec)
+        json_kv(out, "", "precision", prec, ", ");
+    else
+        fputs("\"precision\": null, ", out);
+    fprintf(out, "\"tensor\": %s, \"error\": ",
+            x->tensor || kl_precision_tensor_only(x->precision) ? "true" : "false");
+    json_num(out, x->error, has_error(x));
+    fputs(", ", out);
+    json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
+    fprintf(out, "\"on_host\": %s, \"peer\": %s", x->on_host ? "true" : "false",
+            x->peer ? "true" : "false");
+    json_numbers(out, r, x);
+    fputs(", ", out);
+    json_kv(out, "", "build_options", x->options, ", ");
+    json_kv(out, "", "note", x->note, "");
+    json_machine(out, x, ok);
+}
+
 void kl_report_json(const struct kl_report *r, FILE *out)
 {
-    const struct kl_device_info *d = &r->device;
     fputs("{\n", out);
     /* The format is described by docs/kladder-run.schema.json; readers check the version. */
     fprintf(out, "  \"schema_version\": %d,\n", KL_REPORT_SCHEMA_VERSION);
@@ -558,30 +779,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_kv(out, "  ", "stopped_by", r->stopped, ",\n");
     }
     json_kv(out, "  ", "workload", r->workload, ",\n");
-    fputs("  \"device\": {\n", out);
-    json_kv(out, "    ", "name", d->name, ",\n");
-    json_kv(out, "    ", "vendor", d->vendor, ",\n");
-    json_kv(out, "    ", "platform", d->platform, ",\n");
-    json_kv(out, "    ", "version", d->device_version, ",\n");
-    json_kv(out, "    ", "driver", d->driver_version, ",\n");
-    json_kv(out, "    ", "type", d->type, ",\n");
-    if (d->pci_bus_id[0])
-        json_kv(out, "    ", "pci_bus_id", d->pci_bus_id, ",\n");
-    else
-        fputs("    \"pci_bus_id\": null,\n", out);
-    fprintf(out, "    \"compute_units\": %u,\n    \"max_clock_mhz\": %u,\n", d->compute_units,
-            d->max_clock_mhz);
-    fprintf(out, "    \"global_mem_bytes\": %llu,\n    \"local_mem_bytes\": %llu,\n",
-            (unsigned long long)d->global_mem, (unsigned long long)d->local_mem);
-    fprintf(out,
-            "    \"local_mem_dedicated\": %s,\n    \"max_alloc_bytes\": %llu,\n"
-            "    \"global_cache_bytes\": %llu,\n    \"cacheline_bytes\": %llu,\n"
-            "    \"constant_mem_bytes\": %llu,\n    \"max_work_group_size\": %zu,\n"
-            "    \"fp64\": %s,\n    \"subgroups\": %s,\n    \"images\": %s\n  },\n",
-            d->local_mem_dedicated ? "true" : "false", (unsigned long long)d->max_alloc,
-            (unsigned long long)d->global_cache, (unsigned long long)d->global_cacheline,
-            (unsigned long long)d->constant_mem, d->max_wg, d->fp64 ? "true" : "false",
-            d->subgroups ? "true" : "false", d->images ? "true" : "false");
+    json_device(out, &r->device);
     fprintf(out, "  \"params\": {%s, \"type\": \"%s\", \"seed\": %llu},\n", r->size_json,
             kl_type_name(r->type), r->seed);
     fprintf(out, "  \"flops_per_launch\": %.17g,\n  \"bytes_per_launch\": %.17g,\n", r->flops,
@@ -593,19 +791,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     } else {
         fputs("  \"ceiling_values\": null,\n  \"ceiling_figures\": null,\n", out);
     }
-    if (r->image_in || r->image_out) {
-        fputs("  \"images\": {\"input\": ", out);
-        if (r->image_in)
-            json_str(out, r->image_in);
-        else
-            fputs("null", out);
-        fputs(", \"output\": ", out);
-        if (r->image_out)
-            json_str(out, r->image_out);
-        else
-            fputs("null", out);
-        fputs("},\n", out);
-    }
+    if (r->image_in || r->image_out)
+        json_images(out, r);
     fprintf(out,
             "  \"protocol\": {\"warmup\": %d, \"min_repeats\": %d, \"min_time_s\": %.6g, "
             "\"max_repeats\": %d},\n",
@@ -613,46 +800,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
             r->protocol.max_repeats);
     fputs("  \"results\": [\n", out);
     for (int i = 0; i < r->count; i++) {
-        const struct kl_result *x = &r->results[i];
-        int ok = kl_result_timed(x);
         fputs("    {", out);
-        json_kv(out, "", "rung", x->rung, ", ");
-        json_kv(out, "", "config", x->config, ", ");
-        json_kv(out, "", "status", kl_result_status_name(x->status), ", ");
-        const char *prec = kl_precision_name(x->precision);
-        if (prec)
-            json_kv(out, "", "precision", prec, ", ");
-        else
-            fputs("\"precision\": null, ", out);
-        fprintf(out, "\"tensor\": %s, \"error\": ",
-                x->tensor || kl_precision_tensor_only(x->precision) ? "true" : "false");
-        json_num(out, x->error, has_error(x));
-        fputs(", ", out);
-        json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
-        fprintf(out, "\"on_host\": %s, \"peer\": %s, \"median_s\": ", x->on_host ? "true" : "false",
-                x->peer ? "true" : "false");
-        json_num(out, x->median_s, ok);
-        json_field(out, "min_s", x->min_s, ok);
-        json_field(out, "max_s", x->max_s, ok);
-        fprintf(out, ", \"repeats\": %d, \"gflops\": ", ok ? x->repeats : 0);
-        json_num(out, x->gflops, ok);
-        json_field(out, "gbps", x->gbps, ok);
-        if (r->items > 0) {
-            fprintf(out, ", \"items_unit\": \"%s\", \"mitems_per_s\": ", r->items_unit);
-            json_num(out, x->mitems, ok);
-        }
-        json_field(out, "pct_ceiling", x->pct_ceiling, ok && x->pct_ceiling > 0);
-        json_field(out, "flops", kl_result_flops(r, x), 1);
-        json_field(out, "bytes", kl_result_bytes(r, x), 1);
-        json_field(out, "x", x->x, x->x != 0);
-        json_field(out, "speedup_first", x->speedup_first, ok && x->speedup_first > 0);
-        json_field(out, "speedup_host", x->speedup_host, ok && x->speedup_host > 0);
-        json_field(out, "total_s", x->total_s, ok && x->total_s > 0);
-        json_field(out, "build_s", x->build_s, ok && x->build_s > 0);
-        fputs(", ", out);
-        json_kv(out, "", "build_options", x->options, ", ");
-        json_kv(out, "", "note", x->note, "");
-        json_machine(out, x, ok);
+        json_result(out, r, &r->results[i]);
         fputs(i + 1 < r->count ? "},\n" : "}\n", out);
     }
     fputs("  ],\n", out);
