@@ -628,22 +628,76 @@ static char **typed_copy(int argc, char **argv)
     return copy;
 }
 
+/* kladder devices: every platform's devices, as a table or JSON. */
+static int run_devices(const struct cli *c)
+{
+    return kl_cli_devices(stdout, stderr, strcmp(c->format, "json") == 0);
+}
+
+/* kladder completion bash|zsh (the parser checked the shell). */
+static int run_completion(const struct cli *c)
+{
+    return kl_cli_completion(c->operands[0], stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
+/* The commands that open no device: they list devices, read saved runs or print text. */
+static const struct {
+    enum command cmd;
+    int (*run)(const struct cli *c);
+} deviceless[] = {
+    {CMD_DEVICES, run_devices},       {CMD_REPORT, kl_cli_report},
+    {CMD_COMPARE, kl_cli_compare},    {CMD_TEMPLATE, kl_cli_template},
+    {CMD_COMPLETION, run_completion},
+};
+
+/* A command on one device, its outputs o open: the tuner, mgemm, peak or a ladder. */
+static int run_command(struct cli *c, struct outputs *o)
+{
+    switch (c->command) {
+    case CMD_TUNE: return run_tune_users(c, o);
+    case CMD_MGEMM: return run_mgemm(c, o);
+    case CMD_PEAK: return c->p2p ? run_p2p(c, o) : run_peak(c, o);
+    default: return run_ladder(c, o, ladder_of(c->command));
+    }
+}
+
+/* A command that measures: on a list of devices a fleet, else on the device it names. */
+static int run_measurement(struct cli *c, int argc, char **typed)
+{
+    struct outputs o;
+    char spec[512];
+    int rc;
+    catch_signals();
+    if ((rc = device_spec(c, spec, sizeof spec)) != 0)
+        return rc;
+    /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c);
+     * mgemm and peak --p2p drive their devices from one process. */
+    int one_process = c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p);
+    if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
+        return (rc = kl_cli_outputs_open(c, &o)) != 0 ? rc : kl_cli_fleet(c, &o, spec, argc, typed);
+    if (c->command == CMD_TUNE && !c->nkernels)
+        return run_tune(c);
+    if ((rc = load_users(c)) != 0 || (rc = kl_cli_outputs_open(c, &o)) != 0)
+        return rc;
+    return run_command(c, &o);
+}
+
+/* --version or -V anywhere, whatever the command. */
+static int asks_version(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+            return 1;
+    return 0;
+}
+
 /* The command line, with typed: argv as typed (for a fleet's members). */
 static int run_cli(int argc, char **argv, char **typed)
 {
     struct cli c;
     int done;
-    /* --version and -V anywhere, before any command's own parser (report and compare read
-     * files, not a device, and parse their own options). */
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
-            return printf("kladder %s\n", KLADDER_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;
-    if (argc > 1 && strcmp(argv[1], "report") == 0)
-        return kl_cli_report(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "compare") == 0)
-        return kl_cli_compare(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "template") == 0)
-        return kl_cli_template(argc - 1, argv + 1);
+    if (asks_version(argc, argv))
+        return printf("kladder %s\n", KLADDER_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;
     int rc = kl_cli_parse(argc, argv, &c, &done);
     if (rc || done)
         return rc;
@@ -652,36 +706,10 @@ static int run_cli(int argc, char **argv, char **typed)
         list_rungs(c.command, stdout);
         return 0;
     }
-    if (c.command == CMD_DEVICES) {
-        if (strcmp(c.format, "csv") == 0) {
-            fprintf(stderr, "kladder: devices: --format is table or json, not csv\n"
-                            "(kladder help devices lists the options)\n");
-            return EXIT_USAGE;
-        }
-        return kl_cli_devices(stdout, stderr, strcmp(c.format, "json") == 0);
-    }
-    catch_signals();
-    /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c). */
-    char spec[512];
-    if ((rc = device_spec(&c, spec, sizeof spec)) != 0)
-        return rc;
-    /* mgemm and peak --p2p drive their devices from one process. */
-    int one_process = c.command == CMD_MGEMM || (c.command == CMD_PEAK && c.p2p);
-    struct outputs o;
-    if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
-        return (rc = kl_cli_outputs_open(&c, &o)) != 0 ? rc
-                                                       : kl_cli_fleet(&c, &o, spec, argc, typed);
-    if (c.command == CMD_TUNE && !c.nkernels)
-        return run_tune(&c);
-    if ((rc = load_users(&c)) != 0 || (rc = kl_cli_outputs_open(&c, &o)) != 0)
-        return rc;
-    if (c.command == CMD_TUNE)
-        return run_tune_users(&c, &o);
-    if (c.command == CMD_MGEMM)
-        return run_mgemm(&c, &o);
-    if (c.command == CMD_PEAK)
-        return c.p2p ? run_p2p(&c, &o) : run_peak(&c, &o);
-    return run_ladder(&c, &o, ladder_of(c.command));
+    for (size_t k = 0; k < sizeof deviceless / sizeof *deviceless; k++)
+        if (deviceless[k].cmd == c.command)
+            return deviceless[k].run(&c);
+    return run_measurement(&c, argc, typed);
 }
 
 int kl_cli_main(int argc, char **argv)
