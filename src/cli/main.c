@@ -64,6 +64,23 @@ static const char *spec_backend(const char *spec)
     return NULL;
 }
 
+/* 1 when a device whose prefix names the backend named (NULL: none, an OpenCL device) is
+ * another backend's than backend. */
+static int names_other_backend(const char *backend, const char *named)
+{
+    return named ? strcmp(named, backend) != 0 : strcmp(backend, "opencl") != 0;
+}
+
+/* "backend:dev", or dev itself where its prefix names the backend (named). */
+static void backend_spec(const char *backend, const char *dev, const char *named, char *spec,
+                         size_t n)
+{
+    if (named)
+        snprintf(spec, n, "%s", dev);
+    else
+        snprintf(spec, n, "%s%s%s", backend, dev && *dev ? ":" : "", dev ? dev : "");
+}
+
 /*
  * --backend B and --device SPEC as one spec for kl_open ("cuda:0"). With
  * --backend and no --device, KLADDER_DEVICE counts only if it names no other
@@ -82,17 +99,13 @@ static int device_spec(const struct cli *c, char *spec, size_t n)
         return 0;
     }
     const char *named = spec_backend(dev);
-    if (!c->device && dev &&
-        (named ? strcmp(named, c->backend) != 0 : strcmp(c->backend, "opencl") != 0))
+    if (!c->device && dev && names_other_backend(c->backend, named))
         dev = named = NULL; /* the backend's default device */
     else if (named && strcmp(named, c->backend) != 0) {
         fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend, dev);
         return EXIT_USAGE;
     }
-    if (named)
-        snprintf(spec, n, "%s", dev);
-    else
-        snprintf(spec, n, "%s%s%s", c->backend, dev && *dev ? ":" : "", dev ? dev : "");
+    backend_spec(c->backend, dev, named, spec, n);
     return 0;
 }
 
@@ -418,44 +431,81 @@ static int run_p2p(struct cli *c, struct outputs *o)
     return kl_cli_report_end(c, st, e.msg, &rep, o);
 }
 
+/* --brief, --quick and --wide are three searches: at most one. */
+static int one_search(const struct cli *c, struct outputs *o)
+{
+    if (c->brief + c->quick + c->wide <= 1)
+        return 0;
+    fprintf(stderr, "kladder: peak: --brief, --quick and --wide are different searches: "
+                    "choose one\n");
+    kl_cli_outputs_abort(o);
+    return EXIT_USAGE;
+}
+
+/*
+ * The cached ceilings (path) when they answer `kladder peak`: 1 when a plain
+ * `kladder peak` finds full ones (options that shape a measurement ask for
+ * one); either way a damaged cache is reported.
+ */
+static int cache_answers(const struct cli *c, struct kl_context *kl, struct kl_ceilings *ceil)
+{
+    char warn[1024];
+    int got = kl_ceilings_load(&kl->info, kl->ops->name, ceil, warn, sizeof warn);
+    if (got < 0)
+        fprintf(stderr, "kladder: warning: %s\n", warn);
+    if (got == 1 && kl_ceilings_brief(ceil) && !c->peak_measure) {
+        fprintf(stderr, "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
+                ceil->date, KL_CEILINGS_BRIEF);
+        return 0;
+    }
+    return got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set;
+}
+
+/* The cached ceilings in the chosen format (and --json); closes kl and the outputs. */
+static int print_cached(const struct cli *c, struct kl_context *kl, const struct kl_ceilings *ceil,
+                        const char *path, struct outputs *o)
+{
+    int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;
+    kl_ceilings_print(ceil, &kl->info, fmt, o->main);
+    if (fmt == 0)
+        fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
+    if (o->json)
+        kl_ceilings_print(ceil, &kl->info, 1, o->json);
+    int rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
+    kl_close(kl);
+    return kl_cli_outputs_close(o, 1, 0) ? EXIT_RUNTIME : rc;
+}
+
+/* A full search that verified is cached (path), and the table says where. */
+static void cache_measured(const struct cli *c, struct kl_context *kl,
+                           const struct kl_ceilings *ceil, const char *path, struct kl_report *rep)
+{
+    struct kl_err e;
+    if (c->quick || kl_report_failed(rep))
+        return;
+    if (kl_ceilings_save(&kl->info, kl->ops->name, ceil, &e) != KL_OK)
+        fprintf(stderr, "kladder: warning: ceilings not cached: %s\n", e.msg);
+    else if (strcmp(c->format, "table") == 0)
+        snprintf(rep->ceiling_note, sizeof rep->ceiling_note, "cached in %.700s", path);
+}
+
 static int run_peak(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
     struct kl_report rep;
     struct kl_peak_request req;
     struct kl_ceilings ceil;
-    char warn[1024], path[4096];
-    if (c->brief + c->quick + c->wide > 1) {
-        fprintf(stderr, "kladder: peak: --brief, --quick and --wide are different searches: "
-                        "choose one\n");
-        kl_cli_outputs_abort(o);
-        return EXIT_USAGE;
-    }
-    int rc = open_device(c, &kl);
-    if (rc) {
+    char path[4096];
+    int rc = one_search(c, o);
+    if (rc)
+        return rc;
+    if ((rc = open_device(c, &kl)) != 0) {
         kl_cli_outputs_abort(o);
         return rc;
     }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
-    /* Options that shape a measurement ask for one; a plain `kladder peak` prints the cache.
-     * Either way a damaged cache is reported. */
-    int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
-    if (got < 0)
-        fprintf(stderr, "kladder: warning: %s\n", warn);
-    if (got == 1 && kl_ceilings_brief(&ceil) && !c->peak_measure)
-        fprintf(stderr, "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
-                ceil.date, KL_CEILINGS_BRIEF);
-    else if (got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set) {
-        int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;
-        kl_ceilings_print(&ceil, &kl->info, fmt, o->main);
-        if (fmt == 0)
-            fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
-        if (o->json)
-            kl_ceilings_print(&ceil, &kl->info, 1, o->json);
-        rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
-        kl_close(kl);
-        return kl_cli_outputs_close(o, 1, 0) ? EXIT_RUNTIME : rc;
-    }
+    if (cache_answers(c, kl, &ceil))
+        return print_cached(c, kl, &ceil, path, o);
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
     req.quick = c->quick;
@@ -467,13 +517,8 @@ static int run_peak(struct cli *c, struct outputs *o)
     memset(&rep, 0, sizeof rep);
     kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
-    if (st == KL_OK && !c->quick && !kl_report_failed(&rep)) {
-        struct kl_err e;
-        if (kl_ceilings_save(&kl->info, kl->ops->name, &ceil, &e) != KL_OK)
-            fprintf(stderr, "kladder: warning: ceilings not cached: %s\n", e.msg);
-        else if (strcmp(c->format, "table") == 0)
-            snprintf(rep.ceiling_note, sizeof rep.ceiling_note, "cached in %.700s", path);
-    }
+    if (st == KL_OK)
+        cache_measured(c, kl, &ceil, path, &rep);
     return kl_cli_finish(c, kl, st, &rep, o);
 }
 
