@@ -18,32 +18,33 @@ static void word(const char *w, int *first, FILE *out)
 }
 
 /*
- * The words after a command, space-separated: what its operand may be (the
- * registry's ladders, or the shells), then its options.
+ * The words after a command, space-separated (after the words already
+ * written, unless *first): what its operand may be (the registry's ladders,
+ * or the shells), then its options.
  */
-static void command_words(const struct command_def *d, FILE *out)
+static void command_words(const struct command_def *d, int *first, FILE *out)
 {
-    int first = 1;
     if (d->operand == OPD_SHELL)
-        word("bash zsh", &first, out);
+        word("bash zsh", first, out);
     for (int i = 0; d->operand == OPD_WORKLOAD && i < kl_workload_count(); i++)
         if (kl_workload_at(i)->ladder)
-            word(kl_workload_at(i)->name, &first, out);
+            word(kl_workload_at(i)->name, first, out);
     for (int k = 0; k < kl_cli_option_count; k++) {
         const struct cli_option *o = &kl_cli_options[k];
         if ((o->on & ON(d->cmd)) && kl_cli_find(o->name, d->cmd) == o)
-            word(o->name, &first, out);
+            word(o->name, first, out);
     }
 }
 
-/* The first words of a command line: every command, then the main job's options. */
+/* The first words of a command line: every command, then (options) the main job's options. */
 static void first_words(int options, FILE *out)
 {
     static const struct command_def main_job = {"", "", CMD_MAIN, "", "", .operand = OPD_NONE};
+    int first = 1;
     for (int k = 0; k < kl_cli_command_count; k++)
-        fprintf(out, "%s ", kl_cli_commands[k].name);
+        word(kl_cli_commands[k].name, &first, out);
     if (options)
-        command_words(&main_job, out);
+        command_words(&main_job, &first, out);
 }
 
 /* The shell case pattern of the options whose value is a file or directory. */
@@ -89,13 +90,14 @@ static void completion_bash(FILE *out)
     fprintf(out, "    esac\n    local words\n    case $cmd in\n");
     for (int k = 0; k < kl_cli_command_count; k++) {
         const struct command_def *d = &kl_cli_commands[k];
+        int first = 1;
         if (d->cmd < 0)
             continue;
         fprintf(out, "    %s) ", d->name);
         if (d->operand == OPD_FILES)
             fputs("[[ $cur == -* ]] || { COMPREPLY=($(compgen -f -- \"$cur\")); return; }; ", out);
         fputs("words=\"", out);
-        command_words(d, out);
+        command_words(d, &first, out);
         fprintf(out, "\" ;;\n");
     }
     fprintf(out, "    help) words=\"");
@@ -126,18 +128,19 @@ static void completion_zsh(FILE *out)
     fprintf(out, "    esac\n    case $cmd in\n");
     for (int k = 0; k < kl_cli_command_count; k++) {
         const struct command_def *d = &kl_cli_commands[k];
+        int first = 1;
         if (d->cmd < 0)
             continue;
         fprintf(out, "    %s) ", d->name);
         if (d->operand == OPD_FILES)
             fputs("[[ ${words[CURRENT]} == -* ]] || { _files; return; }; ", out);
         fputs("compadd -- ", out);
-        command_words(d, out);
+        command_words(d, &first, out);
         fprintf(out, " ;;\n");
     }
     fputs("    help) compadd -- ", out);
     first_words(0, out);
-    fputs(";;\n    '') compadd -- ", out);
+    fputs(" ;;\n    '') compadd -- ", out);
     first_words(1, out);
     fprintf(out, " ;;\n    *) _files ;;\n    esac\n}\n_kladder \"$@\"\n");
 }
