@@ -1,8 +1,9 @@
 /*
  * kladder command line: a thin layer over the library. Its options are parsed
- * by the table in cli/options.c; here the device is opened and a workload
- * runs its ladder, whose report cli/outputs.c writes; a list of devices
- * goes to cli/fleet_cmd.c.
+ * by the tables in cli/options.c (cli/parse.c); here the device is opened and
+ * a workload runs its ladder, whose report cli/outputs.c writes; a list of
+ * devices goes to cli/fleet_cmd.c, and the commands that open no device to
+ * their own files (report, compare, template, completion, devices).
  *
  * Exit codes: 0 all verified; 1 a rung failed verification; 2 bad usage or
  * input; 3 a device, build or runtime error; 4 a launch ran past

@@ -1,10 +1,10 @@
 /*
  * The command line as data: the commands and one table of options (name,
  * value, the commands that take it, where the value goes, its help). The
- * table drives the parser, `kladder help [COMMAND]` and `kladder COMMAND
- * --help`, the suggestions for a mistyped word, the shell completions
- * (`kladder completion bash|zsh`) and the man page (`kladder help --man`,
- * generated at build time).
+ * tables drive the parser, `kladder help [COMMAND]` and `kladder COMMAND
+ * --help` and the suggestions for a mistyped word (cli/parse.c), the shell
+ * completions (`kladder completion bash|zsh`) and the man page (`kladder
+ * help --man`, generated at build time; cli/shell_docs.c).
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /*
  * The command line as data (cli/options.c): the commands and one table of
  * options, each with the commands that take it, how its value is read,
- * where it goes in struct cli and its help. options.c parses and prints
- * help from them; shell_docs.c makes the shell completions and the man page.
+ * where it goes in struct cli and its help. parse.c parses and prints help
+ * from them; shell_docs.c makes the shell completions and the man page.
  */
 #ifndef KL_CLI_OPTIONS_H
 #define KL_CLI_OPTIONS_H
@@ -114,12 +114,6 @@ const struct cli_option *kl_cli_find(const char *name, int cmd);
 int kl_cli_known(const char *name);
 /* The table's entry of a command (cmd >= 0), or NULL. */
 const struct command_def *kl_cli_command(int cmd);
-
-/* Help (cli/parse.c): `kladder help` and one command's; 0, or -1 for no such command. */
-void kl_cli_usage(FILE *out);
-int kl_cli_command_help(const char *name, FILE *out);
-/* Says msg and where the options are listed ("help gemm"); returns EXIT_USAGE. */
-int kl_cli_fail(const char *msg, const char *help);
 
 /* `kladder completion SHELL`: 0, or -1 for a shell other than bash and zsh. */
 int kl_cli_completion(const char *shell, FILE *out);

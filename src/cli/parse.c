@@ -187,7 +187,8 @@ static const char *closest_command(const char *w)
     return closest(w, names, k);
 }
 
-int kl_cli_fail(const char *msg, const char *help)
+/* Says msg and where the options are listed ("help gemm"); returns EXIT_USAGE. */
+static int fail(const char *msg, const char *help)
 {
     fprintf(stderr, "kladder: %s\n(kladder %s lists the options)\n", msg, help);
     return EXIT_USAGE;
@@ -236,7 +237,8 @@ static void print_indented(const char *text, int indent, FILE *out)
     }
 }
 
-void kl_cli_usage(FILE *out)
+/* kladder help: every command, and the options of the commands that measure. */
+static void usage(FILE *out)
 {
     fprintf(out, "usage: kladder [COMMAND] [OPTIONS]\n\nCommands:\n  %-11s ", "(none)");
     fprintf(out, "show the chosen device and run the GEMM ladder at a quick size\n");
@@ -260,8 +262,9 @@ static const struct command_def *command_named(const char *name)
     return NULL;
 }
 
-/* kladder help COMMAND: its synopsis, what it does, its options, an example. */
-int kl_cli_command_help(const char *name, FILE *out)
+/* kladder help COMMAND: its synopsis, what it does, its options, an example; 0, or -1 for
+ * no such command. */
+static int command_help(const char *name, FILE *out)
 {
     const struct command_def *d = command_named(name);
     if (!d)
@@ -291,15 +294,15 @@ static int help_command(int argc, char **argv)
 {
     char err[256];
     if (argc == 2)
-        return kl_cli_usage(stdout), 0;
+        return usage(stdout), 0;
     if (argc == 3 && strcmp(argv[2], "--man") == 0)
         return kl_cli_man_page(stdout), 0;
-    if (argc == 3 && kl_cli_command_help(argv[2], stdout) == 0)
+    if (argc == 3 && command_help(argv[2], stdout) == 0)
         return 0;
     const char *s = argc == 3 ? closest_command(argv[2]) : NULL;
     snprintf(err, sizeof err, "help takes one command (got \"%s\"%s)%s%s%s", argv[2],
              argc > 3 ? " and more" : "", s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
-    return kl_cli_fail(err, "help");
+    return fail(err, "help");
 }
 
 static int version_command(int argc, char **argv)
@@ -307,7 +310,7 @@ static int version_command(int argc, char **argv)
     char err[512];
     if (argc > 2) {
         snprintf(err, sizeof err, "version takes no options (got \"%s\")", argv[2]);
-        return kl_cli_fail(err, "help");
+        return fail(err, "help");
     }
     printf("kladder %s\n", KLADDER_VERSION);
     return 0;
@@ -324,7 +327,7 @@ static int unknown_command(const char *cmd)
     const char *s = closest_command(cmd);
     snprintf(err, sizeof err, "unknown command \"%s\"%s%s%s (%s)", cmd, s ? "; did you mean " : "",
              s ? s : "", s ? "?" : "", names);
-    return kl_cli_fail(err, "help");
+    return fail(err, "help");
 }
 
 /* The workloads whose ladders kladder tune takes: "gemm, copy, rowdot, gemv or blur". */
@@ -360,7 +363,7 @@ static int tune_workload(const char *word, struct cli *c)
     }
     ladder_list(names, sizeof names);
     snprintf(err, sizeof err, "kladder tune takes a ladder: %s (got \"%s\")", names, word);
-    return kl_cli_fail(err, "help tune");
+    return fail(err, "help tune");
 }
 
 /* The command word at argv[1]; 0 with c->command set, else an exit code (*done set). */
@@ -586,7 +589,7 @@ static int check_rules(const struct cli *c)
             continue;
         err[0] = '\0';
         if (r->broken(c, err, sizeof err))
-            return kl_cli_fail(r->msg ? r->msg : err, r->help);
+            return fail(r->msg ? r->msg : err, r->help);
     }
     return 0;
 }
@@ -612,11 +615,11 @@ static int unknown_option(const struct cli *c, const char *opt, const char *word
     if (kl_cli_known(opt)) {
         snprintf(err, sizeof err, "option %s does not apply to %s", opt,
                  kl_cli_command_name(c->command));
-        return kl_cli_fail(err, help);
+        return fail(err, help);
     }
     suggest_option(opt, c->tuned ? c->tuned : c->command, hint, sizeof hint);
     snprintf(err, sizeof err, "unknown option \"%s\"%s", word, hint);
-    return kl_cli_fail(err, help);
+    return fail(err, help);
 }
 
 /* The option at argv[*i] and its value (--opt=value or --opt value); 0 or an exit code. */
@@ -639,7 +642,7 @@ static int read_option(int argc, char **argv, int *i, struct cli *c, const char 
         snprintf(err, sizeof err, "%s takes no value", opt);
     else if (!apply(c, o, o->arg && !val ? argv[++*i] : val, err, sizeof err))
         return 0;
-    return kl_cli_fail(err, help);
+    return fail(err, help);
 }
 
 /* 1 when word is an operand of the command ("-" is one: a file's name). */
@@ -658,16 +661,16 @@ static int add_operand(struct cli *c, const char *word, const char *help)
         return 0;
     }
     if (d->max_operands < MAX_OPERANDS)
-        return kl_cli_fail(d->operands_wrong, help);
+        return fail(d->operands_wrong, help);
     snprintf(err, sizeof err, "at most %d files at once", MAX_OPERANDS);
-    return kl_cli_fail(err, help);
+    return fail(err, help);
 }
 
 static int check_operands(const struct cli *c, const char *help)
 {
     const struct command_def *d = kl_cli_command(c->command);
     if (d && (c->noperands < d->min_operands || c->noperands > d->max_operands))
-        return kl_cli_fail(d->operands_wrong, help);
+        return fail(d->operands_wrong, help);
     return 0;
 }
 
@@ -675,8 +678,8 @@ static int check_operands(const struct cli *c, const char *help)
 static int print_help(enum command cmd)
 {
     if (cmd == CMD_MAIN)
-        return kl_cli_usage(stdout), 0;
-    return kl_cli_command_help(kl_cli_command_name(cmd), stdout);
+        return usage(stdout), 0;
+    return command_help(kl_cli_command_name(cmd), stdout);
 }
 
 static void set_defaults(struct cli *c)
