@@ -54,34 +54,36 @@ static void show_file(const struct kl_tuned_file *f, FILE *out)
     }
 }
 
-static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+/* --show: this device's tuned parameters, or that it has none. */
+static void show_device(struct kl_context *kl, const char *dir, FILE *out)
 {
-    char warn[8192], dir[3072];
+    char warn[8192];
+    struct kl_tuned_file f;
+    int got = kl_tuned_load(&kl->info, kl->ops->name, &f, warn, sizeof warn);
+    if (got < 0)
+        fprintf(stderr, "kladder: warning: %s\n", warn);
+    if (got == 1)
+        show_file(&f, out);
+    else
+        fprintf(out,
+                "no tuned parameters for %s (%s) in %s; `kladder tune gemm` finds them "
+                "(--all lists every device's)\n",
+                kl->info.name, kl->ops->name, dir);
+    kl_tuned_free(&f);
+}
+
+/* --show --all: every device's file in the cache; 0, or the exit code of a failed listing. */
+static int show_all(const char *dir, FILE *out)
+{
+    char warn[8192], **paths;
     struct kl_tuned_file f;
     struct kl_err e;
-    kl_cache_dir(dir, sizeof dir);
-    if (!t->all) {
-        int got = kl_tuned_load(&kl->info, kl->ops->name, &f, warn, sizeof warn);
-        if (got < 0)
-            fprintf(stderr, "kladder: warning: %s\n", warn);
-        if (got == 1)
-            show_file(&f, out);
-        else
-            fprintf(out,
-                    "no tuned parameters for %s (%s) in %s; `kladder tune gemm` finds them "
-                    "(--all lists every device's)\n",
-                    kl->info.name, kl->ops->name, dir);
-        kl_tuned_free(&f);
-        return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
-    }
-    char **paths;
-    int n;
+    int n, shown = 0;
     enum kl_status st = kl_tuned_list(&paths, &n, &e);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e.msg);
         return kl_exit_for(st);
     }
-    int shown = 0;
     for (int i = 0; i < n; i++) {
         if (kl_tuned_read(paths[i], NULL, &f, warn, sizeof warn) < 0) {
             fprintf(stderr, "kladder: warning: %s\n", warn);
@@ -95,6 +97,20 @@ static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     if (!shown)
         fprintf(out, "no tuned parameters in %s\n", dir);
     kl_tuned_list_free(paths, n);
+    return 0;
+}
+
+static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+{
+    char dir[3072];
+    int rc = 0;
+    kl_cache_dir(dir, sizeof dir);
+    if (t->all)
+        rc = show_all(dir, out);
+    else
+        show_device(kl, dir, out);
+    if (rc)
+        return rc;
     return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
 }
 
