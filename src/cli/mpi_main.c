@@ -184,6 +184,18 @@ static int runs_on_ranks(const char *w)
     return 1;
 }
 
+/* --version or -V anywhere, as kladder takes it: 1, rank 0 having printed the version. */
+static int answer_version(int argc, char **argv, int rank)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            if (rank == 0)
+                printf("kladder %s\n", KLADDER_VERSION);
+            return 1;
+        }
+    return 0;
+}
+
 /* A command kladder-mpi does not run, said by rank 0: EXIT_USAGE; else 0. */
 static int refuse(int argc, char **argv, int rank)
 {
@@ -218,7 +230,8 @@ static int parse_line(int argc, char **argv, int rank, char ***typed, char ***sc
         fprintf(stderr, "kladder-mpi: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
     }
-    int rc = muted(rank != 0, parse_only, argc, *scratch);
+    /* (rank 0's standard output stays: the help, the version or the completion asked for) */
+    int rc = rank == 0 ? parse_only(argc, *scratch) : muted(1, parse_only, argc, *scratch);
     if (rc || parsed_done)
         return rc;
     if (parsed.command == CMD_PEAK && parsed.p2p) {
@@ -269,14 +282,14 @@ static void run_mine(struct rank_head *mine, MPI_Comm node, int rank, int argc, 
 
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1, rc;
+    int rank = 0, size = 1, rc = 0;
     char **typed = NULL, **scratch = NULL;
     MPI_Comm node;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    if ((rc = refuse(argc, argv, rank)) != 0) {
+    if (answer_version(argc, argv, rank) || (rc = refuse(argc, argv, rank)) != 0) {
         MPI_Finalize();
         return rc;
     }
