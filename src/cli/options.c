@@ -19,6 +19,22 @@
 
 /* ---- the commands ------------------------------------------------------------ */
 
+/* What report and compare do, in their help after the summary. */
+static const char report_detail[] =
+    "Writes one self-contained HTML page (inline SVG charts and CSS; no script, nothing\n"
+    "fetched) with, for every run: a ladder chart (each rung's rate and its % of the\n"
+    "measured roof; failed rungs marked, peers apart), a roofline (rungs at their arithmetic\n"
+    "intensity under the measured bandwidth slope and compute roof), a sweep's bandwidth\n"
+    "curves, a blur's input and output pictures, the rung summaries, the device facts and\n"
+    "the provenance. RUN.json files come from --json FILE or --format json. GEMM runs of\n"
+    "several shapes (a shape sweep) lead the page with a chart of kladder's fastest rung of\n"
+    "each precision against the library of that precision (--compare), shape by shape, and\n"
+    "the shapes where it reaches 0.95x the library's rate.";
+static const char compare_detail[] =
+    "Compares two runs of the same ladder rung by rung: the ratio of median times (new/old)\n"
+    "and whether the difference is beyond the measured spread of both runs (their ranges\n"
+    "from fastest to slowest timed launch do not overlap).";
+
 const struct command_def kl_cli_commands[] = {
     {"devices", "", CMD_DEVICES, "list every OpenCL platform and device with its facts",
      "kladder devices", .operand = OPD_NONE},
@@ -47,26 +63,12 @@ const struct command_def kl_cli_commands[] = {
      "kladder tune gemm --size 2048 --budget 60s", .operand = OPD_WORKLOAD},
     {"report", "RUN.json... [OPTIONS]", CMD_REPORT,
      "saved runs (--json) as HTML charts, or one SVG (kladder report --help)",
-     "kladder report before.json after.json -o report.html",
-     .detail =
-         "Writes one self-contained HTML page (inline SVG charts and CSS; no script, nothing\n"
-         "fetched) with, for every run: a ladder chart (each rung's rate and its % of the\n"
-         "measured roof; failed rungs marked, peers apart), a roofline (rungs at their "
-         "arithmetic\nintensity under the measured bandwidth slope and compute roof), a "
-         "sweep's bandwidth\ncurves, a blur's input and output pictures, the rung summaries, "
-         "the device facts and\nthe provenance. RUN.json files come from --json FILE or "
-         "--format json. GEMM runs of\nseveral shapes (a shape sweep) lead the page with a "
-         "chart of kladder's fastest rung of\neach precision against the library of that "
-         "precision (--compare), shape by shape, and\nthe shapes where it reaches 0.95x the "
-         "library's rate.",
+     "kladder report before.json after.json -o report.html", .detail = report_detail,
      .operand = OPD_FILES, .min_operands = 1, .max_operands = MAX_OPERANDS,
      .operands_wrong = "give at least one run's JSON file (from --json FILE)"},
     {"compare", "OLD.json NEW.json [OPTIONS]", CMD_COMPARE,
      "two saved runs rung by rung, for CI too (kladder compare --help)",
-     "kladder compare main.json branch.json --fail-on-regression 10",
-     .detail = "Compares two runs of the same ladder rung by rung: the ratio of median times "
-               "(new/old)\nand whether the difference is beyond the measured spread of both "
-               "runs (their ranges\nfrom fastest to slowest timed launch do not overlap).",
+     "kladder compare main.json branch.json --fail-on-regression 10", .detail = compare_detail,
      .operand = OPD_FILES, .min_operands = 2, .max_operands = 2,
      .operands_wrong = "give two runs: OLD.json NEW.json"},
     {"template", "WORKLOAD", CMD_TEMPLATE,

@@ -185,7 +185,12 @@ void kl_cli_man_page(FILE *out)
         }
         fputc('\n', out);
         roff(kl_cli_commands[k].summary, out);
-        fputs(".\nExample: ", out);
+        fputs(".\n", out);
+        if (kl_cli_commands[k].detail) {
+            roff(kl_cli_commands[k].detail, out);
+            fputc('\n', out);
+        }
+        fputs("Example: ", out);
         roff(kl_cli_commands[k].example, out);
         fputc('\n', out);
     }
