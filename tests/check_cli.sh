@@ -19,12 +19,13 @@ run() {
 
 # Per-command help: that command's options and an example, not another's; the same text
 # from `kladder help C`, `kladder C --help` and `kladder C -h`.
-for c in gemm copy rowdot gemv blur peak tune devices; do
+for c in gemm copy rowdot gemv blur peak tune devices report compare completion template; do
     run "h_$c" help "$c"
     run "l_$c" "$c" --help
     run "s_$c" "$c" -h
+    # (template's help is its own text: the workloads of its interface, no example)
     if [ "$rc" -ne 0 ] || ! grep -q "^usage: kladder $c" "$tmp/h_$c.out" ||
-        ! grep -q "^example: kladder $c" "$tmp/h_$c.out" ||
+        { [ "$c" != template ] && ! grep -q "^example: .*kladder $c" "$tmp/h_$c.out"; } ||
         ! cmp -s "$tmp/h_$c.out" "$tmp/l_$c.out" || ! cmp -s "$tmp/h_$c.out" "$tmp/s_$c.out"; then
         fail "help $c, $c --help and $c -h should print the same usage and example" "$tmp/h_$c.out" "$tmp/l_$c.err"
     fi
@@ -43,6 +44,8 @@ expect_in h_blur --sigma --rows
 expect_in h_peak --vec --rung
 expect_in h_tune --budget --sigma
 expect_in h_devices --device --min-time
+expect_in h_report --chart --fail-on-regression
+expect_in h_compare --fail-on-regression --chart
 
 # Suggestions for a slip; none for a word far from every other.
 suggest() { # suggest WANT ARGS...: exit 2 and "did you mean WANT?"
@@ -105,6 +108,12 @@ check_completion "--sweep" copy --sw
 check_completion "json" gemm --format j
 check_completion "uchar4" blur --pixel u
 check_completion "--no-host-rungs --no-tuned" gemm --no-
+# report's and compare's options and values, from the same table; template's workloads
+check_completion "--chart" report a.json --ch
+check_completion "html" report a.json --format h
+check_completion "--fail-on-regression --force" compare --f
+check_completion "gemm gemv" template ge
+check_completion "zsh" completion z
 
 # The man page: built, renders without a warning, and documents every option of `kladder help`.
 page=$build/kladder.1

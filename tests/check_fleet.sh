@@ -14,7 +14,8 @@
 #              the rows measured are in the fleet file
 #   mpi        mpirun -n 2 kladder-mpi: rank 0 gathers both ranks (host,
 #              device, rank) into one fleet file; two ranks on one device share
-#              it and say so; kladder-mpi refuses commands it does not run
+#              it and say so; kladder-mpi refuses commands it does not run,
+#              and prints the help and the version once
 # One "ok" line per check; FAIL lines and exit 1 on any failure.
 set -u
 kladder=$1
@@ -256,6 +257,13 @@ mpi)
     "${mpirun[@]}" "$mpi_kladder" tune gemm >tune.txt 2>tune.err
     [ $? -ne 0 ] && grep -q "kladder-mpi runs measurements" tune.err && ok "kladder-mpi tune: refused" ||
         fail "kladder-mpi tune" tune.err
+    # The help and the version, as kladder prints them, once (rank 0's).
+    "${mpirun[@]}" "$mpi_kladder" help >help.txt 2>help.err
+    [ "$(grep -c '^usage: kladder \[COMMAND\]' help.txt)" = 1 ] && ok "kladder-mpi help: rank 0 prints the usage" ||
+        fail "kladder-mpi help" help.txt help.err
+    "${mpirun[@]}" "$mpi_kladder" gemm --version >version.txt 2>version.err
+    [ "$(cat version.txt)" = "$("$kladder" --version)" ] && ok "kladder-mpi --version: $(cat version.txt)" ||
+        fail "kladder-mpi --version" version.txt version.err
     ;;
 *)
     echo "unknown mode $mode"

@@ -13,6 +13,7 @@
 #define MAX_ITEMS 64
 #define MAX_KERNELS 8
 #define MAX_DIM 1000000L
+#define MAX_OPERANDS 1024 /* the words after a command that are not options: report's files */
 
 enum command {
     CMD_MAIN,
@@ -24,7 +25,11 @@ enum command {
     CMD_GEMV,
     CMD_BLUR,
     CMD_TUNE,
-    CMD_MGEMM
+    CMD_MGEMM,
+    CMD_REPORT,     /* saved runs as a page or a chart (cli/report_cmd.c) */
+    CMD_COMPARE,    /* two saved runs, rung by rung (cli/compare.c) */
+    CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */
+    CMD_COMPLETION, /* the shell completion script (cli/shell_docs.c) */
 };
 
 struct cli {
@@ -36,6 +41,8 @@ struct cli {
     unsigned long long seed;
     const char *rungs[MAX_ITEMS], *params[MAX_ITEMS];
     int nrungs, nparams, list_rungs;
+    const char *operands[MAX_OPERANDS]; /* report's and compare's files, template's workload */
+    int noperands;
     const char *kernels[MAX_KERNELS]; /* --kernel FILE[:ENTRY] */
     int nkernels;
     /* gemm */
@@ -74,6 +81,12 @@ struct cli {
     int protocol_set;
     long bytes;
     unsigned vec_mask;
+    /* report */
+    const char *page_format; /* --format html|svg (NULL: html) */
+    const char *chart;       /* --chart: the chart of --format svg */
+    /* compare */
+    double fail_pct; /* --fail-on-regression PCT; below 0: not given */
+    int force;       /* --force: compare runs of different ladders */
 };
 
 /*

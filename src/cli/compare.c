@@ -12,31 +12,14 @@
  * unless --force is given, which says what differs.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/exit.h"
 #include "cli/report_cmd.h"
 #include "report/run.h"
-
-static const char compare_usage[] =
-    "usage: kladder compare OLD.json NEW.json [--fail-on-regression PCT] [--force]\n"
-    "\n"
-    "Compares two runs of the same ladder rung by rung: the ratio of median times (new/old)\n"
-    "and whether the difference is beyond the measured spread of both runs (their ranges\n"
-    "from fastest to slowest timed launch do not overlap).\n"
-    "\n"
-    "  --fail-on-regression PCT  exit 1 when a rung slowed by more than PCT % beyond noise\n"
-    "                            (its fastest new launch is more than PCT % slower than the\n"
-    "                            slowest old one), or verified before and fails now\n"
-    "  --force                   compare runs of different workloads, parameters or devices,\n"
-    "                            saying what differs (they are refused otherwise)\n";
-
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "kladder compare: %s\n(kladder compare --help lists the options)\n", msg);
-    return EXIT_USAGE;
-}
 
 /* Appends "; text" to a list of differences. */
 static void add(char *list, size_t n, const char *text)
@@ -73,16 +56,11 @@ static int same_value(const struct kl_json *a, const struct kl_json *b)
     }
 }
 
-/* What makes two runs incomparable (into refuse), and what merely differs (into notes). */
-static void differences(const struct kl_run *a, const struct kl_run *b, char *refuse, size_t rn,
-                        char *notes, size_t nn)
+/* The parameters but the seed (sizes, type, sweep, picture): a difference refuses the pair. */
+static void param_differences(const struct kl_run *a, const struct kl_run *b, char *refuse,
+                              size_t rn, char *notes, size_t nn)
 {
     char t[600], x[128], y[128];
-    if (strcmp(a->workload, b->workload) != 0) {
-        snprintf(t, sizeof t, "workload %.60s vs %.60s", a->workload, b->workload);
-        add(refuse, rn, t);
-    }
-    /* Every parameter but the seed: sizes, type, sweep, picture. */
     for (int pass = 0; pass < 2; pass++) {
         const struct kl_run *p = pass ? b : a, *q = pass ? a : b;
         for (int i = 0; i < p->params->count; i++) {
@@ -96,22 +74,45 @@ static void differences(const struct kl_run *a, const struct kl_run *b, char *re
             add(strcmp(key, "seed") == 0 ? notes : refuse, strcmp(key, "seed") == 0 ? nn : rn, t);
         }
     }
-    if (strcmp(a->dev_name, b->dev_name) != 0) {
-        snprintf(t, sizeof t, "device \"%.120s\" vs \"%.120s\"", a->dev_name, b->dev_name);
-        add(refuse, rn, t);
-    }
-    if (strcmp(a->driver, b->driver) != 0) {
-        snprintf(t, sizeof t, "driver %.100s vs %.100s", a->driver, b->driver);
-        add(notes, nn, t);
-    }
-    if (strcmp(a->backend, b->backend) != 0) {
-        snprintf(t, sizeof t, "backend %.60s vs %.60s", a->backend, b->backend);
-        add(notes, nn, t);
-    }
-    if (strcmp(a->version, b->version) != 0) {
-        snprintf(t, sizeof t, "kladder %.40s vs %.40s", a->version, b->version);
-        add(notes, nn, t);
-    }
+}
+
+/* A fact of a run as text: runs that differ in it are refused, or merely noted. */
+struct fact {
+    size_t field; /* offsetof(struct kl_run, ...): a const char * */
+    const char *format;
+    int refuse;
+};
+
+#define FACT(f) offsetof(struct kl_run, f)
+static const struct fact workload_fact = {FACT(workload), "workload %.60s vs %.60s", 1};
+static const struct fact machine_facts[] = {
+    {FACT(dev_name), "device \"%.120s\" vs \"%.120s\"", 1},
+    {FACT(driver), "driver %.100s vs %.100s", 0},
+    {FACT(backend), "backend %.60s vs %.60s", 0},
+    {FACT(version), "kladder %.40s vs %.40s", 0},
+};
+
+static void fact_difference(const struct fact *f, const struct kl_run *a, const struct kl_run *b,
+                            char *refuse, size_t rn, char *notes, size_t nn)
+{
+    const char *x = *(const char *const *)(const void *)((const char *)a + f->field);
+    const char *y = *(const char *const *)(const void *)((const char *)b + f->field);
+    char t[600];
+    if (strcmp(x, y) == 0)
+        return;
+    snprintf(t, sizeof t, f->format, x, y);
+    add(f->refuse ? refuse : notes, f->refuse ? rn : nn, t);
+}
+
+/* What makes two runs incomparable (into refuse), and what merely differs (into notes):
+ * the workload, the parameters, then the machine. */
+static void differences(const struct kl_run *a, const struct kl_run *b, char *refuse, size_t rn,
+                        char *notes, size_t nn)
+{
+    fact_difference(&workload_fact, a, b, refuse, rn, notes, nn);
+    param_differences(a, b, refuse, rn, notes, nn);
+    for (size_t k = 0; k < sizeof machine_facts / sizeof *machine_facts; k++)
+        fact_difference(&machine_facts[k], a, b, refuse, rn, notes, nn);
 }
 
 /* The k-th row (from 0) of run with this rung and config, or NULL. */
@@ -148,49 +149,48 @@ struct tally {
     char regressed[512];
 };
 
-/* One line: old and new, or one of them missing. */
-static void line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
-                 struct tally *t)
+/* The verdict on a rung timed in both runs, counted in t. */
+static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
+                          const char *name, struct tally *t, char *verdict, size_t vn)
 {
-    char name[200], verdict[160];
-    const struct kl_run_row *any = o ? o : n;
-    name_cell(any, name, sizeof name);
-    printf("%-24s", name);
-    if (!o || !n) {
-        printf(" %10s %10s %8s %8s  %-23s %-23s  only in %s\n", "", "", "", "", "", "",
-               o ? "old" : "new");
-        t->only++;
-        return;
-    }
-    if (o->timed && n->timed) {
-        double ratio = n->median_s / o->median_s;
-        char ro[48], rn[48];
-        snprintf(ro, sizeof ro, "%.4g–%.4g", o->min_s * 1e3, o->max_s * 1e3);
-        snprintf(rn, sizeof rn, "%.4g–%.4g", n->min_s * 1e3, n->max_s * 1e3);
-        t->compared++;
-        if (n->min_s > o->max_s) {
-            double beyond = (n->min_s / o->max_s - 1) * 100;
-            t->slower++;
-            if (pct >= 0 && beyond > pct) {
-                t->regressions++;
-                add(t->regressed, sizeof t->regressed, name);
-                snprintf(verdict, sizeof verdict, "REGRESSION: slower beyond noise by %.1f%%",
-                         beyond);
-            } else {
-                snprintf(verdict, sizeof verdict, "slower beyond noise (by %.1f%%)", beyond);
-            }
-        } else if (n->max_s < o->min_s) {
-            t->faster++;
-            snprintf(verdict, sizeof verdict, "faster beyond noise (by %.1f%%)",
-                     (1 - n->max_s / o->min_s) * 100);
+    t->compared++;
+    if (n->min_s > o->max_s) {
+        double beyond = (n->min_s / o->max_s - 1) * 100;
+        t->slower++;
+        if (pct >= 0 && beyond > pct) {
+            t->regressions++;
+            add(t->regressed, sizeof t->regressed, name);
+            snprintf(verdict, vn, "REGRESSION: slower beyond noise by %.1f%%", beyond);
         } else {
-            t->same++;
-            snprintf(verdict, sizeof verdict, "within noise");
+            snprintf(verdict, vn, "slower beyond noise (by %.1f%%)", beyond);
         }
-        printf(" %10.4g %10.4g %8.3f %+7.1f%%  %-23s %-23s  %s\n", o->median_s * 1e3,
-               n->median_s * 1e3, ratio, (ratio - 1) * 100, ro, rn, verdict);
-        return;
+    } else if (n->max_s < o->min_s) {
+        t->faster++;
+        snprintf(verdict, vn, "faster beyond noise (by %.1f%%)", (1 - n->max_s / o->min_s) * 100);
+    } else {
+        t->same++;
+        snprintf(verdict, vn, "within noise");
     }
+}
+
+/* A rung timed in both: the medians, their ratio, both ranges and the verdict. */
+static void timed_line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
+                       const char *name, struct tally *t)
+{
+    char verdict[160], ro[48], rn[48];
+    double ratio = n->median_s / o->median_s;
+    snprintf(ro, sizeof ro, "%.4g–%.4g", o->min_s * 1e3, o->max_s * 1e3);
+    snprintf(rn, sizeof rn, "%.4g–%.4g", n->min_s * 1e3, n->max_s * 1e3);
+    timed_verdict(o, n, pct, name, t, verdict, sizeof verdict);
+    printf(" %10.4g %10.4g %8.3f %+7.1f%%  %-23s %-23s  %s\n", o->median_s * 1e3, n->median_s * 1e3,
+           ratio, (ratio - 1) * 100, ro, rn, verdict);
+}
+
+/* A rung timed in one run or neither: the statuses; verified before and failed now is lost. */
+static void status_line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
+                        const char *name, struct tally *t)
+{
+    char verdict[160];
     int lost = o->timed && strcmp(n->status, "failed") == 0;
     if (lost && pct >= 0) {
         t->regressions++;
@@ -212,69 +212,44 @@ static void line(const struct kl_run_row *o, const struct kl_run_row *n, double 
            "", "", "", "", verdict);
 }
 
-int kl_cli_compare(int argc, char **argv)
+/* One line: old and new, or one of them missing. */
+static void line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
+                 struct tally *t)
 {
-    const char *files[2];
-    int nfiles = 0, force = 0;
-    double pct = -1;
-    char msg[512];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(compare_usage, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "--force") == 0) {
-            force = 1;
-        } else if (strncmp(a, "--fail-on-regression", 20) == 0 && (a[20] == '\0' || a[20] == '=')) {
-            const char *v = a[20] == '=' ? a + 21 : i + 1 < argc ? argv[++i] : NULL;
-            char *end;
-            if (!v)
-                return usage_error("--fail-on-regression needs a percentage, e.g. 10");
-            pct = strtod(v, &end);
-            if (end != v && *end == '%')
-                end++;
-            if (end == v || *end || !(pct >= 0) || pct > 1e6) {
-                snprintf(msg, sizeof msg,
-                         "--fail-on-regression: \"%.100s\" is not a percentage (a number >= 0, "
-                         "e.g. 10)",
-                         v);
-                return usage_error(msg);
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            snprintf(msg, sizeof msg, "unknown option \"%.100s\"", a);
-            return usage_error(msg);
-        } else if (nfiles == 2) {
-            return usage_error("give two runs: OLD.json NEW.json");
-        } else {
-            files[nfiles++] = a;
-        }
+    char name[200];
+    name_cell(o ? o : n, name, sizeof name);
+    printf("%-24s", name);
+    if (!o || !n) {
+        printf(" %10s %10s %8s %8s  %-23s %-23s  only in %s\n", "", "", "", "", "", "",
+               o ? "old" : "new");
+        t->only++;
+    } else if (o->timed && n->timed) {
+        timed_line(o, n, pct, name, t);
+    } else {
+        status_line(o, n, pct, name, t);
     }
-    if (nfiles != 2)
-        return usage_error("give two runs: OLD.json NEW.json");
+}
 
-    struct kl_run runs[2];
+/* The two runs of the operands; 0, or EXIT_USAGE having said why. */
+static int load_pair(const struct cli *c, struct kl_run runs[2])
+{
     char err[1024];
-    memset(runs, 0, sizeof runs);
+    memset(runs, 0, 2 * sizeof *runs);
     for (int k = 0; k < 2; k++)
-        if (kl_run_load(&runs[k], files[k], err, sizeof err) != 0) {
+        if (kl_run_load(&runs[k], c->operands[k], err, sizeof err) != 0) {
             fprintf(stderr, "kladder compare: %s\n", err);
             kl_run_free(&runs[0]);
             kl_run_free(&runs[1]);
             return EXIT_USAGE;
         }
-    const struct kl_run *o = &runs[0], *n = &runs[1];
-    char refuse[1024] = "", notes[1024] = "", params[300];
-    differences(o, n, refuse, sizeof refuse, notes, sizeof notes);
-    if (refuse[0] && !force) {
-        fprintf(stderr,
-                "kladder compare: %s and %s are not runs of the same ladder: %s.\n"
-                "(--force compares them anyway)\n",
-                files[0], files[1], refuse);
-        kl_run_free(&runs[0]);
-        kl_run_free(&runs[1]);
-        return EXIT_USAGE;
-    }
+    return EXIT_OK;
+}
+
+/* The heading: the ladder, both runs, what differs. */
+static void print_head(const struct kl_run *o, const struct kl_run *n, const char *refuse,
+                       const char *notes)
+{
+    char params[300];
     kl_run_params_text(o, params, sizeof params);
     printf("kladder compare  %s  %s  on %s\n", o->workload, params, o->dev_name);
     printf("old: %s (%s, driver %s)\nnew: %s (%s, driver %s)\n", o->name, o->date, o->driver,
@@ -285,36 +260,67 @@ int kl_cli_compare(int argc, char **argv)
         printf("note: %s\n", notes);
     printf("\n%-24s %10s %10s %8s %8s  %-23s %-23s  %s\n", "rung", "old ms", "new ms", "new/old",
            "change", "old min–max ms", "new min–max ms", "verdict");
-    struct tally t;
-    memset(&t, 0, sizeof t);
+}
+
+/* Every rung of either run, matched by name, configuration and occurrence. */
+static void print_rows(const struct kl_run *o, const struct kl_run *n, double pct, struct tally *t)
+{
     for (int i = 0; i < o->nrows; i++)
-        line(&o->rows[i], find(n, &o->rows[i], occurrence(o, i)), pct, &t);
+        line(&o->rows[i], find(n, &o->rows[i], occurrence(o, i)), pct, t);
     for (int i = 0; i < n->nrows; i++)
         if (!find(o, &n->rows[i], occurrence(n, i)))
-            line(NULL, &n->rows[i], pct, &t);
+            line(NULL, &n->rows[i], pct, t);
+}
+
+/* The counts, and with --fail-on-regression the verdict; the exit code. */
+static int print_summary(const struct tally *t, double pct)
+{
     printf("\nnew/old: ratio of median times (below 1: faster). Beyond noise: the two runs' "
            "ranges of launch times do not overlap.\n");
-    printf("%d rung%s timed in both: %d faster, %d slower, %d within noise", t.compared,
-           t.compared == 1 ? "" : "s", t.faster, t.slower, t.same);
-    if (t.only)
-        printf("; %d in one run only", t.only);
-    if (t.other)
-        printf("; %d timed in one of them only", t.other);
-    if (t.neither)
-        printf("; %d timed in neither", t.neither);
+    printf("%d rung%s timed in both: %d faster, %d slower, %d within noise", t->compared,
+           t->compared == 1 ? "" : "s", t->faster, t->slower, t->same);
+    if (t->only)
+        printf("; %d in one run only", t->only);
+    if (t->other)
+        printf("; %d timed in one of them only", t->other);
+    if (t->neither)
+        printf("; %d timed in neither", t->neither);
     printf(".\n");
-    int rc = EXIT_OK;
-    if (pct >= 0) {
-        if (t.regressions) {
-            printf("FAIL: %d regression%s beyond noise by more than %g%%: %s\n", t.regressions,
-                   t.regressions == 1 ? "" : "s", pct, t.regressed);
-            rc = EXIT_REGRESSION;
-        } else {
-            printf("ok: no rung slowed beyond noise by more than %g%%\n", pct);
-        }
+    if (pct < 0)
+        return EXIT_OK;
+    if (!t->regressions) {
+        printf("ok: no rung slowed beyond noise by more than %g%%\n", pct);
+        return EXIT_OK;
     }
-    if (fflush(stdout) != 0 || ferror(stdout))
-        rc = 3;
+    printf("FAIL: %d regression%s beyond noise by more than %g%%: %s\n", t->regressions,
+           t->regressions == 1 ? "" : "s", pct, t->regressed);
+    return EXIT_REGRESSION;
+}
+
+int kl_cli_compare(const struct cli *c)
+{
+    struct kl_run runs[2];
+    char refuse[1024] = "", notes[1024] = "";
+    int rc = load_pair(c, runs);
+    if (rc)
+        return rc;
+    const struct kl_run *o = &runs[0], *n = &runs[1];
+    differences(o, n, refuse, sizeof refuse, notes, sizeof notes);
+    if (refuse[0] && !c->force) {
+        fprintf(stderr,
+                "kladder compare: %s and %s are not runs of the same ladder: %s.\n"
+                "(--force compares them anyway)\n",
+                c->operands[0], c->operands[1], refuse);
+        rc = EXIT_USAGE;
+    } else {
+        struct tally t;
+        memset(&t, 0, sizeof t);
+        print_head(o, n, refuse, notes);
+        print_rows(o, n, c->fail_pct, &t);
+        rc = print_summary(&t, c->fail_pct);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rc = EXIT_RUNTIME;
+    }
     kl_run_free(&runs[0]);
     kl_run_free(&runs[1]);
     return rc;

@@ -197,67 +197,91 @@ static int list_backend(struct listing *l, const struct kl_backend_ops *ops, con
     return shown;
 }
 
+/* The default device, chosen by kl_device_select (KLADDER_DEVICE, else the first GPU ...). */
+struct chosen {
+    int found; /* 0: none, e says why */
+    const struct kl_backend_ops *ops;
+    int p, d;
+    struct kl_err e;
+};
+
+/* The CUDA devices after OpenCL's; else why there are none (into why). */
+static int list_cuda(struct listing *l, const struct chosen *def, char *why, size_t n)
+{
+#ifdef KLADDER_HAVE_CUDA
+    if (kl_backend_cuda.platform_count() > 0) {
+        if (!l->json)
+            fputc('\n', l->out);
+        return list_backend(l, &kl_backend_cuda, cuda_rows, sizeof cuda_rows / sizeof *cuda_rows,
+                            def->ops, def->p, def->d);
+    }
+    kl_backend_cuda.unavailable(why, n);
+#else
+    (void)l, (void)def;
+    snprintf(why, n, "not built into this kladder (no CUDA toolkit when it was configured)");
+#endif
+    return 0;
+}
+
+/* The JSON's end: the default device's id (or null) and why CUDA is missing (or null). */
+static void json_tail(FILE *out, const struct chosen *def, const char *cuda_why)
+{
+    char id[32];
+    fputs("\n], \"default\": ", out);
+    if (def->found) {
+        device_id(id, sizeof id, def->ops, def->p, def->d);
+        kl_json_write_string(out, id);
+    } else {
+        fputs("null", out);
+    }
+    fputs(", \"cuda\": ", out);
+    if (cuda_why[0])
+        kl_json_write_string(out, cuda_why);
+    else
+        fputs("null", out);
+    fputs("}\n", out);
+}
+
+/* The table's last line: the default device and how to choose another, or why there is none. */
+static void say_default(FILE *out, FILE *err, int json, const struct chosen *def)
+{
+    if (!def->found) {
+        if (getenv("KLADDER_DEVICE"))
+            fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", def->e.msg);
+        else if (!json)
+            fprintf(out, "\nNo default OpenCL device: use --backend cuda (or --device cuda:0)\n");
+    } else if (json) {
+    } else if (def->ops == &kl_backend_opencl) {
+        fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another; "
+                     "--backend cuda or --device cuda:N for CUDA)\n",
+                def->p, def->d);
+    } else {
+        fprintf(out, "\nDefault device: cuda:%d (from KLADDER_DEVICE)\n", def->d);
+    }
+}
+
 int kl_cli_devices(FILE *out, FILE *err, int json)
 {
     char hint[512], cuda_why[512] = "";
     struct listing l = {out, err, json, 1};
-    const struct kl_backend_ops *ops = NULL;
-    int p = -1, d = -1;
-    struct kl_err e = {{0}};
-    int have_default = kl_device_select(NULL, &ops, &p, &d, &e) == KL_OK;
+    struct chosen def = {0, NULL, -1, -1, {{0}}};
+    def.found = kl_device_select(NULL, &def.ops, &def.p, &def.d, &def.e) == KL_OK;
     if (json)
         fputs("{\"devices\": [", out);
-    int shown = list_backend(&l, &kl_backend_opencl, rows, sizeof rows / sizeof *rows, ops, p, d);
+    int shown = list_backend(&l, &kl_backend_opencl, rows, sizeof rows / sizeof *rows, def.ops,
+                             def.p, def.d);
     if (kl_nvidia_hint(hint, sizeof hint))
         fprintf(err, "\nkladder: %s\n", hint);
-#ifdef KLADDER_HAVE_CUDA
-    if (kl_backend_cuda.platform_count() > 0) {
-        if (!json)
-            fputc('\n', out);
-        shown += list_backend(&l, &kl_backend_cuda, cuda_rows,
-                              sizeof cuda_rows / sizeof *cuda_rows, ops, p, d);
-    } else {
-        kl_backend_cuda.unavailable(cuda_why, sizeof cuda_why);
-    }
-#else
-    snprintf(cuda_why, sizeof cuda_why,
-             "not built into this kladder (no CUDA toolkit when it was configured)");
-#endif
-    if (json) {
-        char def[32];
-        fputs("\n], \"default\": ", out);
-        if (have_default) {
-            device_id(def, sizeof def, ops, p, d);
-            kl_json_write_string(out, def);
-        } else {
-            fputs("null", out);
-        }
-        fputs(", \"cuda\": ", out);
-        if (cuda_why[0])
-            kl_json_write_string(out, cuda_why);
-        else
-            fputs("null", out);
-        fputs("}\n", out);
-    } else if (cuda_why[0]) {
+    shown += list_cuda(&l, &def, cuda_why, sizeof cuda_why);
+    if (json)
+        json_tail(out, &def, cuda_why);
+    else if (cuda_why[0])
         fprintf(out, "\nCUDA: %s\n", cuda_why);
-    }
     if (!shown) {
         fprintf(err, "kladder: no device found. On Debian/Ubuntu, "
                      "`apt-get install pocl-opencl-icd` provides an OpenCL one on the CPU.\n");
         return 3;
     }
-    if (!have_default) {
-        if (getenv("KLADDER_DEVICE"))
-            fprintf(err, "\nkladder: warning: KLADDER_DEVICE selects nothing: %s\n", e.msg);
-        else if (!json)
-            fprintf(out, "\nNo default OpenCL device: use --backend cuda (or --device cuda:0)\n");
-    } else if (json) {
-    } else if (ops == &kl_backend_opencl) {
-        fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another; "
-                     "--backend cuda or --device cuda:N for CUDA)\n",
-                p, d);
-    } else {
-        fprintf(out, "\nDefault device: cuda:%d (from KLADDER_DEVICE)\n", d);
-    }
+    say_default(out, err, json, &def);
     return 0;
 }

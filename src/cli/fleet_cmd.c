@@ -47,6 +47,22 @@ static int per_member(const struct cli *c, const struct cli_option *o)
            c->command != CMD_BLUR;
 }
 
+/*
+ * The option of word a ("--name", "--name=value" or an alias) for c's command,
+ * or NULL; *next_value: its value is the next word. The parser accepted the
+ * line, so an option's value is the next word unless given with "=".
+ */
+static const struct cli_option *option_of(const struct cli *c, const char *a, int *next_value)
+{
+    char name[64];
+    const char *eq = strchr(a, '=');
+    int joined = eq && a[1] == '-';
+    snprintf(name, sizeof name, "%.*s", joined ? (int)(eq - a) : 63, a);
+    const struct cli_option *o = kl_cli_find(name, c->command);
+    *next_value = o && o->arg && !joined;
+    return o;
+}
+
 char **kl_cli_member_args(const struct cli *c, int argc, char **argv)
 {
     char **out = calloc((size_t)argc + 2, sizeof *out);
@@ -57,12 +73,8 @@ char **kl_cli_member_args(const struct cli *c, int argc, char **argv)
     if (argc > 1 && argv[1][0] != '-')
         out[n++] = argv[i++]; /* the command word */
     for (; i < argc; i++) {
-        char name[64];
-        const char *a = argv[i], *eq = strchr(a, '=');
-        snprintf(name, sizeof name, "%.*s", eq && a[1] == '-' ? (int)(eq - a) : 63, a);
-        const struct cli_option *o = kl_cli_find(name, c->command);
-        /* The parser accepted the line: an option's value is the next word unless given with =. */
-        int takes = o && o->arg && !(eq && a[1] == '-');
+        int takes;
+        const struct cli_option *o = option_of(c, argv[i], &takes);
         if (o && per_member(c, o)) {
             i += takes;
             continue;
@@ -121,6 +133,20 @@ static int write_page(const struct kl_fleet *f, FILE *html, const char *path)
     return rc;
 }
 
+/* The fleet in the report's --format: table, CSV or JSON; 0, or EXIT_RUNTIME. */
+static int write_main(const struct cli *c, const struct kl_fleet *f, FILE *out)
+{
+    static const struct {
+        const char *format;
+        void (*write)(const struct kl_fleet *f, FILE *out);
+    } writers[] = {{"json", kl_fleet_json}, {"csv", kl_fleet_csv}, {"table", kl_fleet_table}};
+    size_t k = 0;
+    while (k + 1 < sizeof writers / sizeof *writers && strcmp(c->format, writers[k].format) != 0)
+        k++;
+    writers[k].write(f, out);
+    return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_member *m, int n)
 {
     struct kl_fleet f;
@@ -135,15 +161,7 @@ int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_m
     /* As for one run: the page announced beside the table on a terminal, else on stderr. */
     FILE *say = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
     const char *page = o->report_path;
-    int rc = 0, html = 0;
-    if (strcmp(c->format, "json") == 0)
-        kl_fleet_json(&f, o->main);
-    else if (strcmp(c->format, "csv") == 0)
-        kl_fleet_csv(&f, o->main);
-    else
-        kl_fleet_table(&f, o->main);
-    if (fflush(o->main) != 0 || ferror(o->main))
-        rc = EXIT_RUNTIME;
+    int html = 0, rc = write_main(c, &f, o->main);
     if (o->json)
         kl_fleet_json(&f, o->json);
     if (o->report && !(html = write_page(&f, o->report, page) == 0))
@@ -162,25 +180,57 @@ int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_m
     return worst > rc ? worst : rc;
 }
 
+/* The members, one per device of the list: its spec and this host's name. */
+static void members_init(struct kl_fleet_member *m, char specs[][KL_FLEET_SPEC], int n)
+{
+    for (int i = 0; i < n; i++) {
+        snprintf(m[i].spec, sizeof m[i].spec, "%.*s", KL_FLEET_SPEC - 1, specs[i]);
+        m[i].rank = -1;
+        if (gethostname(m[i].host, sizeof m[i].host) != 0)
+            snprintf(m[i].host, sizeof m[i].host, "unknown");
+    }
+}
+
+/* "kladder: gemm on 2 devices at once: cuda:0 cuda:1", unless --quiet. */
+static void announce(const struct cli *c, char specs[][KL_FLEET_SPEC], int n)
+{
+    if (c->quiet)
+        return;
+    fprintf(stderr, "kladder: %s on %d device%s at once:",
+            c->command == CMD_MAIN ? "the main job" : kl_cli_command_name(c->command), n,
+            n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, " %s", specs[i]);
+    fputc('\n', stderr);
+}
+
+/*
+ * The devices of the list spec, expanded in the environment as the user gave
+ * it (*env, taken before a driver is loaded to expand the list); 0, or an
+ * exit code having said why.
+ */
+static int expand(const char *spec, char specs[][KL_FLEET_SPEC], int *n, char ***env)
+{
+    struct kl_err e;
+    *env = kl_fleet_env();
+    enum kl_status st = *env ? kl_fleet_expand(spec, specs, KL_FLEET_MAX, n, &e)
+                             : kl_fail(&e, KL_ERR_NO_MEMORY, "out of memory");
+    if (st == KL_OK)
+        return 0;
+    kl_fleet_env_free(*env);
+    fprintf(stderr, "kladder: --device %s: %s\n", spec, e.msg);
+    return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
+}
+
 int kl_cli_fleet(const struct cli *c, struct outputs *o, const char *spec, int argc, char **argv)
 {
-    char specs[KL_FLEET_MAX][KL_FLEET_SPEC], self[4096];
+    char specs[KL_FLEET_MAX][KL_FLEET_SPEC], self[4096], **env = NULL;
     struct kl_fleet_member m[KL_FLEET_MAX];
     struct kl_err e;
     int n = 0, rc;
-    if ((rc = fleet_check(c)) != 0) {
+    if ((rc = fleet_check(c)) != 0 || (rc = expand(spec, specs, &n, &env)) != 0) {
         kl_cli_outputs_abort(o);
         return rc;
-    }
-    /* The environment as the user gave it, before a driver is loaded to expand the list. */
-    char **env = kl_fleet_env();
-    enum kl_status st = env ? kl_fleet_expand(spec, specs, KL_FLEET_MAX, &n, &e)
-                            : kl_fail(&e, KL_ERR_NO_MEMORY, "out of memory");
-    if (st != KL_OK) {
-        kl_fleet_env_free(env);
-        kl_cli_outputs_abort(o);
-        fprintf(stderr, "kladder: --device %s: %s\n", spec, e.msg);
-        return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
     }
     char **args = kl_cli_member_args(c, argc, argv);
     if (!args || kl_fleet_self(self, sizeof self) != 0) {
@@ -193,21 +243,9 @@ int kl_cli_fleet(const struct cli *c, struct outputs *o, const char *spec, int a
     }
     args[0] = self;
     memset(m, 0, sizeof m);
-    for (int i = 0; i < n; i++) {
-        snprintf(m[i].spec, sizeof m[i].spec, "%s", specs[i]);
-        m[i].rank = -1;
-        if (gethostname(m[i].host, sizeof m[i].host) != 0)
-            snprintf(m[i].host, sizeof m[i].host, "unknown");
-    }
-    if (!c->quiet)
-        fprintf(stderr, "kladder: %s on %d device%s at once:",
-                c->command == CMD_MAIN ? "the main job" : kl_cli_command_name(c->command), n,
-                n == 1 ? "" : "s");
-    for (int i = 0; i < n && !c->quiet; i++)
-        fprintf(stderr, " %s", specs[i]);
-    if (!c->quiet)
-        fputc('\n', stderr);
-    st = kl_fleet_spawn(args, env, m, n, &e);
+    members_init(m, specs, n);
+    announce(c, specs, n);
+    enum kl_status st = kl_fleet_spawn(args, env, m, n, &e);
     free(args);
     kl_fleet_env_free(env);
     if (st != KL_OK)

@@ -1,8 +1,9 @@
 /*
  * kladder command line: a thin layer over the library. Its options are parsed
- * by the table in cli/options.c; here the device is opened and a workload
- * runs its ladder, whose report cli/outputs.c writes; a list of devices
- * goes to cli/fleet_cmd.c.
+ * by the tables in cli/options.c (cli/parse.c); here the device is opened and
+ * a workload runs its ladder, whose report cli/outputs.c writes; a list of
+ * devices goes to cli/fleet_cmd.c, and the commands that open no device to
+ * their own files (report, compare, template, completion, devices).
  *
  * Exit codes: 0 all verified; 1 a rung failed verification; 2 bad usage or
  * input; 3 a device, build or runtime error; 4 a launch ran past
@@ -64,6 +65,23 @@ static const char *spec_backend(const char *spec)
     return NULL;
 }
 
+/* 1 when a device whose prefix names the backend named (NULL: none, an OpenCL device) is
+ * another backend's than backend. */
+static int names_other_backend(const char *backend, const char *named)
+{
+    return named ? strcmp(named, backend) != 0 : strcmp(backend, "opencl") != 0;
+}
+
+/* "backend:dev", or dev itself where its prefix names the backend (named). */
+static void backend_spec(const char *backend, const char *dev, const char *named, char *spec,
+                         size_t n)
+{
+    if (named)
+        snprintf(spec, n, "%s", dev);
+    else
+        snprintf(spec, n, "%s%s%s", backend, dev && *dev ? ":" : "", dev ? dev : "");
+}
+
 /*
  * --backend B and --device SPEC as one spec for kl_open ("cuda:0"). With
  * --backend and no --device, KLADDER_DEVICE counts only if it names no other
@@ -82,17 +100,13 @@ static int device_spec(const struct cli *c, char *spec, size_t n)
         return 0;
     }
     const char *named = spec_backend(dev);
-    if (!c->device && dev &&
-        (named ? strcmp(named, c->backend) != 0 : strcmp(c->backend, "opencl") != 0))
+    if (!c->device && dev && names_other_backend(c->backend, named))
         dev = named = NULL; /* the backend's default device */
     else if (named && strcmp(named, c->backend) != 0) {
         fprintf(stderr, "kladder: --backend %s contradicts the device \"%s\"\n", c->backend, dev);
         return EXIT_USAGE;
     }
-    if (named)
-        snprintf(spec, n, "%s", dev);
-    else
-        snprintf(spec, n, "%s%s%s", c->backend, dev && *dev ? ":" : "", dev ? dev : "");
+    backend_spec(c->backend, dev, named, spec, n);
     return 0;
 }
 
@@ -418,44 +432,81 @@ static int run_p2p(struct cli *c, struct outputs *o)
     return kl_cli_report_end(c, st, e.msg, &rep, o);
 }
 
+/* --brief, --quick and --wide are three searches: at most one. */
+static int one_search(const struct cli *c, struct outputs *o)
+{
+    if (c->brief + c->quick + c->wide <= 1)
+        return 0;
+    fprintf(stderr, "kladder: peak: --brief, --quick and --wide are different searches: "
+                    "choose one\n");
+    kl_cli_outputs_abort(o);
+    return EXIT_USAGE;
+}
+
+/*
+ * The cached ceilings (path) when they answer `kladder peak`: 1 when a plain
+ * `kladder peak` finds full ones (options that shape a measurement ask for
+ * one); either way a damaged cache is reported.
+ */
+static int cache_answers(const struct cli *c, struct kl_context *kl, struct kl_ceilings *ceil)
+{
+    char warn[1024];
+    int got = kl_ceilings_load(&kl->info, kl->ops->name, ceil, warn, sizeof warn);
+    if (got < 0)
+        fprintf(stderr, "kladder: warning: %s\n", warn);
+    if (got == 1 && kl_ceilings_brief(ceil) && !c->peak_measure) {
+        fprintf(stderr, "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
+                ceil->date, KL_CEILINGS_BRIEF);
+        return 0;
+    }
+    return got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set;
+}
+
+/* The cached ceilings in the chosen format (and --json); closes kl and the outputs. */
+static int print_cached(const struct cli *c, struct kl_context *kl, const struct kl_ceilings *ceil,
+                        const char *path, struct outputs *o)
+{
+    int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;
+    kl_ceilings_print(ceil, &kl->info, fmt, o->main);
+    if (fmt == 0)
+        fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
+    if (o->json)
+        kl_ceilings_print(ceil, &kl->info, 1, o->json);
+    int rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
+    kl_close(kl);
+    return kl_cli_outputs_close(o, 1, 0) ? EXIT_RUNTIME : rc;
+}
+
+/* A full search that verified is cached (path), and the table says where. */
+static void cache_measured(const struct cli *c, struct kl_context *kl,
+                           const struct kl_ceilings *ceil, const char *path, struct kl_report *rep)
+{
+    struct kl_err e;
+    if (c->quick || kl_report_failed(rep))
+        return;
+    if (kl_ceilings_save(&kl->info, kl->ops->name, ceil, &e) != KL_OK)
+        fprintf(stderr, "kladder: warning: ceilings not cached: %s\n", e.msg);
+    else if (strcmp(c->format, "table") == 0)
+        snprintf(rep->ceiling_note, sizeof rep->ceiling_note, "cached in %.700s", path);
+}
+
 static int run_peak(struct cli *c, struct outputs *o)
 {
     struct kl_context *kl = NULL;
     struct kl_report rep;
     struct kl_peak_request req;
     struct kl_ceilings ceil;
-    char warn[1024], path[4096];
-    if (c->brief + c->quick + c->wide > 1) {
-        fprintf(stderr, "kladder: peak: --brief, --quick and --wide are different searches: "
-                        "choose one\n");
-        kl_cli_outputs_abort(o);
-        return EXIT_USAGE;
-    }
-    int rc = open_device(c, &kl);
-    if (rc) {
+    char path[4096];
+    int rc = one_search(c, o);
+    if (rc)
+        return rc;
+    if ((rc = open_device(c, &kl)) != 0) {
         kl_cli_outputs_abort(o);
         return rc;
     }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
-    /* Options that shape a measurement ask for one; a plain `kladder peak` prints the cache.
-     * Either way a damaged cache is reported. */
-    int got = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn);
-    if (got < 0)
-        fprintf(stderr, "kladder: warning: %s\n", warn);
-    if (got == 1 && kl_ceilings_brief(&ceil) && !c->peak_measure)
-        fprintf(stderr, "kladder: the cached ceilings (%s) come from %s; measuring every figure\n",
-                ceil.date, KL_CEILINGS_BRIEF);
-    else if (got == 1 && !c->refresh && !c->peak_measure && !c->protocol_set) {
-        int fmt = strcmp(c->format, "json") == 0 ? 1 : strcmp(c->format, "csv") == 0 ? 2 : 0;
-        kl_ceilings_print(&ceil, &kl->info, fmt, o->main);
-        if (fmt == 0)
-            fprintf(o->main, "\n(cached in %s; --refresh measures again)\n", path);
-        if (o->json)
-            kl_ceilings_print(&ceil, &kl->info, 1, o->json);
-        rc = fflush(o->main) != 0 || ferror(o->main) ? EXIT_RUNTIME : 0;
-        kl_close(kl);
-        return kl_cli_outputs_close(o, 1, 0) ? EXIT_RUNTIME : rc;
-    }
+    if (cache_answers(c, kl, &ceil))
+        return print_cached(c, kl, &ceil, path, o);
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
     req.quick = c->quick;
@@ -467,13 +518,8 @@ static int run_peak(struct cli *c, struct outputs *o)
     memset(&rep, 0, sizeof rep);
     kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
-    if (st == KL_OK && !c->quick && !kl_report_failed(&rep)) {
-        struct kl_err e;
-        if (kl_ceilings_save(&kl->info, kl->ops->name, &ceil, &e) != KL_OK)
-            fprintf(stderr, "kladder: warning: ceilings not cached: %s\n", e.msg);
-        else if (strcmp(c->format, "table") == 0)
-            snprintf(rep.ceiling_note, sizeof rep.ceiling_note, "cached in %.700s", path);
-    }
+    if (st == KL_OK)
+        cache_measured(c, kl, &ceil, path, &rep);
     return kl_cli_finish(c, kl, st, &rep, o);
 }
 
@@ -628,22 +674,76 @@ static char **typed_copy(int argc, char **argv)
     return copy;
 }
 
+/* kladder devices: every platform's devices, as a table or JSON. */
+static int run_devices(const struct cli *c)
+{
+    return kl_cli_devices(stdout, stderr, strcmp(c->format, "json") == 0);
+}
+
+/* kladder completion bash|zsh (the parser checked the shell). */
+static int run_completion(const struct cli *c)
+{
+    return kl_cli_completion(c->operands[0], stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
+/* The commands that open no device: they list devices, read saved runs or print text. */
+static const struct {
+    enum command cmd;
+    int (*run)(const struct cli *c);
+} deviceless[] = {
+    {CMD_DEVICES, run_devices},       {CMD_REPORT, kl_cli_report},
+    {CMD_COMPARE, kl_cli_compare},    {CMD_TEMPLATE, kl_cli_template},
+    {CMD_COMPLETION, run_completion},
+};
+
+/* A command on one device, its outputs o open: the tuner, mgemm, peak or a ladder. */
+static int run_command(struct cli *c, struct outputs *o)
+{
+    switch (c->command) {
+    case CMD_TUNE: return run_tune_users(c, o);
+    case CMD_MGEMM: return run_mgemm(c, o);
+    case CMD_PEAK: return c->p2p ? run_p2p(c, o) : run_peak(c, o);
+    default: return run_ladder(c, o, ladder_of(c->command));
+    }
+}
+
+/* A command that measures: on a list of devices a fleet, else on the device it names. */
+static int run_measurement(struct cli *c, int argc, char **typed)
+{
+    struct outputs o;
+    char spec[512];
+    int rc;
+    catch_signals();
+    if ((rc = device_spec(c, spec, sizeof spec)) != 0)
+        return rc;
+    /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c);
+     * mgemm and peak --p2p drive their devices from one process. */
+    int one_process = c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p);
+    if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
+        return (rc = kl_cli_outputs_open(c, &o)) != 0 ? rc : kl_cli_fleet(c, &o, spec, argc, typed);
+    if (c->command == CMD_TUNE && !c->nkernels)
+        return run_tune(c);
+    if ((rc = load_users(c)) != 0 || (rc = kl_cli_outputs_open(c, &o)) != 0)
+        return rc;
+    return run_command(c, &o);
+}
+
+/* --version or -V anywhere, whatever the command. */
+static int asks_version(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+            return 1;
+    return 0;
+}
+
 /* The command line, with typed: argv as typed (for a fleet's members). */
 static int run_cli(int argc, char **argv, char **typed)
 {
     struct cli c;
     int done;
-    /* --version and -V anywhere, before any command's own parser (report and compare read
-     * files, not a device, and parse their own options). */
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
-            return printf("kladder %s\n", KLADDER_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;
-    if (argc > 1 && strcmp(argv[1], "report") == 0)
-        return kl_cli_report(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "compare") == 0)
-        return kl_cli_compare(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "template") == 0)
-        return kl_cli_template(argc - 1, argv + 1);
+    if (asks_version(argc, argv))
+        return printf("kladder %s\n", KLADDER_VERSION) < 0 ? EXIT_RUNTIME : EXIT_OK;
     int rc = kl_cli_parse(argc, argv, &c, &done);
     if (rc || done)
         return rc;
@@ -652,36 +752,10 @@ static int run_cli(int argc, char **argv, char **typed)
         list_rungs(c.command, stdout);
         return 0;
     }
-    if (c.command == CMD_DEVICES) {
-        if (strcmp(c.format, "csv") == 0) {
-            fprintf(stderr, "kladder: devices: --format is table or json, not csv\n"
-                            "(kladder help devices lists the options)\n");
-            return EXIT_USAGE;
-        }
-        return kl_cli_devices(stdout, stderr, strcmp(c.format, "json") == 0);
-    }
-    catch_signals();
-    /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c). */
-    char spec[512];
-    if ((rc = device_spec(&c, spec, sizeof spec)) != 0)
-        return rc;
-    /* mgemm and peak --p2p drive their devices from one process. */
-    int one_process = c.command == CMD_MGEMM || (c.command == CMD_PEAK && c.p2p);
-    struct outputs o;
-    if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
-        return (rc = kl_cli_outputs_open(&c, &o)) != 0 ? rc
-                                                       : kl_cli_fleet(&c, &o, spec, argc, typed);
-    if (c.command == CMD_TUNE && !c.nkernels)
-        return run_tune(&c);
-    if ((rc = load_users(&c)) != 0 || (rc = kl_cli_outputs_open(&c, &o)) != 0)
-        return rc;
-    if (c.command == CMD_TUNE)
-        return run_tune_users(&c, &o);
-    if (c.command == CMD_MGEMM)
-        return run_mgemm(&c, &o);
-    if (c.command == CMD_PEAK)
-        return c.p2p ? run_p2p(&c, &o) : run_peak(&c, &o);
-    return run_ladder(&c, &o, ladder_of(c.command));
+    for (size_t k = 0; k < sizeof deviceless / sizeof *deviceless; k++)
+        if (deviceless[k].cmd == c.command)
+            return deviceless[k].run(&c);
+    return run_measurement(&c, argc, typed);
 }
 
 int kl_cli_main(int argc, char **argv)

@@ -23,7 +23,9 @@
 #include "cli/fleet_cmd.h"
 #include "cli/outputs.h"
 #include "core/util.h"
+#include "cli/options.h"
 #include "fleet/fleet.h"
+#include "workloads/registry.h"
 
 /* What each rank sends rank 0 before its report's text. */
 struct rank_head {
@@ -165,81 +167,143 @@ static void free_line(int argc, char **scratch, char **typed)
     free(typed);
 }
 
+/*
+ * 1 when kladder-mpi runs the command word w on every rank: the main job
+ * (no command), peak, and the workloads of the registry that run a ladder;
+ * it leaves help, version (which the parser answers) and completion to the
+ * parser, and a word that is no command to the parser's message.
+ */
+static int runs_on_ranks(const char *w)
+{
+    const struct kl_workload_def *def = kl_workload_find(w);
+    if (w[0] == '-' || strcmp(w, "peak") == 0 || strcmp(w, "completion") == 0)
+        return 1;
+    for (int k = 0; k < kl_cli_command_count; k++)
+        if (kl_cli_commands[k].cmd >= 0 && strcmp(kl_cli_commands[k].name, w) == 0)
+            return def && def->ladder;
+    return 1;
+}
+
+/* --version or -V anywhere, as kladder takes it: 1, rank 0 having printed the version. */
+static int answer_version(int argc, char **argv, int rank)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            if (rank == 0)
+                printf("kladder %s\n", KLADDER_VERSION);
+            return 1;
+        }
+    return 0;
+}
+
+/* A command kladder-mpi does not run, said by rank 0: EXIT_USAGE; else 0. */
+static int refuse(int argc, char **argv, int rank)
+{
+    char names[256];
+    if (argc < 2 || runs_on_ranks(argv[1]))
+        return 0;
+    kl_workload_ladder_names(names, sizeof names);
+    if (rank == 0)
+        fprintf(stderr,
+                "kladder-mpi runs measurements (peak, %s or the main job) on every rank; use "
+                "kladder %s on one machine%s\n",
+                names, argv[1],
+                strcmp(argv[1], "mgemm") == 0 ? " (it drives every GPU there)" : "");
+    return EXIT_USAGE;
+}
+
+/*
+ * The line as typed, then parsed (on a copy: the parser splits values in
+ * place); rank 0 alone says what is wrong with it, or prints the help asked
+ * for. 0 to run it; else the exit code (0 with *done: the help was printed).
+ */
+static int parse_line(int argc, char **argv, int rank, char ***typed, char ***scratch)
+{
+    *typed = calloc((size_t)argc + 1, sizeof **typed);
+    *scratch = NULL;
+    for (int i = 0; *typed && i < argc; i++)
+        (*typed)[i] = argv[i];
+    if (*typed && (*scratch = calloc((size_t)argc + 1, sizeof **scratch)))
+        for (int i = 0; i < argc; i++)
+            (*scratch)[i] = kl_strdup(argv[i]);
+    if (!*typed || !*scratch) {
+        fprintf(stderr, "kladder-mpi: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
+    }
+    /* (rank 0's standard output stays: the help, the version or the completion asked for) */
+    int rc = rank == 0 ? parse_only(argc, *scratch) : muted(1, parse_only, argc, *scratch);
+    if (rc || parsed_done)
+        return rc;
+    if (parsed.command == CMD_PEAK && parsed.p2p) {
+        if (rank == 0)
+            fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "
+                            "from one process; use kladder peak --p2p there\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/*
+ * Rank 0 opens the outputs before any rank runs, as one run does: a path
+ * that cannot be written ends the job at once. The exit code every rank
+ * gets: 0 to run.
+ */
+static int open_outputs(int rank, int size, struct outputs *o)
+{
+    int rc = rank == 0 ? kl_cli_outputs_open(&parsed, o) : 0;
+    if (size > KL_FLEET_MAX && rank == 0) {
+        fprintf(stderr, "kladder-mpi: %d ranks: a fleet gathers at most %d\n", size, KL_FLEET_MAX);
+        if (rc == 0)
+            kl_cli_outputs_abort(o);
+        rc = EXIT_USAGE;
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* This rank's run on its device, its head (host, device, exit code) and report (*json). */
+static void run_mine(struct rank_head *mine, MPI_Comm node, int rank, int argc, char **typed,
+                     char **json)
+{
+    char host[MPI_MAX_PROCESSOR_NAME + 1];
+    int hostlen = 0, local = 0, nlocal = 1;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &nlocal);
+    memset(mine, 0, sizeof *mine);
+    *json = NULL;
+    MPI_Get_processor_name(host, &hostlen);
+    host[hostlen] = '\0';
+    snprintf(mine->host, sizeof mine->host, "%.127s", host);
+    mine->exit_code = my_device(&parsed, local, nlocal, rank, mine->spec);
+    if (mine->exit_code == 0)
+        mine->exit_code = run_rank(&parsed, argc, typed, mine->spec, json);
+    mine->len = *json ? (int)strlen(*json) : 0;
+}
+
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1, local = 0, nlocal = 1, rc;
+    int rank = 0, size = 1, rc = 0;
+    char **typed = NULL, **scratch = NULL;
     MPI_Comm node;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_size(node, &nlocal);
-
-    if (argc > 1 && (strcmp(argv[1], "report") == 0 || strcmp(argv[1], "compare") == 0 ||
-                     strcmp(argv[1], "template") == 0 || strcmp(argv[1], "devices") == 0 ||
-                     strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "mgemm") == 0)) {
-        if (rank == 0)
-            fprintf(stderr,
-                    "kladder-mpi runs measurements (peak, gemm, copy, rowdot, gemv, blur or the "
-                    "main job) on every rank; use kladder %s on one machine%s\n",
-                    argv[1], strcmp(argv[1], "mgemm") == 0 ? " (it drives every GPU there)" : "");
+    if (answer_version(argc, argv, rank) || (rc = refuse(argc, argv, rank)) != 0) {
         MPI_Finalize();
-        return EXIT_USAGE;
+        return rc;
     }
-    /* The line as typed, then parsed (on a copy: the parser splits values in place); rank 0
-     * alone says what is wrong with it, or prints the help asked for. */
-    char **typed = calloc((size_t)argc + 1, sizeof *typed), **scratch = NULL;
-    for (int i = 0; typed && i < argc; i++)
-        typed[i] = argv[i];
-    if (typed && (scratch = calloc((size_t)argc + 1, sizeof *scratch)))
-        for (int i = 0; i < argc; i++)
-            scratch[i] = kl_strdup(argv[i]);
-    if (!typed || !scratch) {
-        fprintf(stderr, "kladder-mpi: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
-    }
-    rc = muted(rank != 0, parse_only, argc, scratch);
-    if (rc || parsed_done || (parsed.command == CMD_PEAK && parsed.p2p)) {
-        if (!rc && !parsed_done && rank == 0)
-            fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "
-                            "from one process; use kladder peak --p2p there\n");
-        free_line(argc, scratch, typed);
-        MPI_Finalize();
-        return rc || parsed_done ? rc : EXIT_USAGE;
-    }
-
-    /* Rank 0 opens the outputs before any rank runs, as one run does: a path that cannot be
-     * written ends the job at once. */
     struct outputs o;
-    rc = rank == 0 ? kl_cli_outputs_open(&parsed, &o) : 0;
-    if (size > KL_FLEET_MAX && rank == 0) {
-        fprintf(stderr, "kladder-mpi: %d ranks: a fleet gathers at most %d\n", size, KL_FLEET_MAX);
-        if (rc == 0)
-            kl_cli_outputs_abort(&o);
-        rc = EXIT_USAGE;
-    }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rc) {
+    if ((rc = parse_line(argc, argv, rank, &typed, &scratch)) != 0 || parsed_done ||
+        (rc = open_outputs(rank, size, &o)) != 0) {
         free_line(argc, scratch, typed);
         MPI_Finalize();
         return rc;
     }
-
     struct rank_head mine;
-    char *json = NULL;
-    memset(&mine, 0, sizeof mine);
-    char host[MPI_MAX_PROCESSOR_NAME + 1];
-    int hostlen = 0;
-    MPI_Get_processor_name(host, &hostlen);
-    host[hostlen] = '\0';
-    snprintf(mine.host, sizeof mine.host, "%.127s", host);
-    mine.exit_code = my_device(&parsed, local, nlocal, rank, mine.spec);
-    if (mine.exit_code == 0)
-        mine.exit_code = run_rank(&parsed, argc, typed, mine.spec, &json);
-    mine.len = json ? (int)strlen(json) : 0;
-
     struct kl_fleet_member m[KL_FLEET_MAX];
+    char *json = NULL;
+    run_mine(&mine, node, rank, argc, typed, &json);
     memset(m, 0, sizeof m);
     gather(rank, size, &mine, json, m);
     if (rank == 0)

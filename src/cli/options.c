@@ -1,10 +1,10 @@
 /*
  * The command line as data: the commands and one table of options (name,
  * value, the commands that take it, where the value goes, its help). The
- * table drives the parser, `kladder help [COMMAND]` and `kladder COMMAND
- * --help`, the suggestions for a mistyped word, the shell completions
- * (`kladder completion bash|zsh`) and the man page (`kladder help --man`,
- * generated at build time).
+ * tables drive the parser, `kladder help [COMMAND]` and `kladder COMMAND
+ * --help` and the suggestions for a mistyped word (cli/parse.c), the shell
+ * completions (`kladder completion bash|zsh`) and the man page (`kladder
+ * help --man`, generated at build time; cli/shell_docs.c).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -15,51 +15,75 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/exit.h"
-#include "core/machine.h"
+#include "cli/report_cmd.h"
 
 /* ---- the commands ------------------------------------------------------------ */
 
+/* What report and compare do, in their help after the summary. */
+static const char report_detail[] =
+    "Writes one self-contained HTML page (inline SVG charts and CSS; no script, nothing\n"
+    "fetched) with, for every run: a ladder chart (each rung's rate and its % of the\n"
+    "measured roof; failed rungs marked, peers apart), a roofline (rungs at their arithmetic\n"
+    "intensity under the measured bandwidth slope and compute roof), a sweep's bandwidth\n"
+    "curves, a blur's input and output pictures, the rung summaries, the device facts and\n"
+    "the provenance. RUN.json files come from --json FILE or --format json. GEMM runs of\n"
+    "several shapes (a shape sweep) lead the page with a chart of kladder's fastest rung of\n"
+    "each precision against the library of that precision (--compare), shape by shape, and\n"
+    "the shapes where it reaches 0.95x the library's rate.";
+static const char compare_detail[] =
+    "Compares two runs of the same ladder rung by rung: the ratio of median times (new/old)\n"
+    "and whether the difference is beyond the measured spread of both runs (their ranges\n"
+    "from fastest to slowest timed launch do not overlap).";
+
 const struct command_def kl_cli_commands[] = {
     {"devices", "", CMD_DEVICES, "list every OpenCL platform and device with its facts",
-     "kladder devices"},
+     "kladder devices", .operand = OPD_NONE},
     {"peak", "[OPTIONS]", CMD_PEAK,
      "measure the device's ceilings: bandwidth, FLOP rate, launch latency,\ntransfers (cached; "
      "every other command reports against them)",
-     "kladder peak --refresh"},
+     "kladder peak --refresh", .operand = OPD_NONE},
     {"gemm", "[OPTIONS]", CMD_GEMM, "the GEMM ladder, C = A*B (seeds 004 and 002)",
-     "kladder gemm --size 1024 --rung 10,14 --compare cublas"},
+     "kladder gemm --size 1024 --rung 10,14 --compare cublas", .operand = OPD_NONE},
     {"copy", "[OPTIONS]", CMD_COPY, "the copy ladder with instruction-level parallelism (seed 003)",
-     "kladder copy --sweep --max-n 16777216"},
+     "kladder copy --sweep --max-n 16777216", .operand = OPD_NONE},
     {"rowdot", "[OPTIONS]", CMD_ROWDOT, "the weighted row dot product r = f·Σ v·M1·M2 (seed 000)",
-     "kladder rowdot --rows 8192 --d 1000"},
+     "kladder rowdot --rows 8192 --d 1000", .operand = OPD_NONE},
     {"gemv", "[OPTIONS]", CMD_GEMV, "y = α·A·x + β·y for A row-major and column-major",
-     "kladder gemv --size 4096 --compare cublas"},
+     "kladder gemv --size 4096 --compare cublas", .operand = OPD_NONE},
     {"blur", "[OPTIONS]", CMD_BLUR,
      "Gaussian blur of a picture (seed 001), naive to a fused single pass",
-     "kladder blur --input photo.png --sigma 3 --output blurred.png"},
+     "kladder blur --input photo.png --sigma 3 --output blurred.png", .operand = OPD_NONE},
     {"mgemm", "[OPTIONS]", CMD_MGEMM,
      "the multi-GPU GEMM ladder (CUDA, NCCL): A's rows split, SUMMA, SUMMA\nwith its broadcasts "
      "overlapped; scaling against one GPU",
-     "kladder mgemm --device cuda:all --size 16384"},
+     "kladder mgemm --device cuda:all --size 16384", .operand = OPD_NONE},
     {"tune", "WORKLOAD [OPTIONS]", CMD_TUNE,
      "search GEMM rung parameters for this device and cache the best; with\n--kernel FILE, a "
      "user's kernel's parameters on any ladder",
-     "kladder tune gemm --size 2048 --budget 60s"},
-    {"report", "RUN.json... [OPTIONS]", -1,
+     "kladder tune gemm --size 2048 --budget 60s", .operand = OPD_WORKLOAD},
+    {"report", "RUN.json... [OPTIONS]", CMD_REPORT,
      "saved runs (--json) as HTML charts, or one SVG (kladder report --help)",
-     "kladder report before.json after.json -o report.html"},
-    {"compare", "OLD.json NEW.json [OPTIONS]", -1,
+     "kladder report before.json after.json -o report.html", .detail = report_detail,
+     .operand = OPD_FILES, .min_operands = 1, .max_operands = MAX_OPERANDS,
+     .operands_wrong = "give at least one run's JSON file (from --json FILE)"},
+    {"compare", "OLD.json NEW.json [OPTIONS]", CMD_COMPARE,
      "two saved runs rung by rung, for CI too (kladder compare --help)",
-     "kladder compare main.json branch.json --fail-on-regression"},
-    {"template", "WORKLOAD", -1,
+     "kladder compare main.json branch.json --fail-on-regression 10", .detail = compare_detail,
+     .operand = OPD_FILES, .min_operands = 2, .max_operands = 2,
+     .operands_wrong = "give two runs: OLD.json NEW.json"},
+    {"template", "WORKLOAD", CMD_TEMPLATE,
      "print a kernel of the workload's interface to start your own (--kernel)",
-     "kladder template gemm > mine.cl"},
-    {"completion", "bash|zsh", -1, "print the shell completion script",
-     "source <(kladder completion bash)"},
+     "kladder template gemm > mine.cl", .operand = OPD_WORKLOAD, .min_operands = 1,
+     .max_operands = 1, .operands_wrong = "template takes one workload",
+     .help = kl_cli_template_usage},
+    {"completion", "bash|zsh", CMD_COMPLETION, "print the shell completion script",
+     "source <(kladder completion bash)", .operand = OPD_SHELL, .min_operands = 1,
+     .max_operands = 1,
+     .operands_wrong = "completion takes a shell: kladder completion bash (or zsh)"},
     {"help", "[COMMAND]", -1, "this text, or one command's options and an example",
-     "kladder help gemm"},
-    {"version", "", -1, "the version (also --version, -V)", "kladder --version"},
+     "kladder help gemm", .operand = OPD_NONE},
+    {"version", "", -1, "the version (also --version, -V)", "kladder --version",
+     .operand = OPD_NONE},
 };
 const int kl_cli_command_count = (int)(sizeof kl_cli_commands / sizeof *kl_cli_commands);
 
@@ -69,6 +93,14 @@ const char *kl_cli_command_name(int cmd)
         if (kl_cli_commands[k].cmd == cmd)
             return kl_cli_commands[k].name;
     return "the main job";
+}
+
+const struct command_def *kl_cli_command(int cmd)
+{
+    for (int k = 0; k < kl_cli_command_count; k++)
+        if (kl_cli_commands[k].cmd == cmd)
+            return &kl_cli_commands[k];
+    return NULL;
 }
 
 /* ---- the options ------------------------------------------------------------- */
@@ -82,7 +114,9 @@ const char *const kl_cli_section_titles[] = {"Device and output (every command)"
                                              "blur",
                                              "peak",
                                              "mgemm",
-                                             "tune"};
+                                             "tune",
+                                             "report",
+                                             "compare"};
 
 #define F(f) offsetof(struct cli, f)
 
@@ -223,6 +257,23 @@ static int set_vec(struct cli *c, const struct cli_option *o, const char *val, c
                    1;
         c->vec_mask |= (unsigned)v;
     }
+    return 0;
+}
+
+/* compare --fail-on-regression PCT: a percentage, "10" or "10%". */
+static int set_pct(struct cli *c, const struct cli_option *o, const char *val, char *err, size_t n)
+{
+    char *end;
+    (void)o;
+    c->fail_pct = strtod(val, &end);
+    if (end != val && *end == '%')
+        end++;
+    if (end == val || *end || !(c->fail_pct >= 0) || c->fail_pct > 1e6)
+        return snprintf(err, n,
+                        "--fail-on-regression: \"%.100s\" is not a percentage (a number >= 0, "
+                        "e.g. 10)",
+                        val),
+               1;
     return 0;
 }
 
@@ -389,6 +440,23 @@ const struct cli_option kl_cli_options[] = {
      "remove this device's tuned parameters"},
     {"--all", NULL, NULL, ON_TUNE, S_TUNE, K_FLAG, F(all), 1, 0, NULL, 0, NULL,
      "with --show or --clear: every device's"},
+    /* report */
+    {"--output", "-o", "FILE", ON_REPORT, S_REPORT, K_STRING, F(output), 0, 0, NULL, 0, NULL,
+     "write to FILE (default: standard output)"},
+    {"--format", NULL, "FMT", ON_REPORT, S_REPORT, K_CHOICE, F(page_format), 0, 0, "html svg", 0,
+     NULL, "html (default), or svg: one chart of one run as an SVG file"},
+    {"--chart", NULL, "NAME", ON_REPORT, S_REPORT, K_CHOICE, F(chart), 0, 0,
+     "ladder roofline sweep shapes", 0, NULL,
+     "the chart --format svg writes: ladder (default), roofline, or sweep\n(the default for a "
+     "copy --sweep run); shapes: the shape sweep's\nchart, of all the files given"},
+    /* compare */
+    {"--fail-on-regression", NULL, "PCT", ON_COMPARE, S_COMPARE, K_CUSTOM, 0, 0, 0, NULL, 0,
+     set_pct,
+     "exit 1 when a rung slowed by more than PCT % beyond noise (its\nfastest new launch is more "
+     "than PCT % slower than the slowest old\none), or verified before and fails now"},
+    {"--force", NULL, NULL, ON_COMPARE, S_COMPARE, K_FLAG, F(force), 1, 0, NULL, 0, NULL,
+     "compare runs of different workloads, parameters or devices, saying\nwhat differs (they are "
+     "refused otherwise)"},
 };
 const int kl_cli_option_count = (int)(sizeof kl_cli_options / sizeof *kl_cli_options);
 
@@ -403,435 +471,11 @@ const struct cli_option *kl_cli_find(const char *name, int cmd)
     return NULL;
 }
 
-/* 1 when some command takes an option of this name. */
-static int known(const char *name)
+int kl_cli_known(const char *name)
 {
     for (int k = 0; k < kl_cli_option_count; k++)
         if (strcmp(kl_cli_options[k].name, name) == 0 ||
             (kl_cli_options[k].alias && strcmp(kl_cli_options[k].alias, name) == 0))
             return 1;
     return 0;
-}
-
-/* Reads val into the option's field; 0, or 1 with the reason in err. */
-static int apply(struct cli *c, const struct cli_option *o, const char *val, char *err, size_t n)
-{
-    char *at = (char *)c + o->field;
-    long v;
-    switch (o->kind) {
-    case K_FLAG: *(int *)(void *)at = (int)o->lo; break;
-    case K_STRING: *(const char **)(void *)at = val; break;
-    case K_CHOICE: {
-        size_t len = strlen(val);
-        const char *p = strstr(o->choices, val);
-        /* a whole word of the list */
-        while (p && !((p == o->choices || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0')))
-            p = strstr(p + 1, val);
-        if (!len || !p) {
-            snprintf(err, n, "unknown %s \"%s\" (", o->name + 2, val);
-            for (const char *q = o->choices; *q; q++) {
-                size_t used = strlen(err);
-                if (*q == ' ')
-                    snprintf(err + used, n - used, "%s", strchr(q + 1, ' ') ? ", " : " or ");
-                else if (used + 1 < n)
-                    err[used] = *q, err[used + 1] = '\0';
-            }
-            size_t used = strlen(err);
-            snprintf(err + used, n - used, ")");
-            return 1;
-        }
-        *(const char **)(void *)at = val;
-        break;
-    }
-    case K_INT:
-    case K_LONG:
-        if (kl_parse_long(o->name, val, (long)o->lo, (long)o->hi, &v, err, n) != 0)
-            return 1;
-        if (o->kind == K_INT)
-            *(int *)(void *)at = (int)v;
-        else
-            *(long *)(void *)at = v;
-        break;
-    case K_SECONDS:
-        if (kl_parse_seconds(o->name, val, o->lo, o->hi, (double *)(void *)at, err, n) != 0)
-            return 1;
-        break;
-    case K_CUSTOM:
-        if (o->set(c, o, val, err, n))
-            return 1;
-        break;
-    }
-    c->protocol_set |= (o->marks & M_PROTOCOL) != 0;
-    c->timing_set |= (o->marks & M_TIMING) != 0;
-    c->peak_measure |= (o->marks & M_MEASURE) != 0;
-    c->budget_set |= (o->marks & M_BUDGET) != 0;
-    c->max_n_set |= (o->marks & M_MAX_N) != 0;
-    return 0;
-}
-
-/* ---- suggestions ------------------------------------------------------------- */
-
-/*
- * Edits between two words (insertions, deletions, substitutions and swaps of
- * neighbours: "bulr" is one from "blur"), for words of up to 31 characters.
- */
-static int distance(const char *a, const char *b)
-{
-    int la = (int)strlen(a), lb = (int)strlen(b), d[32][32];
-    if (la > 31 || lb > 31)
-        return 99;
-    for (int i = 0; i <= la; i++)
-        for (int j = 0; j <= lb; j++) {
-            if (!i || !j) {
-                d[i][j] = i + j;
-                continue;
-            }
-            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[la][lb];
-}
-
-/* The closest of n words to w, when close enough to be a slip (NULL otherwise). */
-static const char *closest(const char *w, const char *const *words, int n)
-{
-    const char *best = NULL;
-    int bd = 99, limit = strlen(w) <= 4 ? 1 : 2;
-    for (int i = 0; i < n; i++) {
-        int d = distance(w, words[i]);
-        if (d < bd)
-            bd = d, best = words[i];
-    }
-    return bd <= limit ? best : NULL;
-}
-
-/* "; did you mean X?" for an unknown option of command cmd, or "". */
-static void suggest_option(const char *w, int cmd, char *out, size_t n)
-{
-    const char *words[128];
-    int k = 0;
-    for (int i = 0; i < kl_cli_option_count && k < 128; i++)
-        if (kl_cli_options[i].on & ON(cmd))
-            words[k++] = kl_cli_options[i].name;
-    const char *s = closest(w, words, k);
-    snprintf(out, n, s ? "; did you mean %s?" : "", s);
-}
-
-/* The command nearest to w, when close enough to be a slip (NULL otherwise). */
-static const char *closest_command(const char *w)
-{
-    const char *names[32];
-    int k = 0;
-    for (; k < kl_cli_command_count && k < 32; k++)
-        names[k] = kl_cli_commands[k].name;
-    return closest(w, names, k);
-}
-
-static int fail(const char *msg, const char *help)
-{
-    fprintf(stderr, "kladder: %s\n(kladder %s lists the options)\n", msg, help);
-    return EXIT_USAGE;
-}
-
-/* ---- help ---------------------------------------------------------------- */
-
-/* "  --name ARG" in a 19-column field, then the help, its lines indented to column 21. */
-static void print_option(const struct cli_option *o, FILE *out)
-{
-    char head[64];
-    snprintf(head, sizeof head, "%s%s%s%s%s", o->name, o->alias ? ", " : "",
-             o->alias ? o->alias : "", o->arg ? " " : "", o->arg ? o->arg : "");
-    fprintf(out, "  %-18s ", head);
-    if (strlen(head) > 18)
-        fprintf(out, "\n%21s", "");
-    for (const char *p = o->help; *p; p++) {
-        fputc(*p, out);
-        if (*p == '\n')
-            fprintf(out, "%21s", "");
-    }
-    fputc('\n', out);
-}
-
-/* Every option of section s that command cmd takes (cmd < 0: every option of s). */
-static void print_section(enum section s, int cmd, FILE *out)
-{
-    int any = 0;
-    for (int k = 0; k < kl_cli_option_count; k++) {
-        const struct cli_option *o = &kl_cli_options[k];
-        if (o->section != s || (cmd >= 0 && !(o->on & ON(cmd))))
-            continue;
-        if (!any++)
-            fprintf(out, "\n%s:\n", kl_cli_section_titles[s]);
-        print_option(o, out);
-    }
-}
-
-static void print_indented(const char *text, int indent, FILE *out)
-{
-    for (const char *p = text; *p; p++) {
-        fputc(*p, out);
-        if (*p == '\n')
-            fprintf(out, "%*s", indent, "");
-    }
-}
-
-static void print_usage(FILE *out)
-{
-    fprintf(out, "usage: kladder [COMMAND] [OPTIONS]\n\nCommands:\n  %-11s ", "(none)");
-    fprintf(out, "show the chosen device and run the GEMM ladder at a quick size\n");
-    for (int k = 0; k < kl_cli_command_count; k++) {
-        fprintf(out, "  %-11s ", kl_cli_commands[k].name);
-        print_indented(kl_cli_commands[k].summary, 14, out);
-        fputc('\n', out);
-    }
-    for (int s = S_DEVICE; s <= S_TUNE; s++)
-        print_section((enum section)s, -1, out);
-    fprintf(out, "\nkladder help COMMAND (or kladder COMMAND --help): one command's options and "
-                 "an example.\n");
-}
-
-/* kladder help COMMAND: its synopsis, what it does, its options, an example. */
-static int print_command_help(const char *name, FILE *out)
-{
-    for (int k = 0; k < kl_cli_command_count; k++) {
-        const struct command_def *d = &kl_cli_commands[k];
-        if (strcmp(d->name, name) != 0)
-            continue;
-        fprintf(out, "usage: kladder %s %s\n\n", d->name, d->arg);
-        print_indented(d->summary, 0, out);
-        fputc('\n', out);
-        if (d->cmd >= 0) {
-            /* The command's own options first, then the ones every command shares. */
-            for (int s = S_GEMM; s <= S_TUNE; s++)
-                print_section((enum section)s, d->cmd, out);
-            print_section(S_PROTOCOL, d->cmd, out);
-            print_section(S_DEVICE, d->cmd, out);
-        }
-        fprintf(out, "\nexample: %s\n", d->example);
-        return 0;
-    }
-    return -1;
-}
-
-/* ---- the parser ------------------------------------------------------------- */
-
-static int print_version(void)
-{
-    printf("kladder %s\n", KLADDER_VERSION);
-    return 0;
-}
-
-/* kladder help [COMMAND | --man] and kladder completion SHELL. */
-static int info_command(const char *cmd, int argc, char **argv)
-{
-    char err[256];
-    if (strcmp(cmd, "completion") == 0) {
-        if (argc == 3 && kl_cli_completion(argv[2], stdout) == 0)
-            return 0;
-        return fail("completion takes a shell: kladder completion bash (or zsh)", "help");
-    }
-    if (argc == 2)
-        return print_usage(stdout), 0;
-    if (argc == 3 && strcmp(argv[2], "--man") == 0)
-        return kl_cli_man_page(stdout), 0;
-    if (argc == 3 && print_command_help(argv[2], stdout) == 0)
-        return 0;
-    const char *s = argc == 3 ? closest_command(argv[2]) : NULL;
-    snprintf(err, sizeof err, "help takes one command (got \"%s\"%s)%s%s%s", argv[2],
-             argc > 3 ? " and more" : "", s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
-    return fail(err, "help");
-}
-
-/* The command word at argv[1]; 0 with c->command set, else an exit code (*done set). */
-static int parse_command(int argc, char **argv, int *i, struct cli *c, int *done)
-{
-    char err[512];
-    const char *cmd = argv[(*i)++];
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "completion") == 0)
-        return *done = 1, info_command(cmd, argc, argv);
-    if (strcmp(cmd, "version") == 0) {
-        *done = 1;
-        if (argc > 2) {
-            snprintf(err, sizeof err, "version takes no options (got \"%s\")", argv[2]);
-            return fail(err, "help");
-        }
-        return print_version();
-    }
-    int found = 0;
-    for (int k = 0; k < kl_cli_command_count && !found; k++)
-        if (kl_cli_commands[k].cmd >= 0 && strcmp(cmd, kl_cli_commands[k].name) == 0)
-            c->command = (enum command)kl_cli_commands[k].cmd, found = 1;
-    if (!found) {
-        const char *s = closest_command(cmd);
-        snprintf(
-            err, sizeof err,
-            "unknown command \"%s\"%s%s%s (devices, peak, gemm, copy, rowdot, gemv, blur, mgemm, "
-            "tune, report, compare, template, completion, help, version)",
-            cmd, s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
-        return fail(err, "help");
-    }
-    /* kladder tune WORKLOAD: a ladder's; its options apply too (for --kernel). */
-    if (c->command == CMD_TUNE && *i < argc && argv[*i][0] != '-') {
-        c->workload = argv[(*i)++];
-        for (int k = CMD_GEMM; k <= CMD_BLUR; k++)
-            if (strcmp(c->workload, kl_cli_command_name(k)) == 0)
-                c->tuned = (enum command)k;
-        if (!c->tuned) {
-            snprintf(err, sizeof err,
-                     "kladder tune takes a ladder: gemm, copy, rowdot, gemv or blur (got \"%s\")",
-                     c->workload);
-            return fail(err, "help tune");
-        }
-    }
-    return 0;
-}
-
-/* The checks between options, once all are read; 0 or an exit code. */
-static int check_together(struct cli *c)
-{
-    char err[512];
-    /* `tune WORKLOAD` takes the workload's sizes. */
-    enum command cmd = c->command == CMD_TUNE && c->tuned ? c->tuned : c->command;
-    if (cmd == CMD_BLUR && (c->width || c->height) && c->input)
-        return fail("--width and --height size the generated image; not with --input", "help");
-    if (c->output_rung && !c->image_out)
-        return fail("--output-rung chooses the rung for --output FILE; give --output too", "help");
-    if (cmd == CMD_BLUR && c->image_out) {
-        /* blur's --output is the picture: a report's name there would get a PNG. */
-        static const char *const reports[] = {".json", ".csv", ".html", ".htm", ".txt", ".svg"};
-        size_t n = strlen(c->image_out);
-        for (size_t k = 0; k < sizeof reports / sizeof *reports; k++) {
-            size_t m = strlen(reports[k]);
-            if (n >= m && strcasecmp(c->image_out + n - m, reports[k]) == 0) {
-                snprintf(err, sizeof err,
-                         "blur's --output is the blurred picture (a PNG), not the report: "
-                         "\"%s\" names a report; --json FILE or --report FILE.html saves it",
-                         c->image_out);
-                return fail(err, "help blur");
-            }
-        }
-    }
-    if (c->max_n_set && !c->sweep)
-        return fail("--max-n sets the end of a --sweep; give --sweep too", "help");
-    if (cmd == CMD_GEMV && c->mnk_set && (!c->M || !c->N))
-        return fail("give both --m and --n, or --size", "help");
-    if (c->mnk_set && (cmd == CMD_GEMM || cmd == CMD_MAIN || cmd == CMD_TUNE) &&
-        (!c->M || !c->N || !c->K))
-        return fail("give all of --m, --n and --k, or --size", "help");
-    if (c->panel % 4 != 0) {
-        snprintf(err, sizeof err, "--panel %d: SUMMA's panel width must be a multiple of 4",
-                 c->panel);
-        return fail(err, "help mgemm");
-    }
-    if (c->command != CMD_TUNE)
-        return 0;
-    if (c->show && c->clear)
-        return fail("--show and --clear: one at a time", "help tune");
-    if ((c->show || c->clear) && (c->size_set || c->mnk_set || c->nrungs || c->budget_set ||
-                                  c->exhaustive || c->protocol_set))
-        return fail("--show and --clear take only --all, --device and --backend", "help tune");
-    if (c->all && !c->show && !c->clear)
-        return fail("--all goes with --show or --clear", "help tune");
-    if (!c->show && !c->clear && !c->workload)
-        return fail("tune needs a workload: kladder tune gemm (or --show, --clear)", "help tune");
-    if (c->nkernels > 1)
-        return fail("tune takes one --kernel at a time", "help tune");
-    if (c->nkernels && (c->nrungs || c->nparams || c->show || c->clear))
-        return fail("tune --kernel searches the user's kernels' parameters: no --rung, --param, "
-                    "--show or --clear with it",
-                    "help tune");
-    if (!c->nkernels && c->tuned && c->tuned != CMD_GEMM) {
-        snprintf(err, sizeof err,
-                 "kladder tune %s tunes the user's kernels: give --kernel FILE (the built-in "
-                 "rungs tuned are gemm's)",
-                 c->workload);
-        return fail(err, "help tune");
-    }
-    if (!c->nkernels && c->workload_opt) {
-        snprintf(err, sizeof err, "option %s applies to tune only with --kernel FILE",
-                 c->workload_opt);
-        return fail(err, "help tune");
-    }
-    return 0;
-}
-
-int kl_cli_parse(int argc, char **argv, struct cli *c, int *done)
-{
-    char err[512], hint[96], help[64];
-    int i = 1, rc;
-    memset(c, 0, sizeof *c);
-    *done = 0;
-    c->format = "table";
-    c->type = KL_FLOAT;
-    c->seed = 1;
-    c->max_n = 1L << 26;
-    c->radius = -1;
-    c->sigma = 2.0;
-    kl_protocol_default(&c->protocol);
-    c->kernel_timeout = 600;
-    if (argc > 1 && argv[1][0] != '-' &&
-        ((rc = parse_command(argc, argv, &i, c, done)) != 0 || *done))
-        return rc;
-    snprintf(help, sizeof help, "%s%s", c->command == CMD_MAIN ? "help" : "help ",
-             c->command == CMD_MAIN ? "" : kl_cli_command_name(c->command));
-    for (; i < argc; i++) {
-        char name[64];
-        const char *opt = argv[i], *val = NULL, *eq = strchr(opt, '=');
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            *done = 1;
-            return c->command == CMD_MAIN
-                       ? (print_usage(stdout), 0)
-                       : print_command_help(kl_cli_command_name(c->command), stdout);
-        }
-        /* --opt=value and --opt value both work. */
-        if (strncmp(opt, "--", 2) == 0 && eq && (size_t)(eq - opt) < sizeof name) {
-            memcpy(name, opt, (size_t)(eq - opt));
-            name[eq - opt] = '\0';
-            opt = name;
-            val = eq + 1;
-        }
-        const struct cli_option *o = kl_cli_find(opt, c->command);
-        /* tune WORKLOAD takes the workload's own options (with --kernel). */
-        if (c->tuned) {
-            const struct cli_option *w = kl_cli_find(opt, c->tuned);
-            if (w && (!o || (w != o && !(w->on & ON_TUNE)))) {
-                o = w;
-                if (!(w->on & ON_TUNE))
-                    c->workload_opt = w->name;
-            }
-        }
-        if (!o && known(opt)) {
-            snprintf(err, sizeof err, "option %s does not apply to %s", opt,
-                     kl_cli_command_name(c->command));
-            return fail(err, help);
-        }
-        if (!o) {
-            suggest_option(opt, c->tuned ? c->tuned : c->command, hint, sizeof hint);
-            snprintf(err, sizeof err, "unknown option \"%s\"%s", argv[i], hint);
-            return fail(err, help);
-        }
-        if (o->arg && !val) {
-            if (i + 1 >= argc) {
-                snprintf(err, sizeof err, "%s needs a value", opt);
-                return fail(err, help);
-            }
-            val = argv[++i];
-        } else if (!o->arg && val) {
-            snprintf(err, sizeof err, "%s takes no value", opt);
-            return fail(err, help);
-        }
-        if (apply(c, o, val, err, sizeof err))
-            return fail(err, help);
-    }
-    /* Energy needs a window the counter can resolve: the timed launches last that long. */
-    if (c->energy && c->protocol.min_time < KL_ENERGY_WINDOW_S)
-        c->protocol.min_time = KL_ENERGY_WINDOW_S;
-    return check_together(c);
 }

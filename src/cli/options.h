@@ -1,8 +1,8 @@
 /*
  * The command line as data (cli/options.c): the commands and one table of
  * options, each with the commands that take it, how its value is read,
- * where it goes in struct cli and its help. options.c parses and prints
- * help from them; shell_docs.c makes the shell completions and the man page.
+ * where it goes in struct cli and its help. parse.c parses and prints help
+ * from them; shell_docs.c makes the shell completions and the man page.
  */
 #ifndef KL_CLI_OPTIONS_H
 #define KL_CLI_OPTIONS_H
@@ -12,10 +12,25 @@
 
 #include "cli/cli.h"
 
+/* What the words of a command that are not options are (completion offers them). */
+enum operand {
+    OPD_NONE,
+    OPD_FILES,    /* files: report's and compare's runs */
+    OPD_WORKLOAD, /* a workload of the registry that runs a ladder (tune, template) */
+    OPD_SHELL,    /* bash or zsh */
+};
+
 struct command_def {
     const char *name, *arg; /* arg: what follows the name in the synopsis */
-    int cmd;                /* enum command, or -1: parsed elsewhere (report, compare ...) */
+    int cmd;                /* enum command, or -1: help and version, which the parser answers */
     const char *summary, *example;
+    const char *detail; /* more of what it does, for its own help (NULL: none) */
+    /* Its operands: what they are and how many (tune's workload, which chooses the
+     * options that apply, is read right after the command word instead). */
+    enum operand operand;
+    int min_operands, max_operands;
+    const char *operands_wrong; /* said when their count is not in range */
+    void (*help)(FILE *out);    /* its own help text instead of the table's (template) */
 };
 
 /* The commands an option belongs to: ON(CMD_GEMM) | ... */
@@ -26,6 +41,8 @@ struct command_def {
 #define ON_TUNE ON(CMD_TUNE)
 #define ON_MGEMM ON(CMD_MGEMM)
 #define ON_ALL (ON_RUNS | ON_TUNE | ON_MGEMM | ON(CMD_DEVICES))
+#define ON_REPORT ON(CMD_REPORT)
+#define ON_COMPARE ON(CMD_COMPARE)
 
 /* Help sections, in the order `kladder help` prints them (titles: kl_cli_section_titles). */
 enum section {
@@ -38,7 +55,10 @@ enum section {
     S_BLUR,
     S_PEAK,
     S_MGEMM,
-    S_TUNE
+    S_TUNE, /* the last section `kladder help` prints: report and compare have their own help */
+    S_REPORT,
+    S_COMPARE,
+    S_COUNT
 };
 
 /* How a value is read, and where it goes (field: offsetof(struct cli, ...)). */
@@ -90,6 +110,10 @@ const char *kl_cli_command_name(int cmd);
 
 /* The entry of name (or alias) that command cmd takes, or NULL. */
 const struct cli_option *kl_cli_find(const char *name, int cmd);
+/* 1 when some command takes an option of this name (or alias). */
+int kl_cli_known(const char *name);
+/* The table's entry of a command (cmd >= 0), or NULL. */
+const struct command_def *kl_cli_command(int cmd);
 
 /* `kladder completion SHELL`: 0, or -1 for a shell other than bash and zsh. */
 int kl_cli_completion(const char *shell, FILE *out);

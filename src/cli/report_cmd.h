@@ -10,14 +10,16 @@
 
 #include <stdio.h>
 
+#include "cli/cli.h"
 #include "core/report.h"
 
-/* argv[0] is "report" / "compare"; returns the exit code. */
-int kl_cli_report(int argc, char **argv);
-int kl_cli_compare(int argc, char **argv);
+/* The commands of the parsed command line c (its operands: the files); return the exit code. */
+int kl_cli_report(const struct cli *c);
+int kl_cli_compare(const struct cli *c);
 
-/* `kladder template WORKLOAD` (cli/template_cmd.c); argv[0] is "template". */
-int kl_cli_template(int argc, char **argv);
+/* `kladder template WORKLOAD` (cli/template_cmd.c), and its help (`template --help`). */
+int kl_cli_template(const struct cli *c);
+void kl_cli_template_usage(FILE *out);
 
 /*
  * --report: writes the HTML report of a finished run into html (opened by

@@ -8,27 +8,69 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "workloads/registry.h"
 
-/* The words after command cmd: its options, space-separated (tune: the workloads first). */
-static void option_words(int cmd, FILE *out)
+/* Writes w, after a space unless it is the first word. */
+static void word(const char *w, int *first, FILE *out)
 {
-    int first = 1;
-    if (cmd == CMD_TUNE)
-        fputs("gemm copy rowdot gemv blur ", out);
+    fprintf(out, "%s%s", *first ? "" : " ", w);
+    *first = 0;
+}
+
+/*
+ * The words after a command, space-separated (after the words already
+ * written, unless *first): what its operand may be (the registry's ladders,
+ * or the shells), then its options.
+ */
+static void command_words(const struct command_def *d, int *first, FILE *out)
+{
+    if (d->operand == OPD_SHELL)
+        word("bash zsh", first, out);
+    for (int i = 0; d->operand == OPD_WORKLOAD && i < kl_workload_count(); i++)
+        if (kl_workload_at(i)->ladder)
+            word(kl_workload_at(i)->name, first, out);
     for (int k = 0; k < kl_cli_option_count; k++) {
         const struct cli_option *o = &kl_cli_options[k];
-        if (!(o->on & ON(cmd)) || kl_cli_find(o->name, cmd) != o)
-            continue;
-        fprintf(out, "%s%s", first ? "" : " ", o->name);
-        first = 0;
+        if ((o->on & ON(d->cmd)) && kl_cli_find(o->name, d->cmd) == o)
+            word(o->name, first, out);
     }
+}
+
+/* The first words of a command line: every command, then (options) the main job's options. */
+static void first_words(int options, FILE *out)
+{
+    static const struct command_def main_job = {"", "", CMD_MAIN, "", "", .operand = OPD_NONE};
+    int first = 1;
+    for (int k = 0; k < kl_cli_command_count; k++)
+        word(kl_cli_commands[k].name, &first, out);
+    if (options)
+        command_words(&main_job, &first, out);
 }
 
 /* The shell case pattern of the options whose value is a file or directory. */
 static const char file_options[] = "--output|-o|--json|--report|--input|--kernel|--kernel-dir";
 
+/*
+ * The case pattern "COMMAND:--option|..." of the commands for which option o is
+ * the entry of its name (the main job's command is ""), for the completion of
+ * its values; 0 when no command takes it.
+ */
+static int value_pattern(const struct cli_option *o, char *out, size_t size)
+{
+    int n = 0;
+    out[0] = '\0';
+    for (int k = CMD_MAIN; o->choices && k <= CMD_COMPLETION; k++)
+        if ((o->on & ON(k)) && kl_cli_find(o->name, k) == o) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%s:%s", n++ ? "|" : "",
+                     k == CMD_MAIN ? "" : kl_cli_command_name(k), o->name);
+        }
+    return n;
+}
+
 static void completion_bash(FILE *out)
 {
+    char pattern[512];
     fprintf(out,
             "# bash completion for kladder (kladder completion bash), made from its option "
             "table\n_kladder()\n{\n"
@@ -36,32 +78,32 @@ static void completion_bash(FILE *out)
             "i\n    for ((i = 1; i < COMP_CWORD; i++)); do\n"
             "        case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; "
             "esac\n    done\n    case $prev in\n"
-            "    %s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n",
+            "    %s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n    esac\n"
+            "    case $cmd:$prev in\n",
             file_options);
     for (int k = 0; k < kl_cli_option_count; k++) {
         const struct cli_option *o = &kl_cli_options[k];
-        if (o->choices && o->kind == K_CHOICE)
+        if (value_pattern(o, pattern, sizeof pattern))
             fprintf(out, "    %s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
-                    o->name, o->choices);
+                    pattern, o->choices);
     }
-    fprintf(out, "    --type) COMPREPLY=($(compgen -W \"float double int\" -- \"$cur\")); return "
-                 ";;\n    --pixel) COMPREPLY=($(compgen -W \"float uchar4\" -- \"$cur\")); "
-                 "return ;;\n    esac\n    local words\n    case $cmd in\n");
+    fprintf(out, "    esac\n    local words\n    case $cmd in\n");
     for (int k = 0; k < kl_cli_command_count; k++) {
-        if (kl_cli_commands[k].cmd < 0)
+        const struct command_def *d = &kl_cli_commands[k];
+        int first = 1;
+        if (d->cmd < 0)
             continue;
-        fprintf(out, "    %s) words=\"", kl_cli_commands[k].name);
-        option_words(kl_cli_commands[k].cmd, out);
+        fprintf(out, "    %s) ", d->name);
+        if (d->operand == OPD_FILES)
+            fputs("[[ $cur == -* ]] || { COMPREPLY=($(compgen -f -- \"$cur\")); return; }; ", out);
+        fputs("words=\"", out);
+        command_words(d, &first, out);
         fprintf(out, "\" ;;\n");
     }
     fprintf(out, "    help) words=\"");
-    for (int k = 0; k < kl_cli_command_count; k++)
-        fprintf(out, "%s%s", k ? " " : "", kl_cli_commands[k].name);
-    fprintf(out, "\" ;;\n    completion) words=\"bash zsh\" ;;\n    template) words=\"gemm "
-                 "copy rowdot gemv blur\" ;;\n    '') words=\"");
-    for (int k = 0; k < kl_cli_command_count; k++)
-        fprintf(out, "%s ", kl_cli_commands[k].name);
-    option_words(CMD_MAIN, out);
+    first_words(0, out);
+    fprintf(out, "\" ;;\n    '') words=\"");
+    first_words(1, out);
     fprintf(out, "\" ;;\n    *) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n    esac\n"
                  "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\n"
                  "complete -F _kladder kladder\n");
@@ -69,29 +111,37 @@ static void completion_bash(FILE *out)
 
 static void completion_zsh(FILE *out)
 {
+    char pattern[512];
     fprintf(out,
             "#compdef kladder\n# zsh completion for kladder (kladder completion zsh), made "
             "from its option table\n_kladder() {\n    local cmd= w\n"
             "    for w in ${words[2,CURRENT-1]}; do\n"
             "        [[ $w == -* ]] || { cmd=$w; break; }\n    done\n"
-            "    case ${words[CURRENT-1]} in\n    %s) _files; return ;;\n"
-            "    --format) compadd table csv json; return ;;\n"
-            "    --backend) compadd opencl cuda; return ;;\n"
-            "    --type) compadd float double int; return ;;\n"
-            "    --pixel) compadd float uchar4; return ;;\n    esac\n    case $cmd in\n",
+            "    case ${words[CURRENT-1]} in\n    %s) _files; return ;;\n    esac\n"
+            "    case $cmd:${words[CURRENT-1]} in\n",
             file_options);
+    for (int k = 0; k < kl_cli_option_count; k++) {
+        const struct cli_option *o = &kl_cli_options[k];
+        if (value_pattern(o, pattern, sizeof pattern))
+            fprintf(out, "    %s) compadd %s; return ;;\n", pattern, o->choices);
+    }
+    fprintf(out, "    esac\n    case $cmd in\n");
     for (int k = 0; k < kl_cli_command_count; k++) {
-        if (kl_cli_commands[k].cmd < 0)
+        const struct command_def *d = &kl_cli_commands[k];
+        int first = 1;
+        if (d->cmd < 0)
             continue;
-        fprintf(out, "    %s) compadd -- ", kl_cli_commands[k].name);
-        option_words(kl_cli_commands[k].cmd, out);
+        fprintf(out, "    %s) ", d->name);
+        if (d->operand == OPD_FILES)
+            fputs("[[ ${words[CURRENT]} == -* ]] || { _files; return; }; ", out);
+        fputs("compadd -- ", out);
+        command_words(d, &first, out);
         fprintf(out, " ;;\n");
     }
-    fprintf(out, "    completion) compadd bash zsh ;;\n    template) compadd gemm copy rowdot "
-                 "gemv blur ;;\n    '') compadd -- ");
-    for (int k = 0; k < kl_cli_command_count; k++)
-        fprintf(out, "%s ", kl_cli_commands[k].name);
-    option_words(CMD_MAIN, out);
+    fputs("    help) compadd -- ", out);
+    first_words(0, out);
+    fputs(" ;;\n    '') compadd -- ", out);
+    first_words(1, out);
     fprintf(out, " ;;\n    *) _files ;;\n    esac\n}\n_kladder \"$@\"\n");
 }
 
@@ -135,12 +185,17 @@ void kl_cli_man_page(FILE *out)
         }
         fputc('\n', out);
         roff(kl_cli_commands[k].summary, out);
-        fputs(".\nExample: ", out);
+        fputs(".\n", out);
+        if (kl_cli_commands[k].detail) {
+            roff(kl_cli_commands[k].detail, out);
+            fputc('\n', out);
+        }
+        fputs("Example: ", out);
         roff(kl_cli_commands[k].example, out);
         fputc('\n', out);
     }
     fputs(".SH OPTIONS\n", out);
-    for (int s = S_DEVICE; s <= S_TUNE; s++) {
+    for (int s = S_DEVICE; s < S_COUNT; s++) {
         fputs(".SS ", out);
         roff(kl_cli_section_titles[s], out);
         fputc('\n', out);

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "cli/exit.h"
+#include "cli/report_cmd.h"
 #include "core/context.h"
 #include "workloads/registry.h"
 
-static void usage(FILE *out)
+void kl_cli_template_usage(FILE *out)
 {
     fprintf(out, "usage: kladder template WORKLOAD > FILE.cl\n"
                  "Prints a minimal working kernel of WORKLOAD's interface, to edit and run with\n"
@@ -21,28 +22,26 @@ static void usage(FILE *out)
     fprintf(out, "\n");
 }
 
-int kl_cli_template(int argc, char **argv)
+/* The template's text built into kladder, or NULL. */
+static const char *template_text(const struct kl_workload_def *w)
 {
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(stdout);
-        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "templates/%s.cl", w->name);
+    for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++)
+        if (strcmp(f->path, path) == 0)
+            return f->text;
+    return NULL;
+}
+
+int kl_cli_template(const struct cli *c)
+{
+    const struct kl_workload_def *w = kl_workload_find(c->operands[0]);
+    const char *text = w && w->ladder ? template_text(w) : NULL;
+    if (text) {
+        fputs(text, stdout);
+        return fflush(stdout) != 0 || ferror(stdout) ? EXIT_RUNTIME : 0;
     }
-    if (argc != 2) {
-        fprintf(stderr, "kladder: template takes one workload\n");
-        usage(stderr);
-        return EXIT_USAGE;
-    }
-    const struct kl_workload_def *w = kl_workload_find(argv[1]);
-    if (w && w->ladder) {
-        char path[64];
-        snprintf(path, sizeof path, "templates/%s.cl", w->name);
-        for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++)
-            if (strcmp(f->path, path) == 0) {
-                fputs(f->text, stdout);
-                return fflush(stdout) != 0 || ferror(stdout) ? EXIT_RUNTIME : 0;
-            }
-    }
-    fprintf(stderr, "kladder: no template for \"%s\"\n", argv[1]);
-    usage(stderr);
+    fprintf(stderr, "kladder: no template for \"%s\"\n", c->operands[0]);
+    kl_cli_template_usage(stderr);
     return EXIT_USAGE;
 }

@@ -54,34 +54,36 @@ static void show_file(const struct kl_tuned_file *f, FILE *out)
     }
 }
 
-static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+/* --show: this device's tuned parameters, or that it has none. */
+static void show_device(struct kl_context *kl, const char *dir, FILE *out)
 {
-    char warn[8192], dir[3072];
+    char warn[8192];
+    struct kl_tuned_file f;
+    int got = kl_tuned_load(&kl->info, kl->ops->name, &f, warn, sizeof warn);
+    if (got < 0)
+        fprintf(stderr, "kladder: warning: %s\n", warn);
+    if (got == 1)
+        show_file(&f, out);
+    else
+        fprintf(out,
+                "no tuned parameters for %s (%s) in %s; `kladder tune gemm` finds them "
+                "(--all lists every device's)\n",
+                kl->info.name, kl->ops->name, dir);
+    kl_tuned_free(&f);
+}
+
+/* --show --all: every device's file in the cache; 0, or the exit code of a failed listing. */
+static int show_all(const char *dir, FILE *out)
+{
+    char warn[8192], **paths;
     struct kl_tuned_file f;
     struct kl_err e;
-    kl_cache_dir(dir, sizeof dir);
-    if (!t->all) {
-        int got = kl_tuned_load(&kl->info, kl->ops->name, &f, warn, sizeof warn);
-        if (got < 0)
-            fprintf(stderr, "kladder: warning: %s\n", warn);
-        if (got == 1)
-            show_file(&f, out);
-        else
-            fprintf(out,
-                    "no tuned parameters for %s (%s) in %s; `kladder tune gemm` finds them "
-                    "(--all lists every device's)\n",
-                    kl->info.name, kl->ops->name, dir);
-        kl_tuned_free(&f);
-        return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
-    }
-    char **paths;
-    int n;
+    int n, shown = 0;
     enum kl_status st = kl_tuned_list(&paths, &n, &e);
     if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", e.msg);
         return kl_exit_for(st);
     }
-    int shown = 0;
     for (int i = 0; i < n; i++) {
         if (kl_tuned_read(paths[i], NULL, &f, warn, sizeof warn) < 0) {
             fprintf(stderr, "kladder: warning: %s\n", warn);
@@ -95,6 +97,20 @@ static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     if (!shown)
         fprintf(out, "no tuned parameters in %s\n", dir);
     kl_tuned_list_free(paths, n);
+    return 0;
+}
+
+static int show(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
+{
+    char dir[3072];
+    int rc = 0;
+    kl_cache_dir(dir, sizeof dir);
+    if (t->all)
+        rc = show_all(dir, out);
+    else
+        show_device(kl, dir, out);
+    if (rc)
+        return rc;
     return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : 0;
 }
 
@@ -258,6 +274,60 @@ static void search_settings(const struct kl_cli_tune *t, double budget, struct k
     q->start = kl_now();
 }
 
+/* A search that kept no candidate: why, on out; the exit code. */
+static int no_best(const struct kl_tune_outcome *o, FILE *out)
+{
+    if (o->state.rejected) {
+        fprintf(out, "best:      none: no candidate was verified (the rejected ones are on "
+                     "standard error)\n");
+        return EXIT_VERIFY;
+    }
+    if (o->out_of_time || o->state.abandoned) {
+        fprintf(out, "best:      none: the budget ran out before a candidate was timed; not "
+                     "tuned\n");
+        return 0;
+    }
+    fprintf(out, "best:      none: no candidate could run on this device\n");
+    return o->state.unsupported ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+/* The best candidate of rung r at sizes mnk into the device's cache, and where on out. */
+static int save_best(struct kl_context *kl, const struct kl_gemm_rung *r,
+                     const struct kl_cli_tune *t, const int mnk[3], double budget,
+                     const struct kl_tune_space *s, const struct kl_tune_outcome *o, FILE *out)
+{
+    struct kl_tuned x;
+    struct kl_err *e = &kl->err;
+    char warn[8192] = "", path[4096];
+    double flops = 2.0 * mnk[0] * (double)mnk[1] * mnk[2];
+    memset(&x, 0, sizeof x);
+    snprintf(x.workload, sizeof x.workload, "gemm");
+    snprintf(x.rung, sizeof x.rung, "%s", r->name);
+    x.type = t->type;
+    x.size_class = kl_tune_size_class(mnk[0], mnk[1], mnk[2]);
+    snprintf(x.params, sizeof x.params, "%s", o->best_params);
+    snprintf(x.size, sizeof x.size, "%dx%dx%d", mnk[0], mnk[1], mnk[2]);
+    x.median_s = o->best.median_s;
+    x.gflops = flops / o->best.median_s * 1e-9;
+    x.default_gflops = o->have_default ? flops / o->dflt.median_s * 1e-9 : 0;
+    kl_utc_now(x.date, sizeof x.date);
+    snprintf(x.version, sizeof x.version, "%s", KLADDER_VERSION);
+    x.budget_s = round(budget * 10) / 10;
+    x.tried = o->state.tried;
+    x.space = s->count;
+    snprintf(x.strategy, sizeof x.strategy, "%s", o->strategy);
+    enum kl_status st = kl_tuned_store(&kl->info, kl->ops->name, &x, warn, sizeof warn, e);
+    if (warn[0])
+        fprintf(stderr, "kladder: warning: %s (it is replaced)\n", warn);
+    if (st != KL_OK) {
+        fprintf(stderr, "kladder: the tuned parameters were not saved: %s\n", e->msg);
+        return kl_exit_for(st);
+    }
+    kl_tuned_path(&kl->info, kl->ops->name, path, sizeof path);
+    fprintf(out, "saved:     %s\n", path);
+    return 0;
+}
+
 /* Tunes one rung: the space, the search, the result on out and in the cache. */
 static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
                      const struct kl_cli_tune *t, int M, int N, int K, double budget, FILE *out)
@@ -308,53 +378,98 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
     }
     if (!o.have_best) {
         kl_tune_space_free(&s);
-        if (o.state.rejected) {
-            fprintf(out, "best:      none: no candidate was verified (the rejected ones are on "
-                         "standard error)\n");
-            return EXIT_VERIFY;
-        }
-        if (o.out_of_time || o.state.abandoned) {
-            fprintf(out, "best:      none: the budget ran out before a candidate was timed; not "
-                         "tuned\n");
-            return 0;
-        }
-        fprintf(out, "best:      none: no candidate could run on this device\n");
-        return o.state.unsupported ? EXIT_USAGE : EXIT_RUNTIME;
+        return no_best(&o, out);
     }
     print_result(out, "best:", o.best_params, &o.best, flops, roof);
     if (o.have_default)
         fprintf(out, "  %.2fx the default", o.dflt.median_s / o.best.median_s);
     fprintf(out, "\n");
 
-    struct kl_tuned x;
-    char warn[8192] = "", path[4096];
-    memset(&x, 0, sizeof x);
-    snprintf(x.workload, sizeof x.workload, "gemm");
-    snprintf(x.rung, sizeof x.rung, "%s", r->name);
-    x.type = t->type;
-    x.size_class = cls;
-    snprintf(x.params, sizeof x.params, "%s", o.best_params);
-    snprintf(x.size, sizeof x.size, "%dx%dx%d", M, N, K);
-    x.median_s = o.best.median_s;
-    x.gflops = flops / o.best.median_s * 1e-9;
-    x.default_gflops = o.have_default ? flops / o.dflt.median_s * 1e-9 : 0;
-    kl_utc_now(x.date, sizeof x.date);
-    snprintf(x.version, sizeof x.version, "%s", KLADDER_VERSION);
-    x.budget_s = round(budget * 10) / 10;
-    x.tried = o.state.tried;
-    x.space = s.count;
-    snprintf(x.strategy, sizeof x.strategy, "%s", o.strategy);
+    int rc = save_best(kl, r, t, (int[3]){M, N, K}, budget, &s, &o, out);
     kl_tune_space_free(&s);
-    st = kl_tuned_store(&kl->info, kl->ops->name, &x, warn, sizeof warn, e);
-    if (warn[0])
-        fprintf(stderr, "kladder: warning: %s (it is replaced)\n", warn);
-    if (st != KL_OK) {
-        fprintf(stderr, "kladder: the tuned parameters were not saved: %s\n", e->msg);
-        return kl_exit_for(st);
+    return rc;
+}
+
+/*
+ * The rung named name, when it can be tuned here; else NULL, having said why
+ * (no such rung, no parameters, another backend's, or unavailable here).
+ */
+static const struct kl_gemm_rung *tunable_named(struct kl_context *kl, const struct kl_cli_tune *t,
+                                                const char *name)
+{
+    const struct kl_gemm_rung *r = kl_gemm_rung_find(name);
+    char why[256];
+    if (!r) {
+        struct kl_err not_found;
+        kl_gemm_rung_not_found(name, "rung", &not_found);
+        fprintf(stderr, "kladder: %s\n", not_found.msg);
+    } else if (!r->file || kl_param_count(r->params) == 0) {
+        fprintf(stderr, "kladder: rung %s has no parameters to tune (%s)\n", r->name,
+                r->file ? "none declared" : "it is a host loop");
+    } else if (kl_kernel_elsewhere(kl, r->file)) {
+        fprintf(stderr, "kladder: rung %s is CUDA C++: tune it with --backend cuda\n", r->name);
+    } else if (!kl_gemm_rung_available(kl, r, t->type, why, sizeof why)) {
+        fprintf(stderr, "kladder: rung %s cannot run on this device: %s\n", r->name, why);
+    } else {
+        return r;
     }
-    kl_tuned_path(&kl->info, kl->ops->name, path, sizeof path);
-    fprintf(out, "saved:     %s\n", path);
+    return NULL;
+}
+
+/*
+ * The rungs to tune, each once (at most 64): those of --rung, else every
+ * device rung with parameters that runs here. 0, or EXIT_USAGE having said
+ * why a rung named cannot be tuned.
+ */
+static int choose_rungs(struct kl_context *kl, const struct kl_cli_tune *t,
+                        const struct kl_gemm_rung **chosen, int *n)
+{
+    char why[256];
+    for (int j = 0; j < t->nrungs; j++) {
+        const struct kl_gemm_rung *r = tunable_named(kl, t, t->rungs[j]);
+        int dup = 0;
+        if (!r)
+            return EXIT_USAGE;
+        for (int i = 0; i < *n; i++)
+            dup |= chosen[i] == r;
+        if (!dup && *n < 64)
+            chosen[(*n)++] = r;
+    }
+    for (int i = 0; t->nrungs == 0 && i < kl_gemm_rung_count() && *n < 64; i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        if (r->file && kl_param_count(r->params) > 0 &&
+            kl_gemm_rung_available(kl, r, t->type, why, sizeof why))
+            chosen[(*n)++] = r;
+    }
     return 0;
+}
+
+/*
+ * Tunes the chosen rungs in turn, the budget left shared by the rungs left;
+ * the exit code: the first runtime failure stops the rest, else the lowest
+ * non-zero code of a rung.
+ */
+static int tune_all(struct kl_context *kl, struct kl_gemm_bench *b, const struct kl_cli_tune *t,
+                    const struct kl_gemm_rung *const *chosen, int n, const int mnk[3], double start,
+                    FILE *out)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        double budget = 0;
+        if (t->budget_s > 0) {
+            budget = (t->budget_s - (kl_now() - start)) / (n - i);
+            if (budget <= 0) {
+                fprintf(out, "\n%s: not tuned, the budget ran out\n", chosen[i]->name);
+                continue;
+            }
+        }
+        int r = tune_rung(kl, b, chosen[i], t, mnk[0], mnk[1], mnk[2], budget, out);
+        if (r == EXIT_RUNTIME)
+            return r;
+        if (r && (!rc || r < rc))
+            rc = r;
+    }
+    return rc;
 }
 
 int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
@@ -371,42 +486,9 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
         return EXIT_USAGE;
     }
     const struct kl_gemm_rung *chosen[64];
-    int n = 0;
-    for (int j = 0; j < t->nrungs; j++) {
-        const struct kl_gemm_rung *r = kl_gemm_rung_find(t->rungs[j]);
-        if (!r) {
-            struct kl_err why;
-            kl_gemm_rung_not_found(t->rungs[j], "rung", &why);
-            fprintf(stderr, "kladder: %s\n", why.msg);
-            return EXIT_USAGE;
-        }
-        if (!r->file || kl_param_count(r->params) == 0) {
-            fprintf(stderr, "kladder: rung %s has no parameters to tune (%s)\n", r->name,
-                    r->file ? "none declared" : "it is a host loop");
-            return EXIT_USAGE;
-        }
-        char why[256];
-        if (kl_kernel_elsewhere(kl, r->file)) {
-            fprintf(stderr, "kladder: rung %s is CUDA C++: tune it with --backend cuda\n", r->name);
-            return EXIT_USAGE;
-        }
-        if (!kl_gemm_rung_available(kl, r, t->type, why, sizeof why)) {
-            fprintf(stderr, "kladder: rung %s cannot run on this device: %s\n", r->name, why);
-            return EXIT_USAGE;
-        }
-        int dup = 0;
-        for (int i = 0; i < n; i++)
-            dup |= chosen[i] == r;
-        if (!dup && n < 64)
-            chosen[n++] = r;
-    }
-    for (int i = 0; t->nrungs == 0 && i < kl_gemm_rung_count() && n < 64; i++) {
-        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
-        char why[256];
-        if (r->file && kl_param_count(r->params) > 0 &&
-            kl_gemm_rung_available(kl, r, t->type, why, sizeof why))
-            chosen[n++] = r;
-    }
+    int n = 0, rc = choose_rungs(kl, t, chosen, &n);
+    if (rc)
+        return rc;
     int M = t->M ? t->M : (int)kl_default_size("gemm", 0, kl->info.is_gpu);
     int N = t->N ? t->N : M, K = t->K ? t->K : M;
     struct kl_gemm_bench *b;
@@ -428,24 +510,7 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
     else
         fprintf(out, "protocol:  candidates 1 warm-up, >= 3 launches, >= 0.02 s; the best 3 and "
                      "the defaults again with 2 warm-up, >= 5 launches, >= 0.1 s\n");
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        double budget = 0;
-        if (t->budget_s > 0) {
-            budget = (t->budget_s - (kl_now() - start)) / (n - i);
-            if (budget <= 0) {
-                fprintf(out, "\n%s: not tuned, the budget ran out\n", chosen[i]->name);
-                continue;
-            }
-        }
-        int r = tune_rung(kl, b, chosen[i], t, M, N, K, budget, out);
-        if (r == EXIT_RUNTIME) {
-            rc = r;
-            break;
-        }
-        if (r && (!rc || r < rc))
-            rc = r;
-    }
+    rc = tune_all(kl, b, t, chosen, n, (int[3]){M, N, K}, start, out);
     kl_gemm_bench_close(b);
     if (fflush(out) != 0 || ferror(out))
         rc = EXIT_RUNTIME;
