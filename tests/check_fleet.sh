@@ -264,6 +264,12 @@ mpi)
     "${mpirun[@]}" "$mpi_kladder" gemm --version >version.txt 2>version.err
     [ "$(cat version.txt)" = "$("$kladder" --version)" ] && ok "kladder-mpi --version: $(cat version.txt)" ||
         fail "kladder-mpi --version" version.txt version.err
+    "${mpirun[@]}" "$mpi_kladder" completion bash >completion.txt 2>completion.err
+    rc=$?
+    "$kladder" completion bash >completion_one.txt
+    [ $rc -eq 0 ] && cmp -s completion.txt completion_one.txt &&
+        ok "kladder-mpi completion bash: rank 0 prints kladder's script once" ||
+        fail "kladder-mpi completion bash: exit $rc" completion.err completion.txt
     ;;
 *)
     echo "unknown mode $mode"

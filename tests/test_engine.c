@@ -358,9 +358,11 @@ static int tune(struct kl_context *kl)
     struct kl_tune_space space;
     struct kl_tune_outcome out;
     kl_null_kernels(k, 1);
-    CHECK(kl->ops->alloc(kl->dev, 4 * N, &self.src, &kl->err) == KL_OK &&
-              kl->ops->alloc(kl->dev, 4 * N, &self.dst, &kl->err) == KL_OK,
-          "buffers");
+    if (kl->ops->alloc(kl->dev, 4 * N, &self.src, &kl->err) != KL_OK ||
+        kl->ops->alloc(kl->dev, 4 * N, &self.dst, &kl->err) != KL_OK) {
+        CHECK(0, "buffers: %s", kl_last_error(kl));
+        return check_summary();
+    }
     for (int i = 0; i < N; i++)
         ((uint32_t *)kl_null_memory(self.src))[i] = 2654435761u * (uint32_t)i;
     CHECK(kl_tune_space_build(kl, &target, &space, &kl->err) == KL_OK, "space: %s",
@@ -445,6 +447,11 @@ static int registry(struct kl_context *kl)
     int before = kl_workload_count();
     CHECK(kl_workload_register(&kl_tiny_workload) == 0, "registered");
     CHECK(kl_workload_register(&kl_tiny_workload) == -1, "a name is registered once");
+    struct kl_workload_def wide = kl_tiny_workload, runless = kl_tiny_workload;
+    wide.name = "wide", wide.dims = KL_WORKLOAD_MAX_DIMS + 1;
+    runless.name = "runless", runless.run = NULL;
+    CHECK(kl_workload_register(&wide) == -1 && kl_workload_register(&runless) == -1,
+          "more sizes than a call holds, or a ladder without an entry, are refused");
     CHECK(kl_workload_count() == before + 1 && kl_workload_find("scale") == &kl_tiny_workload &&
               kl_workload_at(before) == &kl_tiny_workload,
           "found by name and by index");

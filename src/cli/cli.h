@@ -30,6 +30,7 @@ enum command {
     CMD_COMPARE,    /* two saved runs, rung by rung (cli/compare.c) */
     CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */
     CMD_COMPLETION, /* the shell completion script (cli/shell_docs.c) */
+    CMD_COUNT       /* not a command: how many there are */
 };
 
 struct cli {

@@ -170,8 +170,9 @@ static void free_line(int argc, char **scratch, char **typed)
 /*
  * 1 when kladder-mpi runs the command word w on every rank: the main job
  * (no command), peak, and the workloads of the registry that run a ladder;
- * it leaves help, version (which the parser answers) and completion to the
- * parser, and a word that is no command to the parser's message.
+ * it leaves help and version (which the parser answers), completion (which
+ * rank 0 prints) and a word that is no command (the parser's message) to
+ * parse_line.
  */
 static int runs_on_ranks(const char *w)
 {
@@ -234,6 +235,12 @@ static int parse_line(int argc, char **argv, int rank, char ***typed, char ***sc
     int rc = rank == 0 ? parse_only(argc, *scratch) : muted(1, parse_only, argc, *scratch);
     if (rc || parsed_done)
         return rc;
+    if (parsed.command == CMD_COMPLETION) { /* text, not a run: rank 0 prints it */
+        parsed_done = 1;
+        if (rank == 0 && kl_cli_completion(parsed.operands[0], stdout) != 0)
+            return EXIT_USAGE;
+        return 0;
+    }
     if (parsed.command == CMD_PEAK && parsed.p2p) {
         if (rank == 0)
             fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "

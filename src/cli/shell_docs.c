@@ -51,6 +51,22 @@ static void first_words(int options, FILE *out)
 static const char file_options[] = "--output|-o|--json|--report|--input|--kernel|--kernel-dir";
 
 /*
+ * 1 where `kladder tune WORKLOAD` completes option o's values: tune takes the
+ * workloads' own options, and has no entry of that name itself; o is the
+ * first ladder's entry of the name (where ladders differ, the first one's
+ * values are offered).
+ */
+static int tune_completes(const struct cli_option *o)
+{
+    if (kl_cli_find(o->name, CMD_TUNE))
+        return 0;
+    for (int k = CMD_MAIN; k < CMD_COUNT; k++)
+        if ((ON(k) & ON_LADDERS) && kl_cli_find(o->name, k))
+            return kl_cli_find(o->name, k) == o;
+    return 0;
+}
+
+/*
  * The case pattern "COMMAND:--option|..." of the commands for which option o is
  * the entry of its name (the main job's command is ""), for the completion of
  * its values; 0 when no command takes it.
@@ -59,12 +75,16 @@ static int value_pattern(const struct cli_option *o, char *out, size_t size)
 {
     int n = 0;
     out[0] = '\0';
-    for (int k = CMD_MAIN; o->choices && k <= CMD_COMPLETION; k++)
+    for (int k = CMD_MAIN; o->choices && k < CMD_COUNT; k++)
         if ((o->on & ON(k)) && kl_cli_find(o->name, k) == o) {
             size_t used = strlen(out);
             snprintf(out + used, size - used, "%s%s:%s", n++ ? "|" : "",
                      k == CMD_MAIN ? "" : kl_cli_command_name(k), o->name);
         }
+    if (n && tune_completes(o)) {
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "|tune:%s", o->name);
+    }
     return n;
 }
 

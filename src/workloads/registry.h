@@ -60,7 +60,8 @@ const struct kl_workload_def *kl_workload_find(const char *name);
 /*
  * Adds a workload after the built-in ones (up to 4), for programs that bring
  * their own; before any other use of the table, from one thread. 0, or -1
- * where the name is taken or the table is full.
+ * where the name is taken, the table is full, dims is beyond
+ * KL_WORKLOAD_MAX_DIMS, or rungs (or, for a ladder, run) is missing.
  */
 int kl_workload_register(const struct kl_workload_def *def);
 /* The names of the workloads with ladder set, for messages: "gemm, copy, rowdot, …". */
