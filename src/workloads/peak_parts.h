@@ -1,9 +1,10 @@
 /*
- * What the parts of `kladder peak` share: peak.c (device-memory bandwidth,
- * the FMA units, launches, transfers, and the whole measurement),
- * peak_tensor.c (the tensor cores) and peak_memory.c (the memory hierarchy:
- * local memory, the caches, latencies, atomics). Each part adds its rows to
- * the report and its figures to the ceilings; none prints.
+ * What the parts of `kladder peak` share: peak.c (the FMA units, the search
+ * and final measurement every part uses, and the whole measurement),
+ * peak_bandwidth.c (device-memory bandwidth), peak_launch.c (launches and
+ * transfers), peak_tensor.c (the tensor cores) and peak_memory.c (the
+ * memory hierarchy: local memory, the caches, latencies, atomics). Each part
+ * adds its rows to the report and its figures to the ceilings; none prints.
  */
 #ifndef KL_PEAK_PARTS_H
 #define KL_PEAK_PARTS_H
@@ -18,6 +19,9 @@
 
 /* The light protocol that ranks candidate configurations before the best is measured again. */
 extern const struct kl_protocol kl_peak_search_protocol;
+
+/* A row's rate: its operations per second where it counts any, else its bytes per second. */
+double kl_peak_row_rate(const struct kl_result *r);
 
 /* One configuration (cfg) of a rate kernel, checked, then timed by proto, into res. */
 typedef enum kl_status (*kl_peak_rate_fn)(struct kl_context *kl, const void *cfg, int quick,
@@ -61,6 +65,24 @@ enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const 
 /* The packed-half FMA rate (row fma_f16x2, c->f16_gflops), or a skipped row saying why not. */
 enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_request *req,
                                    struct kl_report *rep, struct kl_ceilings *c);
+
+/*
+ * Device-memory bandwidth in buffers of bytes: copy, read and write, each
+ * searched at every vector width of vec_mask (brief: one search over them
+ * all) into rows; the best verified rate of each kind, and its
+ * configuration, into c.
+ */
+enum kl_status kl_peak_bandwidth(struct kl_context *kl, const struct kl_peak_request *req,
+                                 size_t bytes, unsigned vec_mask, struct kl_report *rep,
+                                 struct kl_ceilings *c);
+
+/*
+ * Launches and transfers: an empty kernel's launch latency (rows
+ * launch_latency, launch_host, empty_kernel) and host <-> device copies of
+ * up to bytes (pageable, pinned, mapped), into rows and c.
+ */
+enum kl_status kl_peak_launches(struct kl_context *kl, const struct kl_peak_request *req,
+                                size_t bytes, struct kl_report *rep, struct kl_ceilings *c);
 
 /* The tensor cores: every precision's mma.sync and wgmma rows (TF32's only when brief),
  * and their figures in c. */
