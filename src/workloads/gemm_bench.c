@@ -17,14 +17,11 @@ enum kl_status kl_gemm_check(struct kl_context *kl, const struct kl_gemm_rung *r
                              size_t *wg, struct kl_err *e)
 {
     int values[KL_MAX_PARAMS];
-    unsigned mask;
     struct kl_launch l = {.kl = kl};
-    const struct kl_param_def *list = r->params;
     enum kl_status st;
     if (wg)
         *wg = 0;
-    if ((st = kl_params_check_known(items, nitems, &list, 1, e)) != KL_OK ||
-        (st = kl_gemm_resolve(r, items, nitems, values, &mask, e)) != KL_OK ||
+    if ((st = kl_gemm_resolve_items(r, items, nitems, values, e)) != KL_OK ||
         r->geometry == KL_GEO_HOST)
         return st;
     kl_gemm_shape(r, values, M, N, &l);
@@ -100,10 +97,16 @@ struct bench_launch {
     int calls, warmup;
 };
 
+/* 1 where the limits' deadline has passed. */
+static int past_deadline(const struct kl_run_limits *lim)
+{
+    return lim && lim->deadline > 0 && kl_now() > lim->deadline;
+}
+
 static enum kl_status bench_launch_timed(void *arg, double *seconds, struct kl_err *e)
 {
     struct bench_launch *x = arg;
-    if (x->lim && x->lim->deadline > 0 && kl_now() > x->lim->deadline) {
+    if (past_deadline(x->lim)) {
         x->lim->abandoned = 2;
         return kl_fail(e, KL_ERR_UNSUPPORTED, "abandoned: the time budget ran out");
     }
@@ -118,38 +121,92 @@ static enum kl_status bench_launch_timed(void *arg, double *seconds, struct kl_e
     return st;
 }
 
+/*
+ * A candidate made ready to run: a device rung, a valid protocol, its
+ * values resolved, checked, its buffers made and its kernels built; res
+ * gets the build's options and time.
+ */
+static enum kl_status bench_prepare(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
+                                    const char *const *items, int nitems,
+                                    const struct kl_protocol *proto, struct rung_launch *rl,
+                                    struct kl_result *res)
+{
+    struct kl_err *e = &b->kl->err;
+    struct kl_timing t;
+    int values[KL_MAX_PARAMS];
+    enum kl_status st;
+    memset(&t, 0, sizeof t);
+    if (!r->file)
+        return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host; the bench times device rungs",
+                       r->name);
+    if ((st = kl_protocol_check(proto, e)) != KL_OK ||
+        (st = kl_gemm_resolve_items(r, items, nitems, values, e)) != KL_OK ||
+        (st = kl_gemm_prepare(&b->s, r, values, &t, rl)) != KL_OK)
+        return st;
+    snprintf(res->options, sizeof res->options, "%s", t.options);
+    res->build_s = t.build_s;
+    return KL_OK;
+}
+
+/*
+ * The first verified candidate's result becomes the baseline every later
+ * one is compared with in full (C is kept and a new one made).
+ */
+static enum kl_status keep_baseline(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
+                                    const struct kl_result *res)
+{
+    void *next = malloc((size_t)b->s.M * b->s.N * kl_type_size(b->s.type));
+    if (!next)
+        return kl_fail(&b->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    snprintf(b->baseline_name, sizeof b->baseline_name, "the first verified candidate (%s %.500s)",
+             r->name, res->options);
+    b->baseline = (struct gemm_baseline){b->C, b->baseline_name, res->precision};
+    b->C = next;
+    return KL_OK;
+}
+
+/*
+ * A verified candidate timed by proto into res; SKIPPED where limits
+ * abandoned it (out of time, or far too slow after its first launch).
+ */
+static enum kl_status bench_time(struct kl_gemm_bench *b, struct rung_launch *rl,
+                                 const struct kl_protocol *proto, struct kl_run_limits *limits,
+                                 struct kl_result *res)
+{
+    struct kl_err *e = &b->kl->err;
+    struct kl_stats stats;
+    struct bench_launch x = {&rl->pair, limits, 0, proto->warmup};
+    enum kl_status st = kl_measure(b->s.kl, proto, bench_launch_timed, &x, &stats, e);
+    if (st != KL_OK && limits && limits->abandoned) {
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note, "%.500s", e->msg);
+        return KL_OK;
+    }
+    if (st != KL_OK) {
+        res->status = KL_RESULT_FAILED;
+        return st;
+    }
+    kl_result_set_stats(res, &stats);
+    return KL_OK;
+}
+
 enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
                                  const char *const *items, int nitems,
                                  const struct kl_protocol *proto, struct kl_run_limits *limits,
                                  struct kl_result *res)
 {
-    struct kl_context *kl = b->kl;
-    struct kl_err *e = &kl->err;
-    struct kl_timing t;
+    struct kl_err *e = &b->kl->err;
     struct rung_launch rl;
-    struct kl_stats stats;
-    int values[KL_MAX_PARAMS];
-    unsigned mask;
     double first = 0;
-    const struct kl_param_def *list = r->params;
     enum kl_status st;
 
-    memset(&t, 0, sizeof t);
     res->status = KL_RESULT_FAILED;
     res->note[0] = '\0';
     if (limits)
         limits->abandoned = 0;
-    if (!r->file)
-        return kl_fail(e, KL_ERR_ARG, "rung %s runs on the host; the bench times device rungs",
-                       r->name);
-    if ((st = kl_protocol_check(proto, e)) != KL_OK ||
-        (st = kl_params_check_known(items, nitems, &list, 1, e)) != KL_OK ||
-        (st = kl_gemm_resolve(r, items, nitems, values, &mask, e)) != KL_OK ||
-        (st = kl_gemm_prepare(&b->s, r, values, &t, &rl)) != KL_OK)
+    if ((st = bench_prepare(b, r, items, nitems, proto, &rl, res)) != KL_OK)
         return st;
-    snprintf(res->options, sizeof res->options, "%s", t.options);
-    res->build_s = t.build_s;
-    if (limits && limits->deadline > 0 && kl_now() > limits->deadline) {
+    if (past_deadline(limits)) {
         limits->abandoned = 2;
         res->status = KL_RESULT_SKIPPED;
         snprintf(res->note, sizeof res->note, "abandoned: the time budget ran out after its build");
@@ -168,26 +225,7 @@ enum kl_status kl_gemm_bench_run(struct kl_gemm_bench *b, const struct kl_gemm_r
     kl_gemm_judge(&b->s, &b->g, b->C, &b->baseline, res);
     if (res->status != KL_RESULT_VERIFIED)
         return KL_OK;
-    if (!b->baseline.C) {
-        void *next = malloc((size_t)b->s.M * b->s.N * kl_type_size(b->s.type));
-        if (!next)
-            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        snprintf(b->baseline_name, sizeof b->baseline_name,
-                 "the first verified candidate (%s %.500s)", r->name, t.options);
-        b->baseline = (struct gemm_baseline){b->C, b->baseline_name, res->precision};
-        b->C = next;
-    }
-    struct bench_launch x = {&rl.pair, limits, 0, proto->warmup};
-    st = kl_measure(b->s.kl, proto, bench_launch_timed, &x, &stats, e);
-    if (st != KL_OK && limits && limits->abandoned) {
-        res->status = KL_RESULT_SKIPPED;
-        snprintf(res->note, sizeof res->note, "%.500s", e->msg);
-        return KL_OK;
-    }
-    if (st != KL_OK) {
-        res->status = KL_RESULT_FAILED;
+    if (!b->baseline.C && (st = keep_baseline(b, r, res)) != KL_OK)
         return st;
-    }
-    kl_result_set_stats(res, &stats);
-    return KL_OK;
+    return bench_time(b, &rl, proto, limits, res);
 }

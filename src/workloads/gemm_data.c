@@ -265,6 +265,13 @@ int kl_gemm_request_chooses(const struct kl_gemm_request *req, const struct kl_g
     return 0;
 }
 
+/* 1 where kl_gemm's arguments are given: params may be NULL, its items not where it counts some. */
+static int gemm_args_given(const char *rung, const void *A, const void *B, const void *C,
+                           const struct kl_params *params)
+{
+    return rung && A && B && C && !(params && params->count > 0 && !params->items);
+}
+
 enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type type, int M, int N,
                        int K, const void *A, const void *B, void *C, const struct kl_params *params,
                        const struct kl_protocol *protocol, struct kl_timing *timing)
@@ -273,21 +280,22 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
     struct kl_timing local_timing;
     struct gemm_session s;
     int values[KL_MAX_PARAMS];
-    unsigned mask;
     enum kl_status st;
     const struct kl_gemm_rung *r;
 
-    if (!kl || !rung || !A || !B || !C || (params && params->count > 0 && !params->items))
-        return kl ? kl_fail(&kl->err, KL_ERR_ARG, "kl_gemm: NULL argument") : KL_ERR_ARG;
+    if (!kl)
+        return KL_ERR_ARG;
+    if (!gemm_args_given(rung, A, B, C, params))
+        return kl_fail(&kl->err, KL_ERR_ARG, "kl_gemm: NULL argument");
     if ((st = kl_gemm_request_check(kl, type, M, N, K, &kl->err)) != KL_OK)
         return st;
     if (!(r = kl_gemm_rung_find(rung)))
         return kl_gemm_rung_not_found(rung, "GEMM rung", &kl->err);
-    const char *const *items = params ? params->items : NULL;
-    int nitems = params ? params->count : 0;
-    const struct kl_param_def *list = r->params;
-    if ((st = kl_params_check_known(items, nitems, &list, 1, &kl->err)) != KL_OK ||
-        (st = kl_gemm_resolve(r, items, nitems, values, &mask, &kl->err)) != KL_OK)
+    if (params)
+        st = kl_gemm_resolve_items(r, params->items, params->count, values, &kl->err);
+    else
+        st = kl_gemm_resolve_items(r, NULL, 0, values, &kl->err);
+    if (st != KL_OK)
         return st;
     if (protocol)
         proto = *protocol;

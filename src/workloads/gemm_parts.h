@@ -102,6 +102,9 @@ enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung
 /* A rung's values: defaults, the items, then the constraints between them. */
 enum kl_status kl_gemm_resolve(const struct kl_gemm_rung *r, const char *const *items, int nitems,
                                int *values, unsigned *mask, struct kl_err *e);
+/* kl_gemm_resolve of items given by a caller, which may name only rung r's parameters. */
+enum kl_status kl_gemm_resolve_items(const struct kl_gemm_rung *r, const char *const *items,
+                                     int nitems, int *values, struct kl_err *e);
 /* A rung's values in a ladder: --param, else tuned, else its preset, else its defaults. */
 enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
                                        const struct kl_device_info *dev,

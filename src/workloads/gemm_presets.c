@@ -19,6 +19,15 @@ enum kl_status kl_gemm_resolve(const struct kl_gemm_rung *r, const char *const *
                        : kl_params_check_multiples(r->name, r->params, values, r->multiples, e);
 }
 
+enum kl_status kl_gemm_resolve_items(const struct kl_gemm_rung *r, const char *const *items,
+                                     int nitems, int *values, struct kl_err *e)
+{
+    const struct kl_param_def *list = r->params;
+    unsigned mask;
+    enum kl_status st = kl_params_check_known(items, nitems, &list, 1, e);
+    return st != KL_OK ? st : kl_gemm_resolve(r, items, nitems, values, &mask, e);
+}
+
 const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
                                                  const struct kl_device_info *dev, enum kl_type t,
                                                  int M, int N, int K)
