@@ -35,43 +35,45 @@ double kl_peak_row_rate(const struct kl_result *r)
 #define FMA_WG 256
 #define FMA_MAX_ITERS 8192
 
-/* Host replica of flops.cl for one work-item (see the kernel's comment). */
+/*
+ * Host replicas of flops.cl for one work-item, one per element type (see
+ * the kernel's comment): each chain starts at x = init (a sixteenth of it
+ * for floating point) and takes iters fused multiply-adds x = x·a + b;
+ * component k sums its chains in chain order (v = x0; v += x1; ...), the
+ * result its components left to right (s = v.s0; s += v.s1; ...).
+ */
+#define FMA_REPLICA(name, T, start, step)                                                          \
+    static T name(int gid, int vec, int chains, int iters, T a, T b)                               \
+    {                                                                                              \
+        T s = 0;                                                                                   \
+        for (int k = 0; k < vec; k++) {                                                            \
+            T v = 0;                                                                               \
+            for (int c = 0; c < chains; c++) {                                                     \
+                int init = (gid + 3 * c + k) % 13;                                                 \
+                T x = start;                                                                       \
+                for (int i = 0; i < iters; i++)                                                    \
+                    x = step;                                                                      \
+                v = c ? v + x : x;                                                                 \
+            }                                                                                      \
+            s = k ? s + v : v;                                                                     \
+        }                                                                                          \
+        return s;                                                                                  \
+    }
+FMA_REPLICA(replica_f32, float, (float)init * 0.0625f, fmaf(x, a, b))
+FMA_REPLICA(replica_f64, double, (double)init * 0.0625, fma(x, a, b))
+FMA_REPLICA(replica_i32, uint32_t, (uint32_t)init, (x * a) + b)
+
+/* What flops.cl leaves for work-item gid in type t, as a double. */
 static double fma_expected(enum kl_type t, int gid, int vec, int chains, int iters, double a,
                            double b)
 {
-    float fs = 0.0f;
-    double ds = 0.0;
-    uint32_t us = 0;
-    for (int k = 0; k < vec; k++) {
-        float fv = 0.0f;
-        double dv = 0.0;
-        uint32_t uv = 0;
-        for (int c = 0; c < chains; c++) {
-            int init = (gid + 3 * c + k) % 13;
-            /* v = x0; v += x1; ...: component k of the chain sum, in chain order. */
-            if (t == KL_FLOAT) {
-                float x = (float)init * 0.0625f;
-                for (int i = 0; i < iters; i++)
-                    x = fmaf(x, (float)a, (float)b);
-                fv = c ? fv + x : x;
-            } else if (t == KL_DOUBLE) {
-                double x = (double)init * 0.0625;
-                for (int i = 0; i < iters; i++)
-                    x = fma(x, a, b);
-                dv = c ? dv + x : x;
-            } else {
-                uint32_t x = (uint32_t)init;
-                for (int i = 0; i < iters; i++)
-                    x = x * (uint32_t)(int32_t)a + (uint32_t)(int32_t)b;
-                uv = c ? uv + x : x;
-            }
-        }
-        /* s = v.s0; s += v.s1; ...: components left to right. */
-        fs = k ? fs + fv : fv;
-        ds = k ? ds + dv : dv;
-        us = k ? us + uv : uv;
+    switch (t) {
+    case KL_FLOAT: return replica_f32(gid, vec, chains, iters, (float)a, (float)b);
+    case KL_DOUBLE: return replica_f64(gid, vec, chains, iters, a, b);
+    default:
+        return (double)(int32_t)replica_i32(gid, vec, chains, iters, (uint32_t)(int32_t)a,
+                                            (uint32_t)(int32_t)b);
     }
-    return t == KL_FLOAT ? (double)fs : t == KL_DOUBLE ? ds : (double)(int32_t)us;
 }
 
 struct fma_run {
@@ -219,6 +221,17 @@ enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const 
     return KL_OK;
 }
 
+enum kl_status kl_peak_failed_row(struct kl_context *kl, struct kl_report *rep, const char *name,
+                                  const struct kl_result *trial)
+{
+    struct kl_result *bad = kl_report_add(rep, name, NULL);
+    if (!bad)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    *bad = *trial;
+    snprintf(bad->rung, sizeof bad->rung, "%s", name);
+    return KL_OK;
+}
+
 enum kl_status kl_peak_final(struct kl_context *kl, kl_peak_rate_fn measure, const void *cfg,
                              int quick, const struct kl_peak_request *req, struct kl_result *res)
 {
@@ -276,14 +289,8 @@ enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_p
         }
         if (st != KL_OK)
             return st;
-        if (trial.status == KL_RESULT_FAILED) {
-            struct kl_result *bad = kl_report_add(rep, name, NULL);
-            if (!bad)
-                return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-            *bad = trial;
-            snprintf(bad->rung, sizeof bad->rung, "%s", name);
-            return KL_OK;
-        }
+        if (trial.status == KL_RESULT_FAILED)
+            return kl_peak_failed_row(kl, rep, name, &trial);
         if (!best || kl_peak_row_rate(&trial) > best_rate) {
             best_rate = kl_peak_row_rate(&trial);
             best = cfg + (size_t)i * size;
@@ -373,13 +380,11 @@ static size_t default_bytes(const struct kl_device_info *d)
     return want < cap ? want : cap;
 }
 
-enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_request *req,
-                               struct kl_report *rep, struct kl_ceilings *c)
+/* A request peak can take: a valid protocol, vector widths of 1 to 16, buffers of bytes. */
+static enum kl_status check_request(struct kl_context *kl, const struct kl_peak_request *req,
+                                    size_t bytes)
 {
-    size_t bytes = req->bytes ? req->bytes : default_bytes(&kl->info);
     enum kl_status st;
-
-    memset(c, 0, sizeof *c);
     if ((st = kl_protocol_check(&req->protocol, &kl->err)) != KL_OK)
         return st;
     if (req->vec_mask & ~0x1fu || (req->vec_mask & ~(1u | 2u | 4u | 8u | 16u)))
@@ -389,7 +394,13 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
                        "--bytes %zu: buffers must be between 64 KiB and the device's largest "
                        "allocation (%llu bytes), and under 4 GiB",
                        bytes, (unsigned long long)kl->info.max_alloc);
+    return KL_OK;
+}
 
+/* The report's head (workload, sizes, device, provenance) and the ceilings' date and source. */
+static void report_head(struct kl_context *kl, const struct kl_peak_request *req, size_t bytes,
+                        struct kl_report *rep, struct kl_ceilings *c)
+{
     rep->workload = "peak";
     snprintf(rep->sizes, sizeof rep->sizes, "buffers of %.1f MiB", bytes / 1048576.0);
     snprintf(rep->size_json, sizeof rep->size_json, "\"bytes\": %zu, \"quick\": %s, \"brief\": %s",
@@ -406,28 +417,46 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     kl_report_provenance(rep, kl);
     snprintf(c->date, sizeof c->date, "%s", rep->date);
     snprintf(c->source, sizeof c->source, "%s", req->brief ? KL_CEILINGS_BRIEF : KL_CEILINGS_FULL);
-    /* Brief: the widths where devices peak (4 words: GPUs' 16-byte accesses; 8 and 16: CPUs'
-     * 32- and 64-byte vectors). */
-    unsigned vec_mask = req->vec_mask ? req->vec_mask : req->brief ? 4 | 8 | 16 : 0x1f;
+}
 
-    /* Memory: every kind × vector width; the best of each kind is its ceiling. */
-    if ((st = kl_peak_bandwidth(kl, req, bytes, vec_mask, rep, c)) != KL_OK)
-        return st;
-
-    /* Arithmetic: FP32, FP64 where the device has it, INT32; TF32 on tensor cores, FP16x2. */
+/* Arithmetic: FP32, FP64 where the device has it, INT32; FP16x2 (not brief); the tensor cores. */
+static enum kl_status measure_arithmetic(struct kl_context *kl, const struct kl_peak_request *req,
+                                         struct kl_report *rep, struct kl_ceilings *c)
+{
+    enum kl_status st;
     kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; the tensor cores; FP16x2");
     fma_prefetch(kl, req);
     if ((st = fma_search(kl, KL_FLOAT, req->quick, req, rep, &c->f32_gflops)) != KL_OK ||
         (kl->info.fp64 &&
          (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
-        (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK ||
-        (!req->brief && (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK) ||
-        (st = kl_peak_tensor(kl, req, rep, c)) != KL_OK)
+        (st = fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops)) != KL_OK)
+        return st;
+    if (!req->brief && (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK)
+        return st;
+    return kl_peak_tensor(kl, req, rep, c);
+}
+
+enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_request *req,
+                               struct kl_report *rep, struct kl_ceilings *c)
+{
+    size_t bytes = req->bytes ? req->bytes : default_bytes(&kl->info);
+    enum kl_status st;
+
+    memset(c, 0, sizeof *c);
+    if ((st = check_request(kl, req, bytes)) != KL_OK)
+        return st;
+    report_head(kl, req, bytes, rep, c);
+    /* Brief: the widths where devices peak (4 words: GPUs' 16-byte accesses; 8 and 16: CPUs'
+     * 32- and 64-byte vectors). */
+    unsigned vec_mask = req->vec_mask ? req->vec_mask : req->brief ? 4 | 8 | 16 : 0x1f;
+
+    /* Memory: every kind × vector width; the best of each kind is its ceiling. */
+    if ((st = kl_peak_bandwidth(kl, req, bytes, vec_mask, rep, c)) != KL_OK ||
+        (st = measure_arithmetic(kl, req, rep, c)) != KL_OK)
         return st;
     kl_progress_step(16, 17, "peak: the memory hierarchy");
     if ((st = kl_peak_memory(kl, req, rep, c)) != KL_OK)
         return st;
-
     if (!req->brief) { /* the main job's report needs neither */
         kl_progress_step(16, 17, "peak: launch latency and transfers");
         if ((st = kl_peak_launches(kl, req, bytes, rep, c)) != KL_OK)

@@ -151,6 +151,93 @@ static void bw_options(struct bw_config c, char *out, size_t n)
 }
 
 /*
+ * The grid of configuration c over n vectors: one work-item per EPI
+ * vectors, or a persistent grid, whole waves of the most the device holds,
+ * each item looping over *chunks chunks.
+ */
+static void bw_grid(const struct kl_context *kl, struct bw_config c, int n, struct kl_launch *l,
+                    int *chunks)
+{
+    size_t items = ((size_t)n + (size_t)c.epi - 1) / (size_t)c.epi;
+    *chunks = 1;
+    if (c.persistent) {
+        size_t resident = kl->info.threads_per_cu ? kl->info.threads_per_cu : 2048;
+        items = (size_t)kl->info.compute_units * resident;
+        *chunks = (int)(((size_t)n + items * (size_t)c.epi - 1) / (items * (size_t)c.epi));
+    }
+    l->local[0] = c.wg;
+    l->global[0] = kl_round_up(items, c.wg);
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+}
+
+/* Configuration c's build options and its description ("uint4 EPI=1 WG=256") into res. */
+static void bw_describe(struct bw_config c, struct kl_result *res)
+{
+    bw_options(c, res->options, sizeof res->options);
+    snprintf(res->config, sizeof res->config, "uint%d EPI=%d WG=%zu%s%s", c.vec, c.epi, c.wg,
+             c.persistent ? " persistent" : "", c.nv_load ? " ld.nc.L2::256B" : "");
+    if (c.vec == 1)
+        snprintf(res->config, sizeof res->config, "uint EPI=%d WG=%zu%s", c.epi, c.wg,
+                 c.persistent ? " persistent" : "");
+}
+
+/* The arguments of kind k's kernel over n vectors of c.vec words, and the bytes it moves. */
+static void bw_args(const struct bw_session *s, enum bw_kind k, struct bw_config c, int n,
+                    int chunks, struct kl_launch *l, struct kl_result *res)
+{
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = k == BW_WRITE ? s->ddst : s->dsrc}};
+    l->nargs = 3;
+    switch (k) {
+    case BW_COPY:
+        l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
+        l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = n}};
+        res->bytes = 2.0 * (double)n * c.vec * 4;
+        break;
+    case BW_READ:
+        l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dpartial}};
+        l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = n}};
+        l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = chunks}};
+        l->nargs = 4;
+        res->bytes = (double)n * c.vec * 4 + (double)l->global[0] * 4;
+        break;
+    case BW_WRITE:
+        l->args[1] = (struct kl_arg){KL_ARG_INT, {.i = n}};
+        l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)s->seed}};
+        res->bytes = (double)n * c.vec * 4;
+        break;
+    }
+}
+
+/*
+ * One launch of l checked: the destination poisoned first (a copy or a
+ * write), then the result compared; *ok 0 and res FAILED, with the first
+ * difference, where it is wrong.
+ */
+static enum kl_status bw_check(struct bw_session *s, enum bw_kind k, struct kl_launch *l, int *ok,
+                               struct kl_result *res)
+{
+    struct kl_context *kl = s->kl;
+    enum kl_status st;
+    double dummy;
+    if ((k != BW_READ && (st = kl_launch_timed(&s->poison, &dummy, &kl->err)) != KL_OK) ||
+        (st = kl_launch_timed(l, &dummy, &kl->err)) != KL_OK ||
+        (st = bw_verify(s, k, l->global[0], ok, res->note, sizeof res->note)) != KL_OK)
+        return st;
+    if (!*ok)
+        res->status = KL_RESULT_FAILED;
+    return KL_OK;
+}
+
+/* What a timed row's note says it is. */
+static const char *bw_note(enum bw_kind k, int verified)
+{
+    static const char *const checked[] = {"verified: every word copied",
+                                          "verified: sum of all words",
+                                          "verified: every word written"};
+    return verified ? checked[k] : "a candidate, timed unchecked";
+}
+
+/*
  * Builds and times one configuration. With verify, the destination is first
  * poisoned, one launch checked (a failure is res FAILED, not timed), then
  * the configuration timed; without, only timed (a candidate of a search,
@@ -163,25 +250,10 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
     struct kl_launch l = {.kl = kl, .dims = 1};
     struct kl_stats stats;
     enum kl_status st;
-    double dummy;
-    int ok;
-    int n = (int)(s->words / (size_t)c.vec), chunks = 1;
-    size_t items = ((size_t)n + (size_t)c.epi - 1) / (size_t)c.epi;
+    int n = (int)(s->words / (size_t)c.vec), chunks, ok = 1;
 
-    if (c.persistent) { /* whole waves of the most the device holds, each item looping */
-        size_t resident = kl->info.threads_per_cu ? kl->info.threads_per_cu : 2048;
-        items = (size_t)kl->info.compute_units * resident;
-        chunks = (int)(((size_t)n + items * (size_t)c.epi - 1) / (items * (size_t)c.epi));
-    }
-    l.local[0] = c.wg;
-    l.global[0] = kl_round_up(items, c.wg);
-    l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
-    bw_options(c, res->options, sizeof res->options);
-    snprintf(res->config, sizeof res->config, "uint%d EPI=%d WG=%zu%s%s", c.vec, c.epi, c.wg,
-             c.persistent ? " persistent" : "", c.nv_load ? " ld.nc.L2::256B" : "");
-    if (c.vec == 1)
-        snprintf(res->config, sizeof res->config, "uint EPI=%d WG=%zu%s", c.epi, c.wg,
-                 c.persistent ? " persistent" : "");
+    bw_grid(kl, c, n, &l, &chunks);
+    bw_describe(c, res);
     if (l.global[0] > s->partial_cap) /* a persistent grid on a small --bytes: passed over */
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED,
                        "%s %s: its %zu work-items outnumber the buffer's %zu words (a larger "
@@ -192,47 +264,48 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
             KL_OK ||
         (st = kl_launch_check(&l, bw_name[k], &kl->err)) != KL_OK)
         return st;
-    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = k == BW_WRITE ? s->ddst : s->dsrc}};
-    l.nargs = 3;
-    switch (k) {
-    case BW_COPY:
-        l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
-        l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = n}};
-        res->bytes = 2.0 * (double)n * c.vec * 4;
-        break;
-    case BW_READ:
-        l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dpartial}};
-        l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = n}};
-        l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = chunks}};
-        l.nargs = 4;
-        res->bytes = (double)n * c.vec * 4 + (double)l.global[0] * 4;
-        break;
-    case BW_WRITE:
-        l.args[1] = (struct kl_arg){KL_ARG_INT, {.i = n}};
-        l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)s->seed}};
-        res->bytes = (double)n * c.vec * 4;
-        break;
-    }
-    if (verify) {
-        if ((k != BW_READ && (st = kl_launch_timed(&s->poison, &dummy, &kl->err)) != KL_OK) ||
-            (st = kl_launch_timed(&l, &dummy, &kl->err)) != KL_OK ||
-            (st = bw_verify(s, k, l.global[0], &ok, res->note, sizeof res->note)) != KL_OK)
-            return st;
-        if (!ok) {
-            res->status = KL_RESULT_FAILED;
-            return KL_OK;
-        }
-    }
+    bw_args(s, k, c, n, chunks, &l, res);
+    if (verify && ((st = bw_check(s, k, &l, &ok, res)) != KL_OK || !ok))
+        return st;
     if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
         return st;
     res->status = verify ? KL_RESULT_VERIFIED : KL_RESULT_MEASURED;
     kl_result_set_stats(res, &stats);
-    snprintf(res->note, sizeof res->note, "%s",
-             !verify        ? "a candidate, timed unchecked"
-             : k == BW_READ ? "verified: sum of all words"
-             : k == BW_COPY ? "verified: every word copied"
-                            : "verified: every word written");
+    snprintf(res->note, sizeof res->note, "%s", bw_note(k, verify));
     return KL_OK;
+}
+
+struct bw_axes {
+    const int *epis;
+    int n_epi;
+    const size_t *wgs;
+    int n_wg;
+};
+
+/* The EPIs and work-group sizes a search tries: quick's, brief's, or the full (or wide) ones. */
+static struct bw_axes bw_axes_of(const struct kl_peak_request *req, const struct kl_context *kl)
+{
+    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3}, epis_brief[] = {1, 4, 8};
+    static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64},
+                        wgs_brief[] = {256, 1024};
+    if (req->quick)
+        return (struct bw_axes){epis_quick, 2, wgs_quick, 1};
+    if (req->brief)
+        return (struct bw_axes){epis_brief, 3, wgs_brief, kl->info.is_gpu ? 1 : 2};
+    return (struct bw_axes){epis_all, req->wide ? 5 : 4, wgs_all, 5};
+}
+
+/*
+ * The grids and loads kind k tries at width vec: a persistent grid too for
+ * reads on a GPU (not quick), and with it at width 4 on NVIDIA's GPUs loads
+ * through PTX. Variant p of the count is persistent p % 2, nv_load p / 2.
+ */
+static int bw_variants(enum bw_kind k, int vec, const struct kl_peak_request *req,
+                       const struct kl_context *kl)
+{
+    int grids = k == BW_READ && kl->info.is_gpu && !req->quick ? 2 : 1;
+    int loads = grids == 2 && vec == 4 && kl_contains_nocase(kl->info.vendor, "nvidia") ? 2 : 1;
+    return grids * loads;
 }
 
 /*
@@ -246,20 +319,13 @@ static enum kl_status bw_run(struct bw_session *s, enum bw_kind k, struct bw_con
 static int bw_space(enum bw_kind k, int vec, const struct kl_peak_request *req,
                     const struct kl_context *kl, struct bw_config *out)
 {
-    static const int epis_all[] = {1, 2, 4, 8, 16}, epis_quick[] = {1, 3}, epis_brief[] = {1, 4, 8};
-    static const size_t wgs_all[] = {64, 128, 256, 512, 1024}, wgs_quick[] = {64},
-                        wgs_brief[] = {256, 1024};
-    const int *epis = req->quick ? epis_quick : req->brief ? epis_brief : epis_all;
-    const size_t *wgs = req->quick ? wgs_quick : req->brief ? wgs_brief : wgs_all;
-    int n_epi = req->quick ? 2 : req->brief ? 3 : req->wide ? 5 : 4;
-    int n_wg = req->quick ? 1 : req->brief ? (kl->info.is_gpu ? 1 : 2) : 5;
-    int n = 0, grids = k == BW_READ && kl->info.is_gpu && !req->quick ? 2 : 1;
-    int loads = grids == 2 && vec == 4 && kl_contains_nocase(kl->info.vendor, "nvidia") ? 2 : 1;
-    for (int i = 0; i < n_epi; i++)
-        for (int j = 0; j < n_wg; j++)
-            for (int p = 0; p < grids * loads; p++) {
-                size_t wg = wgs[j] < kl->info.max_wg ? wgs[j] : kl->info.max_wg;
-                out[n++] = (struct bw_config){vec, epis[i], wg, p % 2, p / 2};
+    const struct bw_axes ax = bw_axes_of(req, kl);
+    int n = 0, variants = bw_variants(k, vec, req, kl);
+    for (int i = 0; i < ax.n_epi; i++)
+        for (int j = 0; j < ax.n_wg; j++)
+            for (int p = 0; p < variants; p++) {
+                size_t wg = ax.wgs[j] < kl->info.max_wg ? ax.wgs[j] : kl->info.max_wg;
+                out[n++] = (struct bw_config){vec, ax.epis[i], wg, p % 2, p / 2};
             }
     return n;
 }
@@ -276,6 +342,22 @@ static enum kl_status bw_final_run(struct kl_context *kl, const void *cfg, int q
     const struct bw_final *f = cfg;
     (void)kl, (void)quick;
     return bw_run(f->s, f->k, f->c, proto, 1, res);
+}
+
+/* The row NAME: the best configuration c of kind k measured again, verified (kl_peak_final). */
+static enum kl_status bw_final_row(struct bw_session *s, enum bw_kind k, struct bw_config c,
+                                   int quick, const struct kl_peak_request *req,
+                                   struct kl_report *rep, const char *name, struct kl_result **row)
+{
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    const struct bw_final final = {s, k, c};
+    enum kl_status st;
+    if (!res)
+        return kl_fail(&s->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    if ((st = kl_peak_final(s->kl, bw_final_run, &final, quick, req, res)) != KL_OK)
+        return st;
+    *row = res;
+    return KL_OK;
 }
 
 /*
@@ -313,14 +395,8 @@ static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, unsigned m
             continue; /* this work-group does not fit, or the compiler takes no PTX: the next */
         if (st != KL_OK)
             return st;
-        if (trial.status == KL_RESULT_FAILED) {
-            struct kl_result *bad = kl_report_add(rep, name, "failed candidate");
-            if (!bad)
-                return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-            *bad = trial;
-            snprintf(bad->rung, sizeof bad->rung, "%s", name);
-            return KL_OK;
-        }
+        if (trial.status == KL_RESULT_FAILED)
+            return kl_peak_failed_row(kl, rep, name, &trial);
         if (!best.vec || kl_peak_row_rate(&trial) > best_rate) {
             best = space[i];
             best_rate = kl_peak_row_rate(&trial);
@@ -328,14 +404,7 @@ static enum kl_status bw_search(struct bw_session *s, enum bw_kind k, unsigned m
     }
     if (!best.vec)
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "no work-group size fits %s", name);
-    struct kl_result *res = kl_report_add(rep, name, NULL);
-    const struct bw_final final = {s, k, best};
-    if (!res)
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = kl_peak_final(kl, bw_final_run, &final, quick, req, res)) != KL_OK)
-        return st;
-    *best_row = res;
-    return KL_OK;
+    return bw_final_row(s, k, best, quick, req, rep, name, best_row);
 }
 
 /* Builds every bandwidth kernel the widths of mask will try, at once where that is faster. */

@@ -191,6 +191,76 @@ static enum kl_status xfer_row(struct xfer *x, const char *name, const char *con
     return KL_OK;
 }
 
+/*
+ * One round trip of data (x->bytes) through x's device buffer into back,
+ * checked byte for byte, so that the timed copies move real data; *same 0
+ * and a failed row where it came back different.
+ */
+static enum kl_status round_trip(struct xfer *x, const unsigned char *data, unsigned char *back,
+                                 struct kl_report *rep, int *same)
+{
+    struct kl_context *kl = x->kl;
+    enum kl_status st;
+    *same = 0;
+    if ((st = kl->ops->write(kl->dev, x->dev, data, x->bytes, &kl->err)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, x->dev, back, x->bytes, &kl->err)) != KL_OK)
+        return st;
+    if (memcmp(data, back, x->bytes) == 0) {
+        *same = 1;
+        return KL_OK;
+    }
+    struct kl_result *bad = kl_report_add(rep, "write_pageable", NULL);
+    if (bad) {
+        bad->status = KL_RESULT_FAILED;
+        snprintf(bad->note, sizeof bad->note,
+                 "a write then read of %zu bytes came back "
+                 "different",
+                 x->bytes);
+    }
+    return KL_OK;
+}
+
+/* The transfer rows, each timed by p: pageable and pinned copies both ways, map and unmap. */
+static enum kl_status transfer_rows(struct xfer *x, void *pageable, void *pinned,
+                                    const struct kl_protocol *p, struct kl_report *rep,
+                                    struct kl_ceilings *c)
+{
+    const char *pinned_what = x->kl->ops->pinned_what;
+    const struct {
+        const char *name;
+        enum xfer_kind kind;
+        void *host;
+        const char *config;
+        double *gbps;
+    } rows[] = {
+        {"write_pageable", X_WRITE, pageable, "malloc'd host memory", &c->h2d_pageable},
+        {"read_pageable", X_READ, pageable, "malloc'd host memory", &c->d2h_pageable},
+        {"write_pinned", X_WRITE, pinned, pinned_what, &c->h2d_pinned},
+        {"read_pinned", X_READ, pinned, pinned_what, &c->d2h_pinned},
+        {"map_read", X_MAP, pinned, "map a device buffer for reading", &c->map_gbps},
+        {"unmap_write", X_UNMAP, pinned, "unmap a device buffer mapped for writing",
+         &c->unmap_gbps},
+    };
+    enum kl_status st;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        x->kind = rows[i].kind;
+        x->host = rows[i].host;
+        if ((st = xfer_row(x, rows[i].name, rows[i].config, p, rep, rows[i].gbps)) != KL_OK)
+            return st;
+    }
+    return KL_OK;
+}
+
+/* Far faster than any real copy: the "mapping" moved no data (shared memory). */
+static void note_zero_copy(struct kl_report *rep, const struct kl_ceilings *c)
+{
+    double real = c->h2d_pinned > c->d2h_pinned ? c->h2d_pinned : c->d2h_pinned;
+    for (int i = rep->count - 2; i < rep->count; i++)
+        if (rep->results[i].bytes / rep->results[i].median_s * 1e-9 > 5 * real)
+            snprintf(rep->results[i].note, sizeof rep->results[i].note,
+                     "zero-copy: over 5x the pinned transfer rate, so no data moved");
+}
+
 static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
                                         const struct kl_peak_request *req, struct kl_report *rep,
                                         struct kl_ceilings *c)
@@ -202,6 +272,7 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
     void *pinned_host = NULL;
     struct kl_rng rng;
     enum kl_status st;
+    int same = 0;
     struct kl_protocol p = req->protocol;
     p.warmup = p.warmup < 1 ? 1 : p.warmup;
     if (!pageable || !back) {
@@ -212,51 +283,12 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
     for (size_t i = 0; i < bytes; i++)
         pageable[i] = (unsigned char)kl_rng_next(&rng);
     if ((st = kl->ops->alloc(kl->dev, bytes, &x.dev, &kl->err)) != KL_OK ||
-        (st = kl->ops->alloc_pinned(kl->dev, bytes, &pinned, &pinned_host, &kl->err)) != KL_OK)
+        (st = kl->ops->alloc_pinned(kl->dev, bytes, &pinned, &pinned_host, &kl->err)) != KL_OK ||
+        (st = round_trip(&x, pageable, back, rep, &same)) != KL_OK || !same)
         goto done;
-    /* One round trip checked byte for byte, so the timed copies move real data. */
-    if ((st = kl->ops->write(kl->dev, x.dev, pageable, bytes, &kl->err)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, x.dev, back, bytes, &kl->err)) != KL_OK)
-        goto done;
-    if (memcmp(pageable, back, bytes) != 0) {
-        struct kl_result *bad = kl_report_add(rep, "write_pageable", NULL);
-        if (bad) {
-            bad->status = KL_RESULT_FAILED;
-            snprintf(bad->note, sizeof bad->note,
-                     "a write then read of %zu bytes came back "
-                     "different",
-                     bytes);
-        }
-        goto done;
-    }
     memcpy(pinned_host, pageable, bytes);
-    x.host = pageable;
-    x.kind = X_WRITE;
-    if ((st = xfer_row(&x, "write_pageable", "malloc'd host memory", &p, rep, &c->h2d_pageable)))
-        goto done;
-    x.kind = X_READ;
-    if ((st = xfer_row(&x, "read_pageable", "malloc'd host memory", &p, rep, &c->d2h_pageable)))
-        goto done;
-    x.host = pinned_host;
-    x.kind = X_WRITE;
-    if ((st = xfer_row(&x, "write_pinned", kl->ops->pinned_what, &p, rep, &c->h2d_pinned)))
-        goto done;
-    x.kind = X_READ;
-    if ((st = xfer_row(&x, "read_pinned", kl->ops->pinned_what, &p, rep, &c->d2h_pinned)))
-        goto done;
-    x.kind = X_MAP;
-    if ((st = xfer_row(&x, "map_read", "map a device buffer for reading", &p, rep, &c->map_gbps)))
-        goto done;
-    x.kind = X_UNMAP;
-    if ((st = xfer_row(&x, "unmap_write", "unmap a device buffer mapped for writing", &p, rep,
-                       &c->unmap_gbps)))
-        goto done;
-    /* Far faster than any real copy: the "mapping" moved no data (shared memory). */
-    double real = c->h2d_pinned > c->d2h_pinned ? c->h2d_pinned : c->d2h_pinned;
-    for (int i = rep->count - 2; i < rep->count; i++)
-        if (rep->results[i].bytes / rep->results[i].median_s * 1e-9 > 5 * real)
-            snprintf(rep->results[i].note, sizeof rep->results[i].note,
-                     "zero-copy: over 5x the pinned transfer rate, so no data moved");
+    if ((st = transfer_rows(&x, pageable, pinned_host, &p, rep, c)) == KL_OK)
+        note_zero_copy(rep, c);
 done:
     kl->ops->release(x.dev);
     kl->ops->release(pinned);

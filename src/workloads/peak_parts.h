@@ -28,6 +28,13 @@ typedef enum kl_status (*kl_peak_rate_fn)(struct kl_context *kl, const void *cfg
                                           const struct kl_protocol *proto, struct kl_result *res);
 
 /*
+ * The row NAME as a search's candidate trial that failed its check (the
+ * search stops there: a wrong result is the row, not a slower right one).
+ */
+enum kl_status kl_peak_failed_row(struct kl_context *kl, struct kl_report *rep, const char *name,
+                                  const struct kl_result *trial);
+
+/*
  * The final measurement of a search's best configuration cfg into res, by
  * req's protocol, done KL_PEAK_FINALS times (once when quick): the fastest
  * run is kept, since a disturbance (another process, a clock dip) can slow
