@@ -2,9 +2,10 @@
  * What the parts of `kladder peak` share: peak.c (the FMA units, the search
  * and final measurement every part uses, and the whole measurement),
  * peak_bandwidth.c (device-memory bandwidth), peak_launch.c (launches and
- * transfers), peak_tensor.c (the tensor cores) and peak_memory.c (the
- * memory hierarchy: local memory, the caches, latencies, atomics). Each part
- * adds its rows to the report and its figures to the ceilings; none prints.
+ * transfers), peak_tensor.c (the tensor cores), peak_memory.c (the memory
+ * hierarchy: local memory, the caches, latencies; and the counted launches
+ * below) and peak_atomics.c (atomics). Each part adds its rows to the
+ * report and its figures to the ceilings; none prints.
  */
 #ifndef KL_PEAK_PARTS_H
 #define KL_PEAK_PARTS_H
@@ -13,6 +14,7 @@
 
 #include "core/ceilings.h"
 #include "core/context.h"
+#include "core/launch.h"
 #include "core/measure.h"
 #include "core/report.h"
 #include "workloads/peak.h"
@@ -65,6 +67,35 @@ enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_p
  */
 uint32_t kl_peak_hash(uint32_t x, uint32_t seed);
 
+/*
+ * A launch whose loop count is argument `loop`, counting over every launch
+ * (calibration, warm-ups and timed ones alike) the sum of the loop counts it
+ * ran, for the kernels whose state carries over from launch to launch.
+ */
+struct kl_peak_counted {
+    struct kl_launch l;
+    int loop;
+    uint64_t total;
+};
+
+/* A kl_launch_fn over a struct kl_peak_counted. */
+enum kl_status kl_peak_counted_launch(void *arg, double *seconds, struct kl_err *e);
+
+/*
+ * Lengthens c's loop count by doubling until one launch takes about the
+ * target time (at most max); one launch only when quick. *t: the last time.
+ */
+enum kl_status kl_peak_calibrate(struct kl_peak_counted *c, int quick, int max, double *t);
+
+/* The largest power of two at most want that the device and, once built, the kernel k take. */
+size_t kl_peak_fit_wg(struct kl_context *kl, struct kl_kernel *k, size_t want);
+
+/* Work-groups for a grid that fills the device: per_cu a compute unit (two a CPU core). */
+size_t kl_peak_grid_groups(const struct kl_context *kl, int quick, size_t per_cu);
+
+/* Appends row NAME: its index, or -1 (kl's error says why) when the report cannot grow. */
+int kl_peak_add_row(struct kl_context *kl, struct kl_report *rep, const char *name);
+
 /* A skipped row NAME saying why (printf-style); KL_ERR_NO_MEMORY when the report cannot grow. */
 enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
                             const char *why_fmt, ...);
@@ -104,5 +135,9 @@ enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_reques
  */
 enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_request *req,
                               struct kl_report *rep, struct kl_ceilings *c);
+
+/* Atomics: rows atomic_one, atomic_spread and atomic_local, their rates in c. */
+enum kl_status kl_peak_atomics(struct kl_context *kl, const struct kl_peak_request *req,
+                               struct kl_report *rep, struct kl_ceilings *c);
 
 #endif /* KL_PEAK_PARTS_H */
