@@ -54,6 +54,20 @@ static const struct key keys[] = {
 };
 #define KEY_COUNT ((int)(sizeof keys / sizeof *keys))
 
+/* 1 where item is NAME=INTEGER, the integer within ±1e9. */
+static int item_ok(const char *item)
+{
+    const char *q = item;
+    char *end;
+    while (isalnum((unsigned char)*q) || *q == '_')
+        q++;
+    if (q == item || *q != '=')
+        return 0;
+    errno = 0;
+    long v = strtol(q + 1, &end, 10);
+    return end != q + 1 && !*end && !errno && v >= -1000000000L && v <= 1000000000L;
+}
+
 int kl_tuned_items(const char *params, char *buf, size_t n, const char **items, int max)
 {
     int count = 0;
@@ -61,18 +75,10 @@ int kl_tuned_items(const char *params, char *buf, size_t n, const char **items, 
         return -1;
     snprintf(buf, n, "%s", params);
     for (char *p = buf; *p;) {
-        char *comma = strchr(p, ','), *q = p;
+        char *comma = strchr(p, ',');
         if (comma)
             *comma = '\0';
-        /* NAME=INTEGER */
-        while (isalnum((unsigned char)*q) || *q == '_')
-            q++;
-        if (q == p || *q != '=' || count == max)
-            return -1;
-        char *end;
-        errno = 0;
-        long v = strtol(q + 1, &end, 10);
-        if (end == q + 1 || *end || errno || v < -1000000000L || v > 1000000000L)
+        if (count == max || !item_ok(p))
             return -1;
         items[count++] = p;
         if (!comma)
@@ -82,6 +88,65 @@ int kl_tuned_items(const char *params, char *buf, size_t n, const char **items, 
             return -1;
     }
     return count;
+}
+
+/* A count: an integer from 0 to 1e9; 0 when text is one. */
+static int parse_count(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < 0 || v > 1000000000L)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* A figure: a finite number >= 0; 0 when text is one. */
+static int parse_figure(const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= 0) || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Key k's value into t; 0 when it is valid. */
+static int parse_value(const struct key *k, const char *value, struct kl_tuned *t)
+{
+    char *dst = (char *)t + k->offset;
+    int iv;
+    double dv;
+    switch (k->kind) {
+    case K_STR:
+        if (!*value || strlen(value) >= k->size)
+            return -1;
+        snprintf(dst, k->size, "%s", value);
+        return 0;
+    case K_TYPE: return kl_type_parse(value, &t->type) == KL_OK ? 0 : -1;
+    case K_INT:
+        if (parse_count(value, &iv) != 0)
+            return -1;
+        memcpy(dst, &iv, sizeof iv);
+        return 0;
+    case K_NUM:
+        if (parse_figure(value, &dv) != 0)
+            return -1;
+        memcpy(dst, &dv, sizeof dv);
+        return 0;
+    }
+    return -1;
+}
+
+/* The index of the key called name, or -1 (a key this version does not know: ignored). */
+static int key_index(const char *name)
+{
+    for (int i = 0; i < KEY_COUNT; i++)
+        if (strcmp(name, keys[i].name) == 0)
+            return i;
+    return -1;
 }
 
 /* Parses one "entry k=v k=v ..." line (without "entry "); 0 when every key is there and valid. */
@@ -97,34 +162,9 @@ static int parse_entry(char *line, struct kl_tuned *t)
         if (!eq)
             return -1;
         *eq = '\0';
-        const char *value = eq + 1;
-        for (int i = 0; i < KEY_COUNT; i++) {
-            if (strcmp(tok, keys[i].name) != 0)
-                continue;
-            char *dst = (char *)t + keys[i].offset, *end;
-            if (seen[i]++)
-                return -1;
-            if (keys[i].kind == K_STR) {
-                if (!*value || strlen(value) >= keys[i].size)
-                    return -1;
-                snprintf(dst, keys[i].size, "%s", value);
-            } else if (keys[i].kind == K_TYPE) {
-                if (kl_type_parse(value, &t->type) != KL_OK)
-                    return -1;
-            } else if (keys[i].kind == K_INT) {
-                errno = 0;
-                long v = strtol(value, &end, 10);
-                if (end == value || *end || errno || v < 0 || v > 1000000000L)
-                    return -1;
-                int iv = (int)v;
-                memcpy(dst, &iv, sizeof iv);
-            } else {
-                double v = strtod(value, &end);
-                if (end == value || *end || !(v >= 0) || !isfinite(v))
-                    return -1;
-                memcpy(dst, &v, sizeof v);
-            }
-        }
+        int i = key_index(tok);
+        if (i >= 0 && (seen[i]++ || parse_value(&keys[i], eq + 1, t) != 0))
+            return -1;
         tok = space ? space + 1 : NULL;
     }
     for (int i = 0; i < KEY_COUNT; i++)
@@ -136,10 +176,79 @@ static int parse_entry(char *line, struct kl_tuned *t)
                                                                                             : 0;
 }
 
+/*
+ * Why text (len bytes as read) is not a tuning cache of this version, or
+ * NULL; *sum: the newline before its checksum line.
+ */
+static const char *header_problem(char *text, size_t len, char **sum)
+{
+    unsigned long long want = 0;
+    *sum = strstr(text, "\nchecksum ");
+    if (strncmp(text, "kladder-tuned ", 14) != 0)
+        return "not a kladder tuning cache";
+    if (strncmp(text, KL_TUNED_HEADER "\n", strlen(KL_TUNED_HEADER) + 1) != 0)
+        return "of another version (" KL_TUNED_HEADER " expected)";
+    if (!*sum || sscanf(*sum + 10, "%llx", &want) != 1 ||
+        want != (unsigned long long)kl_cache_hash(text, (size_t)(*sum - text + 1)) ||
+        strlen(*sum + 1) != 26 || (*sum)[26] != '\n')
+        return "corrupt (its checksum does not match)";
+    if (len != strlen(text))
+        return "corrupt (it holds NUL bytes)";
+    return NULL;
+}
+
+/* An entry line's text (after "entry ") as one more of f's entries; why not, or NULL. */
+static const char *read_entry(char *text, struct kl_tuned_file *f)
+{
+    struct kl_tuned t, *more = realloc(f->entries, (size_t)(f->count + 1) * sizeof t);
+    if (!more)
+        return "too large to read (out of memory)";
+    f->entries = more;
+    if (parse_entry(text, &t) != 0)
+        return "corrupt (an entry is malformed)";
+    f->entries[f->count++] = t;
+    return NULL;
+}
+
+/*
+ * One line into f: the identity (first, once; it must be identity's where
+ * that is not NULL), then entries. Why the file is not read, or NULL.
+ */
+static const char *read_line(char *line, const char *identity, struct kl_tuned_file *f,
+                             int *id_seen)
+{
+    if (strncmp(line, "identity ", 9) == 0 && !*id_seen) {
+        *id_seen = 1;
+        snprintf(f->identity, sizeof f->identity, "%s", line + 9);
+        return identity && strcmp(line + 9, identity) != 0
+                   ? "of another device or driver (its identity line differs)"
+                   : NULL;
+    }
+    if (strncmp(line, "entry ", 6) == 0 && *id_seen)
+        return read_entry(line + 6, f);
+    return "corrupt (an unknown line)";
+}
+
+/* The lines between the header and the checksum (text ends there) into f; why not, or NULL. */
+static const char *read_body(char *line, const char *identity, struct kl_tuned_file *f)
+{
+    const char *why = NULL;
+    int id_seen = 0;
+    while (*line && !why) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            return "corrupt (a line is cut short)";
+        *nl = '\0';
+        why = read_line(line, identity, f, &id_seen);
+        line = nl + 1;
+    }
+    return why || id_seen ? why : "corrupt (no identity line)";
+}
+
 int kl_tuned_read(const char *path, const char *identity, struct kl_tuned_file *f, char *warn,
                   size_t n)
 {
-    char *text = NULL;
+    char *text = NULL, *sum;
     size_t len = 0;
     struct kl_err e;
     memset(f, 0, sizeof *f);
@@ -150,54 +259,11 @@ int kl_tuned_read(const char *path, const char *identity, struct kl_tuned_file *
         snprintf(warn, n, "cannot read the tuning cache %s (%s); ignoring it", path, e.msg);
         return -1;
     }
-    const char *why = NULL;
-    char *sum = strstr(text, "\nchecksum ");
-    unsigned long long want = 0;
-    if (strncmp(text, "kladder-tuned ", 14) != 0)
-        why = "not a kladder tuning cache";
-    else if (strncmp(text, KL_TUNED_HEADER "\n", strlen(KL_TUNED_HEADER) + 1) != 0)
-        why = "of another version (" KL_TUNED_HEADER " expected)";
-    else if (!sum || sscanf(sum + 10, "%llx", &want) != 1 ||
-             want != (unsigned long long)kl_cache_hash(text, (size_t)(sum - text + 1)) ||
-             strlen(sum + 1) != 26 || sum[26] != '\n')
-        why = "corrupt (its checksum does not match)";
-    if (!why && len != strlen(text))
-        why = "corrupt (it holds NUL bytes)";
-    int id_seen = 0;
-    /* The lines between the header and the checksum. */
-    char *line = why ? NULL : text + strlen(KL_TUNED_HEADER) + 1;
-    if (line)
+    const char *why = header_problem(text, len, &sum);
+    if (!why) {
         sum[1] = '\0';
-    while (line && *line && !why) {
-        char *nl = strchr(line, '\n');
-        if (!nl) {
-            why = "corrupt (a line is cut short)";
-            break;
-        }
-        *nl = '\0';
-        if (strncmp(line, "identity ", 9) == 0 && !id_seen) {
-            id_seen = 1;
-            snprintf(f->identity, sizeof f->identity, "%s", line + 9);
-            if (identity && strcmp(line + 9, identity) != 0)
-                why = "of another device or driver (its identity line differs)";
-        } else if (strncmp(line, "entry ", 6) == 0 && id_seen) {
-            struct kl_tuned t, *more = realloc(f->entries, (size_t)(f->count + 1) * sizeof t);
-            if (!more) {
-                why = "too large to read (out of memory)";
-                break;
-            }
-            f->entries = more;
-            if (parse_entry(line + 6, &t) != 0)
-                why = "corrupt (an entry is malformed)";
-            else
-                f->entries[f->count++] = t;
-        } else {
-            why = "corrupt (an unknown line)";
-        }
-        line = nl + 1;
+        why = read_body(text + strlen(KL_TUNED_HEADER) + 1, identity, f);
     }
-    if (!why && !id_seen)
-        why = "corrupt (no identity line)";
     free(text);
     if (why) {
         free(f->entries);

@@ -55,8 +55,8 @@ static long next_pow2(long x)
     return p;
 }
 
-/* A parameter's values: see struct kl_tune_space. */
-static int value_list(const struct kl_param_def *d, long extent, int *out)
+/* A parameter's range as values, ascending: see struct kl_tune_space. */
+static int range_values(const struct kl_param_def *d, int *out)
 {
     int n = 0, m = d->multiple > 0 ? d->multiple : 1;
     if (d->min <= 0 && !d->pow2)
@@ -66,15 +66,25 @@ static int value_list(const struct kl_param_def *d, long extent, int *out)
             out[n++] = (int)v;
     if (!contains(out, n, d->def) && d->def >= d->min && d->def <= d->max)
         insert_sorted(out, &n, d->def);
-    /* Nothing beyond the (rounded-up) extent, but always one value. */
-    if (extent > 0) {
-        long cap = next_pow2(extent);
-        int keep = 0;
-        while (keep < n && (out[keep] <= cap || keep == 0))
-            keep++;
-        n = keep;
-    }
     return n;
+}
+
+/* How many of the n ascending values v to keep: none beyond the (rounded-up) extent, but one. */
+static int within_extent(const int *v, int n, long extent)
+{
+    if (extent <= 0)
+        return n;
+    long cap = next_pow2(extent);
+    int keep = 0;
+    while (keep < n && (v[keep] <= cap || keep == 0))
+        keep++;
+    return keep;
+}
+
+/* A parameter's values: see struct kl_tune_space. */
+static int value_list(const struct kl_param_def *d, long extent, int *out)
+{
+    return within_extent(out, range_values(d, out), extent);
 }
 
 static size_t item_text(const struct kl_tune_space *s, const unsigned char *idx, char text[][32],
@@ -106,34 +116,39 @@ void kl_tune_space_free(struct kl_tune_space *s)
     s->count = 0;
 }
 
-enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_target *t,
-                                   struct kl_tune_space *s, struct kl_err *e)
+/* Each parameter's values (value_list) and the number of their combinations. */
+static void space_axes(struct kl_tune_space *s)
 {
-    memset(s, 0, sizeof *s);
-    s->target = t;
-    s->default_index = -1;
-    s->nparams = kl_param_count(t->params);
-    if (s->nparams == 0)
-        return kl_fail(e, KL_ERR_ARG, "rung %s has no parameters to tune", t->name);
+    const struct kl_tune_target *t = s->target;
     s->combinations = 1;
     for (int p = 0; p < s->nparams; p++) {
         const struct kl_param_def *d = &t->params[p];
         s->nvalues[p] = value_list(d, t->extent ? t->extent(t->self, d->name) : 0, s->values[p]);
         s->combinations *= s->nvalues[p];
     }
-    if (s->combinations > 1000000)
-        return kl_fail(e, KL_ERR_ARG, "rung %s: %ld combinations are too many to enumerate",
-                       t->name, s->combinations);
-    size_t *wg = malloc((size_t)s->combinations * sizeof *wg);
-    unsigned char *rule = malloc((size_t)s->combinations);
-    s->cand = malloc((size_t)s->combinations * (size_t)s->nparams);
-    if (!wg || !rule || !s->cand) {
-        free(wg);
-        free(rule);
-        kl_tune_space_free(s);
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+}
+
+/* The next combination, the last parameter fastest: lexicographic order. */
+static void next_combination(const struct kl_tune_space *s, unsigned char *idx)
+{
+    for (int p = s->nparams - 1; p >= 0; p--) {
+        if (++idx[p] < s->nvalues[p])
+            return;
+        idx[p] = 0;
     }
-    size_t largest = 0;
+}
+
+/* What the enumeration notes of each candidate for the sensible-space rules. */
+struct space_marks {
+    size_t *wg;          /* its work-group size (0: known only after the build) */
+    unsigned char *rule; /* 1: it breaks one of the target's rules */
+    size_t largest;      /* the largest work-group of a candidate that breaks none */
+};
+
+/* Every combination that passes the target's check, into s->cand in order, and its marks. */
+static void enumerate(struct kl_tune_space *s, struct space_marks *m)
+{
+    const struct kl_tune_target *t = s->target;
     unsigned char idx[KL_MAX_PARAMS] = {0};
     char text[KL_MAX_PARAMS][32];
     const char *items[KL_MAX_PARAMS];
@@ -145,33 +160,41 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_t
         if (t->check(t->self, items, s->nparams, &w, &ignored) != KL_OK) {
             s->pruned++;
         } else {
-            /* The sensible-space rules, applied below unless they would leave nothing. */
+            /* The sensible-space rules, applied by apply_rules unless they would leave nothing. */
             for (int p = 0; p < s->nparams; p++)
                 values[p] = s->values[p][idx[p]];
             int broken = t->rules && t->rules(t->self, values);
             memcpy(s->cand + (size_t)s->count * (size_t)s->nparams, idx, (size_t)s->nparams);
-            rule[s->count] = (unsigned char)broken;
-            wg[s->count++] = w;
+            m->rule[s->count] = (unsigned char)broken;
+            m->wg[s->count++] = w;
             if (!broken)
-                largest = w > largest ? w : largest;
+                m->largest = w > m->largest ? w : m->largest;
         }
-        /* The next combination, the last parameter fastest: lexicographic order. */
-        for (int p = s->nparams - 1; p >= 0; p--) {
-            if (++idx[p] < s->nvalues[p])
-                break;
-            idx[p] = 0;
-        }
+        next_combination(s, idx);
     }
-    /*
-     * On a GPU a work-group below a warp leaves lanes idle (where larger ones
-     * exist); a size known only after the build (0) is not judged.
-     */
-    size_t floor = kl->info.is_gpu ? (largest < 32 ? largest : 32) : 1;
+}
+
+/*
+ * 1 where candidate i breaks a sensible-space rule: the target's, or on a
+ * GPU a work-group below floor (a warp, where larger ones exist: smaller
+ * ones leave lanes idle); a size known only after the build (0) is not
+ * judged.
+ */
+static int breaks_rules(const struct space_marks *m, int i, size_t floor)
+{
+    return m->rule[i] || (m->wg[i] && m->wg[i] < floor);
+}
+
+/* Drops the candidates that break a sensible-space rule, unless that would drop them all. */
+static void apply_rules(const struct kl_context *kl, struct kl_tune_space *s,
+                        const struct space_marks *m)
+{
+    size_t floor = kl->info.is_gpu ? (m->largest < 32 ? m->largest : 32) : 1;
     int kept = 0, keep_all = 1;
     for (int i = 0; i < s->count && keep_all; i++)
-        keep_all = rule[i] || (wg[i] && wg[i] < floor);
+        keep_all = breaks_rules(m, i, floor);
     for (int i = 0; i < s->count; i++) {
-        if (!keep_all && (rule[i] || (wg[i] && wg[i] < floor))) {
+        if (!keep_all && breaks_rules(m, i, floor)) {
             s->pruned_rules++;
             continue;
         }
@@ -180,16 +203,49 @@ enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_t
         kept++;
     }
     s->count = kept;
-    free(wg);
-    free(rule);
-    for (int i = 0; i < s->count && s->default_index < 0; i++) {
+}
+
+/* The candidate of the rung's defaults, or -1 where the space lacks it. */
+static int default_candidate(const struct kl_tune_space *s)
+{
+    for (int i = 0; i < s->count; i++) {
         const unsigned char *x = s->cand + (size_t)i * (size_t)s->nparams;
         int same = 1;
         for (int p = 0; p < s->nparams && same; p++)
-            same = s->values[p][x[p]] == t->params[p].def;
+            same = s->values[p][x[p]] == s->target->params[p].def;
         if (same)
-            s->default_index = i;
+            return i;
     }
+    return -1;
+}
+
+enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_target *t,
+                                   struct kl_tune_space *s, struct kl_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->target = t;
+    s->default_index = -1;
+    s->nparams = kl_param_count(t->params);
+    if (s->nparams == 0)
+        return kl_fail(e, KL_ERR_ARG, "rung %s has no parameters to tune", t->name);
+    space_axes(s);
+    if (s->combinations > 1000000)
+        return kl_fail(e, KL_ERR_ARG, "rung %s: %ld combinations are too many to enumerate",
+                       t->name, s->combinations);
+    struct space_marks m = {malloc((size_t)s->combinations * sizeof *m.wg),
+                            malloc((size_t)s->combinations), 0};
+    s->cand = malloc((size_t)s->combinations * (size_t)s->nparams);
+    if (!m.wg || !m.rule || !s->cand) {
+        free(m.wg);
+        free(m.rule);
+        kl_tune_space_free(s);
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    }
+    enumerate(s, &m);
+    apply_rules(kl, s, &m);
+    free(m.wg);
+    free(m.rule);
+    s->default_index = default_candidate(s);
     return KL_OK;
 }
 
@@ -258,6 +314,80 @@ static double rate_of(const struct kl_tune_request *q, double median)
     return median > 0 ? q->work / median : 0;
 }
 
+/* The rung's defaults as "A=1,B=2" into out (n bytes). */
+static void defaults_text(const struct kl_tune_space *s, char *out, size_t n)
+{
+    size_t used = 0;
+    if (n)
+        out[0] = '\0';
+    for (int p = 0; p < s->nparams && used < n; p++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s=%d", p ? "," : "",
+                                 s->target->params[p].name, s->target->params[p].def);
+}
+
+/* Candidate i's items and "A=1,B=2"; for -1 (the defaults outside the space) no items. */
+static int candidate_items(const struct kl_tune_space *s, int i, char text[][32],
+                           const char **items, char *joined, size_t n)
+{
+    if (i >= 0)
+        return kl_tune_candidate(s, i, text, items, joined, n);
+    defaults_text(s, joined, n);
+    return 0;
+}
+
+/* What a candidate's run (rc, and res where it returned KL_OK) makes of it. */
+static enum kl_tune_verdict verdict_of(enum kl_status rc, const struct kl_result *res)
+{
+    enum kl_tune_verdict v;
+    if (rc == KL_OK && res->status == KL_RESULT_VERIFIED) {
+        v = KL_TUNE_VERIFIED;
+    } else if (rc == KL_OK && res->status == KL_RESULT_SKIPPED) {
+        v = KL_TUNE_ABANDONED;
+    } else if (rc == KL_ERR_UNSUPPORTED || rc == KL_ERR_ARG) {
+        v = KL_TUNE_UNSUPPORTED;
+    } else { /* a wrong result, no build, or a device error */
+        v = KL_TUNE_REJECTED;
+    }
+    return v;
+}
+
+/*
+ * Whether a run's status ends the search: an interruption at once (nothing
+ * is cached), device errors after three in a row; the candidate's own
+ * failures (a build, a wrong result, a misfit) and a run that ended clear
+ * the count.
+ */
+static enum kl_status ends_search(struct search *x, enum kl_status rc)
+{
+    switch (rc) {
+    case KL_OK:
+    case KL_ERR_BUILD:
+    case KL_ERR_UNSUPPORTED:
+    case KL_ERR_ARG: x->errors = 0; return KL_OK;
+    case KL_ERR_VERIFY: return KL_OK;
+    case KL_ERR_INTERRUPTED: return rc;
+    default: return ++x->errors >= 3 ? rc : KL_OK;
+    }
+}
+
+/* A search candidate's verdict in the state; the best so far where it beats it. */
+static void tally(struct search *x, int i, enum kl_tune_verdict v, double score,
+                  const struct kl_result *res, const char *joined)
+{
+    struct kl_tune_state *st = &x->out->state;
+    st->tried++;
+    st->verified += v == KL_TUNE_VERIFIED;
+    st->rejected += v == KL_TUNE_REJECTED;
+    st->abandoned += v == KL_TUNE_ABANDONED;
+    st->unsupported += v == KL_TUNE_UNSUPPORTED;
+    if (v == KL_TUNE_VERIFIED && (st->best_median <= 0 || score < st->best_median)) {
+        st->best_median = score;
+        st->best = i;
+        x->best_res = *res;
+        snprintf(x->out->best_params, sizeof x->out->best_params, "%s", joined);
+    }
+}
+
 /*
  * Builds, verifies and times one candidate (index i, or -1 for the rung's
  * defaults outside the space) by proto; its score is the median, INFINITY
@@ -267,63 +397,29 @@ static double rate_of(const struct kl_tune_request *q, double median)
 static enum kl_status evaluate(struct search *x, int i, const struct kl_protocol *proto,
                                int confirming, struct kl_result *res, double *score)
 {
-    const struct kl_tune_space *s = x->s;
+    const struct kl_tune_target *t = x->s->target;
     struct kl_tune_state *st = &x->out->state;
     char text[KL_MAX_PARAMS][32], joined[256] = "";
     const char *items[KL_MAX_PARAMS];
-    int n = 0;
-    if (i >= 0) {
-        n = kl_tune_candidate(s, i, text, items, joined, sizeof joined);
-    } else {
-        size_t used = 0;
-        for (int p = 0; p < s->nparams && used < sizeof joined; p++)
-            used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s=%d", p ? "," : "",
-                                     s->target->params[p].name, s->target->params[p].def);
-    }
-    const struct kl_tune_target *t = s->target;
+    int n = candidate_items(x->s, i, text, items, joined, sizeof joined);
     struct kl_run_limits lim = {0, deadline(x, confirming), 0};
     if (st->best_median > 0 && !confirming)
         lim.abandon_s = KL_TUNE_SLOW_FACTOR * st->best_median;
     double t0 = kl_now();
     memset(res, 0, sizeof *res);
     enum kl_status rc = t->run(t->self, items, n, proto, &lim, res);
-    enum kl_tune_verdict v;
+    enum kl_tune_verdict v = verdict_of(rc, res);
+    enum kl_status stop = ends_search(x, rc);
     *score = INFINITY;
-    if (rc == KL_OK && res->status == KL_RESULT_VERIFIED) {
-        v = KL_TUNE_VERIFIED;
+    if (stop != KL_OK)
+        return stop;
+    if (v == KL_TUNE_VERIFIED)
         *score = res->median_s;
-    } else if (rc == KL_OK && res->status == KL_RESULT_SKIPPED) {
-        v = KL_TUNE_ABANDONED;
-    } else if (rc == KL_OK || rc == KL_ERR_BUILD || rc == KL_ERR_VERIFY) {
-        v = KL_TUNE_REJECTED;
-        if (rc != KL_OK)
-            snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
-    } else if (rc == KL_ERR_INTERRUPTED) {
-        return rc; /* the search stops; nothing is cached */
-    } else if (rc == KL_ERR_UNSUPPORTED || rc == KL_ERR_ARG) {
-        v = KL_TUNE_UNSUPPORTED;
+    if (rc != KL_OK)
         snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
-    } else {
-        if (++x->errors >= 3)
-            return rc;
-        v = KL_TUNE_REJECTED;
-        snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
-    }
-    if (rc == KL_OK || rc == KL_ERR_BUILD || rc == KL_ERR_UNSUPPORTED || rc == KL_ERR_ARG)
-        x->errors = 0;
     if (!confirming) {
         x->cost += kl_now() - t0;
-        st->tried++;
-        st->verified += v == KL_TUNE_VERIFIED;
-        st->rejected += v == KL_TUNE_REJECTED;
-        st->abandoned += v == KL_TUNE_ABANDONED;
-        st->unsupported += v == KL_TUNE_UNSUPPORTED;
-        if (v == KL_TUNE_VERIFIED && (st->best_median <= 0 || *score < st->best_median)) {
-            st->best_median = *score;
-            st->best = i;
-            x->best_res = *res;
-            snprintf(x->out->best_params, sizeof x->out->best_params, "%s", joined);
-        }
+        tally(x, i, v, *score, res, joined);
     } else if (v == KL_TUNE_REJECTED) {
         st->rejected++;
     }
@@ -384,86 +480,234 @@ static int best_unexpanded(const struct search *x)
     return hit;
 }
 
-static enum kl_status search_space(struct search *x)
+/* Candidate i when another fits in the budget (try_candidate); else *stop. */
+static enum kl_status try_in_time(struct search *x, int i, int *stop)
 {
-    const struct kl_tune_space *s = x->s;
-    const struct kl_tune_request *q = x->req;
-    enum kl_status rc = KL_OK;
-    int stop = 0;
-
-    /* The defaults first: a baseline, and the abandon threshold from the start. */
-    if (s->default_index >= 0) {
-        if ((rc = try_candidate(x, s->default_index, &stop)) != KL_OK || stop)
-            return rc;
-    } else {
-        struct kl_result res;
-        double score;
-        struct kl_err ignored;
-        if (s->target->check(s->target->self, NULL, 0, NULL, &ignored) == KL_OK) {
-            if ((rc = evaluate(x, -1, &q->search, 0, &res, &score)) != KL_OK)
-                return rc;
-            if (res.status == KL_RESULT_VERIFIED) {
-                x->out->have_default = 1;
-                x->out->dflt = res;
-            }
-        }
-    }
-    if (q->exhaustive || s->count <= KL_TUNE_SMALL_SPACE) {
-        snprintf(x->out->strategy, sizeof x->out->strategy, "exhaustive");
-        for (int i = 0; i < s->count && !stop; i++)
-            if (untried(x, i)) {
-                if (!time_left(x))
-                    return KL_OK;
-                if ((rc = try_candidate(x, i, &stop)) != KL_OK)
-                    return rc;
-            }
-        x->out->exhaustive = !stop;
+    if (!time_left(x)) {
+        *stop = 1;
         return KL_OK;
     }
-    snprintf(x->out->strategy, sizeof x->out->strategy, "search");
-    /* A random sample over the whole space ... */
-    int sample = s->count / 8;
-    sample = sample < 6 ? 6 : sample > 24 ? 24 : sample;
-    for (int k = 0; k < sample && !stop; k++) {
-        int i = random_untried(x);
-        if (i < 0 || !time_left(x))
+    return try_candidate(x, i, stop);
+}
+
+/* The rung's defaults first: a baseline, and the abandon threshold from the start. */
+static enum kl_status try_defaults(struct search *x, int *stop)
+{
+    const struct kl_tune_space *s = x->s;
+    struct kl_result res;
+    double score;
+    struct kl_err ignored;
+    enum kl_status rc;
+    if (s->default_index >= 0)
+        return try_candidate(x, s->default_index, stop);
+    /* Defaults outside the space (a sensible-space rule dropped them): timed where they fit. */
+    if (s->target->check(s->target->self, NULL, 0, NULL, &ignored) != KL_OK)
+        return KL_OK;
+    if ((rc = evaluate(x, -1, &x->req->search, 0, &res, &score)) != KL_OK)
+        return rc;
+    if (res.status == KL_RESULT_VERIFIED) {
+        x->out->have_default = 1;
+        x->out->dflt = res;
+    }
+    return KL_OK;
+}
+
+/* Every untried candidate in order, as time allows. */
+static enum kl_status search_all(struct search *x, int *stop)
+{
+    enum kl_status rc;
+    for (int i = 0; i < x->s->count && !*stop; i++) {
+        if (!untried(x, i))
+            continue;
+        if (!time_left(x))
             return KL_OK;
-        if ((rc = try_candidate(x, i, &stop)) != KL_OK)
+        if ((rc = try_candidate(x, i, stop)) != KL_OK)
             return rc;
     }
-    /* ... then the neighbours of the best not yet expanded, one parameter one step. */
-    while (!stop) {
-        int c = best_unexpanded(x);
-        if (c < 0) {
-            /* Every good candidate's neighbourhood is known: sample elsewhere. */
-            c = random_untried(x);
-            if (c < 0) {
-                x->out->exhaustive = 1;
-                return KL_OK;
-            }
-            if (!time_left(x))
-                return KL_OK;
-            if ((rc = try_candidate(x, c, &stop)) != KL_OK)
-                return rc;
-            continue;
+    x->out->exhaustive = !*stop;
+    return KL_OK;
+}
+
+/* A random sample over the whole space: an eighth of it, 6 to 24 candidates. */
+static enum kl_status sample_space(struct search *x, int *stop)
+{
+    int sample = x->s->count / 8;
+    enum kl_status rc;
+    sample = sample < 6 ? 6 : sample > 24 ? 24 : sample;
+    for (int k = 0; k < sample && !*stop; k++) {
+        int i = random_untried(x);
+        if (i < 0) {
+            *stop = 1;
+            return KL_OK;
         }
-        x->done[c] = 1;
-        unsigned char idx[KL_MAX_PARAMS];
-        for (int p = 0; p < s->nparams && !stop; p++)
-            for (int step = -1; step <= 1 && !stop; step += 2) {
-                memcpy(idx, s->cand + (size_t)c * (size_t)s->nparams, (size_t)s->nparams);
-                int v = idx[p] + step;
-                if (v < 0 || v >= s->nvalues[p])
-                    continue;
-                idx[p] = (unsigned char)v;
-                int n = find_code(x, code_of(s, idx));
-                if (n < 0 || !untried(x, n))
-                    continue;
-                if (!time_left(x))
-                    return KL_OK;
-                if ((rc = try_candidate(x, n, &stop)) != KL_OK)
-                    return rc;
-            }
+        if ((rc = try_in_time(x, i, stop)) != KL_OK)
+            return rc;
+    }
+    return KL_OK;
+}
+
+/* Candidate c with parameter p one step (-1 or 1) along its values, or -1 where none is. */
+static int neighbour(const struct search *x, int c, int p, int step)
+{
+    const struct kl_tune_space *s = x->s;
+    unsigned char idx[KL_MAX_PARAMS];
+    memcpy(idx, s->cand + (size_t)c * (size_t)s->nparams, (size_t)s->nparams);
+    int v = idx[p] + step;
+    if (v < 0 || v >= s->nvalues[p])
+        return -1;
+    idx[p] = (unsigned char)v;
+    return find_code(x, code_of(s, idx));
+}
+
+/* Tries the untried neighbours of candidate c, one parameter one step, and marks it expanded. */
+static enum kl_status expand(struct search *x, int c, int *stop)
+{
+    enum kl_status rc;
+    x->done[c] = 1;
+    for (int p = 0; p < x->s->nparams && !*stop; p++)
+        for (int step = -1; step <= 1 && !*stop; step += 2) {
+            int n = neighbour(x, c, p, step);
+            if (n < 0 || !untried(x, n))
+                continue;
+            if ((rc = try_in_time(x, n, stop)) != KL_OK)
+                return rc;
+        }
+    return KL_OK;
+}
+
+/*
+ * The neighbours of the best candidate not yet expanded, over and over;
+ * where every good candidate's neighbourhood is known, a random one
+ * elsewhere; the space exhausted when none is left.
+ */
+static enum kl_status search_neighbours(struct search *x, int *stop)
+{
+    enum kl_status rc = KL_OK;
+    while (!*stop && rc == KL_OK) {
+        int c = best_unexpanded(x);
+        if (c >= 0) {
+            rc = expand(x, c, stop);
+        } else if ((c = random_untried(x)) >= 0) {
+            rc = try_in_time(x, c, stop);
+        } else {
+            x->out->exhaustive = 1;
+            *stop = 1;
+        }
+    }
+    return rc;
+}
+
+static enum kl_status search_space(struct search *x)
+{
+    enum kl_status rc;
+    int stop = 0;
+    if ((rc = try_defaults(x, &stop)) != KL_OK || stop)
+        return rc;
+    if (x->req->exhaustive || x->s->count <= KL_TUNE_SMALL_SPACE) {
+        snprintf(x->out->strategy, sizeof x->out->strategy, "exhaustive");
+        return search_all(x, &stop);
+    }
+    snprintf(x->out->strategy, sizeof x->out->strategy, "search");
+    /* A random sample over the whole space, then the neighbours of the best. */
+    if ((rc = sample_space(x, &stop)) != KL_OK)
+        return rc;
+    return search_neighbours(x, &stop);
+}
+
+/* The best few tried (at most 8, by score) and the defaults where verified, into top. */
+static int pick_top(const struct search *x, int *top)
+{
+    const struct kl_tune_space *s = x->s;
+    int ntop = 0, want = x->req->confirm_count < 8 ? x->req->confirm_count : 8;
+    for (int k = 0; k < want; k++) {
+        int hit = -1;
+        for (int i = 0; i < s->count; i++) {
+            int taken = contains(top, ntop, i);
+            if (!taken && isfinite(x->score[i]) && (hit < 0 || x->score[i] < x->score[hit]))
+                hit = i;
+        }
+        if (hit >= 0)
+            top[ntop++] = hit;
+    }
+    if (s->default_index >= 0 && x->out->have_default && !contains(top, ntop, s->default_index) &&
+        ntop < 8)
+        top[ntop++] = s->default_index;
+    return ntop;
+}
+
+/*
+ * Candidate c timed again with the full protocol, unless that would end
+ * past the deadline (*late); the best (and the defaults' result) where it
+ * verifies again and beats *best, not a result at all where it fails.
+ */
+static enum kl_status reconfirm(struct search *x, int c, double *best, int *late)
+{
+    const struct kl_tune_request *q = x->req;
+    struct kl_result res;
+    double score;
+    double est =
+        x->score[c] * (q->confirm.warmup + q->confirm.min_repeats + 1) + q->confirm.min_time;
+    if (q->budget_s > 0 && kl_now() + est > deadline(x, 1)) {
+        *late = 1;
+        return KL_OK;
+    }
+    enum kl_status rc = evaluate(x, c, &q->confirm, 1, &res, &score);
+    if (rc != KL_OK)
+        return rc;
+    if (res.status == KL_RESULT_FAILED) {
+        /* Verified once, wrong now: not a result at all. */
+        x->score[c] = INFINITY;
+        if (c == x->s->default_index)
+            x->out->have_default = 0;
+        return KL_OK;
+    }
+    if (res.status != KL_RESULT_VERIFIED)
+        return KL_OK;
+    if (c == x->s->default_index)
+        x->out->dflt = res;
+    if (score < *best) {
+        *best = score;
+        x->best_res = res;
+        x->out->state.best = c;
+        x->out->state.best_median = score;
+    }
+    return KL_OK;
+}
+
+/* The best candidate's values as "A=1,B=2" in the outcome. */
+static void best_params(struct search *x, int best)
+{
+    char text[KL_MAX_PARAMS][32];
+    const char *items[KL_MAX_PARAMS];
+    kl_tune_candidate(x->s, best, text, items, x->out->best_params, sizeof x->out->best_params);
+}
+
+/*
+ * The search's best failed its second verification: the next verified one
+ * is the best, its search result standing, timed once more to have it as a
+ * result; none where that fails too.
+ */
+static enum kl_status next_best(struct search *x)
+{
+    const struct kl_tune_space *s = x->s;
+    struct kl_result res;
+    double score;
+    int hit = -1;
+    for (int i = 0; i < s->count; i++)
+        if (isfinite(x->score[i]) && (hit < 0 || x->score[i] < x->score[hit]))
+            hit = i;
+    x->out->state.best = hit;
+    x->out->state.best_median = hit >= 0 ? x->score[hit] : 0;
+    if (hit < 0)
+        return KL_OK;
+    enum kl_status rc = evaluate(x, hit, &x->req->search, 1, &res, &score);
+    if (rc != KL_OK)
+        return rc;
+    if (res.status == KL_RESULT_VERIFIED) {
+        x->best_res = res;
+        best_params(x, hit);
+    } else {
+        x->out->state.best = -1;
     }
     return KL_OK;
 }
@@ -471,88 +715,67 @@ static enum kl_status search_space(struct search *x)
 /* The best few (and the defaults) again with the full protocol, as time allows. */
 static enum kl_status confirm(struct search *x)
 {
-    const struct kl_tune_request *q = x->req;
-    const struct kl_tune_space *s = x->s;
-    int top[8], ntop = 0, want = q->confirm_count < 8 ? q->confirm_count : 8;
-    for (int k = 0; k < want; k++) {
-        int hit = -1;
-        for (int i = 0; i < s->count; i++) {
-            int taken = 0;
-            for (int j = 0; j < ntop; j++)
-                taken |= top[j] == i;
-            if (!taken && isfinite(x->score[i]) && (hit < 0 || x->score[i] < x->score[hit]))
-                hit = i;
-        }
-        if (hit >= 0)
-            top[ntop++] = hit;
-    }
-    if (s->default_index >= 0 && x->out->have_default) {
-        int seen = 0;
-        for (int j = 0; j < ntop; j++)
-            seen |= top[j] == s->default_index;
-        if (!seen && ntop < 8)
-            top[ntop++] = s->default_index;
-    }
-    double best = INFINITY;
-    for (int j = 0; j < ntop; j++) {
-        struct kl_result res;
-        double score;
-        double est = x->score[top[j]] * (q->confirm.warmup + q->confirm.min_repeats + 1) +
-                     q->confirm.min_time;
-        if (q->budget_s > 0 && kl_now() + est > deadline(x, 1))
-            break;
-        enum kl_status rc = evaluate(x, top[j], &q->confirm, 1, &res, &score);
-        if (rc != KL_OK)
+    int top[8], ntop = pick_top(x, top), late = 0;
+    double fastest = INFINITY;
+    enum kl_status rc;
+    for (int j = 0; j < ntop && !late; j++)
+        if ((rc = reconfirm(x, top[j], &fastest, &late)) != KL_OK)
             return rc;
-        if (res.status == KL_RESULT_FAILED) {
-            /* Verified once, wrong now: not a result at all. */
-            x->score[top[j]] = INFINITY;
-            if (top[j] == s->default_index)
-                x->out->have_default = 0;
-            continue;
-        }
-        if (res.status != KL_RESULT_VERIFIED)
-            continue;
-        if (top[j] == s->default_index)
-            x->out->dflt = res;
-        if (score < best) {
-            best = score;
-            x->best_res = res;
-            x->out->state.best = top[j];
-            x->out->state.best_median = score;
-        }
+    int best = x->out->state.best;
+    if (isfinite(fastest))
+        best_params(x, best);
+    else if (best >= 0 && !isfinite(x->score[best]))
+        return next_best(x);
+    return KL_OK;
+}
+
+/*
+ * Whether the best few are timed again: where the confirmation's protocol
+ * differs from the search's.
+ */
+static int confirms(const struct kl_tune_request *req)
+{
+    const struct kl_protocol *a = &req->confirm, *c = &req->search;
+    return req->confirm_count > 0 &&
+           (a->warmup != c->warmup || a->min_repeats != c->min_repeats ||
+            a->min_time != c->min_time || a->max_repeats != c->max_repeats);
+}
+
+/* Time kept for the confirmation: a few full protocols, at most a tenth of the budget. */
+static double confirm_reserve(const struct kl_tune_request *req)
+{
+    double reserve = (req->confirm_count + 1) * (req->confirm.min_time + 0.05);
+    if (!confirms(req) || req->budget_s <= 0)
+        return 0;
+    return reserve > 0.1 * req->budget_s ? 0.1 * req->budget_s : reserve;
+}
+
+static void search_free(struct search *x)
+{
+    free(x->score);
+    free(x->done);
+    free(x->code);
+}
+
+/* The search's per-candidate arrays: every score untried, every code from its values. */
+static enum kl_status search_init(struct search *x, const struct kl_tune_space *s,
+                                  const struct kl_tune_request *req, struct kl_tune_outcome *out)
+{
+    memset(x, 0, sizeof *x);
+    x->s = s, x->req = req, x->out = out;
+    kl_rng_seed(&x->rng, req->seed ^ 0x7u);
+    x->score = malloc(((size_t)s->count + 1) * sizeof *x->score);
+    x->done = calloc((size_t)s->count + 1, 1);
+    x->code = malloc(((size_t)s->count + 1) * sizeof *x->code);
+    if (!x->score || !x->done || !x->code) {
+        search_free(x);
+        return kl_fail(s->target->err, KL_ERR_NO_MEMORY, "out of host memory");
     }
-    if (isfinite(best)) {
-        char text[KL_MAX_PARAMS][32];
-        const char *items[KL_MAX_PARAMS];
-        kl_tune_candidate(s, x->out->state.best, text, items, x->out->best_params,
-                          sizeof x->out->best_params);
-    } else if (x->out->state.best >= 0 && !isfinite(x->score[x->out->state.best])) {
-        /* The search's best failed its second verification: the next verified one. */
-        int hit = -1;
-        for (int i = 0; i < s->count; i++)
-            if (isfinite(x->score[i]) && (hit < 0 || x->score[i] < x->score[hit]))
-                hit = i;
-        x->out->state.best = hit;
-        x->out->state.best_median = hit >= 0 ? x->score[hit] : 0;
-        if (hit >= 0) {
-            /* Its search result stands: time it once more to have it as a result. */
-            struct kl_result res;
-            double score;
-            enum kl_status rc = evaluate(x, hit, &q->search, 1, &res, &score);
-            if (rc != KL_OK)
-                return rc;
-            if (res.status == KL_RESULT_VERIFIED) {
-                x->best_res = res;
-                char text[KL_MAX_PARAMS][32];
-                const char *items[KL_MAX_PARAMS];
-                kl_tune_candidate(s, hit, text, items, x->out->best_params,
-                                  sizeof x->out->best_params);
-            } else {
-                x->out->state.best = -1;
-            }
-        }
+    for (int i = 0; i < s->count; i++) {
+        x->score[i] = NAN;
+        x->code[i] = code_of(s, s->cand + (size_t)i * (size_t)s->nparams);
     }
+    x->reserve = confirm_reserve(req);
     return KL_OK;
 }
 
@@ -562,50 +785,19 @@ enum kl_status kl_tune_search(const struct kl_tune_space *s, const struct kl_tun
     struct search x;
     enum kl_status rc;
     memset(out, 0, sizeof *out);
-    memset(&x, 0, sizeof x);
     out->state.best = -1;
-    x.s = s, x.req = req, x.out = out;
-    kl_rng_seed(&x.rng, req->seed ^ 0x7u);
-    x.score = malloc(((size_t)s->count + 1) * sizeof *x.score);
-    x.done = calloc((size_t)s->count + 1, 1);
-    x.code = malloc(((size_t)s->count + 1) * sizeof *x.code);
-    if (!x.score || !x.done || !x.code) {
-        free(x.score);
-        free(x.done);
-        free(x.code);
-        return kl_fail(s->target->err, KL_ERR_NO_MEMORY, "out of host memory");
-    }
-    for (int i = 0; i < s->count; i++) {
-        x.score[i] = NAN;
-        x.code[i] = code_of(s, s->cand + (size_t)i * (size_t)s->nparams);
-    }
-    /* Time kept for the confirmation: a few full protocols, at most a tenth of the budget. */
-    const struct kl_protocol *a = &req->confirm, *c = &req->search;
-    int confirming =
-        req->confirm_count > 0 && (a->warmup != c->warmup || a->min_repeats != c->min_repeats ||
-                                   a->min_time != c->min_time || a->max_repeats != c->max_repeats);
-    if (confirming && req->budget_s > 0) {
-        x.reserve = (req->confirm_count + 1) * (req->confirm.min_time + 0.05);
-        if (x.reserve > 0.1 * req->budget_s)
-            x.reserve = 0.1 * req->budget_s;
-    }
+    if ((rc = search_init(&x, s, req, out)) != KL_OK)
+        return rc;
     rc = search_space(&x);
     out->have_best = out->state.best_median > 0;
-    if (rc == KL_OK && out->have_best && confirming && out->state.best >= 0)
+    if (rc == KL_OK && out->have_best && confirms(req) && out->state.best >= 0)
         rc = confirm(&x);
     out->have_best = rc == KL_OK && out->state.best_median > 0 && x.best_res.median_s > 0;
     if (out->have_best)
         out->best = x.best_res;
-    if (out->have_default) {
-        size_t used = 0;
-        for (int p = 0; p < s->nparams && used < sizeof out->default_params; p++)
-            used += (size_t)snprintf(out->default_params + used, sizeof out->default_params - used,
-                                     "%s%s=%d", p ? "," : "", s->target->params[p].name,
-                                     s->target->params[p].def);
-    }
+    if (out->have_default)
+        defaults_text(s, out->default_params, sizeof out->default_params);
     out->state.elapsed_s = kl_now() - req->start;
-    free(x.score);
-    free(x.done);
-    free(x.code);
+    search_free(&x);
     return rc;
 }

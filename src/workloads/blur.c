@@ -1,6 +1,7 @@
 /*
- * Gaussian blur workload: the rung table, the picture, the weights, the
- * separable reference in double and the ladder driver.
+ * Gaussian blur workload: the picture, the weights, the separable
+ * reference in double and the ladder driver; the rung table is in
+ * blur_rungs.c.
  */
 #include "workloads/blur.h"
 
@@ -20,129 +21,6 @@
 #include "core/progress.h"
 #include "core/util.h"
 #include "peers/peers.h"
-
-/* clang-format off */
-#define P_BX {"BX", 16, 1, 1024, 1, 0, "work-group width (pixels)"}
-#define P_BY {"BY", 16, 1, 1024, 1, 0, "work-group height (pixels)"}
-/* The PX of the fused rungs: floats per ITEM, with rung 07's rule (px_of). */
-#define P_PXF(DEF, ITEM) {"PX", DEF, 1, 8, 1, 1, "floats per " ITEM " along x (uchar4: PX/4 pixels, at least 1), halved while 2R+1 rows of them exceed 64 floats"}
-/* clang-format on */
-
-static const struct kl_blur_rung rungs[] = {
-    {.name = "01_naive",
-     .summary = "2-D convolution, (2R+1)² taps per pixel, every tap and weight read from global "
-                "memory",
-     .file = "opencl/blur/01_naive.cl",
-     .kind = KL_BLUR_2D,
-     .params = {P_BX, P_BY}},
-    {.name = "02_constant",
-     .summary = "the weights in __constant memory, broadcast to every work-item",
-     .file = "opencl/blur/02_constant.cl",
-     .kind = KL_BLUR_2D,
-     .weights_constant = 1,
-     .params = {P_BX, P_BY}},
-    {.name = "03_separable",
-     .summary = "two 1-D passes (rows, then columns): 2·(2R+1) taps instead of (2R+1)²",
-     .file = "opencl/blur/03_separable.cl",
-     .kind = KL_BLUR_SEPARABLE,
-     .params = {P_BX, P_BY}},
-    {.name = "04_tiled2d",
-     .summary = "2-D convolution from a tile with halo in local memory: each input read once "
-                "per work-group",
-     .file = "opencl/blur/04_tiled2d.cl",
-     .kind = KL_BLUR_2D,
-     .weights_constant = 1,
-     .local = KL_BLUR_LOCAL_TILE,
-     .params = {P_BX, P_BY}},
-    {.name = "05_tiled_sep",
-     .summary = "separable passes from row and column segments in local memory",
-     .file = "opencl/blur/05_tiled_sep.cl",
-     .kind = KL_BLUR_SEPARABLE,
-     .local = KL_BLUR_LOCAL_ROWCOL,
-     .params = {P_BX, P_BY}},
-    {.name = "06_vector",
-     .summary = "PX pixels per work-item: a sliding window in registers, vector loads",
-     .file = "opencl/blur/06_vector.cl",
-     .kind = KL_BLUR_SEPARABLE,
-     .px = 1,
-     .params = {P_BX, P_BY, {"PX", 4, 1, 8, 1, 1, "pixels per work-item along x"}}},
-    {.name = "07_fused",
-     .summary = "one pass: each work-item slides a window of 2R+1 row results down a strip of "
-                "SY rows, rows staged in local memory; each input read about once",
-     .file = "opencl/blur/07_fused.cl",
-     .kind = KL_BLUR_FUSED,
-     .local = KL_BLUR_LOCAL_ROWS2,
-     .px = 2,
-     .sy = 1,
-     .params = {{"BX", 64, 1, 1024, 1, 0, "work-group width (work-items)"},
-                P_PXF(2, "work-item"),
-                {"SY", 64, 1, 4096, 1, 0, "rows per work-item (the strip's height)"},
-                {"PF", 1, 1, 8, 1, 0,
-                 "input rows loaded ahead per work-item (at most 64/(2R+1), 1 for large radii)"}}},
-    {.name = "08_image",
-     .summary = "the row pass reads an image object through a sampler that clamps at the "
-                "edges (texture cache)",
-     .file = "opencl/blur/08_image.cl",
-     .kind = KL_BLUR_IMAGE,
-     .params = {P_BX, P_BY}},
-    {.name = "09_async",
-     .summary = "CUDA: 07's strips with input rows copied into shared memory by cp.async, ST "
-                "rows in flight per block instead of one loaded through registers",
-     .file = "cuda/blur/09_async.cu",
-     .kind = KL_BLUR_FUSED,
-     .local = KL_BLUR_LOCAL_STAGED,
-     .px = 2,
-     .sy = 1,
-     .params = {{"BX", 128, 1, 1024, 1, 0, "block width (threads)"},
-                P_PXF(4, "thread"),
-                {"SY", 64, 1, 4096, 1, 0, "rows per thread (the strip's height)"},
-                {"ST", 4, 2, 16, 1, 0, "input rows staged in shared memory (ST - 1 in flight)"}}},
-    {.name = "10_tile",
-     .summary = "CUDA: tiles of WY·RY rows staged whole in shared memory by cp.async before any "
-                "arithmetic, as a copy issues its loads; the row pass in place, then a register "
-                "window down the columns",
-     .file = "cuda/blur/10_tile.cu",
-     .kind = KL_BLUR_FUSED,
-     .local = KL_BLUR_LOCAL_TILE_ROWS,
-     .px = 2,
-     .sy = 1,
-     .params = {{"WY", 4, 1, 32, 1, 0,
-                 "warps per block, one above the other (each a row of 32 threads)"},
-                P_PXF(4, "thread"),
-                {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}}},
-    {.name = "11_half2",
-     .summary = "CUDA, 8-bit pixels: the column pass first on exact integers, both passes in "
-                "packed half2 (two channels per FMA), taps paired by weight; run where the "
-                "host's error bound keeps every output within one level",
-     .file = "cuda/blur/11_half2.cu",
-     .kind = KL_BLUR_FUSED,
-     .local = KL_BLUR_LOCAL_TILE_COLS,
-     .px = 1,
-     .precision = KL_PREC_FP16,
-     .rgba8_only = 1,
-     .params = {{"WY", 4, 1, 32, 1, 0,
-                 "warps per block, one above the other (each a row of 32 threads)"},
-                {"RX", 4, 1, 8, 1, 1, "pixels per thread in the row pass"},
-                {"RY", 8, 1, 64, 1, 0, "rows per warp; a tile has WY·RY rows"}}},
-    {.name = "12_regblock",
-     .summary = "CUDA: register-blocked passes (RX row results and CY rows of four columns per "
-                "thread, every tap index known at compile time) over strips streamed through "
-                "shared memory in chunks, halo rows row-passed once per strip: nearly every "
-                "instruction an FMA",
-     .file = "cuda/blur/12_regblock.cu",
-     .kind = KL_BLUR_FUSED,
-     .local = KL_BLUR_LOCAL_STRIPS,
-     .params = {{"TW", 128, 4, 1024, 4, 0, "strip width (pixels); one block per strip and channel"},
-                {"RX", 16, 4, 64, 4, 0, "row-pass results per thread"},
-                {"CH", 16, 1, 256, 1, 0, "rows per chunk (a step of the strip)"},
-                {"CY", 4, 1, 64, 1, 0, "column-pass rows per thread (of four columns)"},
-                {"SH", 256, 1, 65536, 1, 0, "strip height (rows); a multiple of CH"},
-                {"NT", 128, 32, 1024, 32, 0, "threads per block"}},
-     .multiples = {{"TW", "RX"}, {"CH", "CY"}, {"SH", "CH"}}},
-};
-#define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
-
-KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);
 
 #define GUARD 256 /* pixels past the output that a correct kernel never writes */
 
@@ -410,8 +288,8 @@ static int judge(const struct blur_session *s, struct kl_result *res)
         snprintf(note, n,
                  "%zu of %zu values differ from the reference by more than %g; worst %.6g at "
                  "pixel (%zu, %zu) channel %d: got %.9g, want %.9g",
-                 bad, s->n * (size_t)s->ch, tol, worst, at % (size_t)s->W, at / (size_t)s->W,
-                 atc, pixel_in(s, s->out, at, atc), s->ref[at * s->ch + atc]);
+                 bad, s->n * (size_t)s->ch, tol, worst, at % (size_t)s->W, at / (size_t)s->W, atc,
+                 pixel_in(s, s->out, at, atc), s->ref[at * s->ch + atc]);
         return 0;
     }
     snprintf(note, n, "%zu pixels match the reference (worst error %.2g, tolerance %g)", s->n,
@@ -466,6 +344,69 @@ static enum kl_status verify_and_time(struct blur_session *s, struct kl_launch_p
     return KL_OK;
 }
 
+/* Rung r's build options: its parameters', the radius and the pixel type. */
+static void rung_options(const struct kl_blur_rung *r, const int *values,
+                         const struct blur_session *s, char *out, size_t n)
+{
+    kl_params_options(r->params, values, KL_FLOAT, out, n);
+    size_t used = strlen(out);
+    snprintf(out + used, n - used, " -DRAD=%d%s", s->R,
+             s->pix == KL_PIX_UCHAR4 ? " -DKL_PIX_UCHAR4" : " -DKL_PIX_FLOAT");
+}
+
+/* The kernel of rung r's first (or only) pass. */
+static const char *first_pass(const struct kl_blur_rung *r)
+{
+    switch (r->kind) {
+    case KL_BLUR_2D: return "blur2d";
+    case KL_BLUR_FUSED: return "blur_fused";
+    default: return "blur_h";
+    }
+}
+
+/*
+ * The first pass's arguments: the source (the image for image rungs), the
+ * destination (the intermediate for separable rungs), W, H, the weights
+ * (2-D ones for a 2-D rung), and a CUDA C++ rung's dynamic shared memory.
+ */
+static void first_args(const struct blur_session *s, const struct kl_blur_rung *r,
+                       const int *values, struct kl_launch *l)
+{
+    int one_pass = r->kind == KL_BLUR_2D || r->kind == KL_BLUR_FUSED;
+    l->nargs = 5;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_IMAGE ? s->dimg : s->dsrc}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = one_pass ? s->ddst : s->dtmp}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = s->W}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
+    l->args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
+    if (kl_kernel_is_cuda(r->file) && r->local != KL_BLUR_LOCAL_NONE) { /* dynamic shared memory */
+        struct geometry g = geometry_of(r, values);
+        l->args[l->nargs++] = (struct kl_arg){
+            KL_ARG_LOCAL,
+            {.local_bytes = local_bytes(r, values, s, g.bx, g.by, px_of(r, values, s->pix, s->R))}};
+    }
+}
+
+/*
+ * A separable or image rung's second pass (blur_v, from the intermediate
+ * into the destination) as p->b, its build time added to res's.
+ */
+static enum kl_status second_pass(struct blur_session *s, const struct kl_blur_rung *r,
+                                  const struct kl_launch *l, struct kl_launch *l2,
+                                  struct kl_launch_pair *p, struct kl_result *res)
+{
+    double build2 = 0;
+    enum kl_status st;
+    *l2 = *l;
+    if ((st = kl_kernel_get(s->kl, r->file, "blur_v", res->options, &l2->kernel, &build2)) != KL_OK)
+        return st;
+    l2->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dtmp}};
+    l2->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
+    p->b = l2;
+    res->build_s += build2;
+    return KL_OK;
+}
+
 static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung *r,
                                const int *values, const struct kl_protocol *proto,
                                struct kl_result *res)
@@ -475,48 +416,22 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
     struct kl_launch_pair p = {&l, NULL};
     enum kl_status st;
-    size_t used;
 
     shape_of(r, values, s->pix, s->R, s->W, s->H, &l);
     if ((st = check_rung(r, values, s, &l, e)) != KL_OK)
         return st;
-    kl_params_options(r->params, values, KL_FLOAT, res->options, sizeof res->options);
-    used = strlen(res->options);
-    snprintf(res->options + used, sizeof res->options - used, " -DRAD=%d%s", s->R,
-             s->pix == KL_PIX_UCHAR4 ? " -DKL_PIX_UCHAR4" : " -DKL_PIX_FLOAT");
+    rung_options(r, values, s, res->options, sizeof res->options);
     if (r->kind == KL_BLUR_IMAGE && !s->dimg &&
         (st = kl->ops->alloc_image(kl->dev, s->W, s->H, s->pix == KL_PIX_UCHAR4, s->src, &s->dimg,
                                    e)) != KL_OK)
         return st;
-
-    const char *first = r->kind == KL_BLUR_2D      ? "blur2d"
-                        : r->kind == KL_BLUR_FUSED ? "blur_fused"
-                                                   : "blur_h";
-    double build2 = 0;
-    if ((st = kl_kernel_get(kl, r->file, first, res->options, &l.kernel, &res->build_s)) != KL_OK)
+    if ((st = kl_kernel_get(kl, r->file, first_pass(r), res->options, &l.kernel, &res->build_s)) !=
+        KL_OK)
         return st;
-    l.nargs = 5;
-    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_IMAGE ? s->dimg : s->dsrc}};
-    l.args[1] = (struct kl_arg){
-        KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D || r->kind == KL_BLUR_FUSED ? s->ddst : s->dtmp}};
-    l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = s->W}};
-    l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = s->H}};
-    l.args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = r->kind == KL_BLUR_2D ? s->dw2 : s->dw}};
-    if (kl_kernel_is_cuda(r->file) && r->local != KL_BLUR_LOCAL_NONE) { /* dynamic shared memory */
-        struct geometry g = geometry_of(r, values);
-        l.args[l.nargs++] = (struct kl_arg){
-            KL_ARG_LOCAL,
-            {.local_bytes = local_bytes(r, values, s, g.bx, g.by, px_of(r, values, s->pix, s->R))}};
-    }
-    if (r->kind == KL_BLUR_SEPARABLE || r->kind == KL_BLUR_IMAGE) {
-        l2 = l;
-        if ((st = kl_kernel_get(kl, r->file, "blur_v", res->options, &l2.kernel, &build2)) != KL_OK)
-            return st;
-        l2.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dtmp}};
-        l2.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ddst}};
-        p.b = &l2;
-        res->build_s += build2;
-    }
+    first_args(s, r, values, &l);
+    if ((r->kind == KL_BLUR_SEPARABLE || r->kind == KL_BLUR_IMAGE) &&
+        (st = second_pass(s, r, &l, &l2, &p, res)) != KL_OK)
+        return st;
     if ((st = kl_launch_check(&l, r->name, e)) != KL_OK ||
         (p.b && (st = kl_launch_check(&l2, r->name, e)) != KL_OK))
         return st;
@@ -628,23 +543,24 @@ struct blur_ladder {
 static int blur_available(void *self, int i, char *why, size_t n)
 {
     const struct blur_ladder *L = self;
-    return rung_runs_here(&rungs[i], &L->s, why, n);
+    return rung_runs_here(kl_blur_rung_at(i), &L->s, why, n);
 }
 
 /* A row's arithmetic: the rung's (fp32 unless it says otherwise). */
 static void blur_describe(void *self, int i, struct kl_result *res)
 {
     (void)self;
-    if (i < RUNG_COUNT)
-        res->precision = rungs[i].precision ? rungs[i].precision : KL_PREC_FP32;
+    if (i < kl_blur_rung_count())
+        res->precision =
+            kl_blur_rung_at(i)->precision ? kl_blur_rung_at(i)->precision : KL_PREC_FP32;
 }
 
 static enum kl_status blur_check(void *self, int i, const int *values, struct kl_err *e)
 {
     const struct blur_ladder *L = self;
     struct kl_launch l = {.kl = L->s.kl};
-    shape_of(&rungs[i], values, L->s.pix, L->s.R, L->s.W, L->s.H, &l);
-    return check_rung(&rungs[i], values, &L->s, &l, e);
+    shape_of(kl_blur_rung_at(i), values, L->s.pix, L->s.R, L->s.W, L->s.H, &l);
+    return check_rung(kl_blur_rung_at(i), values, &L->s, &l, e);
 }
 
 /* The rung --output-rung names, else the fastest verified: its output is kept for --output. */
@@ -664,7 +580,7 @@ static enum kl_status blur_run(void *self, int i, const int *values,
                                const struct kl_protocol *proto, struct kl_result *res)
 {
     struct blur_ladder *L = self;
-    enum kl_status st = run_rung(&L->s, &rungs[i], values, proto, res);
+    enum kl_status st = run_rung(&L->s, kl_blur_rung_at(i), values, proto, res);
     if (st == KL_OK)
         keep_best(L, i, res);
     return st;
@@ -760,7 +676,7 @@ static enum kl_status check_request(const struct kl_blur_request *req,
         *out_rung = kl_rung_lookup(set, req->output_rung);
         for (int i = 0; i < nchosen; i++)
             among |= chosen[i] == *out_rung;
-        if (*out_rung >= RUNG_COUNT && among)
+        if (*out_rung >= kl_blur_rung_count() && among)
             return kl_fail(e, KL_ERR_ARG,
                            "--output-rung %s: the picture is written from a built-in rung, not "
                            "from a kernel of the user's",
@@ -779,26 +695,29 @@ static enum kl_status check_request(const struct kl_blur_request *req,
     return KL_OK;
 }
 
-/* The picture's buffers, weights and reference on the host and the device. */
-static enum kl_status session_make(struct blur_session *s, const struct kl_blur_request *req,
-                                   const struct kl_image *im, int R, struct kl_err *e)
+/* Whether the picture's buffers (fbytes each for the intermediate) fit the device. */
+static enum kl_status session_fits(const struct blur_session *s, size_t fbytes, struct kl_err *e)
 {
     struct kl_context *kl = s->kl;
-    enum kl_status st;
-    s->pix = req->pixel;
-    s->W = im->width, s->H = im->height, s->R = R;
-    s->ch = req->pixel == KL_PIX_FLOAT ? 1 : 4;
-    s->n = (size_t)s->W * (size_t)s->H;
-    size_t fbytes = s->n * f_size(s), taps = 2 * (size_t)R + 1;
     if (fbytes > kl->info.max_alloc || (s->n + GUARD) * 4 > kl->info.max_alloc)
         return kl_fail(e, KL_ERR_NO_MEMORY,
                        "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
                        "allocation (%.1f MiB)",
                        s->W, s->H, fbytes / 1048576.0, kl->info.max_alloc / 1048576.0);
     /* Source, destination, the intermediate pass; the weights are small. */
-    if ((st = kl_device_fits(kl, (double)s->n * 8 + (double)fbytes + GUARD * 4.0,
-                             "the picture's buffers", e)) != KL_OK)
-        return st;
+    return kl_device_fits(kl, (double)s->n * 8 + (double)fbytes + GUARD * 4.0,
+                          "the picture's buffers", e);
+}
+
+/*
+ * The host's side: the weights, the source pixels, the poison the
+ * destination is filled with before each verified run, the buffers read
+ * back, and the reference.
+ */
+static enum kl_status session_host(struct blur_session *s, const struct kl_blur_request *req,
+                                   const struct kl_image *im, struct kl_err *e)
+{
+    size_t taps = 2 * (size_t)s->R + 1;
     s->w = malloc(taps * sizeof *s->w);
     s->w2 = malloc(taps * taps * sizeof *s->w2);
     s->src = malloc(s->n * 4);
@@ -808,14 +727,22 @@ static enum kl_status session_make(struct blur_session *s, const struct kl_blur_
     s->ref = malloc(s->n * (size_t)s->ch * sizeof *s->ref);
     if (!s->w || !s->w2 || !s->src || !s->fill || !s->out || !s->ref || (req->output && !s->best))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a %d×%d image", s->W, s->H);
-    weights(req->sigma, R, s->w, s->w2);
+    weights(req->sigma, s->R, s->w, s->w2);
     to_pixels(s, im, 0, s->src);
     memset(s->fill, 0xAB, (s->n + GUARD) * 4); /* NaN-like for float, a fixed pattern for uchar4 */
     if (s->pix == KL_PIX_FLOAT)
         for (size_t i = 0; i < s->n + GUARD; i++)
             ((float *)s->fill)[i] = NAN;
-    if ((st = reference(s, e)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, s->n * 4, &s->dsrc, e)) != KL_OK ||
+    return reference(s, e);
+}
+
+/* The device's side: source, destination (with its guard), intermediate and weights. */
+static enum kl_status session_device(struct blur_session *s, size_t fbytes, struct kl_err *e)
+{
+    struct kl_context *kl = s->kl;
+    size_t taps = 2 * (size_t)s->R + 1;
+    enum kl_status st;
+    if ((st = kl->ops->alloc(kl->dev, s->n * 4, &s->dsrc, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, (s->n + GUARD) * 4, &s->ddst, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, fbytes, &s->dtmp, e)) != KL_OK ||
         (st = kl->ops->alloc(kl->dev, taps * 4, &s->dw, e)) != KL_OK ||
@@ -824,6 +751,21 @@ static enum kl_status session_make(struct blur_session *s, const struct kl_blur_
         (st = kl->ops->write(kl->dev, s->dw, s->w, taps * 4, e)) != KL_OK)
         return st;
     return kl->ops->write(kl->dev, s->dw2, s->w2, taps * taps * 4, e);
+}
+
+/* The picture's buffers, weights and reference on the host and the device. */
+static enum kl_status session_make(struct blur_session *s, const struct kl_blur_request *req,
+                                   const struct kl_image *im, int R, struct kl_err *e)
+{
+    enum kl_status st;
+    s->pix = req->pixel;
+    s->W = im->width, s->H = im->height, s->R = R;
+    s->ch = req->pixel == KL_PIX_FLOAT ? 1 : 4;
+    s->n = (size_t)s->W * (size_t)s->H;
+    size_t fbytes = s->n * f_size(s);
+    if ((st = session_fits(s, fbytes, e)) != KL_OK || (st = session_host(s, req, im, e)) != KL_OK)
+        return st;
+    return session_device(s, fbytes, e);
 }
 
 static void report_header(struct kl_report *rep, const struct blur_session *s,
@@ -856,7 +798,7 @@ static enum kl_status output(struct blur_ladder *L, const struct kl_image *im,
     if (L->best < 0)
         return kl_fail(e, KL_ERR_VERIFY, "no verified rung of the ladder to write %s from",
                        req->output);
-    const struct kl_blur_rung *r = &rungs[L->best];
+    const struct kl_blur_rung *r = kl_blur_rung_at(L->best);
     kl_params_resolve(r->name, r->params, req->params, req->nparams, values, &mask, e);
     if ((st = write_output(&L->s, im, r, values, req->output, e)) != KL_OK)
         return st;
@@ -867,13 +809,44 @@ static enum kl_status output(struct blur_ladder *L, const struct kl_image *im,
     return KL_OK;
 }
 
+/*
+ * The blur's radius: --radius, else 3σ rounded up; KL_ERR_ARG for a σ
+ * below 0.001 (the Gaussian's 2σ² underflows the weights: a radius-0 blur
+ * says it plainly) or a radius over 512.
+ */
+static enum kl_status blur_radius(const struct kl_blur_request *req, int *R, struct kl_err *e)
+{
+    if (!(req->sigma >= 1e-3) || !isfinite(req->sigma))
+        return kl_fail(e, KL_ERR_ARG, "--sigma must be a number >= 0.001 (got %g)", req->sigma);
+    *R = req->radius >= 0 ? req->radius : (int)ceil(3 * req->sigma);
+    if (*R > 512)
+        return kl_fail(e, KL_ERR_ARG,
+                       "radius %d is more than 512: use a smaller --sigma or --radius", *R);
+    return KL_OK;
+}
+
+/* A generated picture too large for the device is refused before it is drawn. */
+static enum kl_status check_generated(const struct kl_context *kl,
+                                      const struct kl_blur_request *req, struct kl_err *e)
+{
+    double fbytes_wanted = (double)req->width * req->height * (req->pixel == KL_PIX_FLOAT ? 4 : 16);
+    if (!req->input && (fbytes_wanted > (double)kl->info.max_alloc ||
+                        (double)req->width * req->height > (double)KL_IMAGE_MAX_PIXELS))
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
+                       "allocation (%.1f MiB)",
+                       req->width, req->height, fbytes_wanted / 1048576.0,
+                       kl->info.max_alloc / 1048576.0);
+    return KL_OK;
+}
+
 enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_request *req,
                               struct kl_report *rep)
 {
     struct kl_err *e = &kl->err;
     struct blur_ladder L = {.req = req, .s = {.kl = kl, .pix = req->pixel}, .best = -1};
     /* A parameter shared by many rungs does not ask for one the device cannot run at all. */
-    struct kl_workload w = {.table = &table,
+    struct kl_workload w = {.table = kl_blur_rungs(),
                             .kl = kl,
                             .type = KL_FLOAT,
                             .self = &L,
@@ -884,33 +857,18 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                             .run = blur_run,
                             .user = &user_iface};
     struct kl_ladder_args a = KL_LADDER_ARGS(req);
-    const struct kl_rung_set set = {&table, req->users, req->nusers};
+    const struct kl_rung_set set = {kl_blur_rungs(), req->users, req->nusers};
     int chosen[KL_MAX_RUNGS], nchosen;
     struct kl_image im = {0, 0, 0, NULL};
     enum kl_status st;
+    int R = 0;
 
-    /* Below 0.001 the Gaussian's 2σ² underflows the weights: a radius-0 blur says it plainly. */
-    if (!(req->sigma >= 1e-3) || !isfinite(req->sigma))
-        return kl_fail(e, KL_ERR_ARG, "--sigma must be a number >= 0.001 (got %g)", req->sigma);
-    int R = req->radius >= 0 ? req->radius : (int)ceil(3 * req->sigma);
-    if (R > 512)
-        return kl_fail(e, KL_ERR_ARG,
-                       "radius %d is more than 512: use a smaller --sigma or --radius", R);
-    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
+    if ((st = blur_radius(req, &R, e)) != KL_OK ||
+        (st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
         (st = kl_rungs_choose(&set, req->rungs, req->nrungs, req->params, req->nparams, chosen,
                               &nchosen, e)) != KL_OK ||
-        (st = check_request(req, &set, chosen, nchosen, &L.out_rung, e)) != KL_OK)
-        return st;
-    /* A generated picture too large for the device is refused before it is drawn. */
-    double fbytes_wanted = (double)req->width * req->height * (req->pixel == KL_PIX_FLOAT ? 4 : 16);
-    if (!req->input && (fbytes_wanted > (double)kl->info.max_alloc ||
-                        (double)req->width * req->height > (double)KL_IMAGE_MAX_PIXELS))
-        return kl_fail(e, KL_ERR_NO_MEMORY,
-                       "a %d×%d image needs %.1f MiB buffers, more than the device's largest "
-                       "allocation (%.1f MiB)",
-                       req->width, req->height, fbytes_wanted / 1048576.0,
-                       kl->info.max_alloc / 1048576.0);
-    if ((st = load_input(req, &im, e)) != KL_OK)
+        (st = check_request(req, &set, chosen, nchosen, &L.out_rung, e)) != KL_OK ||
+        (st = check_generated(kl, req, e)) != KL_OK || (st = load_input(req, &im, e)) != KL_OK)
         return st;
     /* The picture's size and radius first: the rungs' checks depend on them. */
     if ((st = session_make(&L.s, req, &im, R, e)) != KL_OK ||

@@ -25,6 +25,7 @@
         "ILP", 4, 1, 16, 1, 1, "vectors copied per work-item"                                      \
     }
 
+/* clang-format off */
 static const struct kl_copy_rung rungs[] = {
     {"ilp1",
      "seed 003: one element per work-item, blocks of 512",
@@ -71,6 +72,7 @@ static const struct kl_copy_rung rungs[] = {
      0,
      {P_BS(256), P_ILP}, 0},
 };
+/* clang-format on */
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
 KL_RUNG_TABLE(copy, struct kl_copy_rung, rungs);
@@ -184,6 +186,68 @@ static enum kl_status copy_launch(struct copy_session *s, struct kl_launch *l, l
 }
 
 /*
+ * The article's CUDA kernel where it cannot run as written: on another
+ * backend, or where N is not a multiple of BS·ILP (it would read and write
+ * past the end). 1, with res skipped and saying why; else 0.
+ */
+static int seed_skipped(struct kl_context *kl, const struct kl_copy_rung *r, long n, size_t bs,
+                        size_t ilp, struct kl_result *res)
+{
+    if (kl_kernel_elsewhere(kl, r->file)) {
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note,
+                 "the article's CUDA kernel as written: runs with --backend cuda");
+        return 1;
+    }
+    if (n % (long)(bs * ilp) != 0) {
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note,
+                 "the article's kernel reads and writes past the end unless N is a "
+                 "multiple of BS·ILP = %zu; ilp%zu is the fixed rung",
+                 bs * ilp, ilp);
+        return 1;
+    }
+    return 0;
+}
+
+/* A 1-D grid of groups work-groups of bs. */
+static void copy_grid(size_t groups, size_t bs, struct kl_launch *l)
+{
+    l->local[0] = bs;
+    l->global[0] = groups * bs;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+}
+
+/* Rung r's build options: its parameters, and its fixed ILP where the rung sets one. */
+static void copy_options(const struct kl_copy_rung *r, const int *values, char *out, size_t n)
+{
+    kl_params_options(r->params, values, KL_INT, out, n);
+    if (r->ilp && !r->seed_cuda) {
+        size_t used = strlen(out);
+        snprintf(out + used, n - used, " -DILP=%d", r->ilp);
+    }
+}
+
+/*
+ * The seed's block (512/ILP) may exceed what the compiled kernel can run
+ * with (NVIDIA's OpenCL allows 256 for some): then the largest power of
+ * two it can, said in the row; a block the user set is kept as it is.
+ */
+static void fit_kernel(struct kl_context *kl, int bs_explicit, long n, size_t items, size_t ilp,
+                       size_t *bs, struct kl_launch *l, struct kl_result *res)
+{
+    size_t limit = kl->ops->kernel_max_wg(l->kernel), fit = 1;
+    if (bs_explicit || *bs <= limit)
+        return;
+    while (fit * 2 <= limit)
+        fit *= 2;
+    snprintf(res->config, sizeof res->config, "N=%ld BS=%zu ILP=%zu (BS %zu > kernel limit)", n,
+             fit, ilp, *bs);
+    *bs = fit;
+    copy_grid(((items ? items : 1) + fit * ilp - 1) / (fit * ilp), fit, l);
+}
+
+/*
  * Runs rung r at N elements into res. Returns an error only for broken
  * devices or requests; a wrong copy is a FAILED result.
  */
@@ -200,31 +264,12 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
     size_t groups = ((items ? items : 1) + bs * ilp - 1) / (bs * ilp);
 
     if (r->seed_cuda) {
-        /* The article's grid: iDivUp(N / ILP, BLOCKSIZE) blocks. */
-        if (kl_kernel_elsewhere(kl, r->file)) {
-            res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note,
-                     "the article's CUDA kernel as written: runs with --backend cuda");
+        if (seed_skipped(kl, r, n, bs, ilp, res))
             return KL_OK;
-        }
-        if (n % (long)(bs * ilp) != 0) {
-            res->status = KL_RESULT_SKIPPED;
-            snprintf(res->note, sizeof res->note,
-                     "the article's kernel reads and writes past the end unless N is a "
-                     "multiple of BS·ILP = %zu; ilp%zu is the fixed rung",
-                     bs * ilp, ilp);
-            return KL_OK;
-        }
-        groups = ((size_t)n / ilp + bs - 1) / bs;
+        groups = ((size_t)n / ilp + bs - 1) / bs; /* the article's iDivUp(N / ILP, BLOCKSIZE) */
     }
-    l.local[0] = bs;
-    l.global[0] = groups * bs;
-    l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
-    kl_params_options(r->params, values, KL_INT, res->options, sizeof res->options);
-    if (r->ilp && !r->seed_cuda) {
-        size_t used = strlen(res->options);
-        snprintf(res->options + used, sizeof res->options - used, " -DILP=%d", r->ilp);
-    }
+    copy_grid(groups, bs, &l);
+    copy_options(r, values, res->options, sizeof res->options);
     snprintf(res->config, sizeof res->config, "N=%ld BS=%zu ILP=%zu", n, bs, ilp);
     res->x = (double)n;
     res->bytes = 2.0 * 4.0 * (double)n; /* the seed's 2·4·N */
@@ -232,20 +277,7 @@ static enum kl_status run_one(struct copy_session *s, const struct kl_copy_rung 
         (st = kl_kernel_get(kl, r->file, r->seed_cuda ? "ILPKernel" : "copy", res->options,
                             &l.kernel, &res->build_s)) != KL_OK)
         return st;
-    /* The seed's block (512/ILP) may exceed what the compiled kernel can run with (NVIDIA's
-     * OpenCL allows 256 for some): then the largest power of two it can, said in the row. */
-    size_t limit = kl->ops->kernel_max_wg(l.kernel);
-    if (!bs_explicit && bs > limit) {
-        size_t fit = 1;
-        while (fit * 2 <= limit)
-            fit *= 2;
-        snprintf(res->config, sizeof res->config, "N=%ld BS=%zu ILP=%zu (BS %zu > kernel limit)", n,
-                 fit, ilp, bs);
-        bs = fit;
-        groups = ((items ? items : 1) + bs * ilp - 1) / (bs * ilp);
-        l.local[0] = bs;
-        l.global[0] = groups * bs;
-    }
+    fit_kernel(kl, bs_explicit, n, items, ilp, &bs, &l, res);
     if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
     copy_args(s, n, &l);
@@ -352,6 +384,45 @@ static const struct kl_user_iface user_iface = {
     .run = user_run,
 };
 
+/* A request the ladder can take: a valid protocol, N within 32-bit indexing, a sweep from 512. */
+static enum kl_status check_request(const struct kl_copy_request *req, long max_n, struct kl_err *e)
+{
+    enum kl_status st;
+    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK)
+        return st;
+    if (max_n < 1 || max_n > INT32_MAX - GUARD)
+        return kl_fail(e, KL_ERR_ARG, "N must be between 1 and %d (got %ld)", INT32_MAX - GUARD,
+                       max_n);
+    if (req->sweep && max_n < 512)
+        return kl_fail(e, KL_ERR_ARG, "the sweep starts at N=512; --max-n %ld is below it", max_n);
+    return KL_OK;
+}
+
+/* The report's sizes, counts and reference. */
+static void report_head(struct kl_report *rep, const struct kl_copy_request *req, long max_n)
+{
+    snprintf(rep->sizes, sizeof rep->sizes, req->sweep ? "N=512..%ld" : "N=%ld", max_n);
+    snprintf(rep->size_json, sizeof rep->size_json, "\"N\": %ld, \"sweep\": %s", max_n,
+             req->sweep ? "true" : "false");
+    rep->flops = 0;
+    rep->bytes = 8.0 * (double)max_n;
+    snprintf(rep->reference, sizeof rep->reference,
+             "the source words, exactly; %d guard words past N must stay untouched", GUARD);
+    rep->show_config = 1;
+    rep->ladder = !req->sweep;
+}
+
+/* The N of each step: the sweep's powers of two from 512 (the seed's list), then max_n itself. */
+static int step_sizes(const struct kl_copy_request *req, long max_n, long *sizes)
+{
+    int nsizes = 0;
+    for (long n = 512; req->sweep && n <= max_n && nsizes < 39; n *= 2)
+        sizes[nsizes++] = n;
+    if (nsizes == 0 || sizes[nsizes - 1] != max_n)
+        sizes[nsizes++] = max_n;
+    return nsizes;
+}
+
 enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_request *req,
                               struct kl_report *rep)
 {
@@ -370,37 +441,14 @@ enum kl_status kl_copy_ladder(struct kl_context *kl, const struct kl_copy_reques
     int chosen[KL_MAX_RUNGS], nchosen;
     struct kl_err *e = &kl->err;
     enum kl_status st;
-    long max_n = L.n;
+    long max_n = L.n, sizes[40];
 
-    if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK)
+    if ((st = check_request(req, max_n, e)) != KL_OK ||
+        (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;
-    if (max_n < 1 || max_n > INT32_MAX - GUARD)
-        return kl_fail(e, KL_ERR_ARG, "N must be between 1 and %d (got %ld)", INT32_MAX - GUARD,
-                       max_n);
-    if (req->sweep && max_n < 512)
-        return kl_fail(e, KL_ERR_ARG, "the sweep starts at N=512; --max-n %ld is below it", max_n);
-    if ((st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
-        return st;
-
     kl_ladder_report(rep, kl, "copy", KL_INT, req->seed, &req->protocol);
-    snprintf(rep->sizes, sizeof rep->sizes, req->sweep ? "N=512..%ld" : "N=%ld", max_n);
-    snprintf(rep->size_json, sizeof rep->size_json, "\"N\": %ld, \"sweep\": %s", max_n,
-             req->sweep ? "true" : "false");
-    rep->flops = 0;
-    rep->bytes = 8.0 * (double)max_n;
-    snprintf(rep->reference, sizeof rep->reference,
-             "the source words, exactly; %d guard words past N must stay untouched", GUARD);
-    rep->show_config = 1;
-    rep->ladder = !req->sweep;
-
-    /* The sweep: powers of two from 512 (the seed's list), then max_n itself. */
-    long sizes[40];
-    int nsizes = 0;
-    for (long n = 512; req->sweep && n <= max_n && nsizes < 39; n *= 2)
-        sizes[nsizes++] = n;
-    if (nsizes == 0 || sizes[nsizes - 1] != max_n)
-        sizes[nsizes++] = max_n;
-
+    report_head(rep, req, max_n);
+    int nsizes = step_sizes(req, max_n, sizes);
     if ((st = session_init(&L.s, kl, max_n, req->seed)) != KL_OK)
         goto done;
     for (int k = 0; k < nsizes && st == KL_OK; k++) {

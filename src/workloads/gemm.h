@@ -236,10 +236,10 @@ int kl_gemm_rung_on_buffers(const struct kl_gemm_rung *r, enum kl_type t, int N,
  * the reason for rungs kl_gemm_rung_on_buffers refuses and rungs the device
  * lacks; KL_ERR_ARG for an unknown rung or sizes beyond 32-bit indexing.
  */
-enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum kl_type type,
-                                 int M, int N, int K, struct kl_buf *A, struct kl_buf *B,
-                                 struct kl_buf *C, struct kl_launch *out, struct kl_timing *t,
-                                 char *config, size_t n);
+enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum kl_type type, int M,
+                                 int N, int K, struct kl_buf *A, struct kl_buf *B, struct kl_buf *C,
+                                 struct kl_launch *out, struct kl_timing *t, char *config,
+                                 size_t n);
 
 /*
  * The reference a GEMM ladder checks against, for host A (M×K) and B (K×N)

@@ -5,10 +5,12 @@
  *  - a read sweep over working sets from 4 KiB up (cache_bw.cl): its curve,
  *    each cache level's plateau and where the level ends;
  *  - the latency of each level by a dependent pointer chase (chase.cl);
- *  - atomic adds to one address, to many, and in local memory (atomics.cl).
+ *  - atomic adds to one address, to many, and in local memory (atomics.cl,
+ *    peak_atomics.c).
  * Rows in this order: local_bw, cache_sweep (one per working set), l1_bw,
  * l2_bw, chase (one per working set), l1_latency, l2_latency, mem_latency,
- * atomic_one, atomic_spread, atomic_local.
+ * atomic_one, atomic_spread, atomic_local. The counted launches that the
+ * atomics share are here too (declared in peak_parts.h).
  */
 #include "workloads/peak_memory.h"
 #include "workloads/peak_parts.h"
@@ -24,21 +26,10 @@
 
 /* ---- shared machinery ------------------------------------------------------------ */
 
-/*
- * A launch whose loop count is argument `loop`, counting over every launch
- * (calibration, warm-ups and timed ones alike) the sum of the loop counts it
- * ran, for the kernels whose state carries over from launch to launch.
- */
-struct counted {
-    struct kl_launch l;
-    int loop;
-    uint64_t total;
-};
-
-/* A kl_launch_fn over a struct counted. */
-static enum kl_status counted_launch(void *arg, double *seconds, struct kl_err *e)
+/* A kl_launch_fn over a struct kl_peak_counted. */
+enum kl_status kl_peak_counted_launch(void *arg, double *seconds, struct kl_err *e)
 {
-    struct counted *c = arg;
+    struct kl_peak_counted *c = arg;
     enum kl_status st = kl_launch_timed(&c->l, seconds, e);
     if (st == KL_OK)
         c->total += (uint64_t)c->l.args[c->loop].v.i;
@@ -55,17 +46,17 @@ static double launch_target(const struct kl_context *kl)
  * Lengthens c's loop count by doubling until one launch takes about the
  * target time (at most max); one launch only when quick. *t: the last time.
  */
-static enum kl_status calibrate(struct counted *c, int quick, int max, double *t)
+enum kl_status kl_peak_calibrate(struct kl_peak_counted *c, int quick, int max, double *t)
 {
     int *n = &c->l.args[c->loop].v.i;
     double target = launch_target(c->l.kl);
     enum kl_status st;
     /* A first launch may carry one-time costs (PoCL compiles a kernel for each work-group
      * size at its first launch; memory is touched for the first time): it decides nothing. */
-    if (!quick && (st = counted_launch(c, t, &c->l.kl->err)) != KL_OK)
+    if (!quick && (st = kl_peak_counted_launch(c, t, &c->l.kl->err)) != KL_OK)
         return st;
     for (;;) {
-        if ((st = counted_launch(c, t, &c->l.kl->err)) != KL_OK)
+        if ((st = kl_peak_counted_launch(c, t, &c->l.kl->err)) != KL_OK)
             return st;
         if (quick || *t >= target / 2 || *n >= max)
             return KL_OK;
@@ -79,7 +70,7 @@ static enum kl_status calibrate(struct counted *c, int quick, int max, double *t
 }
 
 /* The largest power of two at most want that the device and, once built, the kernel take. */
-static size_t fit_wg(struct kl_context *kl, struct kl_kernel *k, size_t want)
+size_t kl_peak_fit_wg(struct kl_context *kl, struct kl_kernel *k, size_t want)
 {
     size_t cap = kl->info.max_wg, wg = 1;
     if (kl->info.max_item[0] && kl->info.max_item[0] < cap)
@@ -92,13 +83,13 @@ static size_t fit_wg(struct kl_context *kl, struct kl_kernel *k, size_t want)
 }
 
 /* Work-groups for a grid that fills the device: per_cu a compute unit (two a CPU core). */
-static size_t grid_groups(const struct kl_context *kl, int quick, size_t per_cu)
+size_t kl_peak_grid_groups(const struct kl_context *kl, int quick, size_t per_cu)
 {
     return quick ? 2 : (size_t)kl->info.compute_units * (kl->info.is_gpu ? per_cu : 2);
 }
 
 /* Appends row NAME: its index, or -1 (kl's error says why) when the report cannot grow. */
-static int add_row(struct kl_context *kl, struct kl_report *rep, const char *name)
+int kl_peak_add_row(struct kl_context *kl, struct kl_report *rep, const char *name)
 {
     if (!kl_report_add(rep, name, NULL)) {
         kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
@@ -135,7 +126,6 @@ struct local_cfg {
     size_t wg;
 };
 
-
 /* out[gid] of local_bw.cl (see the kernel's comment). */
 static uint32_t local_expected(int vec, size_t wg, size_t gid, int iters, uint32_t seed)
 {
@@ -155,13 +145,13 @@ static enum kl_status local_measure(struct kl_context *kl, const void *cfgp, int
 {
     const struct local_cfg *cfg = cfgp;
     const uint32_t seed = 0x5EEDu + (uint32_t)cfg->vec;
-    struct counted c = {.l = {.kl = kl, .dims = 1, .nargs = 3}, .loop = 1};
+    struct kl_peak_counted c = {.l = {.kl = kl, .dims = 1, .nargs = 3}, .loop = 1};
     struct kl_buf *out = NULL;
     uint32_t *host = NULL;
     struct kl_stats stats;
     enum kl_status st;
     double t;
-    size_t groups = grid_groups(kl, quick, 2048 / cfg->wg), global = groups * cfg->wg;
+    size_t groups = kl_peak_grid_groups(kl, quick, 2048 / cfg->wg), global = groups * cfg->wg;
 
     c.l.local[0] = cfg->wg;
     c.l.global[0] = global;
@@ -188,8 +178,8 @@ static enum kl_status local_measure(struct kl_context *kl, const void *cfgp, int
     c.l.args[1] = (struct kl_arg){KL_ARG_INT, {.i = quick ? 8 : 16}};
     c.l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)seed}};
     /* At most 2^16 trips (4 x that many reads a work-item): the host's replica stays quick. */
-    if ((st = calibrate(&c, quick, 1 << 16, &t)) != KL_OK ||
-        (st = kl_measure(kl, proto, counted_launch, &c, &stats, &kl->err)) != KL_OK ||
+    if ((st = kl_peak_calibrate(&c, quick, 1 << 16, &t)) != KL_OK ||
+        (st = kl_measure(kl, proto, kl_peak_counted_launch, &c, &stats, &kl->err)) != KL_OK ||
         (st = kl->ops->read(kl->dev, out, host, global * 4, &kl->err)) != KL_OK)
         goto done;
     const int iters = c.l.args[1].v.i;
@@ -302,7 +292,7 @@ static enum kl_status sweep_point(struct sweep *s, size_t w, int quick,
                                   const struct kl_protocol *proto, struct kl_result *res)
 {
     struct kl_context *kl = s->kl;
-    struct counted c = {.l = {.kl = kl, .dims = 1, .nargs = 4}, .loop = 3};
+    struct kl_peak_counted c = {.l = {.kl = kl, .dims = 1, .nargs = 4}, .loop = 3};
     struct kl_stats stats;
     enum kl_status st;
     char wtext[32];
@@ -328,8 +318,8 @@ static enum kl_status sweep_point(struct sweep *s, size_t w, int quick,
     c.l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
     c.l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = 1}};
     /* At most 2^20 passes: the host's replica of a sampled work-item stays quick. */
-    if ((st = calibrate(&c, quick, 1 << 20, &t)) != KL_OK ||
-        (st = kl_measure(kl, proto, counted_launch, &c, &stats, &kl->err)) != KL_OK ||
+    if ((st = kl_peak_calibrate(&c, quick, 1 << 20, &t)) != KL_OK ||
+        (st = kl_measure(kl, proto, kl_peak_counted_launch, &c, &stats, &kl->err)) != KL_OK ||
         (st = kl->ops->read(kl->dev, s->dout, s->out, global * 4, &kl->err)) != KL_OK)
         return st;
     const int passes = c.l.args[3].v.i;
@@ -375,7 +365,7 @@ static enum kl_status level_row(struct kl_context *kl, struct kl_report *rep, co
     enum kl_status st;
     struct kl_result *r;
     char a[32], b[32];
-    if ((*row = add_row(kl, rep, name)) < 0)
+    if ((*row = kl_peak_add_row(kl, rep, name)) < 0)
         return KL_ERR_NO_MEMORY;
     if (quick) {
         rep->results[*row] = rep->results[point_row];
@@ -405,6 +395,26 @@ static void plateau_text(char *out, size_t n, const struct kl_level *l, int inde
                  count);
 }
 
+/* The verified points of a curve against the working set W, at most 32. */
+struct curve {
+    int n;
+    int rows[32];  /* each point's row in the report */
+    int steps[32]; /* the chase's S there (0 for the sweep) */
+    double wd[32], y[32];
+    size_t ws[32];
+};
+
+static void curve_add(struct curve *cv, int row, size_t w, double y, int steps)
+{
+    if (cv->n >= 32)
+        return;
+    cv->rows[cv->n] = row;
+    cv->steps[cv->n] = steps;
+    cv->wd[cv->n] = (double)w;
+    cv->ws[cv->n] = w;
+    cv->y[cv->n++] = y;
+}
+
 struct again_sweep {
     struct sweep *s;
     const struct kl_protocol *proto;
@@ -416,66 +426,81 @@ static enum kl_status sweep_again(void *ctx, size_t w, struct kl_result *res)
     return sweep_point(a->s, w, 0, a->proto, res);
 }
 
+/* The sweep's rows, one per working set from 4 KiB to w_max, the verified ones into cv. */
+static enum kl_status sweep_points(struct sweep *s, const struct kl_peak_request *req, size_t w_max,
+                                   struct kl_report *rep, struct curve *cv)
+{
+    const struct kl_protocol *proto = req->quick ? &req->protocol : &kl_peak_search_protocol;
+    enum kl_status st;
+    for (size_t w = 4096; w <= w_max; w *= req->quick ? 4 : 2) {
+        int i = kl_peak_add_row(s->kl, rep, "cache_sweep");
+        if (i < 0)
+            return KL_ERR_NO_MEMORY;
+        if ((st = sweep_point(s, w, req->quick, proto, &rep->results[i])) != KL_OK)
+            return st;
+        const struct kl_result *r = &rep->results[i];
+        if (r->status == KL_RESULT_VERIFIED)
+            curve_add(cv, i, w, r->bytes / r->median_s * 1e-9, 0);
+    }
+    return KL_OK;
+}
+
+/*
+ * Bandwidth row k (l1_bw, l2_bw) skipped where the sweep found no cache
+ * level for it: no point verified, device memory's curve past the first
+ * level (mem == k), or too few levels.
+ */
+static enum kl_status sweep_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
+                                 int k, const struct curve *cv, const struct kl_level *lev,
+                                 int nlev, int mem, size_t w_max)
+{
+    char text[32], from[32];
+    size_text(text, sizeof text, (double)w_max);
+    size_text(from, sizeof from, mem == k ? (double)cv->ws[lev[k].first] : 0);
+    if (cv->n == 0)
+        return kl_peak_skip(kl, rep, name, "no point of the sweep was verified");
+    if (mem == k)
+        return kl_peak_skip(kl, rep, name,
+                            "past the first level the curve is device memory's (from W = %s; "
+                            "the sweep reached %s, twice the device's cache)",
+                            from, text);
+    return kl_peak_skip(kl, rep, name, "the sweep up to W = %s found %d level%s of bandwidth", text,
+                        nlev, nlev == 1 ? "" : "s");
+}
+
 static enum kl_status sweep_rows(struct sweep *s, const struct kl_peak_request *req,
                                  struct kl_report *rep, struct kl_ceilings *c)
 {
     struct kl_context *kl = s->kl;
     const size_t w_max = sweep_max(&kl->info, req);
-    const struct kl_protocol *proto = req->quick ? &req->protocol : &kl_peak_search_protocol;
-    int rows[32], n = 0, nlev, mem, ncache;
-    double y[32], wd[32];
-    size_t ws[32];
+    struct curve cv = {0};
     struct kl_level lev[32];
     struct again_sweep again = {s, &req->protocol};
-    enum kl_status st;
-    char text[32];
-
-    for (size_t w = 4096; w <= w_max; w *= req->quick ? 4 : 2) {
-        int i = add_row(kl, rep, "cache_sweep");
-        if (i < 0)
-            return KL_ERR_NO_MEMORY;
-        if ((st = sweep_point(s, w, req->quick, proto, &rep->results[i])) != KL_OK)
-            return st;
-        if (rep->results[i].status == KL_RESULT_VERIFIED && n < 32) {
-            rows[n] = i;
-            wd[n] = (double)w;
-            ws[n] = w;
-            y[n++] = rep->results[i].bytes / rep->results[i].median_s * 1e-9;
-        }
-    }
-    nlev = kl_levels_find(wd, y, n, 0, KL_LEVEL_BW_TOL, lev);
-    ncache = cache_levels(nlev, w_max, &kl->info, 0, &mem);
-    size_text(text, sizeof text, (double)w_max);
     double *gbps[] = {&c->l1_gbps, &c->l2_gbps}, *bytes[] = {&c->l1_bytes, &c->l2_bytes};
     const char *name[] = {"l1_bw", "l2_bw"};
+    int nlev, mem, ncache, row;
+    enum kl_status st;
+
+    if ((st = sweep_points(s, req, w_max, rep, &cv)) != KL_OK)
+        return st;
+    nlev = kl_levels_find(cv.wd, cv.y, cv.n, 0, KL_LEVEL_BW_TOL, lev);
+    ncache = cache_levels(nlev, w_max, &kl->info, 0, &mem);
     for (int k = 0; k < 2; k++) {
-        char from[32];
-        int row;
         if (k >= ncache) {
-            size_text(from, sizeof from, mem == k ? (double)ws[lev[k].first] : 0);
-            st = n == 0     ? kl_peak_skip(kl, rep, name[k], "no point of the sweep was verified")
-                 : mem == k ? kl_peak_skip(kl, rep, name[k],
-                                           "past the first level the curve is device memory's "
-                                           "(from W = %s; the sweep reached %s, twice the "
-                                           "device's cache)",
-                                           from, text)
-                            : kl_peak_skip(kl, rep, name[k],
-                                           "the sweep up to W = %s found %d level%s of bandwidth",
-                                           text, nlev, nlev == 1 ? "" : "s");
-            if (st != KL_OK)
+            if ((st = sweep_skip(kl, rep, name[k], k, &cv, lev, nlev, mem, w_max)) != KL_OK)
                 return st;
             continue;
         }
         const struct kl_level *l = &lev[k];
         char why[96];
         plateau_text(why, sizeof why, l, k, "bandwidth");
-        if ((st = level_row(kl, rep, name[k], rows[l->plateau], ws[l->plateau], ws[l->last], why,
-                            req->quick, sweep_again, &again, &row)) != KL_OK)
+        if ((st = level_row(kl, rep, name[k], cv.rows[l->plateau], cv.ws[l->plateau],
+                            cv.ws[l->last], why, req->quick, sweep_again, &again, &row)) != KL_OK)
             return st;
         const struct kl_result *r = &rep->results[row];
         if (r->status == KL_RESULT_VERIFIED) {
             *gbps[k] = r->bytes / r->median_s * 1e-9;
-            *bytes[k] = (double)ws[l->last];
+            *bytes[k] = (double)cv.ws[l->last];
         }
     }
     return KL_OK;
@@ -495,7 +520,7 @@ static enum kl_status measure_caches(struct kl_context *kl, const struct kl_peak
         return st;
     /* About 1024 work-items a compute unit, in as few groups as the kernel allows: one group
      * a unit reads its working set in one cycle (cache_bw.cl); more share it in part. */
-    s.wg = fit_wg(kl, k, req->quick ? 64 : 1024);
+    s.wg = kl_peak_fit_wg(kl, k, req->quick ? 64 : 1024);
     s.groups = req->quick || !kl->info.compute_units
                    ? 2
                    : (size_t)kl->info.compute_units * (s.wg < 1024 ? 1024 / s.wg : 1);
@@ -541,6 +566,138 @@ static double latency_cycles(const struct kl_context *kl, const struct kl_result
 }
 
 /*
+ * The chase's cycle over W bytes (nodes of ch->line bytes), linked into
+ * the nodes' first words and written to the device with the state zeroed;
+ * res gets its description.
+ */
+static enum kl_status chase_link(struct chase *ch, size_t w, struct kl_result *res)
+{
+    struct kl_context *kl = ch->kl;
+    const uint32_t nodes = (uint32_t)(w / ch->line), wpn = ch->line / 4, zero = 0;
+    enum kl_status st;
+    char wtext[32];
+    size_text(wtext, sizeof wtext, (double)w);
+    snprintf(res->config, sizeof res->config, "W = %s, %u-byte nodes", wtext, ch->line);
+    res->x = (double)w;
+    kl_chase_cycle(ch->next, nodes, ch->seed + w);
+    if (!kl_chase_order(ch->next, nodes, ch->order, ch->rank))
+        return kl_fail(&kl->err, KL_ERR_ARG, "the chase's links are not one cycle");
+    for (uint32_t i = 0; i < nodes; i++)
+        ch->image[(size_t)i * wpn] = ch->next[i] * wpn;
+    if ((st = kl->ops->write(kl->dev, ch->dnodes, ch->image, w, &kl->err)) != KL_OK)
+        return st;
+    return kl->ops->write(kl->dev, ch->dstate, &zero, 4, &kl->err);
+}
+
+/*
+ * The chase's launch c, steps calibrated (from *steps: a smaller W is
+ * faster; *steps gets S), one lap to warm the caches where it fits the
+ * time, then t(S) into s1 and t(2S) into s2 by proto.
+ */
+static enum kl_status chase_times(struct chase *ch, struct kl_peak_counted *c, uint32_t nodes,
+                                  int quick, const struct kl_protocol *proto, int *steps,
+                                  struct kl_stats *s1, struct kl_stats *s2)
+{
+    struct kl_context *kl = ch->kl;
+    enum kl_status st;
+    double t;
+    c->l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = ch->dnodes}};
+    c->l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = ch->dstate}};
+    c->l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = quick ? 1024 : *steps}};
+    if ((st = kl_peak_calibrate(c, quick, 1 << 26, &t)) != KL_OK)
+        return st;
+    const int S = *steps = c->l.args[2].v.i;
+    if (!quick && S < (int)nodes) {
+        /* A lap (up to 32 launches' worth) so that a buffer that fits a cache is in it. */
+        c->l.args[2].v.i = nodes / (uint32_t)S > 32 ? 32 * S : (int)nodes;
+        if ((st = kl_peak_counted_launch(c, &t, &kl->err)) != KL_OK)
+            return st;
+    }
+    c->l.args[2].v.i = S;
+    if ((st = kl_measure(kl, proto, kl_peak_counted_launch, c, s1, &kl->err)) != KL_OK)
+        return st;
+    c->l.args[2].v.i = 2 * S;
+    return kl_measure(kl, proto, kl_peak_counted_launch, c, s2, &kl->err);
+}
+
+/*
+ * Where the chase ended, checked against where c->total steps from node 0
+ * lead; res FAILED, and *ok 0, where it ended elsewhere.
+ */
+static enum kl_status chase_check_end(struct chase *ch, struct kl_peak_counted *c, size_t w,
+                                      int *ok, struct kl_result *res)
+{
+    struct kl_context *kl = ch->kl;
+    const uint32_t nodes = (uint32_t)(w / ch->line), wpn = ch->line / 4;
+    enum kl_status st;
+    uint32_t end;
+    char wtext[32];
+    double t;
+    *ok = 0;
+    /* Whole laps so far would end the chase at node 0, where one that never moved ends too:
+     * half a lap more, so that the check below can tell them apart. */
+    if (c->total % nodes == 0) {
+        c->l.args[2].v.i = (int)(nodes / 2 + 1);
+        if ((st = kl_peak_counted_launch(c, &t, &kl->err)) != KL_OK)
+            return st;
+    }
+    if ((st = kl->ops->read(kl->dev, ch->dstate, &end, 4, &kl->err)) != KL_OK)
+        return st;
+    uint32_t want = kl_chase_after(ch->order, ch->rank, nodes, 0, c->total);
+    if (end != want * wpn) {
+        res->status = KL_RESULT_FAILED;
+        size_text(wtext, sizeof wtext, (double)w);
+        snprintf(res->note, sizeof res->note,
+                 "W = %s: after %llu steps from node 0 the chase stopped at word %u, not at node "
+                 "%u (word %u)",
+                 wtext, (unsigned long long)c->total, end, want, want * wpn);
+        return KL_OK;
+    }
+    *ok = 1;
+    return KL_OK;
+}
+
+/*
+ * The latency from t(S) and t(2S): the median (t(2S) - t(S)) / S; min and
+ * max the 2S launches' extremes less the launch overhead 2 t(S) - t(2S),
+ * over 2S (in proportion to the median where noise makes that
+ * meaningless). Skipped, with both times, where t(2S) is not above t(S).
+ */
+static void chase_latency(struct kl_context *kl, const struct kl_stats *s1,
+                          const struct kl_stats *s2, int S, unsigned long long total,
+                          struct kl_result *res)
+{
+    double over = 2 * s1->median - s2->median, lat = (s2->median - s1->median) / S, mhz;
+    if (!(lat > 0)) { /* a latency of zero or less is no figure: the row says why */
+        res->status = KL_RESULT_SKIPPED;
+        snprintf(res->note, sizeof res->note,
+                 "the chase ended where it should after %llu steps, but t(2S) = %.3g s was not "
+                 "above t(S) = %.3g s (S = %d): the launches' noise exceeds S steps' latency",
+                 total, s2->median, s1->median, S);
+        return;
+    }
+    res->status = KL_RESULT_VERIFIED;
+    kl_result_set_stats(res, s2);
+    res->median_s = lat;
+    /* The 2S launches' extremes less the launch overhead, over 2S; where noise takes the
+     * overhead past an extreme, the extreme in proportion to the median instead. */
+    res->min_s = (s2->min - over) / (2.0 * S);
+    if (!(res->min_s > 0) || res->min_s > lat)
+        res->min_s = lat * s2->min / s2->median;
+    res->max_s = (s2->max - over) / (2.0 * S);
+    if (res->max_s < lat)
+        res->max_s = lat * s2->max / s2->median;
+    double cycles = latency_cycles(kl, res, &mhz);
+    char clock[64] = "no clock known for cycles";
+    if (mhz > 0)
+        snprintf(clock, sizeof clock, "%.0f cycles at %.0f MHz", cycles, mhz);
+    snprintf(res->note, sizeof res->note,
+             "verified: ended %llu steps along the cycle from node 0; %.2f ns (%s) per dependent "
+             "load: (t(2S) - t(S)) / S, S = %d",
+             total, res->median_s * 1e9, clock, S);
+}
+
+/*
  * The chase over W bytes: linked, steps calibrated (from *steps: a smaller
  * W is faster), one lap to warm the caches where it fits the time, then
  * t(S) and t(2S) by proto; the end checked. The row's median is (t(2S) -
@@ -554,93 +711,21 @@ static enum kl_status chase_point(struct chase *ch, size_t w, int quick,
                                   struct kl_result *res)
 {
     struct kl_context *kl = ch->kl;
-    const uint32_t nodes = (uint32_t)(w / ch->line), wpn = ch->line / 4, zero = 0;
-    struct counted c = {.l = {.kl = kl, .dims = 1, .nargs = 3}, .loop = 2};
+    struct kl_peak_counted c = {.l = {.kl = kl, .dims = 1, .nargs = 3}, .loop = 2};
     struct kl_stats s1, s2;
     enum kl_status st;
-    uint32_t end;
-    char wtext[32];
-    double t, mhz;
+    int ok;
 
-    size_text(wtext, sizeof wtext, (double)w);
-    snprintf(res->config, sizeof res->config, "W = %s, %u-byte nodes", wtext, ch->line);
-    res->x = (double)w;
-    kl_chase_cycle(ch->next, nodes, ch->seed + w);
-    if (!kl_chase_order(ch->next, nodes, ch->order, ch->rank))
-        return kl_fail(&kl->err, KL_ERR_ARG, "the chase's links are not one cycle");
-    for (uint32_t i = 0; i < nodes; i++)
-        ch->image[(size_t)i * wpn] = ch->next[i] * wpn;
     for (int d = 0; d < 3; d++)
         c.l.global[d] = c.l.local[d] = 1;
-    if ((st = kl->ops->write(kl->dev, ch->dnodes, ch->image, w, &kl->err)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, ch->dstate, &zero, 4, &kl->err)) != KL_OK ||
+    if ((st = chase_link(ch, w, res)) != KL_OK ||
         (st = kl_kernel_get(kl, "opencl/peak/chase.cl", "chase", "", &c.l.kernel, &res->build_s)) !=
-            KL_OK)
+            KL_OK ||
+        (st = chase_times(ch, &c, (uint32_t)(w / ch->line), quick, proto, steps, &s1, &s2)) !=
+            KL_OK ||
+        (st = chase_check_end(ch, &c, w, &ok, res)) != KL_OK || !ok)
         return st;
-    c.l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = ch->dnodes}};
-    c.l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = ch->dstate}};
-    c.l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = quick ? 1024 : *steps}};
-    if ((st = calibrate(&c, quick, 1 << 26, &t)) != KL_OK)
-        return st;
-    const int S = *steps = c.l.args[2].v.i;
-    if (!quick && S < (int)nodes) {
-        /* A lap (up to 32 launches' worth) so that a buffer that fits a cache is in it. */
-        c.l.args[2].v.i = nodes / (uint32_t)S > 32 ? 32 * S : (int)nodes;
-        if ((st = counted_launch(&c, &t, &kl->err)) != KL_OK)
-            return st;
-    }
-    c.l.args[2].v.i = S;
-    if ((st = kl_measure(kl, proto, counted_launch, &c, &s1, &kl->err)) != KL_OK)
-        return st;
-    c.l.args[2].v.i = 2 * S;
-    if ((st = kl_measure(kl, proto, counted_launch, &c, &s2, &kl->err)) != KL_OK)
-        return st;
-    /* Whole laps so far would end the chase at node 0, where one that never moved ends too:
-     * half a lap more, so that the check below can tell them apart. */
-    if (c.total % nodes == 0) {
-        c.l.args[2].v.i = (int)(nodes / 2 + 1);
-        if ((st = counted_launch(&c, &t, &kl->err)) != KL_OK)
-            return st;
-    }
-    if ((st = kl->ops->read(kl->dev, ch->dstate, &end, 4, &kl->err)) != KL_OK)
-        return st;
-    uint32_t want = kl_chase_after(ch->order, ch->rank, nodes, 0, c.total);
-    if (end != want * wpn) {
-        res->status = KL_RESULT_FAILED;
-        snprintf(res->note, sizeof res->note,
-                 "W = %s: after %llu steps from node 0 the chase stopped at word %u, not at node "
-                 "%u (word %u)",
-                 wtext, (unsigned long long)c.total, end, want, want * wpn);
-        return KL_OK;
-    }
-    double over = 2 * s1.median - s2.median, lat = (s2.median - s1.median) / S;
-    if (!(lat > 0)) { /* a latency of zero or less is no figure: the row says why */
-        res->status = KL_RESULT_SKIPPED;
-        snprintf(res->note, sizeof res->note,
-                 "the chase ended where it should after %llu steps, but t(2S) = %.3g s was not "
-                 "above t(S) = %.3g s (S = %d): the launches' noise exceeds S steps' latency",
-                 (unsigned long long)c.total, s2.median, s1.median, S);
-        return KL_OK;
-    }
-    res->status = KL_RESULT_VERIFIED;
-    kl_result_set_stats(res, &s2);
-    res->median_s = lat;
-    /* The 2S launches' extremes less the launch overhead, over 2S; where noise takes the
-     * overhead past an extreme, the extreme in proportion to the median instead. */
-    res->min_s = (s2.min - over) / (2.0 * S);
-    if (!(res->min_s > 0) || res->min_s > lat)
-        res->min_s = lat * s2.min / s2.median;
-    res->max_s = (s2.max - over) / (2.0 * S);
-    if (res->max_s < lat)
-        res->max_s = lat * s2.max / s2.median;
-    double cycles = latency_cycles(kl, res, &mhz);
-    char clock[64] = "no clock known for cycles";
-    if (mhz > 0)
-        snprintf(clock, sizeof clock, "%.0f cycles at %.0f MHz", cycles, mhz);
-    snprintf(res->note, sizeof res->note,
-             "verified: ended %llu steps along the cycle from node 0; %.2f ns (%s) per dependent "
-             "load: (t(2S) - t(S)) / S, S = %d",
-             (unsigned long long)c.total, res->median_s * 1e9, clock, S);
+    chase_latency(kl, &s1, &s2, *steps, (unsigned long long)c.total, res);
     return KL_OK;
 }
 
@@ -666,65 +751,75 @@ static enum kl_status chase_again(void *ctx, size_t w, struct kl_result *res)
     return chase_point(a->ch, w, 0, a->proto, &a->steps, res);
 }
 
-static enum kl_status chase_rows(struct chase *ch, const struct kl_peak_request *req,
-                                 struct kl_report *rep, struct kl_ceilings *c)
+/* The chase's rows, one per working set from 4 KiB to w_max, the verified ones into cv. */
+static enum kl_status chase_points(struct chase *ch, const struct kl_peak_request *req,
+                                   size_t w_max, struct kl_report *rep, struct curve *cv)
 {
-    struct kl_context *kl = ch->kl;
-    const size_t w_max = sweep_max(&kl->info, req);
     const struct kl_protocol *proto = req->quick ? &req->protocol : &kl_peak_search_protocol;
-    int rows[32], steps_at[32], n = 0, steps = 64, nlev, mem, ncache;
-    double y[32], wd[32];
-    size_t ws[32];
-    struct kl_level lev[32];
+    int steps = 64;
     enum kl_status st;
-    char text[32];
-
     for (size_t w = 4096; w <= w_max; w *= 4) {
-        int i = add_row(kl, rep, "chase");
+        int i = kl_peak_add_row(ch->kl, rep, "chase");
         if (i < 0)
             return KL_ERR_NO_MEMORY;
         steps = steps / 4 > 64 ? steps / 4 : 64; /* a larger W is slower: S shrinks */
         if ((st = chase_point(ch, w, req->quick, proto, &steps, &rep->results[i])) != KL_OK)
             return st;
         /* Latencies below the timer's resolution say nothing of the levels. */
-        if (rep->results[i].status == KL_RESULT_VERIFIED && rep->results[i].median_s > 0 &&
-            n < 32) {
-            rows[n] = i;
-            steps_at[n] = steps;
-            wd[n] = (double)w;
-            ws[n] = w;
-            y[n++] = rep->results[i].median_s;
-        }
+        const struct kl_result *r = &rep->results[i];
+        if (r->status == KL_RESULT_VERIFIED && r->median_s > 0)
+            curve_add(cv, i, w, r->median_s, steps);
     }
-    nlev = kl_levels_find(wd, y, n, 1, KL_LEVEL_LAT_TOL, lev);
-    ncache = cache_levels(nlev, w_max, &kl->info, 1, &mem);
+    return KL_OK;
+}
+
+/* Latency row k (l1, l2, mem) skipped where the chase found no level for it. */
+static enum kl_status chase_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
+                                 int k, const struct curve *cv, int ncache, size_t w_max)
+{
+    char text[32];
     size_text(text, sizeof text, (double)w_max);
+    if (cv->n == 0)
+        return kl_peak_skip(kl, rep, name,
+                            "no point of the chase was verified with a latency above the "
+                            "timer's resolution");
+    if (k < 2)
+        return kl_peak_skip(kl, rep, name, "the chase up to W = %s found %d cache level%s", text,
+                            ncache, ncache == 1 ? "" : "s");
+    return kl_peak_skip(kl, rep, name, "the chase up to W = %s did not go past the second level",
+                        text);
+}
+
+static enum kl_status chase_rows(struct chase *ch, const struct kl_peak_request *req,
+                                 struct kl_report *rep, struct kl_ceilings *c)
+{
+    struct kl_context *kl = ch->kl;
+    const size_t w_max = sweep_max(&kl->info, req);
+    struct curve cv = {0};
+    struct kl_level lev[32];
     double *ns[] = {&c->l1_ns, &c->l2_ns, &c->mem_ns};
     double *cyc[] = {&c->l1_cycles, &c->l2_cycles, &c->mem_cycles};
     const char *name[] = {"l1_latency", "l2_latency", "mem_latency"};
+    int mem, ncache, row;
+    enum kl_status st;
+
+    if ((st = chase_points(ch, req, w_max, rep, &cv)) != KL_OK)
+        return st;
+    ncache = cache_levels(kl_levels_find(cv.wd, cv.y, cv.n, 1, KL_LEVEL_LAT_TOL, lev), w_max,
+                          &kl->info, 1, &mem);
     for (int k = 0; k < 3; k++) {
-        int level = k < 2 ? (k < ncache ? k : -1) : mem, row;
+        int level = k < 2 ? (k < ncache ? k : -1) : mem;
         if (level < 0) {
-            st =
-                n == 0 ? kl_peak_skip(kl, rep, name[k],
-                                      "no point of the chase was verified with a latency above the "
-                                      "timer's resolution")
-                : k < 2
-                    ? kl_peak_skip(kl, rep, name[k],
-                                   "the chase up to W = %s found %d cache level%s", text, ncache,
-                                   ncache == 1 ? "" : "s")
-                    : kl_peak_skip(kl, rep, name[k],
-                                   "the chase up to W = %s did not go past the second level", text);
-            if (st != KL_OK)
+            if ((st = chase_skip(kl, rep, name[k], k, &cv, ncache, w_max)) != KL_OK)
                 return st;
             continue;
         }
         const struct kl_level *l = &lev[level];
-        struct again_chase again = {ch, &req->protocol, steps_at[l->plateau]};
+        struct again_chase again = {ch, &req->protocol, cv.steps[l->plateau]};
         char why[96];
         plateau_text(why, sizeof why, l, level, "latency");
-        if ((st = level_row(kl, rep, name[k], rows[l->plateau], ws[l->plateau], ws[l->last], why,
-                            req->quick, chase_again, &again, &row)) != KL_OK)
+        if ((st = level_row(kl, rep, name[k], cv.rows[l->plateau], cv.ws[l->plateau],
+                            cv.ws[l->last], why, req->quick, chase_again, &again, &row)) != KL_OK)
             return st;
         const struct kl_result *r = &rep->results[row];
         if (r->status == KL_RESULT_VERIFIED && r->median_s > 0) {
@@ -767,129 +862,6 @@ done:
     return st;
 }
 
-/* ---- 4. atomics ------------------------------------------------------------------------ */
-
-enum atomic_kind { AT_ONE, AT_SPREAD, AT_LOCAL };
-static const char *const atomic_name[] = {"atomic_one", "atomic_spread", "atomic_local"};
-
-/* v(gid) of atomics.cl. */
-static uint32_t atomic_value(size_t gid)
-{
-    return (uint32_t)(gid % 7 + 1);
-}
-
-/*
- * Checks what atomics.cl left in host (read back): the global counters hold
- * the adds of every launch since they were zeroed, total iterations a
- * work-item; atomic_local's sums the last launch's, iters. 1 when exact
- * (mod 2^32), else 0 and a note.
- */
-static int atomic_check(enum atomic_kind kind, const uint32_t *host, size_t groups, size_t wg,
-                        uint32_t total, uint32_t iters, char *note, size_t n)
-{
-    const size_t global = groups * wg;
-    uint32_t sum = 0;
-    if (kind == AT_ONE) {
-        for (size_t gid = 0; gid < global; gid++)
-            sum += atomic_value(gid);
-        if (host[0] != total * sum) {
-            snprintf(note, n, "counter: got %u, want %u", host[0], total * sum);
-            return 0;
-        }
-        return 1;
-    }
-    if (kind == AT_SPREAD) {
-        for (size_t gid = 0; gid < global; gid++)
-            if (host[gid] != total * atomic_value(gid)) {
-                snprintf(note, n, "counter[%zu]: got %u, want %u", gid, host[gid],
-                         total * atomic_value(gid));
-                return 0;
-            }
-        return 1;
-    }
-    for (size_t g = 0; g < groups; g++) {
-        sum = 0;
-        for (size_t lid = 0; lid < wg; lid++)
-            sum += atomic_value(g * wg + lid);
-        if (host[g] != iters * sum) {
-            snprintf(note, n, "out[%zu] (group %zu's sum): got %u, want %u", g, g, host[g],
-                     iters * sum);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/*
- * One atomics row: the loop calibrated, timed by req's protocol, the
- * counters checked exactly; *gops its rate in G adds/s (0 unless verified).
- */
-static enum kl_status atomic_row(struct kl_context *kl, enum atomic_kind kind,
-                                 const struct kl_peak_request *req, struct kl_report *rep,
-                                 double *gops)
-{
-    struct counted c = {.l = {.kl = kl, .dims = 1, .nargs = 2}, .loop = 1};
-    struct kl_buf *buf = NULL;
-    uint32_t *host = NULL;
-    struct kl_stats stats;
-    enum kl_status st;
-    struct kl_result *res;
-    double t;
-    int row = add_row(kl, rep, atomic_name[kind]);
-    size_t groups = grid_groups(kl, req->quick, 8), words;
-
-    *gops = 0;
-    if (row < 0)
-        return KL_ERR_NO_MEMORY;
-    res = &rep->results[row];
-    if ((st = kl_kernel_get(kl, "opencl/peak/atomics.cl", atomic_name[kind], "", &c.l.kernel,
-                            &res->build_s)) != KL_OK)
-        return st;
-    const size_t wg = fit_wg(kl, c.l.kernel, req->quick ? 64 : 256), global = groups * wg;
-    words = kind == AT_ONE ? 1 : kind == AT_SPREAD ? global : groups;
-    c.l.local[0] = wg;
-    c.l.global[0] = global;
-    c.l.local[1] = c.l.local[2] = c.l.global[1] = c.l.global[2] = 1;
-    snprintf(res->config, sizeof res->config, "%zu groups of %zu", groups, wg);
-    if (!(host = calloc(words, 4))) {
-        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
-    }
-    if (kind == AT_LOCAL)
-        memset(host, 0xA5, words * 4); /* poison; the global counters start at zero */
-    if ((st = kl_launch_check(&c.l, atomic_name[kind], &kl->err)) != KL_OK ||
-        (st = kl->ops->alloc(kl->dev, words * 4, &buf, &kl->err)) != KL_OK ||
-        (st = kl->ops->write(kl->dev, buf, host, words * 4, &kl->err)) != KL_OK)
-        goto done;
-    c.l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = buf}};
-    c.l.args[1] = (struct kl_arg){KL_ARG_INT, {.i = req->quick ? 4 : 1}};
-    if ((st = calibrate(&c, req->quick, 1 << 20, &t)) != KL_OK ||
-        (st = kl_measure(kl, &req->protocol, counted_launch, &c, &stats, &kl->err)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, buf, host, words * 4, &kl->err)) != KL_OK)
-        goto done;
-    const uint32_t iters = (uint32_t)c.l.args[1].v.i;
-    res->status =
-        atomic_check(kind, host, groups, wg, (uint32_t)c.total, iters, res->note, sizeof res->note)
-            ? KL_RESULT_VERIFIED
-            : KL_RESULT_FAILED;
-    if (res->status != KL_RESULT_VERIFIED)
-        goto done;
-    kl_result_set_stats(res, &stats);
-    res->flops = (double)iters * (double)global;
-    *gops = res->flops / res->median_s * 1e-9;
-    snprintf(res->note, sizeof res->note,
-             "verified: %s is exact (mod 2^32) after %llu adds a work-item; GFLOP/s reads as G "
-             "atomic adds/s",
-             kind == AT_ONE      ? "the counter"
-             : kind == AT_SPREAD ? "every work-item's counter"
-                                 : "every group's sum",
-             (unsigned long long)(kind == AT_LOCAL ? iters : c.total));
-done:
-    free(host);
-    kl->ops->release(buf);
-    return st;
-}
-
 /* ---- the whole hierarchy ------------------------------------------------------------------ */
 
 enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_request *req,
@@ -900,9 +872,7 @@ enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_reques
         return st;
     if ((st = measure_caches(kl, req, rep, c)) != KL_OK ||
         (st = measure_latency(kl, req, rep, c)) != KL_OK ||
-        (st = atomic_row(kl, AT_ONE, req, rep, &c->atomic_one_gops)) != KL_OK ||
-        (st = atomic_row(kl, AT_SPREAD, req, rep, &c->atomic_spread_gops)) != KL_OK ||
-        (st = atomic_row(kl, AT_LOCAL, req, rep, &c->atomic_shared_gops)) != KL_OK)
+        (st = kl_peak_atomics(kl, req, rep, c)) != KL_OK)
         return st;
     return KL_OK;
 }

@@ -35,6 +35,7 @@ struct tc_kernel {
     int max_iters;   /* the longest loop whose sums stay exact */
 };
 
+/* clang-format off */
 #define MMA(def, what, shape, m, n, k, out, cc, iters)                                             \
     {"opencl/peak/mma.cl", "mma", "-DTC_" def, what, shape, TC_MMA, m, n, k, k, out, cc, iters}
 #define WGMMA(def, what, shape, k, out, iters)                                                     \
@@ -57,10 +58,17 @@ static const struct tc_kernel
     wg_i8 = WGMMA("I8", "INT8", "m64n256k32", 32, OUT_INT, 16384),
     hfma2 = {"opencl/peak/hfma2.cl", "hfma2", "", "FP16x2", "f16x2", TC_HFMA2, 0, 0, 0, 0,
              OUT_FLOAT, 8, 2032};
+/* clang-format on */
 
 /* The integers of the kernels' comments: A, B (unused here: A*E undoes it), D and C's start. */
-static int a_val(int u, int m, int k) { return (131 * u + 3 * m + 5 * k) % 7 - 3; }
-static int c_start(int v, int m, int n) { return (v + 3 * m + n) % 64 - 32; }
+static int a_val(int u, int m, int k)
+{
+    return (131 * u + 3 * m + 5 * k) % 7 - 3;
+}
+static int c_start(int v, int m, int n)
+{
+    return (v + 3 * m + n) % 64 - 32;
+}
 
 /* (A*D)[m][n] of tile u: D has one value per column, at row (5n + u) % k_data. */
 static int a_times_d(int u, int m, int n, int k_data)
@@ -86,8 +94,8 @@ static double expected(const struct tc_kernel *k, long gid, int group, int iters
         for (int ch = 0; ch < group; ch++)
             for (int i = 0; i < regs; i++) {
                 int m = g + 8 * (i / 2), n = 2 * t + i % 2;
-                s += c_start(u + 5 * ch, m, n) +
-                     (double)(iters / 2) * a_times_d(u, m, n, k->k_data);
+                s +=
+                    c_start(u + 5 * ch, m, n) + (double)(iters / 2) * a_times_d(u, m, n, k->k_data);
             }
         return s;
     }
@@ -151,8 +159,10 @@ static const char *unavailable(struct kl_context *kl, const struct tc_config *cf
         return why;
     }
     if (d->cc_major < k->cc_major) {
-        snprintf(why, n, "mma.sync %s in this precision needs compute capability %d.0; this "
-                 "device is %d.%d", k->shape, k->cc_major, d->cc_major, d->cc_minor);
+        snprintf(why, n,
+                 "mma.sync %s in this precision needs compute capability %d.0; this "
+                 "device is %d.%d",
+                 k->shape, k->cc_major, d->cc_major, d->cc_minor);
         return why;
     }
     return NULL;
@@ -160,8 +170,7 @@ static const char *unavailable(struct kl_context *kl, const struct tc_config *cf
 
 /* Reads out and compares sampled work-items with their exact values; res failed at a miss. */
 static enum kl_status check_out(struct kl_context *kl, const struct tc_config *cf,
-                                struct kl_buf *out, size_t global, int iters,
-                                struct kl_result *res)
+                                struct kl_buf *out, size_t global, int iters, struct kl_result *res)
 {
     size_t es = cf->k->out == OUT_DOUBLE ? 8 : 4;
     unsigned char *host = malloc(global * es);
@@ -199,6 +208,90 @@ static enum kl_status check_out(struct kl_context *kl, const struct tc_config *c
     return KL_OK;
 }
 
+/* What res says of configuration cf: its precision, tensor cores or not, its description. */
+static void tc_describe(const struct tc_config *cf, struct kl_result *res)
+{
+    const struct tc_kernel *k = cf->k;
+    res->precision = k->family == TC_HFMA2 ? KL_PREC_FP16 : res->precision;
+    res->tensor = k->family != TC_HFMA2;
+    if (k->family == TC_WGMMA)
+        snprintf(res->config, sizeof res->config, "wgmma %s WGS=%d A=%s", k->shape, cf->group,
+                 cf->a_smem ? "shared" : "registers");
+    else
+        snprintf(res->config, sizeof res->config, "%s%s CHAINS=%d",
+                 k->family == TC_MMA ? "mma.sync " : "fma.rn.", k->shape, cf->group);
+}
+
+/*
+ * A grid of units work-groups of l->local[0] with a fresh output buffer
+ * *out (the last one released) and the kernel's arguments, iters the loop.
+ */
+static enum kl_status tc_grid(struct kl_context *kl, const struct tc_kernel *k, size_t units,
+                              int iters, struct kl_launch *l, struct kl_buf **out)
+{
+    enum kl_status st;
+    l->global[0] = units * l->local[0];
+    kl->ops->release(*out);
+    *out = NULL;
+    if ((st = kl->ops->alloc(kl->dev, l->global[0] * (k->out == OUT_DOUBLE ? 8 : 4), out,
+                             &kl->err)) != KL_OK)
+        return st;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = *out}};
+    l->args[1] = (struct kl_arg){KL_ARG_INT, {.i = iters}};
+    l->args[2] = (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = WGMMA_SMEM}};
+    l->nargs = k->family == TC_WGMMA ? 3 : 2;
+    return kl_launch_check(l, k->entry, &kl->err);
+}
+
+/*
+ * The loop (an argument: no rebuild) doubled until a launch takes ~10 ms
+ * or the sums would stop being exact; once only when quick. *t: the last
+ * launch's time.
+ */
+static enum kl_status tc_lengthen(struct kl_context *kl, const struct tc_kernel *k, int quick,
+                                  struct kl_launch *l, int *iters, double *t)
+{
+    enum kl_status st;
+    for (;;) {
+        l->args[1].v.i = *iters;
+        if ((st = kl_launch_timed(l, t, &kl->err)) != KL_OK)
+            return st;
+        if (quick || *t >= 0.01 || 2 * *iters > k->max_iters)
+            return KL_OK;
+        *iters *= 2;
+    }
+}
+
+/*
+ * The launch l sized: whole waves of work-items (mma.sync and hfma2: 4 x
+ * 2048 work-items per unit, hfma2 16; wgmma: 12 blocks per unit, whole
+ * waves for 1, 2, 3 or 4 resident; quick: one work-group), the loop
+ * lengthened first, then the grid doubled (three times at most) until a
+ * launch takes at least ~5 ms. *out: its output buffer; *iters its loop.
+ */
+static enum kl_status tc_size(struct kl_context *kl, const struct tc_config *cf, int quick,
+                              struct kl_launch *l, struct kl_buf **out, int *iters)
+{
+    const struct tc_kernel *k = cf->k;
+    size_t wg = k->family == TC_WGMMA ? 128 * (size_t)cf->group : quick ? 64 : 256;
+    size_t per_unit = k->family == TC_WGMMA   ? 12 * wg
+                      : k->family == TC_HFMA2 ? 2048 * 16
+                                              : 2048 * 4;
+    size_t units = quick ? 1 : (size_t)kl->info.compute_units * per_unit / wg;
+    enum kl_status st;
+    double t = 0;
+    *iters = quick ? 8 : k->family == TC_WGMMA ? 64 : 256;
+    l->local[0] = wg;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+    for (int widen = 0;; widen++, units *= 2) {
+        if ((st = tc_grid(kl, k, units, *iters, l, out)) != KL_OK ||
+            (st = tc_lengthen(kl, k, quick, l, iters, &t)) != KL_OK)
+            return st;
+        if (quick || t >= 0.005 || widen == 3)
+            return KL_OK;
+    }
+}
+
 /*
  * One configuration: whole waves of work-items, the loop (a kernel argument)
  * lengthened until a launch takes ~10 ms or the sums would stop being exact,
@@ -215,58 +308,16 @@ static enum kl_status tc_measure(struct kl_context *kl, const void *cfg, int qui
     struct kl_buf *out = NULL;
     enum kl_status st;
     char why[256], opt[256];
-    double t = 0;
-    int iters = quick ? 8 : k->family == TC_WGMMA ? 64 : 256;
-    size_t wg = k->family == TC_WGMMA ? 128 * (size_t)cf->group : quick ? 64 : 256;
-    /* mma.sync and hfma2: 4 x 2048 work-items per unit (hfma2: 16); wgmma: 12 blocks per unit
-     * (whole waves for 1, 2, 3 or 4 resident). quick: one work-group. */
-    size_t per_unit = k->family == TC_WGMMA   ? 12 * wg
-                      : k->family == TC_HFMA2 ? 2048 * 16
-                                              : 2048 * 4;
-    size_t units = quick ? 1 : (size_t)kl->info.compute_units * per_unit / wg;
+    int iters;
     if (unavailable(kl, cf, why, sizeof why))
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s", why);
-    res->precision = k->family == TC_HFMA2 ? KL_PREC_FP16 : res->precision;
-    res->tensor = k->family != TC_HFMA2;
-    if (k->family == TC_WGMMA)
-        snprintf(res->config, sizeof res->config, "wgmma %s WGS=%d A=%s", k->shape, cf->group,
-                 cf->a_smem ? "shared" : "registers");
-    else
-        snprintf(res->config, sizeof res->config, "%s%s CHAINS=%d",
-                 k->family == TC_MMA ? "mma.sync " : "fma.rn.", k->shape, cf->group);
+    tc_describe(cf, res);
     build_options(cf, opt, sizeof opt);
     snprintf(res->options, sizeof res->options, "%s", opt);
     if ((st = kl_kernel_get(kl, k->file, k->entry, opt, &l.kernel, &res->build_s)) != KL_OK)
         return st;
-    l.local[0] = wg;
-    l.local[1] = l.local[2] = l.global[1] = l.global[2] = 1;
-    for (int widen = 0;; widen++) {
-        l.global[0] = units * wg;
-        kl->ops->release(out);
-        out = NULL;
-        if ((st = kl->ops->alloc(kl->dev, l.global[0] * (k->out == OUT_DOUBLE ? 8 : 4), &out,
-                                 &kl->err)) != KL_OK)
-            goto done;
-        l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = out}};
-        l.args[1] = (struct kl_arg){KL_ARG_INT, {.i = iters}};
-        l.args[2] = (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = WGMMA_SMEM}};
-        l.nargs = k->family == TC_WGMMA ? 3 : 2;
-        if ((st = kl_launch_check(&l, k->entry, &kl->err)) != KL_OK)
-            goto done;
-        /* Lengthen the loop first (no rebuild: it is an argument), then widen the grid. */
-        for (;;) {
-            l.args[1].v.i = iters;
-            if ((st = kl_launch_timed(&l, &t, &kl->err)) != KL_OK)
-                goto done;
-            if (quick || t >= 0.01 || 2 * iters > k->max_iters)
-                break;
-            iters *= 2;
-        }
-        if (quick || t >= 0.005 || widen == 3)
-            break;
-        units *= 2;
-    }
-    if ((st = check_out(kl, cf, out, l.global[0], iters, res)) != KL_OK ||
+    if ((st = tc_size(kl, cf, quick, &l, &out, &iters)) != KL_OK ||
+        (st = check_out(kl, cf, out, l.global[0], iters, res)) != KL_OK ||
         res->status != KL_RESULT_VERIFIED)
         goto done;
     snprintf(res->note, sizeof res->note,
@@ -311,9 +362,9 @@ static int row_configs(const struct tc_row *r, int wide, struct tc_config *cfgs)
     int n = 0;
     for (int s = 0; s < 2 && r->k[s]; s++)
         for (int i = 0; i < (r->k[s]->family == TC_WGMMA ? 4 : wide ? 4 : 3); i++)
-            cfgs[n++] = r->k[s]->family == TC_WGMMA
-                            ? (struct tc_config){r->k[s], 1 + i % 2, i / 2} /* WGS x A's place */
-                            : (struct tc_config){r->k[s], chains[i], 0};
+            /* wgmma: WGS x A's place; the others: chains */
+            cfgs[n++] = r->k[s]->family == TC_WGMMA ? (struct tc_config){r->k[s], 1 + i % 2, i / 2}
+                                                    : (struct tc_config){r->k[s], chains[i], 0};
     return n;
 }
 
@@ -382,12 +433,14 @@ enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_reques
 enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_request *req,
                                    struct kl_report *rep, struct kl_ceilings *c)
 {
-    const struct tc_config all[] = {{&hfma2, 4, 0}, {&hfma2, 8, 0}, {&hfma2, 16, 0},
-                                    {&hfma2, 2, 0}};
+    const struct tc_config all[] = {
+        {&hfma2, 4, 0}, {&hfma2, 8, 0}, {&hfma2, 16, 0}, {&hfma2, 2, 0}};
     int first = rep->count;
     enum kl_status st = kl_peak_rate_search(kl, "fma_f16x2", tc_measure, all, sizeof *all,
-                                            req->quick ? 1 : req->wide ? 4 : 3, req->quick, req,
-                                            rep, &c->f16_gflops);
+                                            req->quick  ? 1
+                                            : req->wide ? 4
+                                                        : 3,
+                                            req->quick, req, rep, &c->f16_gflops);
     for (int i = first; i < rep->count; i++)
         rep->results[i].precision = KL_PREC_FP16;
     return st;

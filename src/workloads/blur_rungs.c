@@ -1,0 +1,130 @@
+/*
+ * The Gaussian blur's rung table: from the seed's direct 2-D filter to
+ * separable, tiled, fused and register-blocked passes, each rung's kernel
+ * file, its kind of launch, its local memory and its parameters.
+ */
+#include "workloads/blur.h"
+
+#include "core/ladder.h"
+
+/* clang-format off */
+#define P_BX {"BX", 16, 1, 1024, 1, 0, "work-group width (pixels)"}
+#define P_BY {"BY", 16, 1, 1024, 1, 0, "work-group height (pixels)"}
+/* The PX of the fused rungs: floats per ITEM, with rung 07's rule (px_of). */
+#define P_PXF(DEF, ITEM) {"PX", DEF, 1, 8, 1, 1, "floats per " ITEM " along x (uchar4: PX/4 pixels, at least 1), halved while 2R+1 rows of them exceed 64 floats"}
+/* clang-format on */
+
+static const struct kl_blur_rung rungs[] = {
+    {.name = "01_naive",
+     .summary = "2-D convolution, (2R+1)² taps per pixel, every tap and weight read from global "
+                "memory",
+     .file = "opencl/blur/01_naive.cl",
+     .kind = KL_BLUR_2D,
+     .params = {P_BX, P_BY}},
+    {.name = "02_constant",
+     .summary = "the weights in __constant memory, broadcast to every work-item",
+     .file = "opencl/blur/02_constant.cl",
+     .kind = KL_BLUR_2D,
+     .weights_constant = 1,
+     .params = {P_BX, P_BY}},
+    {.name = "03_separable",
+     .summary = "two 1-D passes (rows, then columns): 2·(2R+1) taps instead of (2R+1)²",
+     .file = "opencl/blur/03_separable.cl",
+     .kind = KL_BLUR_SEPARABLE,
+     .params = {P_BX, P_BY}},
+    {.name = "04_tiled2d",
+     .summary = "2-D convolution from a tile with halo in local memory: each input read once "
+                "per work-group",
+     .file = "opencl/blur/04_tiled2d.cl",
+     .kind = KL_BLUR_2D,
+     .weights_constant = 1,
+     .local = KL_BLUR_LOCAL_TILE,
+     .params = {P_BX, P_BY}},
+    {.name = "05_tiled_sep",
+     .summary = "separable passes from row and column segments in local memory",
+     .file = "opencl/blur/05_tiled_sep.cl",
+     .kind = KL_BLUR_SEPARABLE,
+     .local = KL_BLUR_LOCAL_ROWCOL,
+     .params = {P_BX, P_BY}},
+    {.name = "06_vector",
+     .summary = "PX pixels per work-item: a sliding window in registers, vector loads",
+     .file = "opencl/blur/06_vector.cl",
+     .kind = KL_BLUR_SEPARABLE,
+     .px = 1,
+     .params = {P_BX, P_BY, {"PX", 4, 1, 8, 1, 1, "pixels per work-item along x"}}},
+    {.name = "07_fused",
+     .summary = "one pass: each work-item slides a window of 2R+1 row results down a strip of "
+                "SY rows, rows staged in local memory; each input read about once",
+     .file = "opencl/blur/07_fused.cl",
+     .kind = KL_BLUR_FUSED,
+     .local = KL_BLUR_LOCAL_ROWS2,
+     .px = 2,
+     .sy = 1,
+     .params = {{"BX", 64, 1, 1024, 1, 0, "work-group width (work-items)"},
+                P_PXF(2, "work-item"),
+                {"SY", 64, 1, 4096, 1, 0, "rows per work-item (the strip's height)"},
+                {"PF", 1, 1, 8, 1, 0,
+                 "input rows loaded ahead per work-item (at most 64/(2R+1), 1 for large radii)"}}},
+    {.name = "08_image",
+     .summary = "the row pass reads an image object through a sampler that clamps at the "
+                "edges (texture cache)",
+     .file = "opencl/blur/08_image.cl",
+     .kind = KL_BLUR_IMAGE,
+     .params = {P_BX, P_BY}},
+    {.name = "09_async",
+     .summary = "CUDA: 07's strips with input rows copied into shared memory by cp.async, ST "
+                "rows in flight per block instead of one loaded through registers",
+     .file = "cuda/blur/09_async.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = KL_BLUR_LOCAL_STAGED,
+     .px = 2,
+     .sy = 1,
+     .params = {{"BX", 128, 1, 1024, 1, 0, "block width (threads)"},
+                P_PXF(4, "thread"),
+                {"SY", 64, 1, 4096, 1, 0, "rows per thread (the strip's height)"},
+                {"ST", 4, 2, 16, 1, 0, "input rows staged in shared memory (ST - 1 in flight)"}}},
+    {.name = "10_tile",
+     .summary = "CUDA: tiles of WY·RY rows staged whole in shared memory by cp.async before any "
+                "arithmetic, as a copy issues its loads; the row pass in place, then a register "
+                "window down the columns",
+     .file = "cuda/blur/10_tile.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = KL_BLUR_LOCAL_TILE_ROWS,
+     .px = 2,
+     .sy = 1,
+     .params = {{"WY", 4, 1, 32, 1, 0,
+                 "warps per block, one above the other (each a row of 32 threads)"},
+                P_PXF(4, "thread"),
+                {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}}},
+    {.name = "11_half2",
+     .summary = "CUDA, 8-bit pixels: the column pass first on exact integers, both passes in "
+                "packed half2 (two channels per FMA), taps paired by weight; run where the "
+                "host's error bound keeps every output within one level",
+     .file = "cuda/blur/11_half2.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = KL_BLUR_LOCAL_TILE_COLS,
+     .px = 1,
+     .precision = KL_PREC_FP16,
+     .rgba8_only = 1,
+     .params = {{"WY", 4, 1, 32, 1, 0,
+                 "warps per block, one above the other (each a row of 32 threads)"},
+                {"RX", 4, 1, 8, 1, 1, "pixels per thread in the row pass"},
+                {"RY", 8, 1, 64, 1, 0, "rows per warp; a tile has WY·RY rows"}}},
+    {.name = "12_regblock",
+     .summary = "CUDA: register-blocked passes (RX row results and CY rows of four columns per "
+                "thread, every tap index known at compile time) over strips streamed through "
+                "shared memory in chunks, halo rows row-passed once per strip: nearly every "
+                "instruction an FMA",
+     .file = "cuda/blur/12_regblock.cu",
+     .kind = KL_BLUR_FUSED,
+     .local = KL_BLUR_LOCAL_STRIPS,
+     .params = {{"TW", 128, 4, 1024, 4, 0, "strip width (pixels); one block per strip and channel"},
+                {"RX", 16, 4, 64, 4, 0, "row-pass results per thread"},
+                {"CH", 16, 1, 256, 1, 0, "rows per chunk (a step of the strip)"},
+                {"CY", 4, 1, 64, 1, 0, "column-pass rows per thread (of four columns)"},
+                {"SH", 256, 1, 65536, 1, 0, "strip height (rows); a multiple of CH"},
+                {"NT", 128, 32, 1024, 32, 0, "threads per block"}},
+     .multiples = {{"TW", "RX"}, {"CH", "CY"}, {"SH", "CH"}}},
+};
+
+KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);

@@ -1,0 +1,307 @@
+/*
+ * `kladder peak`'s launches and transfers: the latency of an empty kernel's
+ * launch as the device's events and the host's clock see it, and host <->
+ * device copies (pageable, pinned, mapped) after one round trip checked
+ * byte for byte.
+ */
+#include "workloads/peak_parts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/launch.h"
+#include "core/util.h"
+
+/* ---- launch latency ---------------------------------------------------------- */
+
+struct latency {
+    struct kl_launch l;
+    double *queue, *run, *host;
+    int n;
+};
+
+static enum kl_status latency_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct latency *x = arg;
+    struct kl_launch_time t;
+    double t0 = kl_now();
+    enum kl_status st = x->l.kl->ops->launch(x->l.kl->dev, x->l.kernel, x->l.args, 1, 1,
+                                             x->l.global, x->l.local, &t, e);
+    double host = kl_now() - t0;
+    if (st == KL_OK) {
+        x->queue[x->n] = t.queue;
+        x->run[x->n] = t.run;
+        x->host[x->n++] = host;
+    }
+    *seconds = host;
+    return st;
+}
+
+static void latency_row(struct kl_report *rep, const char *name, const char *what, double *v, int n)
+{
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    struct kl_stats s;
+    double mean = 0;
+    if (!res)
+        return;
+    for (int i = 0; i < n; i++)
+        mean += v[i] / n;
+    kl_stats_compute(v, n, &s);
+    res->status = KL_RESULT_MEASURED;
+    res->median_s = s.median;
+    res->min_s = s.min;
+    res->max_s = s.max;
+    res->repeats = n;
+    snprintf(res->config, sizeof res->config, "empty kernel, 1 work-item");
+    snprintf(res->note, sizeof res->note, "%s; mean %.2f us", what, mean * 1e6);
+}
+
+static enum kl_status measure_latency(struct kl_context *kl, const struct kl_peak_request *req,
+                                      struct kl_report *rep, struct kl_ceilings *c)
+{
+    struct latency x = {.l = {.kl = kl, .dims = 1, .nargs = 1}};
+    struct kl_protocol p = req->protocol;
+    struct kl_buf *dummy = NULL;
+    double build_s;
+    enum kl_status st;
+    /* Empty launches are microseconds: take many, whatever the protocol asks. */
+    p.warmup = p.warmup > 10 ? p.warmup : 10;
+    p.min_repeats = p.min_repeats > 200 ? p.min_repeats : 200;
+    p.max_repeats = p.min_repeats > 2000 ? p.min_repeats : 2000;
+    x.l.global[0] = x.l.local[0] = 1;
+    x.l.global[1] = x.l.global[2] = x.l.local[1] = x.l.local[2] = 1;
+    x.queue = malloc((size_t)(p.warmup + p.max_repeats) * sizeof(double));
+    x.run = malloc((size_t)(p.warmup + p.max_repeats) * sizeof(double));
+    x.host = malloc((size_t)(p.warmup + p.max_repeats) * sizeof(double));
+    if (!x.queue || !x.run || !x.host) {
+        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        goto done;
+    }
+    struct kl_stats ignored;
+    if ((st = kl->ops->alloc(kl->dev, 4, &dummy, &kl->err)) != KL_OK ||
+        (st = kl_kernel_get(kl, "opencl/peak/empty.cl", "empty", "", &x.l.kernel, &build_s)) !=
+            KL_OK)
+        goto done;
+    x.l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = dummy}};
+    if ((st = kl_measure(kl, &p, latency_once, &x, &ignored, &kl->err)) != KL_OK)
+        goto done;
+    /* Drop the warm-up launches, which latency_once recorded too. */
+    int n = x.n - p.warmup;
+    double *q = x.queue + p.warmup, *r = x.run + p.warmup, *h = x.host + p.warmup;
+    double qmean = 0, rmean = 0;
+    for (int i = 0; i < n; i++)
+        qmean += q[i] / n, rmean += r[i] / n;
+    if (n > 0 && q[0] < 0) {
+        /* Events on the stream (CUDA's) cannot see a launch queued, nor a kernel start apart
+         * from its end: the events around one launch give its submission, start and end. */
+        latency_row(rep, "launch_latency",
+                    "events recorded on the stream just before and after one launch: its "
+                    "submission, start and end as the device's clock sees them (clpeak's OpenCL "
+                    "figure is queued to start; the mean)",
+                    r, n);
+        c->launch_us = rmean * 1e6;
+    } else {
+        latency_row(rep, "launch_latency",
+                    "queued to start, from events (clpeak's figure is the mean)", q, n);
+        c->launch_us = qmean * 1e6;
+    }
+    latency_row(rep, "launch_host", "enqueue to completion as the host sees it", h, n);
+    c->launch_host_us = rep->results[rep->count - 1].median_s * 1e6;
+    if (n > 0 && q[0] < 0) {
+        st = kl_peak_skip(kl, rep, "empty_kernel",
+                          "the %s backend's events time a launch whole (launch_latency above): "
+                          "an empty kernel's own run time is not seen apart",
+                          kl->ops->name);
+    } else {
+        latency_row(rep, "empty_kernel", "an empty kernel's own run time, start to end", r, n);
+        c->empty_us = rep->results[rep->count - 1].median_s * 1e6;
+    }
+done:
+    kl->ops->release(dummy);
+    free(x.queue);
+    free(x.run);
+    free(x.host);
+    return st;
+}
+
+/* ---- host <-> device transfers ------------------------------------------------ */
+
+/* Transfers of more than this run at the same rate and only take longer. */
+#define XFER_BYTES ((size_t)256 << 20)
+
+enum xfer_kind { X_WRITE, X_READ, X_MAP, X_UNMAP };
+
+struct xfer {
+    struct kl_context *kl;
+    enum xfer_kind kind;
+    struct kl_buf *dev;
+    void *host;
+    size_t bytes;
+};
+
+static enum kl_status xfer_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct xfer *x = arg;
+    const struct kl_backend_ops *ops = x->kl->ops;
+    struct kl_dev *d = x->kl->dev;
+    enum kl_status st = KL_OK;
+    void *mapped = NULL;
+    double t0 = kl_now(), t1;
+    switch (x->kind) {
+    case X_WRITE: st = ops->write(d, x->dev, x->host, x->bytes, e); break;
+    case X_READ: st = ops->read(d, x->dev, x->host, x->bytes, e); break;
+    case X_MAP:
+        /* Mapping a device buffer for reading brings its bytes to the host. */
+        if ((st = ops->map(d, x->dev, x->bytes, 0, &mapped, e)) != KL_OK)
+            return st;
+        t1 = kl_now();
+        *seconds = t1 - t0;
+        return ops->unmap(d, x->dev, mapped, e);
+    case X_UNMAP:
+        /* Unmapping after a write sends the bytes back to the device. */
+        if ((st = ops->map(d, x->dev, x->bytes, 1, &mapped, e)) != KL_OK)
+            return st;
+        t0 = kl_now();
+        st = ops->unmap(d, x->dev, mapped, e);
+        break;
+    }
+    *seconds = kl_now() - t0;
+    return st;
+}
+
+static enum kl_status xfer_row(struct xfer *x, const char *name, const char *config,
+                               const struct kl_protocol *proto, struct kl_report *rep, double *gbps)
+{
+    struct kl_stats s;
+    enum kl_status st = kl_measure(x->kl, proto, xfer_once, x, &s, &x->kl->err);
+    struct kl_result *res;
+    if (st != KL_OK)
+        return st;
+    if (!(res = kl_report_add(rep, name, NULL)))
+        return kl_fail(&x->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    res->status = KL_RESULT_MEASURED;
+    kl_result_set_stats(res, &s);
+    res->bytes = (double)x->bytes;
+    snprintf(res->config, sizeof res->config, "%s", config);
+    snprintf(res->note, sizeof res->note,
+             "host clock around the blocking call; a write and read-back was checked byte "
+             "for byte first");
+    *gbps = (double)x->bytes / s.median * 1e-9;
+    return KL_OK;
+}
+
+/*
+ * One round trip of data (x->bytes) through x's device buffer into back,
+ * checked byte for byte, so that the timed copies move real data; *same 0
+ * and a failed row where it came back different.
+ */
+static enum kl_status round_trip(struct xfer *x, const unsigned char *data, unsigned char *back,
+                                 struct kl_report *rep, int *same)
+{
+    struct kl_context *kl = x->kl;
+    enum kl_status st;
+    *same = 0;
+    if ((st = kl->ops->write(kl->dev, x->dev, data, x->bytes, &kl->err)) != KL_OK ||
+        (st = kl->ops->read(kl->dev, x->dev, back, x->bytes, &kl->err)) != KL_OK)
+        return st;
+    if (memcmp(data, back, x->bytes) == 0) {
+        *same = 1;
+        return KL_OK;
+    }
+    struct kl_result *bad = kl_report_add(rep, "write_pageable", NULL);
+    if (bad) {
+        bad->status = KL_RESULT_FAILED;
+        snprintf(bad->note, sizeof bad->note,
+                 "a write then read of %zu bytes came back "
+                 "different",
+                 x->bytes);
+    }
+    return KL_OK;
+}
+
+/* The transfer rows, each timed by p: pageable and pinned copies both ways, map and unmap. */
+static enum kl_status transfer_rows(struct xfer *x, void *pageable, void *pinned,
+                                    const struct kl_protocol *p, struct kl_report *rep,
+                                    struct kl_ceilings *c)
+{
+    const char *pinned_what = x->kl->ops->pinned_what;
+    const struct {
+        const char *name;
+        enum xfer_kind kind;
+        void *host;
+        const char *config;
+        double *gbps;
+    } rows[] = {
+        {"write_pageable", X_WRITE, pageable, "malloc'd host memory", &c->h2d_pageable},
+        {"read_pageable", X_READ, pageable, "malloc'd host memory", &c->d2h_pageable},
+        {"write_pinned", X_WRITE, pinned, pinned_what, &c->h2d_pinned},
+        {"read_pinned", X_READ, pinned, pinned_what, &c->d2h_pinned},
+        {"map_read", X_MAP, pinned, "map a device buffer for reading", &c->map_gbps},
+        {"unmap_write", X_UNMAP, pinned, "unmap a device buffer mapped for writing",
+         &c->unmap_gbps},
+    };
+    enum kl_status st;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        x->kind = rows[i].kind;
+        x->host = rows[i].host;
+        if ((st = xfer_row(x, rows[i].name, rows[i].config, p, rep, rows[i].gbps)) != KL_OK)
+            return st;
+    }
+    return KL_OK;
+}
+
+/* Far faster than any real copy: the "mapping" moved no data (shared memory). */
+static void note_zero_copy(struct kl_report *rep, const struct kl_ceilings *c)
+{
+    double real = c->h2d_pinned > c->d2h_pinned ? c->h2d_pinned : c->d2h_pinned;
+    for (int i = rep->count - 2; i < rep->count; i++)
+        if (rep->results[i].bytes / rep->results[i].median_s * 1e-9 > 5 * real)
+            snprintf(rep->results[i].note, sizeof rep->results[i].note,
+                     "zero-copy: over 5x the pinned transfer rate, so no data moved");
+}
+
+static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
+                                        const struct kl_peak_request *req, struct kl_report *rep,
+                                        struct kl_ceilings *c)
+{
+    struct xfer x = {.kl = kl, .bytes = bytes};
+    struct kl_buf *pinned = NULL;
+    /* Page-aligned, as a careful application's buffers would be. */
+    unsigned char *pageable = aligned_alloc(4096, kl_round_up(bytes, 4096)), *back = malloc(bytes);
+    void *pinned_host = NULL;
+    struct kl_rng rng;
+    enum kl_status st;
+    int same = 0;
+    struct kl_protocol p = req->protocol;
+    p.warmup = p.warmup < 1 ? 1 : p.warmup;
+    if (!pageable || !back) {
+        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+        goto done;
+    }
+    kl_rng_seed(&rng, req->seed);
+    for (size_t i = 0; i < bytes; i++)
+        pageable[i] = (unsigned char)kl_rng_next(&rng);
+    if ((st = kl->ops->alloc(kl->dev, bytes, &x.dev, &kl->err)) != KL_OK ||
+        (st = kl->ops->alloc_pinned(kl->dev, bytes, &pinned, &pinned_host, &kl->err)) != KL_OK ||
+        (st = round_trip(&x, pageable, back, rep, &same)) != KL_OK || !same)
+        goto done;
+    memcpy(pinned_host, pageable, bytes);
+    if ((st = transfer_rows(&x, pageable, pinned_host, &p, rep, c)) == KL_OK)
+        note_zero_copy(rep, c);
+done:
+    kl->ops->release(x.dev);
+    kl->ops->release(pinned);
+    free(pageable);
+    free(back);
+    return st;
+}
+
+enum kl_status kl_peak_launches(struct kl_context *kl, const struct kl_peak_request *req,
+                                size_t bytes, struct kl_report *rep, struct kl_ceilings *c)
+{
+    enum kl_status st = measure_latency(kl, req, rep, c);
+    return st != KL_OK
+               ? st
+               : measure_transfers(kl, bytes < XFER_BYTES ? bytes : XFER_BYTES, req, rep, c);
+}
