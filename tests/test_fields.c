@@ -307,6 +307,48 @@ static void check_tables(void)
         CHECK(kl_kernel_column(c), "no kernel field has column %d of %d", c, columns);
 }
 
+/*
+ * The show rules on a row that failed: a field shown on timed rows only is
+ * null in the JSON (0 where it is a count, never null) and "-" in the
+ * table, and reads back as unknown (NaN) or 0.
+ */
+static void check_untimed(void)
+{
+    struct kl_report r;
+    struct kl_run run;
+    char *json, *table, err[512], want[64];
+    make_report(&r, 0);
+    if (r.count != 1) {
+        kl_report_free(&r);
+        return;
+    }
+    r.results[0].status = KL_RESULT_FAILED;
+    snprintf(r.results[0].note, sizeof r.results[0].note, "made up to fail");
+    json = written(&r, kl_report_json);
+    table = written(&r, kl_report_table);
+    int read = json && kl_run_parse(&run, json, strlen(json), "untimed", err, sizeof err) == 0;
+    CHECK(read, "the failed row's JSON reads back: %s", err);
+    for (int i = 0; read && i < kl_result_field_count; i++) {
+        const struct kl_result_field *f = &kl_result_fields[i];
+        if ((f->show != KL_SHOW_TIMED && f->show != KL_SHOW_POSITIVE) ||
+            (f->flags & KL_FIELD_ITEMS)) /* (not in a report that counts no items) */
+            continue;
+        int count = (f->flags & KL_FIELD_NEVER_NULL) != 0;
+        snprintf(want, sizeof want, "\"%s\": %s", f->key, count ? "0" : "null");
+        CHECK(strstr(json, want), "%s of a failed row: %s in the JSON", f->key, want);
+        double v = kl_slot_get(&run.rows[0], f->row);
+        CHECK(count ? v == 0 : isnan(v), "%s read back as %s: %g", f->key, count ? "0" : "NaN", v);
+        if (f->header && (f->flags & KL_FIELD_TABLE))
+            CHECK(table_column(table, "rung", f->header, "-"), "%s: \"-\" in the table:\n%s",
+                  f->header, table);
+    }
+    if (read)
+        kl_run_free(&run);
+    free(json);
+    free(table);
+    kl_report_free(&r);
+}
+
 int main(void)
 {
     setenv("KLADDER_CACHE_DIR", "/nonexistent/kladder-test-fields", 1);
@@ -324,5 +366,6 @@ int main(void)
         }
         kl_report_free(&r);
     }
+    check_untimed();
     return check_summary();
 }

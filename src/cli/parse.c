@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/exit.h"
 #include "cli/options.h"
+#include "cli/report_cmd.h"
 #include "core/machine.h"
 #include "workloads/registry.h"
 
@@ -512,21 +513,17 @@ static int workload_option_without_kernel(const struct cli *c, char *err, size_t
     return 1;
 }
 
-static int is_svg(const struct cli *c)
-{
-    return c->page_format && strcmp(c->page_format, "svg") == 0;
-}
-
 static int chart_of_page(const struct cli *c, char *err, size_t n)
 {
     (void)err, (void)n;
-    return c->chart && !is_svg(c);
+    return c->chart && !kl_cli_report_svg(c);
 }
 
 static int svg_of_several(const struct cli *c, char *err, size_t n)
 {
     (void)err, (void)n;
-    return is_svg(c) && c->noperands > 1 && !(c->chart && strcmp(c->chart, "shapes") == 0);
+    return kl_cli_report_svg(c) && c->noperands > 1 &&
+           !(c->chart && strcmp(c->chart, "shapes") == 0);
 }
 
 static int devices_csv(const struct cli *c, char *err, size_t n)

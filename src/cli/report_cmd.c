@@ -14,10 +14,10 @@
 #include "report/run.h"
 #include "report/write.h"
 
-/* A usage mistake found once the files are read: said as the command's other errors are. */
+/* A usage mistake found once the files are read: said as the parser says its own. */
 static int usage_error(const char *cmd, const char *msg)
 {
-    fprintf(stderr, "kladder %s: %s\n(kladder %s --help lists the options)\n", cmd, msg, cmd);
+    fprintf(stderr, "kladder: %s\n(kladder help %s lists the options)\n", msg, cmd);
     return EXIT_USAGE;
 }
 
@@ -81,7 +81,7 @@ static int fleet_page(const char *path, const char *output)
     return rc;
 }
 
-static int is_svg(const struct cli *c)
+int kl_cli_report_svg(const struct cli *c)
 {
     return c->page_format && strcmp(c->page_format, "svg") == 0;
 }
@@ -121,7 +121,7 @@ static int write_report(const struct cli *c, struct kl_run *runs, int n)
     }
     FILE *out = c->output ? file.f : stdout;
     int shapes = c->chart && strcmp(c->chart, "shapes") == 0;
-    if (!is_svg(c))
+    if (!kl_cli_report_svg(c))
         kl_html_report(out, runs, n);
     else if ((shapes ? kl_html_shapes_svg(out, runs, n, err, sizeof err)
                      : kl_html_chart_svg(out, &runs[0], chart_of(c->chart, &runs[0]), err,
@@ -138,7 +138,7 @@ int kl_cli_report(const struct cli *c)
     /* A fleet file (fleet/fleet.h) has a page of its own. */
     for (int i = 0; i < c->noperands; i++)
         if (is_fleet_file(c->operands[i]))
-            return c->noperands > 1 || is_svg(c)
+            return c->noperands > 1 || kl_cli_report_svg(c)
                        ? usage_error("report", "a fleet's file makes one HTML page: give it "
                                                "alone, without --format svg")
                        : fleet_page(c->operands[0], c->output);

@@ -15,6 +15,8 @@
 
 /* The commands of the parsed command line c (its operands: the files); return the exit code. */
 int kl_cli_report(const struct cli *c);
+/* 1 where report is to draw one chart as SVG (--format svg), not a page. */
+int kl_cli_report_svg(const struct cli *c);
 int kl_cli_compare(const struct cli *c);
 
 /* `kladder template WORKLOAD` (cli/template_cmd.c), and its help (`template --help`). */

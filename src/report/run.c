@@ -218,9 +218,12 @@ static void read_numbers(struct check *c, const struct kl_json *o, const char *w
     }
 }
 
-/* A row's words and flags: what it is, how it ended, and the arithmetic it declares. */
-static void read_words(struct check *c, const struct kl_json *o, const char *where,
-                       struct kl_run_row *r)
+/*
+ * A row's fields: what it is and how it ended (its words and flags), its
+ * numbers (the result-field table) and the arithmetic it declares.
+ */
+static void read_fields(struct check *c, const struct kl_json *o, const char *where,
+                        struct kl_run_row *r)
 {
     r->rung = str(c, o, where, "rung");
     r->config = str(c, o, where, "config");
@@ -274,7 +277,7 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
         bad(c, o, "%s should be an object, but is %s", where, kl_json_type_name(o->type));
         return;
     }
-    read_words(c, o, where, r);
+    read_fields(c, o, where, r);
     if (!c->failed)
         check_row(c, o, where, r);
     if (c->failed)

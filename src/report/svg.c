@@ -1,6 +1,6 @@
 /*
  * The charts as SVG (report/svg.h), written from their layouts
- * (report/svg_layout.c): a helper per part of a chart.
+ * (report/svg_layout.c): a function per part of a chart.
  */
 #include "report/svg.h"
 

@@ -153,9 +153,8 @@ const struct kl_workload_def *kl_workload_find(const char *name)
 
 int kl_workload_register(const struct kl_workload_def *def)
 {
-    if (!def || !def->name || kl_workload_find(def->name) || nadded == MAX_ADDED ||
-        def->dims < 0 || def->dims > KL_WORKLOAD_MAX_DIMS || !def->rungs ||
-        (def->ladder && !def->run))
+    if (!def || !def->name || kl_workload_find(def->name) || nadded == MAX_ADDED || def->dims < 0 ||
+        def->dims > KL_WORKLOAD_MAX_DIMS || !def->rungs || (def->ladder && !def->run))
         return -1;
     added[nadded++] = def;
     return 0;
