@@ -403,7 +403,7 @@ static void add_blur(const char *file, const struct kl_param_def *params, int px
         }
 }
 
-/* The options src/workloads/peak.c builds its kernels with. */
+/* The options kladder peak (src/workloads/peak*.c) builds its kernels with. */
 static void add_peak(const char *file)
 {
     char opt[128];
