@@ -106,6 +106,17 @@ static enum kl_status rows_of(struct kl_ladder *l, struct kl_err *e)
     return KL_OK;
 }
 
+/* The request's kernel files read into l's user rungs, in order. */
+static enum kl_status load_users(struct kl_ladder *l, const struct kl_ladder_request *req,
+                                 struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    while (l->nusers < req->nkernels && st == KL_OK)
+        if ((st = kl_user_rung_load(req->kernels[l->nusers], &l->users[l->nusers], e)) == KL_OK)
+            l->nusers++;
+    return st;
+}
+
 enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_request *req,
                              struct kl_ladder **out)
 {
@@ -124,9 +135,7 @@ enum kl_status kl_ladder_run(struct kl_context *kl, const struct kl_ladder_reque
     struct kl_ladder *l = calloc(1, sizeof *l);
     if (!l)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    while (l->nusers < req->nkernels && st == KL_OK)
-        if ((st = kl_user_rung_load(req->kernels[l->nusers], &l->users[l->nusers], e)) == KL_OK)
-            l->nusers++;
+    st = load_users(l, req, e);
     if (st == KL_OK)
         st = dispatch(kl, w, req, l->users, l->nusers, &l->rep);
     enum kl_status run = st;

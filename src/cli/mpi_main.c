@@ -213,6 +213,13 @@ static int refuse(int argc, char **argv, int rank)
     return EXIT_USAGE;
 }
 
+/* completion: text, not a run; rank 0 prints it. The exit code, the line done. */
+static int answer_completion(int rank)
+{
+    parsed_done = 1;
+    return rank == 0 && kl_cli_completion(parsed.operands[0], stdout) != 0 ? EXIT_USAGE : 0;
+}
+
 /*
  * The line as typed, then parsed (on a copy: the parser splits values in
  * place); rank 0 alone says what is wrong with it, or prints the help asked
@@ -235,12 +242,8 @@ static int parse_line(int argc, char **argv, int rank, char ***typed, char ***sc
     int rc = rank == 0 ? parse_only(argc, *scratch) : muted(1, parse_only, argc, *scratch);
     if (rc || parsed_done)
         return rc;
-    if (parsed.command == CMD_COMPLETION) { /* text, not a run: rank 0 prints it */
-        parsed_done = 1;
-        if (rank == 0 && kl_cli_completion(parsed.operands[0], stdout) != 0)
-            return EXIT_USAGE;
-        return 0;
-    }
+    if (parsed.command == CMD_COMPLETION)
+        return answer_completion(rank);
     if (parsed.command == CMD_PEAK && parsed.p2p) {
         if (rank == 0)
             fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "
