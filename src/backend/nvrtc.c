@@ -264,3 +264,20 @@ done:
     free(copy);
     return st;
 }
+
+void kl_nvrtc_save_cubin(const char *entry, const char *options, const char *image, size_t size)
+{
+    const char *dir = getenv("KLADDER_SAVE_CUBIN");
+    unsigned long long h = 1469598103934665603ull;
+    char path[4096];
+    if (!dir || !dir[0])
+        return;
+    for (const char *p = options; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    snprintf(path, sizeof path, "%s/%s-%016llx.cubin", dir, entry, h);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(image, 1, size, f);
+        fclose(f);
+    }
+}

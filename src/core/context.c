@@ -18,61 +18,28 @@ struct kl_cached_kernel {
     struct kl_cached_kernel *next;
 };
 
-static int has_nvidia_platform(const struct kl_backend_ops *ops)
-{
-    int np = ops->platform_count();
-    for (int p = 0; p < np; p++) {
-        for (int d = 0; d < ops->device_count(p); d++) {
-            struct kl_device_info info;
-            if (ops->device_info(p, d, &info, NULL) == KL_OK &&
-                (kl_contains_nocase(info.vendor, "nvidia") ||
-                 kl_contains_nocase(info.platform, "nvidia")))
-                return 1;
-        }
-    }
-    return 0;
-}
-
-int kl_nvidia_hint(char *buf, size_t n)
-{
-    int gpu = access("/dev/nvidia0", F_OK) == 0;
-    if (!gpu) {
-        void *lib = dlopen("libnvidia-opencl.so.1", RTLD_LAZY | RTLD_LOCAL);
-        if (lib) {
-            gpu = 1;
-            dlclose(lib);
-        }
-    }
-    if (!gpu || has_nvidia_platform(&kl_backend_opencl))
-        return 0;
-    snprintf(buf, n,
-             "An NVIDIA GPU is present but no NVIDIA OpenCL platform is registered.\n"
-             "Register it with an ICD file naming NVIDIA's OpenCL library, e.g.:\n"
-             "    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd\n"
-             "    export OCL_ICD_VENDORS=/tmp/icd\n"
-             "(or, as root: echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd)");
-    return 1;
-}
-
 enum kl_status kl_backend_find(const char *name, const struct kl_backend_ops **ops,
                                struct kl_err *e)
 {
-    if (strcmp(name, "opencl") == 0) {
-        *ops = &kl_backend_opencl;
-        return KL_OK;
-    }
-    if (strcmp(name, "cuda") == 0) {
-#ifdef KLADDER_HAVE_CUDA
-        *ops = &kl_backend_cuda;
-        return KL_OK;
-#else
+    for (int i = 0; kl_backends[i]; i++)
+        if (strcmp(name, kl_backends[i]->name) == 0) {
+            *ops = kl_backends[i];
+            return KL_OK;
+        }
+    if (strcmp(name, "cuda") == 0)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "CUDA support was not built into this kladder (no CUDA toolkit was found "
                        "when it was configured; install one and rebuild, or use --backend "
                        "opencl)");
-#endif
-    }
     return kl_fail(e, KL_ERR_ARG, "unknown backend \"%s\" (opencl or cuda)", name);
+}
+
+const char *kl_backend_widest(void)
+{
+    for (int i = 0; kl_backends[i]; i++)
+        if (kl_backends[i]->cuda_cpp && kl_backends[i]->platform_count() > 0)
+            return kl_backends[i]->name;
+    return NULL;
 }
 
 /*
@@ -83,7 +50,7 @@ static enum kl_status split_spec(const char **spec, const struct kl_backend_ops 
                                  struct kl_err *e)
 {
     static const char *const names[] = {"opencl", "cuda"};
-    *ops = &kl_backend_opencl;
+    *ops = kl_backends[0];
     if (!*spec)
         return KL_OK;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -136,9 +103,9 @@ static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spe
                               info.platform);
         }
     kl_err_append(e,
-                  ops == &kl_backend_opencl
-                      ? "\nUse --device P:D, gpu, cpu or part of a device name."
-                      : "\nUse --device %s:N (a device index) or part of a device name.",
+                  ops->one_platform
+                      ? "\nUse --device %s:N (a device index) or part of a device name."
+                      : "\nUse --device P:D, gpu, cpu or part of a device name.",
                   ops->name);
     return KL_ERR_NO_DEVICE;
 }
@@ -164,12 +131,12 @@ enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **
         kl_fail(e, KL_ERR_NO_DEVICE,
                 "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
                 "`apt-get install pocl-opencl-icd` gives one on the CPU.");
-        if (kl_nvidia_hint(hint, sizeof hint))
+        if (ops->device_hint && ops->device_hint(hint, sizeof hint))
             kl_err_append(e, "\n%s", hint);
         return KL_ERR_NO_DEVICE;
     }
     /* CUDA has one platform: its devices are named by index alone. */
-    if (spec && *spec && ops != &kl_backend_opencl && parse_index(spec, device)) {
+    if (spec && *spec && ops->one_platform && parse_index(spec, device)) {
         *platform = 0;
         if (*device >= ops->device_count(0))
             return no_match(ops, spec, e);

@@ -37,10 +37,10 @@ static const char *split_backend(const char *spec, char *name, size_t n)
 /* The spec kl_open takes for device (p, d) of ops. */
 static void canonical(const struct kl_backend_ops *ops, int p, int d, char *out)
 {
-    if (ops == &kl_backend_opencl)
-        snprintf(out, KL_FLEET_SPEC, "opencl:%d:%d", p, d);
-    else
+    if (ops->one_platform)
         snprintf(out, KL_FLEET_SPEC, "%s:%d", ops->name, d);
+    else
+        snprintf(out, KL_FLEET_SPEC, "%s:%d:%d", ops->name, p, d);
 }
 
 /* Every device `all` means on ops: its GPUs, or every device where it has none. */
@@ -82,7 +82,7 @@ static enum kl_status one_item(const struct kl_backend_ops *ops, const char *ite
     char all[KL_FLEET_MAX][KL_FLEET_SPEC], full[KL_FLEET_SPEC + 16];
     int k, n = 0;
     enum kl_status st;
-    if (ops == &kl_backend_opencl && whole_number(item, &k)) {
+    if (!ops->one_platform && whole_number(item, &k)) {
         if ((st = every_device(ops, all, KL_FLEET_MAX, &n, e)) != KL_OK)
             return st;
         if (k >= n)
@@ -109,7 +109,9 @@ enum kl_status kl_fleet_expand(const char *spec, char (*specs)[KL_FLEET_SPEC], i
     enum kl_status st;
     *n = 0;
     const char *rest = split_backend(spec, name, sizeof name);
-    if ((st = kl_backend_find(name[0] ? name : "opencl", &ops, e)) != KL_OK)
+    if (!name[0])
+        ops = kl_backends[0];
+    else if ((st = kl_backend_find(name, &ops, e)) != KL_OK)
         return st;
     if (strcmp(rest, "all") == 0)
         return every_device(ops, specs, max, n, e);

@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backend/cuda_native.h"
-
 enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
                             size_t n, struct kl_err *e)
 {
@@ -38,12 +36,15 @@ enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char
         snprintf(spec, sizeof spec, "cuda:%d", devices[d]);
         if ((st = kl_open(spec, &x->kl, err, sizeof err)) != KL_OK)
             return kl_fail(e, st, "opening CUDA device %d: %s", devices[d], err);
-        if ((st = kl_cuda_stream_create(x->kl->dev, &x->comp, e)) != KL_OK ||
-            (st = kl_cuda_stream_create(x->kl->dev, &x->comm, e)) != KL_OK)
+        env->ops = x->kl->ops;
+        if (!env->ops->stream_create)
+            return kl_fail(e, KL_ERR_UNSUPPORTED, "the %s backend has no streams", env->ops->name);
+        if ((st = env->ops->stream_create(x->kl->dev, &x->comp, e)) != KL_OK ||
+            (st = env->ops->stream_create(x->kl->dev, &x->comm, e)) != KL_OK)
             return st;
         for (int b = 0; b < 2; b++)
-            if ((st = kl_cuda_event_create(x->kl->dev, &x->recv[b], e)) != KL_OK ||
-                (st = kl_cuda_event_create(x->kl->dev, &x->used[b], e)) != KL_OK)
+            if ((st = env->ops->event_create(x->kl->dev, &x->recv[b], e)) != KL_OK ||
+                (st = env->ops->event_create(x->kl->dev, &x->used[b], e)) != KL_OK)
                 return st;
     }
     const struct kl_nccl *nccl = kl_nccl_load(&why);
@@ -62,12 +63,15 @@ void kl_menv_close(struct kl_menv *env)
         struct kl_mdev *x = &env->dev[d];
         if (!x->kl)
             continue;
-        for (int b = 0; b < 2; b++) {
-            kl_cuda_event_destroy(x->kl->dev, x->recv[b]);
-            kl_cuda_event_destroy(x->kl->dev, x->used[b]);
+        const struct kl_backend_ops *ops = x->kl->ops;
+        for (int b = 0; ops->event_destroy && b < 2; b++) {
+            ops->event_destroy(x->kl->dev, x->recv[b]);
+            ops->event_destroy(x->kl->dev, x->used[b]);
         }
-        kl_cuda_stream_destroy(x->kl->dev, x->comp);
-        kl_cuda_stream_destroy(x->kl->dev, x->comm);
+        if (ops->stream_destroy) {
+            ops->stream_destroy(x->kl->dev, x->comp);
+            ops->stream_destroy(x->kl->dev, x->comm);
+        }
         kl_close(x->kl);
     }
     free(env->dev);

@@ -48,7 +48,6 @@ const char kl_mgemm_peer_names[] = "cublas";
 
 #ifdef KLADDER_HAVE_CUDA
 
-#include "backend/cuda_native.h"
 #include "core/context.h"
 #include "core/measure.h"
 #include "core/util.h"
@@ -243,7 +242,7 @@ static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
         return st;
     kl_summa_block(&plan, 0, &blk);
     t.m = blk.m, t.n = blk.n, t.k = L->kb < L->req->K ? L->kb : L->req->K;
-    if ((st = kl_cuda_make_current(t.kl->dev, e)) != KL_OK ||
+    if ((st = t.kl->ops->make_current(t.kl->dev, e)) != KL_OK ||
         (st = trial_open(&t, L->req->seed, e)) != KL_OK)
         goto done;
     int nfirst = (int)(sizeof first_choices / sizeof *first_choices);
