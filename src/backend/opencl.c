@@ -64,10 +64,11 @@ static const char *cl_err_name(cl_int code)
         E(CL_INVALID_PLATFORM)
         E(CL_INVALID_DEVICE)
         E(CL_INVALID_CONTEXT)
-        E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
-            E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
-                E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
-                    E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+        E(CL_INVALID_COMMAND_QUEUE)
+        E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+            E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL)
+                E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+                    E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
                         E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
                             E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT)
                                 E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
@@ -497,6 +498,20 @@ static char *hush_end(struct hush h)
     return text;
 }
 
+/* A failed build's error: the call's, then the build log and what the compiler printed. */
+static enum kl_status build_failed(cl_int rc, const char *options, const char *log,
+                                   const char *chatter, struct kl_err *e)
+{
+    enum kl_status st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
+                                "clBuildProgram failed: %s (%d) with options \"%s\"; build log:\n",
+                                cl_err_name(rc), (int)rc, options);
+    if (log)
+        kl_err_append(e, "%s", log);
+    if (chatter && (!log || !strstr(log, chatter)))
+        kl_err_append(e, "%s%s", log && *log ? "\n" : "", chatter);
+    return st;
+}
+
 static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
                                 const char *entry, struct kl_kernel **out, struct kl_err *e)
 {
@@ -518,13 +533,7 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
     char *chatter = hush_end(hush);
     log = build_log(dev, k->program);
     if (rc != CL_SUCCESS) {
-        st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
-                     "clBuildProgram failed: %s (%d) with options \"%s\"; build log:\n",
-                     cl_err_name(rc), (int)rc, options);
-        if (log)
-            kl_err_append(e, "%s", log);
-        if (chatter && (!log || !strstr(log, chatter)))
-            kl_err_append(e, "%s%s", log && *log ? "\n" : "", chatter);
+        st = build_failed(rc, options, log, chatter, e);
         free(chatter);
         goto fail;
     }
