@@ -110,43 +110,29 @@ static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spe
     return KL_ERR_NO_DEVICE;
 }
 
-enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **backend,
-                                int *platform, int *device, struct kl_err *e)
+/* Why ops has no device at all: it has no platform. */
+static enum kl_status no_platform(const struct kl_backend_ops *ops, struct kl_err *e)
 {
-    const struct kl_backend_ops *ops;
     char hint[512];
-
-    if (!spec || !*spec)
-        spec = getenv("KLADDER_DEVICE");
-    enum kl_status st = split_spec(&spec, &ops, e);
-    if (st != KL_OK)
-        return st;
-    *backend = ops;
-    int np = ops->platform_count();
-    if (np == 0 && ops->unavailable) {
+    if (ops->unavailable) {
         ops->unavailable(hint, sizeof hint);
         return kl_fail(e, KL_ERR_NO_DEVICE, "no %s device: %s", ops->name, hint);
     }
-    if (np == 0) {
-        kl_fail(e, KL_ERR_NO_DEVICE,
-                "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
-                "`apt-get install pocl-opencl-icd` gives one on the CPU.");
-        if (ops->device_hint && ops->device_hint(hint, sizeof hint))
-            kl_err_append(e, "\n%s", hint);
-        return KL_ERR_NO_DEVICE;
-    }
-    /* CUDA has one platform: its devices are named by index alone. */
-    if (spec && *spec && ops->one_platform && parse_index(spec, device)) {
-        *platform = 0;
-        if (*device >= ops->device_count(0))
-            return no_match(ops, spec, e);
-        return KL_OK;
-    }
-    if (spec && *spec && parse_index_pair(spec, platform, device)) {
-        if (*platform >= np || *device >= ops->device_count(*platform))
-            return no_match(ops, spec, e);
-        return KL_OK;
-    }
+    kl_fail(e, KL_ERR_NO_DEVICE,
+            "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
+            "`apt-get install pocl-opencl-icd` gives one on the CPU.");
+    if (ops->device_hint && ops->device_hint(hint, sizeof hint))
+        kl_err_append(e, "\n%s", hint);
+    return KL_ERR_NO_DEVICE;
+}
+
+/*
+ * The first device spec asks for by its facts: a GPU (no spec, or "gpu"), a
+ * CPU ("cpu"), or one whose name holds spec. 1 when one does.
+ */
+static int find_device(const struct kl_backend_ops *ops, int np, const char *spec, int *platform,
+                       int *device)
+{
     int want_gpu = !spec || !*spec || strcmp(spec, "gpu") == 0;
     int want_cpu = spec && strcmp(spec, "cpu") == 0;
     for (int p = 0; p < np; p++)
@@ -160,19 +146,65 @@ enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **
             if (hit) {
                 *platform = p;
                 *device = d;
-                return KL_OK;
+                return 1;
             }
         }
-    if (!spec || !*spec) { /* no GPU: the first device there is */
-        for (int p = 0; p < np; p++)
-            if (ops->device_count(p) > 0) {
-                *platform = p;
-                *device = 0;
-                return KL_OK;
-            }
-        return kl_fail(e, KL_ERR_NO_DEVICE, "%s platforms exist but have no devices", ops->name);
+    return 0;
+}
+
+/* The first device there is, where none is a GPU. */
+static enum kl_status first_device(const struct kl_backend_ops *ops, int np, int *platform,
+                                   int *device, struct kl_err *e)
+{
+    for (int p = 0; p < np; p++)
+        if (ops->device_count(p) > 0) {
+            *platform = p;
+            *device = 0;
+            return KL_OK;
+        }
+    return kl_fail(e, KL_ERR_NO_DEVICE, "%s platforms exist but have no devices", ops->name);
+}
+
+/*
+ * A spec of numbers: "N" on a backend of one platform (its devices are named
+ * by index alone), "P:D" on any. 1 when spec is one; *st then says whether
+ * that device exists.
+ */
+static int by_index(const struct kl_backend_ops *ops, int np, const char *spec, int *platform,
+                    int *device, enum kl_status *st, struct kl_err *e)
+{
+    if (ops->one_platform && parse_index(spec, device)) {
+        *platform = 0;
+        *st = *device < ops->device_count(0) ? KL_OK : no_match(ops, spec, e);
+        return 1;
     }
-    return no_match(ops, spec, e);
+    if (parse_index_pair(spec, platform, device)) {
+        *st = *platform < np && *device < ops->device_count(*platform) ? KL_OK
+                                                                       : no_match(ops, spec, e);
+        return 1;
+    }
+    return 0;
+}
+
+enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **backend,
+                                int *platform, int *device, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops;
+    if (!spec || !*spec)
+        spec = getenv("KLADDER_DEVICE");
+    enum kl_status st = split_spec(&spec, &ops, e);
+    if (st != KL_OK)
+        return st;
+    *backend = ops;
+    int np = ops->platform_count();
+    if (np == 0)
+        return no_platform(ops, e);
+    int named = spec && *spec;
+    if (named && by_index(ops, np, spec, platform, device, &st, e))
+        return st;
+    if (find_device(ops, np, spec, platform, device))
+        return KL_OK;
+    return named ? no_match(ops, spec, e) : first_device(ops, np, platform, device, e);
 }
 
 static void cache_flush(struct kl_context *kl)
@@ -345,19 +377,23 @@ uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file)
 }
 
 /* NAME of a line `#include "NAME"` (blanks around the '#' allowed): 1, else 0. */
+/* p past the blanks (spaces, tabs) before end. */
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
 static int include_name(const char *s, size_t len, const char **name, size_t *nlen)
 {
-    const char *p = s, *end = s + len, *q;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    const char *end = s + len, *p = skip_blanks(s, end), *q;
     if (p == end || *p++ != '#')
         return 0;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = skip_blanks(p, end);
     if (end - p < 8 || strncmp(p, "include", 7) != 0)
         return 0;
-    for (p += 7; p < end && (*p == ' ' || *p == '\t'); p++)
-        ;
+    p = skip_blanks(p + 7, end);
     if (p == end || *p++ != '"' || !(q = memchr(p, '"', (size_t)(end - p))) || q == p)
         return 0;
     *name = p;
@@ -658,46 +694,61 @@ static int cached(const struct kl_context *kl, const char *key)
     return 0;
 }
 
-void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n)
+/* 1 when key is cached already or queued among p's jobs. */
+static int known(const struct kl_context *kl, const struct prefetch *p, const char *key)
 {
-    struct prefetch p = {.kl = kl, .jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *p.jobs)};
-    struct kl_err saved = kl->err;
-    pthread_t threads[16];
-    int nthreads = 0;
-    if (!p.jobs)
-        return;
-    /* The sources, here: they read kladder's files and the kernel directory. */
+    int dup = cached(kl, key);
+    for (int k = 0; k < p->n && !dup; k++)
+        dup = strcmp(p->jobs[k].key, key) == 0;
+    return dup;
+}
+
+/* The jobs: each new (file, entry, options) with its source, read here (kladder's files and
+ * the kernel directory). */
+static void prefetch_plan(struct prefetch *p, const struct kl_kernel_want *want, int n)
+{
     for (int i = 0; i < n; i++) {
-        struct prefetch_job *j = &p.jobs[p.n];
+        struct prefetch_job *j = &p->jobs[p->n];
         size_t len = strlen(want[i].file) + strlen(want[i].entry) + strlen(want[i].options) + 8;
         if (!(j->key = malloc(len)))
             break;
         snprintf(j->key, len, "%s\n%s\n%s", want[i].file, want[i].entry, want[i].options);
-        int dup = cached(kl, j->key);
-        for (int k = 0; k < p.n && !dup; k++)
-            dup = strcmp(p.jobs[k].key, j->key) == 0;
-        if (dup || source_of(kl, want[i].file, NULL, &j->src) != KL_OK) {
+        if (known(p->kl, p, j->key) || source_of(p->kl, want[i].file, NULL, &j->src) != KL_OK) {
             free(j->key);
             j->key = NULL;
             continue;
         }
         j->want = &want[i];
-        p.n++;
+        p->n++;
     }
+}
+
+/* Builds every job: on up to 16 threads where the backend allows, else here. */
+static void prefetch_build(struct prefetch *p)
+{
+    struct kl_context *kl = p->kl;
+    pthread_t threads[16];
+    int nthreads = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int parallel = kl->ops->parallel_builds && kl->ops->parallel_builds(kl->dev);
     int want_threads = parallel ? (int)(cpus > 16 ? 16 : cpus > 1 ? cpus : 1) : 1;
-    pthread_mutex_init(&p.lock, NULL);
-    for (; want_threads > 1 && nthreads < want_threads && nthreads < p.n; nthreads++)
-        if (pthread_create(&threads[nthreads], NULL, prefetch_worker, &p) != 0)
+    pthread_mutex_init(&p->lock, NULL);
+    for (; want_threads > 1 && nthreads < want_threads && nthreads < p->n; nthreads++)
+        if (pthread_create(&threads[nthreads], NULL, prefetch_worker, p) != 0)
             break;
     if (nthreads == 0)
-        prefetch_worker(&p); /* one at a time, or no thread could start: build here */
+        prefetch_worker(p); /* one at a time, or no thread could start: build here */
     for (int i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
-    pthread_mutex_destroy(&p.lock);
-    for (int i = 0; i < p.n; i++) {
-        struct prefetch_job *j = &p.jobs[i];
+    pthread_mutex_destroy(&p->lock);
+}
+
+/* The built kernels into kl's cache; frees what the jobs held. */
+static void prefetch_keep(struct prefetch *p)
+{
+    struct kl_context *kl = p->kl;
+    for (int i = 0; i < p->n; i++) {
+        struct prefetch_job *j = &p->jobs[i];
         struct kl_cached_kernel *c = j->kernel ? calloc(1, sizeof *c) : NULL;
         if (c) {
             c->key = j->key, c->kernel = j->kernel, c->build_s = j->build_s;
@@ -710,6 +761,17 @@ void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want
         free(j->key);
         free(j->src);
     }
+}
+
+void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n)
+{
+    struct prefetch p = {.kl = kl, .jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *p.jobs)};
+    struct kl_err saved = kl->err;
+    if (!p.jobs)
+        return;
+    prefetch_plan(&p, want, n);
+    prefetch_build(&p);
+    prefetch_keep(&p);
     free(p.jobs);
     kl->err = saved;
 }
