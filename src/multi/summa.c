@@ -306,6 +306,38 @@ static enum kl_status open_slot(struct kl_mrun *r, int d, struct kl_err *e)
     return steps > 1 ? describe_add(r, d, e) : KL_OK;
 }
 
+/* KL_SCHED_ROWS: each device's share of C's rows. */
+static enum kl_status split_rows(struct kl_mrun *r, struct kl_err *e)
+{
+    int counts[KL_MAX_DEVICES], offsets[KL_MAX_DEVICES];
+    enum kl_status st = kl_dist_rows(r->env->M, r->G, counts, offsets, e);
+    if (st != KL_OK)
+        return st;
+    for (int d = 0; d < r->G; d++)
+        r->slot[d].rows = counts[d], r->slot[d].row0 = offsets[d];
+    snprintf(r->config, sizeof r->config, "rows over %d", r->G);
+    return KL_OK;
+}
+
+/* The SUMMA schedules: the process grid, each device's block, panels of depth kb (one panel
+ * of all K on one device). */
+static enum kl_status split_blocks(struct kl_mrun *r, int kb, struct kl_err *e)
+{
+    const struct kl_menv *env = r->env;
+    int one = r->sched == KL_SCHED_ONE;
+    enum kl_status st = kl_summa_plan(env->M, env->N, env->K, r->G, one ? env->K : kb, &r->plan, e);
+    if (st != KL_OK)
+        return st;
+    for (int d = 0; d < r->G; d++)
+        kl_summa_block(&r->plan, d, &r->slot[d].blk);
+    if (one)
+        snprintf(r->config, sizeof r->config, "one device");
+    else
+        snprintf(r->config, sizeof r->config, "grid %d×%d kb %d", r->plan.pr, r->plan.pc,
+                 r->plan.kb);
+    return KL_OK;
+}
+
 enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int kb,
                             const char *local, struct kl_mrun **out, struct kl_err *e)
 {
@@ -321,25 +353,7 @@ enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int 
         free(r);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     }
-    if (sched == KL_SCHED_ROWS) {
-        int counts[KL_MAX_DEVICES], offsets[KL_MAX_DEVICES];
-        if ((st = kl_dist_rows(env->M, r->G, counts, offsets, e)) != KL_OK)
-            goto fail;
-        for (int d = 0; d < r->G; d++)
-            r->slot[d].rows = counts[d], r->slot[d].row0 = offsets[d];
-        snprintf(r->config, sizeof r->config, "rows over %d", r->G);
-    } else {
-        if ((st = kl_summa_plan(env->M, env->N, env->K, r->G, sched == KL_SCHED_ONE ? env->K : kb,
-                                &r->plan, e)) != KL_OK)
-            goto fail;
-        for (int d = 0; d < r->G; d++)
-            kl_summa_block(&r->plan, d, &r->slot[d].blk);
-        if (sched == KL_SCHED_ONE)
-            snprintf(r->config, sizeof r->config, "one device");
-        else
-            snprintf(r->config, sizeof r->config, "grid %d×%d kb %d", r->plan.pr, r->plan.pc,
-                     r->plan.kb);
-    }
+    st = sched == KL_SCHED_ROWS ? split_rows(r, e) : split_blocks(r, kb, e);
     for (int d = 0; d < r->G && st == KL_OK; d++)
         st = open_slot(r, d, e);
     if (st != KL_OK)
