@@ -417,71 +417,94 @@ static void collapse_dots(char *path)
     }
 }
 
+/* The #include lines of one file: each header's path and text (its own includes inlined). */
+enum { MAX_INCLUDES = 8 };
+struct includes {
+    char *hdr[MAX_INCLUDES];
+    char path[MAX_INCLUDES][256];
+    int n;
+    size_t total; /* the inlined file's size, bound from above */
+};
+
 static enum kl_status inline_at(const char *file, const char *text, kl_kernel_loader load,
-                                void *ctx, char **out, struct kl_err *e, int depth)
+                                void *ctx, char **out, struct kl_err *e, int depth);
+
+/*
+ * The header that `#include "name"` (nlen bytes) of file names, beside file,
+ * as inc's next: its path and its text with its own includes inlined.
+ */
+static enum kl_status read_header(struct includes *inc, const char *file, const char *name,
+                                  size_t nlen, kl_kernel_loader load, void *ctx, int depth,
+                                  struct kl_err *e)
 {
-    enum { MAX_INCLUDES = 8 };
-    char *hdr[MAX_INCLUDES] = {0}, path[MAX_INCLUDES][256];
     const char *slash = strrchr(file, '/');
-    int dir = slash ? (int)(slash - file + 1) : 0, n = 0;
-    size_t total = strlen(text) + 2, len;
-    enum kl_status st = KL_OK;
-    *out = NULL;
-    /* First the headers, so the text's size is known. */
-    for (const char *line = text; *line; line += len + (line[len] == '\n')) {
-        const char *name;
-        size_t nlen;
-        len = strcspn(line, "\n");
-        if (!include_name(line, len, &name, &nlen))
-            continue;
-        if (n == MAX_INCLUDES || dir + nlen >= sizeof path[n]) {
-            st = kl_fail(e, KL_ERR_BUILD, "%s: more than %d #include lines, or a name too long",
-                         file, MAX_INCLUDES);
-            goto done;
-        }
-        snprintf(path[n], sizeof path[n], "%.*s%.*s", dir, file, (int)nlen, name);
-        collapse_dots(path[n]);
-        char *raw = NULL;
-        if (depth == MAX_INCLUDE_DEPTH) {
-            st = kl_fail(e, KL_ERR_BUILD, "%s: #include nested more than %d deep", file,
-                         MAX_INCLUDE_DEPTH);
-            goto done;
-        }
-        if ((st = load(ctx, path[n], &raw, e)) == KL_OK && /* the header's own includes too */
-            (st = inline_at(path[n], raw, load, ctx, &hdr[n], e, depth + 1)) == KL_OK) {
-            size_t hl = strlen(hdr[n]);
-            if (hl && hdr[n][hl - 1] == '\n')
-                hdr[n][hl - 1] = '\0'; /* the line after it ends the header's last line */
-        }
-        free(raw);
-        if (st != KL_OK) {
-            kl_err_append(e, " (#include in %s)", file);
-            goto done;
-        }
-        total += strlen(hdr[n]) + strlen(path[n]) + strlen(file) + 64;
-        n++;
+    int dir = slash ? (int)(slash - file + 1) : 0, n = inc->n;
+    enum kl_status st;
+    char *raw = NULL;
+    if (n == MAX_INCLUDES || dir + nlen >= sizeof inc->path[n])
+        return kl_fail(e, KL_ERR_BUILD, "%s: more than %d #include lines, or a name too long", file,
+                       MAX_INCLUDES);
+    snprintf(inc->path[n], sizeof inc->path[n], "%.*s%.*s", dir, file, (int)nlen, name);
+    collapse_dots(inc->path[n]);
+    if (depth == MAX_INCLUDE_DEPTH)
+        return kl_fail(e, KL_ERR_BUILD, "%s: #include nested more than %d deep", file,
+                       MAX_INCLUDE_DEPTH);
+    if ((st = load(ctx, inc->path[n], &raw, e)) == KL_OK && /* the header's own includes too */
+        (st = inline_at(inc->path[n], raw, load, ctx, &inc->hdr[n], e, depth + 1)) == KL_OK) {
+        size_t hl = strlen(inc->hdr[n]);
+        if (hl && inc->hdr[n][hl - 1] == '\n')
+            inc->hdr[n][hl - 1] = '\0'; /* the line after it ends the header's last line */
     }
-    char *o = *out = malloc(total);
-    if (!o) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
+    free(raw);
+    if (st != KL_OK) {
+        kl_err_append(e, " (#include in %s)", file);
+        return st;
     }
+    inc->total += strlen(inc->hdr[n]) + strlen(inc->path[n]) + strlen(file) + 64;
+    inc->n++;
+    return KL_OK;
+}
+
+/* text with each #include line replaced by its header between #line directives, into o. */
+static void write_inlined(const char *file, const char *text, const struct includes *inc, char *o)
+{
     int k = 0, lineno = 1;
+    size_t len;
     for (const char *line = text; *line; line += len + (line[len] == '\n'), lineno++) {
         const char *name;
         size_t nlen;
         len = strcspn(line, "\n");
         if (include_name(line, len, &name, &nlen)) {
-            o += sprintf(o, "#line 1 \"%s\"\n%s\n#line %d \"%s\"\n", path[k], hdr[k], lineno + 1,
-                         file);
+            o += sprintf(o, "#line 1 \"%s\"\n%s\n#line %d \"%s\"\n", inc->path[k], inc->hdr[k],
+                         lineno + 1, file);
             k++;
         } else {
             o += sprintf(o, "%.*s\n", (int)len, line);
         }
     }
-done:
-    for (int i = 0; i < n; i++)
-        free(hdr[i]);
+}
+
+static enum kl_status inline_at(const char *file, const char *text, kl_kernel_loader load,
+                                void *ctx, char **out, struct kl_err *e, int depth)
+{
+    struct includes inc = {.total = strlen(text) + 2};
+    size_t len;
+    enum kl_status st = KL_OK;
+    *out = NULL;
+    /* First the headers, so the text's size is known. */
+    for (const char *line = text; *line && st == KL_OK; line += len + (line[len] == '\n')) {
+        const char *name;
+        size_t nlen;
+        len = strcspn(line, "\n");
+        if (include_name(line, len, &name, &nlen))
+            st = read_header(&inc, file, name, nlen, load, ctx, depth, e);
+    }
+    if (st == KL_OK && !(*out = malloc(inc.total)))
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    if (st == KL_OK)
+        write_inlined(file, text, &inc, *out);
+    for (int i = 0; i < inc.n; i++)
+        free(inc.hdr[i]);
     return st;
 }
 
@@ -498,11 +521,6 @@ static enum kl_status load_kernel_file(void *kl, const char *path, char **out, s
     return load_one(kl, path, out);
 }
 
-/*
- * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
- * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
- * or a .cu file alone (its headers inlined), for what only CUDA can do.
- */
 /* A user's header beside their kernel file, read from disk (a kl_kernel_loader). */
 static enum kl_status load_disk_file(void *kl, const char *path, char **out, struct kl_err *e)
 {
@@ -510,7 +528,29 @@ static enum kl_status load_disk_file(void *kl, const char *path, char **out, str
     return kl_read_file(path, out, NULL, e);
 }
 
-/* kl_kernel_source of file, whose text is given (a user's file) or NULL (one of kladder's). */
+/*
+ * A .cu file is CUDA C++ as written: no prelude, its headers inlined, and
+ * only for a backend that builds CUDA C++. text: the file's, or NULL to load
+ * it (freed here).
+ */
+static enum kl_status cuda_source(struct kl_context *kl, const char *file, char *text,
+                                  kl_kernel_loader load, char **out)
+{
+    enum kl_status st;
+    if (!kl->ops->cuda_cpp)
+        st = kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)", file);
+    else if (text || (st = load_one(kl, file, &text)) == KL_OK)
+        st = kl_kernel_inline(file, text, load, kl, out, &kl->err);
+    free(text);
+    return st;
+}
+
+/*
+ * kl_kernel_source of file, whose text is given (a user's file) or NULL (one
+ * of kladder's). OpenCL: the OpenCL prelude, then the kernel. CUDA: the same,
+ * behind kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA
+ * C++; or a .cu file alone, for what only CUDA can do.
+ */
 static enum kl_status source_of(struct kl_context *kl, const char *file, const char *given,
                                 char **out)
 {
@@ -521,16 +561,8 @@ static enum kl_status source_of(struct kl_context *kl, const char *file, const c
     *out = NULL;
     if (given && !(text = kl_strdup(given)))
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
-    if (kl_kernel_is_cuda(file)) {
-        if (!kl->ops->cuda_cpp)
-            st =
-                kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)", file);
-        else if (text || (st = load_one(kl, file, &text)) == KL_OK)
-            st = kl_kernel_inline(file, text, load, kl, out, &kl->err);
-        free(text);
-        return st;
-    }
+    if (kl_kernel_is_cuda(file))
+        return cuda_source(kl, file, text, load, out);
     if ((before && (st = load_one(kl, before, &first)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
         (!text && (st = load_one(kl, file, &text)) != KL_OK) ||
