@@ -238,27 +238,40 @@ static int strict_int(const char *s, int *out)
     return 1;
 }
 
+/* The first comma from p on outside parentheses, or NULL where there is none before end. */
+static const char *top_comma(const char *p, const char *end)
+{
+    int depth = 0;
+    for (const char *q = p; q < end; q++) {
+        depth += (*q == '(') - (*q == ')');
+        if (*q == ',' && depth == 0)
+            return q;
+    }
+    return NULL;
+}
+
+/* p to stop without blanks at either end: its start, its length in *len. */
+static const char *trim(const char *p, const char *stop, size_t *len)
+{
+    while (p < stop && isspace((unsigned char)*p))
+        p++;
+    *len = (size_t)(stop - p);
+    while (*len && isspace((unsigned char)p[*len - 1]))
+        (*len)--;
+    return p;
+}
+
 /* "E1, E2, E3": 1 to 3 expressions into ex[] (checked when evaluated); the count, or 0. */
 static int expressions(const char *p, const char *end, char ex[3][KL_USER_EXPR])
 {
     int n = 0;
     while (p < end) {
-        const char *comma = NULL;
-        int depth = 0;
-        for (const char *q = p; q < end && !comma; q++) { /* a comma outside parentheses */
-            depth += (*q == '(') - (*q == ')');
-            if (*q == ',' && depth == 0)
-                comma = q;
-        }
-        const char *stop = comma ? comma : end;
-        while (p < stop && isspace((unsigned char)*p))
-            p++;
-        size_t len = (size_t)(stop - p);
-        while (len && isspace((unsigned char)p[len - 1]))
-            len--;
+        const char *comma = top_comma(p, end);
+        size_t len;
+        const char *start = trim(p, comma ? comma : end, &len);
         if (n == 3 || len == 0 || len >= KL_USER_EXPR)
             return 0;
-        snprintf(ex[n++], KL_USER_EXPR, "%.*s", (int)len, p);
+        snprintf(ex[n++], KL_USER_EXPR, "%.*s", (int)len, start);
         p = comma ? comma + 1 : end;
     }
     return n;
