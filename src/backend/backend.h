@@ -43,18 +43,18 @@ struct kl_device_info {
     int profiling; /* queue profiling (event timing) is available */
 
     /* Facts only some backends know (0 where unknown); CUDA fills them. */
-    int cc_major, cc_minor;     /* compute capability */
-    unsigned warp;              /* threads per warp / sub-group width */
-    uint64_t local_mem_optin;   /* largest shared memory per block on request */
-    uint64_t local_mem_per_cu;  /* shared memory per SM */
+    int cc_major, cc_minor;    /* compute capability */
+    unsigned warp;             /* threads per warp / sub-group width */
+    uint64_t local_mem_optin;  /* largest shared memory per block on request */
+    uint64_t local_mem_per_cu; /* shared memory per SM */
     unsigned regs_per_block, regs_per_cu;
-    unsigned threads_per_cu;    /* resident threads per SM */
-    unsigned blocks_per_cu;     /* resident blocks per SM */
+    unsigned threads_per_cu;     /* resident threads per SM */
+    unsigned blocks_per_cu;      /* resident blocks per SM */
     unsigned local_mem_reserved; /* shared memory the system keeps per block */
-    unsigned mem_clock_mhz;     /* memory clock, peak */
-    unsigned mem_bus_bits;      /* memory bus width */
-    size_t max_grid[3];         /* most work-groups per dimension (0: no limit known) */
-    char pci_bus_id[32];        /* "0000:1b:00.0" where the API tells, else "" */
+    unsigned mem_clock_mhz;      /* memory clock, peak */
+    unsigned mem_bus_bits;       /* memory bus width */
+    size_t max_grid[3];          /* most work-groups per dimension (0: no limit known) */
+    char pci_bus_id[32];         /* "0000:1b:00.0" where the API tells, else "" */
 };
 
 /*
@@ -73,8 +73,14 @@ struct kl_device_info {
  * TF32 as they write it (to nearest, ties to even: the map's type is
  * TFLOAT32), for a kernel that feeds the tensor cores TF32.
  */
-enum kl_arg_kind { KL_ARG_BUF, KL_ARG_INT, KL_ARG_FLOAT, KL_ARG_DOUBLE, KL_ARG_LOCAL,
-                   KL_ARG_TENSOR_MAP };
+enum kl_arg_kind {
+    KL_ARG_BUF,
+    KL_ARG_INT,
+    KL_ARG_FLOAT,
+    KL_ARG_DOUBLE,
+    KL_ARG_LOCAL,
+    KL_ARG_TENSOR_MAP
+};
 struct kl_buf;
 struct kl_tensor_map {
     struct kl_buf *buf;
@@ -119,18 +125,18 @@ struct kl_kernel_sig {
  * limits.
  */
 struct kl_resources {
-    int regs;            /* registers per work-item */
-    long private_bytes;  /* private memory per work-item: spilled registers and stack */
-    long local_static;   /* local (shared) memory the kernel declares, per work-group */
-    long local_dynamic;  /* the launch's own: __local arguments, CUDA's dynamic shared memory */
-    long threads;        /* work-items per work-group */
-    long max_threads;    /* the most this kernel can run in a work-group (its registers and
-                            limits; CL_KERNEL_WORK_GROUP_SIZE) */
+    int regs;              /* registers per work-item */
+    long private_bytes;    /* private memory per work-item: spilled registers and stack */
+    long local_static;     /* local (shared) memory the kernel declares, per work-group */
+    long local_dynamic;    /* the launch's own: __local arguments, CUDA's dynamic shared memory */
+    long threads;          /* work-items per work-group */
+    long max_threads;      /* the most this kernel can run in a work-group (its registers and
+                              limits; CL_KERNEL_WORK_GROUP_SIZE) */
     long threads_multiple; /* work-group sizes it prefers a multiple of (a warp) */
-    int groups_per_cu;   /* work-groups a compute unit holds at once, by the API's reckoning */
-    double occupancy;    /* resident warps over the most a compute unit holds, 0..1 */
-    char limiter[16];    /* what holds groups_per_cu down: registers, shared, threads, blocks */
-    char why[192];       /* what is unknown and why; "" when nothing is */
+    int groups_per_cu;     /* work-groups a compute unit holds at once, by the API's reckoning */
+    double occupancy;      /* resident warps over the most a compute unit holds, 0..1 */
+    char limiter[16];      /* what holds groups_per_cu down: registers, shared, threads, blocks */
+    char why[192];         /* what is unknown and why; "" when nothing is */
 };
 
 /* Times of one launch from the API's events, in seconds. */
@@ -160,6 +166,30 @@ struct kl_backend_ops {
     const char *opencl_prelude;
     int local_is_param;
     const char *arg_info_option;
+
+    /*
+     * How its devices are named and what runs beside them:
+     * one_platform: its devices are one platform's, named by index alone
+     *   ("cuda:1"); 0: by platform and device ("opencl:0:1"), gpu or cpu;
+     * cuda_ordinals: its device indices are the CUDA runtime's (cudaSetDevice
+     *   takes kl->device as is), for NVIDIA's libraries run beside it;
+     * opencl_handles: native_queue and native_buffer give OpenCL's
+     *   cl_command_queue and cl_mem (what CLBlast takes);
+     * gemm_peer, gemm_peer_float: the vendor's GEMM run beside the main job's
+     *   ladder, as peer names (peers/peers.h), for every type and for float
+     *   alone; NULL: none.
+     */
+    int one_platform;
+    int cuda_ordinals;
+    int opencl_handles;
+    const char *gemm_peer, *gemm_peer_float;
+
+    /*
+     * Where a device is present that this backend cannot reach, how to make
+     * it reachable (an NVIDIA GPU whose OpenCL platform is not registered):
+     * writes it into buf and returns 1; else 0. NULL: never.
+     */
+    int (*device_hint)(char *buf, size_t n);
 
     /*
      * Why this backend has no device at all (driver or compiler missing), in
@@ -259,7 +289,70 @@ struct kl_backend_ops {
      */
     void *(*native_queue)(struct kl_dev *dev);
     void *(*native_buffer)(struct kl_buf *buf);
+
+    /*
+     * Several devices driven from one thread (multi/): the entries above make
+     * a device current when it is opened and wait for every launch; these
+     * make a device current, queue work on streams and order it with events.
+     * Streams and events are the API's own handles passed as void * (CUDA's
+     * CUstream and CUevent, which NCCL and cuBLAS take as they are). Every
+     * call acts on the device that is current, except where one is named.
+     * All NULL where the backend has no streams (multi/ says so).
+     */
+    /* Makes dev current on this thread. */
+    enum kl_status (*make_current)(struct kl_dev *dev, struct kl_err *e);
+    /* A stream of dev that does not wait for the default one; destroyed with dev open. */
+    enum kl_status (*stream_create)(struct kl_dev *dev, void **stream, struct kl_err *e);
+    void (*stream_destroy)(struct kl_dev *dev, void *stream);
+    /* Waits until everything queued on stream has finished; the work's error says why not. */
+    enum kl_status (*stream_sync)(struct kl_dev *dev, void *stream, struct kl_err *e);
+    /* An event of dev that can time and order streams. */
+    enum kl_status (*event_create)(struct kl_dev *dev, void **event, struct kl_err *e);
+    void (*event_destroy)(struct kl_dev *dev, void *event);
+    /* Records event after what is queued on stream so far. */
+    enum kl_status (*event_record)(void *event, void *stream, struct kl_err *e);
+    /* Makes stream wait, on the device, for the last record of event (of any device). */
+    enum kl_status (*stream_wait)(void *stream, void *event, struct kl_err *e);
+    /* Seconds from start to end, both recorded on one device; waits for end. */
+    enum kl_status (*event_elapsed)(void *start, void *end, double *seconds, struct kl_err *e);
+    /*
+     * Queues k on stream of dev without waiting: the arguments and geometry
+     * of launch, checked the same way.
+     */
+    enum kl_status (*launch_async)(struct kl_dev *dev, void *stream, struct kl_kernel *k,
+                                   const struct kl_arg *args, int nargs, int dims,
+                                   const size_t *global, const size_t *local, struct kl_err *e);
+    /*
+     * Queues a copy of bytes from src (at byte src_off, on src_dev) to dst (at
+     * dst_off, on dst_dev) on stream: between two devices directly where peer
+     * access is on, else staged by the driver; within one device.
+     */
+    enum kl_status (*copy_async)(struct kl_dev *dst_dev, struct kl_buf *dst, size_t dst_off,
+                                 struct kl_dev *src_dev, struct kl_buf *src, size_t src_off,
+                                 size_t bytes, void *stream, struct kl_err *e);
+    /*
+     * Peer access: lets from's kernels and copies reach to's memory where the
+     * hardware can (already enabled counts). *enabled: 1 when it is on, 0 when
+     * the pair has none.
+     */
+    enum kl_status (*enable_peer)(struct kl_dev *from, struct kl_dev *to, int *enabled,
+                                  struct kl_err *e);
+    /* The buffer's device address (a CUdeviceptr), for NCCL and cuBLAS. */
+    unsigned long long (*device_ptr)(const struct kl_buf *buf);
+    /*
+     * A buffer that is bytes of buf from byte offset on: kernels and copies
+     * see it as a buffer of its own. It owns no memory; release frees the
+     * view alone, before or after buf (which must outlive its use).
+     */
+    enum kl_status (*buf_view)(struct kl_buf *buf, size_t offset, size_t bytes, struct kl_buf **out,
+                               struct kl_err *e);
 };
+
+/*
+ * Every backend built in, the default first (a device spec without a
+ * backend prefix names one of its devices); NULL ends the list.
+ */
+extern const struct kl_backend_ops *const kl_backends[];
 
 extern const struct kl_backend_ops kl_backend_opencl;
 #ifdef KLADDER_HAVE_CUDA

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "backend/cuda_native.h"
 #include "backend/nvrtc.h"
 
 struct kl_dev {
@@ -31,13 +30,13 @@ struct kl_dev {
 struct kl_buf {
     CUdeviceptr ptr;
     size_t bytes;
-    void *host;      /* pinned host memory (alloc_pinned), else NULL */
-    void *staging;   /* pinned host copy for maps, kept until release */
+    void *host;    /* pinned host memory (alloc_pinned), else NULL */
+    void *staging; /* pinned host copy for maps, kept until release */
     size_t staging_bytes;
-    void *mapped;    /* staging while mapped, else NULL */
+    void *mapped; /* staging while mapped, else NULL */
     size_t mapped_bytes;
     int mapped_write;
-    int view;        /* part of another buffer (kl_cuda_buf_view): owns no memory */
+    int view; /* part of another buffer (buf_view): owns no memory */
 };
 
 struct kl_kernel {
@@ -118,8 +117,8 @@ static int load_driver(void)
     cu.state = -1;
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(cu.why, sizeof cu.why,
-                 "no NVIDIA driver: libcuda.so.1 could not be loaded (%s)", dlerror());
+        snprintf(cu.why, sizeof cu.why, "no NVIDIA driver: libcuda.so.1 could not be loaded (%s)",
+                 dlerror());
         return 0;
     }
     /* POSIX allows converting dlsym's object pointer to a function pointer. */
@@ -143,8 +142,7 @@ static int load_driver(void)
     if (rc != CUDA_SUCCESS) {
         const char *name = "?";
         cu.cuGetErrorName(rc, &name);
-        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver is present but cuInit failed: %s",
-                 name);
+        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver is present but cuInit failed: %s", name);
         return 0;
     }
     if (cu.cuDeviceGetCount(&cu.devices) != CUDA_SUCCESS || cu.devices <= 0) {
@@ -233,16 +231,14 @@ static void kernel_driver_version(char *out, size_t n)
     fclose(f);
 }
 
-static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info,
-                                       struct kl_err *e)
+static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
     CUdevice dev;
     if (!load_driver())
         return kl_fail(e, KL_ERR_NO_DEVICE, "CUDA is unavailable: %s", cu.why);
     if (p != 0 || d < 0 || d >= cu.devices)
-        return kl_fail(e, KL_ERR_NO_DEVICE, "there is no CUDA device %d (%d found)", d,
-                       cu.devices);
+        return kl_fail(e, KL_ERR_NO_DEVICE, "there is no CUDA device %d (%d found)", d, cu.devices);
     CU_TRY(cu.cuDeviceGet(&dev, d));
     memset(info, 0, sizeof *info);
     int version = 0;
@@ -260,8 +256,8 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     info->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     snprintf(info->device_version, sizeof info->device_version, "compute capability %d.%d",
              info->cc_major, info->cc_minor);
-    snprintf(info->c_version, sizeof info->c_version, "CUDA C++ (NVRTC, sm_%d%d)",
-             info->cc_major, info->cc_minor);
+    snprintf(info->c_version, sizeof info->c_version, "CUDA C++ (NVRTC, sm_%d%d)", info->cc_major,
+             info->cc_minor);
     snprintf(info->type, sizeof info->type, "GPU");
     info->is_gpu = 1;
 
@@ -297,14 +293,11 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
         (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
     info->regs_per_block = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
     info->regs_per_cu = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
-    info->threads_per_cu =
-        (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-    info->blocks_per_cu =
-        (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    info->threads_per_cu = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    info->blocks_per_cu = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     info->local_mem_reserved =
         (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
-    if (cu.cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, dev) !=
-        CUDA_SUCCESS)
+    if (cu.cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, dev) != CUDA_SUCCESS)
         info->pci_bus_id[0] = '\0';
     info->mem_clock_mhz = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
     info->mem_bus_bits = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
@@ -440,28 +433,6 @@ static const char *cuda_kernel_log(struct kl_kernel *k)
     return k->log ? k->log : "";
 }
 
-/*
- * KLADDER_SAVE_CUBIN=DIR keeps every compiled kernel as DIR/ENTRY-HASH.cubin
- * (HASH: FNV-1a of its options), for cuobjdump and Nsight to read the very
- * code that was timed. Best effort: a file that cannot be written is skipped.
- */
-static void save_cubin(const char *entry, const char *options, const char *image, size_t size)
-{
-    const char *dir = getenv("KLADDER_SAVE_CUBIN");
-    unsigned long long h = 1469598103934665603ull;
-    char path[4096];
-    if (!dir || !dir[0])
-        return;
-    for (const char *p = options; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    snprintf(path, sizeof path, "%s/%s-%016llx.cubin", dir, entry, h);
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(image, 1, size, f);
-        fclose(f);
-    }
-}
-
 static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const char *options,
                                  const char *entry, struct kl_kernel **out, struct kl_err *e)
 {
@@ -476,7 +447,7 @@ static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const c
                           &k->log, e);
     if (st != KL_OK)
         goto fail;
-    save_cubin(entry, options, image, size);
+    kl_nvrtc_save_cubin(entry, options, image, size);
     CU_TRY(cu.cuCtxSetCurrent(dev->ctx)); /* the module is loaded into the current context */
     CU_TRY(cu.cuModuleLoadData(&k->module, image));
     CUresult rc = cu.cuModuleGetFunction(&k->fn, k->module, entry);
@@ -563,8 +534,7 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
 #define KL_CUDA_MAX_MAPS 4
 
 /* A tensor map argument encoded for the driver (see struct kl_tensor_map). */
-static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out,
-                                 struct kl_err *e)
+static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out, struct kl_err *e)
 {
     memset(out, 0, sizeof *out);
     if (!m->buf)
@@ -609,17 +579,12 @@ struct launch_args {
     size_t shared;
 };
 
-static enum kl_status launch_args(struct kl_kernel *k, const struct kl_arg *args, int nargs,
-                                  int dims, const size_t *global, const size_t *local,
-                                  struct launch_args *a, struct kl_err *e)
+/* The kernel's parameters from args: pointers to each value, local sizes summed into shared. */
+static enum kl_status pack_params(const struct kl_arg *args, int nargs, struct launch_args *a,
+                                  struct kl_err *e)
 {
-    enum kl_status st = KL_OK;
+    enum kl_status st;
     int nmaps = 0, np = 0;
-    if (nargs > KL_CUDA_MAX_ARGS)
-        return kl_fail(e, KL_ERR_ARG, "a kernel with %d arguments (at most %d)", nargs,
-                       KL_CUDA_MAX_ARGS);
-    if (!local || dims < 1 || dims > 3)
-        return kl_fail(e, KL_ERR_ARG, "CUDA launches need 1 to 3 dimensions and a block shape");
     a->shared = 0;
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
@@ -641,11 +606,13 @@ static enum kl_status launch_args(struct kl_kernel *k, const struct kl_arg *args
             break;
         }
     }
-    if (a->shared > k->shared_set) {
-        CU_TRY(cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     (int)a->shared));
-        k->shared_set = a->shared;
-    }
+    return KL_OK;
+}
+
+/* Grid and block from OpenCL's global and local sizes, within CUDA's limits. */
+static enum kl_status launch_shape(int dims, const size_t *global, const size_t *local,
+                                   struct launch_args *a, struct kl_err *e)
+{
     for (int d = 0; d < 3; d++)
         a->grid[d] = a->block[d] = 1;
     for (int d = 0; d < dims; d++) {
@@ -655,13 +622,34 @@ static enum kl_status launch_args(struct kl_kernel *k, const struct kl_arg *args
                            global[d], local[d], d);
         size_t g = global[d] / local[d];
         if (g > 0x7fffffffu || (d > 0 && g > 65535))
-            return kl_fail(e, KL_ERR_ARG, "%zu blocks in dimension %d exceed CUDA's grid limit",
-                           g, d);
+            return kl_fail(e, KL_ERR_ARG, "%zu blocks in dimension %d exceed CUDA's grid limit", g,
+                           d);
         a->grid[d] = (unsigned)g;
         a->block[d] = (unsigned)local[d];
     }
     if (a->grid[0] == 0 || a->grid[1] == 0 || a->grid[2] == 0)
         return kl_fail(e, KL_ERR_ARG, "an empty launch (no blocks) has nothing to time");
+    return KL_OK;
+}
+
+static enum kl_status launch_args(struct kl_kernel *k, const struct kl_arg *args, int nargs,
+                                  int dims, const size_t *global, const size_t *local,
+                                  struct launch_args *a, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    if (nargs > KL_CUDA_MAX_ARGS)
+        return kl_fail(e, KL_ERR_ARG, "a kernel with %d arguments (at most %d)", nargs,
+                       KL_CUDA_MAX_ARGS);
+    if (!local || dims < 1 || dims > 3)
+        return kl_fail(e, KL_ERR_ARG, "CUDA launches need 1 to 3 dimensions and a block shape");
+    if ((st = pack_params(args, nargs, a, e)) != KL_OK)
+        return st;
+    if (a->shared > k->shared_set) {
+        CU_TRY(cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     (int)a->shared));
+        k->shared_set = a->shared;
+    }
+    return launch_shape(dims, global, local, a, e);
 fail:
     return st;
 }
@@ -688,8 +676,8 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
     CU_TRY(cu.cuEventRecord(dev->end, NULL));
     CUresult rc = cu.cuEventSynchronize(dev->end);
     if (rc != CUDA_SUCCESS) {
-        st = kl_fail(e, status_of(rc), "kernel execution failed: %s (%d)", cu_err_name(rc),
-                     (int)rc);
+        st =
+            kl_fail(e, status_of(rc), "kernel execution failed: %s (%d)", cu_err_name(rc), (int)rc);
         goto fail;
     }
     if (t) {
@@ -733,8 +721,8 @@ static enum kl_status cuda_alloc_pinned(struct kl_dev *dev, size_t bytes, struct
  * into pinned host memory (for reading) and an unmap a copy back (after
  * writing), which is what an OpenCL runtime does for a discrete GPU too.
  */
-static enum kl_status cuda_map(struct kl_dev *dev, struct kl_buf *buf, size_t bytes,
-                               int for_write, void **host, struct kl_err *e)
+static enum kl_status cuda_map(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
+                               void **host, struct kl_err *e)
 {
     enum kl_status st = check_device_buf(buf, bytes, e);
     if (st != KL_OK)
@@ -795,10 +783,180 @@ static void *cuda_native_buffer(struct kl_buf *buf)
     return (void *)(uintptr_t)buf->ptr;
 }
 
+/* ---- several devices, streams and events (multi/) ---------------------------------- */
+
+static enum kl_status cuda_make_current(struct kl_dev *dev, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+fail:
+    return st;
+}
+
+static enum kl_status cuda_stream_create(struct kl_dev *dev, void **stream, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CUstream s = NULL;
+    *stream = NULL;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    *stream = s;
+fail:
+    return st;
+}
+
+static void cuda_stream_destroy(struct kl_dev *dev, void *stream)
+{
+    if (!stream)
+        return;
+    cu.cuCtxSetCurrent(dev->ctx);
+    cu.cuStreamDestroy((CUstream)stream);
+}
+
+static enum kl_status cuda_stream_sync(struct kl_dev *dev, void *stream, struct kl_err *e)
+{
+    cu.cuCtxSetCurrent(dev->ctx);
+    CUresult rc = cu.cuStreamSynchronize((CUstream)stream);
+    if (rc != CUDA_SUCCESS)
+        return kl_fail(e, status_of(rc), "work queued on a stream failed: %s (%d)", cu_err_name(rc),
+                       (int)rc);
+    return KL_OK;
+}
+
+static enum kl_status cuda_event_create(struct kl_dev *dev, void **event, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CUevent ev = NULL;
+    *event = NULL;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuEventCreate(&ev, CU_EVENT_DEFAULT));
+    *event = ev;
+fail:
+    return st;
+}
+
+static void cuda_event_destroy(struct kl_dev *dev, void *event)
+{
+    if (!event)
+        return;
+    cu.cuCtxSetCurrent(dev->ctx);
+    cu.cuEventDestroy((CUevent)event);
+}
+
+static enum kl_status cuda_event_record(void *event, void *stream, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CU_TRY(cu.cuEventRecord((CUevent)event, (CUstream)stream));
+fail:
+    return st;
+}
+
+static enum kl_status cuda_stream_wait(void *stream, void *event, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CU_TRY(cu.cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0));
+fail:
+    return st;
+}
+
+static enum kl_status cuda_event_elapsed(void *start, void *end, double *seconds, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    float ms = 0.0f;
+    CUresult rc = cu.cuEventSynchronize((CUevent)end);
+    if (rc != CUDA_SUCCESS)
+        return kl_fail(e, status_of(rc), "work before an event failed: %s (%d)", cu_err_name(rc),
+                       (int)rc);
+    CU_TRY(cu.elapsed(&ms, (CUevent)start, (CUevent)end));
+    *seconds = (double)ms * 1e-3;
+fail:
+    return st;
+}
+
+static enum kl_status cuda_launch_async(struct kl_dev *dev, void *stream, struct kl_kernel *k,
+                                        const struct kl_arg *args, int nargs, int dims,
+                                        const size_t *global, const size_t *local, struct kl_err *e)
+{
+    struct launch_args a;
+    enum kl_status st = launch_args(k, args, nargs, dims, global, local, &a, e);
+    if (st != KL_OK)
+        return st;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(launch_on(k, &a, (CUstream)stream));
+fail:
+    return st;
+}
+
+static enum kl_status cuda_copy_async(struct kl_dev *dst_dev, struct kl_buf *dst, size_t dst_off,
+                                      struct kl_dev *src_dev, struct kl_buf *src, size_t src_off,
+                                      size_t bytes, void *stream, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    if (dst_off + bytes > dst->bytes || src_off + bytes > src->bytes)
+        return kl_fail(e, KL_ERR_ARG,
+                       "a copy of %zu bytes (from byte %zu to byte %zu) does not fit its buffers "
+                       "(%zu and %zu bytes)",
+                       bytes, src_off, dst_off, src->bytes, dst->bytes);
+    if (dst_dev == src_dev)
+        CU_TRY(
+            cu.cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes, (CUstream)stream));
+    else
+        CU_TRY(cu.cuMemcpyPeerAsync(dst->ptr + dst_off, dst_dev->ctx, src->ptr + src_off,
+                                    src_dev->ctx, bytes, (CUstream)stream));
+fail:
+    return st;
+}
+
+static enum kl_status cuda_enable_peer(struct kl_dev *from, struct kl_dev *to, int *enabled,
+                                       struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    int can = 0;
+    *enabled = 0;
+    CU_TRY(cu.cuDeviceCanAccessPeer(&can, from->device, to->device));
+    if (!can || from == to)
+        return KL_OK;
+    CU_TRY(cu.cuCtxSetCurrent(from->ctx));
+    CUresult rc = cu.cuCtxEnablePeerAccess(to->ctx, 0);
+    if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        return kl_fail(e, status_of(rc), "cuCtxEnablePeerAccess failed: %s (%d)", cu_err_name(rc),
+                       (int)rc);
+    *enabled = 1;
+fail:
+    return st;
+}
+
+static unsigned long long cuda_device_ptr(const struct kl_buf *buf)
+{
+    return (unsigned long long)buf->ptr;
+}
+
+static enum kl_status cuda_buf_view(struct kl_buf *buf, size_t offset, size_t bytes,
+                                    struct kl_buf **out, struct kl_err *e)
+{
+    struct kl_buf *v;
+    *out = NULL;
+    if (buf->host || offset + bytes > buf->bytes)
+        return kl_fail(e, KL_ERR_ARG,
+                       "a view of %zu bytes from byte %zu does not fit a device buffer of %zu",
+                       bytes, offset, buf->bytes);
+    if (!(v = calloc(1, sizeof *v)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    v->ptr = buf->ptr + offset;
+    v->bytes = bytes ? bytes : 1;
+    v->view = 1;
+    *out = v;
+    return KL_OK;
+}
+
 const struct kl_backend_ops kl_backend_cuda = {
     .name = "cuda",
     .cuda_cpp = 1,
     .opencl_prelude = "cuda/prelude.cuh",
+    .one_platform = 1,
+    .cuda_ordinals = 1,
+    .gemm_peer = "cublas",
+    .gemm_peer_float = "cublas_tf32",
     .unavailable = cuda_unavailable,
     .platform_count = cuda_platform_count,
     .device_count = cuda_device_count,
@@ -825,170 +983,18 @@ const struct kl_backend_ops kl_backend_cuda = {
     .alloc_image = cuda_alloc_image,
     .native_queue = cuda_native_queue,
     .native_buffer = cuda_native_buffer,
+    .make_current = cuda_make_current,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_sync = cuda_stream_sync,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .stream_wait = cuda_stream_wait,
+    .event_elapsed = cuda_event_elapsed,
+    .launch_async = cuda_launch_async,
+    .copy_async = cuda_copy_async,
+    .enable_peer = cuda_enable_peer,
+    .device_ptr = cuda_device_ptr,
+    .buf_view = cuda_buf_view,
 };
-
-/* ---- several devices, streams and events (backend/cuda_native.h) ----------- */
-
-enum kl_status kl_cuda_make_current(struct kl_dev *dev, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-fail:
-    return st;
-}
-
-enum kl_status kl_cuda_stream_create(struct kl_dev *dev, void **stream, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    CUstream s = NULL;
-    *stream = NULL;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    *stream = s;
-fail:
-    return st;
-}
-
-void kl_cuda_stream_destroy(struct kl_dev *dev, void *stream)
-{
-    if (!stream)
-        return;
-    cu.cuCtxSetCurrent(dev->ctx);
-    cu.cuStreamDestroy((CUstream)stream);
-}
-
-enum kl_status kl_cuda_stream_sync(struct kl_dev *dev, void *stream, struct kl_err *e)
-{
-    cu.cuCtxSetCurrent(dev->ctx);
-    CUresult rc = cu.cuStreamSynchronize((CUstream)stream);
-    if (rc != CUDA_SUCCESS)
-        return kl_fail(e, status_of(rc), "work queued on a stream failed: %s (%d)",
-                       cu_err_name(rc), (int)rc);
-    return KL_OK;
-}
-
-enum kl_status kl_cuda_event_create(struct kl_dev *dev, void **event, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    CUevent ev = NULL;
-    *event = NULL;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuEventCreate(&ev, CU_EVENT_DEFAULT));
-    *event = ev;
-fail:
-    return st;
-}
-
-void kl_cuda_event_destroy(struct kl_dev *dev, void *event)
-{
-    if (!event)
-        return;
-    cu.cuCtxSetCurrent(dev->ctx);
-    cu.cuEventDestroy((CUevent)event);
-}
-
-enum kl_status kl_cuda_event_record(void *event, void *stream, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    CU_TRY(cu.cuEventRecord((CUevent)event, (CUstream)stream));
-fail:
-    return st;
-}
-
-enum kl_status kl_cuda_stream_wait(void *stream, void *event, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    CU_TRY(cu.cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0));
-fail:
-    return st;
-}
-
-enum kl_status kl_cuda_event_elapsed(void *start, void *end, double *seconds, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    float ms = 0.0f;
-    CUresult rc = cu.cuEventSynchronize((CUevent)end);
-    if (rc != CUDA_SUCCESS)
-        return kl_fail(e, status_of(rc), "work before an event failed: %s (%d)", cu_err_name(rc),
-                       (int)rc);
-    CU_TRY(cu.elapsed(&ms, (CUevent)start, (CUevent)end));
-    *seconds = (double)ms * 1e-3;
-fail:
-    return st;
-}
-
-enum kl_status kl_cuda_launch_async(struct kl_dev *dev, void *stream, struct kl_kernel *k,
-                                    const struct kl_arg *args, int nargs, int dims,
-                                    const size_t *global, const size_t *local, struct kl_err *e)
-{
-    struct launch_args a;
-    enum kl_status st = launch_args(k, args, nargs, dims, global, local, &a, e);
-    if (st != KL_OK)
-        return st;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(launch_on(k, &a, (CUstream)stream));
-fail:
-    return st;
-}
-
-enum kl_status kl_cuda_copy_async(struct kl_dev *dst_dev, struct kl_buf *dst, size_t dst_off,
-                                  struct kl_dev *src_dev, struct kl_buf *src, size_t src_off,
-                                  size_t bytes, void *stream, struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    if (dst_off + bytes > dst->bytes || src_off + bytes > src->bytes)
-        return kl_fail(e, KL_ERR_ARG,
-                       "a copy of %zu bytes (from byte %zu to byte %zu) does not fit its buffers "
-                       "(%zu and %zu bytes)",
-                       bytes, src_off, dst_off, src->bytes, dst->bytes);
-    if (dst_dev == src_dev)
-        CU_TRY(cu.cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes,
-                                    (CUstream)stream));
-    else
-        CU_TRY(cu.cuMemcpyPeerAsync(dst->ptr + dst_off, dst_dev->ctx, src->ptr + src_off,
-                                    src_dev->ctx, bytes, (CUstream)stream));
-fail:
-    return st;
-}
-
-enum kl_status kl_cuda_enable_peer(struct kl_dev *from, struct kl_dev *to, int *enabled,
-                                   struct kl_err *e)
-{
-    enum kl_status st = KL_OK;
-    int can = 0;
-    *enabled = 0;
-    CU_TRY(cu.cuDeviceCanAccessPeer(&can, from->device, to->device));
-    if (!can || from == to)
-        return KL_OK;
-    CU_TRY(cu.cuCtxSetCurrent(from->ctx));
-    CUresult rc = cu.cuCtxEnablePeerAccess(to->ctx, 0);
-    if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
-        return kl_fail(e, status_of(rc), "cuCtxEnablePeerAccess failed: %s (%d)",
-                       cu_err_name(rc), (int)rc);
-    *enabled = 1;
-fail:
-    return st;
-}
-
-unsigned long long kl_cuda_ptr(const struct kl_buf *buf)
-{
-    return (unsigned long long)buf->ptr;
-}
-
-enum kl_status kl_cuda_buf_view(struct kl_buf *buf, size_t offset, size_t bytes,
-                                struct kl_buf **out, struct kl_err *e)
-{
-    struct kl_buf *v;
-    *out = NULL;
-    if (buf->host || offset + bytes > buf->bytes)
-        return kl_fail(e, KL_ERR_ARG,
-                       "a view of %zu bytes from byte %zu does not fit a device buffer of %zu",
-                       bytes, offset, buf->bytes);
-    if (!(v = calloc(1, sizeof *v)))
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    v->ptr = buf->ptr + offset;
-    v->bytes = bytes ? bytes : 1;
-    v->view = 1;
-    *out = v;
-    return KL_OK;
-}

@@ -153,21 +153,91 @@ static int split_options(const char *options, int extra, char **copy, const char
     return argc;
 }
 
-enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char *options,
-                                int cc_major, int cc_minor, char **image, size_t *size,
-                                char **messages, struct kl_err *e)
+/*
+ * NVRTC's options: fixed ones first, then arch_opt, then kladder's -D options
+ * split on spaces (into *copy). The count, or -1 without memory.
+ */
+static int compile_argv(const char *options, const char *arch_opt, char **copy, const char ***argv)
 {
-    char arch_opt[64], supported[1024];
-    char *copy = NULL, *log = NULL;
-    const char **argv = NULL;
-    nvrtcProgram prog = NULL;
-    nvrtcResult rc;
-    enum kl_status st = KL_OK;
+    static const char *const fixed[] = {
+        "-std=c++17",
+        /* OpenCL helper functions carry no __device__: make that the default. */
+        "-default-device",
+        /* "Expression has no effect": an OpenCL vector literal (float4)(a, b, c, d)
+           is a comma expression in C++ (see kernels/cuda/prelude.cuh). */
+        "--diag-error=174",
+    };
+    const int nfixed = (int)(sizeof fixed / sizeof *fixed);
+    int argc = split_options(options, nfixed + 1, copy, argv);
+    if (argc < 0)
+        return -1;
+    memmove(*argv + nfixed + 1, *argv, (size_t)argc * sizeof **argv);
+    for (int i = 0; i < nfixed; i++)
+        (*argv)[i] = fixed[i];
+    (*argv)[nfixed] = arch_opt;
+    return argc + nfixed + 1;
+}
 
-    *image = NULL;
-    *size = 0;
-    if (messages)
-        *messages = NULL;
+/* The program's log, malloc'd and terminated; NULL where there is none or no memory. */
+static char *program_log(nvrtcProgram prog)
+{
+    size_t n = 0;
+    char *log = NULL;
+    if (nv.log_size(prog, &n) == NVRTC_SUCCESS && n > 0 && (log = malloc(n + 1))) {
+        if (nv.log(prog, log) == NVRTC_SUCCESS) {
+            log[n] = '\0';
+            return log;
+        }
+        free(log);
+    }
+    return NULL;
+}
+
+/* The compiled program's CUBIN into *image (malloc'd) and *size. */
+static enum kl_status program_cubin(nvrtcProgram prog, const char *name, char **image, size_t *size,
+                                    struct kl_err *e)
+{
+    size_t n = 0;
+    nvrtcResult rc;
+    if ((rc = nv.cubin_size(prog, &n)) != NVRTC_SUCCESS || n == 0)
+        return kl_fail(e, KL_ERR_BACKEND, "nvrtcGetCUBINSize failed for %s: %s", name,
+                       rc != NVRTC_SUCCESS ? nv.error_string(rc) : "no CUBIN was produced");
+    if (!(*image = malloc(n)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    if ((rc = nv.cubin(prog, *image)) != NVRTC_SUCCESS) {
+        free(*image);
+        *image = NULL;
+        return kl_fail(e, KL_ERR_BACKEND, "nvrtcGetCUBIN failed for %s: %s", name,
+                       nv.error_string(rc));
+    }
+    *size = n;
+    return KL_OK;
+}
+
+/* Compiles prog with argv; a failure's message carries NVRTC's build log. */
+static enum kl_status program_compile(nvrtcProgram prog, int argc, const char **argv,
+                                      const char *name, const char *options, const char *arch_opt,
+                                      struct kl_err *e)
+{
+    nvrtcResult rc = nv.compile(prog, argc, argv);
+    if (rc == NVRTC_SUCCESS)
+        return KL_OK;
+    enum kl_status st = kl_fail(e, rc == NVRTC_ERROR_COMPILATION ? KL_ERR_BUILD : KL_ERR_BACKEND,
+                                "nvrtcCompileProgram failed: %s, for %s with options \"%s\" (%s); "
+                                "build log:\n",
+                                nv.error_string(rc), name, options ? options : "",
+                                arch_opt + strlen("--gpu-architecture="));
+    char *log = program_log(prog);
+    if (log)
+        kl_err_append(e, "%s", log);
+    free(log);
+    return st;
+}
+
+/* Checks that NVRTC is loaded and can compile for cc_major.cc_minor. */
+static enum kl_status check_arch(const char *name, int cc_major, int cc_minor, struct kl_err *e)
+{
+    char supported[1024];
     if (!ensure_loaded())
         return kl_fail(e, KL_ERR_BACKEND, "%s", nv.why);
     if (cc_major < 1 || cc_major > 99 || cc_minor < 0 || cc_minor > 9)
@@ -178,82 +248,50 @@ enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char
                        "NVRTC %d.%d cannot compile %s for sm_%d (compute capability %d.%d); it "
                        "supports %s. Use a CUDA toolkit that supports this GPU",
                        nv.major, nv.minor, name, arch, cc_major, cc_minor, supported);
+    return KL_OK;
+}
+
+enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char *options,
+                                int cc_major, int cc_minor, char **image, size_t *size,
+                                char **messages, struct kl_err *e)
+{
+    char arch_opt[64];
+    char *copy = NULL, *log = NULL;
+    const char **argv = NULL;
+    nvrtcProgram prog = NULL;
+    nvrtcResult rc;
+    enum kl_status st;
+
+    *image = NULL;
+    *size = 0;
+    if (messages)
+        *messages = NULL;
+    if ((st = check_arch(name, cc_major, cc_minor, e)) != KL_OK)
+        return st;
     /*
      * Compute capability 9.0 is built for sm_90a: the same GPU, plus the
      * instructions only Hopper has (wgmma, setmaxnreg), which the wgmma
      * rungs need. kladder builds for the device it runs on, so the cubin
      * loses nothing by being tied to that architecture.
      */
+    const int arch = cc_major * 10 + cc_minor;
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d%s", arch, arch == 90 ? "a" : "");
-
-    /* Fixed options first, then kladder's -D options. */
-    static const char *const fixed[] = {
-        "-std=c++17",
-        /* OpenCL helper functions carry no __device__: make that the default. */
-        "-default-device",
-        /* "Expression has no effect": an OpenCL vector literal (float4)(a, b, c, d)
-           is a comma expression in C++ (see kernels/cuda/prelude.cuh). */
-        "--diag-error=174",
-    };
-    const int nfixed = (int)(sizeof fixed / sizeof *fixed);
-    int argc = split_options(options, nfixed + 1, &copy, &argv);
+    int argc = compile_argv(options, arch_opt, &copy, &argv);
     if (argc < 0) {
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
         goto done;
     }
-    memmove(argv + nfixed + 1, argv, (size_t)argc * sizeof *argv);
-    for (int i = 0; i < nfixed; i++)
-        argv[i] = fixed[i];
-    argv[nfixed] = arch_opt;
-    argc += nfixed + 1;
-
     if ((rc = nv.create(&prog, source, name, 0, NULL, NULL)) != NVRTC_SUCCESS) {
         st = kl_fail(e, rc == NVRTC_ERROR_OUT_OF_MEMORY ? KL_ERR_NO_MEMORY : KL_ERR_BACKEND,
                      "nvrtcCreateProgram failed for %s: %s", name, nv.error_string(rc));
         prog = NULL;
         goto done;
     }
-    rc = nv.compile(prog, argc, argv);
-    if (rc != NVRTC_SUCCESS) {
-        size_t n = 0;
-        st = kl_fail(e, rc == NVRTC_ERROR_COMPILATION ? KL_ERR_BUILD : KL_ERR_BACKEND,
-                     "nvrtcCompileProgram failed: %s, for %s with options \"%s\" (%s); "
-                     "build log:\n",
-                     nv.error_string(rc), name, options ? options : "",
-                     arch_opt + strlen("--gpu-architecture="));
-        if (nv.log_size(prog, &n) == NVRTC_SUCCESS && n > 0 && (log = malloc(n + 1))) {
-            if (nv.log(prog, log) == NVRTC_SUCCESS) {
-                log[n] = '\0';
-                kl_err_append(e, "%s", log);
-            }
-        }
+    if ((st = program_compile(prog, argc, argv, name, options, arch_opt, e)) != KL_OK ||
+        (st = program_cubin(prog, name, image, size, e)) != KL_OK)
         goto done;
-    }
-    size_t n = 0;
-    if ((rc = nv.cubin_size(prog, &n)) != NVRTC_SUCCESS || n == 0) {
-        st = kl_fail(e, KL_ERR_BACKEND, "nvrtcGetCUBINSize failed for %s: %s", name,
-                     rc != NVRTC_SUCCESS ? nv.error_string(rc) : "no CUBIN was produced");
-        goto done;
-    }
-    if (!(*image = malloc(n))) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
-    }
-    if ((rc = nv.cubin(prog, *image)) != NVRTC_SUCCESS) {
-        st = kl_fail(e, KL_ERR_BACKEND, "nvrtcGetCUBIN failed for %s: %s", name,
-                     nv.error_string(rc));
-        free(*image);
-        *image = NULL;
-        goto done;
-    }
-    *size = n;
     if (messages) { /* a successful compile's warnings */
-        size_t len = 0;
-        if (nv.log_size(prog, &len) == NVRTC_SUCCESS && len > 0 && (log = malloc(len + 1)) &&
-            nv.log(prog, log) == NVRTC_SUCCESS)
-            log[len] = '\0';
-        else if (log)
-            log[0] = '\0';
+        log = program_log(prog);
         *messages = kl_compiler_messages(log, NULL, 0);
     }
 done:
@@ -263,4 +301,21 @@ done:
     free(argv);
     free(copy);
     return st;
+}
+
+void kl_nvrtc_save_cubin(const char *entry, const char *options, const char *image, size_t size)
+{
+    const char *dir = getenv("KLADDER_SAVE_CUBIN");
+    unsigned long long h = 1469598103934665603ull;
+    char path[4096];
+    if (!dir || !dir[0])
+        return;
+    for (const char *p = options; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    snprintf(path, sizeof path, "%s/%s-%016llx.cubin", dir, entry, h);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(image, 1, size, f);
+        fclose(f);
+    }
 }

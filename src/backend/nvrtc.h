@@ -33,4 +33,11 @@ enum kl_status kl_nvrtc_compile(const char *source, const char *name, const char
                                 int cc_major, int cc_minor, char **image, size_t *size,
                                 char **messages, struct kl_err *e);
 
+/*
+ * KLADDER_SAVE_CUBIN=DIR keeps every compiled kernel as DIR/ENTRY-HASH.cubin
+ * (HASH: FNV-1a of its options), for cuobjdump and Nsight to read the very
+ * code that was timed. Best effort: a file that cannot be written is skipped.
+ */
+void kl_nvrtc_save_cubin(const char *entry, const char *options, const char *image, size_t size);
+
 #endif /* KL_NVRTC_H */

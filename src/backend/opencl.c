@@ -12,12 +12,14 @@
 #include <CL/cl.h>
 #endif
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "core/context.h"
 #include "core/util.h"
 
 struct kl_dev {
@@ -60,18 +62,20 @@ static const char *cl_err_name(cl_int code)
         E(CL_INVALID_VALUE)
         E(CL_INVALID_DEVICE_TYPE)
         E(CL_INVALID_PLATFORM)
-        E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE)
-            E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
-                E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL)
-                    E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
-                        E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
-                            E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
-                                E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT)
-                                    E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
-                                        E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-                                            E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        E(CL_INVALID_DEVICE)
+        E(CL_INVALID_CONTEXT)
+        E(CL_INVALID_COMMAND_QUEUE)
+        E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+            E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL)
+                E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+                    E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+                        E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
+                            E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_EVENT)
+                                E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
+                                    E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+                                        E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef E
-                                                case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
+                                            case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
     }
     return "unknown OpenCL error";
 }
@@ -195,7 +199,7 @@ static void nvidia_limits(struct kl_device_info *info)
     static const struct {
         int major, minor;
         unsigned threads, blocks, shared_kib, reserved;
-    } cc[] = {{7, 0, 2048, 32, 96, 0},   {7, 2, 2048, 32, 96, 0},   {7, 5, 1024, 16, 64, 0},
+    } cc[] = {{7, 0, 2048, 32, 96, 0},     {7, 2, 2048, 32, 96, 0},     {7, 5, 1024, 16, 64, 0},
               {8, 0, 2048, 32, 164, 1024}, {8, 6, 1536, 16, 100, 1024}, {8, 7, 1536, 16, 164, 1024},
               {8, 9, 1536, 24, 100, 1024}, {9, 0, 2048, 32, 228, 1024}};
     for (size_t i = 0; i < sizeof cc / sizeof *cc; i++)
@@ -289,8 +293,8 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
             } else if (strstr(ext, "cl_khr_pci_bus_info")) {
                 cl_uint pci[4]; /* CL_DEVICE_PCI_BUS_INFO_KHR: domain, bus, device, function */
                 if (clGetDeviceInfo(did, 0x410F, sizeof pci, pci, NULL) == CL_SUCCESS)
-                    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.%x",
-                             pci[0], pci[1], pci[2], pci[3]);
+                    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.%x", pci[0],
+                             pci[1], pci[2], pci[3]);
             }
         }
         free(ext);
@@ -494,6 +498,20 @@ static char *hush_end(struct hush h)
     return text;
 }
 
+/* A failed build's error: the call's, then the build log and what the compiler printed. */
+static enum kl_status build_failed(cl_int rc, const char *options, const char *log,
+                                   const char *chatter, struct kl_err *e)
+{
+    enum kl_status st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
+                                "clBuildProgram failed: %s (%d) with options \"%s\"; build log:\n",
+                                cl_err_name(rc), (int)rc, options);
+    if (log)
+        kl_err_append(e, "%s", log);
+    if (chatter && (!log || !strstr(log, chatter)))
+        kl_err_append(e, "%s%s", log && *log ? "\n" : "", chatter);
+    return st;
+}
+
 static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
                                 const char *entry, struct kl_kernel **out, struct kl_err *e)
 {
@@ -515,13 +533,7 @@ static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const ch
     char *chatter = hush_end(hush);
     log = build_log(dev, k->program);
     if (rc != CL_SUCCESS) {
-        st = kl_fail(e, rc == CL_BUILD_PROGRAM_FAILURE ? KL_ERR_BUILD : status_of(rc),
-                     "clBuildProgram failed: %s (%d) with options \"%s\"; build log:\n",
-                     cl_err_name(rc), (int)rc, options);
-        if (log)
-            kl_err_append(e, "%s", log);
-        if (chatter && (!log || !strstr(log, chatter)))
-            kl_err_append(e, "%s%s", log && *log ? "\n" : "", chatter);
+        st = build_failed(rc, options, log, chatter, e);
         free(chatter);
         goto fail;
     }
@@ -575,8 +587,8 @@ static void ocl_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig)
         /* Fails (CL_KERNEL_ARG_INFO_NOT_AVAILABLE) unless built with -cl-kernel-arg-info. */
         if (clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, NULL) !=
                 CL_SUCCESS ||
-            clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
-                               NULL) != CL_SUCCESS)
+            clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q, NULL) !=
+                CL_SUCCESS)
             continue;
         type[sizeof type - 1] = '\0';
         snprintf(sig->type[i], sizeof sig->type[i], "%.31s", type);
@@ -610,12 +622,11 @@ static void ocl_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_t
     r->local_dynamic = (long)local_dynamic;
     r->threads = (long)threads;
     r->max_threads = (long)k->max_wg;
-    r->threads_multiple =
-        clGetKernelWorkGroupInfo(k->kernel, dev->device,
-                                 CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
-                                 &multiple, NULL) == CL_SUCCESS
-            ? (long)multiple
-            : -1;
+    r->threads_multiple = clGetKernelWorkGroupInfo(k->kernel, dev->device,
+                                                   CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                                   sizeof multiple, &multiple, NULL) == CL_SUCCESS
+                              ? (long)multiple
+                              : -1;
     r->groups_per_cu = -1;
     snprintf(r->why, sizeof r->why, "%s",
              k->regs >= 0 ? ""
@@ -756,10 +767,51 @@ static void *ocl_native_buffer(struct kl_buf *buf)
     return (void *)buf->mem;
 }
 
+/* ---- an NVIDIA GPU without its OpenCL platform --------------------------- */
+
+static int has_nvidia_platform(void)
+{
+    int np = ocl_platform_count();
+    for (int p = 0; p < np; p++) {
+        for (int d = 0; d < ocl_device_count(p); d++) {
+            struct kl_device_info info;
+            if (ocl_device_info(p, d, &info, NULL) == KL_OK &&
+                (kl_contains_nocase(info.vendor, "nvidia") ||
+                 kl_contains_nocase(info.platform, "nvidia")))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* device_hint; also core/context.h's, for `kladder devices`. */
+int kl_nvidia_hint(char *buf, size_t n)
+{
+    int gpu = access("/dev/nvidia0", F_OK) == 0;
+    if (!gpu) {
+        void *lib = dlopen("libnvidia-opencl.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (lib) {
+            gpu = 1;
+            dlclose(lib);
+        }
+    }
+    if (!gpu || has_nvidia_platform())
+        return 0;
+    snprintf(buf, n,
+             "An NVIDIA GPU is present but no NVIDIA OpenCL platform is registered.\n"
+             "Register it with an ICD file naming NVIDIA's OpenCL library, e.g.:\n"
+             "    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd\n"
+             "    export OCL_ICD_VENDORS=/tmp/icd\n"
+             "(or, as root: echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd)");
+    return 1;
+}
+
 const struct kl_backend_ops kl_backend_opencl = {
     .name = "opencl",
     .local_is_param = 1,
     .arg_info_option = " -cl-kernel-arg-info",
+    .opencl_handles = 1,
+    .device_hint = kl_nvidia_hint,
     .platform_count = ocl_platform_count,
     .device_count = ocl_device_count,
     .device_info = ocl_device_info,

@@ -65,11 +65,11 @@ static const char *spec_backend(const char *spec)
     return NULL;
 }
 
-/* 1 when a device whose prefix names the backend named (NULL: none, an OpenCL device) is
- * another backend's than backend. */
+/* 1 when a device whose prefix names the backend named (NULL: no prefix, a device of the
+ * default backend) belongs to a backend other than backend. */
 static int names_other_backend(const char *backend, const char *named)
 {
-    return named ? strcmp(named, backend) != 0 : strcmp(backend, "opencl") != 0;
+    return named ? strcmp(named, backend) != 0 : strcmp(backend, kl_backends[0]->name) != 0;
 }
 
 /* "backend:dev", or dev itself where its prefix names the backend (named). */
@@ -94,8 +94,8 @@ static int device_spec(const struct cli *c, char *spec, size_t n)
     if (!c->backend) {
         /* The main job shows the device's best: through CUDA where it works (every rung,
          * the Hopper ones included), else on OpenCL's default device. */
-        if (!dev && c->command == CMD_MAIN && kl_backend_cuda.platform_count() > 0)
-            dev = "cuda";
+        if (!dev && c->command == CMD_MAIN)
+            dev = kl_backend_widest();
         snprintf(spec, n, "%s", dev ? dev : "");
         return 0;
     }
@@ -130,7 +130,7 @@ static int open_device(const struct cli *c, struct kl_context **kl)
         return EXIT_USAGE;
     }
     char hint[512];
-    if ((*kl)->ops == &kl_backend_opencl && kl_nvidia_hint(hint, sizeof hint))
+    if ((*kl)->ops->device_hint && (*kl)->ops->device_hint(hint, sizeof hint))
         fprintf(stderr, "kladder: note: %s\n", hint);
     return 0;
 }
@@ -205,17 +205,17 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     req.host_rungs = c->host_rungs;
-    if (c->command == CMD_MAIN && !c->npeers && kl->ops == &kl_backend_cuda) {
+    if (c->command == CMD_MAIN && !c->npeers && kl->ops->gemm_peer) {
         /* The library beside the ladder (a row says why where cuBLAS is missing). */
-        c->peers[c->npeers++] = "cublas";
-        if (c->type == KL_FLOAT)
-            c->peers[c->npeers++] = "cublas_tf32";
+        c->peers[c->npeers++] = kl->ops->gemm_peer;
+        if (c->type == KL_FLOAT && kl->ops->gemm_peer_float)
+            c->peers[c->npeers++] = kl->ops->gemm_peer_float;
     }
     req.peers = c->peers, req.npeers = c->npeers;
     if (c->command == CMD_MAIN) {
         /* Part of the table on a terminal; kept out of CSV, JSON and files. */
         FILE *f = o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr;
-        if (kl->ops == &kl_backend_opencl)
+        if (!kl->ops->one_platform)
             fprintf(f, "kladder: device %d:%d %s (%s)", kl->platform, kl->device, kl->info.name,
                     kl->info.platform);
         else

@@ -497,7 +497,7 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
         fprintf(stderr, "kladder: %s\n", e->msg);
         return kl_exit_for(st);
     }
-    if (kl->ops == &kl_backend_opencl)
+    if (!kl->ops->one_platform)
         fprintf(out, "kladder tune  device %d:%d %s (%s; driver %s; opencl)\n", kl->platform,
                 kl->device, kl->info.name, kl->info.platform, kl->info.driver_version);
     else

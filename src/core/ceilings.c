@@ -13,15 +13,27 @@
 
 #include "core/util.h"
 
-#define HEADER "kladder-ceilings 4" /* 2: tf32_gflops; 3: f16_gflops; 4: the hierarchy, every
-                                        tensor-core precision */
+#define HEADER                                                                                     \
+    "kladder-ceilings 4" /* 2: tf32_gflops; 3: f16_gflops; 4: the hierarchy, every                 \
+                             tensor-core precision */
 
 /* Per-SM rates of the specification, per clock (enum spec_rate below). */
-enum spec_rate { SPEC_NONE, SPEC_FP32, SPEC_FP64, SPEC_INT32, SPEC_TF32, SPEC_F16, SPEC_FP8,
-                 SPEC_I8, SPEC_F64TC };
+enum spec_rate {
+    SPEC_NONE,
+    SPEC_FP32,
+    SPEC_FP64,
+    SPEC_INT32,
+    SPEC_TF32,
+    SPEC_F16,
+    SPEC_FP8,
+    SPEC_I8,
+    SPEC_F64TC
+};
 
 #define FIG(f, kind, unit, label, spec, method)                                                    \
-    {#f, offsetof(struct kl_ceilings, f), kind, unit, label, method, spec}
+    {                                                                                              \
+#f, offsetof(struct kl_ceilings, f), kind, unit, label, method, spec                       \
+    }
 const struct kl_ceiling_def kl_ceiling_defs[] = {
     FIG(copy_gbps, KL_CEIL_MEMORY, "GB/s", "memory copy", SPEC_NONE,
         "a copy kernel over every vector width, elements per work-item and work-group size; "
@@ -81,8 +93,8 @@ const struct kl_ceiling_def kl_ceiling_defs[] = {
         "the latency times the clock measured meanwhile (else the highest clock)"),
     FIG(atomic_one_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, one address", SPEC_NONE,
         "every work-item adds to one global counter; the total checked exactly"),
-    FIG(atomic_spread_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, distinct addresses",
-        SPEC_NONE, "every work-item adds to counters of its own; each checked exactly"),
+    FIG(atomic_spread_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, distinct addresses", SPEC_NONE,
+        "every work-item adds to counters of its own; each checked exactly"),
     FIG(atomic_shared_gops, KL_CEIL_ATOMIC, "Gop/s", "atomic adds, local memory", SPEC_NONE,
         "every work-group adds to a local counter; each checked exactly"),
     FIG(launch_us, KL_CEIL_LAUNCH, "us", "launch latency", SPEC_NONE,
@@ -168,10 +180,10 @@ void kl_ceilings_summary(const struct kl_ceilings *c, char *out, size_t n)
     /* Short names of the roofs after the first five, in the table's order. */
     static const struct {
         const char *key, *name;
-    } more[] = {{"f16_tc_gflops", "FP16"},       {"bf16_gflops", "BF16"},
-                {"fp8_gflops", "FP8"},           {"i8_giops", "INT8"},
-                {"f64_tc_gflops", "FP64 tensor"}, {"f16_gflops", "FP16x2"},
-                {"l2_gbps", "L2 GB/s"},          {"shared_gbps", "shared GB/s"}};
+    } more[] = {
+        {"f16_tc_gflops", "FP16"}, {"bf16_gflops", "BF16"},          {"fp8_gflops", "FP8"},
+        {"i8_giops", "INT8"},      {"f64_tc_gflops", "FP64 tensor"}, {"f16_gflops", "FP16x2"},
+        {"l2_gbps", "L2 GB/s"},    {"shared_gbps", "shared GB/s"}};
     size_t used = (size_t)snprintf(out, n,
                                    "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f "
                                    "GIOP/s, TF32 ",
@@ -205,7 +217,10 @@ static const struct {
     const char *key;
     size_t offset, size;
 } strings[] = {
-#define STR(f) {#f, offsetof(struct kl_ceilings, f), sizeof(((struct kl_ceilings *)0)->f)}
+#define STR(f)                                                                                     \
+    {                                                                                              \
+#f, offsetof(struct kl_ceilings, f), sizeof(((struct kl_ceilings *)0)->f)                  \
+    }
     STR(copy_cfg), STR(read_cfg), STR(write_cfg), STR(date), STR(source),
 #undef STR
 };
@@ -253,13 +268,72 @@ void kl_ceilings_path(const struct kl_device_info *dev, const char *backend, cha
     kl_cache_file(dev, backend, "ceilings", out, n);
 }
 
+/* 1 when text starts with this version's header and its checksum line matches it. */
+static int checksum_ok(const char *text)
+{
+    /* The last line is "checksum <hex>" over everything before it. */
+    const char *sum = strstr(text, "\nchecksum ");
+    unsigned long long want = 0;
+    int ok = strncmp(text, HEADER "\n", strlen(HEADER) + 1) == 0 && sum &&
+             sscanf(sum + 10, "%llx", &want) == 1 &&
+             want == (unsigned long long)kl_cache_hash(text, (size_t)(sum - text + 1));
+    return ok;
+}
+
+/* The field called key takes value; seen[i] marks it. 0 where a figure is not one. */
+static int read_field(struct kl_ceilings *c, const char *key, const char *value, int *seen)
+{
+    int ok = 1;
+    /* Figures first (index i < DEF_COUNT), then the strings. */
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        size_t si = i - DEF_COUNT;
+        if (strcmp(key, i < DEF_COUNT ? kl_ceiling_defs[i].key : strings[si].key) != 0)
+            continue;
+        if (i >= DEF_COUNT) {
+            snprintf((char *)c + strings[si].offset, strings[si].size, "%s", value);
+        } else {
+            char *end;
+            double v = strtod(value, &end);
+            ok = end != value && *end == '\0' && v >= 0;
+            kl_ceiling_set(c, &kl_ceiling_defs[i], v);
+        }
+        seen[i] = 1;
+    }
+    return ok;
+}
+
+/*
+ * The "key value" lines after the header, up to the checksum, into c; seen
+ * marks each field read. 1 when every line is one and names this device
+ * (identity id) on an identity line.
+ */
+static int read_lines(char *text, const char *id, struct kl_ceilings *c, int *seen)
+{
+    int ok = 1, id_seen = 0;
+    for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
+        char *space = strchr(line, ' ');
+        if (strncmp(line, "checksum ", 9) == 0)
+            break;
+        if (!space)
+            return 0;
+        *space = '\0';
+        if (strcmp(line, "identity") == 0) {
+            ok = strcmp(space + 1, id) == 0;
+            id_seen = 1;
+            continue;
+        }
+        ok = read_field(c, line, space + 1, seen);
+    }
+    return ok && id_seen;
+}
+
 int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
                      char *warn, size_t n)
 {
     char path[4096], id[1024], *text = NULL;
     size_t len = 0;
     struct kl_err e;
-    int seen[FIELD_COUNT] = {0}, id_seen = 0;
+    int seen[FIELD_COUNT] = {0};
     kl_ceilings_path(dev, backend, path, sizeof path);
     memset(c, 0, sizeof *c);
     if (access(path, F_OK) != 0)
@@ -269,47 +343,8 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
         return -1;
     }
     kl_cache_identity(dev, backend, id, sizeof id);
-    /* The last line is "checksum <hex>" over everything before it. */
-    char *sum = strstr(text, "\nchecksum ");
-    unsigned long long want = 0;
-    int ok = strncmp(text, HEADER "\n", strlen(HEADER) + 1) == 0 && sum &&
-             sscanf(sum + 10, "%llx", &want) == 1 &&
-             want == (unsigned long long)kl_cache_hash(text, (size_t)(sum - text + 1));
     /* strtok only when the file passed the checks: strtok(NULL) would resume an old scan. */
-    char *first = ok ? strtok(text + strlen(HEADER) + 1, "\n") : NULL;
-    for (char *line = first; ok && line; line = strtok(NULL, "\n")) {
-        char *space = strchr(line, ' ');
-        if (strncmp(line, "checksum ", 9) == 0)
-            break;
-        if (!space) {
-            ok = 0;
-            break;
-        }
-        *space = '\0';
-        const char *value = space + 1;
-        if (strcmp(line, "identity") == 0) {
-            ok = strcmp(value, id) == 0;
-            id_seen = 1;
-            continue;
-        }
-        /* Figures first (index i < DEF_COUNT), then the strings. */
-        for (size_t i = 0; i < FIELD_COUNT; i++) {
-            size_t si = i - DEF_COUNT;
-            const char *key = i < DEF_COUNT ? kl_ceiling_defs[i].key : strings[si].key;
-            if (strcmp(line, key) != 0)
-                continue;
-            if (i >= DEF_COUNT) {
-                snprintf((char *)c + strings[si].offset, strings[si].size, "%s", value);
-            } else {
-                char *end;
-                double v = strtod(value, &end);
-                ok = end != value && *end == '\0' && v >= 0;
-                kl_ceiling_set(c, &kl_ceiling_defs[i], v);
-            }
-            seen[i] = 1;
-        }
-    }
-    ok = ok && id_seen;
+    int ok = checksum_ok(text) && read_lines(text + strlen(HEADER) + 1, id, c, seen);
     for (size_t i = 0; i < FIELD_COUNT - 1 && ok; i++) /* all but the source */
         ok = seen[i];
     /* Another version of the format (an older kladder's) is named as such, not as damage. */

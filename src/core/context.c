@@ -18,61 +18,28 @@ struct kl_cached_kernel {
     struct kl_cached_kernel *next;
 };
 
-static int has_nvidia_platform(const struct kl_backend_ops *ops)
-{
-    int np = ops->platform_count();
-    for (int p = 0; p < np; p++) {
-        for (int d = 0; d < ops->device_count(p); d++) {
-            struct kl_device_info info;
-            if (ops->device_info(p, d, &info, NULL) == KL_OK &&
-                (kl_contains_nocase(info.vendor, "nvidia") ||
-                 kl_contains_nocase(info.platform, "nvidia")))
-                return 1;
-        }
-    }
-    return 0;
-}
-
-int kl_nvidia_hint(char *buf, size_t n)
-{
-    int gpu = access("/dev/nvidia0", F_OK) == 0;
-    if (!gpu) {
-        void *lib = dlopen("libnvidia-opencl.so.1", RTLD_LAZY | RTLD_LOCAL);
-        if (lib) {
-            gpu = 1;
-            dlclose(lib);
-        }
-    }
-    if (!gpu || has_nvidia_platform(&kl_backend_opencl))
-        return 0;
-    snprintf(buf, n,
-             "An NVIDIA GPU is present but no NVIDIA OpenCL platform is registered.\n"
-             "Register it with an ICD file naming NVIDIA's OpenCL library, e.g.:\n"
-             "    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd\n"
-             "    export OCL_ICD_VENDORS=/tmp/icd\n"
-             "(or, as root: echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd)");
-    return 1;
-}
-
 enum kl_status kl_backend_find(const char *name, const struct kl_backend_ops **ops,
                                struct kl_err *e)
 {
-    if (strcmp(name, "opencl") == 0) {
-        *ops = &kl_backend_opencl;
-        return KL_OK;
-    }
-    if (strcmp(name, "cuda") == 0) {
-#ifdef KLADDER_HAVE_CUDA
-        *ops = &kl_backend_cuda;
-        return KL_OK;
-#else
+    for (int i = 0; kl_backends[i]; i++)
+        if (strcmp(name, kl_backends[i]->name) == 0) {
+            *ops = kl_backends[i];
+            return KL_OK;
+        }
+    if (strcmp(name, "cuda") == 0)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "CUDA support was not built into this kladder (no CUDA toolkit was found "
                        "when it was configured; install one and rebuild, or use --backend "
                        "opencl)");
-#endif
-    }
     return kl_fail(e, KL_ERR_ARG, "unknown backend \"%s\" (opencl or cuda)", name);
+}
+
+const char *kl_backend_widest(void)
+{
+    for (int i = 0; kl_backends[i]; i++)
+        if (kl_backends[i]->cuda_cpp && kl_backends[i]->platform_count() > 0)
+            return kl_backends[i]->name;
+    return NULL;
 }
 
 /*
@@ -83,7 +50,7 @@ static enum kl_status split_spec(const char **spec, const struct kl_backend_ops 
                                  struct kl_err *e)
 {
     static const char *const names[] = {"opencl", "cuda"};
-    *ops = &kl_backend_opencl;
+    *ops = kl_backends[0];
     if (!*spec)
         return KL_OK;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -136,50 +103,36 @@ static enum kl_status no_match(const struct kl_backend_ops *ops, const char *spe
                               info.platform);
         }
     kl_err_append(e,
-                  ops == &kl_backend_opencl
-                      ? "\nUse --device P:D, gpu, cpu or part of a device name."
-                      : "\nUse --device %s:N (a device index) or part of a device name.",
+                  ops->one_platform
+                      ? "\nUse --device %s:N (a device index) or part of a device name."
+                      : "\nUse --device P:D, gpu, cpu or part of a device name.",
                   ops->name);
     return KL_ERR_NO_DEVICE;
 }
 
-enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **backend,
-                                int *platform, int *device, struct kl_err *e)
+/* Why ops has no device at all: it has no platform. */
+static enum kl_status no_platform(const struct kl_backend_ops *ops, struct kl_err *e)
 {
-    const struct kl_backend_ops *ops;
     char hint[512];
-
-    if (!spec || !*spec)
-        spec = getenv("KLADDER_DEVICE");
-    enum kl_status st = split_spec(&spec, &ops, e);
-    if (st != KL_OK)
-        return st;
-    *backend = ops;
-    int np = ops->platform_count();
-    if (np == 0 && ops->unavailable) {
+    if (ops->unavailable) {
         ops->unavailable(hint, sizeof hint);
         return kl_fail(e, KL_ERR_NO_DEVICE, "no %s device: %s", ops->name, hint);
     }
-    if (np == 0) {
-        kl_fail(e, KL_ERR_NO_DEVICE,
-                "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
-                "`apt-get install pocl-opencl-icd` gives one on the CPU.");
-        if (kl_nvidia_hint(hint, sizeof hint))
-            kl_err_append(e, "\n%s", hint);
-        return KL_ERR_NO_DEVICE;
-    }
-    /* CUDA has one platform: its devices are named by index alone. */
-    if (spec && *spec && ops != &kl_backend_opencl && parse_index(spec, device)) {
-        *platform = 0;
-        if (*device >= ops->device_count(0))
-            return no_match(ops, spec, e);
-        return KL_OK;
-    }
-    if (spec && *spec && parse_index_pair(spec, platform, device)) {
-        if (*platform >= np || *device >= ops->device_count(*platform))
-            return no_match(ops, spec, e);
-        return KL_OK;
-    }
+    kl_fail(e, KL_ERR_NO_DEVICE,
+            "no OpenCL platform found (the ICD loader lists none). On Debian/Ubuntu, "
+            "`apt-get install pocl-opencl-icd` gives one on the CPU.");
+    if (ops->device_hint && ops->device_hint(hint, sizeof hint))
+        kl_err_append(e, "\n%s", hint);
+    return KL_ERR_NO_DEVICE;
+}
+
+/*
+ * The first device spec asks for by its facts: a GPU (no spec, or "gpu"), a
+ * CPU ("cpu"), or one whose name holds spec. 1 when one does.
+ */
+static int find_device(const struct kl_backend_ops *ops, int np, const char *spec, int *platform,
+                       int *device)
+{
     int want_gpu = !spec || !*spec || strcmp(spec, "gpu") == 0;
     int want_cpu = spec && strcmp(spec, "cpu") == 0;
     for (int p = 0; p < np; p++)
@@ -193,19 +146,65 @@ enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **
             if (hit) {
                 *platform = p;
                 *device = d;
-                return KL_OK;
+                return 1;
             }
         }
-    if (!spec || !*spec) { /* no GPU: the first device there is */
-        for (int p = 0; p < np; p++)
-            if (ops->device_count(p) > 0) {
-                *platform = p;
-                *device = 0;
-                return KL_OK;
-            }
-        return kl_fail(e, KL_ERR_NO_DEVICE, "%s platforms exist but have no devices", ops->name);
+    return 0;
+}
+
+/* The first device there is, where none is a GPU. */
+static enum kl_status first_device(const struct kl_backend_ops *ops, int np, int *platform,
+                                   int *device, struct kl_err *e)
+{
+    for (int p = 0; p < np; p++)
+        if (ops->device_count(p) > 0) {
+            *platform = p;
+            *device = 0;
+            return KL_OK;
+        }
+    return kl_fail(e, KL_ERR_NO_DEVICE, "%s platforms exist but have no devices", ops->name);
+}
+
+/*
+ * A spec of numbers: "N" on a backend of one platform (its devices are named
+ * by index alone), "P:D" on any. 1 when spec is one; *st then says whether
+ * that device exists.
+ */
+static int by_index(const struct kl_backend_ops *ops, int np, const char *spec, int *platform,
+                    int *device, enum kl_status *st, struct kl_err *e)
+{
+    if (ops->one_platform && parse_index(spec, device)) {
+        *platform = 0;
+        *st = *device < ops->device_count(0) ? KL_OK : no_match(ops, spec, e);
+        return 1;
     }
-    return no_match(ops, spec, e);
+    if (parse_index_pair(spec, platform, device)) {
+        *st = *platform < np && *device < ops->device_count(*platform) ? KL_OK
+                                                                       : no_match(ops, spec, e);
+        return 1;
+    }
+    return 0;
+}
+
+enum kl_status kl_device_select(const char *spec, const struct kl_backend_ops **backend,
+                                int *platform, int *device, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops;
+    if (!spec || !*spec)
+        spec = getenv("KLADDER_DEVICE");
+    enum kl_status st = split_spec(&spec, &ops, e);
+    if (st != KL_OK)
+        return st;
+    *backend = ops;
+    int np = ops->platform_count();
+    if (np == 0)
+        return no_platform(ops, e);
+    int named = spec && *spec;
+    if (named && by_index(ops, np, spec, platform, device, &st, e))
+        return st;
+    if (find_device(ops, np, spec, platform, device))
+        return KL_OK;
+    return named ? no_match(ops, spec, e) : first_device(ops, np, platform, device, e);
 }
 
 static void cache_flush(struct kl_context *kl)
@@ -394,19 +393,23 @@ uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file)
 }
 
 /* NAME of a line `#include "NAME"` (blanks around the '#' allowed): 1, else 0. */
+/* p past the blanks (spaces, tabs) before end. */
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
 static int include_name(const char *s, size_t len, const char **name, size_t *nlen)
 {
-    const char *p = s, *end = s + len, *q;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    const char *end = s + len, *p = skip_blanks(s, end), *q;
     if (p == end || *p++ != '#')
         return 0;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = skip_blanks(p, end);
     if (end - p < 8 || strncmp(p, "include", 7) != 0)
         return 0;
-    for (p += 7; p < end && (*p == ' ' || *p == '\t'); p++)
-        ;
+    p = skip_blanks(p + 7, end);
     if (p == end || *p++ != '"' || !(q = memchr(p, '"', (size_t)(end - p))) || q == p)
         return 0;
     *name = p;
@@ -430,71 +433,94 @@ static void collapse_dots(char *path)
     }
 }
 
+/* The #include lines of one file: each header's path and text (its own includes inlined). */
+enum { MAX_INCLUDES = 8 };
+struct includes {
+    char *hdr[MAX_INCLUDES];
+    char path[MAX_INCLUDES][256];
+    int n;
+    size_t total; /* the inlined file's size, bound from above */
+};
+
 static enum kl_status inline_at(const char *file, const char *text, kl_kernel_loader load,
-                                void *ctx, char **out, struct kl_err *e, int depth)
+                                void *ctx, char **out, struct kl_err *e, int depth);
+
+/*
+ * The header that `#include "name"` (nlen bytes) of file names, beside file,
+ * as inc's next: its path and its text with its own includes inlined.
+ */
+static enum kl_status read_header(struct includes *inc, const char *file, const char *name,
+                                  size_t nlen, kl_kernel_loader load, void *ctx, int depth,
+                                  struct kl_err *e)
 {
-    enum { MAX_INCLUDES = 8 };
-    char *hdr[MAX_INCLUDES] = {0}, path[MAX_INCLUDES][256];
     const char *slash = strrchr(file, '/');
-    int dir = slash ? (int)(slash - file + 1) : 0, n = 0;
-    size_t total = strlen(text) + 2, len;
-    enum kl_status st = KL_OK;
-    *out = NULL;
-    /* First the headers, so the text's size is known. */
-    for (const char *line = text; *line; line += len + (line[len] == '\n')) {
-        const char *name;
-        size_t nlen;
-        len = strcspn(line, "\n");
-        if (!include_name(line, len, &name, &nlen))
-            continue;
-        if (n == MAX_INCLUDES || dir + nlen >= sizeof path[n]) {
-            st = kl_fail(e, KL_ERR_BUILD, "%s: more than %d #include lines, or a name too long",
-                         file, MAX_INCLUDES);
-            goto done;
-        }
-        snprintf(path[n], sizeof path[n], "%.*s%.*s", dir, file, (int)nlen, name);
-        collapse_dots(path[n]);
-        char *raw = NULL;
-        if (depth == MAX_INCLUDE_DEPTH) {
-            st = kl_fail(e, KL_ERR_BUILD, "%s: #include nested more than %d deep", file,
-                         MAX_INCLUDE_DEPTH);
-            goto done;
-        }
-        if ((st = load(ctx, path[n], &raw, e)) == KL_OK && /* the header's own includes too */
-            (st = inline_at(path[n], raw, load, ctx, &hdr[n], e, depth + 1)) == KL_OK) {
-            size_t hl = strlen(hdr[n]);
-            if (hl && hdr[n][hl - 1] == '\n')
-                hdr[n][hl - 1] = '\0'; /* the line after it ends the header's last line */
-        }
-        free(raw);
-        if (st != KL_OK) {
-            kl_err_append(e, " (#include in %s)", file);
-            goto done;
-        }
-        total += strlen(hdr[n]) + strlen(path[n]) + strlen(file) + 64;
-        n++;
+    int dir = slash ? (int)(slash - file + 1) : 0, n = inc->n;
+    enum kl_status st;
+    char *raw = NULL;
+    if (n == MAX_INCLUDES || dir + nlen >= sizeof inc->path[n])
+        return kl_fail(e, KL_ERR_BUILD, "%s: more than %d #include lines, or a name too long", file,
+                       MAX_INCLUDES);
+    snprintf(inc->path[n], sizeof inc->path[n], "%.*s%.*s", dir, file, (int)nlen, name);
+    collapse_dots(inc->path[n]);
+    if (depth == MAX_INCLUDE_DEPTH)
+        return kl_fail(e, KL_ERR_BUILD, "%s: #include nested more than %d deep", file,
+                       MAX_INCLUDE_DEPTH);
+    if ((st = load(ctx, inc->path[n], &raw, e)) == KL_OK && /* the header's own includes too */
+        (st = inline_at(inc->path[n], raw, load, ctx, &inc->hdr[n], e, depth + 1)) == KL_OK) {
+        size_t hl = strlen(inc->hdr[n]);
+        if (hl && inc->hdr[n][hl - 1] == '\n')
+            inc->hdr[n][hl - 1] = '\0'; /* the line after it ends the header's last line */
     }
-    char *o = *out = malloc(total);
-    if (!o) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
+    free(raw);
+    if (st != KL_OK) {
+        kl_err_append(e, " (#include in %s)", file);
+        return st;
     }
+    inc->total += strlen(inc->hdr[n]) + strlen(inc->path[n]) + strlen(file) + 64;
+    inc->n++;
+    return KL_OK;
+}
+
+/* text with each #include line replaced by its header between #line directives, into o. */
+static void write_inlined(const char *file, const char *text, const struct includes *inc, char *o)
+{
     int k = 0, lineno = 1;
+    size_t len;
     for (const char *line = text; *line; line += len + (line[len] == '\n'), lineno++) {
         const char *name;
         size_t nlen;
         len = strcspn(line, "\n");
         if (include_name(line, len, &name, &nlen)) {
-            o += sprintf(o, "#line 1 \"%s\"\n%s\n#line %d \"%s\"\n", path[k], hdr[k], lineno + 1,
-                         file);
+            o += sprintf(o, "#line 1 \"%s\"\n%s\n#line %d \"%s\"\n", inc->path[k], inc->hdr[k],
+                         lineno + 1, file);
             k++;
         } else {
             o += sprintf(o, "%.*s\n", (int)len, line);
         }
     }
-done:
-    for (int i = 0; i < n; i++)
-        free(hdr[i]);
+}
+
+static enum kl_status inline_at(const char *file, const char *text, kl_kernel_loader load,
+                                void *ctx, char **out, struct kl_err *e, int depth)
+{
+    struct includes inc = {.total = strlen(text) + 2};
+    size_t len;
+    enum kl_status st = KL_OK;
+    *out = NULL;
+    /* First the headers, so the text's size is known. */
+    for (const char *line = text; *line && st == KL_OK; line += len + (line[len] == '\n')) {
+        const char *name;
+        size_t nlen;
+        len = strcspn(line, "\n");
+        if (include_name(line, len, &name, &nlen))
+            st = read_header(&inc, file, name, nlen, load, ctx, depth, e);
+    }
+    if (st == KL_OK && !(*out = malloc(inc.total)))
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    if (st == KL_OK)
+        write_inlined(file, text, &inc, *out);
+    for (int i = 0; i < inc.n; i++)
+        free(inc.hdr[i]);
     return st;
 }
 
@@ -511,11 +537,6 @@ static enum kl_status load_kernel_file(void *kl, const char *path, char **out, s
     return load_one(kl, path, out);
 }
 
-/*
- * OpenCL: the OpenCL prelude, then the kernel. CUDA: the same, behind
- * kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA C++;
- * or a .cu file alone (its headers inlined), for what only CUDA can do.
- */
 /* A user's header beside their kernel file, read from disk (a kl_kernel_loader). */
 static enum kl_status load_disk_file(void *kl, const char *path, char **out, struct kl_err *e)
 {
@@ -523,7 +544,29 @@ static enum kl_status load_disk_file(void *kl, const char *path, char **out, str
     return kl_read_file(path, out, NULL, e);
 }
 
-/* kl_kernel_source of file, whose text is given (a user's file) or NULL (one of kladder's). */
+/*
+ * A .cu file is CUDA C++ as written: no prelude, its headers inlined, and
+ * only for a backend that builds CUDA C++. text: the file's, or NULL to load
+ * it (freed here).
+ */
+static enum kl_status cuda_source(struct kl_context *kl, const char *file, char *text,
+                                  kl_kernel_loader load, char **out)
+{
+    enum kl_status st;
+    if (!kl->ops->cuda_cpp)
+        st = kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)", file);
+    else if (text || (st = load_one(kl, file, &text)) == KL_OK)
+        st = kl_kernel_inline(file, text, load, kl, out, &kl->err);
+    free(text);
+    return st;
+}
+
+/*
+ * kl_kernel_source of file, whose text is given (a user's file) or NULL (one
+ * of kladder's). OpenCL: the OpenCL prelude, then the kernel. CUDA: the same,
+ * behind kernels/cuda/prelude.cuh, which maps OpenCL C's built-ins to CUDA
+ * C++; or a .cu file alone, for what only CUDA can do.
+ */
 static enum kl_status source_of(struct kl_context *kl, const char *file, const char *given,
                                 char **out)
 {
@@ -534,16 +577,8 @@ static enum kl_status source_of(struct kl_context *kl, const char *file, const c
     *out = NULL;
     if (given && !(text = kl_strdup(given)))
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    /* A .cu file is CUDA C++ as written: no prelude, and only for CUDA. */
-    if (kl_kernel_is_cuda(file)) {
-        if (!kl->ops->cuda_cpp)
-            st =
-                kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "%s is a CUDA kernel (--backend cuda)", file);
-        else if (text || (st = load_one(kl, file, &text)) == KL_OK)
-            st = kl_kernel_inline(file, text, load, kl, out, &kl->err);
-        free(text);
-        return st;
-    }
+    if (kl_kernel_is_cuda(file))
+        return cuda_source(kl, file, text, load, out);
     if ((before && (st = load_one(kl, before, &first)) != KL_OK) ||
         (st = load_one(kl, "opencl/prelude.cl", &prelude)) != KL_OK ||
         (!text && (st = load_one(kl, file, &text)) != KL_OK) ||
@@ -707,46 +742,61 @@ static int cached(const struct kl_context *kl, const char *key)
     return 0;
 }
 
-void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n)
+/* 1 when key is cached already or queued among p's jobs. */
+static int known(const struct kl_context *kl, const struct prefetch *p, const char *key)
 {
-    struct prefetch p = {.kl = kl, .jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *p.jobs)};
-    struct kl_err saved = kl->err;
-    pthread_t threads[16];
-    int nthreads = 0;
-    if (!p.jobs)
-        return;
-    /* The sources, here: they read kladder's files and the kernel directory. */
+    int dup = cached(kl, key);
+    for (int k = 0; k < p->n && !dup; k++)
+        dup = strcmp(p->jobs[k].key, key) == 0;
+    return dup;
+}
+
+/* The jobs: each new (file, entry, options) with its source, read here (kladder's files and
+ * the kernel directory). */
+static void prefetch_plan(struct prefetch *p, const struct kl_kernel_want *want, int n)
+{
     for (int i = 0; i < n; i++) {
-        struct prefetch_job *j = &p.jobs[p.n];
+        struct prefetch_job *j = &p->jobs[p->n];
         size_t len = strlen(want[i].file) + strlen(want[i].entry) + strlen(want[i].options) + 8;
         if (!(j->key = malloc(len)))
             break;
         snprintf(j->key, len, "%s\n%s\n%s", want[i].file, want[i].entry, want[i].options);
-        int dup = cached(kl, j->key);
-        for (int k = 0; k < p.n && !dup; k++)
-            dup = strcmp(p.jobs[k].key, j->key) == 0;
-        if (dup || source_of(kl, want[i].file, NULL, &j->src) != KL_OK) {
+        if (known(p->kl, p, j->key) || source_of(p->kl, want[i].file, NULL, &j->src) != KL_OK) {
             free(j->key);
             j->key = NULL;
             continue;
         }
         j->want = &want[i];
-        p.n++;
+        p->n++;
     }
+}
+
+/* Builds every job: on up to 16 threads where the backend allows, else here. */
+static void prefetch_build(struct prefetch *p)
+{
+    struct kl_context *kl = p->kl;
+    pthread_t threads[16];
+    int nthreads = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int parallel = kl->ops->parallel_builds && kl->ops->parallel_builds(kl->dev);
     int want_threads = parallel ? (int)(cpus > 16 ? 16 : cpus > 1 ? cpus : 1) : 1;
-    pthread_mutex_init(&p.lock, NULL);
-    for (; want_threads > 1 && nthreads < want_threads && nthreads < p.n; nthreads++)
-        if (pthread_create(&threads[nthreads], NULL, prefetch_worker, &p) != 0)
+    pthread_mutex_init(&p->lock, NULL);
+    for (; want_threads > 1 && nthreads < want_threads && nthreads < p->n; nthreads++)
+        if (pthread_create(&threads[nthreads], NULL, prefetch_worker, p) != 0)
             break;
     if (nthreads == 0)
-        prefetch_worker(&p); /* one at a time, or no thread could start: build here */
+        prefetch_worker(p); /* one at a time, or no thread could start: build here */
     for (int i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
-    pthread_mutex_destroy(&p.lock);
-    for (int i = 0; i < p.n; i++) {
-        struct prefetch_job *j = &p.jobs[i];
+    pthread_mutex_destroy(&p->lock);
+}
+
+/* The built kernels into kl's cache; frees what the jobs held. */
+static void prefetch_keep(struct prefetch *p)
+{
+    struct kl_context *kl = p->kl;
+    for (int i = 0; i < p->n; i++) {
+        struct prefetch_job *j = &p->jobs[i];
         struct kl_cached_kernel *c = j->kernel ? calloc(1, sizeof *c) : NULL;
         if (c) {
             c->key = j->key, c->kernel = j->kernel, c->build_s = j->build_s;
@@ -759,6 +809,17 @@ void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want
         free(j->key);
         free(j->src);
     }
+}
+
+void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n)
+{
+    struct prefetch p = {.kl = kl, .jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *p.jobs)};
+    struct kl_err saved = kl->err;
+    if (!p.jobs)
+        return;
+    prefetch_plan(&p, want, n);
+    prefetch_build(&p);
+    prefetch_keep(&p);
     free(p.jobs);
     kl->err = saved;
 }

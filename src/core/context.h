@@ -34,6 +34,11 @@ extern const struct kl_embedded_file kl_embedded_kernels[];
 /* The backend called name ("opencl", "cuda"); says so if it was not built. */
 enum kl_status kl_backend_find(const char *name, const struct kl_backend_ops **ops,
                                struct kl_err *e);
+/*
+ * The name of the first backend with a device that builds every rung (CUDA
+ * C++ besides OpenCL C), which the main job runs on; NULL where none has.
+ */
+const char *kl_backend_widest(void);
 
 /*
  * Resolves a device spec (see kl_open) to a backend and its platform and
@@ -52,7 +57,8 @@ enum kl_status kl_open_on(const struct kl_backend_ops *ops, int platform, int de
 
 /*
  * If an NVIDIA GPU is visible but no NVIDIA OpenCL platform is registered,
- * writes how to register it into buf and returns 1; else returns 0.
+ * writes how to register it into buf and returns 1; else returns 0 (the
+ * OpenCL backend's device_hint, in backend/opencl.c).
  */
 int kl_nvidia_hint(char *buf, size_t n);
 

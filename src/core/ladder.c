@@ -171,11 +171,10 @@ static enum kl_status check_values(const struct kl_workload *w, const struct kl_
     return st;
 }
 
-enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladder_args *a,
-                               int *chosen, int *nchosen, struct kl_err *e)
+/* The user's kernels are for w, in a layout w takes. */
+static enum kl_status users_fit(const struct kl_workload *w, const struct kl_ladder_args *a,
+                                struct kl_err *e)
 {
-    struct kl_rung_set s = {w->table, a->users, a->nusers};
-    enum kl_status st;
     if (a->nusers && !w->user)
         return kl_fail(e, KL_ERR_ARG, "%s takes no kernels of the user's (--kernel)",
                        w->table->workload);
@@ -189,30 +188,55 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
             return kl_fail(e, KL_ERR_ARG, "%s: %s has one layout (no \"kladder: layout\")", u->path,
                            w->table->workload);
     }
+    return KL_OK;
+}
+
+/* The whole ladder (no rung named), less the rungs the workload leaves out of it. */
+static void drop_unlisted(const struct kl_workload *w, int *chosen, int *nchosen)
+{
+    int n = 0;
+    for (int k = 0; k < *nchosen; k++)
+        if (chosen[k] >= w->table->count || w->listed(w->self, chosen[k]))
+            chosen[n++] = chosen[k];
+    *nchosen = n;
+}
+
+/*
+ * Rung i's values, checked before anything runs: a rung the device cannot
+ * run is a skipped row (unless named among the user's), one whose values
+ * --param gave fails here.
+ */
+static enum kl_status check_chosen(const struct kl_workload *w, const struct kl_ladder_args *a,
+                                   int i, struct kl_err *e)
+{
+    int values[KL_MAX_PARAMS], users;
+    const struct kl_user_rung *u = user_of(w, a, i);
+    char why[256];
+    enum kl_status st;
+    if (!u && w->available && !w->available(w->self, i, why, sizeof why) &&
+        !(w->named_is_users && a->nrungs > 0))
+        return KL_OK; /* a skipped row, whatever --param says */
+    if ((st = values_of(w, a, i, values, &users, why, sizeof why, e)) != KL_OK || !users)
+        return st;
+    if (!u && w->available && !w->available(w->self, i, why, sizeof why))
+        return strstr(why, w->table->name(i)) /* the reason names the rung already */
+                   ? kl_fail(e, KL_ERR_UNSUPPORTED, "%s", why)
+                   : kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", w->table->name(i), why);
+    return check_values(w, u, i, values, NULL, e);
+}
+
+enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladder_args *a,
+                               int *chosen, int *nchosen, struct kl_err *e)
+{
+    struct kl_rung_set s = {w->table, a->users, a->nusers};
+    enum kl_status st = users_fit(w, a, e);
+    if (st != KL_OK)
+        return st;
     st = kl_rungs_choose(&s, a->rungs, a->nrungs, a->params, a->nparams, chosen, nchosen, e);
-    if (st == KL_OK && a->nrungs == 0 && w->listed) { /* the whole ladder, less what stays out */
-        int n = 0;
-        for (int k = 0; k < *nchosen; k++)
-            if (chosen[k] >= w->table->count || w->listed(w->self, chosen[k]))
-                chosen[n++] = chosen[k];
-        *nchosen = n;
-    }
-    for (int k = 0; k < *nchosen && st == KL_OK; k++) {
-        int i = chosen[k], values[KL_MAX_PARAMS], users;
-        const struct kl_user_rung *u = user_of(w, a, i);
-        char why[256];
-        if (!u && w->available && !w->available(w->self, i, why, sizeof why) &&
-            !(w->named_is_users && a->nrungs > 0))
-            continue; /* a skipped row, whatever --param says */
-        if ((st = values_of(w, a, i, values, &users, why, sizeof why, e)) != KL_OK || !users)
-            continue;
-        if (!u && w->available && !w->available(w->self, i, why, sizeof why))
-            st = strstr(why, w->table->name(i)) /* the reason names the rung already */
-                     ? kl_fail(e, KL_ERR_UNSUPPORTED, "%s", why)
-                     : kl_fail(e, KL_ERR_UNSUPPORTED, "rung %s: %s", w->table->name(i), why);
-        else
-            st = check_values(w, u, i, values, NULL, e);
-    }
+    if (st == KL_OK && a->nrungs == 0 && w->listed)
+        drop_unlisted(w, chosen, nchosen);
+    for (int k = 0; k < *nchosen && st == KL_OK; k++)
+        st = check_chosen(w, a, chosen[k], e);
     return st;
 }
 
@@ -229,6 +253,57 @@ static int builtin_scalar(const char *t)
     return 0;
 }
 
+/* What a kernel parameter that takes an argument of kind is: its words, its size in bytes. */
+static const char *arg_wanted(enum kl_arg_kind kind, size_t *size)
+{
+    *size = kind == KL_ARG_BUF || kind == KL_ARG_DOUBLE ? 8 : 4;
+    return kind == KL_ARG_BUF     ? "a global pointer"
+           : kind == KL_ARG_INT   ? "int"
+           : kind == KL_ARG_FLOAT ? "float"
+                                  : "double";
+}
+
+/*
+ * 1 when parameter j of sig (its type name t, "" unknown) cannot take an
+ * argument of kind: another size, a buffer where no global pointer is, or
+ * another built-in type where a scalar goes.
+ */
+static int arg_mismatch(const struct kl_kernel_sig *sig, int j, const char *t,
+                        enum kl_arg_kind kind)
+{
+    size_t size, tl = strlen(t);
+    const char *want = arg_wanted(kind, &size);
+    int bad = sig->size[j] && sig->size[j] != size;
+    if (tl && kind == KL_ARG_BUF)
+        bad |= !sig->global[j] || t[tl - 1] != '*';
+    else if (tl && kind == KL_ARG_INT)
+        bad |= builtin_scalar(t) && strcmp(t, "int") != 0 && strcmp(t, "uint") != 0;
+    else if (tl)
+        bad |= builtin_scalar(t) && strcmp(t, want) != 0;
+    return bad;
+}
+
+/* The error for parameter j of u's kernel, which cannot take an argument of kind. */
+static enum kl_status arg_refused(const struct kl_workload *w, const struct kl_user_rung *u,
+                                  const struct kl_kernel_sig *sig, int j, const char *t,
+                                  enum kl_arg_kind kind, struct kl_err *e)
+{
+    size_t size, tl = strlen(t);
+    const char *want = arg_wanted(kind, &size);
+    if (sig->constant[j]) /* a global buffer fits it only up to the device's limit */
+        return kl_fail(e, KL_ERR_ARG,
+                       "%s: argument %d of kernel %s is in constant memory; a %s kernel takes "
+                       "a global pointer there (the buffer kladder passes may exceed the "
+                       "device's %llu bytes of constant memory): %s",
+                       u->path, j + 1, u->entry, w->table->workload,
+                       (unsigned long long)w->kl->info.constant_mem, w->user->signature);
+    return kl_fail(e, KL_ERR_ARG,
+                   "%s: argument %d of kernel %s is %s%s; a %s kernel takes %s there: %s", u->path,
+                   j + 1, u->entry, tl ? t : "of another size",
+                   tl && kind == KL_ARG_BUF && !sig->global[j] ? " (not global)" : "",
+                   w->table->workload, want, w->user->signature);
+}
+
 /* Does the kernel's signature, as far as the API tells, take l's arguments? */
 static enum kl_status signature_check(const struct kl_workload *w, const struct kl_user_rung *u,
                                       const struct kl_launch *l, struct kl_err *e)
@@ -242,35 +317,10 @@ static enum kl_status signature_check(const struct kl_workload *w, const struct 
         return kl_fail(e, KL_ERR_ARG, "%s: kernel %s takes %d arguments; a %s kernel takes %d: %s",
                        u->path, u->entry, sig.count, w->table->workload, n, w->user->signature);
     for (int j = 0; j < l->nargs && j < sig.count && j < KL_MAX_SIG; j++) {
-        enum kl_arg_kind kind = l->args[j].kind;
-        const char *want = kind == KL_ARG_BUF     ? "a global pointer"
-                           : kind == KL_ARG_INT   ? "int"
-                           : kind == KL_ARG_FLOAT ? "float"
-                                                  : "double";
-        size_t size = kind == KL_ARG_BUF || kind == KL_ARG_DOUBLE ? 8 : 4;
         /* The prelude's T is the element type; other typedefs' names tell nothing. */
         const char *t = strcmp(sig.type[j], "T") == 0 ? kl_type_name(w->type) : sig.type[j];
-        size_t tl = strlen(t);
-        int bad = sig.size[j] && sig.size[j] != size;
-        if (tl && kind == KL_ARG_BUF)
-            bad |= !sig.global[j] || t[tl - 1] != '*';
-        else if (tl && kind == KL_ARG_INT)
-            bad |= builtin_scalar(t) && strcmp(t, "int") != 0 && strcmp(t, "uint") != 0;
-        else if (tl)
-            bad |= builtin_scalar(t) && strcmp(t, want) != 0;
-        if (bad && sig.constant[j]) /* a global buffer fits it only up to the device's limit */
-            return kl_fail(e, KL_ERR_ARG,
-                           "%s: argument %d of kernel %s is in constant memory; a %s kernel takes "
-                           "a global pointer there (the buffer kladder passes may exceed the "
-                           "device's %llu bytes of constant memory): %s",
-                           u->path, j + 1, u->entry, w->table->workload,
-                           (unsigned long long)w->kl->info.constant_mem, w->user->signature);
-        if (bad)
-            return kl_fail(e, KL_ERR_ARG,
-                           "%s: argument %d of kernel %s is %s%s; a %s kernel takes %s there: %s",
-                           u->path, j + 1, u->entry, tl ? t : "of another size",
-                           tl && kind == KL_ARG_BUF && !sig.global[j] ? " (not global)" : "",
-                           w->table->workload, want, w->user->signature);
+        if (arg_mismatch(&sig, j, t, l->args[j].kind))
+            return arg_refused(w, u, &sig, j, t, l->args[j].kind, e);
     }
     return KL_OK;
 }
@@ -410,58 +460,78 @@ static void prefetch(const struct kl_workload *w, const struct kl_ladder_args *a
     }
 }
 
+/*
+ * A row's error: its note; then the row stays failed and the ladder goes on
+ * (a wrong result), the row is skipped (its defaults do not fit the device:
+ * goes on; the run was interrupted: stops), or the ladder stops. KL_OK where
+ * it goes on.
+ */
+static enum kl_status row_error(struct kl_result *res, enum kl_status st, int users,
+                                const struct kl_err *e)
+{
+    snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);
+    if (st == KL_ERR_INTERRUPTED) {
+        res->status = KL_RESULT_SKIPPED; /* not measured: the rows before it stand */
+        snprintf(res->note, sizeof res->note, "not measured: the run was interrupted");
+        return st;
+    }
+    if (st == KL_ERR_UNSUPPORTED && !users) {
+        res->status = KL_RESULT_SKIPPED; /* its defaults do not fit this device */
+        return KL_OK;
+    }
+    return st == KL_ERR_VERIFY ? KL_OK : st; /* the row stays failed; the rows so far are kept */
+}
+
+/* Rung i's row (u: the user's kernel, or NULL): built, timed and verified, or skipped. */
+static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                                 const struct kl_user_rung *u, const char *name,
+                                 struct kl_report *rep, struct kl_err *e)
+{
+    int values[KL_MAX_PARAMS], users;
+    struct kl_result *res = kl_report_add(rep, name, u ? u->summary : w->table->summary(i));
+    if (!res)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    if (!u && w->describe)
+        w->describe(w->self, i, res);
+    if (!u && w->available && !w->available(w->self, i, res->note, sizeof res->note)) {
+        res->status = KL_RESULT_SKIPPED;
+        return KL_OK;
+    }
+    enum kl_status st = values_of(w, a, i, values, &users, res->config, sizeof res->config, e);
+    if (res->config[0]) /* values not the defaults: the table says which */
+        rep->show_config = 1;
+    kl_measure_forget();
+    if (st == KL_OK)
+        st = run_values(w, u, i, values, a->protocol, res);
+    if (st == KL_OK) {
+        kl_result_keep_measured(res); /* its timed launches, for the JSON */
+        return KL_OK;
+    }
+    return row_error(res, st, users, e);
+}
+
 enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
                                const int *chosen, int nchosen, int first, int total,
                                struct kl_report *rep, struct kl_err *e)
 {
-    enum kl_status ready = preflight(w, a, chosen, nchosen, e);
-    if (ready != KL_OK)
-        return ready;
+    enum kl_status st = preflight(w, a, chosen, nchosen, e);
+    if (st != KL_OK)
+        return st;
     prefetch(w, a, chosen, nchosen, first, total);
-    for (int k = 0; k < nchosen; k++) {
-        int i = chosen[k], values[KL_MAX_PARAMS], users;
+    for (int k = 0; k < nchosen && st == KL_OK; k++) {
+        int i = chosen[k];
         const struct kl_user_rung *u = user_of(w, a, i);
         const char *name = u ? u->name : w->table->name(i);
         if (kl_stop_requested())
             return kl_stop_fail(e);
         if (u && a->tuner) { /* its space searched, its rows the tuner's */
-            enum kl_status st = a->tuner->tune(a->tuner->arg, w, a, i, rep, e);
-            if (st != KL_OK)
-                return st;
+            st = a->tuner->tune(a->tuner->arg, w, a, i, rep, e);
             continue;
         }
         kl_progress_step(first + k, total, "%s %s: build, time, verify", w->table->workload, name);
-        struct kl_result *res = kl_report_add(rep, name, u ? u->summary : w->table->summary(i));
-        if (!res)
-            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-        if (!u && w->describe)
-            w->describe(w->self, i, res);
-        if (!u && w->available && !w->available(w->self, i, res->note, sizeof res->note)) {
-            res->status = KL_RESULT_SKIPPED;
-            continue;
-        }
-        enum kl_status st = values_of(w, a, i, values, &users, res->config, sizeof res->config, e);
-        if (res->config[0]) /* values not the defaults: the table says which */
-            rep->show_config = 1;
-        kl_measure_forget();
-        if (st == KL_OK)
-            st = run_values(w, u, i, values, a->protocol, res);
-        if (st == KL_OK) {
-            kl_result_keep_measured(res); /* its timed launches, for the JSON */
-            continue;
-        }
-        snprintf(res->note, sizeof res->note, "%.*s", (int)sizeof res->note - 1, e->msg);
-        if (st == KL_ERR_INTERRUPTED) {
-            res->status = KL_RESULT_SKIPPED; /* not measured: the rows before it stand */
-            snprintf(res->note, sizeof res->note, "not measured: the run was interrupted");
-            return st;
-        }
-        if (st == KL_ERR_UNSUPPORTED && !users)
-            res->status = KL_RESULT_SKIPPED; /* its defaults do not fit this device */
-        else if (st != KL_ERR_VERIFY)
-            return st; /* the row stays failed; the rows so far are kept */
+        st = ladder_row(w, a, i, u, name, rep, e);
     }
-    return KL_OK;
+    return st;
 }
 
 void kl_ladder_report(struct kl_report *rep, struct kl_context *kl, const char *workload,

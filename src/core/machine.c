@@ -42,7 +42,7 @@ struct kl_machine_window {
     struct kl_nvml *nvml;
     pthread_t thread;
     atomic_int stop; /* set before the join, read by the sampler between readings */
-    double t0, e0;     /* wall clock and energy counter at the start */
+    double t0, e0;   /* wall clock and energy counter at the start */
     int n;
     double sm, sm_min, mem, watts, watts_max;
     unsigned long long reasons;
@@ -268,22 +268,21 @@ void kl_machine_free(struct kl_context *kl)
 
 /* ---- occupancy ----------------------------------------------------------------- */
 
-void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r)
+/* Adds a sentence to r->why, after a "; " where it holds one already. */
+static void add_why(struct kl_resources *r, const char *what)
 {
-    const unsigned warp = d->warp ? d->warp : 32;
-    long warps = (r->threads + warp - 1) / warp; /* per work-group */
-    r->occupancy = -1;
-    r->limiter[0] = '\0';
-    if (!d->threads_per_cu || warps <= 0) {
-        size_t used = strlen(r->why);
-        snprintf(r->why + used, sizeof r->why - used,
-                 "%sno occupancy: the device does not tell what a compute unit holds",
-                 used ? "; " : "");
-        return;
-    }
-    /* Each resource's bound on resident work-groups; -1: it sets none. */
-    long bound[4] = {-1, -1, -1, -1};
-    static const char *const names[4] = {"registers", "shared", "threads", "blocks"};
+    size_t used = strlen(r->why);
+    snprintf(r->why + used, sizeof r->why - used, "%s%s", used ? "; " : "", what);
+}
+
+/*
+ * Each resource's bound on the work-groups a compute unit holds at once
+ * (registers, shared memory, threads, blocks); -1: it sets none.
+ */
+static void group_bounds(const struct kl_device_info *d, const struct kl_resources *r,
+                         unsigned warp, long warps, long bound[4])
+{
+    bound[0] = bound[1] = bound[3] = -1;
     if (r->regs > 0 && d->regs_per_cu) {
         /* Registers go to warps in units of 256, warps to the unit's four quarters. */
         long per_warp = ((long)r->regs * warp + 255) / 256 * 256;
@@ -295,26 +294,53 @@ void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r)
     bound[2] = (long)d->threads_per_cu / (warps * warp);
     if (d->blocks_per_cu)
         bound[3] = d->blocks_per_cu;
+}
+
+/* The least of the bounds that are set; -1 where none is. */
+static long least_bound(const long bound[4])
+{
     long groups = -1;
     for (int i = 0; i < 4; i++)
         if (bound[i] >= 0 && (groups < 0 || bound[i] < groups))
             groups = bound[i];
-    if (r->groups_per_cu >= 0) /* the API's own count stands */
-        groups = r->groups_per_cu;
-    else
-        r->groups_per_cu = (int)groups;
-    /* In a tie the unit's own slots (threads, then blocks) are named: at full occupancy
-     * registers or shared memory that would just fit limit nothing. */
+    return groups;
+}
+
+/*
+ * The resource whose bound is groups, into r->limiter. In a tie the unit's own
+ * slots (threads, then blocks) are named: at full occupancy registers or
+ * shared memory that would just fit limit nothing.
+ */
+static void name_limiter(const long bound[4], long groups, struct kl_resources *r)
+{
+    static const char *const names[4] = {"registers", "shared", "threads", "blocks"};
     static const int order[4] = {2, 3, 0, 1};
     for (int k = 0; k < 4; k++)
         if (bound[order[k]] == groups) {
             snprintf(r->limiter, sizeof r->limiter, "%s", names[order[k]]);
             break;
         }
-    r->occupancy = (double)(groups * warps) / (double)(d->threads_per_cu / warp);
-    if (r->regs < 0 && d->regs_per_cu) { /* the count may be higher than registers allow */
-        size_t used = strlen(r->why);
-        snprintf(r->why + used, sizeof r->why - used, "%sregisters unknown: not counted",
-                 used ? "; " : "");
+}
+
+void kl_occupancy(const struct kl_device_info *d, struct kl_resources *r)
+{
+    const unsigned warp = d->warp ? d->warp : 32;
+    long warps = (r->threads + warp - 1) / warp; /* per work-group */
+    long bound[4];
+    r->occupancy = -1;
+    r->limiter[0] = '\0';
+    if (!d->threads_per_cu || warps <= 0) {
+        add_why(r, "no occupancy: the device does not tell what a compute unit holds");
+        return;
     }
+    group_bounds(d, r, warp, warps, bound);
+    long groups = least_bound(bound);
+    if (r->groups_per_cu >= 0) /* the API's own count stands */
+        groups = r->groups_per_cu;
+    else
+        r->groups_per_cu = (int)groups;
+    name_limiter(bound, groups, r);
+    r->occupancy = (double)(groups * warps) / (double)(d->threads_per_cu / warp);
+    if (r->regs < 0 && d->regs_per_cu) /* the count may be higher than registers allow */
+        add_why(r, "registers unknown: not counted");
 }

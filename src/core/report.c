@@ -230,40 +230,58 @@ static const char *bound_by(const struct kl_report *r, const struct kl_result *x
     return best < 0.5 ? "latency" : mem >= comp ? "memory" : "compute";
 }
 
+/* 1 when x has a time to compute metrics from. */
+static int has_time(const struct kl_result *x)
+{
+    return kl_result_timed(x) && x->median_s > 0;
+}
+
+/* The times speed-ups are measured from: the first device row's, the fastest host row's. */
+static void base_times(const struct kl_report *r, double *first, double *host)
+{
+    *first = *host = 0.0;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        if (!has_time(x))
+            continue;
+        if (x->on_host && (*host == 0.0 || x->median_s < *host))
+            *host = x->median_s;
+        if (!x->on_host && *first == 0.0)
+            *first = x->median_s;
+    }
+}
+
+/* x's rates, share of its roof, what bounds it, energy rates and speed-ups. */
+static void row_metrics(const struct kl_report *r, struct kl_result *x, double first, double host)
+{
+    double flops = kl_result_flops(r, x), bytes = kl_result_bytes(r, x),
+           top = roof(r, x, flops, bytes);
+    x->gflops = flops / x->median_s * 1e-9;
+    x->mitems = r->items / x->median_s * 1e-6;
+    x->gbps = bytes / x->median_s * 1e-9;
+    if (top > 0)
+        x->pct_ceiling = 100.0 * (flops > 0 ? x->gflops : x->gbps) / top;
+    x->bound = bound_by(r, x, flops, bytes);
+    x->gflops_per_j = x->gbps_per_j = 0.0;
+    if (x->has_machine && x->machine.joules > 0) {
+        x->gflops_per_j = flops * 1e-9 / x->machine.joules;
+        x->gbps_per_j = bytes * 1e-9 / x->machine.joules;
+    }
+    if (r->ladder && !x->on_host && first > 0)
+        x->speedup_first = first / x->median_s;
+    if (r->ladder && host > 0)
+        x->speedup_host = host / x->median_s;
+}
+
 void kl_report_finish(struct kl_report *r)
 {
-    double first = 0.0, host = 0.0;
-    for (int i = 0; i < r->count; i++) {
-        struct kl_result *x = &r->results[i];
-        if (!kl_result_timed(x) || !(x->median_s > 0))
-            continue;
-        if (x->on_host && (host == 0.0 || x->median_s < host))
-            host = x->median_s;
-        if (!x->on_host && first == 0.0)
-            first = x->median_s;
-    }
+    double first, host;
+    base_times(r, &first, &host);
     for (int i = 0; i < r->count; i++) {
         struct kl_result *x = &r->results[i];
         x->gflops = x->gbps = x->speedup_first = x->speedup_host = x->pct_ceiling = 0.0;
-        if (!kl_result_timed(x) || !(x->median_s > 0))
-            continue;
-        double flops = kl_result_flops(r, x), bytes = kl_result_bytes(r, x),
-               top = roof(r, x, flops, bytes);
-        x->gflops = flops / x->median_s * 1e-9;
-        x->mitems = r->items / x->median_s * 1e-6;
-        x->gbps = bytes / x->median_s * 1e-9;
-        if (top > 0)
-            x->pct_ceiling = 100.0 * (flops > 0 ? x->gflops : x->gbps) / top;
-        x->bound = bound_by(r, x, flops, bytes);
-        x->gflops_per_j = x->gbps_per_j = 0.0;
-        if (x->has_machine && x->machine.joules > 0) {
-            x->gflops_per_j = flops * 1e-9 / x->machine.joules;
-            x->gbps_per_j = bytes * 1e-9 / x->machine.joules;
-        }
-        if (r->ladder && !x->on_host && first > 0)
-            x->speedup_first = first / x->median_s;
-        if (r->ladder && host > 0)
-            x->speedup_host = host / x->median_s;
+        if (has_time(x))
+            row_metrics(r, x, first, host);
     }
 }
 

@@ -102,8 +102,8 @@ static long long name_value(struct expr *x)
             return checked(x, x->vars->values[i]);
     x->p = start;
     if (x->st == KL_OK) {
-        x->st = kl_fail(x->e, KL_ERR_ARG, "in \"%s\": unknown name \"%.*s\"; known:", x->s,
-                        (int)n, start);
+        x->st = kl_fail(x->e, KL_ERR_ARG, "in \"%s\": unknown name \"%.*s\"; known:", x->s, (int)n,
+                        start);
         for (int i = 0; x->vars && i < x->vars->count; i++)
             kl_err_append(x->e, " %s", x->vars->names[i]);
     }
@@ -238,51 +238,72 @@ static int strict_int(const char *s, int *out)
     return 1;
 }
 
+/* The first comma from p on outside parentheses, or NULL where there is none before end. */
+static const char *top_comma(const char *p, const char *end)
+{
+    int depth = 0;
+    for (const char *q = p; q < end; q++) {
+        depth += (*q == '(') - (*q == ')');
+        if (*q == ',' && depth == 0)
+            return q;
+    }
+    return NULL;
+}
+
+/* p to stop without blanks at either end: its start, its length in *len. */
+static const char *trim(const char *p, const char *stop, size_t *len)
+{
+    while (p < stop && isspace((unsigned char)*p))
+        p++;
+    *len = (size_t)(stop - p);
+    while (*len && isspace((unsigned char)p[*len - 1]))
+        (*len)--;
+    return p;
+}
+
 /* "E1, E2, E3": 1 to 3 expressions into ex[] (checked when evaluated); the count, or 0. */
 static int expressions(const char *p, const char *end, char ex[3][KL_USER_EXPR])
 {
     int n = 0;
     while (p < end) {
-        const char *comma = NULL;
-        int depth = 0;
-        for (const char *q = p; q < end && !comma; q++) { /* a comma outside parentheses */
-            depth += (*q == '(') - (*q == ')');
-            if (*q == ',' && depth == 0)
-                comma = q;
-        }
-        const char *stop = comma ? comma : end;
-        while (p < stop && isspace((unsigned char)*p))
-            p++;
-        size_t len = (size_t)(stop - p);
-        while (len && isspace((unsigned char)p[len - 1]))
-            len--;
+        const char *comma = top_comma(p, end);
+        size_t len;
+        const char *start = trim(p, comma ? comma : end, &len);
         if (n == 3 || len == 0 || len >= KL_USER_EXPR)
             return 0;
-        snprintf(ex[n++], KL_USER_EXPR, "%.*s", (int)len, p);
+        snprintf(ex[n++], KL_USER_EXPR, "%.*s", (int)len, start);
         p = comma ? comma + 1 : end;
     }
     return n;
 }
 
-/* "NAME DEFAULT MIN..MAX [multiple M] [pow2] [-- help]" into parameter k of u. */
-static int parse_param(const char *p, const char *end, struct kl_user_rung *u, int k)
+/* "NAME DEFAULT MIN..MAX": parameter k's name, default and range; 0 where they are not. */
+static int param_head(const char **p, const char *end, struct kl_user_rung *u, int k)
 {
     char w[64], *dots;
     struct kl_param_def *d = &u->params[k];
-    int mult = 1;
-    if (!word(&p, end, u->param_name[k], sizeof u->param_name[k]) ||
-        !identifier(u->param_name[k]) || strlen(u->param_name[k]) >= sizeof u->param_name[k] - 1)
+    if (!word(p, end, u->param_name[k], sizeof u->param_name[k]) || !identifier(u->param_name[k]) ||
+        strlen(u->param_name[k]) >= sizeof u->param_name[k] - 1)
         return 0;
-    word(&p, end, w, sizeof w);
+    word(p, end, w, sizeof w);
     if (!strict_int(w, &d->def))
         return 0;
-    word(&p, end, w, sizeof w);
+    word(p, end, w, sizeof w);
     if (!(dots = strstr(w, "..")))
         return 0;
     *dots = '\0';
     if (!strict_int(w, &d->min) || !strict_int(dots + 2, &d->max) || d->min > d->max ||
         d->def < d->min || d->def > d->max)
         return 0;
+    return 1;
+}
+
+/* "[multiple M] [pow2] [-- help]" after the range, into parameter k; 0 where it is not. */
+static int param_tail(const char *p, const char *end, struct kl_user_rung *u, int k)
+{
+    char w[64];
+    struct kl_param_def *d = &u->params[k];
+    int mult = 1;
     d->multiple = 1;
     while (p < end) {
         if (end - p >= 2 && strncmp(p, "--", 2) == 0) {
@@ -301,6 +322,15 @@ static int parse_param(const char *p, const char *end, struct kl_user_rung *u, i
         else
             return 0;
     }
+    return 1;
+}
+
+/* "NAME DEFAULT MIN..MAX [multiple M] [pow2] [-- help]" into parameter k of u. */
+static int parse_param(const char *p, const char *end, struct kl_user_rung *u, int k)
+{
+    struct kl_param_def *d = &u->params[k];
+    if (!param_head(&p, end, u, k) || !param_tail(p, end, u, k))
+        return 0;
     d->name = u->param_name[k];
     d->help = u->param_help[k][0] ? u->param_help[k] : "the kernel's own parameter";
     return d->def % d->multiple == 0 && (!d->pow2 || (d->def > 0 && !(d->def & (d->def - 1))));
@@ -308,65 +338,126 @@ static int parse_param(const char *p, const char *end, struct kl_user_rung *u, i
 
 enum { SEEN_WORKLOAD = 1, SEEN_GLOBAL = 2, SEEN_LOCAL = 4 };
 
+/* One `kladder:` line: where it is, its key, the text after the key (p to end) as val. */
+struct line {
+    const char *file;
+    int lineno;
+    const char *key, *p, *end, *val;
+};
+
+#define BAD(...) kl_fail(e, KL_ERR_ARG, "%s:%d: " __VA_ARGS__)
+
+static enum kl_status key_workload(const struct line *l, struct kl_user_rung *u, int *seen,
+                                   struct kl_err *e)
+{
+    if (!identifier(l->val) || strlen(l->val) >= sizeof u->workload)
+        return BAD("\"kladder: workload\" takes a workload's name", l->file, l->lineno);
+    snprintf(u->workload, sizeof u->workload, "%.15s", l->val);
+    *seen |= SEEN_WORKLOAD;
+    return KL_OK;
+}
+
+static enum kl_status key_entry(const struct line *l, struct kl_user_rung *u, int *seen,
+                                struct kl_err *e)
+{
+    (void)seen;
+    if (!identifier(l->val) || strlen(l->val) >= sizeof u->entry)
+        return BAD("\"kladder: entry\" takes the kernel's name (an identifier)", l->file,
+                   l->lineno);
+    if (!u->entry[0])
+        snprintf(u->entry, sizeof u->entry, "%.63s", l->val);
+    return KL_OK;
+}
+
+static enum kl_status key_name(const struct line *l, struct kl_user_rung *u, int *seen,
+                               struct kl_err *e)
+{
+    (void)seen;
+    if (!l->val[0] || strlen(l->val) >= sizeof u->name || strpbrk(l->val, " \t,=\"\\"))
+        return BAD("\"kladder: name\" takes one word (no blanks, commas, '=' or quotes)", l->file,
+                   l->lineno);
+    snprintf(u->name, sizeof u->name, "%.63s", l->val);
+    return KL_OK;
+}
+
+static enum kl_status key_layout(const struct line *l, struct kl_user_rung *u, int *seen,
+                                 struct kl_err *e)
+{
+    (void)seen;
+    if (strcmp(l->val, "row") != 0 && strcmp(l->val, "col") != 0)
+        return BAD("\"kladder: layout\" takes row or col", l->file, l->lineno);
+    snprintf(u->layout, sizeof u->layout, "%.3s", l->val);
+    return KL_OK;
+}
+
+static enum kl_status key_summary(const struct line *l, struct kl_user_rung *u, int *seen,
+                                  struct kl_err *e)
+{
+    (void)seen, (void)e;
+    snprintf(u->summary, sizeof u->summary, "%.199s", l->val);
+    return KL_OK;
+}
+
+/* "kladder: global" and "kladder: local": as many expressions as the other has. */
+static enum kl_status key_shape(const struct line *l, struct kl_user_rung *u, int *seen,
+                                struct kl_err *e)
+{
+    int global = l->key[0] == 'g', n;
+    if (!(n = expressions(l->p, l->end, global ? u->global : u->local)))
+        return BAD("\"kladder: %s\" takes 1 to 3 expressions separated by commas", l->file,
+                   l->lineno, l->key);
+    if (u->dims && u->dims != n)
+        return BAD("\"kladder: global\" and \"kladder: local\" need as many dimensions", l->file,
+                   l->lineno);
+    u->dims = n;
+    *seen |= global ? SEEN_GLOBAL : SEEN_LOCAL;
+    return KL_OK;
+}
+
+static enum kl_status key_param(const struct line *l, struct kl_user_rung *u, int *seen,
+                                struct kl_err *e)
+{
+    int nparams = kl_param_count(u->params);
+    (void)seen;
+    if (nparams == KL_MAX_PARAMS)
+        return BAD("more than %d parameters", l->file, l->lineno, KL_MAX_PARAMS);
+    if (!parse_param(l->p, l->end, u, nparams))
+        return BAD("\"kladder: param\" takes NAME DEFAULT MIN..MAX [multiple M] [pow2] "
+                   "[-- help], the default within the range and of its kind",
+                   l->file, l->lineno);
+    if (kl_param_index(u->params, u->param_name[nparams]) != nparams)
+        return BAD("parameter %s declared twice", l->file, l->lineno, u->param_name[nparams]);
+    return KL_OK;
+}
+
+/* The keys a `kladder:` line may have, and what reads each. */
+static const struct {
+    const char *key;
+    enum kl_status (*read)(const struct line *l, struct kl_user_rung *u, int *seen,
+                           struct kl_err *e);
+} keys[] = {
+    {"workload", key_workload}, {"entry", key_entry},  {"name", key_name},   {"layout", key_layout},
+    {"summary", key_summary},   {"global", key_shape}, {"local", key_shape}, {"param", key_param},
+};
+
 /* One `kladder:` line (its text after the colon, p to end); *seen collects what it set. */
 static enum kl_status parse_line(const char *file, int lineno, const char *p, const char *end,
                                  struct kl_user_rung *u, int *seen, struct kl_err *e)
 {
     char key[32], val[256];
-    int nparams = kl_param_count(u->params), n;
     while (end > p && isspace((unsigned char)end[-1]))
         end--;
     word(&p, end, key, sizeof key);
     snprintf(val, sizeof val, "%.*s", (int)(end - p), p);
-#define BAD(...) kl_fail(e, KL_ERR_ARG, "%s:%d: " __VA_ARGS__)
-    if (strcmp(key, "workload") == 0) {
-        if (!identifier(val) || strlen(val) >= sizeof u->workload)
-            return BAD("\"kladder: workload\" takes a workload's name", file, lineno);
-        snprintf(u->workload, sizeof u->workload, "%.15s", val);
-        *seen |= SEEN_WORKLOAD;
-    } else if (strcmp(key, "entry") == 0) {
-        if (!identifier(val) || strlen(val) >= sizeof u->entry)
-            return BAD("\"kladder: entry\" takes the kernel's name (an identifier)", file, lineno);
-        if (!u->entry[0])
-            snprintf(u->entry, sizeof u->entry, "%.63s", val);
-    } else if (strcmp(key, "name") == 0) {
-        if (!val[0] || strlen(val) >= sizeof u->name || strpbrk(val, " \t,=\"\\"))
-            return BAD("\"kladder: name\" takes one word (no blanks, commas, '=' or quotes)",
-                       file, lineno);
-        snprintf(u->name, sizeof u->name, "%.63s", val);
-    } else if (strcmp(key, "layout") == 0) {
-        if (strcmp(val, "row") != 0 && strcmp(val, "col") != 0)
-            return BAD("\"kladder: layout\" takes row or col", file, lineno);
-        snprintf(u->layout, sizeof u->layout, "%.3s", val);
-    } else if (strcmp(key, "summary") == 0) {
-        snprintf(u->summary, sizeof u->summary, "%.199s", val);
-    } else if (strcmp(key, "global") == 0 || strcmp(key, "local") == 0) {
-        int global = key[0] == 'g';
-        if (!(n = expressions(p, end, global ? u->global : u->local)))
-            return BAD("\"kladder: %s\" takes 1 to 3 expressions separated by commas", file,
-                       lineno, key);
-        if (u->dims && u->dims != n)
-            return BAD("\"kladder: global\" and \"kladder: local\" need as many dimensions", file,
-                       lineno);
-        u->dims = n;
-        *seen |= global ? SEEN_GLOBAL : SEEN_LOCAL;
-    } else if (strcmp(key, "param") == 0) {
-        if (nparams == KL_MAX_PARAMS)
-            return BAD("more than %d parameters", file, lineno, KL_MAX_PARAMS);
-        if (!parse_param(p, end, u, nparams))
-            return BAD("\"kladder: param\" takes NAME DEFAULT MIN..MAX [multiple M] [pow2] "
-                       "[-- help], the default within the range and of its kind",
-                       file, lineno);
-        if (kl_param_index(u->params, u->param_name[nparams]) != nparams)
-            return BAD("parameter %s declared twice", file, lineno, u->param_name[nparams]);
-    } else {
-        return BAD("unknown \"kladder: %s\" (workload, entry, name, summary, global, local, "
-                   "param and layout are known)",
-                   file, lineno, key);
-    }
-#undef BAD
-    return KL_OK;
+    struct line l = {file, lineno, key, p, end, val};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strcmp(key, keys[i].key) == 0)
+            return keys[i].read(&l, u, seen, e);
+    return BAD("unknown \"kladder: %s\" (workload, entry, name, summary, global, local, "
+               "param and layout are known)",
+               file, lineno, key);
 }
+#undef BAD
 
 /* The file's stem: its base name without the extension. */
 static void stem(const char *file, char *out, size_t n)
@@ -408,7 +499,8 @@ enum kl_status kl_user_rung_parse(const char *file, const char *text, struct kl_
         snprintf(u->name, sizeof u->name, "%s", s[0] ? s : "user");
     }
     if (!u->summary[0])
-        snprintf(u->summary, sizeof u->summary, "the user's kernel %.40s in %.100s", u->entry, file);
+        snprintf(u->summary, sizeof u->summary, "the user's kernel %.40s in %.100s", u->entry,
+                 file);
     return KL_OK;
 }
 

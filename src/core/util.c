@@ -99,20 +99,33 @@ int kl_contains_nocase(const char *haystack, const char *needle)
  * Appends the lines of text to out (used of cap bytes): the non-blank ones (warnings only,
  * with warnings_only) that neither seen nor out holds already.
  */
+/* 1 when the len characters at line are blanks only. */
+static int blank_line(const char *line, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* 1 when copy, a line of a compiler's text, is one to keep: asked for, and new. */
+static int wanted_line(const char *copy, int warnings_only, const char *seen, const char *out)
+{
+    if (warnings_only && !kl_contains_nocase(copy, "warning"))
+        return 0;
+    return !(seen && strstr(seen, copy)) && !strstr(out, copy); /* once each */
+}
+
 static size_t keep_lines(const char *text, int warnings_only, const char *seen, char *out,
                          size_t used, size_t cap)
 {
     for (const char *line = text; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
-        int blank = 1;
-        for (size_t i = 0; i < len && blank; i++)
-            blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
         char copy[512];
         snprintf(copy, sizeof copy, "%.*s", (int)(len < 511 ? len : 511), line);
         out[used] = '\0';
-        int keep = !blank && (!warnings_only || kl_contains_nocase(copy, "warning")) &&
-                   !(seen && strstr(seen, copy)) && !strstr(out, copy); /* once each */
+        int keep = !blank_line(line, len) && wanted_line(copy, warnings_only, seen, out);
         if (keep && used + len + 2 < cap) {
             memcpy(out + used, line, len);
             used += len;

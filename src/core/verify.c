@@ -43,6 +43,20 @@ double kl_get(enum kl_type t, const void *data, size_t i)
     return NAN;
 }
 
+/* err measured in units of by: infinite for NaN, or for an error where by is 0. */
+static double in_units(double err, double by)
+{
+    return isnan(err) ? INFINITY : by > 0 ? err / by : (err > 0 ? INFINITY : 0.0);
+}
+
+/* Keeps one of the first wrong elements (at, what it got, what it should be). */
+static void note_wrong(struct kl_check *out, size_t at, double got, double want)
+{
+    out->first[out->nfirst] = at;
+    out->first_got[out->nfirst] = got;
+    out->first_want[out->nfirst++] = want;
+}
+
 void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
               const size_t *idx, size_t n, double factor, struct kl_check *out)
 {
@@ -60,21 +74,11 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
         double g = kl_get(t, got, at), want = ref[i];
         double tol = scale && t != KL_INT ? factor * scale[i] + floor : 0.0;
         double err = fabs(g - want);
-        double ratio;
-        if (!(err <= tol) && out->bad++ < KL_CHECK_FIRST) {
-            out->first[out->nfirst] = at;
-            out->first_got[out->nfirst] = g;
-            out->first_want[out->nfirst++] = want;
-        }
-        if (scale) {
-            double rel = isnan(err)     ? INFINITY
-                         : scale[i] > 0 ? err / scale[i]
-                         : err > 0      ? INFINITY
-                                        : 0;
-            if (rel > out->max_error)
-                out->max_error = rel;
-        }
-        ratio = isnan(err) ? INFINITY : tol > 0 ? err / tol : (err > 0 ? INFINITY : 0.0);
+        if (!(err <= tol) && out->bad++ < KL_CHECK_FIRST)
+            note_wrong(out, at, g, want);
+        double rel = scale ? in_units(err, scale[i]) : 0.0, ratio = in_units(err, tol);
+        if (rel > out->max_error)
+            out->max_error = rel;
         if (ratio > out->worst_ratio || (i == 0 && out->bad == 0)) {
             out->worst_ratio = ratio;
             out->worst = at;

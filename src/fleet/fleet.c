@@ -37,10 +37,10 @@ static const char *split_backend(const char *spec, char *name, size_t n)
 /* The spec kl_open takes for device (p, d) of ops. */
 static void canonical(const struct kl_backend_ops *ops, int p, int d, char *out)
 {
-    if (ops == &kl_backend_opencl)
-        snprintf(out, KL_FLEET_SPEC, "opencl:%d:%d", p, d);
-    else
+    if (ops->one_platform)
         snprintf(out, KL_FLEET_SPEC, "%s:%d", ops->name, d);
+    else
+        snprintf(out, KL_FLEET_SPEC, "%s:%d:%d", ops->name, p, d);
 }
 
 /* Every device `all` means on ops: its GPUs, or every device where it has none. */
@@ -82,7 +82,7 @@ static enum kl_status one_item(const struct kl_backend_ops *ops, const char *ite
     char all[KL_FLEET_MAX][KL_FLEET_SPEC], full[KL_FLEET_SPEC + 16];
     int k, n = 0;
     enum kl_status st;
-    if (ops == &kl_backend_opencl && whole_number(item, &k)) {
+    if (!ops->one_platform && whole_number(item, &k)) {
         if ((st = every_device(ops, all, KL_FLEET_MAX, &n, e)) != KL_OK)
             return st;
         if (k >= n)
@@ -109,7 +109,9 @@ enum kl_status kl_fleet_expand(const char *spec, char (*specs)[KL_FLEET_SPEC], i
     enum kl_status st;
     *n = 0;
     const char *rest = split_backend(spec, name, sizeof name);
-    if ((st = kl_backend_find(name[0] ? name : "opencl", &ops, e)) != KL_OK)
+    if (!name[0])
+        ops = kl_backends[0];
+    else if ((st = kl_backend_find(name, &ops, e)) != KL_OK)
         return st;
     if (strcmp(rest, "all") == 0)
         return every_device(ops, specs, max, n, e);
@@ -175,6 +177,51 @@ static void summarise(struct kl_fleet_row *r, int members)
 }
 
 /* One row per rung any member ran, in the order the members ran them. */
+/* Member m's row of rung, or NULL where it has none (or no report). */
+static const struct kl_run_row *member_row(const struct kl_fleet *f, int m, const char *rung)
+{
+    return f->has_run[m] ? find_row(&f->run[m], rung) : NULL;
+}
+
+/* 1 when the fleet's summary has a row of rung already. */
+static int has_row(const struct kl_fleet *f, const char *rung)
+{
+    for (int k = 0; k < f->nrows; k++)
+        if (strcmp(f->rows[k].rung, rung) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The member whose metric a row takes, from member i on: the first that
+ * timed the rung, since a row skipped on one member carries no work (a
+ * time, by kl_run_metric) where another timed it as a rate; i where none did.
+ */
+static int first_timed(const struct kl_fleet *f, int i, const char *rung)
+{
+    for (int m = i; m < f->n; m++) {
+        const struct kl_run_row *x = member_row(f, m, rung);
+        if (x && x->timed)
+            return m;
+    }
+    return i;
+}
+
+/* Row r of rung: its metric (member from's) and every member's value and status. */
+static void fill_row(const struct kl_fleet *f, struct kl_fleet_row *r, const char *rung, int from)
+{
+    r->rung = rung;
+    r->metric = kl_run_metric(&f->run[from], find_row(&f->run[from], rung));
+    r->unit = kl_run_unit(&f->run[from], r->metric);
+    for (int m = 0; m < f->n; m++) {
+        const struct kl_run_row *x = member_row(f, m, rung);
+        r->value[m] = x ? kl_run_value(&f->run[m], x, r->metric) : NAN;
+        r->status[m] = x ? x->status : NULL;
+        r->failed[m] = x && (strcmp(x->status, "failed") == 0 || strcmp(x->status, "timeout") == 0);
+    }
+    summarise(r, f->n);
+}
+
 static enum kl_status fleet_rows(struct kl_fleet *f, struct kl_err *e)
 {
     int cap = 0;
@@ -185,36 +232,8 @@ static enum kl_status fleet_rows(struct kl_fleet *f, struct kl_err *e)
     for (int i = 0; i < f->n; i++)
         for (int j = 0; f->has_run[i] && j < f->run[i].nrows; j++) {
             const char *rung = f->run[i].rows[j].rung;
-            int k = 0;
-            while (k < f->nrows && strcmp(f->rows[k].rung, rung) != 0)
-                k++;
-            if (k < f->nrows)
-                continue;
-            struct kl_fleet_row *r = &f->rows[f->nrows++];
-            r->rung = rung;
-            /*
-             * The metric of the first member that timed the rung: a row skipped on one
-             * member carries no work (a time, by kl_run_metric), where another timed it
-             * as a rate.
-             */
-            int from = i;
-            for (int m = i; m < f->n; m++) {
-                const struct kl_run_row *x = f->has_run[m] ? find_row(&f->run[m], rung) : NULL;
-                if (x && x->timed) {
-                    from = m;
-                    break;
-                }
-            }
-            r->metric = kl_run_metric(&f->run[from], find_row(&f->run[from], rung));
-            r->unit = kl_run_unit(&f->run[from], r->metric);
-            for (int m = 0; m < f->n; m++) {
-                const struct kl_run_row *x = f->has_run[m] ? find_row(&f->run[m], rung) : NULL;
-                r->value[m] = x ? kl_run_value(&f->run[m], x, r->metric) : NAN;
-                r->status[m] = x ? x->status : NULL;
-                r->failed[m] =
-                    x && (strcmp(x->status, "failed") == 0 || strcmp(x->status, "timeout") == 0);
-            }
-            summarise(r, f->n);
+            if (!has_row(f, rung))
+                fill_row(f, &f->rows[f->nrows++], rung, first_timed(f, i, rung));
         }
     return KL_OK;
 }
@@ -323,6 +342,44 @@ static int number_of(const struct kl_json *o, const char *key, int fallback)
     return v && v->type == KL_JSON_NUMBER && fabs(v->number) < 1e9 ? (int)v->number : fallback;
 }
 
+/* The file's version and its members' array, checked; 0, or -1 with the reason in err. */
+static int fleet_head(const struct kl_json *root, const char *name, char *err, size_t n)
+{
+    const struct kl_json *v = kl_json_get(root, "fleet_version");
+    const struct kl_json *members = kl_json_get(root, "members");
+    if (!v || v->type != KL_JSON_NUMBER || v->number != KL_FLEET_VERSION)
+        return snprintf(err, n, "%s: a fleet file of version %s; this kladder reads version %d",
+                        name, v && v->type == KL_JSON_NUMBER ? "other than 1" : "unknown",
+                        KL_FLEET_VERSION),
+               -1;
+    if (!members || members->type != KL_JSON_ARRAY || members->count < 1 ||
+        members->count > KL_FLEET_MAX)
+        return snprintf(err, n, "%s: \"members\" should be an array of 1 to %d members", name,
+                        KL_FLEET_MAX),
+               -1;
+    return 0;
+}
+
+/* Member i from its object o (of the file called name): its facts and its report. */
+static void fleet_member(struct kl_fleet *f, int i, const struct kl_json *o, const char *name)
+{
+    struct kl_fleet_member *m = &f->member[i];
+    char who[KL_FLEET_SPEC + 160];
+    snprintf(m->spec, sizeof m->spec, "%s", text_of(o, "device", "?"));
+    snprintf(m->host, sizeof m->host, "%s", text_of(o, "host", "?"));
+    m->rank = number_of(o, "rank", -1);
+    m->exit_code = number_of(o, "exit_code", 0);
+    m->log = (char *)text_of(o, "log", NULL);
+    const struct kl_json *run = kl_json_get(o, "run");
+    snprintf(who, sizeof who, "%s, member d%d (%s)", name, i, m->spec);
+    if (!run || run->type == KL_JSON_NULL)
+        snprintf(f->why[i], sizeof f->why[i], "it wrote no report (exit %d)", m->exit_code);
+    else if (kl_run_read(&f->run[i], run, who, f->why[i], sizeof f->why[i]) == 0)
+        f->has_run[i] = 1;
+    else
+        kl_run_free(&f->run[i]);
+}
+
 int kl_fleet_parse(struct kl_fleet *f, const char *text, size_t len, const char *name, char *err,
                    size_t n)
 {
@@ -331,43 +388,18 @@ int kl_fleet_parse(struct kl_fleet *f, const char *text, size_t len, const char 
     memset(f, 0, sizeof *f);
     if (!(f->root = kl_json_parse(text, len, jerr, sizeof jerr)))
         return snprintf(err, n, "%s: not valid JSON: %s", name, jerr), -1;
-    const struct kl_json *v = kl_json_get(f->root, "fleet_version");
+    if (fleet_head(f->root, name, err, n) != 0)
+        return kl_fleet_free(f), -1;
     const struct kl_json *members = kl_json_get(f->root, "members");
-    if (!v || v->type != KL_JSON_NUMBER || v->number != KL_FLEET_VERSION) {
-        snprintf(err, n, "%s: a fleet file of version %s; this kladder reads version %d", name,
-                 v && v->type == KL_JSON_NUMBER ? "other than 1" : "unknown", KL_FLEET_VERSION);
-        return kl_fleet_free(f), -1;
-    }
-    if (!members || members->type != KL_JSON_ARRAY || members->count < 1 ||
-        members->count > KL_FLEET_MAX) {
-        snprintf(err, n, "%s: \"members\" should be an array of 1 to %d members", name,
-                 KL_FLEET_MAX);
-        return kl_fleet_free(f), -1;
-    }
     f->command = text_of(f->root, "command", "?");
     snprintf(f->created, sizeof f->created, "%s", text_of(f->root, "created", ""));
     f->n = members->count;
     for (int i = 0; i < f->n; i++) {
-        const struct kl_json *o = members->items[i];
-        struct kl_fleet_member *m = &f->member[i];
-        char who[KL_FLEET_SPEC + 160];
-        if (o->type != KL_JSON_OBJECT) {
+        if (members->items[i]->type != KL_JSON_OBJECT) {
             snprintf(err, n, "%s: member %d should be an object", name, i);
             return kl_fleet_free(f), -1;
         }
-        snprintf(m->spec, sizeof m->spec, "%s", text_of(o, "device", "?"));
-        snprintf(m->host, sizeof m->host, "%s", text_of(o, "host", "?"));
-        m->rank = number_of(o, "rank", -1);
-        m->exit_code = number_of(o, "exit_code", 0);
-        m->log = (char *)text_of(o, "log", NULL);
-        const struct kl_json *run = kl_json_get(o, "run");
-        snprintf(who, sizeof who, "%s, member d%d (%s)", name, i, m->spec);
-        if (!run || run->type == KL_JSON_NULL)
-            snprintf(f->why[i], sizeof f->why[i], "it wrote no report (exit %d)", m->exit_code);
-        else if (kl_run_read(&f->run[i], run, who, f->why[i], sizeof f->why[i]) == 0)
-            f->has_run[i] = 1;
-        else
-            kl_run_free(&f->run[i]);
+        fleet_member(f, i, members->items[i], name);
     }
     if (fleet_rows(f, &e) != KL_OK) {
         snprintf(err, n, "%s: %s", name, e.msg);
@@ -464,10 +496,10 @@ static void cell(FILE *out, int width, double v)
         fprintf(out, " %*s", width, "-");
 }
 
-void kl_fleet_table(const struct kl_fleet *f, FILE *out)
+/* The table of members: each one's name, device, PCI bus and exit code (or why no report). */
+static void table_members(const struct kl_fleet *f, FILE *out)
 {
     char name[KL_FLEET_SPEC + 160];
-    fprintf(out, "kladder fleet: %s on %d device%s\n\n", f->command, f->n, f->n == 1 ? "" : "s");
     int w = 6; /* the member column: as wide as the longest name */
     for (int i = 0; i < f->n; i++) {
         kl_fleet_member_name(f, i, name, sizeof name);
@@ -483,25 +515,35 @@ void kl_fleet_table(const struct kl_fleet *f, FILE *out)
                 bus && bus->type == KL_JSON_STRING ? bus->string : "-", f->member[i].exit_code,
                 f->has_run[i] ? "" : "  ", f->has_run[i] ? "" : f->why[i]);
     }
+}
+
+/* One rung's line: the first 8 members' values (or failures), min, median, max, verdict. */
+static void table_row(const struct kl_fleet *f, const struct kl_fleet_row *r, FILE *out)
+{
+    char why[96];
+    fprintf(out, "  %-18.18s %-8s", r->rung, r->unit);
+    for (int i = 0; i < f->n && i < 8; i++)
+        if (r->failed[i])
+            fprintf(out, " %10s", r->status[i]);
+        else
+            cell(out, 10, r->value[i]);
+    cell(out, 10, r->min);
+    cell(out, 10, r->median);
+    cell(out, 10, r->max);
+    fputs(" ", out);
+    fprintf(out, " %s\n", kl_fleet_row_verdict(f, r, why, sizeof why));
+}
+
+void kl_fleet_table(const struct kl_fleet *f, FILE *out)
+{
+    fprintf(out, "kladder fleet: %s on %d device%s\n\n", f->command, f->n, f->n == 1 ? "" : "s");
+    table_members(f, out);
     fprintf(out, "\n  %-18s %-8s", "rung", "unit");
     for (int i = 0; i < f->n && i < 8; i++)
         fprintf(out, " %9s%d", "d", i);
     fprintf(out, " %10s %10s %10s  %s\n", "min", "median", "max", "stragglers and failures");
-    for (int k = 0; k < f->nrows; k++) {
-        const struct kl_fleet_row *r = &f->rows[k];
-        fprintf(out, "  %-18.18s %-8s", r->rung, r->unit);
-        for (int i = 0; i < f->n && i < 8; i++)
-            if (r->failed[i])
-                fprintf(out, " %10s", r->status[i]);
-            else
-                cell(out, 10, r->value[i]);
-        cell(out, 10, r->min);
-        cell(out, 10, r->median);
-        cell(out, 10, r->max);
-        fputs(" ", out);
-        char why[96];
-        fprintf(out, " %s\n", kl_fleet_row_verdict(f, r, why, sizeof why));
-    }
+    for (int k = 0; k < f->nrows; k++)
+        table_row(f, &f->rows[k], out);
     if (f->n > 8)
         fprintf(out, "\n(the columns show the first 8 members; min, median and max cover all %d)\n",
                 f->n);

@@ -160,16 +160,15 @@ static int pnm_number(FILE *f, long long *v)
     return 1;
 }
 
-static enum kl_status load_pnm(FILE *f, const char *path, int channels, long long file_size,
-                               struct kl_image *out, struct kl_err *e)
+/*
+ * The header after the magic: width, height and maxval into v, then the one
+ * whitespace character before the samples; checked against the limits and
+ * 8-bit samples (kind: "PGM" or "PPM", for messages).
+ */
+static enum kl_status pnm_header(FILE *f, const char *path, const char *kind, long long v[3],
+                                 struct kl_err *e)
 {
-    const char *kind = channels == 1 ? "PGM" : "PPM";
     const char *what[3] = {"width", "height", "maxval"};
-    long long v[3];
-    size_t need, got;
-    long pos;
-    int c;
-
     if (fseek(f, 2, SEEK_SET) != 0)
         return kl_fail(e, KL_ERR_IO, "cannot read image %s: %s", path, strerror(errno));
     for (int i = 0; i < 3; i++) {
@@ -183,7 +182,7 @@ static enum kl_status load_pnm(FILE *f, const char *path, int channels, long lon
                            path, kind, what[i]);
     }
     /* Exactly one whitespace character separates the header from the samples. */
-    c = getc(f);
+    int c = getc(f);
     if (!isspace(c))
         return kl_fail(e, KL_ERR_IO,
                        "cannot read image %s: bad %s header (expected whitespace after the maxval)",
@@ -203,7 +202,42 @@ static enum kl_status load_pnm(FILE *f, const char *path, int channels, long lon
                        "cannot read image %s: it is a 16-bit %s (maxval %lld); only "
                        "8-bit PGM/PPM (maxval up to 255) is supported",
                        path, kind, v[2]);
+    return KL_OK;
+}
 
+/* Samples of 0..maxval (below 255) stretched to 0..255; a sample past maxval is corrupt. */
+static enum kl_status pnm_stretch(struct kl_image *out, size_t need, unsigned maxval,
+                                  const char *path, const char *kind, struct kl_err *e)
+{
+    unsigned char lut[256];
+    for (unsigned s = 0; s <= maxval; s++)
+        lut[s] = (unsigned char)((s * 255 + maxval / 2) / maxval);
+    for (size_t i = 0; i < need; i++) {
+        if (out->px[i] > maxval) {
+            size_t p = i / (size_t)out->channels;
+            unsigned bad = out->px[i];
+            int w = out->width;
+            kl_image_free(out);
+            return kl_fail(e, KL_ERR_IO,
+                           "cannot read image %s: corrupt %s (sample %u at "
+                           "pixel (%zu, %zu) exceeds maxval %u)",
+                           path, kind, bad, p % (size_t)w, p / (size_t)w, maxval);
+        }
+        out->px[i] = lut[out->px[i]];
+    }
+    return KL_OK;
+}
+
+static enum kl_status load_pnm(FILE *f, const char *path, int channels, long long file_size,
+                               struct kl_image *out, struct kl_err *e)
+{
+    const char *kind = channels == 1 ? "PGM" : "PPM";
+    long long v[3];
+    size_t need, got;
+    long pos;
+    enum kl_status st = pnm_header(f, path, kind, v, e);
+    if (st != KL_OK)
+        return st;
     /* Compare with the file's size before allocating, so a corrupt header
      * cannot ask for gigabytes. */
     need = byte_count(v[0], v[1], channels);
@@ -214,8 +248,7 @@ static enum kl_status load_pnm(FILE *f, const char *path, int channels, long lon
                        "cannot read image %s: truncated %s (%lldx%lld needs %zu "
                        "bytes of samples, the file has %lld)",
                        path, kind, v[0], v[1], need, file_size - pos);
-    enum kl_status st = alloc_px(out, v[0], v[1], channels, 0, e);
-    if (st != KL_OK)
+    if ((st = alloc_px(out, v[0], v[1], channels, 0, e)) != KL_OK)
         return st;
     got = fread(out->px, 1, need, f);
     if (got != need) {
@@ -225,26 +258,7 @@ static enum kl_status load_pnm(FILE *f, const char *path, int channels, long lon
                        "samples)",
                        path, kind, got, need);
     }
-    if (v[2] < 255) {
-        unsigned maxval = (unsigned)v[2];
-        unsigned char lut[256];
-        for (unsigned s = 0; s <= maxval; s++)
-            lut[s] = (unsigned char)((s * 255 + maxval / 2) / maxval);
-        for (size_t i = 0; i < need; i++) {
-            if (out->px[i] > maxval) {
-                size_t p = i / (size_t)channels;
-                unsigned bad = out->px[i];
-                int w = out->width;
-                kl_image_free(out);
-                return kl_fail(e, KL_ERR_IO,
-                               "cannot read image %s: corrupt %s (sample %u at "
-                               "pixel (%zu, %zu) exceeds maxval %u)",
-                               path, kind, bad, p % (size_t)w, p / (size_t)w, maxval);
-            }
-            out->px[i] = lut[out->px[i]];
-        }
-    }
-    return KL_OK;
+    return v[2] < 255 ? pnm_stretch(out, need, (unsigned)v[2], path, kind, e) : KL_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -327,52 +341,66 @@ static enum kl_status load_png(FILE *f, const char *path, long long file_size, s
 #endif
 }
 
+/* Opens path, a regular file (directories and FIFOs would open, or block, but are no
+ * images), into *f with its facts in *sb. */
+static enum kl_status open_regular(const char *path, FILE **f, struct stat *sb, struct kl_err *e)
+{
+    if (stat(path, sb) != 0)
+        return kl_fail(e, KL_ERR_IO, "cannot open image %s: %s", path, strerror(errno));
+    if (S_ISDIR(sb->st_mode))
+        return kl_fail(e, KL_ERR_IO, "cannot read image %s: it is a directory", path);
+    if (!S_ISREG(sb->st_mode))
+        return kl_fail(e, KL_ERR_IO, "cannot read image %s: not a regular file", path);
+    if (!(*f = fopen(path, "rb")))
+        return kl_fail(e, KL_ERR_IO, "cannot open image %s: %s", path, strerror(errno));
+    if (fstat(fileno(*f), sb) != 0) {
+        fclose(*f);
+        return kl_fail(e, KL_ERR_IO, "cannot read image %s: %s", path, strerror(errno));
+    }
+    return KL_OK;
+}
+
+/* The file's format by its first got bytes (magic), read by that format's loader. */
+static enum kl_status load_by_magic(FILE *f, const char *path, long long size,
+                                    const unsigned char *magic, size_t got, struct kl_image *out,
+                                    struct kl_err *e)
+{
+    const size_t full = sizeof png_signature;
+    if (got == full && memcmp(magic, png_signature, full) == 0)
+        return load_png(f, path, size, out, e);
+    if (got < full && memcmp(magic, png_signature, got) == 0)
+        return kl_fail(e, KL_ERR_IO, "cannot read image %s: truncated PNG (%zu bytes)", path, got);
+    int pnm = got >= 2 && magic[0] == 'P';
+    if (pnm && (magic[1] == '5' || magic[1] == '6'))
+        return load_pnm(f, path, magic[1] == '5' ? 1 : 3, size, out, e);
+    if (pnm && magic[1] >= '1' && magic[1] <= '7' && (got == 2 || isspace(magic[2])))
+        return kl_fail(e, KL_ERR_IO,
+                       "cannot read image %s: PNM type P%c (ASCII, bitmap or PAM) is "
+                       "not supported; use binary PGM (P5), PPM (P6) or PNG",
+                       path, magic[1]);
+    return kl_fail(e, KL_ERR_IO, "cannot read image %s: not a PNG, PGM (P5) or PPM (P6) file",
+                   path);
+}
+
 enum kl_status kl_image_load(const char *path, struct kl_image *out, struct kl_err *e)
 {
     unsigned char magic[8];
     struct stat sb;
     enum kl_status st;
-    size_t got;
-    FILE *f;
+    FILE *f = NULL;
 
     memset(out, 0, sizeof *out);
     if (!path)
         return kl_fail(e, KL_ERR_ARG, "no image file given");
-    /* Directories and FIFOs would open (or block) but are no images. */
-    if (stat(path, &sb) != 0)
-        return kl_fail(e, KL_ERR_IO, "cannot open image %s: %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return kl_fail(e, KL_ERR_IO, "cannot read image %s: it is a directory", path);
-    if (!S_ISREG(sb.st_mode))
-        return kl_fail(e, KL_ERR_IO, "cannot read image %s: not a regular file", path);
-    if (!(f = fopen(path, "rb")))
-        return kl_fail(e, KL_ERR_IO, "cannot open image %s: %s", path, strerror(errno));
-    if (fstat(fileno(f), &sb) != 0) {
+    if ((st = open_regular(path, &f, &sb, e)) != KL_OK)
+        return st;
+    size_t got = fread(magic, 1, sizeof magic, f);
+    if (ferror(f))
         st = kl_fail(e, KL_ERR_IO, "cannot read image %s: %s", path, strerror(errno));
-        goto done;
-    }
-    got = fread(magic, 1, sizeof magic, f);
-    if (ferror(f)) {
-        st = kl_fail(e, KL_ERR_IO, "cannot read image %s: %s", path, strerror(errno));
-    } else if (got == 0) {
+    else if (got == 0)
         st = kl_fail(e, KL_ERR_IO, "cannot read image %s: the file is empty", path);
-    } else if (got == sizeof magic && memcmp(magic, png_signature, sizeof magic) == 0) {
-        st = load_png(f, path, (long long)sb.st_size, out, e);
-    } else if (got < sizeof magic && memcmp(magic, png_signature, got) == 0) {
-        st = kl_fail(e, KL_ERR_IO, "cannot read image %s: truncated PNG (%zu bytes)", path, got);
-    } else if (got >= 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '6')) {
-        st = load_pnm(f, path, magic[1] == '5' ? 1 : 3, (long long)sb.st_size, out, e);
-    } else if (got >= 2 && magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '7' &&
-               (got == 2 || isspace(magic[2]))) {
-        st = kl_fail(e, KL_ERR_IO,
-                     "cannot read image %s: PNM type P%c (ASCII, bitmap or PAM) is "
-                     "not supported; use binary PGM (P5), PPM (P6) or PNG",
-                     path, magic[1]);
-    } else {
-        st = kl_fail(e, KL_ERR_IO, "cannot read image %s: not a PNG, PGM (P5) or PPM (P6) file",
-                     path);
-    }
-done:
+    else
+        st = load_by_magic(f, path, (long long)sb.st_size, magic, got, out, e);
     fclose(f);
     if (st != KL_OK)
         kl_image_free(out);
@@ -469,35 +497,37 @@ static int in_box(double u, double v, double u0, double v0, double u1, double v1
 }
 
 /* The noiseless value in [0, 1] of channel c (of nc) at pixel (x, y). */
-static double synth_value(int x, int y, int w, int h, int c, int nc)
+/* Alpha: opaque at the top left, fading towards the bottom right, with a hard-edged
+ * half-transparent band. */
+static double synth_alpha(double u, double v)
 {
-    static const double disc_tint[4] = {0.92, 0.55, 0.25, 1.0};
-    double u = (x + 0.5) / w, v = (y + 0.5) / h;
-    double cx = 0.72 * w, cy = 0.72 * h, r = 0.2 * (w < h ? w : h);
-    double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
+    if (in_box(u, v, 0.0, 0.48, 1.0, 0.52))
+        return 0.5;
+    return 1.0 - 0.6 * u * v;
+}
 
-    if (nc == 4 && c == 3) {
-        /* Alpha: opaque at the top left, fading towards the bottom right,
-         * with a hard-edged half-transparent band. */
-        if (in_box(u, v, 0.0, 0.48, 1.0, 0.52))
-            return 0.5;
-        return 1.0 - 0.6 * u * v;
-    }
-    if (dx * dx + dy * dy <= r * r)
-        return nc == 1 ? 0.75 : disc_tint[c];
+/* The rectangles' and line fields' value at (x, y) (u, v: its place in 0..1) into *out;
+ * 0 where none covers it. */
+static int synth_shape(int x, int y, double u, double v, double *out)
+{
     if (in_box(u, v, 0.52, 0.06, 0.94, 0.24))
-        return 0.04; /* dark rectangle */
-    if (in_box(u, v, 0.56, 0.30, 0.78, 0.46))
-        return 0.96; /* bright rectangle */
-    if (in_box(u, v, 0.06, 0.06, 0.42, 0.42))
-        return ((x / 2 + y / 2) & 1) ? 0.85 : 0.15; /* checkerboard of 2-pixel cells */
-    if (in_box(u, v, 0.06, 0.55, 0.42, 0.94)) {
-        if (x % 4 == 0)
-            return 0.9; /* vertical 1-pixel lines */
-        if (y % 5 == 0)
-            return 0.1; /* horizontal 1-pixel lines */
-    }
-    /* Gradients, a different direction in each channel. */
+        *out = 0.04; /* dark rectangle */
+    else if (in_box(u, v, 0.56, 0.30, 0.78, 0.46))
+        *out = 0.96; /* bright rectangle */
+    else if (in_box(u, v, 0.06, 0.06, 0.42, 0.42))
+        *out = ((x / 2 + y / 2) & 1) ? 0.85 : 0.15; /* checkerboard of 2-pixel cells */
+    else if (in_box(u, v, 0.06, 0.55, 0.42, 0.94) && x % 4 == 0)
+        *out = 0.9; /* vertical 1-pixel lines */
+    else if (in_box(u, v, 0.06, 0.55, 0.42, 0.94) && y % 5 == 0)
+        *out = 0.1; /* horizontal 1-pixel lines */
+    else
+        return 0;
+    return 1;
+}
+
+/* Gradients, a different direction in each channel. */
+static double synth_gradient(double u, double v, int c, int nc)
+{
     if (nc == 1)
         return 0.15 + 0.35 * u + 0.35 * v;
     switch (c) {
@@ -505,6 +535,22 @@ static double synth_value(int x, int y, int w, int h, int c, int nc)
     case 1: return 0.15 + 0.7 * v;
     default: return 0.85 - 0.35 * u - 0.35 * v;
     }
+}
+
+static double synth_value(int x, int y, int w, int h, int c, int nc)
+{
+    static const double disc_tint[4] = {0.92, 0.55, 0.25, 1.0};
+    double u = (x + 0.5) / w, v = (y + 0.5) / h, shape;
+    double cx = 0.72 * w, cy = 0.72 * h, r = 0.2 * (w < h ? w : h);
+    double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
+
+    if (nc == 4 && c == 3)
+        return synth_alpha(u, v);
+    if (dx * dx + dy * dy <= r * r)
+        return nc == 1 ? 0.75 : disc_tint[c];
+    if (synth_shape(x, y, u, v, &shape))
+        return shape;
+    return synth_gradient(u, v, c, nc);
 }
 
 enum kl_status kl_image_synthetic(int width, int height, int channels, unsigned long long seed,

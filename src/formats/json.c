@@ -159,22 +159,32 @@ static size_t utf8_encode(unsigned cp, char *out)
     return 4;
 }
 
+/* The length of the sequence lead byte c starts (2 to 4) and its bits into *cp; 0: none. */
+static size_t utf8_lead(unsigned char c, unsigned *cp)
+{
+    if (c >= 0xC2 && c <= 0xDF) {
+        *cp = c & 0x1Fu;
+        return 2;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+        *cp = c & 0x0Fu;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        *cp = c & 0x07u;
+        return 4;
+    }
+    return 0;
+}
+
 /* Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0. */
 static size_t utf8_valid(const unsigned char *s, size_t n)
 {
-    unsigned cp;
-    size_t k;
+    unsigned cp = 0;
     if (s[0] < 0x80)
         return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        k = 2, cp = s[0] & 0x1Fu;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        k = 3, cp = s[0] & 0x0Fu;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        k = 4, cp = s[0] & 0x07u;
-    else
-        return 0;
-    if (k > n)
+    size_t k = utf8_lead(s[0], &cp);
+    if (!k || k > n)
         return 0;
     for (size_t i = 1; i < k; i++) {
         if ((s[i] & 0xC0) != 0x80)
@@ -186,6 +196,83 @@ static size_t utf8_valid(const unsigned char *s, size_t n)
         (cp >= 0xD800 && cp <= 0xDFFF))
         return 0;
     return k;
+}
+
+/* What reading a piece of a string came to: appended, refused (reported), out of memory. */
+enum piece { PIECE_OK, PIECE_BAD, PIECE_OOM };
+
+/*
+ * The code point of the \u escape at p->pos, a surrogate pair as one, p
+ * past it. 0 after reporting a malformed escape, half a pair or \u0000.
+ */
+static int unicode_escape(struct parser *p, unsigned *out)
+{
+    unsigned cp, lo;
+    if (p->pos + 6 > p->len || !hex4(p->s + p->pos + 2, &cp)) {
+        fail_at(p, p->pos, "\\u needs four hexadecimal digits");
+        return 0;
+    }
+    size_t at = p->pos;
+    p->pos += 6;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        if (p->pos + 6 > p->len || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
+            !hex4(p->s + p->pos + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
+            fail_at(p, at, "\\u%04X is half of a surrogate pair without its other half", cp);
+            return 0;
+        }
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        p->pos += 6;
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        fail_at(p, at, "\\u%04X is half of a surrogate pair without its other half", cp);
+        return 0;
+    } else if (cp == 0) {
+        fail_at(p, at, "\\u0000 (a NUL character) is not accepted in strings");
+        return 0;
+    }
+    *out = cp;
+    return 1;
+}
+
+/* The escape at p->pos (a backslash) of the string opened at start, into b; p past it. */
+static enum piece string_escape(struct parser *p, size_t start, struct buf *b)
+{
+    if (p->pos + 1 >= p->len) {
+        fail_at(p, start, "the file ends inside this string (is it truncated?)");
+        return PIECE_BAD;
+    }
+    char e = p->s[p->pos + 1], out[4];
+    const char *map = strchr("\"\\/bfnrt", e);
+    unsigned cp;
+    if (e && map) {
+        static const char repl[] = "\"\\/\b\f\n\r\t";
+        out[0] = repl[map - "\"\\/bfnrt"];
+        if (!buf_put(b, out, 1))
+            return PIECE_OOM;
+        p->pos += 2;
+        return PIECE_OK;
+    }
+    if (e != 'u') {
+        fail_at(p, p->pos, "unknown escape \\%c in a string", e >= 0x21 && e < 0x7f ? e : '?');
+        return PIECE_BAD;
+    }
+    if (!unicode_escape(p, &cp))
+        return PIECE_BAD;
+    return buf_put(b, out, utf8_encode(cp, out)) ? PIECE_OK : PIECE_OOM;
+}
+
+/* The UTF-8 character at p->pos into b; p past it. */
+static enum piece string_char(struct parser *p, struct buf *b)
+{
+    size_t k = utf8_valid((const unsigned char *)p->s + p->pos, p->len - p->pos);
+    if (!k) {
+        fail_at(p, p->pos, "invalid UTF-8 (byte 0x%02x) inside a string",
+                (unsigned char)p->s[p->pos]);
+        return PIECE_BAD;
+    }
+    if (!buf_put(b, p->s + p->pos, k))
+        return PIECE_OOM;
+    p->pos += k;
+    return PIECE_OK;
 }
 
 /* A string starting at the opening quote; returns it malloc'd, or NULL. */
@@ -210,61 +297,11 @@ static char *parse_string(struct parser *p)
             fail_at(p, p->pos, "a control character (0x%02x) inside a string must be escaped", c);
             goto fail;
         }
-        if (c == '\\') {
-            if (p->pos + 1 >= p->len) {
-                fail_at(p, start, "the file ends inside this string (is it truncated?)");
-                goto fail;
-            }
-            char e = p->s[p->pos + 1], out[4];
-            const char *map = strchr("\"\\/bfnrt", e);
-            if (e && map) {
-                static const char repl[] = "\"\\/\b\f\n\r\t";
-                out[0] = repl[map - "\"\\/bfnrt"];
-                if (!buf_put(&b, out, 1))
-                    goto oom;
-                p->pos += 2;
-                continue;
-            }
-            if (e != 'u') {
-                fail_at(p, p->pos, "unknown escape \\%c in a string",
-                        e >= 0x21 && e < 0x7f ? e : '?');
-                goto fail;
-            }
-            unsigned cp, lo;
-            if (p->pos + 6 > p->len || !hex4(p->s + p->pos + 2, &cp)) {
-                fail_at(p, p->pos, "\\u needs four hexadecimal digits");
-                goto fail;
-            }
-            size_t at = p->pos;
-            p->pos += 6;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (p->pos + 6 > p->len || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
-                    !hex4(p->s + p->pos + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
-                    fail_at(p, at, "\\u%04X is half of a surrogate pair without its other half",
-                            cp);
-                    goto fail;
-                }
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                p->pos += 6;
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                fail_at(p, at, "\\u%04X is half of a surrogate pair without its other half", cp);
-                goto fail;
-            } else if (cp == 0) {
-                fail_at(p, at, "\\u0000 (a NUL character) is not accepted in strings");
-                goto fail;
-            }
-            if (!buf_put(&b, out, utf8_encode(cp, out)))
-                goto oom;
-            continue;
-        }
-        size_t k = utf8_valid((const unsigned char *)p->s + p->pos, p->len - p->pos);
-        if (!k) {
-            fail_at(p, p->pos, "invalid UTF-8 (byte 0x%02x) inside a string", c);
-            goto fail;
-        }
-        if (!buf_put(&b, p->s + p->pos, k))
+        enum piece got = c == '\\' ? string_escape(p, start, &b) : string_char(p, &b);
+        if (got == PIECE_OOM)
             goto oom;
-        p->pos += k;
+        if (got == PIECE_BAD)
+            goto fail;
     }
 oom:
     fail_at(p, p->pos, "out of memory");
@@ -278,49 +315,63 @@ static int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-static struct kl_json *parse_number(struct parser *p)
+/* i past the digits from s[i] on. */
+static size_t skip_digits(const struct parser *p, size_t i)
 {
-    size_t start = p->pos, i = p->pos;
+    while (i < p->len && is_digit(p->s[i]))
+        i++;
+    return i;
+}
+
+/* The integer part from *i: -?(0|[1-9][0-9]*), *i past it; 0 after reporting. */
+static int scan_integer(struct parser *p, size_t start, size_t *i)
+{
     const char *s = p->s;
-    if (i < p->len && s[i] == '-')
-        i++;
-    if (i >= p->len || !is_digit(s[i])) {
-        p->pos = i;
+    if (*i < p->len && s[*i] == '-')
+        (*i)++;
+    if (*i >= p->len || !is_digit(s[*i])) {
+        p->pos = *i;
         unexpected(p, "a digit");
-        return NULL;
+        return 0;
     }
-    if (s[i] == '0') {
-        i++;
-        if (i < p->len && is_digit(s[i])) {
-            fail_at(p, start, "a number may not start with 0 followed by digits");
-            return NULL;
-        }
-    } else {
-        while (i < p->len && is_digit(s[i]))
-            i++;
+    if (s[*i] != '0') {
+        *i = skip_digits(p, *i);
+        return 1;
     }
-    if (i < p->len && s[i] == '.') {
-        i++;
-        if (i >= p->len || !is_digit(s[i])) {
-            p->pos = i;
-            unexpected(p, "a digit after the decimal point");
-            return NULL;
-        }
-        while (i < p->len && is_digit(s[i]))
-            i++;
+    (*i)++;
+    if (*i < p->len && is_digit(s[*i])) {
+        fail_at(p, start, "a number may not start with 0 followed by digits");
+        return 0;
     }
-    if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < p->len && (s[i] == '+' || s[i] == '-'))
-            i++;
-        if (i >= p->len || !is_digit(s[i])) {
-            p->pos = i;
-            unexpected(p, "a digit in the exponent");
-            return NULL;
-        }
-        while (i < p->len && is_digit(s[i]))
-            i++;
+    return 1;
+}
+
+/*
+ * An optional part from *i: lead ('.', or 'e' and 'E'), a sign where signed,
+ * then digits (what: the error's words where there are none). *i past it;
+ * 0 after reporting.
+ */
+static int scan_part(struct parser *p, size_t *i, char lead, char lead2, int sign, const char *what)
+{
+    const char *s = p->s;
+    if (*i >= p->len || (s[*i] != lead && s[*i] != lead2))
+        return 1;
+    (*i)++;
+    if (sign && *i < p->len && (s[*i] == '+' || s[*i] == '-'))
+        (*i)++;
+    if (*i >= p->len || !is_digit(s[*i])) {
+        p->pos = *i;
+        unexpected(p, what);
+        return 0;
     }
+    *i = skip_digits(p, *i);
+    return 1;
+}
+
+/* The number written from start to i, as a node; p past it. */
+static struct kl_json *number_node(struct parser *p, size_t start, size_t i)
+{
+    const char *s = p->s;
     char tmp[64], *copy = tmp, *end;
     size_t n = i - start;
     if (n >= sizeof tmp && !(copy = malloc(n + 1))) {
@@ -342,6 +393,16 @@ static struct kl_json *parse_number(struct parser *p)
         x->number = v;
     p->pos = i;
     return x;
+}
+
+static struct kl_json *parse_number(struct parser *p)
+{
+    size_t start = p->pos, i = p->pos;
+    if (!scan_integer(p, start, &i) ||
+        !scan_part(p, &i, '.', '.', 0, "a digit after the decimal point") ||
+        !scan_part(p, &i, 'e', 'E', 1, "a digit in the exponent"))
+        return NULL;
+    return number_node(p, start, i);
 }
 
 static int literal(struct parser *p, const char *word)
@@ -381,24 +442,98 @@ oom:
 
 static struct kl_json *parse_value(struct parser *p, int depth);
 
+/*
+ * A member's name and its ':' (p at the opening quote, which is there), into
+ * *key (malloc'd); 0 after reporting a duplicate or a missing ':'.
+ */
+static int member_name(struct parser *p, const struct kl_json *v, char **key)
+{
+    size_t at = p->pos;
+    int at_line = p->line, at_col = column(p, at);
+    if (!(*key = parse_string(p)))
+        return 0;
+    for (int k = 0; k < v->count; k++)
+        if (strcmp(v->keys[k], *key) == 0) {
+            p->line = at_line; /* report the duplicate where it is */
+            p->line_start = at - (size_t)(at_col - 1);
+            fail_at(p, at, "the member \"%.60s\" appears twice in one object", *key);
+            free(*key);
+            return 0;
+        }
+    skip_space(p);
+    if (p->pos >= p->len || p->s[p->pos] != ':') {
+        free(*key);
+        unexpected(p, "':' after the member name");
+        return 0;
+    }
+    p->pos++;
+    skip_space(p);
+    return 1;
+}
+
+/* The next item of v, after its name in an object, appended to v; 0 after reporting. */
+static int container_item(struct parser *p, struct kl_json *v, int depth, int object)
+{
+    char *key = NULL;
+    if (object && !member_name(p, v, &key))
+        return 0;
+    struct kl_json *item = parse_value(p, depth + 1);
+    if (!item) {
+        free(key);
+        return 0;
+    }
+    if (!push(p, v, item, key)) {
+        free(key);
+        kl_json_free(item);
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * Past the opening bracket of a container at depth: 1 where items follow,
+ * 0 where it closes at once (p past close), -1 after reporting it too deep.
+ */
+static int container_open(struct parser *p, int depth, char close)
+{
+    if (depth >= KL_JSON_MAX_DEPTH) {
+        fail_at(p, p->pos, "nested more than %d deep", KL_JSON_MAX_DEPTH);
+        return -1;
+    }
+    p->pos++;
+    skip_space(p);
+    if (p->pos < p->len && p->s[p->pos] == close) {
+        p->pos++;
+        return 0;
+    }
+    return 1;
+}
+
+/* After an item: 1 where a comma says another follows, 0 where close ends it, -1 after
+ * reporting neither. */
+static int container_next(struct parser *p, int object, char close)
+{
+    skip_space(p);
+    if (p->pos < p->len && p->s[p->pos] == ',') {
+        p->pos++;
+        return 1;
+    }
+    if (p->pos < p->len && p->s[p->pos] == close) {
+        p->pos++;
+        return 0;
+    }
+    unexpected(p, object ? "',' or '}'" : "',' or ']'");
+    return -1;
+}
+
 static struct kl_json *parse_container(struct parser *p, int depth, int object)
 {
     struct kl_json *v = node(p, object ? KL_JSON_OBJECT : KL_JSON_ARRAY);
     char close = object ? '}' : ']';
     if (!v)
         return NULL;
-    if (depth >= KL_JSON_MAX_DEPTH) {
-        fail_at(p, p->pos, "nested more than %d deep", KL_JSON_MAX_DEPTH);
-        goto fail;
-    }
-    p->pos++;
-    skip_space(p);
-    if (p->pos < p->len && p->s[p->pos] == close) {
-        p->pos++;
-        return v;
-    }
-    for (;;) {
-        char *key = NULL;
+    int more = container_open(p, depth, close);
+    while (more > 0) {
         skip_space(p);
         if (object) {
             if (p->pos >= p->len || p->s[p->pos] != '"') {
@@ -406,55 +541,49 @@ static struct kl_json *parse_container(struct parser *p, int depth, int object)
                                        : "a member name in double quotes, or '}'");
                 goto fail;
             }
-            size_t at = p->pos;
-            int at_line = p->line, at_col = column(p, at);
-            if (!(key = parse_string(p)))
-                goto fail;
-            for (int k = 0; k < v->count; k++)
-                if (strcmp(v->keys[k], key) == 0) {
-                    p->line = at_line; /* report the duplicate where it is */
-                    p->line_start = at - (size_t)(at_col - 1);
-                    fail_at(p, at, "the member \"%.60s\" appears twice in one object", key);
-                    free(key);
-                    goto fail;
-                }
-            skip_space(p);
-            if (p->pos >= p->len || p->s[p->pos] != ':') {
-                free(key);
-                unexpected(p, "':' after the member name");
-                goto fail;
-            }
-            p->pos++;
-            skip_space(p);
         } else if (p->pos < p->len && p->s[p->pos] == ']' && v->count) {
             unexpected(p, "a value (no trailing commas)");
             goto fail;
         }
-        struct kl_json *item = parse_value(p, depth + 1);
-        if (!item) {
-            free(key);
+        if (!container_item(p, v, depth, object))
             goto fail;
-        }
-        if (!push(p, v, item, key)) {
-            free(key);
-            kl_json_free(item);
-            goto fail;
-        }
-        skip_space(p);
-        if (p->pos < p->len && p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->pos < p->len && p->s[p->pos] == close) {
-            p->pos++;
-            return v;
-        }
-        unexpected(p, object ? "',' or '}'" : "',' or ']'");
-        goto fail;
+        more = container_next(p, object, close);
     }
+    if (more == 0)
+        return v;
 fail:
     kl_json_free(v);
     return NULL;
+}
+
+/* A string value (p at its opening quote) as a node. */
+static struct kl_json *string_node(struct parser *p)
+{
+    struct kl_json *v = node(p, KL_JSON_STRING);
+    if (!v)
+        return NULL;
+    if (!(v->string = parse_string(p))) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* true, false or null at p->pos as a node; NULL (nothing reported) where none is. */
+static struct kl_json *literal_node(struct parser *p, int *none)
+{
+    size_t at = p->pos;
+    int t = literal(p, "true"), f = !t && literal(p, "false"), z = !t && !f && literal(p, "null");
+    *none = !(t || f || z);
+    if (*none)
+        return NULL;
+    size_t end = p->pos;
+    p->pos = at;
+    struct kl_json *v = node(p, z ? KL_JSON_NULL : KL_JSON_BOOL);
+    p->pos = end;
+    if (v)
+        v->boolean = t;
+    return v;
 }
 
 static struct kl_json *parse_value(struct parser *p, int depth)
@@ -465,33 +594,17 @@ static struct kl_json *parse_value(struct parser *p, int depth)
         return NULL;
     }
     char c = p->s[p->pos];
-    struct kl_json *v;
+    int none = 1;
     if (c == '{' || c == '[')
         return parse_container(p, depth, c == '{');
-    if (c == '"') {
-        if (!(v = node(p, KL_JSON_STRING)))
-            return NULL;
-        if (!(v->string = parse_string(p))) {
-            free(v);
-            return NULL;
-        }
-        return v;
-    }
+    if (c == '"')
+        return string_node(p);
     if (c == '-' || is_digit(c))
         return parse_number(p);
     if (c == 't' || c == 'f' || c == 'n') {
-        size_t at = p->pos;
-        int t = literal(p, "true"), f = !t && literal(p, "false"),
-            z = !t && !f && literal(p, "null");
-        if (t || f || z) {
-            size_t end = p->pos;
-            p->pos = at;
-            v = node(p, z ? KL_JSON_NULL : KL_JSON_BOOL);
-            p->pos = end;
-            if (v)
-                v->boolean = t;
+        struct kl_json *v = literal_node(p, &none);
+        if (!none)
             return v;
-        }
     }
     unexpected(p, "a value (an object, array, string, number, true, false or null)");
     return NULL;
@@ -562,22 +675,36 @@ const char *kl_json_type_name(enum kl_json_type t)
     return "?";
 }
 
+/* The length lead byte c announces (1 to 4), or 0 where it is no lead byte. */
+static int lead_length(unsigned char c)
+{
+    return c < 0x80             ? 1
+           : (c & 0xe0) == 0xc0 ? 2
+           : (c & 0xf0) == 0xe0 ? 3
+           : (c & 0xf8) == 0xf0 ? 4
+                                : 0;
+}
+
+/* 1 unless the n-byte sequence at s is overlong, a surrogate or beyond U+10FFFF. */
+static int in_range(const unsigned char *s, int n)
+{
+    if (n == 3)
+        return !((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0));
+    if (n == 4)
+        return !((s[0] == 0xf0 && s[1] < 0x90) || s[0] > 0xf4 || (s[0] == 0xf4 && s[1] >= 0x90));
+    return 1;
+}
+
 /* The length of the valid UTF-8 sequence at s (1 to 4), or 0 where it is not one. */
 static int utf8_length(const unsigned char *s)
 {
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-            : (s[0] & 0xf8) == 0xf0                 ? 4
-                                                    : 0;
+    int n = lead_length(s[0]);
     if (n == 2 && s[0] < 0xc2) /* overlong */
         return 0;
     for (int i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80)
             return 0;
-    if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
-        return 0; /* overlong, or a surrogate */
-    if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || s[0] > 0xf4 || (s[0] == 0xf4 && s[1] >= 0x90)))
-        return 0; /* overlong, or beyond U+10FFFF */
-    return n;
+    return in_range(s, n) ? n : 0;
 }
 
 void kl_json_write_number(FILE *out, double v)

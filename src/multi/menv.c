@@ -10,14 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backend/cuda_native.h"
-
-enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
-                            size_t n, struct kl_err *e)
+/* 1 to KL_MAX_DEVICES device indices, none negative, none twice. */
+static enum kl_status check_devices(const int *devices, int G, struct kl_err *e)
 {
-    enum kl_status st;
-    char spec[32], err[1024];
-    struct kl_err why;
     if (G < 1 || G > KL_MAX_DEVICES || !devices)
         return kl_fail(e, KL_ERR_ARG, "1 to %d CUDA devices are needed (got %d)", KL_MAX_DEVICES,
                        G);
@@ -28,24 +23,46 @@ enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char
             if (devices[x] == devices[d])
                 return kl_fail(e, KL_ERR_ARG, "CUDA device %d is named twice", devices[d]);
     }
+    return KL_OK;
+}
+
+/* Opens "cuda:index" as x with its two streams and four events (env->ops: its backend's). */
+static enum kl_status open_device(struct kl_menv *env, struct kl_mdev *x, int index,
+                                  struct kl_err *e)
+{
+    enum kl_status st;
+    char spec[32], err[1024];
+    snprintf(spec, sizeof spec, "cuda:%d", index);
+    if ((st = kl_open(spec, &x->kl, err, sizeof err)) != KL_OK)
+        return kl_fail(e, st, "opening CUDA device %d: %s", index, err);
+    env->ops = x->kl->ops;
+    if (!env->ops->stream_create)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "the %s backend has no streams", env->ops->name);
+    if ((st = env->ops->stream_create(x->kl->dev, &x->comp, e)) != KL_OK ||
+        (st = env->ops->stream_create(x->kl->dev, &x->comm, e)) != KL_OK)
+        return st;
+    for (int b = 0; b < 2; b++)
+        if ((st = env->ops->event_create(x->kl->dev, &x->recv[b], e)) != KL_OK ||
+            (st = env->ops->event_create(x->kl->dev, &x->used[b], e)) != KL_OK)
+            return st;
+    return KL_OK;
+}
+
+enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
+                            size_t n, struct kl_err *e)
+{
+    enum kl_status st = check_devices(devices, G, e);
+    struct kl_err why;
+    if (st != KL_OK)
+        return st;
     env->G = G;
     env->dev = calloc((size_t)G, sizeof *env->dev);
     env->comms = calloc((size_t)G, sizeof *env->comms);
     if (!env->dev || !env->comms)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    for (int d = 0; d < G; d++) {
-        struct kl_mdev *x = &env->dev[d];
-        snprintf(spec, sizeof spec, "cuda:%d", devices[d]);
-        if ((st = kl_open(spec, &x->kl, err, sizeof err)) != KL_OK)
-            return kl_fail(e, st, "opening CUDA device %d: %s", devices[d], err);
-        if ((st = kl_cuda_stream_create(x->kl->dev, &x->comp, e)) != KL_OK ||
-            (st = kl_cuda_stream_create(x->kl->dev, &x->comm, e)) != KL_OK)
+    for (int d = 0; d < G; d++)
+        if ((st = open_device(env, &env->dev[d], devices[d], e)) != KL_OK)
             return st;
-        for (int b = 0; b < 2; b++)
-            if ((st = kl_cuda_event_create(x->kl->dev, &x->recv[b], e)) != KL_OK ||
-                (st = kl_cuda_event_create(x->kl->dev, &x->used[b], e)) != KL_OK)
-                return st;
-    }
     const struct kl_nccl *nccl = kl_nccl_load(&why);
     if (nccl && kl_nccl_comms(nccl, devices, G, env->comms, &why) == KL_OK)
         env->nccl = nccl;
@@ -62,12 +79,15 @@ void kl_menv_close(struct kl_menv *env)
         struct kl_mdev *x = &env->dev[d];
         if (!x->kl)
             continue;
-        for (int b = 0; b < 2; b++) {
-            kl_cuda_event_destroy(x->kl->dev, x->recv[b]);
-            kl_cuda_event_destroy(x->kl->dev, x->used[b]);
+        const struct kl_backend_ops *ops = x->kl->ops;
+        for (int b = 0; ops->event_destroy && b < 2; b++) {
+            ops->event_destroy(x->kl->dev, x->recv[b]);
+            ops->event_destroy(x->kl->dev, x->used[b]);
         }
-        kl_cuda_stream_destroy(x->kl->dev, x->comp);
-        kl_cuda_stream_destroy(x->kl->dev, x->comm);
+        if (ops->stream_destroy) {
+            ops->stream_destroy(x->kl->dev, x->comp);
+            ops->stream_destroy(x->kl->dev, x->comm);
+        }
         kl_close(x->kl);
     }
     free(env->dev);

@@ -48,7 +48,6 @@ const char kl_mgemm_peer_names[] = "cublas";
 
 #ifdef KLADDER_HAVE_CUDA
 
-#include "backend/cuda_native.h"
 #include "core/context.h"
 #include "core/measure.h"
 #include "core/util.h"
@@ -226,14 +225,61 @@ static void tried(struct mgemm *L, const char *name, const char *what)
  * device 0's SUMMA block (m×n, one panel of depth min(kb, K)) and timed
  * briefly.
  */
+/*
+ * Tries every candidate in turn on t, the first choices (i < 0) before the
+ * plain FMA rungs (only where no first choice verified); the fastest that
+ * verifies becomes L->local, each one's time noted in L->chose.
+ */
+static enum kl_status try_rungs(struct mgemm *L, struct trial *t, struct kl_err *e)
+{
+    char why[256], line[64];
+    double best = -1;
+    int nfirst = (int)(sizeof first_choices / sizeof *first_choices);
+    for (int i = -nfirst; i < kl_gemm_rung_count(); i++) {
+        const struct kl_gemm_rung *r =
+            i < 0 ? kl_gemm_rung_find(first_choices[i + nfirst]) : kl_gemm_rung_at(i);
+        double s;
+        enum kl_status st;
+        if (i == 0 && L->local)
+            break; /* a first choice verified: the plain FMA rungs are slower on any GPU */
+        if (i >= 0 && (r->precision != KL_PREC_NONE || !r->file || first_choice(r)))
+            continue; /* beyond the first choices, the plain FMA rungs */
+        if (!candidate(t->kl, r, t->n, why, sizeof why))
+            continue;
+        if ((st = trial_run(t, r, &s, why, sizeof why)) != KL_OK)
+            return kl_fail(e, st, "device 0, trying %s for the local multiply: %s", r->name,
+                           t->kl->err.msg);
+        snprintf(line, sizeof line, "%.3g ms", s * 1e3);
+        tried(L, r->name, s < 0 ? "no" : line);
+        if (s >= 0 && (best < 0 || s < best))
+            best = s, L->local = r->name;
+    }
+    return KL_OK;
+}
+
+/* L->chose says which rung was chosen and why, before the times of those tried. */
+static void say_choice(struct mgemm *L, const struct trial *t)
+{
+    char why[256];
+    snprintf(why, sizeof why,
+             "local multiply %s: the fastest verified at device 0's block %d×%d×%d (", L->local,
+             t->m, t->n, t->k);
+    size_t n = strlen(why), rest = strlen(L->chose);
+    if (n + rest + 2 < sizeof L->chose) {
+        memmove(L->chose + n, L->chose, rest + 1);
+        memcpy(L->chose, why, n);
+        strcat(L->chose, ")");
+    } else {
+        snprintf(L->chose, sizeof L->chose, "%s...)", why);
+    }
+}
+
 static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
 {
     struct kl_summa plan;
     struct kl_summa_block blk;
     struct trial t = {.kl = L->env.dev[0].kl};
     enum kl_status st;
-    char why[256], line[64];
-    double best = -1;
     if (L->req->local) {
         L->local = kl_gemm_rung_find(L->req->local)->name;
         snprintf(L->chose, sizeof L->chose, "local multiply %s, as asked", L->local);
@@ -243,48 +289,15 @@ static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
         return st;
     kl_summa_block(&plan, 0, &blk);
     t.m = blk.m, t.n = blk.n, t.k = L->kb < L->req->K ? L->kb : L->req->K;
-    if ((st = kl_cuda_make_current(t.kl->dev, e)) != KL_OK ||
-        (st = trial_open(&t, L->req->seed, e)) != KL_OK)
-        goto done;
-    int nfirst = (int)(sizeof first_choices / sizeof *first_choices);
-    for (int i = -nfirst; i < kl_gemm_rung_count(); i++) {
-        const struct kl_gemm_rung *r =
-            i < 0 ? kl_gemm_rung_find(first_choices[i + nfirst]) : kl_gemm_rung_at(i);
-        double s;
-        if (i == 0 && L->local)
-            break; /* a first choice verified: the plain FMA rungs are slower on any GPU */
-        if (i >= 0 && (r->precision != KL_PREC_NONE || !r->file || first_choice(r)))
-            continue; /* beyond the first choices, the plain FMA rungs */
-        if (!candidate(t.kl, r, t.n, why, sizeof why))
-            continue;
-        if ((st = trial_run(&t, r, &s, why, sizeof why)) != KL_OK) {
-            kl_fail(e, st, "device 0, trying %s for the local multiply: %s", r->name,
-                    t.kl->err.msg);
-            goto done;
-        }
-        snprintf(line, sizeof line, "%.3g ms", s * 1e3);
-        tried(L, r->name, s < 0 ? "no" : line);
-        if (s >= 0 && (best < 0 || s < best))
-            best = s, L->local = r->name;
+    if ((st = t.kl->ops->make_current(t.kl->dev, e)) == KL_OK &&
+        (st = trial_open(&t, L->req->seed, e)) == KL_OK && (st = try_rungs(L, &t, e)) == KL_OK) {
+        if (L->local)
+            say_choice(L, &t);
+        else
+            st = kl_fail(e, KL_ERR_UNSUPPORTED,
+                         "no float-accurate GEMM rung verified on device 0 at %d×%d×%d (%s)", t.m,
+                         t.n, t.k, L->chose);
     }
-    if (!L->local) {
-        st = kl_fail(e, KL_ERR_UNSUPPORTED,
-                     "no float-accurate GEMM rung verified on device 0 at %d×%d×%d (%s)", t.m, t.n,
-                     t.k, L->chose);
-        goto done;
-    }
-    snprintf(why, sizeof why,
-             "local multiply %s: the fastest verified at device 0's block %d×%d×%d (", L->local,
-             t.m, t.n, t.k);
-    size_t n = strlen(why), rest = strlen(L->chose);
-    if (n + rest + 2 < sizeof L->chose) {
-        memmove(L->chose + n, L->chose, rest + 1);
-        memcpy(L->chose, why, n);
-        strcat(L->chose, ")");
-    } else {
-        snprintf(L->chose, sizeof L->chose, "%s...)", why);
-    }
-done:
     trial_close(&t);
     return st;
 }
@@ -457,13 +470,57 @@ static void roofs_of_many(struct mgemm *L, struct kl_report *rep)
             rep->results[i].pct_ceiling = same ? rep->results[i].pct_ceiling / L->env.G : 0;
 }
 
+/*
+ * The host inputs `kladder gemm` draws for the same seed, two results (the
+ * row being checked, and row 0's once it verified: they swap) and the
+ * reference.
+ */
+static enum kl_status inputs_open(struct mgemm *L, struct kl_err *e)
+{
+    const struct kl_mgemm_request *req = L->req;
+    size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
+    struct kl_rng rng;
+    L->A = malloc(M * K * sizeof *L->A), L->B = malloc(K * N * sizeof *L->B);
+    L->C = malloc(M * N * sizeof *L->C), L->C0 = malloc(M * N * sizeof *L->C0);
+    if (!L->A || !L->B || !L->C || !L->C0)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
+    kl_rng_seed(&rng, req->seed);
+    kl_fill_uniform(KL_FLOAT, L->A, M * K, &rng);
+    kl_fill_uniform(KL_FLOAT, L->B, K * N, &rng);
+    L->env.M = req->M, L->env.N = req->N, L->env.K = req->K, L->env.A = L->A, L->env.B = L->B;
+    return kl_gemm_reference_open(KL_FLOAT, req->M, req->N, req->K, L->A, L->B, req->seed, &L->ref,
+                                  e);
+}
+
+/* The chosen schedules' rows (rungs 0 to 3, in enum kl_sched's order), then the peers'. */
+static enum kl_status ladder_rows(struct mgemm *L, const int *chosen, int nchosen,
+                                  struct kl_report *rep, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    int total = nchosen + L->req->npeers;
+    for (int x = 0; x < total && st == KL_OK; x++) {
+        int i = x < nchosen ? chosen[x] : -1;
+        char name[64];
+        snprintf(name, sizeof name, "%s", i >= 0 ? rungs[i].name : "peer:cublas");
+        kl_progress_step(x, total, "mgemm %s", name);
+        struct kl_result *res = kl_report_add(rep, name, i >= 0 ? rungs[i].summary : NULL);
+        if (!res)
+            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        res->peer = i < 0;
+        res->precision =
+            i < 0 ? KL_PREC_FP32 : kl_gemm_rung_precision(kl_gemm_rung_find(L->local), KL_FLOAT);
+        /* The peer runs rung 3's schedule. */
+        st = run_row(L, i < 0 ? KL_SCHED_OVERLAP : (enum kl_sched)i, i < 0 ? NULL : L->local, res,
+                     e);
+    }
+    return st;
+}
+
 enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_report *rep,
                                struct kl_err *e)
 {
     struct mgemm *L = calloc(1, sizeof *L);
     int chosen[8], nchosen = 0;
-    size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
-    struct kl_rng rng;
     enum kl_status st;
     if (!L)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
@@ -471,43 +528,12 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
     L->kb = req->kb ? req->kb : KL_MGEMM_KB;
     if ((st = check_request(req, chosen, &nchosen, e)) != KL_OK ||
         (st = kl_menv_open(&L->env, req->devices, req->ndevices, L->why_no_nccl,
-                           sizeof L->why_no_nccl, e)) != KL_OK)
-        goto done;
-    L->A = malloc(M * K * sizeof *L->A), L->B = malloc(K * N * sizeof *L->B);
-    /* Two results: the row being checked, and row 0's once it verified (they swap). */
-    L->C = malloc(M * N * sizeof *L->C), L->C0 = malloc(M * N * sizeof *L->C0);
-    if (!L->A || !L->B || !L->C || !L->C0) {
-        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
-        goto done;
-    }
-    /* The inputs `kladder gemm` draws for the same seed. */
-    kl_rng_seed(&rng, req->seed);
-    kl_fill_uniform(KL_FLOAT, L->A, M * K, &rng);
-    kl_fill_uniform(KL_FLOAT, L->B, K * N, &rng);
-    L->env.M = req->M, L->env.N = req->N, L->env.K = req->K, L->env.A = L->A, L->env.B = L->B;
-    if ((st = kl_gemm_reference_open(KL_FLOAT, req->M, req->N, req->K, L->A, L->B, req->seed,
-                                     &L->ref, e)) != KL_OK ||
-        (st = choose_local(L, e)) != KL_OK)
+                           sizeof L->why_no_nccl, e)) != KL_OK ||
+        (st = inputs_open(L, e)) != KL_OK || (st = choose_local(L, e)) != KL_OK)
         goto done;
     header(L, rep);
     link_roof(L, rep);
-    for (int x = 0; x < nchosen + req->npeers && st == KL_OK; x++) {
-        int i = x < nchosen ? chosen[x] : -1;
-        char name[64];
-        snprintf(name, sizeof name, "%s", i >= 0 ? rungs[i].name : "peer:cublas");
-        kl_progress_step(x, nchosen + req->npeers, "mgemm %s", name);
-        struct kl_result *res = kl_report_add(rep, name, i >= 0 ? rungs[i].summary : NULL);
-        if (!res) {
-            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-            break;
-        }
-        res->peer = i < 0;
-        res->precision =
-            i < 0 ? KL_PREC_FP32 : kl_gemm_rung_precision(kl_gemm_rung_find(L->local), KL_FLOAT);
-        /* Rungs 0 to 3 are the schedules in enum kl_sched's order; the peer is rung 3's. */
-        st = run_row(L, i < 0 ? KL_SCHED_OVERLAP : (enum kl_sched)i, i < 0 ? NULL : L->local, res,
-                     e);
-    }
+    st = ladder_rows(L, chosen, nchosen, rep, e);
     rep->ladder = L->t0 > 0; /* speed-ups over row 0 only where it ran */
     kl_report_finish(rep);
     roofs_of_many(L, rep);

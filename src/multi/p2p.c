@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda_native.h"
 #include "core/context.h"
 #include "core/measure.h"
 #include "core/util.h"
@@ -111,13 +110,13 @@ static enum kl_status copy_once(void *arg, double *seconds, struct kl_err *e)
     struct copy *c = arg;
     struct kl_mdev *a = &c->P->env.dev[c->i], *b = &c->P->env.dev[c->j];
     enum kl_status st;
-    if ((st = kl_cuda_make_current(a->kl->dev, e)) != KL_OK ||
-        (st = kl_cuda_event_record(a->recv[0], a->comp, e)) != KL_OK ||
-        (st = kl_cuda_copy_async(b->kl->dev, c->P->dst[c->j], 0, a->kl->dev, c->P->src[c->i], 0,
-                                 c->bytes, a->comp, e)) != KL_OK ||
-        (st = kl_cuda_event_record(a->recv[1], a->comp, e)) != KL_OK)
+    if ((st = c->P->env.ops->make_current(a->kl->dev, e)) != KL_OK ||
+        (st = c->P->env.ops->event_record(a->recv[0], a->comp, e)) != KL_OK ||
+        (st = c->P->env.ops->copy_async(b->kl->dev, c->P->dst[c->j], 0, a->kl->dev, c->P->src[c->i],
+                                        0, c->bytes, a->comp, e)) != KL_OK ||
+        (st = c->P->env.ops->event_record(a->recv[1], a->comp, e)) != KL_OK)
         return st;
-    return kl_cuda_event_elapsed(a->recv[0], a->recv[1], seconds, e);
+    return c->P->env.ops->event_elapsed(a->recv[0], a->recv[1], seconds, e);
 }
 
 /* One timed NCCL send/receive pair, i to j, host clock to both streams done. */
@@ -130,23 +129,24 @@ static enum kl_status nccl_once(void *arg, double *seconds, struct kl_err *e)
     double t0 = kl_now();
     enum kl_status st = kl_nccl_check(n, n->group_start(), "ncclGroupStart", e);
     if (st == KL_OK) {
-        enum kl_status s1 =
-            kl_nccl_check(n,
-                          n->send((const void *)(uintptr_t)kl_cuda_ptr(c->P->src[c->i]),
-                                  c->bytes / 4, KL_NCCL_FLOAT32, c->j, env->comms[c->i], a->comp),
-                          "ncclSend", e);
+        enum kl_status s1 = kl_nccl_check(
+            n,
+            n->send((const void *)(uintptr_t)c->P->env.ops->device_ptr(c->P->src[c->i]),
+                    c->bytes / 4, KL_NCCL_FLOAT32, c->j, env->comms[c->i], a->comp),
+            "ncclSend", e);
         enum kl_status s2 =
-            s1 != KL_OK ? s1
-                        : kl_nccl_check(n,
-                                        n->recv((void *)(uintptr_t)kl_cuda_ptr(c->P->dst[c->j]),
-                                                c->bytes / 4, KL_NCCL_FLOAT32, c->i,
-                                                env->comms[c->j], b->comp),
-                                        "ncclRecv", e);
+            s1 != KL_OK
+                ? s1
+                : kl_nccl_check(
+                      n,
+                      n->recv((void *)(uintptr_t)c->P->env.ops->device_ptr(c->P->dst[c->j]),
+                              c->bytes / 4, KL_NCCL_FLOAT32, c->i, env->comms[c->j], b->comp),
+                      "ncclRecv", e);
         st = kl_nccl_check(n, n->group_end(), "ncclGroupEnd", e);
         st = s2 != KL_OK ? s2 : st;
     }
-    if (st == KL_OK && (st = kl_cuda_stream_sync(a->kl->dev, a->comp, e)) == KL_OK)
-        st = kl_cuda_stream_sync(b->kl->dev, b->comp, e);
+    if (st == KL_OK && (st = c->P->env.ops->stream_sync(a->kl->dev, a->comp, e)) == KL_OK)
+        st = c->P->env.ops->stream_sync(b->kl->dev, b->comp, e);
     *seconds = kl_now() - t0;
     return st;
 }
@@ -160,16 +160,16 @@ static enum kl_status allreduce_once(void *arg, double *seconds, struct kl_err *
     enum kl_status st = kl_nccl_check(n, n->group_start(), "ncclGroupStart", e), s1 = KL_OK;
     for (int d = 0; st == KL_OK && s1 == KL_OK && d < P->env.G; d++)
         s1 = kl_nccl_check(n,
-                           n->all_reduce((const void *)(uintptr_t)kl_cuda_ptr(P->src[d]),
-                                         (void *)(uintptr_t)kl_cuda_ptr(P->dst[d]), P->bytes / 4,
-                                         KL_NCCL_FLOAT32, KL_NCCL_SUM, P->env.comms[d],
-                                         P->env.dev[d].comp),
+                           n->all_reduce((const void *)(uintptr_t)P->env.ops->device_ptr(P->src[d]),
+                                         (void *)(uintptr_t)P->env.ops->device_ptr(P->dst[d]),
+                                         P->bytes / 4, KL_NCCL_FLOAT32, KL_NCCL_SUM,
+                                         P->env.comms[d], P->env.dev[d].comp),
                            "ncclAllReduce", e);
     if (st == KL_OK)
         st = kl_nccl_check(n, n->group_end(), "ncclGroupEnd", e);
     st = s1 != KL_OK ? s1 : st;
     for (int d = 0; st == KL_OK && d < P->env.G; d++)
-        st = kl_cuda_stream_sync(P->env.dev[d].kl->dev, P->env.dev[d].comp, e);
+        st = P->env.ops->stream_sync(P->env.dev[d].kl->dev, P->env.dev[d].comp, e);
     *seconds = kl_now() - t0;
     return st;
 }
@@ -344,7 +344,7 @@ static enum kl_status prepare(struct p2p *P, struct kl_err *e)
             (st = fill_source(P, d, 0, e)) != KL_OK)
             return st;
         for (int j = 0; j < G; j++)
-            if ((st = kl_cuda_enable_peer(kl->dev, ctx(P, j)->dev, &P->peer[d * G + j], e)) !=
+            if ((st = P->env.ops->enable_peer(kl->dev, ctx(P, j)->dev, &P->peer[d * G + j], e)) !=
                 KL_OK)
                 return st;
     }

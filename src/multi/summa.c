@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda_native.h"
 #include "core/launch.h"
 #include "core/params.h"
 #include "core/util.h"
@@ -128,7 +127,7 @@ static enum kl_status view(struct kl_mrun *r, int d, struct kl_buf *buf, size_t 
     if (!more)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     s->views = more;
-    enum kl_status st = kl_cuda_buf_view(buf, first * F32, elems * F32, out, e);
+    enum kl_status st = r->env->ops->buf_view(buf, first * F32, elems * F32, out, e);
     if (st == KL_OK)
         s->views[s->nviews++] = *out;
     return st;
@@ -294,8 +293,8 @@ static enum kl_status open_slot(struct kl_mrun *r, int d, struct kl_err *e)
     enum kl_status st;
     if (!(s->steps = calloc((size_t)steps, sizeof *s->steps)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = kl_cuda_make_current(kl->dev, e)) != KL_OK || (st = alloc_slot(r, d, e)) != KL_OK ||
-        (st = scatter(r, d, e)) != KL_OK)
+    if ((st = r->env->ops->make_current(kl->dev, e)) != KL_OK ||
+        (st = alloc_slot(r, d, e)) != KL_OK || (st = scatter(r, d, e)) != KL_OK)
         return st;
     if (!r->local &&
         (st = kl_cublas_handle_open(kl->device, r->env->dev[d].comp, &s->cublas, e)) != KL_OK)
@@ -305,6 +304,38 @@ static enum kl_status open_slot(struct kl_mrun *r, int d, struct kl_err *e)
             (r->local && (st = describe_gemm(r, d, &s->steps[p], e)) != KL_OK))
             return st;
     return steps > 1 ? describe_add(r, d, e) : KL_OK;
+}
+
+/* KL_SCHED_ROWS: each device's share of C's rows. */
+static enum kl_status split_rows(struct kl_mrun *r, struct kl_err *e)
+{
+    int counts[KL_MAX_DEVICES], offsets[KL_MAX_DEVICES];
+    enum kl_status st = kl_dist_rows(r->env->M, r->G, counts, offsets, e);
+    if (st != KL_OK)
+        return st;
+    for (int d = 0; d < r->G; d++)
+        r->slot[d].rows = counts[d], r->slot[d].row0 = offsets[d];
+    snprintf(r->config, sizeof r->config, "rows over %d", r->G);
+    return KL_OK;
+}
+
+/* The SUMMA schedules: the process grid, each device's block, panels of depth kb (one panel
+ * of all K on one device). */
+static enum kl_status split_blocks(struct kl_mrun *r, int kb, struct kl_err *e)
+{
+    const struct kl_menv *env = r->env;
+    int one = r->sched == KL_SCHED_ONE;
+    enum kl_status st = kl_summa_plan(env->M, env->N, env->K, r->G, one ? env->K : kb, &r->plan, e);
+    if (st != KL_OK)
+        return st;
+    for (int d = 0; d < r->G; d++)
+        kl_summa_block(&r->plan, d, &r->slot[d].blk);
+    if (one)
+        snprintf(r->config, sizeof r->config, "one device");
+    else
+        snprintf(r->config, sizeof r->config, "grid %d×%d kb %d", r->plan.pr, r->plan.pc,
+                 r->plan.kb);
+    return KL_OK;
 }
 
 enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int kb,
@@ -322,25 +353,7 @@ enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int 
         free(r);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     }
-    if (sched == KL_SCHED_ROWS) {
-        int counts[KL_MAX_DEVICES], offsets[KL_MAX_DEVICES];
-        if ((st = kl_dist_rows(env->M, r->G, counts, offsets, e)) != KL_OK)
-            goto fail;
-        for (int d = 0; d < r->G; d++)
-            r->slot[d].rows = counts[d], r->slot[d].row0 = offsets[d];
-        snprintf(r->config, sizeof r->config, "rows over %d", r->G);
-    } else {
-        if ((st = kl_summa_plan(env->M, env->N, env->K, r->G, sched == KL_SCHED_ONE ? env->K : kb,
-                                &r->plan, e)) != KL_OK)
-            goto fail;
-        for (int d = 0; d < r->G; d++)
-            kl_summa_block(&r->plan, d, &r->slot[d].blk);
-        if (sched == KL_SCHED_ONE)
-            snprintf(r->config, sizeof r->config, "one device");
-        else
-            snprintf(r->config, sizeof r->config, "grid %d×%d kb %d", r->plan.pr, r->plan.pc,
-                     r->plan.kb);
-    }
+    st = sched == KL_SCHED_ROWS ? split_rows(r, e) : split_blocks(r, kb, e);
     for (int d = 0; d < r->G && st == KL_OK; d++)
         st = open_slot(r, d, e);
     if (st != KL_OK)
@@ -395,12 +408,12 @@ static enum kl_status multiply(struct kl_mrun *r, int d, int p, struct kl_err *e
     const struct kl_launch *l = &x->gemm;
     enum kl_status st;
     if (r->local)
-        return kl_cuda_launch_async(dev->kl->dev, dev->comp, l->kernel, l->args, l->nargs, l->dims,
-                                    l->global, l->local, e);
-    if ((st = kl_cuda_make_current(dev->kl->dev, e)) != KL_OK)
+        return r->env->ops->launch_async(dev->kl->dev, dev->comp, l->kernel, l->args, l->nargs,
+                                         l->dims, l->global, l->local, e);
+    if ((st = r->env->ops->make_current(dev->kl->dev, e)) != KL_OK)
         return st;
-    return kl_cublas_sgemm_on(r->slot[d].cublas, x->m, x->n, x->w, kl_cuda_ptr(x->a),
-                              kl_cuda_ptr(x->b), kl_cuda_ptr(x->out), e);
+    return kl_cublas_sgemm_on(r->slot[d].cublas, x->m, x->n, x->w, r->env->ops->device_ptr(x->a),
+                              r->env->ops->device_ptr(x->b), r->env->ops->device_ptr(x->out), e);
 }
 
 /* Queues C += T on device d (panels after the first). */
@@ -408,8 +421,8 @@ static enum kl_status accumulate(struct kl_mrun *r, int d, struct kl_err *e)
 {
     struct kl_mdev *dev = &r->env->dev[d];
     const struct kl_launch *l = &r->slot[d].add;
-    return kl_cuda_launch_async(dev->kl->dev, dev->comp, l->kernel, l->args, l->nargs, l->dims,
-                                l->global, l->local, e);
+    return r->env->ops->launch_async(dev->kl->dev, dev->comp, l->kernel, l->args, l->nargs, l->dims,
+                                     l->global, l->local, e);
 }
 
 /* A piece from device `from` to device `to`, one ncclSend/ncclRecv pair (inside a group). */
@@ -420,10 +433,10 @@ static enum kl_status pass(struct kl_mrun *r, int from, const struct kl_buf *src
     const struct kl_nccl *n = r->env->nccl;
     struct kl_mdev *a = &r->env->dev[from], *b = &r->env->dev[to];
     enum kl_status st;
-    NCCL_TRY(n->send((const void *)(uintptr_t)kl_cuda_ptr(src), count, KL_NCCL_FLOAT32, to,
-                     r->env->comms[from], comm_stream ? a->comm : a->comp),
+    NCCL_TRY(n->send((const void *)(uintptr_t)r->env->ops->device_ptr(src), count, KL_NCCL_FLOAT32,
+                     to, r->env->comms[from], comm_stream ? a->comm : a->comp),
              "ncclSend");
-    NCCL_TRY(n->recv((void *)(uintptr_t)kl_cuda_ptr(dst), count, KL_NCCL_FLOAT32, from,
+    NCCL_TRY(n->recv((void *)(uintptr_t)r->env->ops->device_ptr(dst), count, KL_NCCL_FLOAT32, from,
                      r->env->comms[to], comm_stream ? b->comm : b->comp),
              "ncclRecv");
     return KL_OK;
@@ -470,7 +483,7 @@ static enum kl_status run_rows(struct kl_mrun *r, struct kl_err *e)
     enum kl_status st;
     NCCL_TRY(n->group_start(), "ncclGroupStart");
     for (int d = 0; d < r->G; d++) {
-        void *b = (void *)(uintptr_t)kl_cuda_ptr(r->slot[d].B);
+        void *b = (void *)(uintptr_t)r->env->ops->device_ptr(r->slot[d].B);
         if ((st = kl_nccl_check(n,
                                 n->broadcast(b, b, K * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
                                              r->env->dev[d].comp),
@@ -488,9 +501,10 @@ static enum kl_status run_rows(struct kl_mrun *r, struct kl_err *e)
     NCCL_TRY(n->group_start(), "ncclGroupStart");
     for (int d = 1; d < r->G; d++) {
         const struct slot *s = &r->slot[d];
-        void *to = (void *)(uintptr_t)(kl_cuda_ptr(r->slot[0].C) + (size_t)s->row0 * N * F32);
+        void *to =
+            (void *)(uintptr_t)(r->env->ops->device_ptr(r->slot[0].C) + (size_t)s->row0 * N * F32);
         if ((st = kl_nccl_check(n,
-                                n->send((const void *)(uintptr_t)kl_cuda_ptr(s->C),
+                                n->send((const void *)(uintptr_t)r->env->ops->device_ptr(s->C),
                                         (size_t)s->rows * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
                                         r->env->dev[d].comp),
                                 "ncclSend", e)) != KL_OK ||
@@ -527,7 +541,7 @@ static enum kl_status record_all(struct kl_mrun *r, int used, int b, struct kl_e
     enum kl_status st = KL_OK;
     for (int d = 0; d < r->G && st == KL_OK; d++) {
         struct kl_mdev *x = &r->env->dev[d];
-        st = kl_cuda_event_record(used ? x->used[b] : x->recv[b], used ? x->comp : x->comm, e);
+        st = r->env->ops->event_record(used ? x->used[b] : x->recv[b], used ? x->comp : x->comm, e);
     }
     return st;
 }
@@ -550,17 +564,17 @@ static enum kl_status run_overlap(struct kl_mrun *r, struct kl_err *e)
         int b = p % 2, next = (p + 1) % 2;
         for (int d = 0; d < r->G; d++) {
             struct kl_mdev *x = &r->env->dev[d];
-            if ((st = kl_cuda_stream_wait(x->comp, x->recv[b], e)) != KL_OK ||
+            if ((st = r->env->ops->stream_wait(x->comp, x->recv[b], e)) != KL_OK ||
                 (st = multiply(r, d, p, e)) != KL_OK ||
-                (st = kl_cuda_event_record(x->used[b], x->comp, e)) != KL_OK ||
+                (st = r->env->ops->event_record(x->used[b], x->comp, e)) != KL_OK ||
                 (p > 0 && (st = accumulate(r, d, e)) != KL_OK))
                 return st;
         }
         if (p + 1 == P)
             break;
         for (int d = 0; d < r->G && p > 0; d++)
-            if ((st = kl_cuda_stream_wait(r->env->dev[d].comm, r->env->dev[d].used[next], e)) !=
-                KL_OK)
+            if ((st = r->env->ops->stream_wait(r->env->dev[d].comm, r->env->dev[d].used[next],
+                                               e)) != KL_OK)
                 return st;
         if ((r->G > 1 && (st = broadcast_panel(r, p + 1, 1, e)) != KL_OK) ||
             (st = record_all(r, 0, next, e)) != KL_OK)
@@ -575,9 +589,9 @@ static enum kl_status sync_all(struct kl_mrun *r, struct kl_err *e)
     enum kl_status st = KL_OK;
     for (int d = 0; d < r->G && st == KL_OK; d++) {
         struct kl_mdev *x = &r->env->dev[d];
-        st = kl_cuda_stream_sync(x->kl->dev, x->comp, e);
+        st = r->env->ops->stream_sync(x->kl->dev, x->comp, e);
         if (st == KL_OK && r->sched == KL_SCHED_OVERLAP)
-            st = kl_cuda_stream_sync(x->kl->dev, x->comm, e);
+            st = r->env->ops->stream_sync(x->kl->dev, x->comm, e);
     }
     return st;
 }

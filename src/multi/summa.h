@@ -25,8 +25,9 @@ struct kl_mdev {
 struct kl_menv {
     int G;
     struct kl_mdev *dev;
-    const struct kl_nccl *nccl; /* NULL: no NCCL (only KL_SCHED_ONE runs) */
-    kl_nccl_comm *comms;        /* rank d on dev[d] */
+    const struct kl_backend_ops *ops; /* dev's backend (one for all): its streams and events */
+    const struct kl_nccl *nccl;       /* NULL: no NCCL (only KL_SCHED_ONE runs) */
+    kl_nccl_comm *comms;              /* rank d on dev[d] */
     int M, N, K;
     const float *A, *B; /* row-major host inputs */
 };

@@ -96,14 +96,14 @@ static enum kl_status gemv_once(void *arg, double *seconds, struct kl_err *e)
 static enum kl_status event_time(cl_event before, cl_event ev, double *seconds, struct kl_err *e)
 {
     cl_ulong t0 = 0, start = 0, t1 = 0;
-    int ok = before && clWaitForEvents(1, &ev) == CL_SUCCESS &&
-             clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL) ==
-                 CL_SUCCESS &&
-             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                     NULL) == CL_SUCCESS &&
-             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
-                 CL_SUCCESS &&
-             t0 > 0 && t0 <= start && start <= t1;
+    int ok =
+        before && clWaitForEvents(1, &ev) == CL_SUCCESS &&
+        clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS &&
+        t0 > 0 && t0 <= start && start <= t1;
     if (before)
         clReleaseEvent(before);
     clReleaseEvent(ev);
@@ -124,7 +124,7 @@ enum kl_status kl_clblast_gemv(struct kl_context *kl, const struct kl_gemv_probl
     enum kl_status st;
     struct clblast_gemv g = {.kl = kl, .p = p};
 
-    if (strcmp(ops->name, "opencl") != 0)
+    if (!ops->opencl_handles)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
     /* POSIX allows converting dlsym's object pointer to a function pointer. */
     void *f = sym(p->type == KL_FLOAT ? "CLBlastSgemv" : "CLBlastDgemv", e);
@@ -199,7 +199,7 @@ enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_probl
     enum kl_status st;
     struct clblast_gemm g = {.p = p};
 
-    if (strcmp(ops->name, "opencl") != 0)
+    if (!ops->opencl_handles)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
     void *f = sym(p->type == KL_FLOAT ? "CLBlastSgemm" : "CLBlastDgemm", e);
     if (!f)

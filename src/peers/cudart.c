@@ -67,8 +67,8 @@ enum kl_status kl_cudart_device(const struct kl_context *kl, const char *library
         return kl_fail(e, KL_ERR_UNSUPPORTED, "%s runs beside NVIDIA devices only", library);
     if (!kl_cudart(why, sizeof why))
         return kl_fail(e, KL_ERR_UNSUPPORTED, "%s is not available: %s", library, why);
-    *dev = strcmp(kl->ops->name, "cuda") == 0 ? kl->device : 0;
-    if (*dev == 0 && strcmp(kl->ops->name, "cuda") != 0 && rt.count(&devices) == 0 && devices > 1)
+    *dev = kl->ops->cuda_ordinals ? kl->device : 0;
+    if (*dev == 0 && !kl->ops->cuda_ordinals && rt.count(&devices) == 0 && devices > 1)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "%d CUDA devices: which one is this OpenCL device cannot be told; "
                        "--backend cuda runs %s on the ladder's own GPU",
