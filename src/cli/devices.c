@@ -151,13 +151,16 @@ static void device_head(struct listing *l, const char *backend, const char *id,
     fprintf(l->out, ", \"default\": %s,\n   \"facts\": {", is_default ? "true" : "false");
 }
 
-/* A device's id as --device takes it: "P:D" through OpenCL, "cuda:D" through CUDA. */
+/*
+ * A device's id as --device takes it: "P:D" through the default backend
+ * (OpenCL), "NAME:D" through one whose devices are one platform's (cuda:D).
+ */
 static void device_id(char *out, size_t n, const struct kl_backend_ops *ops, int p, int d)
 {
-    if (ops == &kl_backend_opencl)
+    if (!ops->one_platform)
         snprintf(out, n, "%d:%d", p, d);
     else
-        snprintf(out, n, "cuda:%d", d);
+        snprintf(out, n, "%s:%d", ops->name, d);
 }
 
 /* Every device of one backend; returns how many were shown. def_*: the default device. */
@@ -251,12 +254,12 @@ static void say_default(FILE *out, FILE *err, int json, const struct chosen *def
         else if (!json)
             fprintf(out, "\nNo default OpenCL device: use --backend cuda (or --device cuda:0)\n");
     } else if (json) {
-    } else if (def->ops == &kl_backend_opencl) {
+    } else if (!def->ops->one_platform) {
         fprintf(out, "\nDefault device: %d:%d (KLADDER_DEVICE or --device to choose another; "
                      "--backend cuda or --device cuda:N for CUDA)\n",
                 def->p, def->d);
     } else {
-        fprintf(out, "\nDefault device: cuda:%d (from KLADDER_DEVICE)\n", def->d);
+        fprintf(out, "\nDefault device: %s:%d (from KLADDER_DEVICE)\n", def->ops->name, def->d);
     }
 }
 
