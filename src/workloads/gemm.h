@@ -232,7 +232,7 @@ int kl_gemm_rung_on_buffers(const struct kl_gemm_rung *r, enum kl_type t, int N,
  * the preset or is ""), checked against the device as the ladder checks
  * them, and the kernel built (cached on kl); t gets the build options and
  * time. Hopper's rungs get tensor maps over A and B. The launch runs as
- * kl_launch_timed or kl_cuda_launch_async run any. KL_ERR_UNSUPPORTED with
+ * kl_launch_timed or the backend's launch_async run any. KL_ERR_UNSUPPORTED with
  * the reason for rungs kl_gemm_rung_on_buffers refuses and rungs the device
  * lacks; KL_ERR_ARG for an unknown rung or sizes beyond 32-bit indexing.
  */
