@@ -35,7 +35,7 @@ static const struct tiny_rung rungs[] = {
      {{"BS", 64, 1, 256, 1, 0, "work-group size"}}},
 };
 
-KL_RUNG_TABLE(tiny, struct tiny_rung, rungs);
+KL_RUNG_TABLE(scale, struct tiny_rung, rungs);
 
 struct tiny {
     struct kl_context *kl;
@@ -124,11 +124,12 @@ static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload
 const struct kl_workload_def kl_tiny_workload = {
     .name = "scale",
     .heading = "Scale ladder (y = 3·x), in order:",
-    .rungs = kl_tiny_rungs,
+    .rungs = kl_scale_rungs,
     .width = 8,
     .dims = 1,
     .gpu = {4096},
     .cpu = {1024},
     .ladder = 1,
+    .summary = "y = 3·x of N integers: the registry's test workload",
     .run = tiny_entry,
 };

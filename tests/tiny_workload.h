@@ -4,8 +4,8 @@
 
 #include "workloads/registry.h"
 
-int kl_tiny_rung_count(void);
-const struct kl_rung_table *kl_tiny_rungs(void);
+int kl_scale_rung_count(void);
+const struct kl_rung_table *kl_scale_rungs(void);
 
 /* "scale": y = 3·x of N 32-bit integers, two rungs, for the null device. */
 extern const struct kl_workload_def kl_tiny_workload;

@@ -30,7 +30,9 @@ enum command {
     CMD_COMPARE,    /* two saved runs, rung by rung (cli/compare.c) */
     CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */
     CMD_COMPLETION, /* the shell completion script (cli/shell_docs.c) */
-    CMD_COUNT       /* not a command: how many there are */
+    CMD_ADDED,      /* the ladders of workloads registered beyond the built-in ones, */
+    CMD_ADDED_LAST = CMD_ADDED + 3, /* each a command of its name (cli/options.c) */
+    CMD_COUNT                       /* not a command: how many there are */
 };
 
 struct cli {
@@ -51,6 +53,9 @@ struct cli {
     enum kl_type type;
     /* rowdot */
     int rows, d;
+    /* a workload registered beyond the built-in ones: --size S[,S...] (none: its defaults) */
+    long sizes[3];
+    int nsizes;
     /* gemv, gemm */
     const char *peers[MAX_ITEMS];
     int npeers;

@@ -311,6 +311,33 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
 }
 
 /*
+ * A ladder of a workload registered beyond the built-in ones: the request
+ * the API would make of these options (its sizes from --size, else its
+ * defaults), run through the workload's registry entry.
+ */
+static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                   struct kl_report *rep)
+{
+    const struct kl_workload_def *w = kl_cli_added_workload(c->command);
+    struct kl_ladder_request req = {.workload = w->name,
+                                    .type = c->type,
+                                    .rungs = c->rungs,
+                                    .nrungs = c->nrungs,
+                                    .params = c->params,
+                                    .nparams = c->nparams};
+    struct kl_workload_call call = {
+        .req = &req, .seed = c->seed, .protocol = c->protocol, .users = users, .nusers = nusers};
+    (void)o;
+    if (c->nsizes && c->nsizes != w->dims)
+        return kl_fail(&kl->err, KL_ERR_ARG, "%s takes %d size%s with --size (got %d)", w->name,
+                       w->dims, w->dims == 1 ? "" : "s", c->nsizes);
+    for (int i = 0; i < w->dims; i++)
+        call.size[i] =
+            (int)(c->nsizes ? c->sizes[i] : kl_default_size(w->name, i, kl->info.is_gpu));
+    return w->run(kl, &call, rep);
+}
+
+/*
  * The main job on a device with no ceilings cached (a first run): measures
  * them by the brief search (seconds: the figures its report uses, from the
  * configurations the full search usually picks, each the best of three runs)
@@ -594,7 +621,7 @@ static ladder_fn ladder_of(enum command cmd)
     case CMD_ROWDOT: return rowdot_ladder;
     case CMD_GEMV: return gemv_ladder;
     case CMD_BLUR: return blur_ladder;
-    default: return gemm_ladder;
+    default: return cmd >= CMD_ADDED ? added_ladder : gemm_ladder;
     }
 }
 

@@ -179,8 +179,8 @@ static int runs_on_ranks(const char *w)
     const struct kl_workload_def *def = kl_workload_find(w);
     if (w[0] == '-' || strcmp(w, "peak") == 0 || strcmp(w, "completion") == 0)
         return 1;
-    for (int k = 0; k < kl_cli_command_count; k++)
-        if (kl_cli_commands[k].cmd >= 0 && strcmp(kl_cli_commands[k].name, w) == 0)
+    for (int k = 0; k < kl_cli_command_total(); k++)
+        if (kl_cli_command_at(k)->cmd >= 0 && strcmp(kl_cli_command_at(k)->name, w) == 0)
             return def && def->ladder;
     return 1;
 }

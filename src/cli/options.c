@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/report_cmd.h"
+#include "workloads/registry.h"
 
 /* ---- the commands ------------------------------------------------------------ */
 
@@ -87,19 +88,83 @@ const struct command_def kl_cli_commands[] = {
 };
 const int kl_cli_command_count = (int)(sizeof kl_cli_commands / sizeof *kl_cli_commands);
 
+/* ---- commands of workloads registered beyond the table's -------------------- */
+
+#define MAX_ADDED (CMD_ADDED_LAST - CMD_ADDED + 1)
+static struct command_def added[MAX_ADDED];
+static char added_example[MAX_ADDED][64];
+static const struct kl_workload_def *added_def[MAX_ADDED];
+static int nadded = -1; /* -1: not looked up yet */
+
+/* The registry's ladders that no command of the table names, as commands (once). */
+static void find_added(void)
+{
+    if (nadded >= 0)
+        return;
+    nadded = 0;
+    for (int i = 0; i < kl_workload_count() && nadded < MAX_ADDED; i++) {
+        const struct kl_workload_def *w = kl_workload_at(i);
+        int named = 0;
+        for (int k = 0; k < kl_cli_command_count; k++)
+            named |= strcmp(kl_cli_commands[k].name, w->name) == 0;
+        if (named || !w->ladder || !w->run)
+            continue;
+        added_def[nadded] = w;
+        snprintf(added_example[nadded], sizeof added_example[nadded], "kladder %s --list-rungs",
+                 w->name);
+        added[nadded] = (struct command_def){w->name,
+                                             "[OPTIONS]",
+                                             CMD_ADDED + nadded,
+                                             w->summary ? w->summary : w->heading,
+                                             added_example[nadded],
+                                             .operand = OPD_NONE};
+        nadded++;
+    }
+}
+
+/* Where the added commands go in the list: before help and version (cmd -1). */
+static int added_at(void)
+{
+    int k = 0;
+    while (k < kl_cli_command_count && kl_cli_commands[k].cmd >= 0)
+        k++;
+    return k;
+}
+
+int kl_cli_command_total(void)
+{
+    find_added();
+    return kl_cli_command_count + nadded;
+}
+
+const struct command_def *kl_cli_command_at(int k)
+{
+    int at = added_at();
+    find_added();
+    if (k < 0 || k >= kl_cli_command_total())
+        return NULL;
+    if (k < at)
+        return &kl_cli_commands[k];
+    return k < at + nadded ? &added[k - at] : &kl_cli_commands[k - nadded];
+}
+
+const struct kl_workload_def *kl_cli_added_workload(int cmd)
+{
+    find_added();
+    return cmd >= CMD_ADDED && cmd - CMD_ADDED < nadded ? added_def[cmd - CMD_ADDED] : NULL;
+}
+
 const char *kl_cli_command_name(int cmd)
 {
-    for (int k = 0; k < kl_cli_command_count; k++)
-        if (kl_cli_commands[k].cmd == cmd)
-            return kl_cli_commands[k].name;
-    return "the main job";
+    const struct command_def *d = kl_cli_command(cmd);
+    return d ? d->name : "the main job";
 }
 
 const struct command_def *kl_cli_command(int cmd)
 {
-    for (int k = 0; k < kl_cli_command_count; k++)
-        if (kl_cli_commands[k].cmd == cmd)
-            return &kl_cli_commands[k];
+    for (int k = 0; k < kl_cli_command_total(); k++)
+        if (kl_cli_command_at(k)->cmd == cmd)
+            return kl_cli_command_at(k);
     return NULL;
 }
 
@@ -116,7 +181,8 @@ const char *const kl_cli_section_titles[] = {"Device and output (every command)"
                                              "mgemm",
                                              "tune",
                                              "report",
-                                             "compare"};
+                                             "compare",
+                                             "sizes"};
 
 #define F(f) offsetof(struct cli, f)
 
@@ -192,6 +258,23 @@ static int set_dim(struct cli *c, const struct cli_option *o, const char *val, c
         *(o->name[2] == 'm' ? &c->M : o->name[2] == 'n' ? &c->N : &c->K) = (int)v;
         c->mnk_set = 1;
     }
+    return 0;
+}
+
+/* A registered workload's --size S[,S...]: one size per dimension, each 1 to 2^31 - 1. */
+static int set_sizes(struct cli *c, const struct cli_option *o, const char *val, char *err,
+                     size_t n)
+{
+    char *items[4];
+    int k = kl_split_list((char *)val, items, 4);
+    if (k < 1 || k > 3)
+        return snprintf(err, n, "%s takes one to three sizes, S[,S[,S]] (got \"%s\")", o->name,
+                        val),
+               1;
+    for (int i = 0; i < k; i++)
+        if (kl_parse_long(o->name, items[i], 1, 2147483647L, &c->sizes[i], err, n) != 0)
+            return 1;
+    c->nsizes = k;
     return 0;
 }
 
@@ -457,6 +540,8 @@ const struct cli_option kl_cli_options[] = {
     {"--force", NULL, NULL, ON_COMPARE, S_COMPARE, K_FLAG, F(force), 1, 0, NULL, 0, NULL,
      "compare runs of different workloads, parameters or devices, saying\nwhat differs (they are "
      "refused otherwise)"},
+    {"--size", NULL, "S[,S]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, NULL, 0, set_sizes,
+     "its sizes, one per dimension as its report names them (default:\nthe workload's own)"},
 };
 const int kl_cli_option_count = (int)(sizeof kl_cli_options / sizeof *kl_cli_options);
 

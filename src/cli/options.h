@@ -12,6 +12,8 @@
 
 #include "cli/cli.h"
 
+struct kl_workload_def;
+
 /* What the words of a command that are not options are (completion offers them). */
 enum operand {
     OPD_NONE,
@@ -35,8 +37,10 @@ struct command_def {
 
 /* The commands an option belongs to: ON(CMD_GEMM) | ... */
 #define ON(c) (1u << (c))
+#define ON_ADDED (ON(CMD_ADDED) | ON(CMD_ADDED + 1) | ON(CMD_ADDED + 2) | ON(CMD_ADDED + 3))
 #define ON_LADDERS                                                                                 \
-    (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR))
+    (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR) |   \
+     ON_ADDED)
 #define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
 #define ON_TUNE ON(CMD_TUNE)
 #define ON_MGEMM ON(CMD_MGEMM)
@@ -58,6 +62,7 @@ enum section {
     S_TUNE, /* the last section `kladder help` prints: report and compare have their own help */
     S_REPORT,
     S_COMPARE,
+    S_ADDED, /* a registered workload's sizes */
     S_COUNT
 };
 
@@ -101,6 +106,15 @@ struct cli_option {
 
 extern const struct command_def kl_cli_commands[];
 extern const int kl_cli_command_count;
+/*
+ * Every command: the table's, then one for each ladder of a workload
+ * registered beyond those the table names (kl_workload_register before the
+ * first call; up to four, CMD_ADDED on).
+ */
+int kl_cli_command_total(void);
+const struct command_def *kl_cli_command_at(int k);
+/* The registry's workload of an added command (cmd CMD_ADDED on), else NULL. */
+const struct kl_workload_def *kl_cli_added_workload(int cmd);
 extern const struct cli_option kl_cli_options[];
 extern const int kl_cli_option_count;
 extern const char *const kl_cli_section_titles[];

@@ -183,8 +183,8 @@ static const char *closest_command(const char *w)
 {
     const char *names[32];
     int k = 0;
-    for (; k < kl_cli_command_count && k < 32; k++)
-        names[k] = kl_cli_commands[k].name;
+    for (; k < kl_cli_command_total() && k < 32; k++)
+        names[k] = kl_cli_command_at(k)->name;
     return closest(w, names, k);
 }
 
@@ -243,9 +243,9 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: kladder [COMMAND] [OPTIONS]\n\nCommands:\n  %-11s ", "(none)");
     fprintf(out, "show the chosen device and run the GEMM ladder at a quick size\n");
-    for (int k = 0; k < kl_cli_command_count; k++) {
-        fprintf(out, "  %-11s ", kl_cli_commands[k].name);
-        print_indented(kl_cli_commands[k].summary, 14, out);
+    for (int k = 0; k < kl_cli_command_total(); k++) {
+        fprintf(out, "  %-11s ", kl_cli_command_at(k)->name);
+        print_indented(kl_cli_command_at(k)->summary, 14, out);
         fputc('\n', out);
     }
     for (int s = S_DEVICE; s <= S_TUNE; s++)
@@ -257,9 +257,9 @@ static void usage(FILE *out)
 /* The command of that name in the table, or NULL. */
 static const struct command_def *command_named(const char *name)
 {
-    for (int k = 0; k < kl_cli_command_count; k++)
-        if (strcmp(kl_cli_commands[k].name, name) == 0)
-            return &kl_cli_commands[k];
+    for (int k = 0; k < kl_cli_command_total(); k++)
+        if (strcmp(kl_cli_command_at(k)->name, name) == 0)
+            return kl_cli_command_at(k);
     return NULL;
 }
 
@@ -321,9 +321,10 @@ static int version_command(int argc, char **argv)
 static int unknown_command(const char *cmd)
 {
     char err[512], names[256] = "";
-    for (int k = 0; k < kl_cli_command_count; k++) {
+    for (int k = 0; k < kl_cli_command_total(); k++) {
         size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", kl_cli_commands[k].name);
+        snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "",
+                 kl_cli_command_at(k)->name);
     }
     const char *s = closest_command(cmd);
     snprintf(err, sizeof err, "unknown command \"%s\"%s%s%s (%s)", cmd, s ? "; did you mean " : "",
@@ -331,15 +332,22 @@ static int unknown_command(const char *cmd)
     return fail(err, "help");
 }
 
+/* 1 for a workload whose ladder kladder tune takes: one of the command table's. */
+static int tunable(const struct kl_workload_def *w)
+{
+    const struct command_def *d = command_named(w->name);
+    return w->ladder && d && d->cmd >= 0 && d->cmd < CMD_ADDED;
+}
+
 /* The workloads whose ladders kladder tune takes: "gemm, copy, rowdot, gemv or blur". */
 static void ladder_list(char *out, size_t n)
 {
     int count = 0, seen = 0;
     for (int i = 0; i < kl_workload_count(); i++)
-        count += kl_workload_at(i)->ladder;
+        count += tunable(kl_workload_at(i));
     out[0] = '\0';
     for (int i = 0; i < kl_workload_count(); i++) {
-        if (!kl_workload_at(i)->ladder)
+        if (!tunable(kl_workload_at(i)))
             continue;
         size_t used = strlen(out);
         snprintf(out + used, n - used, "%s%s",
@@ -358,7 +366,7 @@ static int tune_workload(const char *word, struct cli *c)
     const struct kl_workload_def *w = kl_workload_find(word);
     const struct command_def *d = command_named(word);
     c->workload = word;
-    if (w && w->ladder && d && d->cmd >= 0) {
+    if (w && tunable(w)) {
         c->tuned = (enum command)d->cmd;
         return 0;
     }

@@ -41,8 +41,8 @@ static void first_words(int options, FILE *out)
 {
     static const struct command_def main_job = {"", "", CMD_MAIN, "", "", .operand = OPD_NONE};
     int first = 1;
-    for (int k = 0; k < kl_cli_command_count; k++)
-        word(kl_cli_commands[k].name, &first, out);
+    for (int k = 0; k < kl_cli_command_total(); k++)
+        word(kl_cli_command_at(k)->name, &first, out);
     if (options)
         command_words(&main_job, &first, out);
 }
@@ -76,7 +76,8 @@ static int value_pattern(const struct cli_option *o, char *out, size_t size)
     int n = 0;
     out[0] = '\0';
     for (int k = CMD_MAIN; o->choices && k < CMD_COUNT; k++)
-        if ((o->on & ON(k)) && kl_cli_find(o->name, k) == o) {
+        if ((o->on & ON(k)) && kl_cli_find(o->name, k) == o &&
+            (k == CMD_MAIN || kl_cli_command(k))) { /* (an added id with no workload: none) */
             size_t used = strlen(out);
             snprintf(out + used, size - used, "%s%s:%s", n++ ? "|" : "",
                      k == CMD_MAIN ? "" : kl_cli_command_name(k), o->name);
@@ -108,8 +109,8 @@ static void completion_bash(FILE *out)
                     pattern, o->choices);
     }
     fprintf(out, "    esac\n    local words\n    case $cmd in\n");
-    for (int k = 0; k < kl_cli_command_count; k++) {
-        const struct command_def *d = &kl_cli_commands[k];
+    for (int k = 0; k < kl_cli_command_total(); k++) {
+        const struct command_def *d = kl_cli_command_at(k);
         int first = 1;
         if (d->cmd < 0)
             continue;
@@ -146,8 +147,8 @@ static void completion_zsh(FILE *out)
             fprintf(out, "    %s) compadd %s; return ;;\n", pattern, o->choices);
     }
     fprintf(out, "    esac\n    case $cmd in\n");
-    for (int k = 0; k < kl_cli_command_count; k++) {
-        const struct command_def *d = &kl_cli_commands[k];
+    for (int k = 0; k < kl_cli_command_total(); k++) {
+        const struct command_def *d = kl_cli_command_at(k);
         int first = 1;
         if (d->cmd < 0)
             continue;
@@ -197,21 +198,21 @@ void kl_cli_man_page(FILE *out)
             "command it shows the chosen device and runs the GEMM ladder at a quick size.\n"
             ".SH COMMANDS\n",
             KLADDER_VERSION);
-    for (int k = 0; k < kl_cli_command_count; k++) {
-        fprintf(out, ".TP\n.B %s", kl_cli_commands[k].name);
-        if (*kl_cli_commands[k].arg) {
+    for (int k = 0; k < kl_cli_command_total(); k++) {
+        fprintf(out, ".TP\n.B %s", kl_cli_command_at(k)->name);
+        if (*kl_cli_command_at(k)->arg) {
             fputc(' ', out);
-            roff(kl_cli_commands[k].arg, out);
+            roff(kl_cli_command_at(k)->arg, out);
         }
         fputc('\n', out);
-        roff(kl_cli_commands[k].summary, out);
+        roff(kl_cli_command_at(k)->summary, out);
         fputs(".\n", out);
-        if (kl_cli_commands[k].detail) {
-            roff(kl_cli_commands[k].detail, out);
+        if (kl_cli_command_at(k)->detail) {
+            roff(kl_cli_command_at(k)->detail, out);
             fputc('\n', out);
         }
         fputs("Example: ", out);
-        roff(kl_cli_commands[k].example, out);
+        roff(kl_cli_command_at(k)->example, out);
         fputc('\n', out);
     }
     fputs(".SH OPTIONS\n", out);

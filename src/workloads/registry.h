@@ -1,10 +1,10 @@
 /*
  * The workloads, described once: what each is called, the heading and name
  * column of its --list-rungs, its rung table, its sizes and defaults, and
- * what may run it, and its ladder's entry. The command line's rung lists
- * and templates, the API's dispatch (api/ladder.c) and its default sizes
- * read this table; a new workload is its own file plus one entry here (or
- * one kl_workload_register call: tests/tiny_workload.c is one).
+ * what may run it, and its ladder's entry. The command line's rung lists,
+ * templates and commands, the API's dispatch (api/ladder.c) and its default
+ * sizes read this table; a new workload is its own file plus one entry here
+ * (or one kl_workload_register call: tests/tiny_workload.c is one).
  */
 #ifndef KL_REGISTRY_H
 #define KL_REGISTRY_H
@@ -47,7 +47,9 @@ struct kl_workload_def {
     int dims;  /* sizes of a request: 1 to KL_WORKLOAD_MAX_DIMS (0: the request's own) */
     long gpu[KL_WORKLOAD_MAX_DIMS], cpu[KL_WORKLOAD_MAX_DIMS]; /* default sizes */
     int ladder; /* kl_ladder_run runs it and users' kernels join it (--kernel, template) */
-    int peers;  /* vendor libraries may join its ladder (the request's peers) */
+    /* `kladder help`'s line for a registered workload's command (the built-ins' are the CLI's) */
+    const char *summary;
+    int peers; /* vendor libraries may join its ladder (the request's peers) */
     /* The ladder's entry: the call as the workload's own request, run into rep. */
     enum kl_status (*run)(struct kl_context *kl, const struct kl_workload_call *c,
                           struct kl_report *rep);
