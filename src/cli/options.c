@@ -265,8 +265,9 @@ static int set_dim(struct cli *c, const struct cli_option *o, const char *val, c
 static int set_sizes(struct cli *c, const struct cli_option *o, const char *val, char *err,
                      size_t n)
 {
-    char *items[4];
-    int k = kl_split_list((char *)val, items, 4);
+    char list[256], *items[4];
+    snprintf(list, sizeof list, "%s", val); /* split in place: val stays whole for messages */
+    int k = kl_split_list(list, items, 4);
     if (k < 1 || k > 3)
         return snprintf(err, n, "%s takes one to three sizes, S[,S[,S]] (got \"%s\")", o->name,
                         val),
