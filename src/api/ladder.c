@@ -46,6 +46,11 @@ static enum kl_status size_of(struct kl_context *kl, const struct kl_ladder_requ
     return KL_OK;
 }
 
+static int has_peers(const struct kl_workload_def *w)
+{
+    return w->peers;
+}
+
 /* The request as its workload's registry entry (def) takes it, run into rep. */
 static enum kl_status dispatch(struct kl_context *kl, const struct kl_workload_def *def,
                                const struct kl_ladder_request *req,
@@ -62,12 +67,8 @@ static enum kl_status dispatch(struct kl_context *kl, const struct kl_workload_d
         if ((st = size_of(kl, req, i, &c.size[i])) != KL_OK)
             return st;
     if (req->npeers && !def->peers) {
-        char names[128] = "";
-        size_t used = 0;
-        for (int i = 0; i < kl_workload_count() && used < sizeof names; i++)
-            if (kl_workload_at(i)->peers)
-                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                         used ? " and " : "", kl_workload_at(i)->name);
+        char names[128];
+        kl_workload_names(has_peers, " and ", names, sizeof names);
         return kl_fail(&kl->err, KL_ERR_ARG, "%s has no peers (%s have)", def->name, names);
     }
     return def->run(kl, &c, rep);

@@ -339,26 +339,6 @@ static int tunable(const struct kl_workload_def *w)
     return w->ladder && d && d->cmd >= 0 && d->cmd < CMD_ADDED;
 }
 
-/* The workloads whose ladders kladder tune takes: "gemm, copy, rowdot, gemv or blur". */
-static void ladder_list(char *out, size_t n)
-{
-    int count = 0, seen = 0;
-    for (int i = 0; i < kl_workload_count(); i++)
-        count += tunable(kl_workload_at(i));
-    out[0] = '\0';
-    for (int i = 0; i < kl_workload_count(); i++) {
-        if (!tunable(kl_workload_at(i)))
-            continue;
-        size_t used = strlen(out);
-        snprintf(out + used, n - used, "%s%s",
-                 !seen               ? ""
-                 : seen == count - 1 ? " or "
-                                     : ", ",
-                 kl_workload_at(i)->name);
-        seen++;
-    }
-}
-
 /* kladder tune WORKLOAD: a ladder of the registry; its options apply too (for --kernel). */
 static int tune_workload(const char *word, struct cli *c)
 {
@@ -370,7 +350,7 @@ static int tune_workload(const char *word, struct cli *c)
         c->tuned = (enum command)d->cmd;
         return 0;
     }
-    ladder_list(names, sizeof names);
+    kl_workload_names(tunable, " or ", names, sizeof names); /* "gemm, copy, … or blur" */
     snprintf(err, sizeof err, "kladder tune takes a ladder: %s (got \"%s\")", names, word);
     return fail(err, "help tune");
 }

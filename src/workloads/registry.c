@@ -160,14 +160,31 @@ int kl_workload_register(const struct kl_workload_def *def)
     return 0;
 }
 
+void kl_workload_names(int (*keep)(const struct kl_workload_def *w), const char *last, char *out,
+                       size_t n)
+{
+    int count = 0, seen = 0;
+    size_t used = 0;
+    for (int i = 0; i < kl_workload_count(); i++)
+        count += keep(kl_workload_at(i));
+    out[0] = '\0';
+    for (int i = 0; i < kl_workload_count() && used < n; i++)
+        if (keep(kl_workload_at(i)))
+            used += (size_t)snprintf(out + used, n - used, "%s%s",
+                                     !seen++         ? ""
+                                     : seen == count ? last
+                                                     : ", ",
+                                     kl_workload_at(i)->name);
+}
+
+static int runs_ladder(const struct kl_workload_def *w)
+{
+    return w->ladder;
+}
+
 void kl_workload_ladder_names(char *out, size_t n)
 {
-    size_t used = 0;
-    out[0] = '\0';
-    for (int i = 0; i < kl_workload_count(); i++)
-        if (kl_workload_at(i)->ladder && used < n)
-            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "",
-                                     kl_workload_at(i)->name);
+    kl_workload_names(runs_ladder, ", ", out, n);
 }
 
 void kl_workload_list_rungs(const struct kl_workload_def *w, FILE *out)

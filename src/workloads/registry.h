@@ -66,6 +66,12 @@ const struct kl_workload_def *kl_workload_find(const char *name);
  * KL_WORKLOAD_MAX_DIMS, or rungs (or, for a ladder, run) is missing.
  */
 int kl_workload_register(const struct kl_workload_def *def);
+/*
+ * The names of the workloads keep takes, joined by ", " and by last before
+ * the last one ("gemm, copy or blur" with last " or ").
+ */
+void kl_workload_names(int (*keep)(const struct kl_workload_def *w), const char *last, char *out,
+                       size_t n);
 /* The names of the workloads with ladder set, for messages: "gemm, copy, rowdot, …". */
 void kl_workload_ladder_names(char *out, size_t n);
 /* --list-rungs: the heading, then each rung's name, summary and parameters. */
