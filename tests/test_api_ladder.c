@@ -12,17 +12,9 @@
 
 #include "check.h"
 #include "kladder.h"
+#include "ladder_rows.h"
 
 static char paths[4][4096];
-
-/* Row named rung of l, or NULL. */
-static const struct kl_row *row_named(const struct kl_ladder *l, const char *rung)
-{
-    for (int i = 0; i < kl_ladder_count(l); i++)
-        if (strcmp(kl_ladder_row(l, i)->rung, rung) == 0)
-            return kl_ladder_row(l, i);
-    return NULL;
-}
 
 int main(int argc, char **argv)
 {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ladder_rows.h"
 #include "core/launch.h"
 #include "core/measure.h"
 #include "core/stop.h"
@@ -111,14 +112,6 @@ static double paths_run(const struct kl_null_launch *l)
     int ilp = option(l->options, "ILP");
     copy_words(l, ilp == 4 ? 1 : ilp == 8 ? 2 : 0);
     return paths_time(ilp);
-}
-
-static const struct kl_row *row_named(const struct kl_ladder *l, const char *rung)
-{
-    for (int i = 0; i < kl_ladder_count(l); i++)
-        if (strcmp(kl_ladder_row(l, i)->rung, rung) == 0)
-            return kl_ladder_row(l, i);
-    return NULL;
 }
 
 static struct kl_ladder *whole_copy_ladder(struct kl_context *kl, const struct kl_protocol *p)
