@@ -54,14 +54,31 @@ enum kl_status {
 /* A fixed English phrase for a status, e.g. "kernel build failed". */
 const char *kl_status_str(enum kl_status s);
 
-/* Element types of a workload. */
-enum kl_type { KL_FLOAT, KL_DOUBLE, KL_INT };
+/*
+ * Element types of a workload. float, double and int (32-bit) are summed in
+ * their own type. The narrow ones are GEMM's inputs only: half (IEEE
+ * binary16), bf16, fp8 (OCP e4m3, finite to ±448), fp8e5m2 and int8, whose
+ * products are summed and returned in kl_type_output (float; int for int8).
+ * Host arrays hold their bits: uint16_t for half and bf16, uint8_t for fp8,
+ * int8_t for int8 (kl_narrow_value and kl_narrow_round convert).
+ */
+enum kl_type { KL_FLOAT, KL_DOUBLE, KL_INT, KL_HALF, KL_BF16, KL_FP8, KL_FP8E5M2, KL_INT8 };
+#define KL_TYPE_COUNT 8
 
-/* Name ("float", "double", "int") and size in bytes of a type. */
+/* Name ("float", "double", "int", "half", "bf16", "fp8", "fp8e5m2", "int8") and size in bytes. */
 const char *kl_type_name(enum kl_type t);
 size_t kl_type_size(enum kl_type t);
 /* Parses a type name; returns KL_ERR_ARG for anything else. */
 enum kl_status kl_type_parse(const char *name, enum kl_type *out);
+/* 1 for the narrow input types (half, bf16, fp8, fp8e5m2, int8). */
+int kl_type_narrow(enum kl_type t);
+/* The type products of t are summed in and C is returned in: float, int for int8, else t. */
+enum kl_type kl_type_output(enum kl_type t);
+/* The value of narrow element bits in type t (NaN for a NaN or an infinity's bits). */
+double kl_narrow_value(enum kl_type t, unsigned bits);
+/* x rounded to type t, to nearest, ties to even, as its bits; beyond the range: the largest finite.
+ */
+unsigned kl_narrow_round(enum kl_type t, double x);
 
 /* An open device: context, queue and the state needed to run rungs. */
 struct kl_context;
@@ -121,9 +138,10 @@ void kl_protocol_default(struct kl_protocol *p);
 
 /*
  * Runs one GEMM rung, C = A·B, on host arrays in row-major order: A is M×K,
- * B is K×N, C is M×N, all of element type `type`. `rung` is a name from the
+ * B is K×N, C is M×N, A and B of element type `type`. `rung` is a name from the
  * ladder (`kladder gemm --list-rungs`), e.g. "01_naive" or "10_tiled"; host
- * rungs ("host_ijk" ...) run on the CPU. params may be NULL (defaults);
+ * rungs ("host_ijk" ...) run on the CPU. For a narrow type C is of
+ * kl_type_output(type) (float, or int32 for int8). params may be NULL (defaults);
  * protocol may be NULL (defaults). The result is written to C and timed into
  * *timing (may be NULL). C is not verified here: the caller owns the check.
  */
@@ -139,7 +157,8 @@ enum kl_status kl_gemm(struct kl_context *kl, const char *rung, enum kl_type typ
  */
 struct kl_ladder_request {
     const char *workload;     /* "gemm", "copy", "rowdot", "gemv" or "blur" */
-    enum kl_type type;        /* gemm: float, double or int; rowdot, gemv: float or double */
+    enum kl_type type;        /* gemm: any (narrow ones give C in kl_type_output); rowdot,
+                                 gemv: float or double */
     long size[3];             /* gemm M N K; copy N; rowdot Y D; gemv M N; blur W H (0: default) */
     double sigma;             /* blur: the Gaussian's sigma (0: 2) */
     int uchar4;               /* blur: 8-bit RGBA pixels rather than float */

@@ -279,12 +279,28 @@ static int set_sizes(struct cli *c, const struct cli_option *o, const char *val,
     return 0;
 }
 
+/* 1 when word is one of the space-separated choices. */
+static int among(const char *choices, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *p = choices; p && *p; p += strcspn(p, " "), p += *p == ' ')
+        if (strncmp(p, word, len) == 0 && (p[len] == ' ' || p[len] == 0))
+            return 1;
+    return 0;
+}
+
 static int set_type(struct cli *c, const struct cli_option *o, const char *val, char *err, size_t n)
 {
-    (void)o;
-    if (kl_type_parse(val, &c->type) != KL_OK)
-        return snprintf(err, n, "unknown type \"%s\" (float, double or int)", val), 1;
-    return 0;
+    enum kl_type t;
+    char list[128];
+    if (kl_type_parse(val, &t) == KL_OK && among(o->choices, val)) {
+        c->type = t;
+        return 0;
+    }
+    snprintf(list, sizeof list, "%s", o->choices);
+    for (char *p = list; (p = strchr(p, ' ')) != NULL;)
+        *p = '/';
+    return snprintf(err, n, "unknown type \"%s\" (%s takes %s)", val, o->name, list), 1;
 }
 
 static int set_compare(struct cli *c, const struct cli_option *o, const char *val, char *err,
@@ -421,8 +437,10 @@ const struct cli_option kl_cli_options[] = {
     {"--n", NULL, "N", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim, "columns of B and C"},
     {"--k", NULL, "K", DIMS, S_GEMM, K_CUSTOM, 0, 0, 0, NULL, 0, set_dim,
      "columns of A, rows of B"},
-    {"--type", NULL, "T", DIMS & ~ON_MGEMM, S_GEMM, K_CUSTOM, 0, 0, 0, "float double int", 0,
-     set_type, "float (default), double (needs fp64) or int"},
+    {"--type", NULL, "T", DIMS & ~ON_MGEMM, S_GEMM, K_CUSTOM, 0, 0, 0,
+     "float double int half bf16 fp8 fp8e5m2 int8", 0, set_type,
+     "float (default), double (needs fp64) or int; or narrow inputs\n"
+     "summed in float: half, bf16, fp8 (e4m3), fp8e5m2; int8, summed in int"},
     {"--host-rungs", NULL, NULL, ON(CMD_MAIN) | ON(CMD_GEMM), S_GEMM, K_FLAG, F(host_rungs), 1, 0,
      NULL, 0, NULL,
      "run the CPU loop-order rungs at any size (they are skipped when\nthey would take seconds)"},

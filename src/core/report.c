@@ -44,7 +44,16 @@ enum kl_precision kl_precision_parse(const char *name)
 
 enum kl_precision kl_precision_of_type(enum kl_type t)
 {
-    return t == KL_DOUBLE ? KL_PREC_FP64 : t == KL_INT ? KL_PREC_INT32 : KL_PREC_FP32;
+    switch (t) {
+    case KL_DOUBLE: return KL_PREC_FP64;
+    case KL_INT: return KL_PREC_INT32;
+    case KL_HALF: return KL_PREC_FP16;
+    case KL_BF16: return KL_PREC_BF16;
+    case KL_FP8: return KL_PREC_FP8;
+    case KL_FP8E5M2: return KL_PREC_FP8E5M2;
+    case KL_INT8: return KL_PREC_INT8;
+    default: return KL_PREC_FP32;
+    }
 }
 
 int kl_precision_class(enum kl_precision p)

@@ -63,7 +63,7 @@ int kl_precision_tensor_only(enum kl_precision p);
  * FMA rate for fp16 off the tensor cores; 0 when unknown.
  */
 double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int tensor);
-/* The precision of plain arithmetic in type t: fp32, fp64 or int32. */
+/* The precision of arithmetic in type t: fp32, fp64, int32, or a narrow type's (fp16 ... int8). */
 enum kl_precision kl_precision_of_type(enum kl_type t);
 /*
  * Precisions whose results meet the same tolerance: fp32 and 3xtf32 (both

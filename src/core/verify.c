@@ -13,6 +13,11 @@ void kl_poison(enum kl_type t, void *data, size_t n)
         case KL_FLOAT: ((float *)data)[i] = NAN; break;
         case KL_DOUBLE: ((double *)data)[i] = NAN; break;
         case KL_INT: ((int32_t *)data)[i] = INT32_MAX; break;
+        case KL_HALF:
+        case KL_BF16: ((uint16_t *)data)[i] = (uint16_t)kl_narrow_round(t, NAN); break;
+        case KL_FP8:
+        case KL_FP8E5M2: ((uint8_t *)data)[i] = (uint8_t)kl_narrow_round(t, NAN); break;
+        case KL_INT8: ((int8_t *)data)[i] = INT8_MAX; break;
         }
     }
 }
@@ -23,9 +28,27 @@ double kl_dot_tolerance(enum kl_type t, long k)
     switch (t) {
     case KL_FLOAT: return 4.0 * (FLT_EPSILON / 2) * root;
     case KL_DOUBLE: return 8.0 * (DBL_EPSILON / 2) * root;
-    case KL_INT: return 0.0;
+    case KL_INT:
+    case KL_INT8: return 0.0;
+    default: return 4.0 * (FLT_EPSILON / 2) * root; /* narrow floating inputs: fp32 sums */
     }
-    return 0.0;
+}
+
+/* The unit roundoff of a narrow floating type: 2^-(mantissa bits + 1). */
+static double unit_roundoff(enum kl_type t)
+{
+    switch (t) {
+    case KL_HALF: return ldexp(1.0, -11);
+    case KL_BF16: return ldexp(1.0, -8);
+    case KL_FP8: return ldexp(1.0, -4);
+    case KL_FP8E5M2: return ldexp(1.0, -3);
+    default: return 0.0;
+    }
+}
+
+double kl_narrow_tolerance(enum kl_type t, long k)
+{
+    return t == KL_INT8 ? 0.0 : unit_roundoff(t) + kl_dot_tolerance(KL_FLOAT, k);
 }
 
 double kl_tf32_tolerance(long k)
@@ -39,6 +62,11 @@ double kl_get(enum kl_type t, const void *data, size_t i)
     case KL_FLOAT: return ((const float *)data)[i];
     case KL_DOUBLE: return ((const double *)data)[i];
     case KL_INT: return ((const int32_t *)data)[i];
+    case KL_HALF:
+    case KL_BF16: return kl_narrow_value(t, ((const uint16_t *)data)[i]);
+    case KL_FP8:
+    case KL_FP8E5M2: return kl_narrow_value(t, ((const uint8_t *)data)[i]);
+    case KL_INT8: return ((const int8_t *)data)[i];
     }
     return NAN;
 }
@@ -61,7 +89,7 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
               const size_t *idx, size_t n, double factor, struct kl_check *out)
 {
     /* The floor only covers results that are zero up to underflow. */
-    double floor = t == KL_FLOAT ? FLT_MIN : t == KL_DOUBLE ? DBL_MIN : 0.0;
+    double floor = t == KL_DOUBLE ? DBL_MIN : t == KL_INT || t == KL_INT8 ? 0.0 : FLT_MIN;
     out->checked = n;
     out->bad = 0;
     out->worst = 0;
@@ -72,7 +100,7 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
     for (size_t i = 0; i < n; i++) {
         size_t at = idx ? idx[i] : i;
         double g = kl_get(t, got, at), want = ref[i];
-        double tol = scale && t != KL_INT ? factor * scale[i] + floor : 0.0;
+        double tol = scale && t != KL_INT && t != KL_INT8 ? factor * scale[i] + floor : 0.0;
         double err = fabs(g - want);
         if (!(err <= tol) && out->bad++ < KL_CHECK_FIRST)
             note_wrong(out, at, g, want);
@@ -95,6 +123,13 @@ void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng)
         case KL_FLOAT: ((float *)x)[i] = (float)kl_rng_uniform(rng); break;
         case KL_DOUBLE: ((double *)x)[i] = kl_rng_uniform(rng); break;
         case KL_INT: ((int32_t *)x)[i] = kl_rng_int(rng, -8, 8); break;
+        case KL_HALF:
+        case KL_BF16: ((uint16_t *)x)[i] = (uint16_t)kl_narrow_round(t, kl_rng_uniform(rng)); break;
+        case KL_FP8:
+        case KL_FP8E5M2:
+            ((uint8_t *)x)[i] = (uint8_t)kl_narrow_round(t, kl_rng_uniform(rng));
+            break;
+        case KL_INT8: ((int8_t *)x)[i] = (int8_t)kl_rng_int(rng, -128, 127); break;
         }
     }
 }

@@ -9,7 +9,7 @@
 
 #include "kladder.h"
 
-/* Fills n elements with NaN (floating types) or INT32_MAX (int). */
+/* Fills n elements with NaN (floating types), INT32_MAX (int) or INT8_MAX (int8). */
 void kl_poison(enum kl_type t, void *data, size_t n);
 
 /*
@@ -17,7 +17,8 @@ void kl_poison(enum kl_type t, void *data, size_t n);
  * the sum of the products' magnitudes: |got - exact| <= factor * sum|a*b|.
  * Rounding errors of a k-term sum grow like sqrt(k) for random data, with
  * the unit roundoff u; the factor is 4u·sqrt(k) (8u·sqrt(k) for double,
- * whose reference carries an error of the same order). 0 for int: exact.
+ * whose reference carries an error of the same order; a narrow floating
+ * type's, summed in fp32, float's). 0 for int and int8: exact.
  */
 double kl_dot_tolerance(enum kl_type t, long k);
 
@@ -30,17 +31,29 @@ double kl_dot_tolerance(enum kl_type t, long k);
  */
 double kl_tf32_tolerance(long k);
 
+/*
+ * The same for inputs of a narrow type t (half, bf16, fp8, fp8e5m2) whose
+ * products are summed in fp32, as the tensor cores sum them: the inputs are
+ * exact in their type and a product of two is exact in fp32, so the bound
+ * is the fp32 sum's 4u·sqrt(k) plus u_t, the type's unit roundoff (2^-11,
+ * 2^-8, 2^-4, 2^-3): room for the tensor cores' sums, which align their
+ * addends and truncate (FP8's keep about 14 bits on Hopper), and no more,
+ * so that a result that rounded its inputs to the next narrower type (an
+ * error of up to 2·u of that type at k = 1) fails. 0 for int8: exact.
+ */
+double kl_narrow_tolerance(enum kl_type t, long k);
+
 #define KL_CHECK_FIRST 3
 struct kl_check {
-    size_t checked;     /* elements compared */
-    size_t bad;         /* elements out of tolerance */
-    size_t worst;       /* index (into got) of the worst element */
-    double worst_got;   /* its value ... */
-    double worst_want;  /* ... the reference ... */
-    double worst_ratio; /* ... and |error| / tolerance (inf for NaN) */
-    double max_error;   /* largest |got - ref| / scale: the normwise error (inf for NaN;
-                           0 without scales) */
-    size_t nfirst;      /* the first bad elements, in order (up to KL_CHECK_FIRST): */
+    size_t checked;               /* elements compared */
+    size_t bad;                   /* elements out of tolerance */
+    size_t worst;                 /* index (into got) of the worst element */
+    double worst_got;             /* its value ... */
+    double worst_want;            /* ... the reference ... */
+    double worst_ratio;           /* ... and |error| / tolerance (inf for NaN) */
+    double max_error;             /* largest |got - ref| / scale: the normwise error (inf for NaN;
+                                     0 without scales) */
+    size_t nfirst;                /* the first bad elements, in order (up to KL_CHECK_FIRST): */
     size_t first[KL_CHECK_FIRST]; /* index (into got), */
     double first_got[KL_CHECK_FIRST], first_want[KL_CHECK_FIRST]; /* value and reference */
 };
@@ -55,7 +68,11 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
               const size_t *idx, size_t n, double factor, struct kl_check *out);
 
 struct kl_rng;
-/* Random inputs: uniform in [-1, 1) for floating types, integers in [-8, 8]. */
+/*
+ * Random inputs: uniform in [-1, 1) for floating types (rounded to the
+ * narrow ones), integers in [-8, 8] for int, the whole range [-128, 127]
+ * for int8.
+ */
 void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng);
 
 /* Reads element i of a typed array as double. */

@@ -32,12 +32,19 @@ enum kl_status kl_peer_gemv(struct kl_context *kl, const char *peer,
                             void *y, struct kl_stats *stats, char *what, size_t n,
                             struct kl_err *e);
 
-/* C = A·B for row-major A (M×K) and B (K×N): alpha 1, beta 0. */
+/*
+ * C = A·B for row-major A (M×K) and B (K×N): alpha 1, beta 0. For a narrow
+ * type (half, bf16, fp8, fp8e5m2, int8) C is of kl_type_output(type), and
+ * Bt holds B transposed (N×K row-major: K-major, as FP8 and INT8 tensor
+ * cores read both operands), made on the host once, untimed, for the rungs
+ * and the libraries alike; NULL for the others.
+ */
 struct kl_gemm_problem {
-    enum kl_type type; /* KL_FLOAT or KL_DOUBLE */
+    enum kl_type type;
     int M, N, K;
     const void *A, *B;
     int tf32; /* float inputs may be rounded to TF32 (cuBLAS's FAST_TF32 compute type) */
+    const void *Bt;
 };
 
 /*

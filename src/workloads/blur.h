@@ -36,11 +36,11 @@ struct kl_blur_rung {
     const char *summary;
     const char *file;
     enum kl_blur_kind kind;
-    int weights_constant; /* 2-D weights in __constant memory (size-limited) */
-    enum kl_blur_local local; /* what it keeps in local memory */
-    int px;               /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
-                             floats, so PX/4 (at least 1) pixels of uchar4 */
-    int sy;               /* each work-item computes SY rows (the SY parameter) */
+    int weights_constant;        /* 2-D weights in __constant memory (size-limited) */
+    enum kl_blur_local local;    /* what it keeps in local memory */
+    int px;                      /* 1: PX pixels per work-item along x (the PX parameter); 2: PX
+                                    floats, so PX/4 (at least 1) pixels of uchar4 */
+    int sy;                      /* each work-item computes SY rows (the SY parameter) */
     enum kl_precision precision; /* its arithmetic: fp32 unless it says (fp16: packed half2) */
     int rgba8_only;              /* computes 8-bit pixels only (--pixel uchar4) */
     struct kl_param_def params[KL_MAX_PARAMS];
@@ -72,7 +72,7 @@ struct kl_blur_request {
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
     const struct kl_ladder_tuner
-        *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
+        *tuner;               /* NULL; else the user's kernels are tuned (tune/ladder.c) */
     const char *const *peers; /* "npp": a row each after the rungs */
     int npeers;
 };

@@ -38,6 +38,7 @@ static void gemm_describe(void *self, int i, struct kl_result *res)
     const struct gemm_ladder *L = self;
     res->on_host = kl_gemm_rung_at(i)->geometry == KL_GEO_HOST;
     res->precision = kl_gemm_rung_precision(kl_gemm_rung_at(i), L->req->type);
+    res->tensor = kl_gemm_rung_at(i)->tensor;
 }
 
 /* Rungs the device lacks; host rungs that would take seconds, unless asked for. */
@@ -119,7 +120,7 @@ static enum kl_status record(struct gemm_ladder *L, const char *name, const stru
     kl_gemm_judge(&L->s, &L->g, L->C, res->on_host ? NULL : &L->baseline, res);
     if (!res->on_host && !L->baseline.C && res->status == KL_RESULT_VERIFIED) {
         L->baseline = (struct gemm_baseline){L->C, name, res->precision};
-        L->C = malloc((size_t)L->s.M * L->s.N * kl_type_size(L->s.type));
+        L->C = malloc((size_t)L->s.M * L->s.N * kl_type_size(kl_type_output(L->s.type)));
         if (!L->C)
             return kl_fail(&L->s.kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     }
@@ -197,7 +198,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st;
     struct kl_err *e = &kl->err;
-    size_t es = kl_type_size(req->type);
+    size_t es = kl_type_size(req->type), cs = kl_type_size(kl_type_output(req->type));
     size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
 
     if ((st = kl_gemm_request_check(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
@@ -213,7 +214,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     struct kl_rng rng;
     void *A = malloc(M * K * es), *B = malloc(K * N * es);
     const char **peers = malloc((2 * (size_t)req->npeers + 1) * sizeof *peers);
-    L.C = malloc(M * N * es);
+    L.C = malloc(M * N * cs);
     L.s.A = A, L.s.B = B;
     if (!A || !B || !L.C || !peers) {
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
@@ -231,7 +232,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     snprintf(rep->size_json, sizeof rep->size_json, "\"M\": %d, \"N\": %d, \"K\": %d", req->M,
              req->N, req->K);
     rep->flops = 2.0 * M * N * K;
-    rep->bytes = (double)(M * K + K * N + M * N) * es;
+    rep->bytes = (double)(M * K + K * N) * es + (double)(M * N) * cs;
     snprintf(rep->reference, sizeof rep->reference, "%s", L.g.how);
 
     int npeers = kl_gemm_peer_rows(req, peers);

@@ -65,12 +65,24 @@ enum kl_local_use {
                           static shared memory */
 };
 
+#define KL_TYPE_BIT(t) (1u << (t))
+#define KL_TYPES_WIDE (KL_TYPE_BIT(KL_FLOAT) | KL_TYPE_BIT(KL_DOUBLE) | KL_TYPE_BIT(KL_INT))
+#define KL_TYPES_NARROW                                                                            \
+    (KL_TYPE_BIT(KL_HALF) | KL_TYPE_BIT(KL_BF16) | KL_TYPE_BIT(KL_FP8) | KL_TYPE_BIT(KL_FP8E5M2) | \
+     KL_TYPE_BIT(KL_INT8))
+
 struct kl_gemm_rung {
     const char *name;
     const char *summary; /* what changed from the rung before, and why */
     /* The arithmetic: NONE for the element type's own (fp32, fp64, int32 on the FMA and
        integer units); TF32 or 3XTF32 on tensor cores, which take float only. */
     enum kl_precision precision;
+    /* The input types it takes: a mask of KL_TYPE_BIT (0: float, double and int, which it
+       sums in their own type; a narrow type's products are summed in kl_type_output's). */
+    unsigned types;
+    /* Its products run on the tensor cores in the input type's own precision (mma.sync,
+       wgmma, DMMA): the device must have them for that type (kl_tensor_type). */
+    int tensor;
     const char *file; /* kernel file under kernels/, NULL for host rungs; a .cu file is
                          CUDA only, and its local memory is dynamic shared memory */
     void (*host)(enum kl_type t, int M, int N, int K, const void *A, const void *B, void *C);

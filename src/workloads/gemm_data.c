@@ -44,9 +44,11 @@ void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl
 enum kl_status kl_gemm_session_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out)
 {
     struct kl_context *kl = s->kl;
+    /* C's buffer holds the type the sums are kept in; every other one the inputs' */
+    size_t es = kl_type_size(out == &s->dC ? kl_type_output(s->type) : s->type);
     if (*out)
         return KL_OK;
-    return kl->ops->alloc(kl->dev, elems * kl_type_size(s->type), out, &kl->err);
+    return kl->ops->alloc(kl->dev, elems * es, out, &kl->err);
 }
 
 /* Makes what a device rung with this B layout needs, once. */
@@ -54,14 +56,15 @@ enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col)
 {
     struct kl_context *kl = s->kl;
     size_t es = kl_type_size(s->type), M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    size_t cs = kl_type_size(kl_type_output(s->type));
     enum kl_status st;
     if (!s->poison) {
-        s->poison = malloc((M * N + KL_GEMM_GUARD) * es);
-        s->out = malloc((M * N + KL_GEMM_GUARD) * es);
+        s->poison = malloc((M * N + KL_GEMM_GUARD) * cs);
+        s->out = malloc((M * N + KL_GEMM_GUARD) * cs);
         if (!s->poison || !s->out)
             return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %d×%d×%d", s->M,
                            s->N, s->K);
-        kl_poison(s->type, s->poison, M * N + KL_GEMM_GUARD);
+        kl_poison(kl_type_output(s->type), s->poison, M * N + KL_GEMM_GUARD);
     }
     if (b_col && !s->Bt) {
         if (!(s->Bt = malloc(K * N * es)))
@@ -118,7 +121,8 @@ static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch_pair *
         double t0 = kl_now(), dummy;
         if ((st = upload_inputs(s, b_col)) != KL_OK ||
             (st = kl_launch_pair_timed(l, &dummy, &kl->err)) != KL_OK ||
-            (st = kl->ops->read(kl->dev, s->dC, C, (size_t)s->M * s->N * kl_type_size(s->type),
+            (st = kl->ops->read(kl->dev, s->dC, C,
+                                (size_t)s->M * s->N * kl_type_size(kl_type_output(s->type)),
                                 &kl->err)) != KL_OK)
             return st;
         t[i] = kl_now() - t0;
@@ -137,7 +141,7 @@ enum kl_status kl_gemm_verified_run(struct gemm_session *s, struct kl_launch_pai
                                     void *C, double *first_s)
 {
     struct kl_context *kl = s->kl;
-    size_t es = kl_type_size(s->type), cbytes = (size_t)s->M * s->N * es;
+    size_t es = kl_type_size(kl_type_output(s->type)), cbytes = (size_t)s->M * s->N * es;
     enum kl_status st;
     if ((st = upload_inputs(s, b_col)) != KL_OK ||
         (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes + KL_GEMM_GUARD * es, &kl->err)) !=
@@ -224,8 +228,14 @@ enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t
                                      int K, struct kl_err *e)
 {
     static const char *const names[] = {"A (M×K)", "B (K×N)", "C (M×N)"};
-    if (t != KL_FLOAT && t != KL_DOUBLE && t != KL_INT)
+    if ((unsigned)t >= KL_TYPE_COUNT)
         return kl_fail(e, KL_ERR_ARG, "unknown element type %d", (int)t);
+    /* |a·b| <= 2^14 for int8, so K products sum within int32 up to K = 131071 */
+    if (t == KL_INT8 && K > INT32_MAX / (128 * 128))
+        return kl_fail(e, KL_ERR_ARG,
+                       "K=%d: int8 products (up to 2^14 each) could overflow their int32 sums "
+                       "beyond K=%d",
+                       K, INT32_MAX / (128 * 128));
     if (t == KL_DOUBLE && !kl->info.fp64)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "device %s has no double precision (cl_khr_fp64); use --type float",
@@ -233,8 +243,9 @@ enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t
     if (M < 1 || N < 1 || K < 1)
         return kl_fail(e, KL_ERR_ARG, "sizes must be >= 1 (got M=%d N=%d K=%d)", M, N, K);
     uint64_t elems[3] = {(uint64_t)M * K, (uint64_t)K * N, (uint64_t)M * N + KL_GEMM_GUARD};
-    uint64_t total = 0, es = kl_type_size(t);
+    uint64_t total = 0;
     for (int i = 0; i < 3; i++) {
+        uint64_t es = kl_type_size(i == 2 ? kl_type_output(t) : t);
         if (elems[i] > INT32_MAX) {
             /* C's own elements; the guard band after it (checked for stray writes) apart. */
             uint64_t own = i == 2 ? elems[i] - KL_GEMM_GUARD : elems[i];
@@ -251,7 +262,7 @@ enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t
                            names[i], elems[i] * es / 1048576.0, kl->info.max_alloc / 1048576.0);
         total += elems[i] * es;
     }
-    total += elems[1] * es; /* B may be kept in both layouts */
+    total += elems[1] * kl_type_size(t); /* B may be kept in both layouts */
     return kl_device_fits(kl, (double)total, "the matrices (A, B in both layouts, C)", e);
 }
 

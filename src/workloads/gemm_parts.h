@@ -42,7 +42,7 @@ struct gemm_session {
     int M, N, K;
     const void *A, *B;
     void *Bt;     /* B transposed, for column-major rungs */
-    void *poison; /* M·N + KL_GEMM_GUARD elements of NaN (INT32_MAX for int) */
+    void *poison; /* M·N + KL_GEMM_GUARD elements of C's type: NaN, or INT32_MAX for int(8) */
     void *out;    /* M·N + KL_GEMM_GUARD elements read back after the verified launch */
     struct kl_buf *dA, *dB, *dBt, *dC;
     struct kl_buf *dBp; /* B in padded rows, for b_pitch and Hopper rungs (see pitch16) */
@@ -53,7 +53,10 @@ struct gemm_session {
 void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t, int M,
                           int N, int K, const void *A, const void *B);
 void kl_gemm_session_free(struct gemm_session *s);
-/* A device buffer of elems elements of the session's type into *out, unless it is made. */
+/*
+ * A device buffer of elems elements into *out, unless it is made: of the
+ * inputs' type, or for s->dC of the type C is returned in (kl_type_output).
+ */
 enum kl_status kl_gemm_session_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out);
 /* What a device rung with this B layout needs, made once. */
 enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col);

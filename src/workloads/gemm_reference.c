@@ -63,7 +63,7 @@ static enum kl_status reference_full(const struct gemm_session *s, const char *b
             b[x] = fabs(b[x]);
         kl_blas_dgemm(s->M, s->N, s->K, a, b, g->scale);
         snprintf(g->how, sizeof g->how, "all elements, %s %s dgemm",
-                 s->type == KL_INT ? "exact integer sums by" : "double,", blas);
+                 kl_type_output(s->type) == KL_INT ? "exact integer sums by" : "double,", blas);
     } else {
         for (size_t i = 0; i < M; i++)
             for (size_t k = 0; k < K; k++) {
@@ -74,7 +74,7 @@ static enum kl_status reference_full(const struct gemm_session *s, const char *b
                 }
             }
         snprintf(g->how, sizeof g->how, "all elements, %s on the host",
-                 s->type == KL_INT ? "exact integer sums" : "double accumulation");
+                 kl_type_output(s->type) == KL_INT ? "exact integer sums" : "double accumulation");
     }
     free(a);
     free(b);
@@ -126,7 +126,8 @@ static enum kl_status blas_spot_check(const struct gemm_session *s, unsigned lon
 
 /*
  * The reference of C: every element where a BLAS is found (integer inputs
- * are small, |x| <= 8, so double sums of them are exact) or the product is
+ * are small, |x| <= 8 for int and <= 128 for int8 with K < 2^17, so double
+ * sums of them are exact) or the product is
  * small enough for a host loop, else a sample of elements.
  */
 enum kl_status kl_gemm_ref_compute(const struct gemm_session *s, unsigned long long seed,
@@ -171,8 +172,9 @@ void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const
     struct kl_check c;
     size_t MN = (size_t)s->M * s->N;
     double factor = kl_gemm_tolerance(res->precision, s->type, s->K);
+    enum kl_type out = kl_type_output(s->type); /* C's: float, double or int */
     /* int compares exactly; its scales only measure the (zero) error. */
-    kl_check(s->type, C, g->ref, g->scale, g->idx, g->n, factor, &c);
+    kl_check(out, C, g->ref, g->scale, g->idx, g->n, factor, &c);
     res->error = c.max_error;
     if (c.bad) {
         res->status = KL_RESULT_FAILED;
@@ -193,10 +195,10 @@ void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const
                  baseline->name);
     } else {
         for (size_t x = 0; x < MN; x++) {
-            base[x] = kl_get(s->type, baseline->C, x);
+            base[x] = kl_get(out, baseline->C, x);
             scale[x] = g->idx ? g->max_scale : g->scale[x];
         }
-        kl_check(s->type, C, base, s->type == KL_INT ? NULL : scale, NULL, MN,
+        kl_check(out, C, base, out == KL_INT ? NULL : scale, NULL, MN,
                  factor + kl_gemm_tolerance(baseline->precision, s->type, s->K), &c);
         if (c.bad) {
             res->status = KL_RESULT_FAILED;

@@ -38,6 +38,7 @@
         case KL_FLOAT: host_##o1##o2##o3##_float(M, N, K, A, B, C); break;                         \
         case KL_DOUBLE: host_##o1##o2##o3##_double(M, N, K, A, B, C); break;                       \
         case KL_INT: host_##o1##o2##o3##_int32_t(M, N, K, A, B, C); break;                         \
+        default: break; /* narrow types: kl_gemm_rung_available skips host rungs */                \
         }                                                                                          \
     }
 HOST_RUNG(i, j, k)
@@ -323,6 +324,54 @@ static int on_tensor_cores(const struct kl_gemm_rung *r)
     return r->precision == KL_PREC_TF32 || r->precision == KL_PREC_3XTF32;
 }
 
+/* The input types rung r takes, for messages: "float, double, int". */
+static void type_list(unsigned mask, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int t = 0; t < KL_TYPE_COUNT && used < n; t++)
+        if (mask & KL_TYPE_BIT(t))
+            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? ", " : "",
+                                     kl_type_name((enum kl_type)t));
+}
+
+/* 1 when rung r takes inputs of type t; else 0 and why. */
+static int takes_type(const struct kl_gemm_rung *r, enum kl_type t, char *why, size_t n)
+{
+    unsigned mask = r->types ? r->types : KL_TYPES_WIDE;
+    char list[96];
+    if (mask & KL_TYPE_BIT(t))
+        return 1;
+    type_list(mask, list, sizeof list);
+    if (r->geometry == KL_GEO_HOST)
+        snprintf(why, n,
+                 "the host loops multiply in C's own type (%s); %s runs on the device rungs", list,
+                 kl_type_name(t));
+    else if (on_tensor_cores(r))
+        snprintf(why, n, "the TF32 tensor cores multiply float inputs (--type float)");
+    else
+        snprintf(why, n, "rung %s takes %s inputs, not %s", r->name, list, kl_type_name(t));
+    return 0;
+}
+
+/*
+ * 1 when rung r's tensor cores multiply type t here: mma.sync from compute
+ * capability 8.0 (FP8 from 8.9), wgmma on 9.0 (r->hopper, checked apart).
+ */
+static int tensor_type(const struct kl_context *kl, const struct kl_gemm_rung *r, enum kl_type t,
+                       char *why, size_t n)
+{
+    const struct kl_device_info *d = &kl->info;
+    if (!kl_tensor_cores(d, kl_precision_name(kl_gemm_rung_precision(r, t)), why, n))
+        return 0;
+    if ((t == KL_FP8 || t == KL_FP8E5M2) && d->cc_major * 10 + d->cc_minor < 89) {
+        snprintf(why, n, "FP8 tensor cores need compute capability 8.9 or more (this is %d.%d)",
+                 d->cc_major, d->cc_minor);
+        return 0;
+    }
+    return 1;
+}
+
 int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_rung *r,
                            enum kl_type t, char *why, size_t n)
 {
@@ -330,21 +379,23 @@ int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_run
         snprintf(why, n, "CUDA C++: runs with --backend cuda");
         return 0;
     }
-    if (on_tensor_cores(r) && t != KL_FLOAT) {
-        snprintf(why, n, "the TF32 tensor cores multiply float inputs (--type float)");
+    if (!takes_type(r, t, why, n))
         return 0;
-    }
     if (r->hopper && !(kl->info.cc_major == 9 && kl->info.cc_minor == 0)) {
         snprintf(why, n, "wgmma and TMA are Hopper's: compute capability 9.0 only (this is %d.%d)",
                  kl->info.cc_major, kl->info.cc_minor);
         return 0;
     }
+    if (r->tensor)
+        return tensor_type(kl, r, t, why, n);
     return !on_tensor_cores(r) || kl_tensor_tf32(&kl->info, why, n);
 }
 
 double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K)
 {
-    return p == KL_PREC_TF32 ? kl_tf32_tolerance(K) : kl_dot_tolerance(t, K);
+    if (p == KL_PREC_TF32)
+        return kl_tf32_tolerance(K);
+    return kl_type_narrow(t) ? kl_narrow_tolerance(t, K) : kl_dot_tolerance(t, K);
 }
 
 /* ---- each rung's relations, launch geometry and limits ------------------- */

@@ -55,8 +55,8 @@ void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
                                      "%s at %zu: got %.9g, want %.9g", k ? ";" : "", c.first[k],
                                      c.first_got[k], c.first_want[k]);
         if (used < sizeof res->note)
-            snprintf(res->note + used, sizeof res->note - used, "; worst at %zu: got %.9g, want %.9g",
-                     c.worst, c.worst_got, c.worst_want);
+            snprintf(res->note + used, sizeof res->note - used,
+                     "; worst at %zu: got %.9g, want %.9g", c.worst, c.worst_got, c.worst_want);
         return;
     }
     res->status = KL_RESULT_VERIFIED;
