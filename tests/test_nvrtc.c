@@ -229,8 +229,13 @@ struct job {
 static struct job *jobs;
 static int njobs, cap;
 
+/* test_nvrtc FILTER: only the files whose path contains FILTER (NULL: every one). */
+static const char *only;
+
 static void add_job_cc(const char *file, const char *options, int cc)
 {
+    if (only && !strstr(file, only))
+        return;
     for (int i = 0; i < njobs; i++)
         if (strcmp(jobs[i].file, file) == 0 && strcmp(jobs[i].options, options) == 0 &&
             jobs[i].cc == cc)
@@ -328,9 +333,10 @@ static void add_tensor_rung(const struct kl_gemm_rung *r)
  * for sm_90a, unless the rung refuses them or they exceed the H100's shared
  * memory.
  */
-static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], int n)
+static void add_wgmma_variant_in(const struct kl_gemm_rung *r, enum kl_type t, char (*items)[32],
+                                 int n)
 {
-    const char *set[KL_MAX_PARAMS];
+    const char *set[KL_MAX_PARAMS] = {0};
     int values[KL_MAX_PARAMS];
     unsigned mask;
     struct kl_err e;
@@ -338,11 +344,42 @@ static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], i
     for (int i = 0; i < n; i++)
         set[i] = items[i];
     if (kl_params_resolve(r->name, r->params, set, n, values, &mask, &e) != KL_OK ||
-        r->relations(r, values, KL_FLOAT, &e) != KL_OK ||
-        kl_gemm_local_bytes(r, values, KL_FLOAT) > 232448)
+        r->relations(r, values, t, &e) != KL_OK || kl_gemm_local_bytes(r, values, t) > 232448)
         return;
-    kl_params_options(r->params, values, KL_FLOAT, opt, sizeof opt);
+    kl_params_options(r->params, values, t, opt, sizeof opt);
     add_job_cc(r->file, opt, 90);
+}
+
+static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], int n)
+{
+    add_wgmma_variant_in(r, KL_FLOAT, items, n);
+}
+
+/*
+ * Hopper's wgmma rung in the narrow types (rung 20): each type at its
+ * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
+ * the two kinds (fp32, int32); the ring's extreme depths for half.
+ */
+static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
+{
+    const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
+    const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
+    const struct kl_param_def *st = &r->params[kl_param_index(r->params, "STAGES")];
+    char items[2][32];
+    for (int t = 0; t < KL_TYPE_COUNT; t++)
+        if (r->types & KL_TYPE_BIT(t))
+            add_wgmma_variant_in(r, (enum kl_type)t, items, 0);
+    for (int t = KL_HALF; t <= KL_INT8; t += KL_INT8 - KL_HALF)
+        for (int m = bm->min; m <= bm->max; m += bm->multiple)
+            for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+                snprintf(items[0], sizeof items[0], "BM=%d", m);
+                snprintf(items[1], sizeof items[1], "BN=%d", n);
+                add_wgmma_variant_in(r, (enum kl_type)t, items, 2);
+            }
+    for (int d = st->min; d <= st->max; d += st->max - st->min) {
+        snprintf(items[0], sizeof items[0], "STAGES=%d", d);
+        add_wgmma_variant_in(r, KL_HALF, items, 1);
+    }
 }
 
 /*
@@ -502,7 +539,9 @@ static int collect(void)
     int skipped = 0;
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
-        if (r->hopper)
+        if (r->hopper && r->types == KL_TYPES_NARROW)
+            add_wgmma_narrow_rung(r);
+        else if (r->hopper)
             add_wgmma_rung(r);
         else if (r->precision == KL_PREC_NONE)
             add_rung(r->file, r->params, all_types, 3, "");
@@ -616,9 +655,10 @@ static void compile_all(void)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     char why[512];
+    only = argc > 1 ? argv[1] : NULL;
     if (!kl_nvrtc_available(why, sizeof why)) {
         printf("skipped: %s\n", why);
         return SKIP;

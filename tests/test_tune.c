@@ -66,6 +66,8 @@ static long local_elems(const struct kl_gemm_rung *r, const int *v, int *known)
             sb++;
         return stages * (val(r, v, "BM") * (val(r, v, "BK") + 4) + val(r, v, "BK") * sb);
     }
+    case KL_LOCAL_WGMMA_K: /* bytes, whatever the type; in floats here, as the tuner's space */
+        return (val(r, v, "STAGES") * 128 * (val(r, v, "BM") + val(r, v, "BN")) + 1280) / 4;
     case KL_LOCAL_WGMMA: {
         long small = r->precision == KL_PREC_3XTF32 ? val(r, v, "BM") : 0;
         return val(r, v, "STAGES") * 32 * (val(r, v, "BM") + val(r, v, "BN") + small) + 320;

@@ -82,11 +82,19 @@ enum kl_arg_kind {
     KL_ARG_TENSOR_MAP
 };
 struct kl_buf;
+/*
+ * What a tensor map's elements are: 4-byte floats as they are or rounded to
+ * TF32 as TMA copies them, 2-byte halves or bf16, or bytes (FP8, INT8: TMA
+ * copies their bits).
+ */
+enum kl_map_type { KL_MAP_F32, KL_MAP_TF32, KL_MAP_F16, KL_MAP_BF16, KL_MAP_U8 };
+/* A 2-D tensor map: rows × cols elements in rows of pitch bytes, copied in boxes of
+   box_rows × box_cols elements (box_cols of at most 128 bytes), 128-byte swizzled. */
 struct kl_tensor_map {
     struct kl_buf *buf;
     uint64_t rows, cols, pitch;
     unsigned box_rows, box_cols;
-    int tf32;
+    enum kl_map_type type;
 };
 struct kl_arg {
     enum kl_arg_kind kind;

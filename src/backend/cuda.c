@@ -536,6 +536,13 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
 /* A tensor map argument encoded for the driver (see struct kl_tensor_map). */
 static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out, struct kl_err *e)
 {
+    static const CUtensorMapDataType dtype[] = {
+        [KL_MAP_F32] = CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        [KL_MAP_TF32] = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
+        [KL_MAP_F16] = CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        [KL_MAP_BF16] = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        [KL_MAP_U8] = CU_TENSOR_MAP_DATA_TYPE_UINT8};
+    static const unsigned size[] = {4, 4, 2, 2, 1};
     memset(out, 0, sizeof *out);
     if (!m->buf)
         return KL_OK;
@@ -543,21 +550,21 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "the NVIDIA driver lacks cuTensorMapEncodeTiled (tensor maps need a "
                        "CUDA 12 driver or newer)");
-    if (m->pitch % 16 != 0 || m->pitch < m->cols * 4 || m->box_cols * 4 > 128 ||
+    unsigned es = (unsigned)m->type <= KL_MAP_U8 ? size[m->type] : 0;
+    if (!es || m->pitch % 16 != 0 || m->pitch < m->cols * es || m->box_cols * es > 128 ||
         m->box_rows > 256 || m->box_cols == 0 || m->box_rows == 0 ||
         m->rows * m->pitch > m->buf->bytes)
         return kl_fail(e, KL_ERR_ARG,
-                       "a tensor map of %llu x %llu floats, pitch %llu bytes, box %u x %u, "
-                       "does not fit TMA's rules or its buffer",
-                       (unsigned long long)m->rows, (unsigned long long)m->cols,
+                       "a tensor map of %llu x %llu elements of %u bytes, pitch %llu bytes, box "
+                       "%u x %u, does not fit TMA's rules or its buffer",
+                       (unsigned long long)m->rows, (unsigned long long)m->cols, es,
                        (unsigned long long)m->pitch, m->box_rows, m->box_cols);
     const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
     const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
-    CUresult rc = cu.encode_tiled(
-        out, m->tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
-        (void *)m->buf->ptr, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult rc = cu.encode_tiled(out, dtype[m->type], 2, (void *)m->buf->ptr, dims, strides, box,
+                                  unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         return kl_fail(e, status_of(rc), "cuTensorMapEncodeTiled failed: %s", cu_err_name(rc));
     return KL_OK;

@@ -59,10 +59,12 @@ enum kl_local_use {
     KL_LOCAL_MMA,      /* STAGES (2 without that parameter) × (BM·(BK + 4) + BK·SB):
                           tensor-core rungs' slices, A's rows padded by 4, B's rows of
                           SB = BN rounded up to 8 more than a multiple of 32 */
-    KL_LOCAL_WGMMA     /* STAGES × 32·(BM + BN, + BM for 3xTF32's small parts) + 320:
+    KL_LOCAL_WGMMA,    /* STAGES × 32·(BM + BN, + BM for 3xTF32's small parts) + 320:
                           unpadded 128-byte-swizzled slices of 32 K, 1 KiB to align them
                           to 1024 bytes, and 256 bytes that the kernel's barriers take as
                           static shared memory */
+    KL_LOCAL_WGMMA_K   /* STAGES × 128 bytes × (BM + BN) + 1280 bytes, whatever the type:
+                          rung 20's slices of A and Bᵀ, rows of 128 bytes of K */
 };
 
 #define KL_TYPE_BIT(t) (1u << (t))

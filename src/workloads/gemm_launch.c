@@ -54,9 +54,10 @@ static int reads_residual(const struct gemm_session *s, const struct kl_gemm_run
  */
 int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda, int *ldb)
 {
+    int bw = r->b_col_major ? s->K : s->N; /* the width of B's rows as the rung reads them */
     *lda = r->hopper ? tma_pitch(s, s->K) : s->K;
-    *ldb = r->hopper ? tma_pitch(s, s->N) : r->b_pitch ? pitch16(s, s->N) : s->N;
-    return *lda != s->K || *ldb != s->N || reads_residual(s, r);
+    *ldb = r->hopper ? tma_pitch(s, bw) : r->b_pitch ? pitch16(s, s->N) : bw;
+    return *lda != s->K || *ldb != bw || reads_residual(s, r);
 }
 
 /*
@@ -77,8 +78,9 @@ void kl_gemm_copy_options(enum kl_type type, char *out, size_t n)
  */
 static size_t padded_b_elems(const struct gemm_session *s)
 {
-    int a = pitch16(s, s->N), b = tma_pitch(s, s->N);
-    return (size_t)s->K * (size_t)(a > b ? a : b);
+    size_t a = (size_t)s->K * pitch16(s, s->N), b = (size_t)s->K * tma_pitch(s, s->N);
+    size_t t = (size_t)s->N * tma_pitch(s, s->K); /* Bᵀ's rows, for K-major Hopper rungs */
+    return a > b ? (a > t ? a : t) : (b > t ? b : t);
 }
 
 /*
@@ -108,21 +110,23 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
 
 /*
  * The padding launch of a Hopper rung (kernel pad of its file): A into rows
- * of lda, B into rows of ldb (tma_pitch), each only where that is not its
- * width, and A's residual where the rung reads it; a block of 256 threads
- * per row of A, then of B. Built once per type, as pack_b is.
+ * of lda, B (or Bᵀ, for a rung that reads it K-major) into rows of ldb
+ * (tma_pitch), each only where that is not its width, and A's residual
+ * where the rung reads it; a block of 256 threads per row of A, then of B.
+ * Built once per type, as pack_b is.
  */
 static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_rung *r, int lda,
                                   int ldb, struct kl_launch *l, double *build_s)
 {
     struct kl_context *kl = s->kl;
-    int pad_a = lda != s->K, pad_b = ldb != s->N, resid = reads_residual(s, r);
+    int bw = r->b_col_major ? s->K : s->N, brows = r->b_col_major ? s->N : s->K;
+    int pad_a = lda != s->K, pad_b = ldb != bw, resid = reads_residual(s, r);
     size_t a_elems = (size_t)s->M * (size_t)lda;
     enum kl_status st;
     char options[64];
     kl_gemm_copy_options(s->type, options, sizeof options);
     *l = (struct kl_launch){.kl = kl, .nargs = 11, .dims = 1, .local = {256, 1, 1}};
-    l->global[0] = ((size_t)s->M + (size_t)s->K) * 256;
+    l->global[0] = ((size_t)s->M + (size_t)brows) * 256;
     l->global[1] = l->global[2] = 1;
     if ((pad_a && (st = kl_gemm_session_buffer(s, a_elems, &s->dAp)) != KL_OK) ||
         (resid && (st = kl_gemm_session_buffer(s, a_elems, &s->dAr)) != KL_OK) ||
@@ -131,9 +135,10 @@ static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_r
         (st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
         return st;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dA}};
-    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dB}};
+    struct kl_buf *B = r->b_col_major ? s->dBt : s->dB;
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = B}};
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_a ? s->dAp : s->dA}};
-    l->args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_b ? s->dBp : s->dB}};
+    l->args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = pad_b ? s->dBp : B}};
     /* the residual's buffer, or any (unwritten) where resid is 0 */
     l->args[4] = (struct kl_arg){KL_ARG_BUF, {.buf = resid ? s->dAr : s->dA}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = s->M}};
@@ -157,16 +162,31 @@ static enum kl_status build_rung(struct kl_context *kl, const struct kl_gemm_run
     return kl_launch_check(l, r->name, &kl->err);
 }
 
-/*
- * A tensor map of a rows x cols floats in rows of pitch floats (NULL: none),
- * copied in boxes of box_rows rows by 32 floats, rounded to TF32 if tf32.
- */
-static struct kl_arg map_arg(struct kl_buf *buf, int rows, int cols, int pitch, unsigned box_rows,
-                             int tf32)
+/* The tensor map type of inputs of type t: TF32-rounded floats where tf32 is set. */
+static enum kl_map_type map_type(enum kl_type t, int tf32)
 {
-    return (struct kl_arg){
-        KL_ARG_TENSOR_MAP,
-        {.map = {buf, (uint64_t)rows, (uint64_t)cols, (uint64_t)pitch * 4, box_rows, 32, tf32}}};
+    switch (t) {
+    case KL_HALF: return KL_MAP_F16;
+    case KL_BF16: return KL_MAP_BF16;
+    case KL_FP8:
+    case KL_FP8E5M2:
+    case KL_INT8: return KL_MAP_U8;
+    default: return tf32 ? KL_MAP_TF32 : KL_MAP_F32;
+    }
+}
+
+/*
+ * A tensor map of rows x cols elements of type t in rows of pitch elements
+ * (NULL: none), copied in boxes of box_rows rows by 128 bytes, rounded to
+ * TF32 if tf32.
+ */
+static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int cols, int pitch,
+                             unsigned box_rows, int tf32)
+{
+    size_t es = kl_type_size(t);
+    return (struct kl_arg){KL_ARG_TENSOR_MAP,
+                           {.map = {buf, (uint64_t)rows, (uint64_t)cols, (uint64_t)pitch * es,
+                                    box_rows, (unsigned)(128 / es), map_type(t, tf32)}}};
 }
 
 /* The matrices a device rung reads and writes, as its launch passes them. */
@@ -204,14 +224,20 @@ static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_t
          * its residual into the split's two parts where the residual is given, and splits
          * A itself otherwise; it splits B in registers, from B's every bit.
          */
-        int tma = lda % 4 == 0 && ldb % 4 == 0, tf32 = r->precision == KL_PREC_TF32;
+        int per16 = (int)(16 / kl_type_size(type));
+        int tma = lda % per16 == 0 && ldb % per16 == 0, tf32 = r->precision == KL_PREC_TF32;
         int resid = tma && m->R, tf32_a = tf32 || resid;
         unsigned cluster = (unsigned)kl_param_value(r->params, values, "CLUSTER");
         unsigned box = (unsigned)kl_param_value(r->params, values, "BM") / (cluster ? cluster : 1);
         l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma ? 1 + resid : 0}};
-        l->args[l->nargs++] = map_arg(tma ? m->A : NULL, M, K, lda, box, tf32_a);
-        l->args[l->nargs++] = map_arg(tma ? m->B : NULL, K, N, ldb, 32, tf32);
-        l->args[l->nargs++] = map_arg(resid ? m->R : NULL, M, K, lda, box, 1);
+        l->args[l->nargs++] = map_arg(tma ? m->A : NULL, type, M, K, lda, box, tf32_a);
+        if (r->b_col_major) /* Bᵀ, K-major: boxes of BN rows of it (N), 128 bytes of K */
+            l->args[l->nargs++] =
+                map_arg(tma ? m->B : NULL, type, N, K, ldb,
+                        (unsigned)kl_param_value(r->params, values, "BN"), 0);
+        else
+            l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
+        l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
     }
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] =
@@ -240,7 +266,9 @@ enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung
         return st;
     t->build_s += pack_build_s;
     struct kl_buf *A = lda != s->K ? s->dAp : s->dA, *R = reads_residual(s, r) ? s->dAr : NULL;
-    struct kl_buf *B = r->b_col_major ? s->dBt : ldb != s->N ? s->dBp : s->dB;
+    struct kl_buf *B = ldb != (r->b_col_major ? s->K : s->N) ? s->dBp
+                       : r->b_col_major                      ? s->dBt
+                                                             : s->dB;
     const struct rung_bufs m = {A, B, s->dC, R, lda, ldb};
     rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
     return KL_OK;

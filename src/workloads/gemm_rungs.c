@@ -56,6 +56,8 @@ static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, 
                                     struct kl_err *e);
 static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
                                       struct kl_err *e);
+static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v,
+                                        enum kl_type t, struct kl_err *e);
 
 /* clang-format off */
 #define P_WG2D {{"WG0", 16, 1, 1024, 1, 0, "work-group rows"}, \
@@ -103,6 +105,13 @@ static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v
     {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}, \
     {"CLUSTER", cluster, 1, 2, 1, 0, "blocks per cluster, side by side along N, sharing " \
      "A's slices by TMA multicast"}
+/* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
+ * N) per tile, K-slices of 128 bytes, a STAGES-deep ring, tiles in groups of GROUP rows. */
+#define P_WGMMA_K \
+    {"BM", 128, 64, 256, 64, 0, "rows of C per tile, 64 per consumer warpgroup"}, \
+    {"BN", 256, 64, 256, 64, 0, "columns of C per tile (wgmma's N)"}, \
+    {"STAGES", 4, 2, 8, 1, 0, "K-slices of 128 bytes in the shared-memory ring"}, \
+    {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}
 #define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
                "stores of A's tile then conflict in local memory banks)"}
 #define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
@@ -278,6 +287,19 @@ static const struct kl_gemm_rung rungs[] = {
      .relations = wgmma_relations,
      /* Hopper (H100, docs/RESULTS.md): 128 × 64 tiles where M <= 128 or up to ~1024³. */
      .presets = {{90, KL_FLOAT, 99, "BN=64", 128}, {90, KL_FLOAT, 30, "BN=64"}}},
+    {.name = "20_wgmma",
+     .summary = "CUDA, Hopper: wgmma in the input's own type (FP16, BF16, FP8, INT8), both "
+                "operands read by the tensor cores from shared memory (A and Bᵀ, K-major, "
+                "copied by TMA), persistent tiles",
+     .types = KL_TYPES_NARROW,
+     .tensor = 1,
+     .file = "cuda/gemm/20_wgmma.cu",
+     .b_col_major = 1,
+     .geometry = KL_GEO_PERSISTENT,
+     .local = KL_LOCAL_WGMMA_K,
+     .hopper = 1,
+     .params = {P_WGMMA_K},
+     .relations = wgmma_k_relations},
     {.name = "15cl_mma_tf32",
      .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
                 "rung 13's double buffer",
@@ -455,6 +477,19 @@ static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v
     return KL_OK;
 }
 
+/* What kernels/cuda/gemm/20_wgmma.cu asserts, said before it is built. */
+static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v,
+                                        enum kl_type t, struct kl_err *e)
+{
+    (void)t;
+    if (PARAM("BM") > 128 && PARAM("BN") > 128)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: BM=%zu makes %zu consumer warpgroups, whose share of registers "
+                       "holds the accumulators of BN <= 128 columns, not %zu",
+                       r->name, PARAM("BM"), PARAM("BM") / 64, PARAM("BN"));
+    return KL_OK;
+}
+
 /* The launch geometry of a rung, from M, N and its parameters. */
 void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s)
 {
@@ -502,7 +537,9 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
         size_t sms = s->kl && s->kl->info.compute_units ? s->kl->info.compute_units : 1;
         size_t clusters = sms / cluster ? sms / cluster : 1;
         s->dims = 1;
-        s->local[0] = 128 * (PARAM("BN") / 64 + 1);
+        /* a consumer warpgroup per 64 columns (17, 18: C's transpose), or reading Bᵀ per 64
+           rows (20), and the producer's */
+        s->local[0] = 128 * ((r->b_col_major ? PARAM("BM") : PARAM("BN")) / 64 + 1);
         s->global[0] = (units < clusters ? units : clusters) * cluster * s->local[0];
         s->local[1] = s->global[1] = 1;
         break;
@@ -532,6 +569,8 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
         return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem;
     }
+    case KL_LOCAL_WGMMA_K: /* bytes whatever the type: rows of 128 bytes */
+        return PARAM("STAGES") * 128 * (PARAM("BM") + PARAM("BN")) + 1024 + 256;
     case KL_LOCAL_NONE: return 0;
     }
     return 0;

@@ -1,0 +1,420 @@
+/*
+ * Rung 20 (CUDA, Hopper only): wgmma in the input's own narrow type, both
+ * operands read by the tensor cores from shared memory, fed by TMA.
+ *
+ * Computes   C[r][c] = sum_k A[r][k] * B[k][c]   (A row-major M x K, B
+ *            given transposed: Bt row-major N x K, Bt[c][k] = B[k][c]; C
+ *            row-major M x N of float, int32 for int8).
+ * Types:     -DKL_T_HALF, -DKL_T_BF16 (wgmma k16, products summed in fp32),
+ *            -DKL_T_FP8 (e4m3), -DKL_T_FP8E5M2 (k32, fp32 sums) or
+ *            -DKL_T_INT8 (k32, exact int32 sums).
+ * Precision: the type's own: its inputs are exact, the tensor cores
+ *            multiply them exactly and sum in fp32 (int32), aligning the
+ *            addends to the largest and truncating (FP8's sums keep fewer
+ *            bits on Hopper). Checked against the type's tolerance
+ *            (kl_narrow_tolerance: its unit roundoff plus the fp32 sum's);
+ *            int8 exactly.
+ * Why Bt:    wgmma reads an operand from shared memory either K-major (rows
+ *            of K) or, for 16-bit types only, transposed; FP8 and INT8 take
+ *            both operands K-major, as cuBLASLt's FP8 and INT8 GEMMs take
+ *            them ("TN"). So every narrow type reads B as Bt, made once on
+ *            the host for this rung and the libraries alike, and one layout
+ *            serves all five: A's slice and Bt's slice are each rows of 128
+ *            bytes of K, which is what the descriptors describe.
+ * Geometry:  persistent: one block of NT = 128 (BM/64 + 1) threads per
+ *            multiprocessor (at most one per tile), taking tiles u = its
+ *            index, + the blocks, ... of BM x BN, in groups of GROUP
+ *            tile-rows (so that running tiles share their panels in L2).
+ *            Warpgroup 0 produces: one thread issues the TMA copies of each
+ *            K-slice into a ring of STAGES stages; it keeps 40 registers
+ *            (setmaxnreg) and gives the rest to the consumers, warpgroups
+ *            1 .. BM/64, each owning 64 rows of the tile: per slice, four
+ *            (128 / 32 bytes of K) wgmma.m64nBN with A's 64 rows and Bt's BN
+ *            rows by descriptor, accumulating in BN/2 registers per thread.
+ * Pipeline:  per stage two mbarriers: full (TMA's byte count has landed)
+ *            and empty (every consumer thread has finished the wgmma that
+ *            read it). A consumer issues a slice's products, then waits
+ *            until only that group runs, so the previous slice's products
+ *            are done and its stage freed: one group always in flight, while
+ *            the producer is STAGES - 1 slices ahead (and already fetching
+ *            the next tile's slices while the consumers store this one).
+ * Layout:    stage s: A's slice (BM rows of 128 bytes, one TMA box), then
+ *            Bt's (BN rows of 128 bytes), 128-byte swizzled by the copies
+ *            (the 16-byte chunk j of row r at j ^ (r % 8)), as the
+ *            descriptors say (hopper.cuh, sw128_desc; +2 moves 32 bytes
+ *            along K, one wgmma's K).
+ * Macros:    BM (128; 64 to 256 in steps of 64), BN (256; 64, 128, 192 or
+ *            256; at most 128 with BM > 128, for registers), STAGES (4),
+ *            GROUP (8). Dynamic shared memory STAGES * (BM + BN) * 128
+ *            bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB at
+ *            the defaults).
+ * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
+ *            K-major, so it computed C's transpose with B's strips loaded
+ *            into registers by the consumers. With both operands K-major in
+ *            shared memory the consumers load nothing: the tensor cores
+ *            read both tiles themselves, and 16-bit inputs multiply at
+ *            twice TF32's rate (8-bit ones at four times).
+ * Sizes:     any M, N, K >= 1. TMA needs rows that start 16-byte aligned:
+ *            where K is not a multiple of 16 bytes of elements, kladder
+ *            first copies A and Bt into rows padded to 128 bytes (kernel
+ *            pad below, timed with the product); boxes past the matrices
+ *            read zeros. Stores are guarded; two adjacent elements at a
+ *            time where N is even.
+ *
+ * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
+ *            kladder passes A's and Bt's tensor maps (cuTensorMapEncodeTiled:
+ *            boxes of BM rows and of BN rows by 128 bytes; FLOAT16, BFLOAT16,
+ *            or UINT8 for the 8-bit types, whose bits TMA copies as bytes).
+ */
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 256
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef GROUP
+#define GROUP 8
+#endif
+
+#include "hopper.cuh"
+
+/* The instruction, for each type: MMA_OP "N" MMA_KIND, then MMA_TAIL after the descriptors. */
+#define MMA_OP "wgmma.mma_async.sync.aligned.m64n"
+#if defined(KL_T_HALF)
+#define MMA_KIND "k16.f32.f16.f16"
+#define MMA_TAIL ", p, 1, 1, 0, 0;\n" /* scale-d, scale A and B by 1, neither transposed */
+#define ESIZE 2
+#elif defined(KL_T_BF16)
+#define MMA_KIND "k16.f32.bf16.bf16"
+#define MMA_TAIL ", p, 1, 1, 0, 0;\n"
+#define ESIZE 2
+#elif defined(KL_T_FP8)
+#define MMA_KIND "k32.f32.e4m3.e4m3"
+#define MMA_TAIL ", p, 1, 1;\n" /* 8-bit operands are K-major only: no transpose flags */
+#define ESIZE 1
+#elif defined(KL_T_FP8E5M2)
+#define MMA_KIND "k32.f32.e5m2.e5m2"
+#define MMA_TAIL ", p, 1, 1;\n"
+#define ESIZE 1
+#elif defined(KL_T_INT8)
+#define MMA_KIND "k32.s32.s8.s8"
+#define MMA_TAIL ", p;\n" /* integer products: no scales */
+#define ESIZE 1
+#else
+#error "20_wgmma: narrow inputs only (-DKL_T_HALF, _BF16, _FP8, _FP8E5M2 or _INT8)"
+#endif
+
+#if defined(KL_T_INT8)
+typedef int acc_t;
+typedef int2 acc2_t;
+#define ACC_C "+r"
+#else
+typedef float acc_t;
+typedef float2 acc2_t;
+#define ACC_C "+f"
+#endif
+
+#define CWG (BM / 64)            /* consumer warpgroups, 64 rows of C each */
+#define NT (128 * (CWG + 1))     /* threads: the producer warpgroup and the consumers */
+#define ACC (BN / 2)             /* accumulators per consumer thread: 64 x BN / 128 */
+#define BKE (128 / ESIZE)        /* K per stage: one 128-byte swizzled row of elements */
+#define A_BYTES (BM * 128)       /* A's slice */
+#define B_BYTES (BN * 128)       /* Bt's slice */
+#define STAGE_BYTES (A_BYTES + B_BYTES)
+/* Registers per thread once the warpgroups have traded (as in rung 17). */
+#define LAUNCH_REGS (65536 / NT / 8 * 8 > 255 ? 256 : 65536 / NT / 8 * 8)
+#define PRODUCER_REGS 40
+#define CONSUMER_REGS_ ((LAUNCH_REGS * NT - 128 * PRODUCER_REGS) / (128 * CWG) / 8 * 8)
+#define CONSUMER_REGS (CONSUMER_REGS_ > 256 ? 256 : CONSUMER_REGS_)
+
+static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256, "20_wgmma: BM is 64, 128, 192 or 256");
+static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
+              "20_wgmma: BN is 64, 128, 192 or 256 (wgmma's N)");
+static_assert(BM <= 128 || BN <= 128, "20_wgmma: BM > 128 leaves registers for BN <= 128");
+static_assert(STAGES >= 2, "20_wgmma: at least two stages");
+
+/* ---- the instructions: D (64 x BN) (+)= A (64 x 32 bytes of K) * B, both by descriptor -- */
+
+/* The accumulators as asm operands, read and written. */
+#define D4(i) ACC_C(d[i]), ACC_C(d[i + 1]), ACC_C(d[i + 2]), ACC_C(d[i + 3])
+#define D16(i) D4(i), D4(i + 4), D4(i + 8), D4(i + 12)
+#define D32 D16(0), D16(16)
+#define D64 D32, D16(32), D16(48)
+#define D96 D64, D16(64), D16(80)
+#define D128 D96, D16(96), D16(112)
+
+/*
+ * wgmma.m64nBN: d's element i of lane 4g + t of warp w of the warpgroup is
+ * row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of the
+ * 64 x N product; accumulate = 0 overwrites d.
+ */
+#if BN == 64
+static __device__ __forceinline__ void wgmma(acc_t (&d)[ACC], u64 a, u64 b, int accumulate)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" MMA_OP "64" MMA_KIND " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, %32, %33" MMA_TAIL "}\n"
+                 : D32
+                 : "l"(a), "l"(b), "r"(accumulate));
+}
+
+#elif BN == 128
+static __device__ __forceinline__ void wgmma(acc_t (&d)[ACC], u64 a, u64 b, int accumulate)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" MMA_OP "128" MMA_KIND " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65" MMA_TAIL "}\n"
+                 : D64
+                 : "l"(a), "l"(b), "r"(accumulate));
+}
+
+#elif BN == 192
+static __device__ __forceinline__ void wgmma(acc_t (&d)[ACC], u64 a, u64 b, int accumulate)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" MMA_OP "192" MMA_KIND " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+                 "}, %96, %97" MMA_TAIL "}\n"
+                 : D96
+                 : "l"(a), "l"(b), "r"(accumulate));
+}
+
+#elif BN == 256
+static __device__ __forceinline__ void wgmma(acc_t (&d)[ACC], u64 a, u64 b, int accumulate)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" MMA_OP "256" MMA_KIND " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129" MMA_TAIL "}\n"
+                 : D128
+                 : "l"(a), "l"(b), "r"(accumulate));
+}
+
+#endif
+
+#if defined(KL_T_INT8)
+static __device__ __forceinline__ void hold(int &x)
+{
+    asm volatile("" : "+r"(x)::"memory");
+}
+#endif
+template <int N> static __device__ __forceinline__ void hold_all(acc_t (&x)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        hold(x[i]);
+}
+
+/* ---- the tile scheduler and the ring ------------------------------------------------ */
+
+struct tile {
+    int m0, n0;
+};
+
+/* Tile u of tiles_m x tiles_n, taken in groups of GROUP tile-rows, column by column. */
+static __device__ __forceinline__ tile tile_at(int u, int tiles_m, int tiles_n)
+{
+    const int per_group = GROUP * tiles_n, first = u / per_group * GROUP;
+    const int rows = min(tiles_m - first, GROUP), r = u % per_group;
+    return {(first + r % rows) * BM, r / rows * BN};
+}
+
+/* A role's place in the ring: its next stage and the parity of that stage's phase. */
+struct ring {
+    int st = 0;
+    unsigned ph = 0;
+    __device__ __forceinline__ void next()
+    {
+        if (++st == STAGES)
+            st = 0, ph ^= 1;
+    }
+};
+
+struct problem {
+    acc_t *C;
+    int M, N, K, tiles_m, tiles_n, tiles, slices;
+};
+
+/* ---- the producer ---------------------------------------------------------------------- */
+
+/* Warp 0, lane 0: the TMA copies of every slice of every tile of this block. */
+static __device__ __forceinline__ void produce(const problem &p, const tensor_map *ta,
+                                               const tensor_map *tb, unsigned smem, unsigned full,
+                                               unsigned empty)
+{
+    ring at;
+    for (int u = blockIdx.x; u < p.tiles; u += gridDim.x) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n);
+        for (int s = 0; s < p.slices; s++) {
+            /* the phase before the one the consumers complete next: on the ring's first lap
+               that is the phase before the first, which counts as complete */
+            bar_wait(empty + 8 * at.st, at.ph ^ 1);
+            const unsigned a = smem + at.st * STAGE_BYTES, bar = full + 8 * at.st;
+            bar_arrive_tx(bar, STAGE_BYTES);
+            tma_load(a, ta, s * BKE, c.m0, bar);
+            tma_load(a + A_BYTES, tb, s * BKE, c.n0, bar);
+            at.next();
+        }
+    }
+}
+
+/* ---- the consumers --------------------------------------------------------------------- */
+
+/*
+ * acc into C: element i is row m0 + 16w + g + 8 ((i/2) % 2), columns n0 +
+ * 8 (i/4) + 2t and the next; the pair goes out as one 8-byte store where N
+ * is even, guarded at the edges.
+ */
+static __device__ __forceinline__ void store_tile(const problem &p, const acc_t (&acc)[ACC],
+                                                  int m0, int n0, int t)
+{
+    const bool pairs = p.N % 2 == 0;
+#pragma unroll
+    for (int j = 0; j < ACC / 4; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int m = m0 + 8 * h, n = n0 + 8 * j + 2 * t;
+            const acc_t x = acc[4 * j + 2 * h], y = acc[4 * j + 2 * h + 1];
+            if (m >= p.M)
+                continue;
+            acc_t *row = p.C + (size_t)m * p.N;
+            if (pairs && n + 1 < p.N) {
+                *reinterpret_cast<acc2_t *>(row + n) = acc2_t{x, y};
+            } else {
+                if (n < p.N)
+                    row[n] = x;
+                if (n + 1 < p.N)
+                    row[n + 1] = y;
+            }
+        }
+}
+
+/*
+ * Consumer warpgroup cw (0 .. CWG-1): rows 64 cw .. 64 cw + 63 of every tile
+ * of this block. Per slice four wgmma (one group), then a wait that leaves
+ * it running and frees the previous slice's stage.
+ */
+static __device__ __forceinline__ void consume(const problem &p, unsigned smem, unsigned full,
+                                               unsigned empty, int cw, int warp, int lane)
+{
+    acc_t acc[ACC];
+    ring at;
+    unsigned prev = 0;
+#pragma unroll
+    for (int i = 0; i < ACC; i++)
+        acc[i] = 0;
+    for (int u = blockIdx.x; u < p.tiles; u += gridDim.x) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n);
+        for (int s = 0; s < p.slices; s++) {
+            const unsigned a = smem + at.st * STAGE_BYTES + cw * 64 * 128;
+            const unsigned b = smem + at.st * STAGE_BYTES + A_BYTES;
+            bar_wait(full + 8 * at.st, at.ph);
+            hold_all(acc);
+            wgmma_fence();
+            const u64 da = sw128_desc(a), db = sw128_desc(b);
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                wgmma(acc, da + 2 * k, db + 2 * k, s > 0 || k > 0);
+            wgmma_commit();
+            wgmma_wait<1>();
+            hold_all(acc);
+            if (s > 0)
+                bar_arrive(prev);
+            prev = empty + 8 * at.st;
+            at.next();
+        }
+        wgmma_wait<0>();
+        hold_all(acc);
+        bar_arrive(prev);
+        store_tile(p, acc, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
+    }
+}
+
+/* ---- the kernel ---------------------------------------------------------------------- */
+
+/*
+ * A (M x K) and Bt (N x K) reach the kernel only through their tensor maps
+ * (tma = 1); kladder pads their rows first where K is not a multiple of 16
+ * bytes (tma is then 1 too: the maps are of the padded copies). The
+ * arguments A, Bt and tr mirror rung 17's so that one launch serves both.
+ */
+extern "C" __global__ void __launch_bounds__(NT, 1)
+    gemm(const void *__restrict__ A, const void *__restrict__ Bt, acc_t *__restrict__ C, int M,
+         int N, int K, int tma, const __grid_constant__ tensor_map ta,
+         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr)
+{
+    (void)A, (void)Bt, (void)tma, (void)tr;
+    extern __shared__ unsigned char dynamic[];
+    __shared__ __align__(8) u64 bars[2 * STAGES]; /* full, empty: 8 bytes apart */
+    const unsigned raw = smem_addr(dynamic), smem = (raw + 1023) & ~1023u;
+    const unsigned full = smem_addr(bars), empty = full + 8 * STAGES;
+
+    problem p;
+    p.C = C, p.M = M, p.N = N, p.K = K;
+    p.tiles_m = (M + BM - 1) / BM, p.tiles_n = (N + BN - 1) / BN;
+    p.tiles = p.tiles_m * p.tiles_n;
+    p.slices = (K + BKE - 1) / BKE;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(full + 8 * s, 1);
+            bar_init(empty + 8 * s, 128 * CWG);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+
+    const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    if (wg == 0) {
+        regs_dec<PRODUCER_REGS>();
+        if (warp == 0 && lane == 0)
+            produce(p, &ta, &tb, smem, full, empty);
+    } else {
+        regs_inc<CONSUMER_REGS>();
+        consume(p, smem, full, empty, wg - 1, warp, lane);
+    }
+}
+
+/* ---- padding ------------------------------------------------------------------------- */
+
+/*
+ * Rows of A (M x K) into Ap with rows of lda elements, where lda != K, and
+ * rows of Bt (N x K) into Bp with rows of ldb, where ldb != K; zeros after
+ * each row's end. One block per row: rows 0 .. M-1 are A's, M .. M+N-1 Bt's;
+ * byte by byte (the source rows are only element-aligned where they need
+ * padding). kladder launches it before gemm where K is not a multiple of 16
+ * bytes of elements. The arguments mirror rung 17's pad (R, resid unused).
+ */
+extern "C" __global__ void pad(const unsigned char *__restrict__ A,
+                               const unsigned char *__restrict__ Bt, unsigned char *Ap,
+                               unsigned char *Bp, void *R, int M, int N, int K, int lda, int ldb,
+                               int resid)
+{
+    (void)R, (void)resid, (void)N;
+    const bool in_a = (int)blockIdx.x < M;
+    const int ld = in_a ? lda : ldb;
+    if (ld == K)
+        return;
+    const size_t row = in_a ? blockIdx.x : blockIdx.x - M;
+    const unsigned char *src = (in_a ? A : Bt) + row * K * ESIZE;
+    unsigned char *dst = (in_a ? Ap : Bp) + row * ld * ESIZE;
+    for (int c = threadIdx.x; c < ld * ESIZE; c += blockDim.x)
+        dst[c] = c < K * ESIZE ? src[c] : 0;
+}
