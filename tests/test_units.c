@@ -844,7 +844,8 @@ static void test_registry(void)
     static const char *const known[] = {"cublas", "openblas"}, *const unknown[] = {"npp"};
     struct kl_err e = {0};
     kl_peer_names("gemm", names, sizeof names);
-    CHECK(strcmp(names, "cublas, cublas_tf32, clblast or openblas") == 0, "gemm: %s", names);
+    CHECK(strcmp(names, "cublas, cublas_tf32, cublaslt, clblast or openblas") == 0, "gemm: %s",
+          names);
     kl_peer_names("gemv", names, sizeof names);
     CHECK(strcmp(names, "clblast or cublas") == 0, "gemv: %s", names);
     kl_peer_names("copy", names, sizeof names);
@@ -852,6 +853,21 @@ static void test_registry(void)
     CHECK(kl_peer_find("gemm", "cublas_tf32")->tf32 && !kl_peer_find("gemm", "cublas")->tf32 &&
               kl_peer_find("gemm", "openblas")->on_host && !kl_peer_find("gemv", "openblas"),
           "peers found by workload and name");
+    /* cuBLASLt takes the narrow types alone, the others the wide ones: refused before any run. */
+    struct kl_gemm_problem gp = {KL_DOUBLE, 4, 4, 4, NULL, NULL, 0, NULL};
+    char what[8];
+    int on_host;
+    CHECK(kl_peer_find("gemm", "cublaslt")->narrow && !kl_peer_find("gemm", "cublas")->narrow &&
+              kl_peer_gemm(NULL, "cublaslt", &gp, NULL, NULL, NULL, what, sizeof what, &on_host,
+                           &e) == KL_ERR_UNSUPPORTED &&
+              strstr(e.msg, "not double: for float and double use cublas"),
+          "cublaslt and double: %s", e.msg);
+    gp.type = KL_FP8;
+    CHECK(kl_peer_gemm(NULL, "cublas", &gp, NULL, NULL, NULL, what, sizeof what, &on_host, &e) ==
+                  KL_ERR_UNSUPPORTED &&
+              strstr(e.msg, "cublas multiplies float and double only; fp8 inputs: --compare "
+                            "cublaslt"),
+          "cublas and fp8: %s", e.msg);
     CHECK(kl_peers_check("gemm", known, 2, &e) == KL_OK &&
               kl_peers_check("gemm", unknown, 1, &e) == KL_ERR_ARG &&
               strstr(e.msg, "unknown peer \"npp\" for gemm (cublas,") != NULL,
