@@ -229,7 +229,8 @@ static void test_rungs(void)
     CHECK(kl_gemm_rung_find("host_") == NULL, "ambiguous prefix is refused");
     CHECK(kl_gemm_rung_find("nosuch") == NULL && kl_gemm_rung_find("") == NULL, "unknown");
     CHECK(kl_type_parse("double", &t) == KL_OK && t == KL_DOUBLE, "type double");
-    CHECK(kl_type_parse("half", &t) == KL_ERR_ARG, "type half refused");
+    CHECK(kl_type_parse("half", &t) == KL_OK && t == KL_HALF, "type half");
+    CHECK(kl_type_parse("fp16", &t) == KL_ERR_ARG, "type fp16 refused (its name is half)");
     /* CUDA C++ is told by the file's name: .cu, nothing else. */
     CHECK(kl_kernel_is_cuda("cuda/gemm/14_warptile.cu") && kl_kernel_is_cuda("a.cu"),
           ".cu files are CUDA C++");
@@ -355,6 +356,227 @@ static void test_tf32_tolerance(void)
     }
 done:
     free(t), free(x3), free(ref), free(scale);
+}
+
+/* ---- the narrow types: their codes, rounding and tolerances ------------------- */
+
+static const enum kl_type narrow_types[] = {KL_HALF, KL_BF16, KL_FP8, KL_FP8E5M2, KL_INT8};
+
+/* A narrow floating type's layout: mantissa bits, exponent bias, width, largest finite code. */
+struct narrow_format {
+    int mbits, bias, width;
+    unsigned max_code;
+    double max;
+};
+
+static struct narrow_format narrow_format(enum kl_type t)
+{
+    switch (t) {
+    case KL_HALF: return (struct narrow_format){10, 15, 16, 0x7bff, 65504.0};
+    case KL_BF16: return (struct narrow_format){7, 127, 16, 0x7f7f, ldexp(255.0, 120)};
+    case KL_FP8: return (struct narrow_format){3, 7, 8, 0x7e, 448.0};
+    default: return (struct narrow_format){2, 15, 8, 0x7b, 57344.0}; /* e5m2 */
+    }
+}
+
+/*
+ * Every code of each narrow type decodes to a value that rounds back to the
+ * same code, but the NaNs (and half's, bf16's and e5m2's infinities, which
+ * kl_narrow_value also gives as NaN): all-ones exponents, and e4m3's
+ * S.1111.111 alone. Positive finite codes decode in increasing order.
+ */
+/* Type t's codes that do not round back to themselves; its NaN codes and misordered ones. */
+static unsigned round_trips(enum kl_type t, unsigned *nan, unsigned *order)
+{
+    unsigned codes = kl_type_size(t) == 2 ? 1u << 16 : 1u << 8, bad = 0;
+    double last = -1; /* the last positive finite code's value */
+    *nan = *order = 0;
+    for (unsigned c = 0; c < codes; c++) {
+        double v = kl_narrow_value(t, c);
+        if (isnan(v)) {
+            (*nan)++;
+            continue;
+        }
+        bad += kl_narrow_round(t, v) != c;
+        if (t != KL_INT8 && c < codes / 2) /* the sign bit clear */
+            *order += !(v > last), last = v;
+    }
+    return bad;
+}
+
+static void test_narrow_codes(void)
+{
+    static const unsigned nans[] = {2048, 256, 2, 8, 0}; /* per narrow_types[] */
+    for (size_t i = 0; i < sizeof narrow_types / sizeof *narrow_types; i++) {
+        enum kl_type t = narrow_types[i];
+        unsigned nan, order, bad = round_trips(t, &nan, &order);
+        CHECK(bad == 0 && order == 0 && nan == nans[i],
+              "%s: %u codes do not round-trip, %u out of order, %u NaNs (expected %u)",
+              kl_type_name(t), bad, order, nan, nans[i]);
+    }
+    CHECK(kl_narrow_value(KL_HALF, 0x3c00) == 1.0 && kl_narrow_value(KL_BF16, 0x3f80) == 1.0 &&
+              kl_narrow_value(KL_FP8, 0x38) == 1.0 && kl_narrow_value(KL_FP8E5M2, 0x3c) == 1.0 &&
+              kl_narrow_value(KL_FP8, 0xb8) == -1.0 && kl_narrow_value(KL_INT8, 0x80) == -128.0,
+          "the codes of 1, -1 and -128");
+    CHECK(isnan(kl_narrow_value(KL_FP8, 0x7f)) && !isnan(kl_narrow_value(KL_FP8, 0x78)) &&
+              isnan(kl_narrow_value(KL_FP8E5M2, 0x7c)) && isnan(kl_narrow_value(KL_HALF, 0x7c00)),
+          "e4m3's top exponent holds numbers but S.1111.111; e5m2's and half's are Inf/NaN");
+}
+
+/* Ties to even between every pair of neighbouring finite codes; nearer values to the nearer. */
+static void test_narrow_ties(void)
+{
+    for (size_t i = 0; i + 1 < sizeof narrow_types / sizeof *narrow_types; i++) {
+        enum kl_type t = narrow_types[i];
+        struct narrow_format f = narrow_format(t);
+        unsigned bad = 0, sign = 1u << (f.width - 1);
+        for (unsigned c = 0; c < f.max_code; c++) {
+            double lo = kl_narrow_value(t, c), hi = kl_narrow_value(t, c + 1), mid = (lo + hi) / 2;
+            unsigned even = c & 1 ? c + 1 : c;
+            bad += kl_narrow_round(t, mid) != even || kl_narrow_round(t, -mid) != (sign | even);
+            bad += kl_narrow_round(t, nextafter(mid, 0)) != c ||
+                   kl_narrow_round(t, nextafter(mid, INFINITY)) != c + 1;
+        }
+        CHECK(bad == 0, "%s: %u midpoints or their neighbours round wrongly", kl_type_name(t), bad);
+    }
+    CHECK(kl_narrow_round(KL_INT8, 2.5) == 2 && kl_narrow_round(KL_INT8, 3.5) == 4 &&
+              kl_narrow_round(KL_INT8, -2.5) == 0xfe && kl_narrow_round(KL_INT8, -0.5) == 0 &&
+              kl_narrow_round(KL_INT8, 2.5000001) == 3,
+          "int8 rounds to nearest, ties to even");
+}
+
+/* Beyond the largest finite value (infinity too): that value, of either sign; subnormals. */
+static void test_narrow_range(void)
+{
+    for (size_t i = 0; i + 1 < sizeof narrow_types / sizeof *narrow_types; i++) {
+        enum kl_type t = narrow_types[i];
+        struct narrow_format f = narrow_format(t);
+        unsigned sign = 1u << (f.width - 1), big = f.max_code, bad = 0;
+        double ulp = ldexp(1.0, ilogb(f.max) - f.mbits), tiny = ldexp(1.0, 1 - f.bias - f.mbits);
+        const double beyond[] = {
+            nextafter(f.max, INFINITY), f.max + ulp / 2, f.max + ulp, 2 * f.max, 1e300, INFINITY};
+        CHECK(kl_narrow_value(t, big) == f.max, "%s: largest finite %g, not %g", kl_type_name(t),
+              kl_narrow_value(t, big), f.max);
+        for (size_t k = 0; k < sizeof beyond / sizeof *beyond; k++)
+            bad += kl_narrow_round(t, beyond[k]) != big ||
+                   kl_narrow_round(t, -beyond[k]) != (sign | big);
+        CHECK(bad == 0, "%s: %u values beyond ±%g do not saturate", kl_type_name(t), bad, f.max);
+        /* The smallest subnormal is code 1; half of it ties to zero, 1.5 of it to code 2. */
+        unsigned top_sub = (1u << f.mbits) - 1;
+        CHECK(kl_narrow_value(t, 1) == tiny && kl_narrow_round(t, tiny) == 1 &&
+                  kl_narrow_round(t, tiny / 2) == 0 && kl_narrow_round(t, -tiny / 2) == sign &&
+                  kl_narrow_round(t, tiny * 0.51) == 1 && kl_narrow_round(t, tiny * 1.5) == 2 &&
+                  kl_narrow_value(t, top_sub) == top_sub * tiny &&
+                  kl_narrow_value(t, top_sub + 1) == ldexp(1.0, 1 - f.bias),
+              "%s: subnormals from %g up to the smallest normal %g", kl_type_name(t), tiny,
+              ldexp(1.0, 1 - f.bias));
+    }
+    CHECK(kl_narrow_round(KL_INT8, 127.6) == 127 && kl_narrow_round(KL_INT8, 1e9) == 127 &&
+              kl_narrow_round(KL_INT8, -128.4) == 0x80 && kl_narrow_round(KL_INT8, -1e9) == 0x80,
+          "int8 saturates at 127 and -128");
+}
+
+/* x rounded to type t and back. */
+static double narrow_of(enum kl_type t, double x)
+{
+    return kl_narrow_value(t, kl_narrow_round(t, x));
+}
+
+/*
+ * x in the next lower precision than t's: half's in bf16, bf16's in e4m3,
+ * e4m3's in e5m2, e5m2's with one mantissa bit less (its ulp doubled; ties
+ * to even, no exponent limit).
+ */
+static double coarser(enum kl_type t, double x)
+{
+    int e = 0;
+    double f;
+    switch (t) {
+    case KL_HALF: return narrow_of(KL_BF16, x);
+    case KL_BF16: return narrow_of(KL_FP8, x);
+    case KL_FP8: return narrow_of(KL_FP8E5M2, x);
+    default:
+        f = frexp(x, &e); /* x = f·2^e, f in [0.5, 1): 2 significant bits */
+        return ldexp(nearbyint(ldexp(f, 2)), e - 2);
+    }
+}
+
+/*
+ * The narrow floating types' tolerances (kl_narrow_tolerance) tell a right
+ * result from one of the next lower precision, at realistic scales
+ * (Σ|a·b|, as every GEMM check uses): the exact products of inputs drawn in
+ * t, summed in fp32, pass at every depth; at K = 1 the product of the same
+ * inputs rounded to the next lower precision fails for most elements.
+ */
+static void test_narrow_tolerance(void)
+{
+    enum { MN = 1024, KMAX = 1024 };
+    static const long depths[] = {1, 64, KMAX};
+    static float got[MN], lower[MN];
+    static double ref[MN], scale[MN];
+    static unsigned char raw[2 * KMAX * 2];
+    struct kl_rng rng;
+    struct kl_check c;
+    kl_rng_seed(&rng, 38);
+    for (size_t i = 0; i + 1 < sizeof narrow_types / sizeof *narrow_types; i++) {
+        enum kl_type t = narrow_types[i];
+        for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+            long K = depths[d];
+            double tol = kl_narrow_tolerance(t, K);
+            for (int el = 0; el < MN; el++) {
+                double exact = 0, mag = 0, rounded = 0;
+                float sum = 0;
+                kl_fill_uniform(t, raw, 2 * (size_t)K, &rng); /* a's K, then b's */
+                for (long k = 0; k < K; k++) {
+                    double a = kl_get(t, raw, (size_t)k), b = kl_get(t, raw, (size_t)(K + k));
+                    exact += a * b;
+                    mag += fabs(a * b);
+                    sum += (float)(a * b); /* exact in fp32: two narrow significands */
+                    rounded += coarser(t, a) * coarser(t, b);
+                }
+                ref[el] = exact, scale[el] = mag, got[el] = sum, lower[el] = (float)rounded;
+            }
+            kl_check(KL_FLOAT, got, ref, scale, NULL, MN, tol, &c);
+            CHECK(c.bad == 0, "%s, K=%ld: a right result fails (%zu bad, error %g > %g)",
+                  kl_type_name(t), K, c.bad, c.max_error, tol);
+            if (K != 1)
+                continue;
+            kl_check(KL_FLOAT, lower, ref, scale, NULL, MN, tol, &c);
+            CHECK(c.bad > MN / 2 && c.max_error > 2 * tol,
+                  "%s: the next lower precision passes (%zu of %d bad, error %g, tolerance %g)",
+                  kl_type_name(t), c.bad, (int)MN, c.max_error, tol);
+        }
+    }
+}
+
+/* int8's products are summed in int32 and checked exactly: an error of 1 fails. */
+static void test_int8_exact(void)
+{
+    enum { MN = 256, K = 512 };
+    static int32_t got[MN];
+    static double ref[MN], scale[MN];
+    static int8_t a[K], b[K];
+    struct kl_rng rng;
+    struct kl_check c;
+    kl_rng_seed(&rng, 8);
+    for (int el = 0; el < MN; el++) {
+        int32_t sum = 0;
+        double mag = 0;
+        kl_fill_uniform(KL_INT8, a, K, &rng);
+        kl_fill_uniform(KL_INT8, b, K, &rng);
+        for (int k = 0; k < K; k++)
+            sum += a[k] * b[k], mag += fabs((double)a[k] * b[k]);
+        got[el] = sum, ref[el] = sum, scale[el] = mag;
+    }
+    double tol = kl_narrow_tolerance(KL_INT8, K);
+    CHECK(tol == 0.0, "int8's tolerance is %g, not exact", tol);
+    kl_check(KL_INT, got, ref, scale, NULL, MN, tol, &c);
+    CHECK(c.bad == 0 && c.max_error == 0, "int8: exact sums fail (%zu bad)", c.bad);
+    got[77] += 1;
+    got[200] -= 1;
+    kl_check(KL_INT, got, ref, scale, NULL, MN, tol, &c);
+    CHECK(c.bad == 2 && c.first[0] == 77 && c.first[1] == 200 && c.max_error > 0,
+          "int8: errors of 1 pass (%zu bad)", c.bad);
 }
 
 static void test_precision(void)
@@ -844,7 +1066,8 @@ static void test_registry(void)
     static const char *const known[] = {"cublas", "openblas"}, *const unknown[] = {"npp"};
     struct kl_err e = {0};
     kl_peer_names("gemm", names, sizeof names);
-    CHECK(strcmp(names, "cublas, cublas_tf32, clblast or openblas") == 0, "gemm: %s", names);
+    CHECK(strcmp(names, "cublas, cublas_tf32, cublaslt, clblast or openblas") == 0, "gemm: %s",
+          names);
     kl_peer_names("gemv", names, sizeof names);
     CHECK(strcmp(names, "clblast or cublas") == 0, "gemv: %s", names);
     kl_peer_names("copy", names, sizeof names);
@@ -852,6 +1075,21 @@ static void test_registry(void)
     CHECK(kl_peer_find("gemm", "cublas_tf32")->tf32 && !kl_peer_find("gemm", "cublas")->tf32 &&
               kl_peer_find("gemm", "openblas")->on_host && !kl_peer_find("gemv", "openblas"),
           "peers found by workload and name");
+    /* cuBLASLt takes the narrow types alone, the others the wide ones: refused before any run. */
+    struct kl_gemm_problem gp = {KL_DOUBLE, 4, 4, 4, NULL, NULL, 0, NULL};
+    char what[8];
+    int on_host;
+    CHECK(kl_peer_find("gemm", "cublaslt")->narrow && !kl_peer_find("gemm", "cublas")->narrow &&
+              kl_peer_gemm(NULL, "cublaslt", &gp, NULL, NULL, NULL, what, sizeof what, &on_host,
+                           &e) == KL_ERR_UNSUPPORTED &&
+              strstr(e.msg, "not double: for float and double use cublas"),
+          "cublaslt and double: %s", e.msg);
+    gp.type = KL_FP8;
+    CHECK(kl_peer_gemm(NULL, "cublas", &gp, NULL, NULL, NULL, what, sizeof what, &on_host, &e) ==
+                  KL_ERR_UNSUPPORTED &&
+              strstr(e.msg, "cublas multiplies float and double only; fp8 inputs: --compare "
+                            "cublaslt"),
+          "cublas and fp8: %s", e.msg);
     CHECK(kl_peers_check("gemm", known, 2, &e) == KL_OK &&
               kl_peers_check("gemm", unknown, 1, &e) == KL_ERR_ARG &&
               strstr(e.msg, "unknown peer \"npp\" for gemm (cublas,") != NULL,
@@ -889,6 +1127,11 @@ int main(void)
     test_protocol();
     test_tolerance();
     test_tf32_tolerance();
+    test_narrow_codes();
+    test_narrow_ties();
+    test_narrow_range();
+    test_narrow_tolerance();
+    test_int8_exact();
     test_precision();
     test_roofs();
     test_args();

@@ -183,14 +183,15 @@ struct kl_backend_ops {
      *   takes kl->device as is), for NVIDIA's libraries run beside it;
      * opencl_handles: native_queue and native_buffer give OpenCL's
      *   cl_command_queue and cl_mem (what CLBlast takes);
-     * gemm_peer, gemm_peer_float: the vendor's GEMM run beside the main job's
-     *   ladder, as peer names (peers/peers.h), for every type and for float
-     *   alone; NULL: none.
+     * gemm_peer, gemm_peer_float, gemm_peer_narrow: the vendor's GEMM run
+     *   beside the main job's ladder, as peer names (peers/peers.h): for the
+     *   wide types (float, double, int), for float alone besides, and for the
+     *   narrow types (half, bf16, fp8s, int8) instead; NULL: none.
      */
     int one_platform;
     int cuda_ordinals;
     int opencl_handles;
-    const char *gemm_peer, *gemm_peer_float;
+    const char *gemm_peer, *gemm_peer_float, *gemm_peer_narrow;
 
     /*
      * Where a device is present that this backend cannot reach, how to make

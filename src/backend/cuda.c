@@ -964,6 +964,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .cuda_ordinals = 1,
     .gemm_peer = "cublas",
     .gemm_peer_float = "cublas_tf32",
+    .gemm_peer_narrow = "cublaslt",
     .unavailable = cuda_unavailable,
     .platform_count = cuda_platform_count,
     .device_count = cuda_device_count,

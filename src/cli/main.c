@@ -205,9 +205,10 @@ static enum kl_status gemm_ladder(struct cli *c, struct kl_context *kl, struct o
     req.rungs = c->rungs, req.nrungs = c->nrungs;
     req.users = users, req.nusers = nusers, req.tuner = c->tuner;
     req.host_rungs = c->host_rungs;
-    if (c->command == CMD_MAIN && !c->npeers && kl->ops->gemm_peer) {
+    const char *peer = kl_type_narrow(c->type) ? kl->ops->gemm_peer_narrow : kl->ops->gemm_peer;
+    if (c->command == CMD_MAIN && !c->npeers && peer) {
         /* The library beside the ladder (a row says why where cuBLAS is missing). */
-        c->peers[c->npeers++] = kl->ops->gemm_peer;
+        c->peers[c->npeers++] = peer;
         if (c->type == KL_FLOAT && kl->ops->gemm_peer_float)
             c->peers[c->npeers++] = kl->ops->gemm_peer_float;
     }

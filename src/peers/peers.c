@@ -22,6 +22,7 @@ static enum kl_status openblas_gemm(struct kl_context *kl, const struct kl_gemm_
 static const struct kl_peer_def peers[] = {
     {"cublas", "gemm", .gemm = kl_cublas_gemm},
     {"cublas_tf32", "gemm", .tf32 = 1, .gemm = kl_cublas_gemm},
+    {"cublaslt", "gemm", .narrow = 1, .gemm = kl_cublaslt_gemm},
     {"clblast", "gemm", .gemm = kl_clblast_gemm},
     {"openblas", "gemm", .on_host = 1, .gemm = openblas_gemm},
     {"clblast", "gemv", .gemv = kl_clblast_gemv},
@@ -111,6 +112,26 @@ int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e
     return 1;
 }
 
+/* KL_OK where peer d multiplies inputs of type t, else why not (KL_ERR_UNSUPPORTED). */
+static enum kl_status gemm_takes(const struct kl_peer_def *d, enum kl_type t, struct kl_err *e)
+{
+    if (d->tf32 && t != KL_FLOAT)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
+    if (d->narrow && !kl_type_narrow(t))
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "%s runs the narrow types (half, bf16, fp8, fp8e5m2, int8), not %s: for "
+                       "float and double use cublas",
+                       d->name, kl_type_name(t));
+    if (!d->narrow && kl_type_narrow(t))
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "%s multiplies float and double only; %s inputs: --compare cublaslt "
+                       "(NVIDIA GPUs)",
+                       d->name, kl_type_name(t));
+    if (!d->narrow && t != KL_FLOAT && t != KL_DOUBLE)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "vendor GEMMs are float and double only");
+    return KL_OK;
+}
+
 enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             const struct kl_gemm_problem *p, const struct kl_protocol *proto,
                             void *C, struct kl_stats *stats, char *what, size_t n, int *on_host,
@@ -120,10 +141,9 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
     *on_host = 0;
     if (!d)
         return KL_ERR_ARG;
-    if (p->type != KL_FLOAT && p->type != KL_DOUBLE)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "vendor GEMMs are float and double only");
-    if (d->tf32 && p->type != KL_FLOAT)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
+    enum kl_status st = gemm_takes(d, p->type, e);
+    if (st != KL_OK)
+        return st;
     struct kl_gemm_problem q = *p;
     q.tf32 = d->tf32;
     *on_host = d->on_host;

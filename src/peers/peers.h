@@ -48,11 +48,13 @@ struct kl_gemm_problem {
 };
 
 /*
- * Runs peer ("cublas", "cublas_tf32", "clblast" or "openblas") once into C
- * (M×N, for the caller to verify), then times it by proto into *stats.
- * *what names the library, the call and the clock; *on_host is set for a
- * host library. cublas_tf32 is cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32,
- * float only; p->tf32 is ignored (the name decides).
+ * Runs peer ("cublas", "cublas_tf32", "cublaslt", "clblast" or "openblas")
+ * once into C (M×N, for the caller to verify), then times it by proto into
+ * *stats. *what names the library, the call and the clock; *on_host is set
+ * for a host library. cublas_tf32 is cuBLAS with
+ * CUBLAS_COMPUTE_32F_FAST_TF32, float only; p->tf32 is ignored (the name
+ * decides). cublaslt (cublasLtMatmul) takes the narrow types only, the
+ * others float and double: any other pair is KL_ERR_UNSUPPORTED saying so.
  */
 enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             const struct kl_gemm_problem *p, const struct kl_protocol *proto,
@@ -85,13 +87,15 @@ enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
 /*
  * A vendor library as a peer of one workload's ladder: its --compare word,
  * the ladder, and its run (the one of gemm, gemv, blur that is not NULL).
- * cublas and cublas_tf32 are one library run two ways.
+ * cublas and cublas_tf32 are one library run two ways; cublaslt is cuBLAS's
+ * matmul API, for the narrow types.
  */
 struct kl_peer_def {
     const char *name;     /* "cublas_tf32" */
     const char *workload; /* "gemm", "gemv" or "blur" */
     int tf32;             /* gemm: float inputs rounded to TF32 (its results' precision) */
     int on_host;          /* a host library */
+    int narrow;           /* gemm: the narrow input types only (half, bf16, fp8s, int8) */
     enum kl_status (*gemm)(struct kl_context *kl, const struct kl_gemm_problem *p,
                            const struct kl_protocol *proto, void *C, struct kl_stats *stats,
                            char *what, size_t n, struct kl_err *e);

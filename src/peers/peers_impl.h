@@ -17,6 +17,10 @@ enum kl_status kl_clblast_gemm(struct kl_context *kl, const struct kl_gemm_probl
 enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
                               const struct kl_protocol *proto, void *C, struct kl_stats *stats,
                               char *what, size_t n, struct kl_err *e);
+/* cuBLASLt for the narrow types (cublaslt.c): p->Bt is B transposed, C of kl_type_output. */
+enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
+                                const struct kl_protocol *proto, void *C, struct kl_stats *stats,
+                                char *what, size_t n, struct kl_err *e);
 enum kl_status kl_npp_blur(struct kl_context *kl, const struct kl_blur_problem *p,
                            const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                            char *what, size_t n, struct kl_err *e);
