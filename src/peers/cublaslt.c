@@ -157,8 +157,9 @@ static struct lt_types types_of(enum kl_type t)
  */
 struct lt_run {
     const struct kl_gemm_problem *p;
-    void *handle, *op, *la, *lb, *lc, *pref;
+    void *handle, *op, *la, *lb, *lc, *ld, *pref; /* lc: C's layout, ld: D's (the result) */
     void *workspace, *scales; /* device: WORKSPACE bytes; two floats of 1 (FP8) */
+    void *c16;                /* FP8: C's own BF16 buffer (never read: beta is 0) */
     union {
         float f;
         int32_t i;
@@ -174,10 +175,12 @@ static void run_close(struct lt_run *g)
         lt.rt->free_(g->workspace);
     if (g->scales)
         lt.rt->free_(g->scales);
+    if (g->c16)
+        lt.rt->free_(g->c16);
     if (g->pref)
         lt.pref_destroy(g->pref);
-    void *layouts[3] = {g->la, g->lb, g->lc};
-    for (int i = 0; i < 3; i++)
+    void *layouts[4] = {g->la, g->lb, g->lc, g->ld};
+    for (int i = 0; i < 4; i++)
         if (layouts[i])
             lt.layout_destroy(layouts[i]);
     if (g->op)
@@ -196,12 +199,15 @@ static int describe(struct lt_run *g, struct lt_types ty)
     const struct kl_gemm_problem *p = g->p;
     int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     uint64_t M = (uint64_t)p->M, N = (uint64_t)p->N, K = (uint64_t)p->K;
+    /* FP8 with an fp32 D takes C as BF16 (cuBLASLt's FP8 table); beta is 0: C is not read */
+    int fp8 = p->type == KL_FP8 || p->type == KL_FP8E5M2;
     return lt.desc_create(&g->op, ty.compute, ty.scale) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) != 0 ||
            lt.layout_create(&g->la, ty.in, K, N, (int64_t)K) != 0 ||
            lt.layout_create(&g->lb, ty.in, K, M, (int64_t)K) != 0 ||
-           lt.layout_create(&g->lc, ty.out, N, M, (int64_t)N) != 0;
+           lt.layout_create(&g->lc, fp8 ? CUDA_R_16BF : ty.out, N, M, (int64_t)N) != 0 ||
+           lt.layout_create(&g->ld, ty.out, N, M, (int64_t)N) != 0;
 }
 
 /* FP8: A's and B's scale factors, device floats of 1, set explicitly. */
@@ -211,6 +217,9 @@ static enum kl_status set_scales(struct lt_run *g, struct kl_err *e)
     if (lt.rt->malloc_(&g->scales, sizeof ones) != 0 ||
         lt.rt->memcpy_(g->scales, ones, sizeof ones, KL_CUDART_H2D) != 0)
         return kl_fail(e, KL_ERR_BACKEND, "cuBLASLt's FP8 scale factors could not be uploaded");
+    /* C apart from D: cuBLASLt takes C in D's place only with D's layout */
+    if (lt.rt->malloc_(&g->c16, (size_t)g->p->M * (size_t)g->p->N * 2) != 0)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "cudaMalloc of cuBLASLt's BF16 C failed");
     const float *a = g->scales, *b = a + 1;
     if (lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a, sizeof a) != 0 ||
         lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b, sizeof b) != 0)
@@ -226,7 +235,7 @@ static enum kl_status pick(struct lt_run *g, struct kl_err *e)
     if (lt.pref_create(&g->pref) != 0 ||
         lt.pref_set(g->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &room, sizeof room) != 0)
         return kl_fail(e, KL_ERR_BACKEND, "cuBLASLt set-up failed (preference)");
-    rc = lt.heuristic(g->handle, g->op, g->la, g->lb, g->lc, g->lc, g->pref, 1, &g->best, &found);
+    rc = lt.heuristic(g->handle, g->op, g->la, g->lb, g->lc, g->ld, g->pref, 1, &g->best, &found);
     if (rc == 0 && found > 0 && g->best.state == 0)
         return KL_OK;
     if (g->p->type == KL_FP8E5M2)
@@ -267,8 +276,9 @@ static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
     void **b = g->r.buf;
     /* cuBLASLt's A is Bt's memory, its B is A's (describe); beta 0: C is not read. */
     lt.rt->event_record(g->r.start, NULL);
-    int rc = lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta, b[2], g->lc,
-                       b[2], g->lc, &g->best.algo, g->workspace, WORKSPACE, NULL);
+    int rc = lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta,
+                       g->c16 ? g->c16 : b[2], g->lc, b[2], g->ld, &g->best.algo, g->workspace,
+                       WORKSPACE, NULL);
     lt.rt->event_record(g->r.stop, NULL);
     return kl_cudart_run_time(&g->r, rc, "cublasLtMatmul", seconds, e);
 }
