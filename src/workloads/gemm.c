@@ -206,6 +206,11 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
         return st;
     if ((st = kl_peers_check("gemm", req->peers, req->npeers, e)) != KL_OK)
         return st;
+    if (req->nusers && kl_type_narrow(req->type))
+        return kl_fail(e, KL_ERR_ARG,
+                       "your kernels (--kernel) take float, double or int: gemm(A, B, C, ...) "
+                       "of one type; %s inputs run on the built-in rungs",
+                       kl_type_name(req->type));
     kl_gemm_session_init(&L.s, kl, req->type, req->M, req->N, req->K, NULL, NULL);
     if ((st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;
