@@ -355,6 +355,18 @@ static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], i
     add_wgmma_variant_in(r, KL_FLOAT, items, n);
 }
 
+/* The Ozaki scheme's kernels (rung 22) with the fewest, the default and the most moduli. */
+static void add_ozaki_rung(const struct kl_gemm_rung *r)
+{
+    const struct kl_param_def *m = &r->params[kl_param_index(r->params, "MODULI")];
+    const int counts[] = {m->min, m->def, m->max};
+    char opt[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(opt, sizeof opt, "-DNMOD=%d", counts[i]);
+        add_job_cc(r->file, opt, 90);
+    }
+}
+
 /*
  * Hopper's wgmma rung in the narrow types (rung 20): each type at its
  * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
@@ -539,7 +551,9 @@ static int collect(void)
     int skipped = 0;
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
-        if (r->hopper && r->types == KL_TYPES_NARROW)
+        if (r->ozaki)
+            add_ozaki_rung(r);
+        else if (r->hopper && r->types == KL_TYPES_NARROW)
             add_wgmma_narrow_rung(r);
         else if (r->hopper)
             add_wgmma_rung(r);

@@ -93,7 +93,9 @@ static void shape(const struct kl_gemm_rung *r, const int *v, long *l0, long *l1
         *l0 = 32 * (val(r, v, "BN") / val(r, v, "WN"));
         *l1 = val(r, v, "BM") / val(r, v, "WM");
         break;
-    case KL_GEO_PERSISTENT: *l0 = 128 * (val(r, v, "BN") / 64 + 1); break;
+    case KL_GEO_PERSISTENT: /* a consumer per 64 columns, or per 64 rows reading Bᵀ */
+        *l0 = 128 * (val(r, v, r->b_col_major ? "BM" : "BN") / 64 + 1);
+        break;
     default: *l0 = 0; break;
     }
 }

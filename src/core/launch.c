@@ -51,6 +51,10 @@ enum kl_status kl_launch_pair_timed(void *pair, double *seconds, struct kl_err *
     if (st == KL_OK && p->b)
         st = kl_launch_timed(p->b, &t2, e);
     *seconds = t1 + t2;
+    for (int i = 0; st == KL_OK && i < p->nmore; i++) {
+        st = kl_launch_timed(p->more[i], &t1, e);
+        *seconds += t1;
+    }
     return st;
 }
 

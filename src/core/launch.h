@@ -30,11 +30,14 @@ enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e);
 enum kl_status kl_launch_check(const struct kl_launch *l, const char *rung, struct kl_err *e);
 
 /* Two launches timed as one (a kernel and its second pass); b may be NULL. */
+/* Launches timed as one: a, then b (NULL: none), then the nmore of more. */
 struct kl_launch_pair {
     struct kl_launch *a, *b;
+    struct kl_launch *const *more;
+    int nmore;
 };
 
-/* A kl_launch_fn over a struct kl_launch_pair: the event times of both added. */
+/* A kl_launch_fn over a struct kl_launch_pair: the event times of all added. */
 enum kl_status kl_launch_pair_timed(void *pair, double *seconds, struct kl_err *e);
 
 /* A float or double argument of type t holding v. */

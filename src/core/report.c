@@ -26,7 +26,7 @@ const char *kl_result_status_name(enum kl_result_status s)
 }
 
 static const char *const precision_names[] = {NULL,   "fp32", "tf32", "3xtf32",  "fp64", "int32",
-                                              "fp16", "bf16", "fp8",  "fp8e5m2", "int8"};
+                                              "fp16", "bf16", "fp8",  "fp8e5m2", "int8", "ozaki8"};
 
 const char *kl_precision_name(enum kl_precision p)
 {
@@ -58,7 +58,7 @@ enum kl_precision kl_precision_of_type(enum kl_type t)
 
 int kl_precision_class(enum kl_precision p)
 {
-    return p == KL_PREC_3XTF32 ? KL_PREC_FP32 : (int)p;
+    return p == KL_PREC_3XTF32 || p == KL_PREC_OZAKI8 ? KL_PREC_FP32 : (int)p;
 }
 
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary)
@@ -180,7 +180,7 @@ double kl_result_bytes(const struct kl_report *r, const struct kl_result *x)
 int kl_precision_tensor_only(enum kl_precision p)
 {
     return p == KL_PREC_TF32 || p == KL_PREC_3XTF32 || p == KL_PREC_BF16 || p == KL_PREC_FP8 ||
-           p == KL_PREC_FP8E5M2 || p == KL_PREC_INT8;
+           p == KL_PREC_FP8E5M2 || p == KL_PREC_INT8 || p == KL_PREC_OZAKI8;
 }
 
 double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int tensor)
@@ -194,7 +194,8 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int t
     case KL_PREC_BF16: return c->bf16_gflops;
     case KL_PREC_FP8: return c->fp8_gflops;
     case KL_PREC_FP8E5M2: return c->fp8e5m2_gflops;
-    case KL_PREC_INT8: return c->i8_giops;
+    case KL_PREC_INT8:
+    case KL_PREC_OZAKI8: return c->i8_giops; /* its products' rate, MODULI per product */
     default: return c->f32_gflops;
     }
 }

@@ -251,7 +251,7 @@ static void check_row(struct check *c, const struct kl_json *o, const char *wher
     if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
         bad(c, kl_json_get(o, "precision"),
             "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32, fp16, bf16, fp8, "
-            "fp8e5m2 or int8)",
+            "fp8e5m2, int8 or ozaki8)",
             where, r->precision);
         return;
     }
@@ -601,7 +601,7 @@ double kl_run_precision_peak(const struct kl_run *run, const char *precision, in
 }
 
 const char *const kl_run_precisions[] = {"fp32", "tf32", "3xtf32",  "fp64", "int32", "fp16",
-                                         "bf16", "fp8",  "fp8e5m2", "int8", NULL};
+                                         "bf16", "fp8",  "fp8e5m2", "int8", "ozaki8", NULL};
 
 int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
                    const struct kl_run_row **peer)

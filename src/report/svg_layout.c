@@ -190,6 +190,7 @@ static const struct {
     {"bf16", -1, 1, "bf16_gflops", 1, "BF16 tensor cores"},
     {"fp8", -1, 1, "fp8_gflops", 1, "FP8 tensor cores"},
     {"int8", -1, 1, "i8_giops", 1, "INT8 tensor cores"},
+    {"ozaki8", -1, 0, "i8_giops", 1, "INT8 tensor cores (the Ozaki scheme's products)"},
     {"fp64", 1, 1, "f64_tc_gflops", 1, "FP64 tensor cores"},
 };
 

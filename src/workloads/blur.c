@@ -414,7 +414,7 @@ static enum kl_status run_rung(struct blur_session *s, const struct kl_blur_rung
     struct kl_context *kl = s->kl;
     struct kl_err *e = &kl->err;
     struct kl_launch l = {.kl = kl}, l2 = {.kl = kl};
-    struct kl_launch_pair p = {&l, NULL};
+    struct kl_launch_pair p = {.a = &l};
     enum kl_status st;
 
     shape_of(r, values, s->pix, s->R, s->W, s->H, &l);
@@ -617,7 +617,7 @@ static enum kl_status user_run(void *self, struct kl_launch *l, const struct kl_
                                struct kl_result *res)
 {
     struct blur_ladder *L = self;
-    struct kl_launch_pair p = {l, NULL};
+    struct kl_launch_pair p = {.a = l};
     return verify_and_time(&L->s, &p, proto, res);
 }
 

@@ -161,7 +161,7 @@ static enum kl_status user_run(void *self, struct kl_launch *l, const struct kl_
                                struct kl_result *res)
 {
     struct gemm_ladder *L = self;
-    struct kl_launch_pair pair = {l, NULL};
+    struct kl_launch_pair pair = {.a = l};
     struct kl_timing t = {.build_s = res->build_s};
     res->precision = kl_precision_of_type(L->s.type); /* the type's own arithmetic */
     snprintf(t.options, sizeof t.options, "%s", res->options);

@@ -99,6 +99,9 @@ struct kl_gemm_rung {
        maps of A and B after K (kernels/cuda/gemm/17_wgmma_tf32.cu says how). */
     int hopper;
     int private_kc; /* each work-item holds a KC-long private array */
+    /* The Ozaki scheme II's launches (gemm_ozaki.c: exponents, residues, INT8 products by
+       rung 20's kernel, reconstruction) rather than one kernel of its file. */
+    int ozaki;
     struct kl_param_def params[KL_MAX_PARAMS];
     struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. BM a multiple of TM */
     /* Relations between values beyond multiples (NULL: none); KL_ERR_ARG with the reason. */

@@ -25,6 +25,11 @@ void kl_gemm_session_free(struct gemm_session *s)
         s->kl->ops->release(s->dBp);
         s->kl->ops->release(s->dAp);
         s->kl->ops->release(s->dAr);
+        for (int i = 0; i < 3; i++)
+            for (int l = 0; l < KL_OZAKI_MAX; l++)
+                s->kl->ops->release(s->oz_view[i][l]);
+        for (int i = 0; i < 5; i++)
+            s->kl->ops->release(s->oz[i]);
     }
     free(s->Bt);
     free(s->poison);

@@ -150,8 +150,7 @@ static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_r
     return KL_OK;
 }
 
-/* Builds rung r with these values (cached on kl) into l; checks the compiled kernel's limits. */
-static enum kl_status build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
+enum kl_status kl_gemm_build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
                                  const int *values, enum kl_type type, struct kl_launch *l,
                                  struct kl_timing *t)
 {
@@ -189,13 +188,6 @@ static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int c
                                     box_rows, (unsigned)(128 / es), map_type(t, tf32)}}};
 }
 
-/* The matrices a device rung reads and writes, as its launch passes them. */
-struct rung_bufs {
-    struct kl_buf *A, *B, *C;
-    struct kl_buf *R; /* A's residual for Hopper's 3xTF32 rung (NULL: it splits A itself) */
-    int lda, ldb;     /* A's and B's row pitches */
-};
-
 /*
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
@@ -203,8 +195,8 @@ struct rung_bufs {
  * residual's tensor maps (lda, ldb their row pitches), then the dynamic
  * shared memory of a CUDA C++ rung.
  */
-static void rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
-                      int N, int K, const struct rung_bufs *m, struct kl_launch *l)
+void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
+                       int N, int K, const struct rung_bufs *m, struct kl_launch *l)
 {
     int lda = m->lda, ldb = m->ldb;
     l->nargs = 6;
@@ -254,12 +246,14 @@ enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung
     enum kl_status st;
     double pack_build_s = 0;
     int lda, ldb, packed = kl_gemm_pitches(s, r, &lda, &ldb);
+    if (r->ozaki)
+        return kl_gemm_ozaki_prepare(s, r, values, t, rl);
     *l = (struct kl_launch){.kl = kl};
-    rl->pair = (struct kl_launch_pair){packed ? &rl->pack : l, packed ? l : NULL};
+    rl->pair = (struct kl_launch_pair){.a = packed ? &rl->pack : l, .b = packed ? l : NULL};
     kl_gemm_shape(r, values, s->M, s->N, l);
     if ((st = kl_gemm_rung_check(kl, r, values, s->type, l, &kl->err)) != KL_OK ||
         (st = kl_gemm_session_device(s, r->b_col_major)) != KL_OK ||
-        (st = build_rung(kl, r, values, s->type, l, t)) != KL_OK)
+        (st = kl_gemm_build_rung(kl, r, values, s->type, l, t)) != KL_OK)
         return st;
     if (packed && (st = r->hopper ? prepare_pad(s, r, lda, ldb, &rl->pack, &pack_build_s)
                                   : prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK)
@@ -270,7 +264,7 @@ enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung
                        : r->b_col_major                      ? s->dBt
                                                              : s->dB;
     const struct rung_bufs m = {A, B, s->dC, R, lda, ldb};
-    rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
+    kl_gemm_rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
     return KL_OK;
 }
 
@@ -322,9 +316,9 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
         return st;
     kl_gemm_shape(r, values, M, N, out);
     if ((st = kl_gemm_rung_check(kl, r, values, type, out, e)) != KL_OK ||
-        (st = build_rung(kl, r, values, type, out, t)) != KL_OK)
+        (st = kl_gemm_build_rung(kl, r, values, type, out, t)) != KL_OK)
         return st;
     const struct rung_bufs m = {A, B, C, NULL, K, N};
-    rung_args(r, values, type, M, N, K, &m, out);
+    kl_gemm_rung_args(r, values, type, M, N, K, &m, out);
     return KL_OK;
 }

@@ -14,6 +14,7 @@
 #include "workloads/gemm.h"
 
 #define KL_GEMM_GUARD 1024 /* elements past C that a correct kernel never writes */
+#define KL_OZAKI_MAX 16    /* moduli of rung 22 at most */
 
 /* ---- the rung table (gemm_rungs.c) ------------------------------------------ */
 
@@ -48,6 +49,9 @@ struct gemm_session {
     struct kl_buf *dBp; /* B in padded rows, for b_pitch and Hopper rungs (see pitch16) */
     struct kl_buf *dAp; /* A so, for Hopper rungs (both made on the device when needed) */
     struct kl_buf *dAr; /* A's residual a - tf32(a), rows as dAp's, for 3xTF32's Hopper rung */
+    /* rung 22: the rows' exponents (A's, B's), the INT8 residues of A and of Bᵀ and the
+       int32 products, a plane per modulus, and a view of each plane */
+    struct kl_buf *oz[5], *oz_view[3][KL_OZAKI_MAX];
 };
 
 void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t, int M,
@@ -90,15 +94,46 @@ enum kl_status kl_gemm_run_rung(struct gemm_session *s, const struct kl_gemm_run
 struct rung_launch {
     struct kl_launch pack, gemm;
     struct kl_launch_pair pair;
+    /* a composed rung's further launches (rung 22: its INT8 products and reconstruction) */
+    struct kl_launch steps[KL_OZAKI_MAX + 1];
+    struct kl_launch *order[KL_OZAKI_MAX + 1];
 };
 
 /* The row pitches rung r reads A and B with; 1 where a copy (pad or pack_b) runs first. */
 int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda, int *ldb);
 /* The build options of the copies before a product: the element type's alone. */
 void kl_gemm_copy_options(enum kl_type type, char *out, size_t n);
+/* Builds rung r with these values in type t (cached on kl) into l; checks the kernel's limits. */
+enum kl_status kl_gemm_build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
+                                  const int *values, enum kl_type type, struct kl_launch *l,
+                                  struct kl_timing *t);
+
+/* The matrices a device rung reads and writes, as its launch passes them. */
+struct rung_bufs {
+    struct kl_buf *A, *B, *C;
+    struct kl_buf *R; /* A's residual for Hopper's 3xTF32 rung (NULL: it splits A itself) */
+    int lda, ldb;     /* A's and B's row pitches */
+};
+
+/*
+ * A device rung's arguments into l: A, B in the layout the rung reads, C, M,
+ * N, K, then what its kind adds (B's pitch, Hopper's tensor maps, dynamic
+ * shared memory).
+ */
+void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
+                       int N, int K, const struct rung_bufs *m, struct kl_launch *l);
+
 /* Checks a device rung's limits, makes its buffers, builds it and describes its launches. */
 enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
                                const int *values, struct kl_timing *t, struct rung_launch *rl);
+
+/* ---- the Ozaki scheme II (gemm_ozaki.c) ---------------------------------------- */
+
+/* Rung 22's launches into rl, as kl_gemm_prepare makes a rung's: exponents, residues, the
+   INT8 products (rung 20's int8 kernel, tile from its values) and the reconstruction. */
+enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                     const int *values, struct kl_timing *t,
+                                     struct rung_launch *rl);
 
 /* ---- a rung's values (gemm_presets.c) ---------------------------------------- */
 

@@ -300,6 +300,23 @@ static const struct kl_gemm_rung rungs[] = {
      .hopper = 1,
      .params = {P_WGMMA_K},
      .relations = wgmma_k_relations},
+    {.name = "22_ozaki_int8",
+     .summary = "CUDA, Hopper: float inputs at float accuracy from INT8 tensor-core products "
+                "(Ozaki scheme II): residues modulo MODULI moduli, an INT8 product each by "
+                "rung 20, recombined by the Chinese remainder theorem",
+     .types = KL_TYPE_BIT(KL_FLOAT),
+     .tensor = 1,
+     .precision = KL_PREC_OZAKI8,
+     .file = "cuda/gemm/22_ozaki_int8.cu",
+     .b_col_major = 1,
+     .geometry = KL_GEO_PERSISTENT,
+     .local = KL_LOCAL_WGMMA_K,
+     .hopper = 1,
+     .ozaki = 1,
+     .params = {P_WGMMA_K,
+                {"MODULI", 8, 2, KL_OZAKI_MAX, 1, 0,
+                 "moduli, an INT8 product each: more keep more bits of A and B"}},
+     .relations = wgmma_k_relations},
     {.name = "15cl_mma_tf32",
      .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
                 "rung 13's double buffer",

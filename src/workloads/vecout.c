@@ -69,7 +69,7 @@ enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl
 {
     struct kl_context *kl = o->kl;
     size_t es = kl_type_size(o->type), total = (o->n + GUARD) * es;
-    struct kl_launch_pair p = {l, l2};
+    struct kl_launch_pair p = {.a = l, .b = l2};
     struct kl_stats stats;
     enum kl_status st;
     double dummy;

@@ -1,0 +1,172 @@
+/*
+ * Rung 22 (CUDA, Hopper only): float GEMM at float accuracy from INT8
+ * products, by the Ozaki scheme II (Ozaki, Uchino and Imamura, 2025).
+ *
+ * Computes   C = A * B for float A (M x K, row-major) and B (given
+ *            transposed: Bt, N x K, row-major), C float, row-major.
+ * Method:    1. exponents: each row i of A is scaled by 2^ea[i] and each
+ *               row j of Bt by 2^eb[j] so that its largest magnitude is
+ *               below 2^BETA; rounded to integers, A' and B' are exact
+ *               enough (BETA bits of the row's largest value) and
+ *               |A' B'| <= K 2^(2 BETA) < P / 2, P the product of the
+ *               moduli (kladder picks BETA from P and K).
+ *            2. split: for each of the NMOD pairwise coprime moduli p_l
+ *               (256, 255, 253, 251, 247, 241, ...), A' mod p_l and B' mod
+ *               p_l as symmetric residues, each in [-128, 127]: INT8
+ *               matrices, NMOD of each.
+ *            3. NMOD INT8 GEMMs on the tensor cores (rung 20 built for
+ *               int8): C_l = (A' mod p_l)(B' mod p_l), exact in int32, and
+ *               C_l = A'B' (mod p_l).
+ *            4. crt: per element, the residues C_l mod p_l give A'B' (mod P)
+ *               by Garner's algorithm: mixed-radix digits v_l in [0, p_l),
+ *               exact in 32-bit integers; the value, signed (|A'B'| < P/2:
+ *               it is negative where the top digit is in the upper half, and
+ *               then the digits' complement gives -(A'B') exactly), summed
+ *               from the top digit down in double (rounding only below 2^-53
+ *               of it), scaled back by 2^-(ea[i] + eb[j]) into C.
+ * Precision: float-accurate when P is large enough (8 moduli: BETA = 24
+ *            at K = 4096): the only errors are A's and B's rounding to
+ *            BETA bits of their rows' largest values and the final rounding
+ *            to float. Checked against the fp32 tolerance; fewer moduli
+ *            trade accuracy for speed (the error column shows it).
+ * Cost:      NMOD INT8 products, each at the INT8 rate (twice FP16's, four
+ *            times TF32's), the split (A and B read once, NMOD bytes written
+ *            per element of each), and the reconstruction (NMOD int32 read
+ *            per element of C).
+ * Macros:    NMOD (number of moduli, 2 to 16).
+ *
+ * Backends:  CUDA only (NVRTC for sm_90a, as rung 20 whose int8 kernel
+ *            multiplies the slices).
+ */
+#ifndef NMOD
+#define NMOD 8
+#endif
+static_assert(NMOD >= 2 && NMOD <= 16, "22_ozaki_int8: 2 to 16 moduli");
+
+/* Pairwise coprime, each at most 256, so that symmetric residues fit int8. */
+static __device__ const int moduli[16] = {256, 255, 253, 251, 247, 241, 239, 233,
+                                          229, 227, 223, 217, 211, 199, 197, 193};
+
+/*
+ * The exponent of each row of A (blocks 0 .. M-1) and of Bt (M .. M+N-1):
+ * e such that the row's largest magnitude times 2^e is below 2^beta (0
+ * for a row of zeros). 256 threads per block.
+ */
+extern "C" __global__ void __launch_bounds__(256)
+    exponents(const float *__restrict__ A, const float *__restrict__ Bt, int *ea, int *eb, int M,
+              int N, int K, int beta)
+{
+    __shared__ float most[8];
+    const bool in_a = (int)blockIdx.x < M;
+    const size_t row = in_a ? blockIdx.x : blockIdx.x - M;
+    const float *x = (in_a ? A : Bt) + row * K;
+    float m = 0.0f;
+    for (int k = threadIdx.x; k < K; k += 256)
+        m = fmaxf(m, fabsf(x[k]));
+    for (int d = 16; d > 0; d /= 2)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+    if (threadIdx.x % 32 == 0)
+        most[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < 8; w++)
+            m = fmaxf(m, most[w]);
+        /* m < 2^(ilogb(m) + 1), so m 2^e < 2^beta with e = beta - ilogb(m) - 1 */
+        const int e = m > 0.0f ? beta - ilogbf(m) - 1 : 0;
+        (in_a ? ea : eb)[row] = e;
+    }
+}
+
+/* v mod p as a symmetric residue: in [-(p-1)/2, (p-1)/2] for odd p, [-128, 127] for 256. */
+static __device__ __forceinline__ int symmetric(long long v, int p)
+{
+    int r = (int)(v % p); /* in (-p, p), of v's sign */
+    if (r > (p - 1) / 2)
+        r -= p;
+    else if (r < -(p / 2))
+        r += p;
+    return r;
+}
+
+/*
+ * The residues of A' = rint(A 2^ea) and B' = rint(Bt 2^eb): element k of
+ * row r of A (rows 0 .. M-1) or Bt (M .. M+N-1) into row r of plane l,
+ * rows of ld bytes (zeros from K to ld). Plane l of A is planes_a[l]...:
+ * the planes are NMOD buffers each, passed as the base of one and the
+ * distance between consecutive planes' bases in bytes (kladder allocates
+ * them as one buffer per side).
+ */
+extern "C" __global__ void __launch_bounds__(256)
+    split(const float *__restrict__ A, const float *__restrict__ Bt, const int *__restrict__ ea,
+          const int *__restrict__ eb, signed char *pa, signed char *pb, int M, int N, int K, int ld)
+{
+    const size_t i = blockIdx.x * (size_t)256 + threadIdx.x;
+    const size_t per_a = (size_t)M * ld, per_b = (size_t)N * ld;
+    if (i >= per_a + per_b)
+        return;
+    const bool in_a = i < per_a;
+    const size_t at = in_a ? i : i - per_a, row = at / ld;
+    const int k = (int)(at % ld);
+    const float x = k < K ? (in_a ? A : Bt)[row * K + k] : 0.0f;
+    const long long v = llrint(ldexp((double)x, (in_a ? ea : eb)[row]));
+    signed char *plane = in_a ? pa : pb;
+    const size_t stride = in_a ? per_a : per_b;
+#pragma unroll
+    for (int l = 0; l < NMOD; l++)
+        plane[l * stride + at] = (signed char)symmetric(v, moduli[l]);
+}
+
+/* a^-1 mod p (a and p coprime), by the extended Euclid algorithm. */
+static __device__ int inverse(int a, int p)
+{
+    int r0 = p, r1 = a % p, t0 = 0, t1 = 1;
+    while (r1 != 0) {
+        const int q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+    }
+    return t0 < 0 ? t0 + p : t0;
+}
+
+/*
+ * C from the NMOD products (planes of M x N int32, `stride` elements apart
+ * in cp): Garner's mixed-radix digits, the sign, the value in double and
+ * its scale. 256 threads per block, an element each.
+ */
+extern "C" __global__ void __launch_bounds__(256)
+    crt(const int *__restrict__ cp, const int *__restrict__ ea, const int *__restrict__ eb,
+        float *__restrict__ C, int M, int N)
+{
+    __shared__ int inv[NMOD][NMOD]; /* inv[k][j] = p_j^-1 mod p_k, j < k */
+    for (int x = threadIdx.x; x < NMOD * NMOD; x += 256) {
+        const int k = x / NMOD, j = x % NMOD;
+        inv[k][j] = j < k ? inverse(moduli[j] % moduli[k], moduli[k]) : 0;
+    }
+    __syncthreads();
+    const size_t i = blockIdx.x * (size_t)256 + threadIdx.x, stride = (size_t)M * N;
+    if (i >= stride)
+        return;
+    int v[NMOD];
+#pragma unroll
+    for (int k = 0; k < NMOD; k++) {
+        const int p = moduli[k];
+        int t = cp[k * stride + i] % p;
+        t = t < 0 ? t + p : t;
+        /* v_k = (t - v_0 - p_0 (v_1 + p_1 (...))) / (p_0 ... p_{k-1}) mod p_k, digit by digit */
+#pragma unroll
+        for (int j = 0; j < k; j++) {
+            t = (t - v[j] % p + p) % p;
+            t = t * inv[k][j] % p;
+        }
+        v[k] = t;
+    }
+    /* |A'B'| < P/2: in the upper half the value is negative, -(complement + 1) */
+    const bool neg = v[NMOD - 1] >= moduli[NMOD - 1] / 2;
+    double x = 0.0;
+#pragma unroll
+    for (int k = NMOD - 1; k >= 0; k--)
+        x = x * moduli[k] + (neg ? moduli[k] - 1 - v[k] : v[k]);
+    if (neg)
+        x = -(x + 1.0);
+    const size_t r = i / N, c = i % N;
+    C[i] = (float)ldexp(x, -(ea[r] + eb[c]));
+}
