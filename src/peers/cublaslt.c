@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -48,6 +49,7 @@ enum {
     CUDA_R_8I = 3,
     CUDA_R_32I = 10,
     CUDA_R_16BF = 14,
+    CUBLAS_STATUS_NOT_SUPPORTED = 15,
     CUDA_R_8F_E4M3 = 28,
     CUDA_R_8F_E5M2 = 29,
     CUBLAS_OP_N = 0,
@@ -159,7 +161,7 @@ struct lt_run {
     const struct kl_gemm_problem *p;
     void *handle, *op, *la, *lb, *lc, *ld, *pref; /* lc: C's layout, ld: D's (the result) */
     void *workspace, *scales; /* device: WORKSPACE bytes; two floats of 1 (FP8) */
-    void *c16;                /* FP8: C's own BF16 buffer (never read: beta is 0) */
+    int d16; /* FP8: C and D in BF16 (widened to float on the host), where fp32 D is refused */
     union {
         float f;
         int32_t i;
@@ -175,8 +177,7 @@ static void run_close(struct lt_run *g)
         lt.rt->free_(g->workspace);
     if (g->scales)
         lt.rt->free_(g->scales);
-    if (g->c16)
-        lt.rt->free_(g->c16);
+
     if (g->pref)
         lt.pref_destroy(g->pref);
     void *layouts[4] = {g->la, g->lb, g->lc, g->ld};
@@ -199,15 +200,14 @@ static int describe(struct lt_run *g, struct lt_types ty)
     const struct kl_gemm_problem *p = g->p;
     int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     uint64_t M = (uint64_t)p->M, N = (uint64_t)p->N, K = (uint64_t)p->K;
-    /* FP8 with an fp32 D takes C as BF16 (cuBLASLt's FP8 table); beta is 0: C is not read */
-    int fp8 = p->type == KL_FP8 || p->type == KL_FP8E5M2;
+    int out = g->d16 ? CUDA_R_16BF : ty.out;
     return lt.desc_create(&g->op, ty.compute, ty.scale) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) != 0 ||
            lt.layout_create(&g->la, ty.in, K, N, (int64_t)K) != 0 ||
            lt.layout_create(&g->lb, ty.in, K, M, (int64_t)K) != 0 ||
-           lt.layout_create(&g->lc, fp8 ? CUDA_R_16BF : ty.out, N, M, (int64_t)N) != 0 ||
-           lt.layout_create(&g->ld, ty.out, N, M, (int64_t)N) != 0;
+           lt.layout_create(&g->lc, out, N, M, (int64_t)N) != 0 ||
+           lt.layout_create(&g->ld, out, N, M, (int64_t)N) != 0;
 }
 
 /* FP8: A's and B's scale factors, device floats of 1, set explicitly. */
@@ -217,9 +217,6 @@ static enum kl_status set_scales(struct lt_run *g, struct kl_err *e)
     if (lt.rt->malloc_(&g->scales, sizeof ones) != 0 ||
         lt.rt->memcpy_(g->scales, ones, sizeof ones, KL_CUDART_H2D) != 0)
         return kl_fail(e, KL_ERR_BACKEND, "cuBLASLt's FP8 scale factors could not be uploaded");
-    /* C apart from D: cuBLASLt takes C in D's place only with D's layout */
-    if (lt.rt->malloc_(&g->c16, (size_t)g->p->M * (size_t)g->p->N * 2) != 0)
-        return kl_fail(e, KL_ERR_NO_MEMORY, "cudaMalloc of cuBLASLt's BF16 C failed");
     const float *a = g->scales, *b = a + 1;
     if (lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a, sizeof a) != 0 ||
         lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b, sizeof b) != 0)
@@ -265,9 +262,16 @@ static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
     if (lt.rt->malloc_(&g->workspace, WORKSPACE) != 0)
         return kl_fail(e, KL_ERR_NO_MEMORY, "cudaMalloc of cuBLASLt's %zu-byte workspace failed",
                        WORKSPACE);
-    if ((st = pick(g, e)) != KL_OK)
+    if ((st = pick(g, e)) != KL_OK || (st = kl_cudart_run_open(&g->r, host, e)) != KL_OK)
         return st;
-    return kl_cudart_run_open(&g->r, host, e);
+    /* a first call: the heuristic may offer what the call then refuses (NOT_SUPPORTED) */
+    int rc = lt.matmul(g->handle, g->op, &g->alpha, g->r.buf[1], g->la, g->r.buf[0], g->lb,
+                       &g->beta, g->r.buf[2], g->lc, g->r.buf[2], g->ld, &g->best.algo,
+                       g->workspace, WORKSPACE, NULL);
+    if (rc == CUBLAS_STATUS_NOT_SUPPORTED)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "cublasLtMatmul refused %s %s (status %d)",
+                       types_of(g->p->type).name, g->d16 ? "with BF16 C" : "with fp32 C", rc);
+    return KL_OK;
 }
 
 static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
@@ -276,9 +280,8 @@ static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
     void **b = g->r.buf;
     /* cuBLASLt's A is Bt's memory, its B is A's (describe); beta 0: C is not read. */
     lt.rt->event_record(g->r.start, NULL);
-    int rc = lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta,
-                       g->c16 ? g->c16 : b[2], g->lc, b[2], g->ld, &g->best.algo, g->workspace,
-                       WORKSPACE, NULL);
+    int rc = lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta, b[2], g->lc,
+                       b[2], g->ld, &g->best.algo, g->workspace, WORKSPACE, NULL);
     lt.rt->event_record(g->r.stop, NULL);
     return kl_cudart_run_time(&g->r, rc, "cublasLtMatmul", seconds, e);
 }
@@ -306,6 +309,25 @@ static enum kl_status check_peer(const struct kl_context *kl, enum kl_type t, in
     return KL_OK;
 }
 
+/* Runs and times the call into C: through a BF16 copy, widened, where D is BF16. */
+static enum kl_status measure(struct kl_context *kl, struct lt_run *g,
+                              const struct kl_protocol *proto, void *C, struct kl_stats *stats,
+                              struct kl_err *e)
+{
+    size_t n = (size_t)g->p->M * g->p->N;
+    uint16_t *d16 = g->d16 ? malloc(n * sizeof *d16) : NULL;
+    if (g->d16 && !d16)
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    enum kl_status st =
+        kl_cudart_run_measure(kl, &g->r, gemm_once, g, proto, d16 ? (void *)d16 : C, stats, e);
+    for (size_t i = 0; d16 && st == KL_OK && i < n; i++) {
+        uint32_t bits = (uint32_t)d16[i] << 16;
+        memcpy((float *)C + i, &bits, sizeof bits);
+    }
+    free(d16);
+    return st;
+}
+
 enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
                                 const struct kl_protocol *proto, void *C, struct kl_stats *stats,
                                 char *what, size_t n, struct kl_err *e)
@@ -321,13 +343,23 @@ enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_prob
     if (st != KL_OK)
         return st;
     size_t v = lt.version();
-    if ((st = run_open(&g, e)) == KL_OK) {
+    st = run_open(&g, e);
+    if (st == KL_ERR_UNSUPPORTED && (p->type == KL_FP8 || p->type == KL_FP8E5M2)) {
+        /* FP8 to fp32 refused: D in BF16 (sums still fp32), widened to float here */
+        run_close(&g);
+        g = (struct lt_run){.p = p, .d16 = 1, .r.bytes = {g.r.bytes[0], g.r.bytes[1]}};
+        g.r.bytes[2] = (size_t)p->M * p->N * 2;
+        st = run_open(&g, e);
+    }
+    if (st == KL_OK) {
         snprintf(what, n,
-                 "cuBLASLt %zu.%zu.%zu cublasLtMatmul (%s inputs, TN, %s sums; the heuristic's "
+                 "cuBLASLt %zu.%zu.%zu cublasLtMatmul (%s inputs, TN, %s sums%s; the heuristic's "
                  "best algorithm, %zu MiB workspace) on CUDA device %d, CUDA event time",
                  v / 10000, v / 100 % 100, v % 100, types_of(p->type).name,
-                 p->type == KL_INT8 ? "int32" : "fp32", WORKSPACE >> 20, dev);
-        st = kl_cudart_run_measure(kl, &g.r, gemm_once, &g, proto, C, stats, e);
+                 p->type == KL_INT8 ? "int32" : "fp32",
+                 g.d16 ? ", C written in BF16 (FP8 to fp32 refused) and widened on the host" : "",
+                 WORKSPACE >> 20, dev);
+        st = measure(kl, &g, proto, C, stats, e);
     }
     run_close(&g);
     return st;
