@@ -330,6 +330,11 @@ static __device__ __forceinline__ void zero(acc_t (&d)[M_][N_][4])
                 d[i][j][r] = 0;
 }
 
+/* Which of the two fragment sets a slice's first step multiplies, as a type. */
+template <int P> struct step_parity {
+    static constexpr int value = P;
+};
+
 extern "C" __global__ void __launch_bounds__(NT, MIN_BLOCKS)
 gemm(const elem *__restrict__ A, const elem *__restrict__ Bt, acc_t *__restrict__ C, const int M,
      const int N, const int K)
@@ -373,19 +378,23 @@ gemm(const elem *__restrict__ A, const elem *__restrict__ Bt, acc_t *__restrict_
     const unsigned b_lane = Bs + (wn0 + lane % 8 + lane / 16 * 8) * PITCH + lane / 8 % 2 * 16;
 
     /*
-     * The main loop, as rung 15's: the fragments of the next step are read
-     * while this step's products run (f[0] and f[1]); the wait for the next
-     * slice, with its barrier, comes before the last step of a slice. Slice
-     * s + STAGES - 1 is issued at the first step of slice s, into the stage
-     * of slice s - 1, whose last fragments every warp read before the
-     * barrier of slice s - 1. Stores of copy_elements, like the copies, are
-     * read only after a later barrier.
+     * The main loop, as rung 15's: the fragments of the next step are read while this step's
+     * products run, from two sets, f[0] and f[1], alternating step by step from the product's first
+     * step (with one step per slice, as 8-bit types at BK = 32 and rung 21 at BK = MK have, a
+     * slice's first set alternates too, where f[kk % 2] would multiply the same set again). The
+     * wait for the next slice, with its barrier, comes before the last step of a slice. Slice s +
+     * STAGES - 1 is issued at the first step of slice s, into the stage of slice s - 1, whose last
+     * fragments every warp read before the barrier of slice s - 1. Stores of copy_elements, like
+     * the copies, are read only after a later barrier.
      */
     wait_group<STAGES - 2>();
     __syncthreads();
     frags f[2];
     load_frags(f[0], a_lane, b_lane, 0);
-    for (int s = 0; s < nslices; s++) {
+    /* Slice s, whose first step multiplies f[P]: P is known at compile time, so that f stays
+       in registers, and alternates from slice to slice where KSTEPS is odd. */
+    auto slice = [&](const int s, auto parity) {
+        constexpr int P = decltype(parity)::value;
 #pragma unroll
         for (int kk = 0; kk < KSTEPS; kk++) {
             if (kk == 0) {
@@ -401,9 +410,19 @@ gemm(const elem *__restrict__ A, const elem *__restrict__ Bt, acc_t *__restrict_
             }
             const int ns = kk + 1 < KSTEPS ? s : s + 1, nk = kk + 1 < KSTEPS ? kk + 1 : 0;
             if (ns < nslices)
-                load_frags(f[(kk + 1) % 2], a_lane + ns % STAGES * A_STAGE,
+                load_frags(f[(P + kk + 1) % 2], a_lane + ns % STAGES * A_STAGE,
                            b_lane + ns % STAGES * B_STAGE, nk * 32);
-            multiply(acc, f[kk % 2]);
+            multiply(acc, f[(P + kk) % 2]);
+        }
+    };
+    if constexpr (KSTEPS % 2 == 0) {
+        for (int s = 0; s < nslices; s++)
+            slice(s, step_parity<0>());
+    } else {
+        for (int s = 0; s < nslices; s += 2) {
+            slice(s, step_parity<0>());
+            if (s + 1 < nslices)
+                slice(s + 1, step_parity<1>());
         }
     }
     wait_group<0>(); /* no copy may outlive the block (the trailing groups are empty) */
