@@ -56,6 +56,18 @@ static const char *const tensor_rungs[] = {"15_mma_tf32", "16_mma_3xtf32", "15cl
                                            "16cl_mma_3xtf32"};
 static const char *const tensor_params[] = {"BM=32", "BN=32", "BK=16",
                                             "WM=32", "WN=16", "STAGES=2"};
+/*
+ * The tensor-core rungs in the inputs' own types (19: half, bf16, fp8s, int8;
+ * 21: double), each of which runs only in its types, with small tiles: 19's
+ * as above with slices of 32 elements (whole mma steps for 8-bit types), and
+ * with three n8 tiles per warp (an odd one by ldmatrix.x2); 21's as above
+ * with m16n8k8 on 9.0.
+ */
+static const char *const typed_rungs[] = {"19_mma", "21_dmma"};
+static const char *const typed_params[][7] = {
+    {"BM=32", "BN=32", "BK=32", "WM=32", "WN=16", "STAGES=2", "MK=8"},
+    {"BM=96", "BN=48", "BK=64", "WM=32", "WN=24", "STAGES=2", "MK=4"},
+};
 
 /*
  * Hopper's wgmma rungs (compute capability 9.0 only) with their smallest tiles
@@ -158,7 +170,8 @@ int main(int argc, char **argv)
     int ran = 0, expected = 0;
 
     if (argc > 1 && kl_type_parse(argv[1], &t) != KL_OK) {
-        fprintf(stderr, "usage: %s [float|double|int]\n", argv[0]);
+        fprintf(stderr, "usage: %s [TYPE] (float, double, int, half, bf16, fp8, fp8e5m2, int8)\n",
+                argv[0]);
         return 2;
     }
     if (kl_open(NULL, &kl, err, sizeof err) != KL_OK) {
@@ -171,7 +184,7 @@ int main(int argc, char **argv)
         return 77; /* CTest SKIP_RETURN_CODE */
     }
     int here, n = device_rungs(kl, t, names, &here);
-    CHECK(n == 22, "the ladder has %d device rungs, expected 22", n);
+    CHECK(n == 24, "the ladder has %d device rungs, expected 24", n);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         run(kl, t, shapes[s], NULL, 0, names, n, &ran);
         expected += here;
@@ -198,6 +211,14 @@ int main(int argc, char **argv)
         run(kl, t, block_shapes[s], tensor_params, 6, tensor_rungs, 4, &ran);
         expected += 7 + cuda + tensor;
     }
+    int typed = 0;
+    for (int i = 0; i < 2; i++)
+        typed += kl_gemm_rung_available(kl, kl_gemm_rung_find(typed_rungs[i]), t, why, sizeof why);
+    for (size_t s = 0; s < sizeof block_shapes / sizeof *block_shapes; s++)
+        for (int p = 0; p < 2; p++) {
+            run(kl, t, block_shapes[s], typed_params[p], 7, typed_rungs, 2, &ran);
+            expected += typed;
+        }
     int wgmma = 0;
     for (int i = 0; i < 2; i++)
         wgmma += kl_gemm_rung_available(kl, kl_gemm_rung_find(wgmma_rungs[i]), t, why, sizeof why);

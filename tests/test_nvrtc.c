@@ -329,6 +329,50 @@ static void add_tensor_rung(const struct kl_gemm_rung *r)
 }
 
 /*
+ * A tensor-core GEMM rung in its inputs' own types (r->tensor: 19_mma in the
+ * narrow types, 21_dmma in double): for each type it takes, its defaults and
+ * the tile sets below that it accepts in that type (smaller, larger, deeper,
+ * an odd number of n8 tiles per warp, other instruction depths), for the
+ * oldest architecture with that type's mma.sync (sm_80; sm_89 for FP8) and
+ * for the H100's (sm_90).
+ */
+static void add_typed_tensor_rung(const struct kl_gemm_rung *r)
+{
+    static const char *const sets[][7] = {
+        {NULL},
+        {"BM=64", "BN=128", "BK=64", "WM=32", "WN=64", NULL},
+        {"BM=128", "BN=256", "BK=32", "WM=64", "WN=64", "STAGES=3", NULL},
+        {"BM=32", "BN=32", "BK=32", "WM=32", "WN=16", "STAGES=2", NULL},
+        {"BM=96", "BN=48", "BK=64", "WM=32", "WN=24", NULL},
+        {"BM=256", "BN=64", "BK=128", "WM=64", "WN=32", "STAGES=2", NULL},
+        {"BM=64", "BN=64", "BK=8", "WM=32", "WN=32", NULL},
+        {"MK=8", NULL},
+        {"MK=16", NULL},
+        {"BM=64", "BN=64", "BK=32", "WM=32", "WN=32", "MK=16", NULL},
+    };
+    char opt[256];
+    for (int t = 0; t < KL_TYPE_COUNT; t++) {
+        int fp8 = t == KL_FP8 || t == KL_FP8E5M2, ccs[2] = {fp8 ? 89 : 80, 90};
+        if (!(r->types & KL_TYPE_BIT(t)))
+            continue;
+        for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+            int values[KL_MAX_PARAMS], n = 0;
+            unsigned mask;
+            struct kl_err e;
+            while (sets[k][n])
+                n++;
+            if (kl_params_resolve(r->name, r->params, sets[k], n, values, &mask, &e) != KL_OK ||
+                kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) != KL_OK ||
+                (r->relations && r->relations(r, values, (enum kl_type)t, &e) != KL_OK))
+                continue; /* a set this rung refuses in this type */
+            kl_params_options(r->params, values, (enum kl_type)t, opt, sizeof opt);
+            for (int c = 0; c < 2; c++)
+                add_job_cc(r->file, opt, ccs[c]);
+        }
+    }
+}
+
+/*
  * Rung r with the n NAME=VALUE items set (its defaults for the rest) as a job
  * for sm_90a, unless the rung refuses them or they exceed the H100's shared
  * memory.
@@ -557,6 +601,8 @@ static int collect(void)
             add_wgmma_narrow_rung(r);
         else if (r->hopper)
             add_wgmma_rung(r);
+        else if (r->tensor)
+            add_typed_tensor_rung(r);
         else if (r->precision == KL_PREC_NONE)
             add_rung(r->file, r->params, all_types, 3, "");
         else

@@ -45,7 +45,7 @@ static long val(const struct kl_gemm_rung *r, const int *v, const char *name)
 }
 
 /* Local memory in elements, as docs and gemm.h describe each kind. */
-static long local_elems(const struct kl_gemm_rung *r, const int *v, int *known)
+static long local_elems(const struct kl_gemm_rung *r, const int *v, enum kl_type t, int *known)
 {
     *known = 1;
     switch (r->local) {
@@ -68,6 +68,16 @@ static long local_elems(const struct kl_gemm_rung *r, const int *v, int *known)
     }
     case KL_LOCAL_WGMMA_K: /* bytes, whatever the type; in floats here, as the tuner's space */
         return (val(r, v, "STAGES") * 128 * (val(r, v, "BM") + val(r, v, "BN")) + 1280) / 4;
+    case KL_LOCAL_MMA_T: /* in elements of 1 or 2 bytes: 16 bytes of padding per row */
+        return val(r, v, "STAGES") * (val(r, v, "BM") + val(r, v, "BN")) *
+               (val(r, v, "BK") + 16 / (long)kl_type_size(t));
+    case KL_LOCAL_DMMA: {
+        long sb = val(r, v, "BN");
+        while (sb % 16 != 4) /* B's rows: 4 more than a multiple of 16 */
+            sb++;
+        return val(r, v, "STAGES") *
+               (val(r, v, "BM") * (val(r, v, "BK") + 4) + val(r, v, "BK") * sb);
+    }
     case KL_LOCAL_WGMMA: {
         long small = r->precision == KL_PREC_3XTF32 ? val(r, v, "BM") : 0;
         return val(r, v, "STAGES") * 32 * (val(r, v, "BM") + val(r, v, "BN") + small) + 320;
@@ -176,7 +186,7 @@ static void check_space(struct kl_context *kl, const struct kl_gemm_rung *r, enu
               "%s %s on %s: work-group %ld x %ld beyond the device's %zu", r->name, joined, dev, l0,
               l1, kl->info.max_wg);
         int known;
-        long local = local_elems(r, v, &known);
+        long local = local_elems(r, v, t, &known);
         CHECK(known, "%s: unknown local-memory kind %d (teach tests/test_tune.c)", r->name,
               (int)r->local);
         /* A CUDA C++ rung's local memory is dynamic shared memory, up to the opt-in. */

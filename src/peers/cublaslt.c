@@ -245,6 +245,18 @@ static enum kl_status pick(struct lt_run *g, struct kl_err *e)
                    kl_type_name(g->p->type), g->p->M, g->p->N, g->p->K, rc);
 }
 
+/*
+ * One cublasLtMatmul: its A is Bt's memory, its B is A's (describe). beta is 0, so C is
+ * not read: FP8's C is NULL (its GEMMs refuse C in D's place), the others' is D.
+ */
+static int call(struct lt_run *g)
+{
+    void **b = g->r.buf;
+    const void *c = g->p->type == KL_FP8 || g->p->type == KL_FP8E5M2 ? NULL : b[2];
+    return lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta, c, g->lc,
+                     b[2], g->ld, &g->best.algo, g->workspace, WORKSPACE, NULL);
+}
+
 /* Handle, operation, layouts, scales, workspace and algorithm; then A and Bt uploaded. */
 static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
 {
@@ -265,9 +277,7 @@ static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
     if ((st = pick(g, e)) != KL_OK || (st = kl_cudart_run_open(&g->r, host, e)) != KL_OK)
         return st;
     /* a first call: the heuristic may offer what the call then refuses (NOT_SUPPORTED) */
-    int rc = lt.matmul(g->handle, g->op, &g->alpha, g->r.buf[1], g->la, g->r.buf[0], g->lb,
-                       &g->beta, g->r.buf[2], g->lc, g->r.buf[2], g->ld, &g->best.algo,
-                       g->workspace, WORKSPACE, NULL);
+    int rc = call(g);
     if (rc == CUBLAS_STATUS_NOT_SUPPORTED)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "cublasLtMatmul refused %s %s (status %d)",
                        types_of(g->p->type).name, g->d16 ? "with BF16 C" : "with fp32 C", rc);
@@ -277,11 +287,8 @@ static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
 static enum kl_status gemm_once(void *arg, double *seconds, struct kl_err *e)
 {
     struct lt_run *g = arg;
-    void **b = g->r.buf;
-    /* cuBLASLt's A is Bt's memory, its B is A's (describe); beta 0: C is not read. */
     lt.rt->event_record(g->r.start, NULL);
-    int rc = lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta, b[2], g->lc,
-                       b[2], g->ld, &g->best.algo, g->workspace, WORKSPACE, NULL);
+    int rc = call(g);
     lt.rt->event_record(g->r.stop, NULL);
     return kl_cudart_run_time(&g->r, rc, "cublasLtMatmul", seconds, e);
 }

@@ -52,8 +52,9 @@ static int rules(void *self, const int *v)
         size_t tm = (size_t)v[ti], tn = (size_t)v[ni];
         broken |= g->kl->info.is_gpu && (tm * tn + tm + tn) * es > GPU_BLOCK_BYTES;
     }
-    if (warps)
-        broken |= (size_t)v[wmi] * (size_t)v[wni] / 32 * es > 512;
+    if (warps) /* the accumulators are of C's type (float for the narrow types) */
+        broken |=
+            (size_t)v[wmi] * (size_t)v[wni] / 32 * kl_type_size(kl_type_output(g->type)) > 512;
     return broken;
 }
 

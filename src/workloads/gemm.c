@@ -80,6 +80,12 @@ static int gemm_kernels(void *self, int i, const int *values, struct kl_kernel_w
     int lda, ldb, n = 0;
     if (r->geometry == KL_GEO_HOST || max < 2)
         return 0;
+    if (r->ozaki) { /* its own kernels, one module (rung 20's int8 product is built apart) */
+        want[0] = (struct kl_kernel_want){r->file, "exponents", ""};
+        snprintf(want[0].options, sizeof want[0].options, "-DNMOD=%d",
+                 kl_param_value(r->params, values, "MODULI"));
+        return 1;
+    }
     want[n] = (struct kl_kernel_want){r->file, "gemm", ""};
     kl_params_options(r->params, values, L->s.type, want[n].options, sizeof want[n].options);
     n++;

@@ -2,7 +2,8 @@
  * GEMM, C = A·B for any M, N, K: the ladder of seed 004 (host loop orders,
  * then device rungs from naive to float8), seed 002's tiled rung, and the
  * rungs past them: register and warp tiles (11-14) and the tensor cores (15-18:
- * mma.sync, then Hopper's wgmma fed by TMA; TF32 and 3xTF32).
+ * mma.sync, then Hopper's wgmma fed by TMA; TF32 and 3xTF32; 19: mma.sync in the
+ * narrow types' own precision; 21: FP64 by DMMA).
  */
 #ifndef KL_GEMM_H
 #define KL_GEMM_H
@@ -63,8 +64,12 @@ enum kl_local_use {
                           unpadded 128-byte-swizzled slices of 32 K, 1 KiB to align them
                           to 1024 bytes, and 256 bytes that the kernel's barriers take as
                           static shared memory */
-    KL_LOCAL_WGMMA_K   /* STAGES × 128 bytes × (BM + BN) + 1280 bytes, whatever the type:
+    KL_LOCAL_WGMMA_K,  /* STAGES × 128 bytes × (BM + BN) + 1280 bytes, whatever the type:
                           rung 20's slices of A and Bᵀ, rows of 128 bytes of K */
+    KL_LOCAL_MMA_T,    /* STAGES × (BM + BN)·(BK + 16/size): both slices K-major (B
+                          transposed), rows of BK elements padded by 16 bytes */
+    KL_LOCAL_DMMA      /* STAGES × (BM·(BK + 4) + BK·SB): A's rows padded by 4 elements,
+                          B's rows of SB = BN rounded up to 4 more than a multiple of 16 */
 };
 
 #define KL_TYPE_BIT(t) (1u << (t))

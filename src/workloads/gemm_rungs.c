@@ -58,6 +58,10 @@ static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v
                                       struct kl_err *e);
 static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v,
                                         enum kl_type t, struct kl_err *e);
+static enum kl_status mma_t_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                      struct kl_err *e);
+static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                     struct kl_err *e);
 
 /* clang-format off */
 #define P_WG2D {{"WG0", 16, 1, 1024, 1, 0, "work-group rows"}, \
@@ -95,6 +99,14 @@ static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int 
 #define P_STAGES(d) {"STAGES", d, 2, 8, 1, 0, "K-slices in the shared-memory pipeline"}
 
 #define M_MMA {{"BM", "WM"}, {"BN", "WN"}}
+/* Tensor-core rungs in the inputs' own type (19, 21): K-slices of BK elements, a power of
+ * two (19: of whole 32-byte mma steps, 32 elements or more for 8-bit types). */
+#define P_MMA_T(bm, bn, bk, wm, wn) \
+    {"BM", bm, 16, 256, 16, 0, "rows of C per block (a multiple of WM)"}, \
+    {"BN", bn, 8, 256, 8, 0, "columns of C per block (a multiple of WN)"}, \
+    {"BK", bk, 8, 128, 8, 1, "elements of K per slice (19: a multiple of 32 bytes)"}, \
+    {"WM", wm, 16, 128, 16, 0, "rows of C per warp (16 per mma tile)"}, \
+    {"WN", wn, 8, 128, 8, 0, "columns of C per warp (8 per mma tile)"}
 /* Hopper's wgmma rungs: BM rows (wgmma's N: 128 or 256) by BN columns (64 per consumer
  * warpgroup) per tile, K-slices of 32, a STAGES-deep ring, tiles in groups of GROUP rows,
  * blocks in clusters of CLUSTER that share A's slices (TMA multicast). */
@@ -287,6 +299,19 @@ static const struct kl_gemm_rung rungs[] = {
      .relations = wgmma_relations,
      /* Hopper (H100, docs/RESULTS.md): 128 × 64 tiles where M <= 128 or up to ~1024³. */
      .presets = {{90, KL_FLOAT, 99, "BN=64", 128}, {90, KL_FLOAT, 30, "BN=64"}}},
+    {.name = "19_mma",
+     .summary = "CUDA: mma.sync in the inputs' own type (half, bf16: m16n8k16; fp8 e4m3, e5m2, "
+                "int8: m16n8k32), summed in fp32 (int32), over rung 15's pipeline; B transposed "
+                "so both operands' fragments come by ldmatrix",
+     .types = KL_TYPES_NARROW,
+     .tensor = 1,
+     .file = "cuda/gemm/19_mma.cu",
+     .b_col_major = 1,
+     .geometry = KL_GEO_WARPS,
+     .local = KL_LOCAL_MMA_T,
+     .params = {P_MMA_T(128, 128, 32, 64, 64), P_STAGES(4)},
+     .multiples = M_MMA,
+     .relations = mma_t_relations},
     {.name = "20_wgmma",
      .summary = "CUDA, Hopper: wgmma in the input's own type (FP16, BF16, FP8, INT8), both "
                 "operands read by the tensor cores from shared memory (A and Bᵀ, K-major, "
@@ -300,6 +325,21 @@ static const struct kl_gemm_rung rungs[] = {
      .hopper = 1,
      .params = {P_WGMMA_K},
      .relations = wgmma_k_relations},
+    {.name = "21_dmma",
+     .summary = "CUDA: double on the FP64 tensor cores (DMMA: mma.sync m16n8kMK on 9.0, pairs "
+                "of m8n8k4 before) over rung 15's pipeline",
+     .types = KL_TYPE_BIT(KL_DOUBLE),
+     .tensor = 1,
+     .file = "cuda/gemm/21_dmma.cu",
+     .geometry = KL_GEO_WARPS,
+     .local = KL_LOCAL_DMMA,
+     .params = {P_MMA_T(128, 128, 16, 64, 32),
+                P_STAGES(3),
+                {"MK", 4, 4, 16, 4, 1,
+                 "K of one mma instruction on compute capability 9.0 (4, 8 or 16; a divisor of "
+                 "BK)"}},
+     .multiples = M_MMA,
+     .relations = dmma_relations},
     {.name = "22_ozaki_int8",
      .summary = "CUDA, Hopper: float inputs at float accuracy from INT8 tensor-core products "
                 "(Ozaki scheme II): residues modulo MODULI moduli, an INT8 product each by "
@@ -481,6 +521,50 @@ static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, 
     return KL_OK;
 }
 
+/*
+ * "the 16-byte pieces of a slice ..." unless pieces (a slice's per row) divide
+ * the threads evenly and rows_a, rows_b rows of them divide among the threads.
+ */
+static enum kl_status pieces_relation(const struct kl_gemm_rung *r, size_t threads, size_t per_row,
+                                      size_t rows_a, size_t per_row_b, size_t rows_b,
+                                      struct kl_err *e)
+{
+    if (threads % per_row != 0 || threads % per_row_b != 0 || (rows_a * per_row) % threads != 0 ||
+        (rows_b * per_row_b) % threads != 0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: the 16-byte pieces of a slice (%zu rows of %zu of A, %zu rows of "
+                       "%zu of B) must divide evenly among the %zu threads, whole rows at a time",
+                       r->name, rows_a, per_row, rows_b, per_row_b, threads);
+    return KL_OK;
+}
+
+/* What kernels/cuda/gemm/19_mma.cu asserts, said before it is built. */
+static enum kl_status mma_t_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                      struct kl_err *e)
+{
+    size_t threads = (PARAM("BM") / PARAM("WM")) * (PARAM("BN") / PARAM("WN")) * 32;
+    size_t bytes = PARAM("BK") * kl_type_size(t); /* of K per row of a slice */
+    if (bytes % 32 != 0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: BK=%zu %s elements are %zu bytes, not whole mma steps of 32 "
+                       "bytes of K",
+                       r->name, PARAM("BK"), kl_type_name(t), bytes);
+    return pieces_relation(r, threads, bytes / 16, PARAM("BM"), bytes / 16, PARAM("BN"), e);
+}
+
+/* What kernels/cuda/gemm/21_dmma.cu asserts, said before it is built. */
+static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                     struct kl_err *e)
+{
+    size_t threads = (PARAM("BM") / PARAM("WM")) * (PARAM("BN") / PARAM("WN")) * 32;
+    (void)t;
+    if (PARAM("BK") % PARAM("MK") != 0)
+        return kl_fail(e, KL_ERR_ARG, "rung %s: BK=%zu must be a multiple of MK=%zu", r->name,
+                       PARAM("BK"), PARAM("MK"));
+    return pieces_relation(r, threads, PARAM("BK") / 2, PARAM("BM"), PARAM("BN") / 2, PARAM("BK"),
+                           e);
+}
+
 /* What kernels/cuda/gemm/17_wgmma_tf32.cu asserts, said before it is built. */
 static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
                                       struct kl_err *e)
@@ -588,6 +672,12 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
     }
     case KL_LOCAL_WGMMA_K: /* bytes whatever the type: rows of 128 bytes */
         return PARAM("STAGES") * 128 * (PARAM("BM") + PARAM("BN")) + 1024 + 256;
+    case KL_LOCAL_MMA_T: /* elem is 1 or 2: 16 bytes of padding are whole elements */
+        return PARAM("STAGES") * (PARAM("BM") + PARAM("BN")) * (PARAM("BK") + 16 / elem) * elem;
+    case KL_LOCAL_DMMA: {
+        size_t sb = PARAM("BN") + (20 - PARAM("BN") % 16) % 16;
+        return PARAM("STAGES") * (PARAM("BM") * (PARAM("BK") + 4) + PARAM("BK") * sb) * elem;
+    }
     case KL_LOCAL_NONE: return 0;
     }
     return 0;
