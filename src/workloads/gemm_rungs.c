@@ -333,9 +333,9 @@ static const struct kl_gemm_rung rungs[] = {
      .file = "cuda/gemm/21_dmma.cu",
      .geometry = KL_GEO_WARPS,
      .local = KL_LOCAL_DMMA,
-     .params = {P_MMA_T(128, 128, 16, 64, 32),
+     .params = {P_MMA_T(64, 128, 16, 32, 32),
                 P_STAGES(3),
-                {"MK", 4, 4, 16, 4, 1,
+                {"MK", 8, 4, 16, 4, 1,
                  "K of one mma instruction on compute capability 9.0 (4, 8 or 16; a divisor of "
                  "BK)"}},
      .multiples = M_MMA,
@@ -518,6 +518,14 @@ static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, 
                        "%zu of B) must divide evenly among the %zu threads",
                        r->name, PARAM("BM") * PARAM("BK") / 4, PARAM("BK") * PARAM("BN") / 4,
                        threads);
+    /* kernels/cuda/gemm/15_mma_tf32.cu (and 16): two fragment sets alternate by step, so a
+       slice holds an even number of 8-deep steps; a thread's pieces of A's slice, whole rows */
+    if (kl_kernel_is_cuda(r->file) && (PARAM("BK") % 16 != 0 || threads % (PARAM("BK") / 4) != 0))
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: BK=%zu must be a multiple of 16 (an even number of 8-deep steps, "
+                       "for the two alternating fragment sets) whose 16-byte pieces per row of A "
+                       "(%zu) divide the %zu threads",
+                       r->name, PARAM("BK"), PARAM("BK") / 4, threads);
     return KL_OK;
 }
 

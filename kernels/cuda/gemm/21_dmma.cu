@@ -16,14 +16,17 @@
  *            4s + t, column g; C rows g and g + 8, columns 2t and 2t + 1.
  *            Blocks are rastered in groups of GROUP block-rows, as in rungs
  *            14 and 15.
- * Macros:    BM (default 128), BN (128), BK (16, a power of two), WM (64),
- *            WN (32), STAGES (3), MK (4: the instruction's k on 9.0; a
+ * Macros:    BM (default 64), BN (128), BK (16, a power of two), WM (32),
+ *            WN (32), STAGES (3), MK (8: the instruction's k on 9.0; a
  *            power of two from 4 to 16 dividing BK; the fragments of a step
- *            take 6 * MK registers per lane for 64 x 32 warp tiles, and at
- *            MK = 4 ptxas for sm_90 fits the defaults in 246 registers, where
- *            MK = 8 and 16 spill 80 and 72 bytes). Dynamic shared memory
- *            STAGES * (BM * (BK + 4) + BK * SB) doubles, SB = BN rounded up
- *            to 4 more than a multiple of 16 (110 KiB at the defaults).
+ *            take 6 * MK registers per lane for 64 x 32 warp tiles, which
+ *            spill at MK = 8 and 16, and 3 * MK for 32 x 32 ones: ptxas for
+ *            sm_90 fits the defaults in 202 registers). The defaults were the
+ *            fastest of a sweep on an H100 at 4096^3 (docs/RESULTS.md):
+ *            55.6 TFLOP/s, where 128-row blocks of 64 x 32 warp tiles at
+ *            MK = 4 made 45.7. Dynamic shared memory STAGES * (BM * (BK +
+ *            4) + BK * SB) doubles, SB = BN rounded up to 4 more than a
+ *            multiple of 16 (80 KiB at the defaults).
  * Layout:    stage s holds A's slice as in A, As[s][m][k] with rows of
  *            BK + 4 doubles, and B's as in B, Bs[s][k][n] with rows of SB
  *            doubles. Both arrive by 16-byte cp.async. A lane reads its
@@ -47,7 +50,7 @@
  * Backends:  CUDA only (NVRTC), compute capability 8.0 or more.
  */
 #ifndef BM
-#define BM 128
+#define BM 64
 #endif
 #ifndef BN
 #define BN 128
@@ -56,7 +59,7 @@
 #define BK 16
 #endif
 #ifndef WM
-#define WM 64
+#define WM 32
 #endif
 #ifndef WN
 #define WN 32
@@ -65,7 +68,7 @@
 #define STAGES 3
 #endif
 #ifndef MK
-#define MK 4
+#define MK 8
 #endif
 
 #ifndef KL_T_DOUBLE
