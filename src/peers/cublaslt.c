@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -58,8 +57,6 @@ enum {
     CUBLAS_COMPUTE_32I = 72,
     CUBLASLT_MATMUL_DESC_TRANSA = 3,
     CUBLASLT_MATMUL_DESC_TRANSB = 4,
-    CUBLASLT_MATMUL_DESC_A_SCALE_POINTER = 17,
-    CUBLASLT_MATMUL_DESC_B_SCALE_POINTER = 18,
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
     ATTR_CC_MAJOR = 75, /* cudaDeviceAttr (driver_types.h) */
     ATTR_CC_MINOR = 76
@@ -155,13 +152,12 @@ static struct lt_types types_of(enum kl_type t)
 
 /*
  * One peer's run: the handle, the operation and its layouts, the algorithm,
- * the workspace and FP8's scales beside the runtime's buffers (A, Bt, C).
+ * the workspace beside the runtime's buffers (A, Bt, C).
  */
 struct lt_run {
     const struct kl_gemm_problem *p;
     void *handle, *op, *la, *lb, *lc, *ld, *pref; /* lc: C's layout, ld: D's (the result) */
-    void *workspace, *scales; /* device: WORKSPACE bytes; two floats of 1 (FP8) */
-    int d16; /* FP8: C and D in BF16 (widened to float on the host), where fp32 D is refused */
+    void *workspace;                              /* device: WORKSPACE bytes */
     union {
         float f;
         int32_t i;
@@ -175,8 +171,6 @@ static void run_close(struct lt_run *g)
     kl_cudart_run_close(&g->r);
     if (g->workspace)
         lt.rt->free_(g->workspace);
-    if (g->scales)
-        lt.rt->free_(g->scales);
 
     if (g->pref)
         lt.pref_destroy(g->pref);
@@ -200,28 +194,13 @@ static int describe(struct lt_run *g, struct lt_types ty)
     const struct kl_gemm_problem *p = g->p;
     int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     uint64_t M = (uint64_t)p->M, N = (uint64_t)p->N, K = (uint64_t)p->K;
-    int out = g->d16 ? CUDA_R_16BF : ty.out;
     return lt.desc_create(&g->op, ty.compute, ty.scale) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) != 0 ||
            lt.layout_create(&g->la, ty.in, K, N, (int64_t)K) != 0 ||
            lt.layout_create(&g->lb, ty.in, K, M, (int64_t)K) != 0 ||
-           lt.layout_create(&g->lc, out, N, M, (int64_t)N) != 0 ||
-           lt.layout_create(&g->ld, out, N, M, (int64_t)N) != 0;
-}
-
-/* FP8: A's and B's scale factors, device floats of 1, set explicitly. */
-static enum kl_status set_scales(struct lt_run *g, struct kl_err *e)
-{
-    const float ones[2] = {1.0f, 1.0f};
-    if (lt.rt->malloc_(&g->scales, sizeof ones) != 0 ||
-        lt.rt->memcpy_(g->scales, ones, sizeof ones, KL_CUDART_H2D) != 0)
-        return kl_fail(e, KL_ERR_BACKEND, "cuBLASLt's FP8 scale factors could not be uploaded");
-    const float *a = g->scales, *b = a + 1;
-    if (lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a, sizeof a) != 0 ||
-        lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b, sizeof b) != 0)
-        return kl_fail(e, KL_ERR_BACKEND, "cuBLASLt refused the FP8 scale factors");
-    return KL_OK;
+           lt.layout_create(&g->lc, ty.out, N, M, (int64_t)N) != 0 ||
+           lt.layout_create(&g->ld, ty.out, N, M, (int64_t)N) != 0;
 }
 
 /* The heuristic's best algorithm within the workspace, or why there is none. */
@@ -245,19 +224,19 @@ static enum kl_status pick(struct lt_run *g, struct kl_err *e)
                    kl_type_name(g->p->type), g->p->M, g->p->N, g->p->K, rc);
 }
 
-/*
- * One cublasLtMatmul: its A is Bt's memory, its B is A's (describe). beta is 0, so C is
- * not read: FP8's C is NULL (its GEMMs refuse C in D's place), the others' is D.
- */
+/* One cublasLtMatmul: its A is Bt's memory, its B is A's (describe); beta 0, C is D. */
 static int call(struct lt_run *g)
 {
     void **b = g->r.buf;
-    const void *c = g->p->type == KL_FP8 || g->p->type == KL_FP8E5M2 ? NULL : b[2];
-    return lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta, c, g->lc,
+    return lt.matmul(g->handle, g->op, &g->alpha, b[1], g->la, b[0], g->lb, &g->beta, b[2], g->lc,
                      b[2], g->ld, &g->best.algo, g->workspace, WORKSPACE, NULL);
 }
 
-/* Handle, operation, layouts, scales, workspace and algorithm; then A and Bt uploaded. */
+/*
+ * Handle, operation, layouts, workspace and algorithm; then A and Bt uploaded. FP8's
+ * scale factors stay cuBLASLt's default, 1 (inputs are drawn in e4m3's range): with scale
+ * pointers set, cuBLASLt 13.1 refuses every FP8 call with fp32 D (NOT_SUPPORTED).
+ */
 static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
 {
     struct lt_types ty = types_of(g->p->type);
@@ -269,8 +248,6 @@ static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
         g->alpha.f = 1.0f, g->beta.f = 0.0f;
     if (lt.create(&g->handle) != 0 || describe(g, ty))
         return kl_fail(e, KL_ERR_BACKEND, "cuBLASLt set-up failed (handle, operation, layouts)");
-    if ((g->p->type == KL_FP8 || g->p->type == KL_FP8E5M2) && (st = set_scales(g, e)) != KL_OK)
-        return st;
     if (lt.rt->malloc_(&g->workspace, WORKSPACE) != 0)
         return kl_fail(e, KL_ERR_NO_MEMORY, "cudaMalloc of cuBLASLt's %zu-byte workspace failed",
                        WORKSPACE);
@@ -280,7 +257,8 @@ static enum kl_status run_open(struct lt_run *g, struct kl_err *e)
     int rc = call(g);
     if (rc == CUBLAS_STATUS_NOT_SUPPORTED)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "cublasLtMatmul refused %s %s (status %d)",
-                       types_of(g->p->type).name, g->d16 ? "with BF16 C" : "with fp32 C", rc);
+                       types_of(g->p->type).name,
+                       kl_type_output(g->p->type) == KL_INT ? "with int32 C" : "with fp32 C", rc);
     return KL_OK;
 }
 
@@ -316,25 +294,6 @@ static enum kl_status check_peer(const struct kl_context *kl, enum kl_type t, in
     return KL_OK;
 }
 
-/* Runs and times the call into C: through a BF16 copy, widened, where D is BF16. */
-static enum kl_status measure(struct kl_context *kl, struct lt_run *g,
-                              const struct kl_protocol *proto, void *C, struct kl_stats *stats,
-                              struct kl_err *e)
-{
-    size_t n = (size_t)g->p->M * g->p->N;
-    uint16_t *d16 = g->d16 ? malloc(n * sizeof *d16) : NULL;
-    if (g->d16 && !d16)
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    enum kl_status st =
-        kl_cudart_run_measure(kl, &g->r, gemm_once, g, proto, d16 ? (void *)d16 : C, stats, e);
-    for (size_t i = 0; d16 && st == KL_OK && i < n; i++) {
-        uint32_t bits = (uint32_t)d16[i] << 16;
-        memcpy((float *)C + i, &bits, sizeof bits);
-    }
-    free(d16);
-    return st;
-}
-
 enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_problem *p,
                                 const struct kl_protocol *proto, void *C, struct kl_stats *stats,
                                 char *what, size_t n, struct kl_err *e)
@@ -351,22 +310,13 @@ enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_prob
         return st;
     size_t v = lt.version();
     st = run_open(&g, e);
-    if (st == KL_ERR_UNSUPPORTED && (p->type == KL_FP8 || p->type == KL_FP8E5M2)) {
-        /* FP8 to fp32 refused: D in BF16 (sums still fp32), widened to float here */
-        run_close(&g);
-        g = (struct lt_run){.p = p, .d16 = 1, .r.bytes = {g.r.bytes[0], g.r.bytes[1]}};
-        g.r.bytes[2] = (size_t)p->M * p->N * 2;
-        st = run_open(&g, e);
-    }
     if (st == KL_OK) {
         snprintf(what, n,
-                 "cuBLASLt %zu.%zu.%zu cublasLtMatmul (%s inputs, TN, %s sums%s; the heuristic's "
+                 "cuBLASLt %zu.%zu.%zu cublasLtMatmul (%s inputs, TN, %s sums; the heuristic's "
                  "best algorithm, %zu MiB workspace) on CUDA device %d, CUDA event time",
                  v / 10000, v / 100 % 100, v % 100, types_of(p->type).name,
-                 p->type == KL_INT8 ? "int32" : "fp32",
-                 g.d16 ? ", C written in BF16 (FP8 to fp32 refused) and widened on the host" : "",
-                 WORKSPACE >> 20, dev);
-        st = measure(kl, &g, proto, C, stats, e);
+                 p->type == KL_INT8 ? "int32" : "fp32", WORKSPACE >> 20, dev);
+        st = kl_cudart_run_measure(kl, &g.r, gemm_once, &g, proto, C, stats, e);
     }
     run_close(&g);
     return st;
