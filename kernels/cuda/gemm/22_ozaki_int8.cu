@@ -43,9 +43,42 @@
 #endif
 static_assert(NMOD >= 2 && NMOD <= 16, "22_ozaki_int8: 2 to 16 moduli");
 
-/* Pairwise coprime, each at most 256, so that symmetric residues fit int8. */
-static __device__ const int moduli[16] = {256, 255, 253, 251, 247, 241, 239, 233,
-                                          229, 227, 223, 217, 211, 199, 197, 193};
+/*
+ * Modulus l: pairwise coprime, each at most 256, so that symmetric residues
+ * fit int8. A constant wherever l is (every loop over them is unrolled), so
+ * that each division by one is a multiplication.
+ */
+static __host__ __device__ constexpr int modulus(int l)
+{
+    constexpr int m[16] = {256, 255, 253, 251, 247, 241, 239, 233,
+                           229, 227, 223, 217, 211, 199, 197, 193};
+    return m[l];
+}
+
+/* a^-1 mod p (a and p coprime), by the extended Euclid algorithm: evaluated at compile time. */
+static __host__ __device__ constexpr int inverse(int a, int p)
+{
+    int r0 = p, r1 = a % p, t0 = 0, t1 = 1;
+    while (r1 != 0) {
+        const int q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+    }
+    return t0 < 0 ? t0 + p : t0;
+}
+
+/* inv.v[k][j] = p_j^-1 mod p_k for j < k, made by the compiler, read from constant memory. */
+struct inverses {
+    int v[16][16];
+};
+static __host__ __device__ constexpr inverses make_inverses()
+{
+    inverses t{};
+    for (int k = 0; k < 16; k++)
+        for (int j = 0; j < k; j++)
+            t.v[k][j] = inverse(modulus(j) % modulus(k), modulus(k));
+    return t;
+}
+static __constant__ inverses inv = make_inverses();
 
 /*
  * The exponent of each row of A (blocks 0 .. M-1) and of Bt (M .. M+N-1):
@@ -78,7 +111,7 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 
 /* v mod p as a symmetric residue: in [-(p-1)/2, (p-1)/2] for odd p, [-128, 127] for 256. */
-static __device__ __forceinline__ int symmetric(long long v, int p)
+template <typename I> static __device__ __forceinline__ int symmetric(I v, int p)
 {
     int r = (int)(v % p); /* in (-p, p), of v's sign */
     if (r > (p - 1) / 2)
@@ -108,23 +141,20 @@ extern "C" __global__ void __launch_bounds__(256)
     const size_t at = in_a ? i : i - per_a, row = at / ld;
     const int k = (int)(at % ld);
     const float x = k < K ? (in_a ? A : Bt)[row * K + k] : 0.0f;
-    const long long v = llrint(ldexp((double)x, (in_a ? ea : eb)[row]));
+    const double y = ldexp((double)x, (in_a ? ea : eb)[row]);
     signed char *plane = in_a ? pa : pb;
     const size_t stride = in_a ? per_a : per_b;
+    if (fabs(y) < 2147483647.0) { /* 32-bit residues where A' fits (BETA <= 30: few moduli) */
+        const int v = __double2int_rn(y);
 #pragma unroll
-    for (int l = 0; l < NMOD; l++)
-        plane[l * stride + at] = (signed char)symmetric(v, moduli[l]);
-}
-
-/* a^-1 mod p (a and p coprime), by the extended Euclid algorithm. */
-static __device__ int inverse(int a, int p)
-{
-    int r0 = p, r1 = a % p, t0 = 0, t1 = 1;
-    while (r1 != 0) {
-        const int q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
-        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+        for (int l = 0; l < NMOD; l++)
+            plane[l * stride + at] = (signed char)symmetric(v, modulus(l));
+    } else {
+        const long long v = llrint(y);
+#pragma unroll
+        for (int l = 0; l < NMOD; l++)
+            plane[l * stride + at] = (signed char)symmetric(v, modulus(l));
     }
-    return t0 < 0 ? t0 + p : t0;
 }
 
 /*
@@ -136,35 +166,27 @@ extern "C" __global__ void __launch_bounds__(256)
     crt(const int *__restrict__ cp, const int *__restrict__ ea, const int *__restrict__ eb,
         float *__restrict__ C, int M, int N)
 {
-    __shared__ int inv[NMOD][NMOD]; /* inv[k][j] = p_j^-1 mod p_k, j < k */
-    for (int x = threadIdx.x; x < NMOD * NMOD; x += 256) {
-        const int k = x / NMOD, j = x % NMOD;
-        inv[k][j] = j < k ? inverse(moduli[j] % moduli[k], moduli[k]) : 0;
-    }
-    __syncthreads();
     const size_t i = blockIdx.x * (size_t)256 + threadIdx.x, stride = (size_t)M * N;
     if (i >= stride)
         return;
     int v[NMOD];
 #pragma unroll
     for (int k = 0; k < NMOD; k++) {
-        const int p = moduli[k];
+        const int p = modulus(k);
         int t = cp[k * stride + i] % p;
         t = t < 0 ? t + p : t;
         /* v_k = (t - v_0 - p_0 (v_1 + p_1 (...))) / (p_0 ... p_{k-1}) mod p_k, digit by digit */
 #pragma unroll
-        for (int j = 0; j < k; j++) {
-            t = (t - v[j] % p + p) % p;
-            t = t * inv[k][j] % p;
-        }
+        for (int j = 0; j < k; j++)
+            t = (t + 2 * p - v[j]) % p * inv.v[k][j] % p; /* v_j < 256 < 2p: no sign */
         v[k] = t;
     }
     /* |A'B'| < P/2: in the upper half the value is negative, -(complement + 1) */
-    const bool neg = v[NMOD - 1] >= moduli[NMOD - 1] / 2;
+    const bool neg = v[NMOD - 1] >= modulus(NMOD - 1) / 2;
     double x = 0.0;
 #pragma unroll
     for (int k = NMOD - 1; k >= 0; k--)
-        x = x * moduli[k] + (neg ? moduli[k] - 1 - v[k] : v[k]);
+        x = x * modulus(k) + (neg ? modulus(k) - 1 - v[k] : v[k]);
     if (neg)
         x = -(x + 1.0);
     const size_t r = i / N, c = i % N;
