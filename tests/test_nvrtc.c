@@ -399,15 +399,26 @@ static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], i
     add_wgmma_variant_in(r, KL_FLOAT, items, n);
 }
 
-/* The Ozaki scheme's kernels (rung 22) with the fewest, the default and the most moduli. */
+/* The Ozaki scheme's kernels (rung 22) with the fewest, the default and the most moduli, and
+ * rung 20's int8 kernel as rung 22 builds it. */
 static void add_ozaki_rung(const struct kl_gemm_rung *r)
 {
     const struct kl_param_def *m = &r->params[kl_param_index(r->params, "MODULI")];
     const int counts[] = {m->min, m->def, m->max};
-    char opt[32];
+    const struct kl_gemm_rung *r20 = kl_gemm_rung_find("20_wgmma");
+    int values[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_err e;
+    char opt[256];
     for (int i = 0; i < 3; i++) {
         snprintf(opt, sizeof opt, "-DNMOD=%d", counts[i]);
         add_job_cc(r->file, opt, 90);
+    }
+    /* its products: rung 20 in int8 storing residues */
+    if (kl_params_resolve(r20->name, r20->params, NULL, 0, values, &mask, &e) == KL_OK) {
+        kl_params_options(r20->params, values, KL_INT8, opt, sizeof opt);
+        strncat(opt, " -DRESIDUES", sizeof opt - strlen(opt) - 1);
+        add_job_cc(r20->file, opt, 90);
     }
 }
 

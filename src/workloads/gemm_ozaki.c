@@ -3,8 +3,8 @@
  * launches (kernels/cuda/gemm/22_ozaki_int8.cu says the method). The rows'
  * exponents, the residues of A and Bᵀ modulo each of MODULI moduli, one
  * INT8 product per modulus by rung 20's kernel built for int8 (on views of
- * one plane each), and the reconstruction into C: MODULI + 3 launches timed
- * as one.
+ * one plane each), stored as its residue, and the reconstruction into C:
+ * MODULI + 3 launches timed as one.
  */
 #include "workloads/gemm_parts.h"
 
@@ -56,11 +56,11 @@ static void arg_int(struct kl_launch *l, int i)
     l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = i}};
 }
 
-/* The exponents', residues' and products' buffers, and a view of each plane. */
+/* The exponents', the residues' and the products' residues' buffers, a view of each plane. */
 static enum kl_status planes(struct gemm_session *s, int n, size_t ld)
 {
     struct kl_context *kl = s->kl;
-    size_t M = (size_t)s->M, N = (size_t)s->N, per[3] = {M * ld, (size_t)N * ld, M * N * 4};
+    size_t M = (size_t)s->M, N = (size_t)s->N, per[3] = {M * ld, (size_t)N * ld, M * N};
     size_t bytes[5] = {M * 4, N * 4, n * per[0], n * per[1], n * per[2]};
     double total = 0;
     enum kl_status st;
@@ -85,19 +85,30 @@ static enum kl_status planes(struct gemm_session *s, int n, size_t ld)
     return KL_OK;
 }
 
-/* The INT8 product of plane l into its int32 plane: rung 20's kernel (built once, cached). */
+/*
+ * The INT8 product of plane l into its plane of residues: rung 20's kernel built for int8
+ * with RESIDUES (once, cached), which stores each sum modulo p_l, its last argument.
+ */
 static enum kl_status product(struct gemm_session *s, const struct kl_gemm_rung *r20,
                               const int *v20, int l, int ld, struct kl_launch *out,
                               struct kl_timing *t)
 {
-    *out = (struct kl_launch){.kl = s->kl};
+    struct kl_context *kl = s->kl;
+    size_t used;
+    *out = (struct kl_launch){.kl = kl};
     kl_gemm_shape(r20, v20, s->M, s->N, out);
-    enum kl_status st = kl_gemm_rung_check(s->kl, r20, v20, KL_INT8, out, &s->kl->err);
-    if (st != KL_OK || (st = kl_gemm_build_rung(s->kl, r20, v20, KL_INT8, out, t)) != KL_OK)
+    kl_params_options(r20->params, v20, KL_INT8, t->options, sizeof t->options);
+    used = strlen(t->options);
+    snprintf(t->options + used, sizeof t->options - used, " -DRESIDUES");
+    enum kl_status st = kl_gemm_rung_check(kl, r20, v20, KL_INT8, out, &kl->err);
+    if (st != KL_OK ||
+        (st = kl_kernel_get(kl, r20->file, "gemm", t->options, &out->kernel, &t->build_s)) !=
+            KL_OK ||
+        (st = kl_launch_check(out, r20->name, &kl->err)) != KL_OK)
         return st;
-    const struct rung_bufs m = {s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld,
-                                ld};
+    const struct rung_bufs m = {s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld};
     kl_gemm_rung_args(r20, v20, KL_INT8, s->M, s->N, s->K, &m, out);
+    out->args[out->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = moduli[l]}};
     return KL_OK;
 }
 
@@ -112,8 +123,7 @@ static void tile_values(const struct kl_gemm_rung *r, const int *values,
 }
 
 enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
-                                     const int *values, struct kl_timing *t,
-                                     struct rung_launch *rl)
+                                     const int *values, struct kl_timing *t, struct rung_launch *rl)
 {
     struct kl_context *kl = s->kl;
     const struct kl_gemm_rung *r20 = kl_gemm_rung_find("20_wgmma");
@@ -159,7 +169,7 @@ enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gem
     t->build_s += bt.build_s;
     for (int i = 0; i <= n; i++)
         rl->order[i] = &rl->steps[i];
-    rl->pair = (struct kl_launch_pair){.a = &rl->pack, .b = &rl->gemm, .more = rl->order,
-                                       .nmore = n + 1};
+    rl->pair =
+        (struct kl_launch_pair){.a = &rl->pack, .b = &rl->gemm, .more = rl->order, .nmore = n + 1};
     return KL_OK;
 }

@@ -45,7 +45,8 @@
  *            along K, one wgmma's K).
  * Macros:    BM (128; 64 to 256 in steps of 64), BN (256; 64, 128, 192 or
  *            256; at most 128 with BM > 128, for registers), STAGES (4),
- *            GROUP (8). Dynamic shared memory STAGES * (BM + BN) * 128
+ *            GROUP (8); RESIDUES (int8, for rung 22: C gets each sum's
+ *            symmetric residue modulo a last argument, as bytes). Dynamic shared memory STAGES * (BM + BN) * 128
  *            bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB at
  *            the defaults).
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
@@ -107,13 +108,22 @@
 #error "20_wgmma: narrow inputs only (-DKL_T_HALF, _BF16, _FP8, _FP8E5M2 or _INT8)"
 #endif
 
-#if defined(KL_T_INT8)
+#if defined(KL_T_INT8) && defined(RESIDUES)
+/* Rung 22's products: each int32 sum stored as its residue modulo the kernel's argument
+   `modulus` (at most 256), symmetric, one byte, so that its planes are a quarter as large. */
 typedef int acc_t;
-typedef int2 acc2_t;
+typedef signed char out_t;
+typedef char2 out2_t;
+#define ACC_C "+r"
+#elif defined(KL_T_INT8)
+typedef int acc_t;
+typedef int out_t;
+typedef int2 out2_t;
 #define ACC_C "+r"
 #else
 typedef float acc_t;
-typedef float2 acc2_t;
+typedef float out_t;
+typedef float2 out2_t;
 #define ACC_C "+f"
 #endif
 
@@ -248,9 +258,26 @@ struct ring {
 };
 
 struct problem {
-    acc_t *C;
+    out_t *C;
     int M, N, K, tiles_m, tiles_n, tiles, slices;
+    int modulus; /* RESIDUES: C holds the sums modulo it */
 };
+
+/* A sum as C holds it: itself, or (RESIDUES) its symmetric residue modulo p.modulus. */
+static __device__ __forceinline__ out_t out(const problem &p, acc_t x)
+{
+#if defined(RESIDUES)
+    int r = x % p.modulus; /* in (-modulus, modulus), of x's sign */
+    if (r > (p.modulus - 1) / 2)
+        r -= p.modulus;
+    else if (r < -(p.modulus / 2))
+        r += p.modulus;
+    return (out_t)r;
+#else
+    (void)p;
+    return x;
+#endif
+}
 
 /* ---- the producer ---------------------------------------------------------------------- */
 
@@ -291,12 +318,12 @@ static __device__ __forceinline__ void store_tile(const problem &p, const acc_t 
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int m = m0 + 8 * h, n = n0 + 8 * j + 2 * t;
-            const acc_t x = acc[4 * j + 2 * h], y = acc[4 * j + 2 * h + 1];
+            const out_t x = out(p, acc[4 * j + 2 * h]), y = out(p, acc[4 * j + 2 * h + 1]);
             if (m >= p.M)
                 continue;
-            acc_t *row = p.C + (size_t)m * p.N;
+            out_t *row = p.C + (size_t)m * p.N;
             if (pairs && n + 1 < p.N) {
-                *reinterpret_cast<acc2_t *>(row + n) = acc2_t{x, y};
+                *reinterpret_cast<out2_t *>(row + n) = out2_t{x, y};
             } else {
                 if (n < p.N)
                     row[n] = x;
@@ -354,11 +381,17 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
  * (tma = 1); kladder pads their rows first where K is not a multiple of 16
  * bytes (tma is then 1 too: the maps are of the padded copies). The
  * arguments A, Bt and tr mirror rung 17's so that one launch serves both.
+ * Built with -DRESIDUES (int8 only, rung 22) it takes the modulus last.
  */
+#if defined(RESIDUES)
+#define MODULUS_ARG , int modulus
+#else
+#define MODULUS_ARG
+#endif
 extern "C" __global__ void __launch_bounds__(NT, 1)
-    gemm(const void *__restrict__ A, const void *__restrict__ Bt, acc_t *__restrict__ C, int M,
+    gemm(const void *__restrict__ A, const void *__restrict__ Bt, out_t *__restrict__ C, int M,
          int N, int K, int tma, const __grid_constant__ tensor_map ta,
-         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr)
+         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr MODULUS_ARG)
 {
     (void)A, (void)Bt, (void)tma, (void)tr;
     extern __shared__ unsigned char dynamic[];
@@ -368,6 +401,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
     problem p;
     p.C = C, p.M = M, p.N = N, p.K = K;
+#if defined(RESIDUES)
+    p.modulus = modulus;
+#else
+    p.modulus = 0;
+#endif
     p.tiles_m = (M + BM - 1) / BM, p.tiles_n = (N + BN - 1) / BN;
     p.tiles = p.tiles_m * p.tiles_n;
     p.slices = (K + BKE - 1) / BKE;

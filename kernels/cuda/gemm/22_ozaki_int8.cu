@@ -15,8 +15,9 @@
  *               p_l as symmetric residues, each in [-128, 127]: INT8
  *               matrices, NMOD of each.
  *            3. NMOD INT8 GEMMs on the tensor cores (rung 20 built for
- *               int8): C_l = (A' mod p_l)(B' mod p_l), exact in int32, and
- *               C_l = A'B' (mod p_l).
+ *               int8 with RESIDUES): C_l = (A' mod p_l)(B' mod p_l), exact
+ *               in int32, so C_l = A'B' (mod p_l), stored as that residue
+ *               (a byte: a quarter of the int32 plane's traffic).
  *            4. crt: per element, the residues C_l mod p_l give A'B' (mod P)
  *               by Garner's algorithm: mixed-radix digits v_l in [0, p_l),
  *               exact in 32-bit integers; the value, signed (|A'B'| < P/2:
@@ -31,7 +32,7 @@
  *            trade accuracy for speed (the error column shows it).
  * Cost:      NMOD INT8 products, each at the INT8 rate (twice FP16's, four
  *            times TF32's), the split (A and B read once, NMOD bytes written
- *            per element of each), and the reconstruction (NMOD int32 read
+ *            per element of each), and the reconstruction (NMOD bytes read
  *            per element of C).
  * Macros:    NMOD (number of moduli, 2 to 16).
  *
@@ -158,12 +159,12 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 
 /*
- * C from the NMOD products (planes of M x N int32, `stride` elements apart
- * in cp): Garner's mixed-radix digits, the sign, the value in double and
+ * C from the NMOD products' residues (planes of M x N bytes, `stride` apart
+ * in cp, each product modulo its p_l as rung 20 stores it): Garner's mixed-radix digits, the sign, the value in double and
  * its scale. 256 threads per block, an element each.
  */
 extern "C" __global__ void __launch_bounds__(256)
-    crt(const int *__restrict__ cp, const int *__restrict__ ea, const int *__restrict__ eb,
+    crt(const signed char *__restrict__ cp, const int *__restrict__ ea, const int *__restrict__ eb,
         float *__restrict__ C, int M, int N)
 {
     const size_t i = blockIdx.x * (size_t)256 + threadIdx.x, stride = (size_t)M * N;
@@ -173,7 +174,7 @@ extern "C" __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int k = 0; k < NMOD; k++) {
         const int p = modulus(k);
-        int t = cp[k * stride + i] % p;
+        int t = cp[k * stride + i]; /* C_l mod p_l, symmetric */
         t = t < 0 ? t + p : t;
         /* v_k = (t - v_0 - p_0 (v_1 + p_1 (...))) / (p_0 ... p_{k-1}) mod p_k, digit by digit */
 #pragma unroll
