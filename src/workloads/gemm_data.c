@@ -28,7 +28,7 @@ void kl_gemm_session_free(struct gemm_session *s)
         for (int i = 0; i < 3; i++)
             for (int l = 0; l < KL_OZAKI_MAX; l++)
                 s->kl->ops->release(s->oz_view[i][l]);
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 6; i++)
             s->kl->ops->release(s->oz[i]);
     }
     free(s->Bt);

@@ -17,18 +17,18 @@ static const int moduli[KL_OZAKI_MAX] = {256, 255, 253, 251, 247, 241, 239, 233,
                                          229, 227, 223, 217, 211, 199, 197, 193};
 
 /*
- * The bits each row keeps: the largest beta with 2 K 2^(2 beta) < P, the
- * product of the first n moduli, so that |A'B'| < P/2 (and at most 62, so
- * that A' fits int64 and 2^beta times a float is exact); 0 when P is too
- * small for K.
+ * The bits each row keeps: the largest beta with 4 K 2^(2 beta) < P, the
+ * product of the first n moduli, so that |A'B'| < P/4 and the
+ * reconstruction's rounding of A'B'/P to the nearest integer cannot err
+ * (and at most 62, so that A' fits int64); 0 when P is too small for K.
  */
 static int bits_kept(int n, int K)
 {
     double log2p = 0;
     for (int l = 0; l < n; l++)
         log2p += log2((double)moduli[l]);
-    int beta = (int)floor((log2p - 1 - log2((double)K)) / 2);
-    while (beta > 0 && 2 * beta + log2((double)K) + 1 >= log2p)
+    int beta = (int)floor((log2p - 2 - log2((double)K)) / 2);
+    while (beta > 0 && 2 * beta + log2((double)K) + 2 >= log2p)
         beta--;
     return beta > 62 ? 62 : beta;
 }
@@ -56,24 +56,61 @@ static void arg_int(struct kl_launch *l, int i)
     l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = i}};
 }
 
-/* The exponents', the residues' and the products' residues' buffers, a view of each plane. */
+/*
+ * The reconstruction's constants for the first n moduli, as doubles: w_l = (P/p_l)·((P/p_l)^-1
+ * mod p_l), so that Σ r_l·w_l ≡ A'B' (mod P) for residues r_l of it; then P in two parts
+ * (P_hi = P rounded, P_lo = P - P_hi) and 1/P. Exact in 128-bit integers (P < 2^128).
+ */
+__extension__ typedef unsigned __int128 u128;
+static void constants(int n, double *w)
+{
+    u128 P = 1;
+    for (int l = 0; l < n; l++)
+        P *= (u128)moduli[l];
+    for (int l = 0; l < n; l++) {
+        u128 q = P / (u128)moduli[l];
+        int inv = 1, r = (int)(q % (u128)moduli[l]);
+        while (r * inv % moduli[l] != 1) /* moduli are small: a search is quick */
+            inv++;
+        w[l] = (double)(q * (u128)inv); /* < P: q·inv < q·p_l */
+    }
+    double hi = (double)P;
+    u128 h = (u128)hi;
+    w[n] = hi;
+    w[n + 1] = h > P ? -(double)(h - P) : (double)(P - h);
+    w[n + 2] = 1.0 / hi;
+}
+
+/*
+ * The exponents', the residues' and the products' residues' buffers (made again where a
+ * former size is too small), the constants, and a view of each plane.
+ */
 static enum kl_status planes(struct gemm_session *s, int n, size_t ld)
 {
     struct kl_context *kl = s->kl;
     size_t M = (size_t)s->M, N = (size_t)s->N, per[3] = {M * ld, (size_t)N * ld, M * N};
-    size_t bytes[5] = {M * 4, N * 4, n * per[0], n * per[1], n * per[2]};
-    double total = 0;
+    size_t bytes[6] = {M * 4, N * 4, n * per[0], n * per[1], n * per[2], (n + 3) * 8};
+    double total = 0, w[KL_OZAKI_MAX + 3];
     enum kl_status st;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         total += (double)bytes[i];
     if ((st = kl_device_fits(kl, total, "the Ozaki scheme's residues and products", &kl->err)) !=
         KL_OK)
         return st;
     if (!kl->ops->buf_view)
         return kl_fail(&kl->err, KL_ERR_UNSUPPORTED, "this backend has no views of buffers");
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++) {
+        if (s->oz[i] && s->oz_bytes[i] < bytes[i]) {
+            kl->ops->release(s->oz[i]);
+            s->oz[i] = NULL;
+        }
         if (!s->oz[i] && (st = kl->ops->alloc(kl->dev, bytes[i], &s->oz[i], &kl->err)) != KL_OK)
             return st;
+        s->oz_bytes[i] = s->oz_bytes[i] > bytes[i] ? s->oz_bytes[i] : bytes[i];
+    }
+    constants(n, w);
+    if ((st = kl->ops->write(kl->dev, s->oz[5], w, bytes[5], &kl->err)) != KL_OK)
+        return st;
     for (int p = 0; p < 3; p++)
         for (int l = 0; l < n; l++) {
             kl->ops->release(s->oz_view[p][l]);
@@ -138,7 +175,7 @@ enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gem
     if (beta < 1)
         return kl_fail(&kl->err, KL_ERR_ARG,
                        "rung %s: %d moduli leave no bits of A and B at K=%d (their product "
-                       "must exceed 4K); use more",
+                       "must exceed 16K); use more",
                        r->name, n, s->K);
     tile_values(r, values, r20, v20);
     snprintf(options, sizeof options, "-DNMOD=%d", n);
@@ -158,7 +195,7 @@ enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gem
     arg_buf(sp, s->oz[2]), arg_buf(sp, s->oz[3]);
     arg_int(sp, s->M), arg_int(sp, s->N), arg_int(sp, s->K), arg_int(sp, ld);
     arg_buf(c, s->oz[4]), arg_buf(c, s->oz[0]), arg_buf(c, s->oz[1]), arg_buf(c, s->dC);
-    arg_int(c, s->M), arg_int(c, s->N);
+    arg_int(c, s->M), arg_int(c, s->N), arg_buf(c, s->oz[5]);
     struct kl_timing bt;
     memset(&bt, 0, sizeof bt);
     for (int l = 0; l < n; l++)

@@ -50,8 +50,10 @@ struct gemm_session {
     struct kl_buf *dAp; /* A so, for Hopper rungs (both made on the device when needed) */
     struct kl_buf *dAr; /* A's residual a - tf32(a), rows as dAp's, for 3xTF32's Hopper rung */
     /* rung 22: the rows' exponents (A's, B's), the INT8 residues of A and of Bᵀ and the
-       int32 products, a plane per modulus, and a view of each plane */
-    struct kl_buf *oz[5], *oz_view[3][KL_OZAKI_MAX];
+       products' residues, a plane per modulus, the reconstruction's constants, and a view of
+       each plane */
+    struct kl_buf *oz[6], *oz_view[3][KL_OZAKI_MAX];
+    size_t oz_bytes[6]; /* their sizes */
 };
 
 void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t, int M,

@@ -8,7 +8,7 @@
  *               row j of Bt by 2^eb[j] so that its largest magnitude is
  *               below 2^BETA; rounded to integers, A' and B' are exact
  *               enough (BETA bits of the row's largest value) and
- *               |A' B'| <= K 2^(2 BETA) < P / 2, P the product of the
+ *               |A' B'| <= K 2^(2 BETA) < P / 4, P the product of the
  *               moduli (kladder picks BETA from P and K).
  *            2. split: for each of the NMOD pairwise coprime moduli p_l
  *               (256, 255, 253, 251, 247, 241, ...), A' mod p_l and B' mod
@@ -18,13 +18,11 @@
  *               int8 with RESIDUES): C_l = (A' mod p_l)(B' mod p_l), exact
  *               in int32, so C_l = A'B' (mod p_l), stored as that residue
  *               (a byte: a quarter of the int32 plane's traffic).
- *            4. crt: per element, the residues C_l mod p_l give A'B' (mod P)
- *               by Garner's algorithm: mixed-radix digits v_l in [0, p_l),
- *               exact in 32-bit integers; the value, signed (|A'B'| < P/2:
- *               it is negative where the top digit is in the upper half, and
- *               then the digits' complement gives -(A'B') exactly), summed
- *               from the top digit down in double (rounding only below 2^-53
- *               of it), scaled back by 2^-(ea[i] + eb[j]) into C.
+ *            4. crt: per element, the residues C_l mod p_l give A'B' by the
+ *               Chinese remainder theorem: sum r_l w_l (mod P), reduced to
+ *               the one value below P/4 in magnitude, in double (whose
+ *               roundings are far below float's), scaled back by
+ *               2^-(ea[i] + eb[j]) into C.
  * Precision: float-accurate when P is large enough (8 moduli: BETA = 24
  *            at K = 4096): the only errors are A's and B's rounding to
  *            BETA bits of their rows' largest values and the final rounding
@@ -55,31 +53,6 @@ static __host__ __device__ constexpr int modulus(int l)
                            229, 227, 223, 217, 211, 199, 197, 193};
     return m[l];
 }
-
-/* a^-1 mod p (a and p coprime), by the extended Euclid algorithm: evaluated at compile time. */
-static __host__ __device__ constexpr int inverse(int a, int p)
-{
-    int r0 = p, r1 = a % p, t0 = 0, t1 = 1;
-    while (r1 != 0) {
-        const int q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
-        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
-    }
-    return t0 < 0 ? t0 + p : t0;
-}
-
-/* inv.v[k][j] = p_j^-1 mod p_k for j < k, made by the compiler, read from constant memory. */
-struct inverses {
-    int v[16][16];
-};
-static __host__ __device__ constexpr inverses make_inverses()
-{
-    inverses t{};
-    for (int k = 0; k < 16; k++)
-        for (int j = 0; j < k; j++)
-            t.v[k][j] = inverse(modulus(j) % modulus(k), modulus(k));
-    return t;
-}
-static __constant__ inverses inv = make_inverses();
 
 /*
  * The exponent of each row of A (blocks 0 .. M-1) and of Bt (M .. M+N-1):
@@ -160,36 +133,26 @@ extern "C" __global__ void __launch_bounds__(256)
 
 /*
  * C from the NMOD products' residues (planes of M x N bytes, `stride` apart
- * in cp, each product modulo its p_l as rung 20 stores it): Garner's mixed-radix digits, the sign, the value in double and
- * its scale. 256 threads per block, an element each.
+ * in cp, each product modulo its p_l as rung 20 stores it): S = sum r_l w_l
+ * is A'B' (mod P) (w, kladder's constants: w_l = (P/p_l) ((P/p_l)^-1 mod
+ * p_l), then P in two parts and 1/P), so A'B' = S - P rint(S/P), since
+ * |A'B'| < P/4; in double, whose roundings stay below 2^-36 of the sum of
+ * the products' magnitudes. Scaled back by 2^-(ea[i] + eb[j]).
  */
 extern "C" __global__ void __launch_bounds__(256)
-    crt(const signed char *__restrict__ cp, const int *__restrict__ ea, const int *__restrict__ eb,
-        float *__restrict__ C, int M, int N)
+    crt(const signed char *__restrict__ cp, const int *__restrict__ ea,
+        const int *__restrict__ eb, float *__restrict__ C, int M, int N,
+        const double *__restrict__ w)
 {
     const size_t i = blockIdx.x * (size_t)256 + threadIdx.x, stride = (size_t)M * N;
     if (i >= stride)
         return;
-    int v[NMOD];
+    double sum = 0.0;
 #pragma unroll
-    for (int k = 0; k < NMOD; k++) {
-        const int p = modulus(k);
-        int t = cp[k * stride + i]; /* C_l mod p_l, symmetric */
-        t = t < 0 ? t + p : t;
-        /* v_k = (t - v_0 - p_0 (v_1 + p_1 (...))) / (p_0 ... p_{k-1}) mod p_k, digit by digit */
-#pragma unroll
-        for (int j = 0; j < k; j++)
-            t = (t + 2 * p - v[j]) % p * inv.v[k][j] % p; /* v_j < 256 < 2p: no sign */
-        v[k] = t;
-    }
-    /* |A'B'| < P/2: in the upper half the value is negative, -(complement + 1) */
-    const bool neg = v[NMOD - 1] >= modulus(NMOD - 1) / 2;
-    double x = 0.0;
-#pragma unroll
-    for (int k = NMOD - 1; k >= 0; k--)
-        x = x * modulus(k) + (neg ? modulus(k) - 1 - v[k] : v[k]);
-    if (neg)
-        x = -(x + 1.0);
+    for (int l = 0; l < NMOD; l++)
+        sum = fma((double)cp[l * stride + i], w[l], sum);
+    const double k = rint(sum * w[NMOD + 2]);
+    const double x = fma(-k, w[NMOD + 1], fma(-k, w[NMOD], sum));
     const size_t r = i / N, c = i % N;
     C[i] = (float)ldexp(x, -(ea[r] + eb[c]));
 }
