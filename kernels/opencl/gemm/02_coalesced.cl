@@ -30,7 +30,7 @@
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
-__kernel void gemm(const __global T *A, const __global T *B, __global T *C,
+__kernel void gemm(const __global TA *A, const __global TA *B, __global T *C,
                    const int M, const int N, const int K)
 {
     const int r = get_global_id(0);
@@ -39,6 +39,6 @@ __kernel void gemm(const __global T *A, const __global T *B, __global T *C,
     if (r < M && c < N) {
         C[r * N + c] = 0;
         for (int k = 0; k < K; k++)
-            C[r * N + c] += A[r * K + k] * B[c * K + k];
+            C[r * N + c] += LD(A, r * K + k) * LD(B, c * K + k);
     }
 }

@@ -21,7 +21,7 @@
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -31,7 +31,7 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
     if (r < M && c < N) {
         T sum = 0;
         for (int k = 0; k < K; k++)
-            sum += A[r * K + k] * B[c * K + k];
+            sum += LD(A, r * K + k) * LD(B, c * K + k);
         C[r * N + c] = sum;
     }
 }

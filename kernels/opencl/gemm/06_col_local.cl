@@ -37,7 +37,7 @@
 #error "06_col_local: KC (chunk length) must be >= 1"
 #endif
 
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -53,13 +53,13 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
 
         if (valid)
             for (int i = 0; i < kc; i++)
-                arow[i] = A[r * K + k0 + i];
+                arow[i] = LD(A, r * K + k0 + i);
 
         for (int c = 0; c < N; c++) {
             /* Nobody may still be reading the previous column. */
             barrier(CLK_LOCAL_MEM_FENCE);
             for (int i = lid; i < kc; i += wg)
-                bcol[i] = B[c * K + k0 + i];
+                bcol[i] = LD(B, c * K + k0 + i);
             barrier(CLK_LOCAL_MEM_FENCE);
 
             if (valid) {

@@ -41,7 +41,7 @@
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TS, TS, 1))) void
-gemm(const __global T *restrict A, const __global T *restrict B,
+gemm(const __global TA *restrict A, const __global TA *restrict B,
      __global T *restrict C, const int M, const int N, const int K)
 {
     const int lc = get_local_id(0);
@@ -56,8 +56,8 @@ gemm(const __global T *restrict A, const __global T *restrict B,
     for (int t = 0; t < ntiles; t++) {
         const int ka = t * TS + lc; /* column of A loaded by this item */
         const int kb = t * TS + lr; /* row of B loaded by this item */
-        Asub[lr][lc] = (r < M && ka < K) ? A[r * K + ka] : (T)0;
-        Bsub[lr][lc] = (kb < K && c < N) ? B[kb * N + c] : (T)0;
+        Asub[lr][lc] = (r < M && ka < K) ? LD(A, r * K + ka) : (T)0;
+        Bsub[lr][lc] = (kb < K && c < N) ? LD(B, kb * N + c) : (T)0;
         barrier(CLK_LOCAL_MEM_FENCE);
 
         for (int k = 0; k < TS; k++)

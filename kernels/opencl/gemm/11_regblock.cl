@@ -70,14 +70,14 @@
 #define WG (WX * WY)
 
 /* Multiply-add; fma is one rounding and one instruction where the hardware has it. */
-#if defined(KL_T_INT)
+#if defined(KL_SUM_INT)
 #define MAC(acc, a, b) ((acc) += (a) * (b))
 #else
 #define MAC(acc, a, b) ((acc) = fma((a), (b), (acc)))
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void
-gemm(const __global T *restrict A, const __global T *restrict B,
+gemm(const __global TA *restrict A, const __global TA *restrict B,
      __global T *restrict C, const int M, const int N, const int K)
 {
     __local T As[BM][BK];
@@ -107,7 +107,7 @@ gemm(const __global T *restrict A, const __global T *restrict B,
                 break;
             const int m = (int)(e / BK), k = (int)(e % BK);
             const int r = bm0 + m, kk = k0 + k;
-            As[m][k] = (r < M && kk < K) ? A[r * K + kk] : (T)0;
+            As[m][k] = (r < M && kk < K) ? LD(A, r * K + kk) : (T)0;
         }
         /* Element e of the B tile is (e / BN, e % BN): a row of B. */
 #pragma unroll
@@ -117,7 +117,7 @@ gemm(const __global T *restrict A, const __global T *restrict B,
                 break;
             const int k = (int)(e / BN), n = (int)(e % BN);
             const int kk = k0 + k, c = bn0 + n;
-            Bs[k][n] = (kk < K && c < N) ? B[kk * N + c] : (T)0;
+            Bs[k][n] = (kk < K && c < N) ? LD(B, kk * N + c) : (T)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
