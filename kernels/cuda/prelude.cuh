@@ -61,10 +61,11 @@
  *  - Not mapped: images and samplers (the device reports no image support, so
  *    image rungs are skipped), 3-component vectors, swizzles other than .x .y
  *    .z .w, .s0-.sf (lower case), .lo and .hi, vector comparisons and
- *    relational functions, half arithmetic and vstore_half (half
- *    is storage read through vload_half, as in OpenCL without cl_khr_fp16), get_work_dim, and __local pointer
- *    parameters. Scalar shifts keep C++ semantics (a count at or above the
- *    width is undefined; vector shifts mask the count as OpenCL does).
+ *    relational functions, half arithmetic and vstore_half (half is
+ *    storage read through vload_half, as in OpenCL without cl_khr_fp16),
+ *    get_work_dim, and __local pointer parameters. Scalar shifts keep C++
+ *    semantics (a count at or above the width is undefined; vector shifts
+ *    mask the count as OpenCL does).
  */
 #ifndef KLADDER_CUDA_PRELUDE
 #define KLADDER_CUDA_PRELUDE
@@ -536,7 +537,10 @@ KL_AS(double)
 #undef KL_AS_N
 
 /* as_float of a uint, the case the narrow types' decoders use (bf16 is a float's top half). */
-__device__ __forceinline__ float as_float(uint x) { return __uint_as_float(x); }
+__device__ __forceinline__ float as_float(uint x)
+{
+    return __uint_as_float(x);
+}
 
 /* ---- half as storage -------------------------------------------------------- */
 

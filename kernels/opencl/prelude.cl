@@ -134,8 +134,7 @@ typedef uchar TA;
 #endif
 inline float4 kl_fp8x4(uchar4 v)
 {
-    return VEC4(float4, KL_FP8_VALUE(v.x), KL_FP8_VALUE(v.y), KL_FP8_VALUE(v.z),
-                KL_FP8_VALUE(v.w));
+    return VEC4(float4, KL_FP8_VALUE(v.x), KL_FP8_VALUE(v.y), KL_FP8_VALUE(v.z), KL_FP8_VALUE(v.w));
 }
 inline float8 kl_fp8x8(uchar8 v)
 {

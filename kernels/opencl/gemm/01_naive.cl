@@ -22,6 +22,11 @@
  * Sizes:     any M, N, K >= 1. The host rounds the global size up to a
  *            multiple of the local size; work-items with r >= M or c >= N
  *            do nothing (there is no barrier, so skipping them is safe).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

@@ -27,6 +27,12 @@
  *            bcol and reach every barrier; they just compute and store
  *            nothing. N and K are uniform, so all work-items of a group
  *            run the same number of iterations: no barrier divergence.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

@@ -22,6 +22,11 @@
  *            covers the largest multiple of 4 <= kc and a scalar loop
  *            handles the kc % 4 remaining elements, so KC and K need not
  *            be multiples of 4. Rows r >= M do nothing (no barriers).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

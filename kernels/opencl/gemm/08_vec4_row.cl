@@ -24,6 +24,11 @@
  *            of B. vload4 is only issued where all 4 elements are in range
  *            (and needs only scalar alignment), so nothing past the end of
  *            A or B is read. Rows r >= M do nothing (no barriers).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD4 (LD for the tails);
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

@@ -24,6 +24,11 @@
  *            elements are handled with scalars (A's in a small private
  *            array atail). Nothing past the end of A or B is read. Rows
  *            r >= M do nothing (no barriers).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD8 (LD for the tails);
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

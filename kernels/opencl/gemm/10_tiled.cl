@@ -30,6 +30,12 @@
  *            those with r >= M or c >= N from the rounded-up global size,
  *            runs every iteration and reaches both barriers; only the
  *            final store is guarded by r < M && c < N.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

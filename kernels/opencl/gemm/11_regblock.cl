@@ -43,6 +43,12 @@
  *            or B are stored as 0, so partial blocks and the last partial
  *            K-slice add nothing. Every work-item reaches every barrier;
  *            only the final stores check r < M and c < N.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */

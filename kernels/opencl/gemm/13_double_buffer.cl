@@ -36,6 +36,12 @@
  *            wholly inside with unaligned rows, guarded element-wise loads
  *            (zeros outside A and B) and stores for the rest. Every
  *            work-item reaches every barrier.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD4A on the aligned path, LD elsewhere;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -132,8 +138,7 @@ gemm(const __global TA *restrict A, const __global TA *restrict B,
                     if (fast_a && k_in) {
 #pragma unroll
                         for (int c = 0; c < 4; c++)
-                            ra[l][c] =
-                                LD4A(A + (bm0 + q + c * (BM / 4)) * K + k0 + k4);
+                            ra[l][c] = LD4A(A + (bm0 + q + c * (BM / 4)) * K + k0 + k4);
                     } else if (rows_in && k_in) { /* unaligned rows: scalars, unchecked */
 #pragma unroll
                         for (int c = 0; c < 4; c++) {
