@@ -90,6 +90,7 @@ typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long long ulong;
 static_assert(sizeof(long) == 8 && sizeof(ulong) == 8, "OpenCL's long and ulong are 64-bit");
+static_assert((char)-1 < 0, "OpenCL's char is signed (int8 inputs are read through it)");
 
 /* ---- Work-item functions -------------------------------------------------- */
 
