@@ -6,7 +6,9 @@
 # inside the oclgrind simulator, which checks the kernels rather than the host
 # code, and the one labelled cuda, which compiles every kernel with NVRTC
 # (kernels again, and NVRTC allocating through ASan's allocator takes half an
-# hour); the plain suite, scripts/test.sh, runs them.
+# hour), and the narrow_kernels ones, the GEMM rungs in bf16, fp8 and fp8e5m2,
+# whose host code is half's and int8's; the plain suite, scripts/test.sh, runs
+# them.
 #
 # Any sanitizer report fails the run twice over: the process exits non-zero
 # (so its test fails), and the report, written to build-asan/sanitizer-logs/
@@ -52,7 +54,7 @@ export LSAN_OPTIONS="$common:$leaks:print_suppressions=0:suppressions=$root/test
 export UBSAN_OPTIONS="$common"
 
 rc=0
-ctest --test-dir build-asan -LE "oclgrind|cuda" --output-on-failure -j"$jobs" "$@" || rc=$?
+ctest --test-dir build-asan -LE "oclgrind|cuda|narrow_kernels" --output-on-failure -j"$jobs" "$@" || rc=$?
 
 # LeakSanitizer's own stop-the-world tracer now and then crashes at a process's
 # exit ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal

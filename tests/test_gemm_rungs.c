@@ -3,8 +3,10 @@
  * non-multiples of every tile, vector width and chunk), for one element
  * type given on the command line, on the default device (PoCL in CI).
  * Each result must be verified against the reference, and the number of
- * rungs that really ran is counted against the number expected.
+ * rungs that really ran is counted against the number expected. A rung
+ * that does not take the type must be skipped, saying which types it takes.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +100,37 @@ static int device_rungs(const struct kl_context *kl, enum kl_type t, const char 
     return n;
 }
 
+/* 1 when word stands in text as a whole word ("int" not in "int8"). */
+static int has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * 1 when a skipped rung's reason names the input types it takes, where the
+ * type is why (not the backend): float for the TF32 tensor cores, every
+ * type of the mask for the others, and the type refused.
+ */
+static int names_its_types(const struct kl_gemm_rung *r, enum kl_type t, const char *note)
+{
+    unsigned mask = r->types ? r->types : KL_TYPES_WIDE;
+    if ((mask & KL_TYPE_BIT(t)) || strstr(note, "--backend cuda"))
+        return 1; /* skipped for another reason */
+    if (r->precision == KL_PREC_TF32 || r->precision == KL_PREC_3XTF32)
+        return has_word(note, "float");
+    for (int u = 0; u < KL_TYPE_COUNT; u++)
+        if ((mask & KL_TYPE_BIT(u)) && !has_word(note, kl_type_name((enum kl_type)u)))
+            return 0;
+    return has_word(note, kl_type_name(t));
+}
+
 /* Rungs in names that take the small_params tiles (warp-tiled rungs have their own). */
 static int small_rungs(const char **names, int n)
 {
@@ -144,6 +177,9 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
             CHECK(r->status == KL_RESULT_SKIPPED && strcmp(r->note, why) == 0,
                   "%s %s on %s: status %d (%s), expected skipped (%s)", r->rung, kl_type_name(t),
                   kl->ops->name, (int)r->status, r->note, why);
+            CHECK(names_its_types(rung, t, r->note),
+                  "%s %s: the reason \"%s\" names not the types it takes", r->rung, kl_type_name(t),
+                  r->note);
             continue;
         }
         CHECK(r->status == KL_RESULT_VERIFIED && r->repeats >= 1 && r->median_s > 0,
@@ -159,6 +195,23 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
             (*ran)++;
     }
     kl_report_free(&rep);
+}
+
+/* A device rung of the wide types only refuses each narrow one, naming what it takes. */
+static void check_type_reason(const struct kl_context *kl)
+{
+    const struct kl_gemm_rung wide = {.name = "wide_only",
+                                      .file = "opencl/gemm/01_naive.cl",
+                                      .geometry = KL_GEO_2D,
+                                      .types = KL_TYPES_WIDE};
+    char why[256];
+    for (int t = KL_HALF; t < KL_TYPE_COUNT; t++) {
+        int ok = kl_gemm_rung_available(kl, &wide, (enum kl_type)t, why, sizeof why);
+        CHECK(!ok && names_its_types(&wide, (enum kl_type)t, why) && has_word(why, "wide_only"),
+              "a float/double/int rung in %s: %s", kl_type_name((enum kl_type)t),
+              ok ? "available" : why);
+    }
+    CHECK(kl_gemm_rung_available(kl, &wide, KL_INT, why, sizeof why), "int refused: %s", why);
 }
 
 int main(int argc, char **argv)
@@ -183,6 +236,7 @@ int main(int argc, char **argv)
         kl_close(kl);
         return 77; /* CTest SKIP_RETURN_CODE */
     }
+    check_type_reason(kl);
     int here, n = device_rungs(kl, t, names, &here);
     CHECK(n == 24, "the ladder has %d device rungs, expected 24", n);
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
@@ -191,13 +245,21 @@ int main(int argc, char **argv)
     }
     /* Chunked and tiled paths with small parameters at two awkward shapes. */
     static const int chunked[][3] = {{129, 130, 131}, {23, 19, 61}};
-    int nsmall = small_rungs(names, n);
+    int nsmall = small_rungs(names, n), small_here = 0;
+    char why[256];
+    for (int i = 0; i < nsmall; i++)
+        small_here += kl_gemm_rung_available(kl, kl_gemm_rung_find(names[i]), t, why, sizeof why);
     for (size_t s = 0; s < sizeof chunked / sizeof *chunked; s++) {
         run(kl, t, chunked[s], small_params, NSMALL, names, nsmall, &ran);
-        expected += nsmall;
+        expected += small_here;
     }
-    int cuda = strcmp(kl->ops->name, "cuda") == 0, tensor = 0;
-    char why[256];
+    int block_here = 0, tensor = 0;
+    for (int i = 0; i < 3; i++)
+        block_here +=
+            kl_gemm_rung_available(kl, kl_gemm_rung_find(block_rungs[i]), t, why, sizeof why);
+    int warp = kl_gemm_rung_available(kl, kl_gemm_rung_find(warp_rung[0]), t, why, sizeof why);
+    int regblock =
+        kl_gemm_rung_available(kl, kl_gemm_rung_find(block_rungs[0]), t, why, sizeof why);
     for (int i = 0; i < 4; i++)
         tensor +=
             kl_gemm_rung_available(kl, kl_gemm_rung_find(tensor_rungs[i]), t, why, sizeof why);
@@ -209,7 +271,7 @@ int main(int argc, char **argv)
         run(kl, t, block_shapes[s], odd_params, 5, block_rungs, 1, &ran);
         run(kl, t, block_shapes[s], warp_params, 8, warp_rung, 1, &ran);
         run(kl, t, block_shapes[s], tensor_params, 6, tensor_rungs, 4, &ran);
-        expected += 7 + cuda + tensor;
+        expected += 2 * block_here + regblock + warp + tensor;
     }
     int typed = 0;
     for (int i = 0; i < 2; i++)

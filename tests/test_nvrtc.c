@@ -11,7 +11,8 @@
  * operators, vload at odd addresses, sub-groups) and of the error path (a
  * vector literal written the OpenCL way, a compile error's log and line, an
  * unknown architecture). Each distinct (file, options) is compiled once, on as
- * many threads as there are processors.
+ * many threads as there are processors. An argument limits the builds to the
+ * files whose path contains it (test_nvrtc opencl/gemm/).
  *
  * Exit: 0 all compiled, 1 a failure (file, options and NVRTC's log printed),
  * 77 NVRTC cannot be loaded (CTest SKIP_RETURN_CODE).
@@ -228,6 +229,7 @@ struct job {
 
 static struct job *jobs;
 static int njobs, cap;
+static const char *only; /* argv[1]: compile only files whose path contains it */
 
 /* test_nvrtc FILTER: only the files whose path contains FILTER (NULL: every one). */
 static const char *only;
@@ -290,6 +292,7 @@ static void add_rung(const char *file, const struct kl_param_def *params, const 
 }
 
 static const enum kl_type all_types[] = {KL_FLOAT, KL_DOUBLE, KL_INT};
+static const enum kl_type narrow_types[] = {KL_HALF, KL_BF16, KL_FP8, KL_FP8E5M2, KL_INT8};
 static const enum kl_type real_types[] = {KL_FLOAT, KL_DOUBLE};
 static const enum kl_type int_type[] = {KL_INT};
 static const enum kl_type float_type[] = {KL_FLOAT};
@@ -618,6 +621,9 @@ static int collect(void)
             add_rung(r->file, r->params, all_types, 3, "");
         else
             add_tensor_rung(r);
+        for (int t = 0; t < 5 && !r->hopper && r->precision == KL_PREC_NONE; t++)
+            if (r->types & KL_TYPE_BIT(narrow_types[t])) /* the narrow input types it takes */
+                add_rung(r->file, r->params, &narrow_types[t], 1, "");
     }
     for (int i = 0; i < kl_rowdot_rung_count(); i++)
         add_rung(kl_rowdot_rung_at(i)->file, kl_rowdot_rung_at(i)->params, real_types, 2, "");

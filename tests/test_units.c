@@ -231,6 +231,7 @@ static void test_rungs(void)
     CHECK(kl_type_parse("double", &t) == KL_OK && t == KL_DOUBLE, "type double");
     CHECK(kl_type_parse("half", &t) == KL_OK && t == KL_HALF, "type half");
     CHECK(kl_type_parse("fp16", &t) == KL_ERR_ARG, "type fp16 refused (its name is half)");
+    CHECK(kl_type_parse("fp9", &t) == KL_ERR_ARG, "type fp9 refused");
     /* CUDA C++ is told by the file's name: .cu, nothing else. */
     CHECK(kl_kernel_is_cuda("cuda/gemm/14_warptile.cu") && kl_kernel_is_cuda("a.cu"),
           ".cu files are CUDA C++");

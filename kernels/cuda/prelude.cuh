@@ -24,6 +24,9 @@
  *   vloadN, vstoreN                   a vector access where the address allows one
  *   sub-groups                        warps of 32 lanes
  *   atomic_add (32-bit int, uint)     atomicAdd, on global or local memory
+ *   half (storage only, no fp16)      kl_half, 16 bits that only vload_half reads
+ *   vload_half, vload_halfN           PTX cvt.f32.f16 of each 16-bit element
+ *   as_float(uint)                    __uint_as_float (as_<type> in general: memcpy)
  *
  * Vector types. CUDA's own float4 & co. lack operators, .lo/.hi and .s0-.sf,
  * and stop at four components, so every OpenCL vector name is a macro for a
@@ -58,9 +61,11 @@
  *  - Not mapped: images and samplers (the device reports no image support, so
  *    image rungs are skipped), 3-component vectors, swizzles other than .x .y
  *    .z .w, .s0-.sf (lower case), .lo and .hi, vector comparisons and
- *    relational functions, half, get_work_dim, and __local pointer
- *    parameters. Scalar shifts keep C++ semantics (a count at or above the
- *    width is undefined; vector shifts mask the count as OpenCL does).
+ *    relational functions, half arithmetic and vstore_half (half is
+ *    storage read through vload_half, as in OpenCL without cl_khr_fp16),
+ *    get_work_dim, and __local pointer parameters. Scalar shifts keep C++
+ *    semantics (a count at or above the width is undefined; vector shifts
+ *    mask the count as OpenCL does).
  */
 #ifndef KLADDER_CUDA_PRELUDE
 #define KLADDER_CUDA_PRELUDE
@@ -85,6 +90,7 @@ typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long long ulong;
 static_assert(sizeof(long) == 8 && sizeof(ulong) == 8, "OpenCL's long and ulong are 64-bit");
+static_assert((char)-1 < 0, "OpenCL's char is signed (int8 inputs are read through it)");
 
 /* ---- Work-item functions -------------------------------------------------- */
 
@@ -530,6 +536,46 @@ KL_AS(float)
 KL_AS(double)
 #undef KL_AS
 #undef KL_AS_N
+
+/* as_float of a uint, the case the narrow types' decoders use (bf16 is a float's top half). */
+__device__ __forceinline__ float as_float(uint x)
+{
+    return __uint_as_float(x);
+}
+
+/* ---- half as storage -------------------------------------------------------- */
+
+/* OpenCL C without cl_khr_fp16 can point at halfs and read them as floats with
+   vload_half(N); nothing else. kl_half is those 16 bits, with no arithmetic. */
+struct alignas(2) kl_half {
+    unsigned short bits;
+};
+typedef kl_half half;
+
+__device__ __forceinline__ float kl_half_value(unsigned short h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ float vload_half(size_t off, const half *p)
+{
+    return kl_half_value(p[off].bits);
+}
+/* vload_halfN: one vector access of the bits where aligned (kl_vload), then N conversions. */
+#define KL_VLOAD_HALF(N)                                                                           \
+    __device__ __forceinline__ kl_vec<float, N> vload_half##N(size_t off, const half *p)           \
+    {                                                                                              \
+        const kl_vec<ushort, N> h = kl_vload<N>(off, (const ushort *)p);                           \
+        kl_vec<float, N> r;                                                                        \
+        _Pragma("unroll") for (int i = 0; i < N; i++) r.e[i] = kl_half_value(h.e[i]);              \
+        return r;                                                                                  \
+    }
+KL_VLOAD_HALF(2)
+KL_VLOAD_HALF(4)
+KL_VLOAD_HALF(8)
+KL_VLOAD_HALF(16)
+#undef KL_VLOAD_HALF
 
 /* ---- Math ----------------------------------------------------------------- */
 

@@ -1,12 +1,32 @@
 /*
  * kladder OpenCL prelude, prepended to every kernel source.
  *
- * The element type comes from one build option, -DKL_T_FLOAT (default),
- * -DKL_T_DOUBLE or -DKL_T_INT, so one kernel file serves every type:
- *   T, T2, T4, T8      scalar and vector element types
+ * The element type comes from one build option (src/core/params.c), so one
+ * kernel file serves every type: -DKL_T_FLOAT (default), -DKL_T_DOUBLE and
+ * -DKL_T_INT, whose inputs and sums share one type, and the narrow input
+ * types -DKL_T_HALF, -DKL_T_BF16, -DKL_T_FP8 (OCP e4m3), -DKL_T_FP8E5M2 and
+ * -DKL_T_INT8, whose products are summed in float (int for int8):
+ *   TA                 how A and B are stored: half (read with vload_half,
+ *                      core OpenCL without cl_khr_fp16), ushort (bf16's
+ *                      bits), uchar (fp8s' bits), char (int8); T otherwise
+ *   T, T2, T4, T8      the sums' (and C's) scalar and vector types: float
+ *                      for half, bf16 and the fp8s, int for int8, the
+ *                      element type itself for float, double and int
+ *   KL_SUM_INT         defined where T is int (int and int8)
+ *   LD(p, i)           element i of a TA array (any address space) as a T;
+ *                      p[i] where TA is T, so those kernels are unchanged
+ *   LD4(o, p), LD8(o, p)  elements 4o..4o+3 (8o..8o+7) of a __global TA
+ *                      array as a T4 (T8), as vload4/vload8 (element
+ *                      alignment is enough)
+ *   LD4A(p)            the 4 elements at p (__global, 4-element aligned) as
+ *                      a T4: one vector load, *(const __global T4 *)p where
+ *                      TA is T
  *   DOT4(a, b)         dot product of two T4 (dot() for floating types,
  *                      spelled out for int, which has no dot())
  *   DOT8(a, b)         dot product of two T8 (OpenCL's dot() stops at 4)
+ * The fp8 and bf16 decoders are exact and handle subnormals; e4m3's
+ * S.1111.111 is its NaN (it has no infinity), e5m2's top exponent holds
+ * infinities and NaNs, as in src/core/types.c.
  */
 #ifndef KLADDER_PRELUDE
 #define KLADDER_PRELUDE
@@ -20,7 +40,8 @@ typedef double2 T2;
 typedef double4 T4;
 typedef double8 T8;
 #define DOT4(a, b) dot((a), (b))
-#elif defined(KL_T_INT)
+#elif defined(KL_T_INT) || defined(KL_T_INT8)
+#define KL_SUM_INT
 typedef int T;
 typedef int2 T2;
 typedef int4 T4;
@@ -67,6 +88,77 @@ typedef float F;
 #define VEC8(type, a, b, c, d, e, f, g, h) ((type)((a), (b), (c), (d), (e), (f), (g), (h)))
 #define VEC16(type, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)                              \
     ((type)((a), (b), (c), (d), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p)))
+#endif
+
+/* ---- the inputs' storage, and their values as T --------------------------- */
+
+#if defined(KL_T_FP8) || defined(KL_T_FP8E5M2)
+/* e4m3: bias 7, subnormals m * 2^-9, S.1111.111 NaN, no infinity. */
+inline float kl_fp8e4m3(uint x)
+{
+    const uint e = (x >> 3) & 15u, m = x & 7u;
+    float a = e == 0 ? (float)m * 0x1p-9f : as_float(((x & 0x7fu) << 20) + (120u << 23));
+    if (e == 15 && m == 7)
+        a = as_float(0x7fc00000u);
+    return x & 0x80u ? -a : a;
+}
+/* e5m2: bias 15, subnormals m * 2^-16, exponent 31 infinities (m = 0) and NaNs. */
+inline float kl_fp8e5m2(uint x)
+{
+    const uint e = (x >> 2) & 31u, m = x & 3u;
+    float a = e == 0    ? (float)m * 0x1p-16f
+              : e == 31 ? as_float(0x7f800000u | (m << 21))
+                        : as_float(((x & 0x7fu) << 21) + (112u << 23));
+    return x & 0x80u ? -a : a;
+}
+#endif
+
+#if defined(KL_T_HALF)
+typedef half TA;
+#define LD(p, i) vload_half((i), (p))
+#define LD4(o, p) vload_half4((o), (p))
+#define LD8(o, p) vload_half8((o), (p))
+#define LD4A(p) vload_half4(0, (p))
+#elif defined(KL_T_BF16)
+typedef ushort TA;
+#define LD(p, i) as_float((uint)(p)[i] << 16)
+#define LD4(o, p) as_float4(convert_uint4(vload4((o), (p))) << 16)
+#define LD8(o, p) as_float8(convert_uint8(vload8((o), (p))) << 16)
+#define LD4A(p) as_float4(convert_uint4(*(const __global ushort4 *)(p)) << 16)
+#elif defined(KL_T_FP8) || defined(KL_T_FP8E5M2)
+typedef uchar TA;
+#if defined(KL_T_FP8)
+#define KL_FP8_VALUE kl_fp8e4m3
+#else
+#define KL_FP8_VALUE kl_fp8e5m2
+#endif
+inline float4 kl_fp8x4(uchar4 v)
+{
+    return VEC4(float4, KL_FP8_VALUE(v.x), KL_FP8_VALUE(v.y), KL_FP8_VALUE(v.z), KL_FP8_VALUE(v.w));
+}
+inline float8 kl_fp8x8(uchar8 v)
+{
+    float8 r;
+    r.lo = kl_fp8x4(v.lo);
+    r.hi = kl_fp8x4(v.hi);
+    return r;
+}
+#define LD(p, i) KL_FP8_VALUE((p)[i])
+#define LD4(o, p) kl_fp8x4(vload4((o), (p)))
+#define LD8(o, p) kl_fp8x8(vload8((o), (p)))
+#define LD4A(p) kl_fp8x4(*(const __global uchar4 *)(p))
+#elif defined(KL_T_INT8)
+typedef char TA;
+#define LD(p, i) ((int)(p)[i])
+#define LD4(o, p) convert_int4(vload4((o), (p)))
+#define LD8(o, p) convert_int8(vload8((o), (p)))
+#define LD4A(p) convert_int4(*(const __global char4 *)(p))
+#else
+typedef T TA;
+#define LD(p, i) ((p)[i])
+#define LD4(o, p) vload4((o), (p))
+#define LD8(o, p) vload8((o), (p))
+#define LD4A(p) (*(const __global T4 *)(p))
 #endif
 
 #endif /* KLADDER_PRELUDE */

@@ -48,7 +48,9 @@ struct kl_gemm_preset {
 };
 #define KL_MAX_PRESETS 4
 
-/* Local memory a rung declares, in elements, as a function of its parameters. */
+/* Local memory a rung declares, in elements, as a function of its parameters: elements of
+   the sums' type (kl_type_output) up to BLOCK4X2, whose tiles hold converted inputs; of the
+   inputs' type for the pipelines of copies (STAGES, MMA, WGMMA). */
 enum kl_local_use {
     KL_LOCAL_NONE,
     KL_LOCAL_KC,       /* KC */

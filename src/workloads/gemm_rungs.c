@@ -141,24 +141,28 @@ static const struct kl_gemm_rung rungs[] = {
     HOST("kji", host_kji, "k-j-i: strided inner loop over A and C"),
     {.name = "01_naive",
      .summary = "one work-item per element of C, accumulating straight into global memory",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/01_naive.cl",
      .geometry = KL_GEO_2D,
      .params = P_WG2D},
     {.name = "02_coalesced",
      .summary = "B stored column-major, so each work-item reads A's row and B's column "
                 "sequentially",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/02_coalesced.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_2D,
      .params = P_WG2D},
     {.name = "03_private_acc",
      .summary = "the sum lives in a private register; C is written once instead of K times",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/03_private_acc.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_2D,
      .params = P_WG2D},
     {.name = "04_row_per_item",
      .summary = "one work-item computes a whole row of C: fewer, longer work-items",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/04_row_per_item.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_ROWS,
@@ -166,6 +170,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "05_row_private",
      .summary = "A's row (in chunks of KC) copied to private memory and reused for every "
                 "column",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/05_row_private.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_ROWS,
@@ -174,6 +179,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "06_col_local",
      .summary = "B's column (chunk) loaded once per work-group into local memory, between "
                 "barriers",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/06_col_local.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_ROWS,
@@ -182,6 +188,7 @@ static const struct kl_gemm_rung rungs[] = {
      .params = {P_WG, P_KC(1)}},
     {.name = "07_vec4_dot",
      .summary = "the inner loop of 05 as float4 dot products built from scalars",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/07_vec4_dot.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_ROWS,
@@ -190,6 +197,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "08_vec4_row",
      .summary = "the private row buffer itself is float4 and B is read with vload4: vector "
                 "loads, no per-iteration packing",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/08_vec4_row.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_ROWS,
@@ -197,6 +205,7 @@ static const struct kl_gemm_rung rungs[] = {
      .params = {P_WG, P_KC(4)}},
     {.name = "09_vec8",
      .summary = "as 08 with float8; pays only where the preferred vector width is 8",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/09_vec8.cl",
      .b_col_major = 1,
      .geometry = KL_GEO_ROWS,
@@ -205,6 +214,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "10_tiled",
      .summary = "seed 002: TS×TS tiles of A and B in local memory, each element loaded once "
                 "per tile and reused TS times",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/10_tiled.cl",
      .geometry = KL_GEO_TILE,
      .local = KL_LOCAL_2TS2,
@@ -212,6 +222,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "11_regblock",
      .summary = "2-D register blocking: a work-item computes a TM×TN block of C from BM×BK and "
                 "BK×BN local tiles, (TM+TN)/(TM·TN) local loads per multiply-add instead of 2",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/11_regblock.cl",
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_BLOCK,
@@ -220,6 +231,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "12_vec_local",
      .summary = "T4 global loads and stores; A's tile transposed and padded so every local read "
                 "is a conflict-free T4; bounds checks once per tile, not per element",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/12_vec_local.cl",
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_BLOCK4,
@@ -228,6 +240,7 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "13_double_buffer",
      .summary = "double-buffered tiles: the next K-slice is loaded into registers while the "
                 "current one is multiplied; one barrier per slice",
+     .types = KL_TYPES_WIDE | KL_TYPES_NARROW,
      .file = "opencl/gemm/13_double_buffer.cl",
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_BLOCK4X2,
@@ -691,9 +704,22 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
     return 0;
 }
 
+/*
+ * The size of an element of rung r's local memory in type t. The FMA rungs'
+ * tiles and chunks (KC up to BLOCK4X2) hold the inputs converted to the
+ * sums' type as they are loaded (float for half, bf16 and the fp8s, int for
+ * int8); the pipelines of copies (STAGES, MMA, WGMMA) hold the inputs' bytes.
+ */
+static size_t local_elem(const struct kl_gemm_rung *r, enum kl_type t)
+{
+    int copies =
+        r->local == KL_LOCAL_STAGES || r->local == KL_LOCAL_MMA || r->local == KL_LOCAL_WGMMA;
+    return kl_type_size(copies ? t : kl_type_output(t));
+}
+
 size_t kl_gemm_local_bytes(const struct kl_gemm_rung *r, const int *values, enum kl_type t)
 {
-    return local_bytes(r, values, kl_type_size(t));
+    return local_bytes(r, values, local_elem(r, t));
 }
 
 /* Private array elements per work-item: a KC-long row, or a TM × TN block of C and its operands. */
@@ -718,7 +744,8 @@ enum kl_status kl_gemm_rung_check(const struct kl_context *kl, const struct kl_g
                                   struct kl_err *e)
 {
     const struct kl_device_info *dev = &kl->info;
-    size_t es = kl_type_size(t), lb = local_bytes(r, v, es);
+    size_t lb = local_bytes(r, v, local_elem(r, t));
+    size_t es = kl_type_size(kl_type_output(t)); /* private arrays hold the sums' type */
     enum kl_status st;
     char why[256];
     if (r->relations && (st = r->relations(r, v, t, e)) != KL_OK)

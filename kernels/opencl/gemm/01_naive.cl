@@ -22,10 +22,15 @@
  * Sizes:     any M, N, K >= 1. The host rounds the global size up to a
  *            multiple of the local size; work-items with r >= M or c >= N
  *            do nothing (there is no barrier, so skipping them is safe).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
-__kernel void gemm(const __global T *A, const __global T *B, __global T *C,
+__kernel void gemm(const __global TA *A, const __global TA *B, __global T *C,
                    const int M, const int N, const int K)
 {
     const int r = get_global_id(0);
@@ -34,6 +39,6 @@ __kernel void gemm(const __global T *A, const __global T *B, __global T *C,
     if (r < M && c < N) {
         C[r * N + c] = 0;
         for (int k = 0; k < K; k++)
-            C[r * N + c] += A[r * K + k] * B[k * N + c];
+            C[r * N + c] += LD(A, r * K + k) * LD(B, k * N + c);
     }
 }

@@ -18,10 +18,15 @@
  *            column loop.
  * Sizes:     any M, N, K >= 1; work-items with r >= M do nothing (no
  *            barriers in this kernel).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -31,7 +36,7 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
         for (int c = 0; c < N; c++) {
             T sum = 0;
             for (int k = 0; k < K; k++)
-                sum += A[r * K + k] * B[c * K + k];
+                sum += LD(A, r * K + k) * LD(B, c * K + k);
             C[r * N + c] = sum;
         }
     }

@@ -23,6 +23,11 @@
  *            later ones add to it. If K <= KC this is exactly the article's
  *            kernel. Any M, N, K >= 1 work; rows r >= M do nothing (no
  *            barriers in this kernel).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -33,7 +38,7 @@
 #error "05_row_private: KC (private row chunk length) must be >= 1"
 #endif
 
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -47,13 +52,13 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
         const int kc = min(KC, K - k0);
 
         for (int i = 0; i < kc; i++)
-            arow[i] = A[r * K + k0 + i];
+            arow[i] = LD(A, r * K + k0 + i);
 
         for (int c = 0; c < N; c++) {
-            const __global T *b = B + c * K + k0;
+            const __global TA *b = B + c * K + k0;
             T sum = 0;
             for (int i = 0; i < kc; i++)
-                sum += arow[i] * b[i];
+                sum += arow[i] * LD(b, i);
             if (k0 == 0)
                 C[r * N + c] = sum;
             else

@@ -27,6 +27,12 @@
  *            bcol and reach every barrier; they just compute and store
  *            nothing. N and K are uniform, so all work-items of a group
  *            run the same number of iterations: no barrier divergence.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -37,7 +43,7 @@
 #error "06_col_local: KC (chunk length) must be >= 1"
 #endif
 
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -53,13 +59,13 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
 
         if (valid)
             for (int i = 0; i < kc; i++)
-                arow[i] = A[r * K + k0 + i];
+                arow[i] = LD(A, r * K + k0 + i);
 
         for (int c = 0; c < N; c++) {
             /* Nobody may still be reading the previous column. */
             barrier(CLK_LOCAL_MEM_FENCE);
             for (int i = lid; i < kc; i += wg)
-                bcol[i] = B[c * K + k0 + i];
+                bcol[i] = LD(B, c * K + k0 + i);
             barrier(CLK_LOCAL_MEM_FENCE);
 
             if (valid) {

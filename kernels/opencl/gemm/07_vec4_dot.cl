@@ -22,6 +22,11 @@
  *            covers the largest multiple of 4 <= kc and a scalar loop
  *            handles the kc % 4 remaining elements, so KC and K need not
  *            be multiples of 4. Rows r >= M do nothing (no barriers).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -32,7 +37,7 @@
 #error "07_vec4_dot: KC (private row chunk length) must be >= 1"
 #endif
 
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -46,18 +51,18 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
         const int kc = min(KC, K - k0);
 
         for (int i = 0; i < kc; i++)
-            arow[i] = A[r * K + k0 + i];
+            arow[i] = LD(A, r * K + k0 + i);
 
         for (int c = 0; c < N; c++) {
-            const __global T *b = B + c * K + k0;
+            const __global TA *b = B + c * K + k0;
             T sum = 0;
             int i = 0;
             for (; i + 4 <= kc; i += 4)
                 sum +=
                     DOT4(VEC4(T4, arow[i], arow[i + 1], arow[i + 2], arow[i + 3]),
-                         VEC4(T4, b[i], b[i + 1], b[i + 2], b[i + 3]));
+                         VEC4(T4, LD(b, i), LD(b, i + 1), LD(b, i + 2), LD(b, i + 3)));
             for (; i < kc; i++)
-                sum += arow[i] * b[i];
+                sum += arow[i] * LD(b, i);
             if (k0 == 0)
                 C[r * N + c] = sum;
             else

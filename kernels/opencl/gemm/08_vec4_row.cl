@@ -24,6 +24,11 @@
  *            of B. vload4 is only issued where all 4 elements are in range
  *            (and needs only scalar alignment), so nothing past the end of
  *            A or B is read. Rows r >= M do nothing (no barriers).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD4 (LD for the tails);
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -34,7 +39,7 @@
 #error "08_vec4_row: KC must be a positive multiple of 4 (T4 row buffer)"
 #endif
 
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -49,20 +54,20 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
         const int kc = min(KC, K - k0);
         const int nv = kc / 4;      /* full vectors in this chunk */
         const int nt = kc - 4 * nv; /* leftover scalars, 0..3 */
-        const __global T *a = A + r * K + k0;
+        const __global TA *a = A + r * K + k0;
 
         for (int i = 0; i < nv; i++)
-            arow4[i] = vload4(i, a);
+            arow4[i] = LD4(i, a);
         for (int j = 0; j < nt; j++)
-            atail[j] = a[4 * nv + j];
+            atail[j] = LD(a, 4 * nv + j);
 
         for (int c = 0; c < N; c++) {
-            const __global T *b = B + c * K + k0;
+            const __global TA *b = B + c * K + k0;
             T sum = 0;
             for (int i = 0; i < nv; i++)
-                sum += DOT4(arow4[i], vload4(i, b));
+                sum += DOT4(arow4[i], LD4(i, b));
             for (int j = 0; j < nt; j++)
-                sum += atail[j] * b[4 * nv + j];
+                sum += atail[j] * LD(b, 4 * nv + j);
             if (k0 == 0)
                 C[r * N + c] = sum;
             else

@@ -24,6 +24,11 @@
  *            elements are handled with scalars (A's in a small private
  *            array atail). Nothing past the end of A or B is read. Rows
  *            r >= M do nothing (no barriers).
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD8 (LD for the tails);
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl).
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -34,7 +39,7 @@
 #error "09_vec8: KC must be a positive multiple of 8 (T8 row buffer)"
 #endif
 
-__kernel void gemm(const __global T *restrict A, const __global T *restrict B,
+__kernel void gemm(const __global TA *restrict A, const __global TA *restrict B,
                    __global T *restrict C, const int M, const int N,
                    const int K)
 {
@@ -49,20 +54,20 @@ __kernel void gemm(const __global T *restrict A, const __global T *restrict B,
         const int kc = min(KC, K - k0);
         const int nv = kc / 8;      /* full vectors in this chunk */
         const int nt = kc - 8 * nv; /* leftover scalars, 0..7 */
-        const __global T *a = A + r * K + k0;
+        const __global TA *a = A + r * K + k0;
 
         for (int i = 0; i < nv; i++)
-            arow8[i] = vload8(i, a);
+            arow8[i] = LD8(i, a);
         for (int j = 0; j < nt; j++)
-            atail[j] = a[8 * nv + j];
+            atail[j] = LD(a, 8 * nv + j);
 
         for (int c = 0; c < N; c++) {
-            const __global T *b = B + c * K + k0;
+            const __global TA *b = B + c * K + k0;
             T sum = 0;
             for (int i = 0; i < nv; i++)
-                sum += DOT8(arow8[i], vload8(i, b));
+                sum += DOT8(arow8[i], LD8(i, b));
             for (int j = 0; j < nt; j++)
-                sum += atail[j] * b[8 * nv + j];
+                sum += atail[j] * LD(b, 8 * nv + j);
             if (k0 == 0)
                 C[r * N + c] = sum;
             else

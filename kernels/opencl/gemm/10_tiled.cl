@@ -30,6 +30,12 @@
  *            those with r >= M or c >= N from the rounded-up global size,
  *            runs every iteration and reaches both barriers; only the
  *            final store is guarded by r < M && c < N.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -41,7 +47,7 @@
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TS, TS, 1))) void
-gemm(const __global T *restrict A, const __global T *restrict B,
+gemm(const __global TA *restrict A, const __global TA *restrict B,
      __global T *restrict C, const int M, const int N, const int K)
 {
     const int lc = get_local_id(0);
@@ -56,8 +62,8 @@ gemm(const __global T *restrict A, const __global T *restrict B,
     for (int t = 0; t < ntiles; t++) {
         const int ka = t * TS + lc; /* column of A loaded by this item */
         const int kb = t * TS + lr; /* row of B loaded by this item */
-        Asub[lr][lc] = (r < M && ka < K) ? A[r * K + ka] : (T)0;
-        Bsub[lr][lc] = (kb < K && c < N) ? B[kb * N + c] : (T)0;
+        Asub[lr][lc] = (r < M && ka < K) ? LD(A, r * K + ka) : (T)0;
+        Bsub[lr][lc] = (kb < K && c < N) ? LD(B, kb * N + c) : (T)0;
         barrier(CLK_LOCAL_MEM_FENCE);
 
         for (int k = 0; k < TS; k++)

@@ -43,6 +43,12 @@
  *            or B are stored as 0, so partial blocks and the last partial
  *            K-slice add nothing. Every work-item reaches every barrier;
  *            only the final stores check r < M and c < N.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -70,14 +76,14 @@
 #define WG (WX * WY)
 
 /* Multiply-add; fma is one rounding and one instruction where the hardware has it. */
-#if defined(KL_T_INT)
+#if defined(KL_SUM_INT)
 #define MAC(acc, a, b) ((acc) += (a) * (b))
 #else
 #define MAC(acc, a, b) ((acc) = fma((a), (b), (acc)))
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void
-gemm(const __global T *restrict A, const __global T *restrict B,
+gemm(const __global TA *restrict A, const __global TA *restrict B,
      __global T *restrict C, const int M, const int N, const int K)
 {
     __local T As[BM][BK];
@@ -107,7 +113,7 @@ gemm(const __global T *restrict A, const __global T *restrict B,
                 break;
             const int m = (int)(e / BK), k = (int)(e % BK);
             const int r = bm0 + m, kk = k0 + k;
-            As[m][k] = (r < M && kk < K) ? A[r * K + kk] : (T)0;
+            As[m][k] = (r < M && kk < K) ? LD(A, r * K + kk) : (T)0;
         }
         /* Element e of the B tile is (e / BN, e % BN): a row of B. */
 #pragma unroll
@@ -117,7 +123,7 @@ gemm(const __global T *restrict A, const __global T *restrict B,
                 break;
             const int k = (int)(e / BN), n = (int)(e % BN);
             const int kk = k0 + k, c = bn0 + n;
-            Bs[k][n] = (kk < K && c < N) ? B[kk * N + c] : (T)0;
+            Bs[k][n] = (kk < K && c < N) ? LD(B, kk * N + c) : (T)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 

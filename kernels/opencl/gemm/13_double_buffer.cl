@@ -36,6 +36,12 @@
  *            wholly inside with unaligned rows, guarded element-wise loads
  *            (zeros outside A and B) and stores for the rest. Every
  *            work-item reaches every barrier.
+ * Types:     A and B are TA, any input type (float, double, int, and the
+ *            narrow half, bf16, fp8, fp8e5m2, int8), read as T
+ *            by LD4A on the aligned path, LD elsewhere;
+ *            products summed in T, C of T (float for the narrow floating
+ *            types, int for int8; kernels/opencl/prelude.cl). Local memory
+ *            holds the values converted to T.
  *
  * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
  */
@@ -74,7 +80,7 @@
 #define NB (BK * (BN / 4))         /* T4 in B's tile */
 #define LB ((NB + WG - 1) / WG)    /* ... per work-item */
 
-#if defined(KL_T_INT)
+#if defined(KL_SUM_INT)
 #define MAC(acc, a, b) ((acc) += (a) * (b))
 #else
 #define MAC(acc, a, b) ((acc) = fma((a), (b), (acc)))
@@ -83,7 +89,7 @@
 #define COMP(v, c) ((c) == 0 ? (v).x : (c) == 1 ? (v).y : (c) == 2 ? (v).z : (v).w)
 
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void
-gemm(const __global T *restrict A, const __global T *restrict B,
+gemm(const __global TA *restrict A, const __global TA *restrict B,
      __global T *restrict C, const int M, const int N, const int K)
 {
     __local T4 As4[2][BK][SA];
@@ -132,23 +138,22 @@ gemm(const __global T *restrict A, const __global T *restrict B,
                     if (fast_a && k_in) {
 #pragma unroll
                         for (int c = 0; c < 4; c++)
-                            ra[l][c] =
-                                *(const __global T4 *)(A + (bm0 + q + c * (BM / 4)) * K + k0 + k4);
+                            ra[l][c] = LD4A(A + (bm0 + q + c * (BM / 4)) * K + k0 + k4);
                     } else if (rows_in && k_in) { /* unaligned rows: scalars, unchecked */
 #pragma unroll
                         for (int c = 0; c < 4; c++) {
-                            const __global T *a = A + (bm0 + q + c * (BM / 4)) * K + k0 + k4;
-                            ra[l][c] = VEC4(T4, a[0], a[1], a[2], a[3]);
+                            const __global TA *a = A + (bm0 + q + c * (BM / 4)) * K + k0 + k4;
+                            ra[l][c] = VEC4(T4, LD(a, 0), LD(a, 1), LD(a, 2), LD(a, 3));
                         }
                     } else {
 #pragma unroll
                         for (int c = 0; c < 4; c++) {
                             const int r = bm0 + q + c * (BM / 4), k = k0 + k4;
                             const bool ok = r < M;
-                            ra[l][c] = VEC4(T4, ok && k < K ? A[r * K + k] : (T)0,
-                                            ok && k + 1 < K ? A[r * K + k + 1] : (T)0,
-                                            ok && k + 2 < K ? A[r * K + k + 2] : (T)0,
-                                            ok && k + 3 < K ? A[r * K + k + 3] : (T)0);
+                            ra[l][c] = VEC4(T4, ok && k < K ? LD(A, r * K + k) : (T)0,
+                                            ok && k + 1 < K ? LD(A, r * K + k + 1) : (T)0,
+                                            ok && k + 2 < K ? LD(A, r * K + k + 2) : (T)0,
+                                            ok && k + 3 < K ? LD(A, r * K + k + 3) : (T)0);
                         }
                     }
                 }
@@ -160,16 +165,16 @@ gemm(const __global T *restrict A, const __global T *restrict B,
                 const int k = k0 + (int)(ib / SB), c = bn0 + (int)(ib % SB) * 4;
                 if (NB % WG == 0 || ib < NB) {
                     if (fast_b && k_in) {
-                        rb[l] = *(const __global T4 *)(B + k * N + c);
+                        rb[l] = LD4A(B + k * N + c);
                     } else if (cols_in && k_in) {
-                        const __global T *b = B + k * N + c;
-                        rb[l] = VEC4(T4, b[0], b[1], b[2], b[3]);
+                        const __global TA *b = B + k * N + c;
+                        rb[l] = VEC4(T4, LD(b, 0), LD(b, 1), LD(b, 2), LD(b, 3));
                     } else {
                         const bool ok = k < K;
-                        rb[l] = VEC4(T4, ok && c < N ? B[k * N + c] : (T)0,
-                                     ok && c + 1 < N ? B[k * N + c + 1] : (T)0,
-                                     ok && c + 2 < N ? B[k * N + c + 2] : (T)0,
-                                     ok && c + 3 < N ? B[k * N + c + 3] : (T)0);
+                        rb[l] = VEC4(T4, ok && c < N ? LD(B, k * N + c) : (T)0,
+                                     ok && c + 1 < N ? LD(B, k * N + c + 1) : (T)0,
+                                     ok && c + 2 < N ? LD(B, k * N + c + 2) : (T)0,
+                                     ok && c + 3 < N ? LD(B, k * N + c + 3) : (T)0);
                     }
                 }
             }
