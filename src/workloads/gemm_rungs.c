@@ -56,8 +56,8 @@ static enum kl_status mma_relations(const struct kl_gemm_rung *r, const int *v, 
                                     struct kl_err *e);
 static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
                                       struct kl_err *e);
-static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v,
-                                        enum kl_type t, struct kl_err *e);
+static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                        struct kl_err *e);
 static enum kl_status mma_t_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
                                       struct kl_err *e);
 static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
@@ -430,7 +430,10 @@ static void type_list(unsigned mask, char *out, size_t n)
 /* 1 when rung r takes inputs of type t; else 0 and why. */
 static int takes_type(const struct kl_gemm_rung *r, enum kl_type t, char *why, size_t n)
 {
-    unsigned mask = r->types ? r->types : KL_TYPES_WIDE;
+    /* no mask: TF32's rungs take float, the others float, double and int */
+    unsigned mask = r->types             ? r->types
+                    : on_tensor_cores(r) ? KL_TYPE_BIT(KL_FLOAT)
+                                         : KL_TYPES_WIDE;
     char list[96];
     if (mask & KL_TYPE_BIT(t))
         return 1;
@@ -600,8 +603,8 @@ static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v
 }
 
 /* What kernels/cuda/gemm/20_wgmma.cu asserts, said before it is built. */
-static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v,
-                                        enum kl_type t, struct kl_err *e)
+static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
+                                        struct kl_err *e)
 {
     (void)t;
     if (PARAM("BM") > 128 && PARAM("BN") > 128)
