@@ -19,6 +19,7 @@
 
 #include "backend/backend.h"
 #include "backend/nvrtc.h"
+#include "core/util.h"
 
 struct kl_dev {
     CUdevice device;
@@ -207,30 +208,6 @@ static int attr(CUdevice d, CUdevice_attribute a)
     return v;
 }
 
-/*
- * The kernel module's version ("580.159.04"), which cuDriverGetVersion does
- * not give: the first a.b or a.b.c token of /proc/driver/nvidia/version.
- */
-static void kernel_driver_version(char *out, size_t n)
-{
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    char line[512];
-    out[0] = '\0';
-    if (!f)
-        return;
-    if (fgets(line, sizeof line, f))
-        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
-            int digits = 0, dots = 0;
-            for (const char *c = tok; *c; c++)
-                *c == '.' ? dots++ : (*c >= '0' && *c <= '9') ? digits++ : (digits = -1000);
-            if (digits > 0 && dots >= 1 && dots <= 2) {
-                snprintf(out, n, "%s", tok);
-                break;
-            }
-        }
-    fclose(f);
-}
-
 static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
@@ -249,7 +226,7 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     CU_TRY(cu.cuDeviceGetName(info->name, (int)sizeof info->name, dev));
     snprintf(info->vendor, sizeof info->vendor, "NVIDIA Corporation");
     char kmod[64];
-    kernel_driver_version(kmod, sizeof kmod);
+    kl_nvidia_module_version(kmod, sizeof kmod);
     snprintf(info->driver_version, sizeof info->driver_version, "%s%sCUDA %d.%d", kmod,
              kmod[0] ? " " : "", version / 1000, version % 1000 / 10);
     info->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
@@ -536,12 +513,11 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
 /* A tensor map argument encoded for the driver (see struct kl_tensor_map). */
 static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out, struct kl_err *e)
 {
-    static const CUtensorMapDataType dtype[] = {
-        [KL_MAP_F32] = CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-        [KL_MAP_TF32] = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
-        [KL_MAP_F16] = CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-        [KL_MAP_BF16] = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-        [KL_MAP_U8] = CU_TENSOR_MAP_DATA_TYPE_UINT8};
+    static const CUtensorMapDataType dtype[] = {[KL_MAP_F32] = CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                                                [KL_MAP_TF32] = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
+                                                [KL_MAP_F16] = CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                                [KL_MAP_BF16] = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                                [KL_MAP_U8] = CU_TENSOR_MAP_DATA_TYPE_UINT8};
     static const unsigned size[] = {4, 4, 2, 2, 1};
     memset(out, 0, sizeof *out);
     if (!m->buf)
@@ -561,10 +537,10 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
                        (unsigned long long)m->pitch, m->box_rows, m->box_cols);
     const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
     const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
-    CUresult rc = cu.encode_tiled(out, dtype[m->type], 2, (void *)m->buf->ptr, dims, strides, box,
-                                  unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult rc =
+        cu.encode_tiled(out, dtype[m->type], 2, (void *)m->buf->ptr, dims, strides, box, unit,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         return kl_fail(e, status_of(rc), "cuTensorMapEncodeTiled failed: %s", cu_err_name(rc));
     return KL_OK;

@@ -228,3 +228,27 @@ void kl_out_abort(struct kl_out_file *o)
         remove(o->tmp);
     o->tmp[0] = '\0';
 }
+
+/*
+ * The NVIDIA kernel module's version: the first a.b or a.b.c token of
+ * /proc/driver/nvidia/version (util.h).
+ */
+void kl_nvidia_module_version(char *out, size_t n)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[512];
+    out[0] = '\0';
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f))
+        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+            int digits = 0, dots = 0;
+            for (const char *c = tok; *c; c++)
+                *c == '.' ? dots++ : (*c >= '0' && *c <= '9') ? digits++ : (digits = -1000);
+            if (digits > 0 && dots >= 1 && dots <= 2) {
+                snprintf(out, n, "%s", tok);
+                break;
+            }
+        }
+    fclose(f);
+}

@@ -70,4 +70,10 @@ void kl_out_abort(struct kl_out_file *o);
 /* UTC date and time as "YYYY-MM-DDTHH:MM:SSZ". */
 void kl_utc_now(char *out, size_t n);
 
+/*
+ * The NVIDIA kernel module's version ("580.159.04"), which the CUDA driver
+ * API does not give; "" where /proc/driver/nvidia/version is absent.
+ */
+void kl_nvidia_module_version(char *out, size_t n);
+
 #endif /* KL_UTIL_H */

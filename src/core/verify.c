@@ -89,7 +89,8 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
               const size_t *idx, size_t n, double factor, struct kl_check *out)
 {
     /* The floor only covers results that are zero up to underflow. */
-    double floor = t == KL_DOUBLE ? DBL_MIN : t == KL_INT || t == KL_INT8 ? 0.0 : FLT_MIN;
+    int exact = t == KL_INT || t == KL_INT8;
+    double floor = t == KL_DOUBLE ? DBL_MIN : exact ? 0.0 : FLT_MIN;
     out->checked = n;
     out->bad = 0;
     out->worst = 0;
@@ -100,7 +101,7 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
     for (size_t i = 0; i < n; i++) {
         size_t at = idx ? idx[i] : i;
         double g = kl_get(t, got, at), want = ref[i];
-        double tol = scale && t != KL_INT && t != KL_INT8 ? factor * scale[i] + floor : 0.0;
+        double tol = scale && !exact ? factor * scale[i] + floor : 0.0;
         double err = fabs(g - want);
         if (!(err <= tol) && out->bad++ < KL_CHECK_FIRST)
             note_wrong(out, at, g, want);

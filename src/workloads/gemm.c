@@ -184,6 +184,23 @@ static const struct kl_user_iface user_iface = {
     .run = user_run,
 };
 
+/* The request's sizes, type, protocol and peers; the user's kernels take the wide types. */
+static enum kl_status request_ok(struct kl_context *kl, const struct kl_gemm_request *req,
+                                 struct kl_err *e)
+{
+    enum kl_status st;
+    if ((st = kl_gemm_request_check(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
+        (st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
+        (st = kl_peers_check("gemm", req->peers, req->npeers, e)) != KL_OK)
+        return st;
+    if (req->nusers && kl_type_narrow(req->type))
+        return kl_fail(e, KL_ERR_ARG,
+                       "your kernels (--kernel) take float, double or int: gemm(A, B, C, ...) "
+                       "of one type; %s inputs run on the built-in rungs",
+                       kl_type_name(req->type));
+    return KL_OK;
+}
+
 enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_request *req,
                               struct kl_report *rep)
 {
@@ -207,16 +224,8 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     size_t es = kl_type_size(req->type), cs = kl_type_size(kl_type_output(req->type));
     size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
 
-    if ((st = kl_gemm_request_check(kl, req->type, req->M, req->N, req->K, e)) != KL_OK ||
-        (st = kl_protocol_check(&req->protocol, e)) != KL_OK)
+    if ((st = request_ok(kl, req, e)) != KL_OK)
         return st;
-    if ((st = kl_peers_check("gemm", req->peers, req->npeers, e)) != KL_OK)
-        return st;
-    if (req->nusers && kl_type_narrow(req->type))
-        return kl_fail(e, KL_ERR_ARG,
-                       "your kernels (--kernel) take float, double or int: gemm(A, B, C, ...) "
-                       "of one type; %s inputs run on the built-in rungs",
-                       kl_type_name(req->type));
     kl_gemm_session_init(&L.s, kl, req->type, req->M, req->N, req->K, NULL, NULL);
     if ((st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
         return st;

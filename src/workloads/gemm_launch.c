@@ -151,8 +151,8 @@ static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_r
 }
 
 enum kl_status kl_gemm_build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
-                                 const int *values, enum kl_type type, struct kl_launch *l,
-                                 struct kl_timing *t)
+                                  const int *values, enum kl_type type, struct kl_launch *l,
+                                  struct kl_timing *t)
 {
     enum kl_status st;
     kl_params_options(r->params, values, type, t->options, sizeof t->options);
@@ -224,9 +224,8 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
         l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma ? 1 + resid : 0}};
         l->args[l->nargs++] = map_arg(tma ? m->A : NULL, type, M, K, lda, box, tf32_a);
         if (r->b_col_major) /* Bᵀ, K-major: boxes of BN rows of it (N), 128 bytes of K */
-            l->args[l->nargs++] =
-                map_arg(tma ? m->B : NULL, type, N, K, ldb,
-                        (unsigned)kl_param_value(r->params, values, "BN"), 0);
+            l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, N, K, ldb,
+                                          (unsigned)kl_param_value(r->params, values, "BN"), 0);
         else
             l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
         l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
