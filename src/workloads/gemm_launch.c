@@ -151,11 +151,15 @@ static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_r
 }
 
 enum kl_status kl_gemm_build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
-                                  const int *values, enum kl_type type, struct kl_launch *l,
-                                  struct kl_timing *t)
+                                  const int *values, enum kl_type type, const char *extra,
+                                  struct kl_launch *l, struct kl_timing *t)
 {
     enum kl_status st;
     kl_params_options(r->params, values, type, t->options, sizeof t->options);
+    if (extra) {
+        size_t used = strlen(t->options);
+        snprintf(t->options + used, sizeof t->options - used, " %s", extra);
+    }
     if ((st = kl_kernel_get(kl, r->file, "gemm", t->options, &l->kernel, &t->build_s)) != KL_OK)
         return st;
     return kl_launch_check(l, r->name, &kl->err);
@@ -252,7 +256,7 @@ enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung
     kl_gemm_shape(r, values, s->M, s->N, l);
     if ((st = kl_gemm_rung_check(kl, r, values, s->type, l, &kl->err)) != KL_OK ||
         (st = kl_gemm_session_device(s, r->b_col_major)) != KL_OK ||
-        (st = kl_gemm_build_rung(kl, r, values, s->type, l, t)) != KL_OK)
+        (st = kl_gemm_build_rung(kl, r, values, s->type, NULL, l, t)) != KL_OK)
         return st;
     if (packed && (st = r->hopper ? prepare_pad(s, r, lda, ldb, &rl->pack, &pack_build_s)
                                   : prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK)
@@ -315,7 +319,7 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
         return st;
     kl_gemm_shape(r, values, M, N, out);
     if ((st = kl_gemm_rung_check(kl, r, values, type, out, e)) != KL_OK ||
-        (st = kl_gemm_build_rung(kl, r, values, type, out, t)) != KL_OK)
+        (st = kl_gemm_build_rung(kl, r, values, type, NULL, out, t)) != KL_OK)
         return st;
     const struct rung_bufs m = {A, B, C, NULL, K, N};
     kl_gemm_rung_args(r, values, type, M, N, K, &m, out);

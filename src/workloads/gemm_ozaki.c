@@ -123,29 +123,28 @@ static enum kl_status planes(struct gemm_session *s, int n, size_t ld)
 }
 
 /*
- * The INT8 product of plane l into its plane of residues: rung 20's kernel built for int8
- * with RESIDUES (once, cached), which stores each sum modulo p_l, its last argument.
+ * The INT8 products, one per modulus l into steps[l]: rung 20's kernel built for int8 with
+ * RESIDUES (once), which stores each sum modulo p_l, its last argument; the launches differ
+ * only in their planes and modulus.
  */
-static enum kl_status product(struct gemm_session *s, const struct kl_gemm_rung *r20,
-                              const int *v20, int l, int ld, struct kl_launch *out,
-                              struct kl_timing *t)
+static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung *r20,
+                               const int *v20, int n, int ld, struct kl_launch *steps,
+                               struct kl_timing *t)
 {
     struct kl_context *kl = s->kl;
-    size_t used;
-    *out = (struct kl_launch){.kl = kl};
-    kl_gemm_shape(r20, v20, s->M, s->N, out);
-    kl_params_options(r20->params, v20, KL_INT8, t->options, sizeof t->options);
-    used = strlen(t->options);
-    snprintf(t->options + used, sizeof t->options - used, " -DRESIDUES");
-    enum kl_status st = kl_gemm_rung_check(kl, r20, v20, KL_INT8, out, &kl->err);
+    struct kl_launch base = {.kl = kl};
+    kl_gemm_shape(r20, v20, s->M, s->N, &base);
+    enum kl_status st = kl_gemm_rung_check(kl, r20, v20, KL_INT8, &base, &kl->err);
     if (st != KL_OK ||
-        (st = kl_kernel_get(kl, r20->file, "gemm", t->options, &out->kernel, &t->build_s)) !=
-            KL_OK ||
-        (st = kl_launch_check(out, r20->name, &kl->err)) != KL_OK)
+        (st = kl_gemm_build_rung(kl, r20, v20, KL_INT8, "-DRESIDUES", &base, t)) != KL_OK)
         return st;
-    const struct rung_bufs m = {s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld};
-    kl_gemm_rung_args(r20, v20, KL_INT8, s->M, s->N, s->K, &m, out);
-    out->args[out->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = moduli[l]}};
+    for (int l = 0; l < n; l++) {
+        const struct rung_bufs m = {
+            s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld};
+        steps[l] = base;
+        kl_gemm_rung_args(r20, v20, KL_INT8, s->M, s->N, s->K, &m, &steps[l]);
+        steps[l].args[steps[l].nargs++] = (struct kl_arg){KL_ARG_INT, {.i = moduli[l]}};
+    }
     return KL_OK;
 }
 
@@ -198,9 +197,8 @@ enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gem
     arg_int(c, s->M), arg_int(c, s->N), arg_buf(c, s->oz[5]);
     struct kl_timing bt;
     memset(&bt, 0, sizeof bt);
-    for (int l = 0; l < n; l++)
-        if ((st = product(s, r20, v20, l, ld, &rl->steps[l], &bt)) != KL_OK)
-            return st;
+    if ((st = products(s, r20, v20, n, ld, rl->steps, &bt)) != KL_OK)
+        return st;
     size_t used = strlen(t->options);
     snprintf(t->options + used, sizeof t->options - used, " %s", bt.options);
     t->build_s += bt.build_s;

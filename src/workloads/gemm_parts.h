@@ -105,10 +105,13 @@ struct rung_launch {
 int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda, int *ldb);
 /* The build options of the copies before a product: the element type's alone. */
 void kl_gemm_copy_options(enum kl_type type, char *out, size_t n);
-/* Builds rung r with these values in type t (cached on kl) into l; checks the kernel's limits. */
+/*
+ * Builds rung r with these values in type t (cached on kl) into l, with the option extra
+ * after its own (NULL: none); checks the kernel's limits.
+ */
 enum kl_status kl_gemm_build_rung(struct kl_context *kl, const struct kl_gemm_rung *r,
-                                  const int *values, enum kl_type type, struct kl_launch *l,
-                                  struct kl_timing *t);
+                                  const int *values, enum kl_type type, const char *extra,
+                                  struct kl_launch *l, struct kl_timing *t);
 
 /* The matrices a device rung reads and writes, as its launch passes them. */
 struct rung_bufs {

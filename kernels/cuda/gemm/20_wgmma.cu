@@ -81,6 +81,7 @@
 #endif
 
 #include "hopper.cuh"
+#include "residue.cuh"
 
 /* The instruction, for each type: MMA_OP "N" MMA_KIND, then MMA_TAIL after the descriptors. */
 #define MMA_OP "wgmma.mma_async.sync.aligned.m64n"
@@ -267,12 +268,7 @@ struct problem {
 static __device__ __forceinline__ out_t out(const problem &p, acc_t x)
 {
 #if defined(RESIDUES)
-    int r = x % p.modulus; /* in (-modulus, modulus), of x's sign */
-    if (r > (p.modulus - 1) / 2)
-        r -= p.modulus;
-    else if (r < -(p.modulus / 2))
-        r += p.modulus;
-    return (out_t)r;
+    return (out_t)symmetric(x, p.modulus);
 #else
     (void)p;
     return x;

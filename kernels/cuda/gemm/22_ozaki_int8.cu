@@ -44,6 +44,8 @@
 #endif
 static_assert(NMOD >= 2 && NMOD <= 16, "22_ozaki_int8: 2 to 16 moduli");
 
+#include "residue.cuh"
+
 /*
  * Modulus l: pairwise coprime, each at most 256, so that symmetric residues
  * fit int8. A constant wherever l is (every loop over them is unrolled), so
@@ -86,24 +88,12 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
-/* v mod p as a symmetric residue: in [-(p-1)/2, (p-1)/2] for odd p, [-128, 127] for 256. */
-template <typename I> static __device__ __forceinline__ int symmetric(I v, int p)
-{
-    int r = (int)(v % p); /* in (-p, p), of v's sign */
-    if (r > (p - 1) / 2)
-        r -= p;
-    else if (r < -(p / 2))
-        r += p;
-    return r;
-}
-
 /*
  * The residues of A' = rint(A 2^ea) and B' = rint(Bt 2^eb): element k of
  * row r of A (rows 0 .. M-1) or Bt (M .. M+N-1) into row r of plane l,
- * rows of ld bytes (zeros from K to ld). Plane l of A is planes_a[l]...:
- * the planes are NMOD buffers each, passed as the base of one and the
- * distance between consecutive planes' bases in bytes (kladder allocates
- * them as one buffer per side).
+ * rows of ld bytes (zeros from K to ld). One buffer per side holds the
+ * NMOD planes one after another: plane l of A starts l M ld bytes into pa,
+ * of Bt l N ld bytes into pb.
  */
 extern "C" __global__ void __launch_bounds__(256)
     split(const float *__restrict__ A, const float *__restrict__ Bt, const int *__restrict__ ea,
