@@ -56,11 +56,24 @@ enum kl_status kl_gemm_session_buffer(struct gemm_session *s, size_t elems, stru
     return kl->ops->alloc(kl->dev, elems * es, out, &kl->err);
 }
 
+enum kl_status kl_gemm_session_bt(struct gemm_session *s)
+{
+    size_t es = kl_type_size(s->type), N = (size_t)s->N, K = (size_t)s->K;
+    if (s->Bt)
+        return KL_OK;
+    if (!(s->Bt = malloc(K * N * es)))
+        return kl_fail(&s->kl->err, KL_ERR_NO_MEMORY, "out of host memory for Bᵀ");
+    for (size_t k = 0; k < K; k++)
+        for (size_t n = 0; n < N; n++)
+            memcpy((char *)s->Bt + (n * K + k) * es, (const char *)s->B + (k * N + n) * es, es);
+    return KL_OK;
+}
+
 /* Makes what a device rung with this B layout needs, once. */
 enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col)
 {
     struct kl_context *kl = s->kl;
-    size_t es = kl_type_size(s->type), M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
     size_t cs = kl_type_size(kl_type_output(s->type));
     enum kl_status st;
     if (!s->poison) {
@@ -71,13 +84,8 @@ enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col)
                            s->N, s->K);
         kl_poison(kl_type_output(s->type), s->poison, M * N + KL_GEMM_GUARD);
     }
-    if (b_col && !s->Bt) {
-        if (!(s->Bt = malloc(K * N * es)))
-            return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for Bᵀ");
-        for (size_t k = 0; k < K; k++)
-            for (size_t n = 0; n < N; n++)
-                memcpy((char *)s->Bt + (n * K + k) * es, (const char *)s->B + (k * N + n) * es, es);
-    }
+    if (b_col && (st = kl_gemm_session_bt(s)) != KL_OK)
+        return st;
     if ((st = kl_gemm_session_buffer(s, M * K, &s->dA)) != KL_OK ||
         (st = kl_gemm_session_buffer(s, K * N, b_col ? &s->dBt : &s->dB)) != KL_OK ||
         (st = kl_gemm_session_buffer(s, M * N + KL_GEMM_GUARD, &s->dC)) != KL_OK)

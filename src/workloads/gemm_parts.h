@@ -64,6 +64,8 @@ void kl_gemm_session_free(struct gemm_session *s);
  * inputs' type, or for s->dC of the type C is returned in (kl_type_output).
  */
 enum kl_status kl_gemm_session_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out);
+/* B transposed on the host (s->Bt, N×K), made once: column-major rungs' and libraries' B. */
+enum kl_status kl_gemm_session_bt(struct gemm_session *s);
 /* What a device rung with this B layout needs, made once. */
 enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col);
 

@@ -27,7 +27,7 @@ enum kl_status kl_gemm_run_peer(struct gemm_session *s, const struct gemm_ref *g
     res->peer = 1;
     res->on_host = strcmp(peer, "openblas") == 0;
     res->precision = kl_peer_gemm_precision(peer, s->type);
-    enum kl_status st = kl_type_narrow(s->type) ? kl_gemm_session_device(s, 1) : KL_OK;
+    enum kl_status st = kl_type_narrow(s->type) ? kl_gemm_session_bt(s) : KL_OK;
     if (st != KL_OK)
         return st;
     struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B, 0, s->Bt};
