@@ -494,7 +494,8 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only), as blur.c builds it; with
- * PX, every width; a CUDA C++ rung also at radius 0 and at 40, beyond its unrolled taps. */
+ * PX, every width; with CW (rung 13), every channel count; a CUDA C++ rung also at radius 0
+ * and at 40, beyond its unrolled taps. */
 static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only)
 {
     static const char *const pixels[] = {" -DKL_PIX_FLOAT", " -DKL_PIX_UCHAR4"};
@@ -507,6 +508,8 @@ static void add_blur(const char *file, const struct kl_param_def *params, int px
             for (int w = 1; px && k == 0 && w <= 8; w *= 2)
                 add_rung_with(file, params, float_type, 1, extra,
                               kl_param_index(params, "PX") >= 0 ? "PX" : "RX", w);
+            for (int c = 1; kl_param_index(params, "CW") >= 0 && k == 0 && c <= 2; c *= 2)
+                add_rung_with(file, params, float_type, 1, extra, "CW", c);
         }
 }
 

@@ -984,14 +984,19 @@ static void test_search(void)
  * Rung 11's error bound against the same argument computed apart (Python, binary16 rounding
  * by struct): the weights as the blur makes them, floats of exp(-i^2 / 2 sigma^2) / sum.
  */
-static double half2_bound_of(double sigma, int R)
+static void weights_of(double sigma, int R, float *w)
 {
-    float w[2 * 24 + 1];
-    double d[2 * 24 + 1], sum = 0;
+    double d[2 * 65 + 1], sum = 0;
     for (int i = -R; i <= R; i++)
         sum += d[i + R] = exp(-(double)i * i / (2 * sigma * sigma));
     for (int i = 0; i <= 2 * R; i++)
         w[i] = (float)(d[i] / sum);
+}
+
+static double half2_bound_of(double sigma, int R)
+{
+    float w[2 * 24 + 1];
+    weights_of(sigma, R, w);
     return kl_blur_half2_bound(w, R);
 }
 
@@ -1009,6 +1014,32 @@ static void test_half2_bound(void)
         CHECK(fabs(got - cases[i].want) < 1e-9, "half2 bound at sigma %g, R %d: %.17g, want %.17g",
               cases[i].sigma, cases[i].R, got, cases[i].want);
     }
+}
+
+/*
+ * Rung 13's error bound against the same argument computed apart (Python, binary16 rounding by
+ * struct), from radius 0 to the rung's largest; past it there is no bound.
+ */
+static void test_mma_bound(void)
+{
+    static const struct {
+        double sigma;
+        int R;
+        double want;
+    } cases[] = {{0.5, 0, 0.06332840084820646}, {1, 3, 0.11497358580619174},
+                 {2, 6, 0.10005855741728753},   {4, 12, 0.11804718967637369},
+                 {8, 24, 0.066442845002805},    {16, 48, 0.1037294861556921},
+                 {21, 64, 0.10010951826495068}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        float w[2 * KL_BLUR_MMA_MAX_RADIUS + 1];
+        weights_of(cases[i].sigma, cases[i].R, w);
+        double got = kl_blur_mma_bound(w, cases[i].R);
+        CHECK(fabs(got - cases[i].want) < 1e-9, "mma bound at sigma %g, R %d: %.17g, want %.17g",
+              cases[i].sigma, cases[i].R, got, cases[i].want);
+    }
+    float w[2 * 65 + 1];
+    weights_of(22, 65, w);
+    CHECK(isinf(kl_blur_mma_bound(w, 65)), "no mma bound past radius %d", KL_BLUR_MMA_MAX_RADIUS);
 }
 
 /* Occupancy and its limiter against an H100's per-multiprocessor limits (Nsight Compute's). */
@@ -1142,6 +1173,7 @@ int main(void)
     test_search();
     test_log_remap();
     test_half2_bound();
+    test_mma_bound();
     test_occupancy();
     test_registry();
     return check_summary();

@@ -72,6 +72,10 @@ struct geometry {
 
 static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
 {
+    if (r->tensor) /* rung 13: WX strips of 16 columns, 4/CW warps each, down SH rows */
+        return (struct geometry){(size_t)(32 * kl_param_value(r->params, v, "WX") * 4 /
+                                          kl_param_value(r->params, v, "CW")),
+                                 1, (size_t)kl_param_value(r->params, v, "SH")};
     if (r->local == KL_BLUR_LOCAL_STRIPS) /* rung 12: NT threads per strip of SH rows */
         return (struct geometry){(size_t)kl_param_value(r->params, v, "NT"), 1,
                                  (size_t)kl_param_value(r->params, v, "SH")};
@@ -133,6 +137,7 @@ static int rung_runs_here(const struct kl_blur_rung *r, const struct blur_sessio
                           size_t n)
 {
     char half[256];
+    const struct kl_device_info *d = &s->kl->info;
     double bound;
     if (kl_kernel_elsewhere(s->kl, r->file))
         snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", r->name);
@@ -140,9 +145,21 @@ static int rung_runs_here(const struct kl_blur_rung *r, const struct blur_sessio
         snprintf(why, n, "rung %s: the device has no image support", r->name);
     else if (r->rgba8_only && s->pix != KL_PIX_UCHAR4)
         snprintf(why, n, "rung %s computes 8-bit pixels (--pixel uchar4)", r->name);
-    else if (r->precision == KL_PREC_FP16 && !kl_packed_half(&s->kl->info, half, sizeof half))
+    else if (r->tensor && d->cc_major < 8)
+        snprintf(why, n,
+                 "rung %s: mma.sync with half inputs needs compute capability 8.0 or more (this "
+                 "device: %d.%d)",
+                 r->name, d->cc_major, d->cc_minor);
+    else if (r->tensor && s->R > KL_BLUR_MMA_MAX_RADIUS)
+        snprintf(why, n,
+                 "rung %s keeps 16 + 2R rows of a strip in registers: radius at most %d (this "
+                 "blur's is %d)",
+                 r->name, KL_BLUR_MMA_MAX_RADIUS, s->R);
+    else if (r->precision == KL_PREC_FP16 && !r->tensor && !kl_packed_half(d, half, sizeof half))
         snprintf(why, n, "rung %s: %s", r->name, half);
-    else if (r->precision == KL_PREC_FP16 && (bound = kl_blur_half2_bound(s->w, s->R)) > 0.5)
+    else if (r->precision == KL_PREC_FP16 &&
+             (bound = r->tensor ? kl_blur_mma_bound(s->w, s->R) : kl_blur_half2_bound(s->w, s->R)) >
+                 0.5)
         snprintf(why, n,
                  "rung %s: at radius %d with these weights its half-precision arithmetic is "
                  "proved within %.2f of the exact blur, more than the 0.5 that keeps every output "
@@ -201,6 +218,10 @@ static void shape_of(const struct kl_blur_rung *r, const int *v, enum kl_pixel p
     if (r->local == KL_BLUR_LOCAL_STRIPS) {
         size_t tw = (size_t)kl_param_value(r->params, v, "TW");
         l->global[0] = ((size_t)W + tw - 1) / tw * (pix == KL_PIX_UCHAR4 ? 4 : 1) * g.bx;
+    }
+    if (r->tensor) { /* rung 13: a block per WX strips of 16 columns */
+        size_t span = 16 * (size_t)kl_param_value(r->params, v, "WX");
+        l->global[0] = ((size_t)W + span - 1) / span * g.bx;
     }
 }
 
@@ -550,9 +571,11 @@ static int blur_available(void *self, int i, char *why, size_t n)
 static void blur_describe(void *self, int i, struct kl_result *res)
 {
     (void)self;
-    if (i < kl_blur_rung_count())
+    if (i < kl_blur_rung_count()) {
         res->precision =
             kl_blur_rung_at(i)->precision ? kl_blur_rung_at(i)->precision : KL_PREC_FP32;
+        res->tensor = kl_blur_rung_at(i)->tensor;
+    }
 }
 
 static enum kl_status blur_check(void *self, int i, const int *values, struct kl_err *e)

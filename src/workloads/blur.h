@@ -42,6 +42,8 @@ struct kl_blur_rung {
                                     floats, so PX/4 (at least 1) pixels of uchar4 */
     int sy;                      /* each work-item computes SY rows (the SY parameter) */
     enum kl_precision precision; /* its arithmetic: fp32 unless it says (fp16: packed half2) */
+    int tensor;                  /* its products run on the tensor cores (mma.sync): warps over
+                                    strips of 16 columns, WX side by side, CW channels each */
     int rgba8_only;              /* computes 8-bit pixels only (--pixel uchar4) */
     struct kl_param_def params[KL_MAX_PARAMS];
     struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. TW a multiple of RX */

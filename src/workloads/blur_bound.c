@@ -1,6 +1,7 @@
 /*
- * The error bound of rung 11_half2's packed-half arithmetic, as its kernel
- * comment argues it: every rounding bounded at the largest value it can see.
+ * The error bounds of rung 11_half2's packed-half arithmetic and of rung
+ * 13_mma's tensor-core products, as their kernel comments argue them: every
+ * rounding bounded at the largest value it can see.
  */
 #include "workloads/blur_bound.h"
 
@@ -60,4 +61,35 @@ double kl_blur_half2_bound(const float *w, int R)
     double cols = sum_bound(wh, R, 128, 0, 1);
     double rows = sum_bound(wh, R, 128 * sum_h + cols, cols, 0);
     return rows + 128 * moved + 128 * fabs(1 - sum * sum);
+}
+
+/*
+ * What one pass of tensor-core instructions can add, for inputs of magnitude up to m, an
+ * accumulator starting at c0: nk instructions, each within 18 units of 2^-23 of the largest
+ * magnitude it holds (at most |c0| + sum_h * m, plus 1 for the errors themselves).
+ */
+static double mma_sums(int nk, double c0, double sum_h, double m)
+{
+    return nk * 18 * ldexp(1.0, -23) * (fabs(c0) + sum_h * m + 1);
+}
+
+double kl_blur_mma_bound(const float *w, int R)
+{
+    double wh[2 * KL_BLUR_MMA_MAX_RADIUS + 1], sum = 0, sum_h = 0, moved = 0;
+    int nk = (16 + (R + 7) / 8 * 8 + R + 15) / 16; /* the kernel's NK */
+    if (R < 0 || R > KL_BLUR_MMA_MAX_RADIUS)
+        return INFINITY;
+    for (int i = 0; i <= 2 * R; i++) {
+        wh[i] = to_half(w[i]);
+        sum += w[i];
+        sum_h += wh[i];
+    }
+    for (int i = 0; i <= 2 * R; i++)
+        for (int j = 0; j <= 2 * R; j++)
+            moved += fabs(wh[i] * wh[j] - (double)w[i] * w[j]);
+    double rows = mma_sums(nk, 0, sum_h, 128);        /* inputs b - 128, exact */
+    double h = 128 * sum_h + rows;                    /* the largest row result */
+    double to16 = half_rounding(h);                   /* its rounding to half */
+    double cols = mma_sums(nk, 128, sum_h, h + to16); /* the accumulator starts at 128 */
+    return sum_h * (rows + to16) + cols + 128 * moved + 128 * fabs(1 - sum * sum);
 }

@@ -1,5 +1,6 @@
 /*
- * How far rung 11_half2's packed-half arithmetic can be from the exact blur.
+ * How far the half-precision blur rungs (11_half2's packed halves, 13_mma's tensor cores)
+ * can be from the exact blur.
  */
 #ifndef KL_BLUR_BOUND_H
 #define KL_BLUR_BOUND_H
@@ -11,5 +12,16 @@
  * only where it is at most 0.5, so every output lands within one level.
  */
 double kl_blur_half2_bound(const float *w, int R);
+
+/* The largest radius rung 13_mma takes: its window of 16 + 2R rows lives in registers. */
+#define KL_BLUR_MMA_MAX_RADIUS 64
+
+/*
+ * The bound 13_mma.cu's comment argues, in levels, before the final rounding, for weights w
+ * (2R+1 floats, R <= KL_BLUR_MMA_MAX_RADIUS): half weights, products exact, each tensor-core
+ * instruction's FP32 sum within 18 * 2^-23 of the largest magnitude it holds, the row pass's
+ * results rounded to half. The host runs the rung only where it is at most 0.5.
+ */
+double kl_blur_mma_bound(const float *w, int R);
 
 #endif /* KL_BLUR_BOUND_H */

@@ -125,6 +125,20 @@ static const struct kl_blur_rung rungs[] = {
                 {"SH", 256, 1, 65536, 1, 0, "strip height (rows); a multiple of CH"},
                 {"NT", 128, 32, 1024, 32, 0, "threads per block"}},
      .multiples = {{"TW", "RX"}, {"CH", "CY"}, {"SH", "CH"}}},
+    {.name = "13_mma",
+     .summary = "CUDA, 8-bit pixels: both passes on the tensor cores (mma.sync, half products, "
+                "FP32 sums), tiles of pixels times a banded weight matrix held in registers; the "
+                "row pass's results are the column pass's operands without leaving registers; "
+                "run where the host's error bound keeps every output within one level",
+     .file = "cuda/blur/13_mma.cu",
+     .kind = KL_BLUR_FUSED,
+     .precision = KL_PREC_FP16,
+     .tensor = 1,
+     .rgba8_only = 1,
+     .params = {{"WX", 4, 1, 32, 1, 0, "strips of 16 columns side by side per block"},
+                {"CW", 4, 1, 4, 1, 1, "channels per warp (1, 2 or 4): 4/CW warps per strip"},
+                {"SH", 128, 1, 65536, 1, 0,
+                 "rows per strip (a warp walks down them, 16 at a time)"}}},
 };
 
 KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);

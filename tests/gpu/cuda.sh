@@ -109,6 +109,12 @@ runs=(
     "blur --rung 12 --width 1030 --height 200 --sigma 8 --pixel uchar4"
     "blur --rung 12 --width 300 --height 70 --sigma 2 --param TW=8 --param RX=4 --param CH=3 --param CY=1 --param SH=6 --param NT=32"
     "blur --rung 12 --width 260 --height 41 --radius 40"
+    # The tensor-core rung: edge strips (4-byte loads), odd widths, every channel count,
+    # short strips, and a radius whose window spans seven blocks of 16.
+    "blur --rung 13 --width 301 --height 33 --radius 4 --pixel uchar4"
+    "blur --rung 13 --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
+    "blur --rung 13 --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
+    "blur --rung 13 --width 40 --height 41 --radius 48 --pixel uchar4"
     # NVIDIA NPP as a peer (its own kernels too).
     "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"
