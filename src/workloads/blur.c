@@ -21,6 +21,7 @@
 #include "core/progress.h"
 #include "core/util.h"
 #include "peers/peers.h"
+#include "tune/cache.h"
 
 #define GUARD 256 /* pixels past the output that a correct kernel never writes */
 
@@ -578,6 +579,37 @@ static void blur_describe(void *self, int i, struct kl_result *res)
     }
 }
 
+/*
+ * Rung i's values: --param where it sets one of the rung's own; else its preset for this
+ * device and radius (config says which); else its defaults. A rung named with --rung is the
+ * user's either way (a misfit is an error).
+ */
+static enum kl_status blur_values(void *self, int i, const struct kl_ladder_args *a, int *values,
+                                  int *users, char *config, size_t n, struct kl_err *e)
+{
+    const struct blur_ladder *L = self;
+    const struct kl_blur_rung *r = kl_blur_rung_at(i);
+    const struct kl_device_info *d = &L->s.kl->info;
+    const char *items[KL_MAX_PARAMS];
+    char buf[256];
+    unsigned mask = 0;
+    int cc = d->cc_major * 10 + d->cc_minor;
+    enum kl_status st;
+    *users = a->nrungs > 0;
+    if (!kl_params_mention(a->params, a->nparams, r->params) &&
+        !kl_kernel_elsewhere(L->s.kl, r->file))
+        for (int k = 0; k < KL_BLUR_MAX_PRESETS && r->presets[k].cc; k++)
+            if (r->presets[k].cc == cc && L->s.R <= r->presets[k].max_radius) {
+                int nitems =
+                    kl_tuned_items(r->presets[k].params, buf, sizeof buf, items, KL_MAX_PARAMS);
+                snprintf(config, n, "preset %s", r->presets[k].params);
+                return kl_params_resolve(r->name, r->params, items, nitems, values, &mask, e);
+            }
+    st = kl_params_resolve(r->name, r->params, a->params, a->nparams, values, &mask, e);
+    *users |= mask != 0;
+    return st;
+}
+
 static enum kl_status blur_check(void *self, int i, const int *values, struct kl_err *e)
 {
     const struct blur_ladder *L = self;
@@ -876,6 +908,7 @@ enum kl_status kl_blur_ladder(struct kl_context *kl, const struct kl_blur_reques
                             .named_is_users = 1,
                             .available = blur_available,
                             .describe = blur_describe,
+                            .values = blur_values,
                             .check = blur_check,
                             .run = blur_run,
                             .user = &user_iface};

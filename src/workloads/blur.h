@@ -31,6 +31,14 @@ enum kl_blur_local {
                                 row results, for uchar4 one channel of a chunk as floats */
 };
 
+/* Values measured best for a rung on one kind of device up to a radius (cc 0 ends a list). */
+struct kl_blur_preset {
+    int cc;             /* compute capability × 10 (90: Hopper) */
+    int max_radius;     /* radii up to this; a rung's first preset that covers one wins */
+    const char *params; /* "NAME=VALUE,NAME=VALUE" */
+};
+#define KL_BLUR_MAX_PRESETS 4
+
 struct kl_blur_rung {
     const char *name;
     const char *summary;
@@ -47,6 +55,7 @@ struct kl_blur_rung {
     int rgba8_only;              /* computes 8-bit pixels only (--pixel uchar4) */
     struct kl_param_def params[KL_MAX_PARAMS];
     struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. TW a multiple of RX */
+    struct kl_blur_preset presets[KL_BLUR_MAX_PRESETS];   /* where --param sets none of its own */
 };
 
 int kl_blur_rung_count(void);

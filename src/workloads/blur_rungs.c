@@ -6,6 +6,7 @@
 #include "workloads/blur.h"
 
 #include "core/ladder.h"
+#include "workloads/blur_bound.h"
 
 /* clang-format off */
 #define P_BX {"BX", 16, 1, 1024, 1, 0, "work-group width (pixels)"}
@@ -138,7 +139,11 @@ static const struct kl_blur_rung rungs[] = {
      .params = {{"WX", 4, 1, 32, 1, 0, "strips of 16 columns side by side per block"},
                 {"CW", 4, 1, 4, 1, 1, "channels per warp (1, 2 or 4): 4/CW warps per strip"},
                 {"SH", 128, 1, 65536, 1, 0,
-                 "rows per strip (a warp walks down them, 16 at a time)"}}},
+                 "rows per strip (a warp walks down them, 16 at a time)"},
+                {"MB", 1, 1, 16, 1, 0,
+                 "blocks per multiprocessor the compiler keeps registers for (__launch_bounds__)"}},
+     /* An H100's sweep (docs/RESULTS.md): longer strips as the halo of 16·NK - 16 rows grows. */
+     .presets = {{90, 12, "SH=512"}, {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024"}}},
 };
 
 KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);

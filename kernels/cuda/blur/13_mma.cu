@@ -57,7 +57,9 @@
  *            exact blur.
  * Macros:    RAD (set by the host, at most 64); WX (default 4), CW (4), SH
  *            (128; a last step of a strip whose SH is no multiple of 16
- *            stores only the strip's rows); KL_PIX_UCHAR4 (required).
+ *            stores only the strip's rows); MB (1), the blocks per
+ *            multiprocessor ptxas keeps registers for; KL_PIX_UCHAR4
+ *            (required).
  * Sizes:     any W, H >= 1. Loads are clamped into the image (8-byte loads
  *            where a strip's columns lie inside even rows, 4-byte ones
  *            otherwise); stores only for x < W, y < H.
@@ -78,6 +80,9 @@
 #endif
 #ifndef SH
 #define SH 128
+#endif
+#ifndef MB
+#define MB 1
 #endif
 static_assert(RAD >= 0 && RAD <= 64, "13_mma: 0 <= RAD <= 64");
 static_assert(CW == 1 || CW == 2 || CW == 4, "13_mma: CW must be 1, 2 or 4");
@@ -116,10 +121,14 @@ static __device__ __forceinline__ h2 pair_of(unsigned lo, unsigned hi, int c)
     return d;
 }
 
-/* A result + 128 rounded to the nearest level and saturated, in the low byte. */
+/*
+ * A result rounded to the nearest level, in the low byte. No clamp: the exact blur lies in
+ * [0, 255 (sum w)^2], sum w within 2^-20 of 1, and the host runs the rung only where the
+ * result is proved within 0.5 of it, so the rounded value is a level.
+ */
 static __device__ __forceinline__ unsigned level(float v)
 {
-    return __float_as_uint(fminf(fmaxf(v, 0.0f), 255.0f) + 12582912.0f); /* 1.5 * 2^23 */
+    return __float_as_uint(v + 12582912.0f); /* 1.5 * 2^23: a unit of 1 in the low bits */
 }
 
 /* Weight j of the band (0 off it), as a half in a float. */
@@ -167,7 +176,7 @@ static __device__ __forceinline__ void row_pass(const group &gr, const unsigned 
     }
 }
 
-extern "C" __global__ void __launch_bounds__(32 * WX * NG)
+extern "C" __global__ void __launch_bounds__(32 * WX * NG, MB)
 blur_fused(const unsigned *__restrict__ src, unsigned *__restrict__ dst, const int W, const int H,
            const float *__restrict__ w)
 {
@@ -205,68 +214,72 @@ blur_fused(const unsigned *__restrict__ src, unsigned *__restrict__ dst, const i
     load_group(nxt, src, W, H, yq + 8 * (2 * NK - 2), x0, inside);
     load_group(nx2, src, W, H, yq + 8 * (2 * NK - 1), x0, inside);
 
-    for (int s0 = 0; s0 < steps; s0 += NK) {
+    /*
+     * Step s (u = s mod NK): groups 2s + 2NK - 2 and 2s + 2NK - 1 complete the window, the next
+     * step's two load (past the strip's end too: clamped rows, never used), and output rows
+     * y0 + 16s + g (+ 8), columns c0 + 8n + 2t (+ 1), are stored.
+     */
+    auto step = [&](const int u, const int s) {
+        cur = nxt;
+        const group cu2 = nx2;
+        load_group(nxt, src, W, H, yq + 8 * (2 * s + 2 * NK), x0, inside);
+        load_group(nx2, src, W, H, yq + 8 * (2 * s + 2 * NK + 1), x0, inside);
+        row_pass(cur, a, ch0, ring[(u + NK - 1) % NK][0]);
+        row_pass(cu2, a, ch0, ring[(u + NK - 1) % NK][1]);
+        const int y = y0 + 16 * s + g;
 #pragma unroll
-        for (int u = 0; u < NK; u++) {
-            const int s = s0 + u;
-            if (s >= steps)
-                break;
-            /* Groups 2s + 2NK - 2 and 2s + 2NK - 1 complete the window; the next two load. */
-            cur = nxt;
-            const group cu2 = nx2;
-            if (s + 1 < steps) {
-                load_group(nxt, src, W, H, yq + 8 * (2 * s + 2 * NK), x0, inside);
-                load_group(nx2, src, W, H, yq + 8 * (2 * s + 2 * NK + 1), x0, inside);
+        for (int n = 0; n < 2; n++) {
+            float d[CW][4];
+#pragma unroll
+            for (int c = 0; c < CW; c++) {
+                d[c][0] = d[c][1] = d[c][2] = d[c][3] = 128.0f;
+#pragma unroll
+                for (int i = 0; i < NK; i++)
+                    mma(d[c], a[i], ring[(u + i) % NK][0][c][n], ring[(u + i) % NK][1][c][n]);
             }
-            row_pass(cur, a, ch0, ring[(u + NK - 1) % NK][0]);
-            row_pass(cu2, a, ch0, ring[(u + NK - 1) % NK][1]);
-
-            /* Output rows y0 + 16s + g (+ 8), columns c0 + 8n + 2t (+ 1). */
-            const int y = y0 + 16 * s + g;
+            const int x = c0 + 8 * n + 2 * t;
 #pragma unroll
-            for (int n = 0; n < 2; n++) {
-                float d[CW][4];
-#pragma unroll
-                for (int c = 0; c < CW; c++) {
-                    d[c][0] = d[c][1] = d[c][2] = d[c][3] = 128.0f;
-#pragma unroll
-                    for (int i = 0; i < NK; i++)
-                        mma(d[c], a[i], ring[(u + i) % NK][0][c][n], ring[(u + i) % NK][1][c][n]);
-                }
-                const int x = c0 + 8 * n + 2 * t;
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    if (y + 8 * h >= yend)
-                        continue;
-                    unsigned *out = dst + (size_t)(y + 8 * h) * W + x;
+            for (int h = 0; h < 2; h++) {
+                if (y + 8 * h >= yend)
+                    continue;
+                unsigned *out = dst + (size_t)(y + 8 * h) * W + x;
 #if CW == 4
-                    unsigned px[2];
+                unsigned px[2];
 #pragma unroll
-                    for (int e = 0; e < 2; e++)
-                        px[e] = __byte_perm(__byte_perm(level(d[0][2 * h + e]), level(d[1][2 * h + e]), 0x0040),
-                                            __byte_perm(level(d[2][2 * h + e]), level(d[3][2 * h + e]), 0x0040),
-                                            0x5410);
-                    if (W % 2 == 0 && x + 1 < W) {
-                        *(uint2 *)out = make_uint2(px[0], px[1]);
-                    } else {
-                        if (x < W)
-                            out[0] = px[0];
-                        if (x + 1 < W)
-                            out[1] = px[1];
-                    }
+                for (int e = 0; e < 2; e++)
+                    px[e] = __byte_perm(__byte_perm(level(d[0][2 * h + e]), level(d[1][2 * h + e]), 0x0040),
+                                        __byte_perm(level(d[2][2 * h + e]), level(d[3][2 * h + e]), 0x0040),
+                                        0x5410);
+                if (W % 2 == 0 && x + 1 < W) {
+                    *(uint2 *)out = make_uint2(px[0], px[1]);
+                } else {
+                    if (x < W)
+                        out[0] = px[0];
+                    if (x + 1 < W)
+                        out[1] = px[1];
+                }
 #else
 #pragma unroll
-                    for (int e = 0; e < 2; e++) {
-                        if (x + e >= W)
-                            continue;
-                        unsigned char *o = (unsigned char *)(out + e) + ch0;
+                for (int e = 0; e < 2; e++) {
+                    if (x + e >= W)
+                        continue;
+                    unsigned char *o = (unsigned char *)(out + e) + ch0;
 #pragma unroll
-                        for (int c = 0; c < CW; c++)
-                            o[c] = (unsigned char)level(d[c][2 * h + e]);
-                    }
-#endif
+                    for (int c = 0; c < CW; c++)
+                        o[c] = (unsigned char)level(d[c][2 * h + e]);
                 }
+#endif
             }
         }
-    }
+    };
+    /* Whole rounds of NK steps with no branch between them, so their work can overlap. */
+    int s = 0;
+    for (; s + NK <= steps; s += NK)
+#pragma unroll
+        for (int u = 0; u < NK; u++)
+            step(u, s + u);
+#pragma unroll
+    for (int u = 0; u < NK; u++)
+        if (s + u < steps)
+            step(u, s + u);
 }
