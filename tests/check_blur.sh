@@ -281,7 +281,8 @@ def half2_bound(sigma, R):
 def mma_bound(sigma, R):
     """13_mma.cu's error bound (its comment), computed here on its own: half weights by
     struct's binary16 rounding, each tensor-core instruction within 18 * 2^-23 of the largest
-    magnitude it holds, the row results rounded to half."""
+    magnitude it holds (row inputs 1024 + b onto -1152 sum w', rounded once to float), the row
+    results rounded to half."""
     import math, struct
     f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]
     half = lambda v: struct.unpack("e", struct.pack("e", v))[0]
@@ -292,7 +293,7 @@ def mma_bound(sigma, R):
     nk = -(-(16 + -(-R // 8) * 8 + R) // 16)
     sh = sum(wh)
     inst = lambda c0, m: nk * 18 * 2.0 ** -23 * (abs(c0) + sh * m + 1)
-    rows = inst(0, 128)
+    rows = inst(1152 * sh, 1279) + 1152 * sh * 2.0 ** -24
     h = 128 * sh + rows
     cols = inst(128, h + hulp(h))
     moved = sum(abs(a * b - c * e) for a, c in zip(wh, w) for b, e in zip(wh, w))

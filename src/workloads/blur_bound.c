@@ -87,7 +87,8 @@ double kl_blur_mma_bound(const float *w, int R)
     for (int i = 0; i <= 2 * R; i++)
         for (int j = 0; j <= 2 * R; j++)
             moved += fabs(wh[i] * wh[j] - (double)w[i] * w[j]);
-    double rows = mma_sums(nk, 0, sum_h, 128);        /* inputs b - 128, exact */
+    /* Inputs 1024 + b, exact, onto -1152 sum w' rounded once to float. */
+    double rows = mma_sums(nk, 1152 * sum_h, sum_h, 1279) + 1152 * sum_h * ldexp(1.0, -24);
     double h = 128 * sum_h + rows;                    /* the largest row result */
     double to16 = half_rounding(h);                   /* its rounding to half */
     double cols = mma_sums(nk, 128, sum_h, h + to16); /* the accumulator starts at 128 */

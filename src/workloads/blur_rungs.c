@@ -142,8 +142,11 @@ static const struct kl_blur_rung rungs[] = {
                  "rows per strip (a warp walks down them, 16 at a time)"},
                 {"MB", 1, 1, 16, 1, 0,
                  "blocks per multiprocessor the compiler keeps registers for (__launch_bounds__)"}},
-     /* An H100's sweep (docs/RESULTS.md): longer strips as the halo of 16·NK - 16 rows grows. */
-     .presets = {{90, 12, "SH=512"}, {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024"}}},
+     /* An H100's sweep (docs/RESULTS.md): longer strips as the halo of 16·NK - 16 rows grows;
+        up to radius 8 (NK = 2), 128 registers, so four blocks fit a multiprocessor. */
+     .presets = {{90, 8, "SH=512,MB=4"},
+                 {90, 12, "SH=512"},
+                 {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024"}}},
 };
 
 KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);
