@@ -137,8 +137,9 @@ static __device__ __forceinline__ h2 pair_of(unsigned v, int c)
 
 /*
  * A result rounded to the nearest level, in the low byte. No clamp: the exact blur lies in
- * [0, 255 (sum w)^2], sum w within 2^-20 of 1, and the host runs the rung only where the
- * result is proved within 0.5 of it, so the rounded value is a level.
+ * [0, 255 (sum w)^2], sum w within 2^-20 of 1, and for weights that sum to 1 the bound stays
+ * under 0.25 (the half weights 0.125 at most, the half rounding of h 0.0625, the sums less than
+ * 0.05), so the result lies in [-0.25, 255.25] and rounds to a level.
  */
 static __device__ __forceinline__ unsigned level(float v)
 {
