@@ -187,6 +187,16 @@ def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
+def half(x):
+    """x rounded to the nearest binary16, ties to even."""
+    return struct.unpack("e", struct.pack("e", x))[0]
+
+
+def hulp(x):
+    """The most one rounding to half moves a value of magnitude up to x: half its spacing."""
+    return 2.0 ** -25 if x < 2.0 ** -14 else 2.0 ** (math.floor(math.log2(x)) - 11)
+
+
 def weights(sigma, R):
     d = [math.exp(-float(i) * i / (2 * sigma * sigma)) for i in range(-R, R + 1)]
     s = 0.0
@@ -223,7 +233,9 @@ PY
 # names local memory, the constant buffer or images and that the device's
 # facts bear out. Appends "verified expected" to COUNTS.
 cat >"$tmp/check.py" <<'PY'
-import json, re, sys
+import json, os, re, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blurlib import half, hulp, weights
 (path, listing, pixel, W, H, R, sel, counts, title, localmem, constmem, images, optin) = sys.argv[1:14]
 params = dict(p.split("=", 1) for p in sys.argv[14:])
 W, H, R = int(W), int(H), int(R)
@@ -254,15 +266,16 @@ if [x.get("rung") for x in res] != rungs:
     bad.append(f"rows {[x.get('rung') for x in res]}, expected {rungs}")
 
 
+def half_weights_moved(w, wh):
+    """What rounding the weights w to wh moves a two-pass blur of pixels centred on 128."""
+    moved = sum(abs(a * b - c * e) for a, c in zip(wh, w) for b, e in zip(wh, w))
+    return 128 * moved + 128 * abs(1 - sum(w) ** 2)
+
+
 def half2_bound(sigma, R):
     """11_half2.cu's error bound (its comment), computed here on its own: half weights by
     struct's binary16 rounding, every rounding at the largest value it can see."""
-    import math, struct
-    f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]
-    half = lambda v: struct.unpack("e", struct.pack("e", v))[0]
-    hulp = lambda v: 2.0 ** -25 if v < 2.0 ** -14 else 2.0 ** (math.floor(math.log2(v)) - 11)
-    d = [math.exp(-float(i) * i / (2 * sigma * sigma)) for i in range(-R, R + 1)]
-    w = [f32(v / sum(d)) for v in d]
+    w = weights(sigma, R)
     wh = [half(w[R + abs(i)]) for i in range(-R, R + 1)]
     def acc(m, ein, exact):
         err = mag = 0.0
@@ -274,8 +287,7 @@ def half2_bound(sigma, R):
         return err
     cols = acc(128.0, 0.0, True)
     rows = acc(128.0 * sum(wh) + cols, cols, False)
-    moved = sum(abs(a * b - c * e) for a, c in zip(wh, w) for b, e in zip(wh, w))
-    return rows + 128 * moved + 128 * abs(1 - sum(w) ** 2)
+    return rows + half_weights_moved(w, wh)
 
 
 def mma_bound(sigma, R):
@@ -283,12 +295,7 @@ def mma_bound(sigma, R):
     struct's binary16 rounding, each tensor-core instruction within 18 * 2^-23 of the largest
     magnitude it holds (row inputs 1024 + b onto -1152 sum w', rounded once to float), the row
     results rounded to half."""
-    import math, struct
-    f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]
-    half = lambda v: struct.unpack("e", struct.pack("e", v))[0]
-    hulp = lambda v: 2.0 ** -25 if v < 2.0 ** -14 else 2.0 ** (math.floor(math.log2(v)) - 11)
-    d = [math.exp(-float(i) * i / (2 * sigma * sigma)) for i in range(-R, R + 1)]
-    w = [f32(v / sum(d)) for v in d]
+    w = weights(sigma, R)
     wh = [half(v) for v in w]
     nk = -(-(16 + -(-R // 8) * 8 + R) // 16)
     sh = sum(wh)
@@ -296,8 +303,7 @@ def mma_bound(sigma, R):
     rows = inst(1152 * sh, 1279) + 1152 * sh * 2.0 ** -24
     h = 128 * sh + rows
     cols = inst(128, h + hulp(h))
-    moved = sum(abs(a * b - c * e) for a, c in zip(wh, w) for b, e in zip(wh, w))
-    return sh * (rows + hulp(h)) + cols + 128 * moved + 128 * abs(1 - sum(w) ** 2)
+    return sh * (rows + hulp(h)) + cols + half_weights_moved(w, wh)
 
 
 def justified(rung, note):
