@@ -47,20 +47,32 @@ static double sum_bound(const double *wh, int R, double m, double err_in, int ex
     return err;
 }
 
+/*
+ * What rounding the weights w (2R+1) to wh moves a two-pass blur of pixels centred on 128, in
+ * levels: 128 * sum_ij |wh_i wh_j - w_i w_j| + 128 |1 - (sum w)^2|.
+ */
+static double half_weights_moved(const float *w, const double *wh, int R)
+{
+    double sum = 0, moved = 0;
+    for (int i = 0; i <= 2 * R; i++) {
+        sum += w[i];
+        for (int j = 0; j <= 2 * R; j++)
+            moved += fabs(wh[i] * wh[j] - (double)w[i] * w[j]);
+    }
+    return 128 * moved + 128 * fabs(1 - sum * sum);
+}
+
 double kl_blur_half2_bound(const float *w, int R)
 {
-    double wh[513], sum = 0, sum_h = 0, moved = 0;
-    for (int k = 0; k <= R; k++)
-        wh[k] = to_half(w[R + k]);
-    for (int i = -R; i <= R; i++) {
-        sum += w[i + R];
-        sum_h += wh[i < 0 ? -i : i];
-        for (int j = -R; j <= R; j++)
-            moved += fabs(wh[i < 0 ? -i : i] * wh[j < 0 ? -j : j] - (double)w[i + R] * w[j + R]);
-    }
-    double cols = sum_bound(wh, R, 128, 0, 1);
-    double rows = sum_bound(wh, R, 128 * sum_h + cols, cols, 0);
-    return rows + 128 * moved + 128 * fabs(1 - sum * sum);
+    double wh[2 * 512 + 1], sum_h = 0;
+    if (R < 0 || R > 512) /* the blur's radii (blur_radius) */
+        return INFINITY;
+    for (int i = 0; i <= 2 * R; i++)
+        sum_h += wh[i] = to_half(w[i]);
+    /* sum_bound reads the symmetric weights from the centre out: wh + R. */
+    double cols = sum_bound(wh + R, R, 128, 0, 1);
+    double rows = sum_bound(wh + R, R, 128 * sum_h + cols, cols, 0);
+    return rows + half_weights_moved(w, wh, R);
 }
 
 /*
@@ -75,22 +87,16 @@ static double mma_sums(int nk, double c0, double sum_h, double m)
 
 double kl_blur_mma_bound(const float *w, int R)
 {
-    double wh[2 * KL_BLUR_MMA_MAX_RADIUS + 1], sum = 0, sum_h = 0, moved = 0;
+    double wh[2 * KL_BLUR_MMA_MAX_RADIUS + 1], sum_h = 0;
     int nk = (16 + (R + 7) / 8 * 8 + R + 15) / 16; /* the kernel's NK */
     if (R < 0 || R > KL_BLUR_MMA_MAX_RADIUS)
         return INFINITY;
-    for (int i = 0; i <= 2 * R; i++) {
-        wh[i] = to_half(w[i]);
-        sum += w[i];
-        sum_h += wh[i];
-    }
     for (int i = 0; i <= 2 * R; i++)
-        for (int j = 0; j <= 2 * R; j++)
-            moved += fabs(wh[i] * wh[j] - (double)w[i] * w[j]);
+        sum_h += wh[i] = to_half(w[i]);
     /* Inputs 1024 + b, exact, onto -1152 sum w' rounded once to float. */
     double rows = mma_sums(nk, 1152 * sum_h, sum_h, 1279) + 1152 * sum_h * ldexp(1.0, -24);
     double h = 128 * sum_h + rows;                    /* the largest row result */
     double to16 = half_rounding(h);                   /* its rounding to half */
     double cols = mma_sums(nk, 128, sum_h, h + to16); /* the accumulator starts at 128 */
-    return sum_h * (rows + to16) + cols + 128 * moved + 128 * fabs(1 - sum * sum);
+    return sum_h * (rows + to16) + cols + half_weights_moved(w, wh, R);
 }
