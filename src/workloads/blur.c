@@ -138,7 +138,6 @@ static int rung_runs_here(const struct kl_blur_rung *r, const struct blur_sessio
                           size_t n)
 {
     char half[256];
-    const struct kl_device_info *d = &s->kl->info;
     double bound;
     if (kl_kernel_elsewhere(s->kl, r->file))
         snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", r->name);
@@ -146,18 +145,13 @@ static int rung_runs_here(const struct kl_blur_rung *r, const struct blur_sessio
         snprintf(why, n, "rung %s: the device has no image support", r->name);
     else if (r->rgba8_only && s->pix != KL_PIX_UCHAR4)
         snprintf(why, n, "rung %s computes 8-bit pixels (--pixel uchar4)", r->name);
-    else if (r->tensor && d->cc_major < 8)
-        snprintf(why, n,
-                 "rung %s: mma.sync with half inputs needs compute capability 8.0 or more (this "
-                 "device: %d.%d)",
-                 r->name, d->cc_major, d->cc_minor);
+    else if (r->precision == KL_PREC_FP16 && !kl_packed_half(&s->kl->info, half, sizeof half))
+        snprintf(why, n, "rung %s: %s", r->name, half); /* 13_mma's mma.sync too: 8.0 or more */
     else if (r->tensor && s->R > KL_BLUR_MMA_MAX_RADIUS)
         snprintf(why, n,
                  "rung %s keeps 16 + 2R rows of a strip in registers: radius at most %d (this "
                  "blur's is %d)",
                  r->name, KL_BLUR_MMA_MAX_RADIUS, s->R);
-    else if (r->precision == KL_PREC_FP16 && !r->tensor && !kl_packed_half(d, half, sizeof half))
-        snprintf(why, n, "rung %s: %s", r->name, half);
     else if (r->precision == KL_PREC_FP16 &&
              (bound = r->tensor ? kl_blur_mma_bound(s->w, s->R) : kl_blur_half2_bound(s->w, s->R)) >
                  0.5)
