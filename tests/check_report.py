@@ -6,6 +6,10 @@ only (Pillow, where installed, only decodes screenshots faster).
       the chart's bars or points are the run's numbers: one bar per timed row
       in ladder order (peers after the rungs, apart), none for failed rows,
       their widths and positions on the axes the values in the JSON
+  check_report.py radii CHART.svg RUN.json [RUN.json ...]
+      the blur radius chart: a group per pixel type and size at two radii or
+      more, each point (kladder's best, NPP, the memory floor) the runs' time
+      where the log axes put it; NPP's failures hollow and off its line
   check_report.py html PAGE.html RUN.json [RUN.json ...]
       one self-contained page: no script, nothing fetched, the charts each run
       should have, a blur's pictures as PNG of the right size
@@ -611,6 +615,31 @@ def doctor(src, dst, how):
         tpeer = dict(tf, rung="peer:blas_tf32", peer=True)
         tpeer["gflops"] = tf["gflops"] / factor
         r["results"] += [tf, peer, tpeer]
+    elif how.startswith("radii:"):
+        # A blur run with a recorded copy bandwidth of GBPS (0: none) and NPP's row beside it:
+        # verified at 3× the fastest rung's time, failed verification with its time in the
+        # note (as blur.c writes it), or none.
+        _, npp, gbps = how.split(":")
+        if float(gbps) > 0:
+            r["ceiling_values"] = {"copy_gbps": float(gbps), "read_gbps": None, "write_gbps": None,
+                                   "f32_gflops": 1000.0, "f64_gflops": 500.0, "i32_giops": 300.0,
+                                   "date": "2026-01-01T00:00:00Z"}
+        fast = min((x for x in rows if not x["peer"]), key=lambda x: x["median_s"])
+        peer = dict(fast, rung="peer:npp", peer=True, summary="", precision="fp32")
+        for k in ("median_s", "min_s", "max_s"):
+            peer[k] = fast[k] * 3
+        for k in ("gflops", "gbps", "mitems_per_s"):
+            peer[k] = fast[k] / 3 if fast.get(k) else fast.get(k)
+        if npp == "failed":
+            for k in ("median_s", "min_s", "max_s", "gflops", "gbps", "mitems_per_s",
+                      "speedup_first", "speedup_host", "total_s", "build_s", "pct_ceiling"):
+                peer[k] = None
+            peer.update(status="failed", repeats=0, samples=None,
+                        note="110 of 65536 values differ from the reference by more than 1 "
+                        f"(its launches took {fast['median_s'] * 4e3:.4g} ms, median of 3; "
+                        "not a result)")
+        if npp != "none":
+            r["results"].append(peer)
     elif how == "noimages":
         r.pop("images", None)
     elif how == "v3":
@@ -662,12 +691,90 @@ def check_shapes(svg_path, json_paths):
         print(f"ok: {svg_path}: {len(got)} points over {len(names)} shapes, the ratios of the runs")
 
 
+def radii_expected(runs):
+    """The points the radius chart should draw, per (pixel, width, height): for each blur run,
+    kladder's fastest verified rung, NPP's row (verified: its median; failed verification: the
+    time in its note, hollow) and the floor, bytes per launch at the recorded copy bandwidth."""
+    groups = {}
+    for r in runs:
+        if r["workload"] != "blur":
+            continue
+        p = r["params"]
+        pts = groups.setdefault((p.get("pixel", "float"), p["width"], p["height"]), [])
+        best = [x for x in r["results"] if x["status"] == "verified" and not x["peer"]]
+        if best:
+            b = min(best, key=lambda x: x["median_s"])
+            pts.append(("best", p["radius"], b["rung"], False, b["median_s"] * 1e6))
+        for x in r["results"]:
+            if x["rung"] != "peer:npp":
+                continue
+            note = re.search(r"its launches took ([0-9.e+-]+) ms", x["note"] or "")
+            if x["status"] == "verified":
+                pts.append(("peer", p["radius"], x["rung"], False, x["median_s"] * 1e6))
+            elif x["status"] == "failed" and note:
+                pts.append(("peer", p["radius"], x["rung"], True, float(note.group(1)) * 1e3))
+        gbps = (r.get("ceiling_values") or {}).get("copy_gbps")
+        if gbps:
+            pts.append(("floor", p["radius"], "", False, r["bytes_per_launch"] / (gbps * 1e3)))
+    return {k: v for k, v in groups.items() if len({pt[1] for pt in v}) >= 2}
+
+
+def check_radii(svg_path, json_paths):
+    """The radius chart: a group per pixel type and size with two radii or more, each point
+    the run's number where the plot's log axes put it, NPP's failures hollow and off its line."""
+    svg = ET.parse(svg_path).getroot()
+    want = radii_expected([json.load(open(p)) for p in json_paths])
+    groups = find_all(svg, "g", "group")
+    got_keys = [(g.get("data-pixel"), int(g.get("data-width")), int(g.get("data-height")))
+                for g in groups]
+    if sorted(got_keys) != sorted(want):
+        fail(f"{svg_path}: groups {got_keys}, expected {sorted(want)}")
+        return
+    npoints = 0
+    for g, key in zip(groups, got_keys):
+        plot = find_all(g, "g", "plot")[0]
+        d = {k: num(plot, "data-" + k) for k in ("x-log-min", "x-log-max", "y-log-min",
+                                                  "y-log-max", "left", "top", "width", "height")}
+        got = []
+        for c in find_all(g, "circle", "point"):
+            series, radius, us = c.get("data-series"), int(c.get("data-radius")), num(c, "data-us")
+            failed = "failed" in cls(c)
+            got.append((series, radius, c.get("data-rung"), failed, us))
+            fx = (math.log10(radius) - d["x-log-min"]) / (d["x-log-max"] - d["x-log-min"])
+            fy = (math.log10(us) - d["y-log-min"]) / (d["y-log-max"] - d["y-log-min"])
+            x, y = d["left"] + fx * d["width"], d["top"] + (1 - fy) * d["height"]
+            if abs(num(c, "cx") - x) > 0.05 or abs(num(c, "cy") - y) > 0.05:
+                fail(f"{svg_path}: {series} at radius {radius} is at ({c.get('cx')}, "
+                     f"{c.get('cy')}), the axes put {us} µs at ({x:.2f}, {y:.2f})")
+            if not (0 <= fx <= 1 and 0 <= fy <= 1):
+                fail(f"{svg_path}: {series} at radius {radius} is outside the plot")
+            if failed and (c.get("fill") != "#ffffff" or c.get("data-verified") != "0"):
+                fail(f"{svg_path}: NPP's failed row at radius {radius} is drawn as a result")
+        got.sort(), want[key].sort()
+        if [p[:4] for p in got] != [p[:4] for p in want[key]] or \
+                not all(close(a[4], b[4]) for a, b in zip(got, want[key])):
+            fail(f"{svg_path}: {key}: points {got}, expected {want[key]}")
+        for sg in find_all(g, "g", "series"):
+            name = sg.get("data-series")
+            line = [p for p in sg.iter(SVG + "polyline")][0].get("points").split()
+            on = sum(1 for p in want[key] if p[0] == name and not p[3])
+            if len(line) != on:
+                fail(f"{svg_path}: {key}: the {name} line joins {len(line)} points, expected {on} "
+                     "(results only)")
+        npoints += len(got)
+    if not failures:
+        print(f"ok: {svg_path}: {npoints} points in {len(groups)} group(s), the runs' times on the "
+              "log axes, NPP's failures hollow and off its line")
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode in ("ladder", "roofline", "sweep"):
         chart(mode, *args)
     elif mode == "shapes":
         check_shapes(args[0], args[1:])
+    elif mode == "radii":
+        check_radii(args[0], args[1:])
     elif mode == "html":
         page(args[0], args[1:])
     elif mode == "screenshot":

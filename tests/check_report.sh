@@ -14,6 +14,9 @@
 #                  show every chart (skipped, 77, only where no Chromium is)
 #   shapes         a GEMM shape sweep (the gemm run doctored into three shapes with
 #                  libraries): its chart's ratios, the page's section, bad sweeps
+#   radii          blur runs at several σ (real, and doctored with NPP's row and a copy
+#                  bandwidth): the radius chart's points, the page's section and
+#                  sentences, and the sets of runs that have no chart
 #   compare CASE   identical | regression | newfail | faster | mismatch | force
 #   bad CASE       a clear message and the right exit code for bad files and paths
 #   progress       the progress line: on a terminal, not in a pipe, not with --quiet
@@ -161,8 +164,61 @@ shapes)
     $py doctor "$dir/gemm.json" "$tmp/nopeer.json" othersize >/dev/null || fails=$((fails + 1))
     expect 2 'no shape chart: no run has both a verified rung and a verified library' \
         report "$dir/gemm.json" "$tmp/nopeer.json" --format svg --chart shapes
-    expect 2 'one chart of one run \(or --chart shapes of several\)' \
+    expect 2 'one chart of one run \(or --chart shapes or radii of several\)' \
         report "$dir/gemm.json" "$tmp/nopeer.json" --format svg --chart ladder
+    ;;
+radii)
+    need_runs
+    # Float blur runs at σ 1, 2 and 4 (radius 3, 6 and 12) and a uchar4 one beside the
+    # fixture's, all real: a chart per pixel type and size, each point the runs' time.
+    q1=(--warmup 0 --repeats 1 --min-time 0)
+    for s in 1 2 4; do
+        run 0 blur --width 64 --height 64 --sigma $s --rung 01,02 "${q1[@]}" --json "$tmp/s$s.json" ||
+            exit 1
+    done
+    run 0 blur --width 24 --height 16 --pixel uchar4 --sigma 1.5 --rung 01,02 "${q1[@]}" \
+        --json "$tmp/u.json" || exit 1
+    real=("$tmp"/s{1,2,4}.json "$dir/blur.json" "$tmp/u.json")
+    run 0 report "${real[@]}" --format svg --chart radii -o "$tmp/radii.svg" &&
+        xml_ok "$tmp/radii.svg" && { $py radii "$tmp/radii.svg" "${real[@]}" || fails=$((fails + 1)); }
+    run 0 report "${real[@]}" "$dir/gemm.json" -o "$tmp/radii.html" && xml_ok "$tmp/radii.html" &&
+        { $py html "$tmp/radii.html" "${real[@]}" "$dir/gemm.json" || fails=$((fails + 1)); } &&
+        { grep -q '<section class="radii" id="radii">' "$tmp/radii.html" &&
+            [ "$(grep -o 'class="chart radii"' "$tmp/radii.html" | wc -l)" -eq 2 ] &&
+            grep -q '<li>float 64×64 on .*: radius 3–12 (σ 1–4), 3 runs; no memory floor' "$tmp/radii.html" &&
+            grep -q '<li>uchar4 24×16 on .*: radius 2–5 (σ 1.5–2), 2 runs' "$tmp/radii.html" &&
+            echo "ok: the page leads with a radius chart per pixel type and their sentences" ||
+            fail "no radii section, not two charts, or not their sentences: $(grep -o '<li>[^<]*radius.*' "$tmp/radii.html")"; }
+    # NPP and the floor (doctored copies): NPP verified at σ 1 and failing verification at
+    # σ 2 and 4 (hollow, off its line, in no ratio); a copy bandwidth recorded at σ 1 and 2.
+    for spec in 1:verified:10 2:failed:10 4:failed:0; do
+        $py doctor "$tmp/s${spec%%:*}.json" "$tmp/d${spec%%:*}.json" "radii:${spec#*:}" ||
+            fails=$((fails + 1))
+    done
+    doc=("$tmp"/d{1,2,4}.json)
+    run 0 report "${doc[@]}" --format svg --chart radii -o "$tmp/npp.svg" &&
+        xml_ok "$tmp/npp.svg" && { $py radii "$tmp/npp.svg" "${doc[@]}" || fails=$((fails + 1)); } &&
+        { grep -q 'NPP fails verification' "$tmp/npp.svg" && echo "ok: the legend says NPP fails verification" ||
+            fail "the chart's legend does not say NPP fails verification"; }
+    run 0 report "${doc[@]}" -o "$tmp/npp.html" && xml_ok "$tmp/npp.html" &&
+        { grep -q "the memory floor (2 of 3 runs record a copy bandwidth); NPP takes 3× kladder&#39;s best time (verified at 1 of 3 runs); NPP fails verification (its time is no result) at σ 2, 4</li>" "$tmp/npp.html" &&
+            echo "ok: the sentence counts the floor, NPP's one result and its failures" ||
+            fail "not the sentence of the doctored runs: $(grep -o '<li>float[^<]*' "$tmp/npp.html")"; }
+    # Too few to draw: one blur run (no section), runs of two kinds, one radius twice.
+    expect 2 'no radius chart: it takes two or more blur runs \(1 given\)' \
+        report "$tmp/s1.json" "$dir/gemm.json" --format svg --chart radii
+    run 0 report "$tmp/s1.json" "$dir/gemm.json" -o "$tmp/one.html" &&
+        { ! grep -q 'class="radii"' "$tmp/one.html" && echo "ok: no radii section for one blur run" ||
+            fail "a radii section for one blur run"; }
+    expect 2 'no radius chart: no two blur runs share a pixel type, picture size and device' \
+        report "$tmp/s1.json" "$dir/blur.json" --format svg --chart radii
+    run 0 report "$tmp/s1.json" "$dir/blur.json" -o "$tmp/kinds.html" &&
+        { grep -q '<p class="note">No radius chart: no two blur runs share' "$tmp/kinds.html" &&
+            grep -q '<li>uchar4 24×16 on .*: 1 run, all of radius 2 (σ 2): no curve</li>' "$tmp/kinds.html" &&
+            echo "ok: the section says why there is no chart" ||
+            fail "the section does not say why there is no chart"; }
+    expect 2 'no radius chart: the blur runs are all of one radius \(3, σ 1\)' \
+        report "$tmp/s1.json" "$tmp/s1.json" --format svg --chart radii
     ;;
 browser)
     need_runs

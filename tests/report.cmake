@@ -49,6 +49,11 @@ kl_report_test(report_svg svg)
 # A GEMM shape sweep (doctored runs of three shapes): the chart's ratios, the page's
 # section and count, and the sweeps it refuses.
 kl_report_test(report_shapes shapes)
+# Blur runs at several σ (four short real runs, and copies doctored with NPP and a copy
+# bandwidth): the radius chart's points, NPP's failures hollow, the floor, the page's
+# section and sentences, and the runs that make no chart.
+kl_report_test(report_radii radii)
+set_tests_properties(report_radii PROPERTIES LABELS pocl)
 # The reports in headless Chromium: every chart on the screenshot, with its
 # bars and points in their colours (skipped only where Chromium is absent).
 kl_report_test(report_browser browser)

@@ -30,7 +30,10 @@ static const char report_detail[] =
     "the provenance. RUN.json files come from --json FILE or --format json. GEMM runs of\n"
     "several shapes (a shape sweep) lead the page with a chart of kladder's fastest rung of\n"
     "each precision against the library of that precision (--compare), shape by shape, and\n"
-    "the shapes where it reaches 0.95x the library's rate.";
+    "the shapes where it reaches 0.95x the library's rate. Blur runs at several --sigma (one\n"
+    "--pixel and size) lead it with their time per picture against the radius: kladder's\n"
+    "fastest verified rung, NPP (--compare npp; hollow where it fails verification) and the\n"
+    "memory floor (the picture read and written once at the run's copy bandwidth).";
 static const char compare_detail[] =
     "Compares two runs of the same ladder rung by rung: the ratio of median times (new/old)\n"
     "and whether the difference is beyond the measured spread of both runs (their ranges\n"
@@ -540,9 +543,10 @@ const struct cli_option kl_cli_options[] = {
     {"--format", NULL, "FMT", ON_REPORT, S_REPORT, K_CHOICE, F(page_format), 0, 0, "html svg", 0,
      NULL, "html (default), or svg: one chart of one run as an SVG file"},
     {"--chart", NULL, "NAME", ON_REPORT, S_REPORT, K_CHOICE, F(chart), 0, 0,
-     "ladder roofline sweep shapes", 0, NULL,
+     "ladder roofline sweep shapes radii", 0, NULL,
      "the chart --format svg writes: ladder (default), roofline, or sweep\n(the default for a "
-     "copy --sweep run); shapes: the shape sweep's\nchart, of all the files given"},
+     "copy --sweep run); shapes: the shape sweep's\nchart, of all the files given; radii: the "
+     "blur runs' time\nagainst the radius, of all the files given"},
     /* compare */
     {"--fail-on-regression", NULL, "PCT", ON_COMPARE, S_COMPARE, K_CUSTOM, 0, 0, 0, NULL, 0,
      set_pct,

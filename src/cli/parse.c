@@ -511,7 +511,7 @@ static int svg_of_several(const struct cli *c, char *err, size_t n)
 {
     (void)err, (void)n;
     return kl_cli_report_svg(c) && c->noperands > 1 &&
-           !(c->chart && strcmp(c->chart, "shapes") == 0);
+           !(c->chart && (strcmp(c->chart, "shapes") == 0 || strcmp(c->chart, "radii") == 0));
 }
 
 static int devices_csv(const struct cli *c, char *err, size_t n)
@@ -554,7 +554,8 @@ static const struct rule rules[] = {
     {ON_REPORT, 1, chart_of_page,
      "--chart picks the chart of --format svg; the HTML report has them all", "help report"},
     {ON_REPORT, 1, svg_of_several,
-     "--format svg writes one chart of one run (or --chart shapes of several); give one file",
+     "--format svg writes one chart of one run (or --chart shapes or radii of several); give "
+     "one file",
      "help report"},
     {ON(CMD_DEVICES), 1, devices_csv, "devices: --format is table or json, not csv",
      "help devices"},

@@ -109,6 +109,17 @@ static int load_runs(const struct cli *c, struct kl_run *runs, int *loaded)
     return EXIT_OK;
 }
 
+/* --format svg's chart: of all the runs (shapes, radii), else of the first. */
+static int svg_chart(const struct cli *c, FILE *out, struct kl_run *runs, int n, char *err,
+                     size_t nerr)
+{
+    if (c->chart && strcmp(c->chart, "shapes") == 0)
+        return kl_html_shapes_svg(out, runs, n, err, nerr);
+    if (c->chart && strcmp(c->chart, "radii") == 0)
+        return kl_html_radii_svg(out, runs, n, err, nerr);
+    return kl_html_chart_svg(out, &runs[0], chart_of(c->chart, &runs[0]), err, nerr);
+}
+
 /* The page of the runs, or --format svg's chart, to --output or standard output. */
 static int write_report(const struct cli *c, struct kl_run *runs, int n)
 {
@@ -120,12 +131,9 @@ static int write_report(const struct cli *c, struct kl_run *runs, int n)
         return EXIT_USAGE;
     }
     FILE *out = c->output ? file.f : stdout;
-    int shapes = c->chart && strcmp(c->chart, "shapes") == 0;
     if (!kl_cli_report_svg(c))
         kl_html_report(out, runs, n);
-    else if ((shapes ? kl_html_shapes_svg(out, runs, n, err, sizeof err)
-                     : kl_html_chart_svg(out, &runs[0], chart_of(c->chart, &runs[0]), err,
-                                         sizeof err)) != 0) {
+    else if (svg_chart(c, out, runs, n, err, sizeof err) != 0) {
         fprintf(stderr, "kladder report: %s\n", err);
         rc = EXIT_USAGE;
     }

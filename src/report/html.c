@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "kladder.h"
 #include "report/fields.h"
+#include "report/radii.h"
 #include "report/shapes.h"
 #include "report/svg.h"
 #include "fleet/fleet.h"
@@ -799,6 +800,7 @@ void kl_html_report(FILE *out, struct kl_run *runs, int n)
     }
     fputs("</header>\n", out);
     shapes_section(out, runs, n, &chart_id);
+    kl_radii_section(out, runs, n, &chart_id);
     for (int i = 0; i < n; i++)
         run_section(out, &runs[i], i + 1, &chart_id);
     page_end(out);
@@ -845,6 +847,24 @@ int kl_html_shapes_svg(FILE *out, struct kl_run *runs, int nruns, char *why, siz
     }
     kl_svg_shapes(out, runs, sh, 0, 1);
     free(sh);
+    return 0;
+}
+
+int kl_html_radii_svg(FILE *out, struct kl_run *runs, int nruns, char *why, size_t n)
+{
+    struct kl_radii *rd = malloc(sizeof *rd);
+    char reason[256];
+    if (!rd) {
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    if (kl_radii_collect(runs, nruns, rd, reason, sizeof reason) != 0) {
+        snprintf(why, n, "no radius chart: %s", reason);
+        free(rd);
+        return -1;
+    }
+    kl_svg_radii(out, runs, rd, -1, 0, 1);
+    free(rd);
     return 0;
 }
 

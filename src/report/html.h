@@ -14,7 +14,9 @@
 /*
  * Writes the page for runs[0..n-1] (their ceilings looked up first with
  * kl_run_find_ceilings), led by the chart of their shapes where they are a
- * GEMM shape sweep (report/shapes.h). Write errors show in the stream (ferror).
+ * GEMM shape sweep (report/shapes.h) and, where two or more are blur runs, by
+ * their times against the radius (report/radii.h). Write errors show in the
+ * stream (ferror).
  */
 void kl_html_report(FILE *out, struct kl_run *runs, int n);
 
@@ -40,5 +42,11 @@ int kl_html_chart_svg(FILE *out, struct kl_run *run, enum kl_chart chart, char *
 
 /* The shapes chart of runs[0..nruns-1] as a standalone SVG; -1 and why where they have none. */
 int kl_html_shapes_svg(FILE *out, struct kl_run *runs, int nruns, char *why, size_t n);
+
+/*
+ * The blur radius charts of runs[0..nruns-1] (every group with one, one above
+ * the other) as a standalone SVG; -1 and why where they have none.
+ */
+int kl_html_radii_svg(FILE *out, struct kl_run *runs, int nruns, char *why, size_t n);
 
 #endif /* KL_REPORT_HTML_H */
