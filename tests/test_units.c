@@ -22,6 +22,7 @@
 #include "peers/peers.h"
 #include "tune/cache.h"
 #include "tune/tune.h"
+#include "workloads/blur.h"
 #include "workloads/blur_bound.h"
 #include "workloads/gemm.h"
 #include "workloads/registry.h"
@@ -1020,6 +1021,42 @@ static void test_half2_bound(void)
  * Rung 13's error bound against the same argument computed apart (Python, binary16 rounding by
  * struct), from radius 0 to the rung's largest; past it there is no bound.
  */
+/*
+ * Every blur rung's presets parse as the tuned cache's lines do ("" is the defaults), name
+ * only the rung's own parameters, their values pass --param's checks (ranges, multiples), and
+ * within an architecture their radii rise, so each one can be chosen.
+ */
+static void test_blur_presets(void)
+{
+    for (int i = 0; i < kl_blur_rung_count(); i++) {
+        const struct kl_blur_rung *r = kl_blur_rung_at(i);
+        for (int k = 0; k < KL_BLUR_MAX_PRESETS && r->presets[k].cc; k++) {
+            const struct kl_blur_preset *p = &r->presets[k];
+            const char *items[KL_MAX_PARAMS];
+            char buf[256];
+            int values[KL_MAX_PARAMS],
+                n = kl_tuned_items(p->params, buf, sizeof buf, items, KL_MAX_PARAMS);
+            unsigned mask;
+            struct kl_err e;
+            CHECK(n >= 0 && (n > 0) == (*p->params != 0), "%s preset %d parses", r->name, k);
+            for (int m = 0; m < n; m++) {
+                char name[32];
+                snprintf(name, sizeof name, "%.*s", (int)strcspn(items[m], "="), items[m]);
+                CHECK(kl_param_index(r->params, name) >= 0, "%s preset %d: %s is its own",
+                      r->name, k, name);
+            }
+            CHECK(n >= 0 &&
+                      kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) == KL_OK &&
+                      kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) ==
+                          KL_OK,
+                  "%s preset %d (%s) is a valid set", r->name, k, p->params);
+            for (int j = 0; j < k; j++)
+                CHECK(r->presets[j].cc != p->cc || r->presets[j].max_radius < p->max_radius,
+                      "%s presets %d and %d in rising radii", r->name, j, k);
+        }
+    }
+}
+
 static void test_mma_bound(void)
 {
     static const struct {
@@ -1174,6 +1211,7 @@ int main(void)
     test_log_remap();
     test_half2_bound();
     test_mma_bound();
+    test_blur_presets();
     test_occupancy();
     test_registry();
     return check_summary();

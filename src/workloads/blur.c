@@ -596,7 +596,8 @@ static enum kl_status blur_values(void *self, int i, const struct kl_ladder_args
             if (r->presets[k].cc == cc && L->s.R <= r->presets[k].max_radius) {
                 int nitems =
                     kl_tuned_items(r->presets[k].params, buf, sizeof buf, items, KL_MAX_PARAMS);
-                snprintf(config, n, "preset %s", r->presets[k].params);
+                snprintf(config, n, "preset %s",
+                         *r->presets[k].params ? r->presets[k].params : "defaults");
                 return kl_params_resolve(r->name, r->params, items, nitems, values, &mask, e);
             }
     st = kl_params_resolve(r->name, r->params, a->params, a->nparams, values, &mask, e);

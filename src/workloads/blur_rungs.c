@@ -96,7 +96,10 @@ static const struct kl_blur_rung rungs[] = {
      .params = {{"WY", 4, 1, 32, 1, 0,
                  "warps per block, one above the other (each a row of 32 threads)"},
                 P_PXF(4, "thread"),
-                {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}}},
+                {"RY", 8, 1, 64, 1, 0, "output rows per thread; a tile has WY·RY rows"}},
+     /* An H100's sweep of float pictures (docs/RESULTS.md): taller tiles from radius 7 on, where
+        the halo's 2R rows weigh on a tile of 32 rows. */
+     .presets = {{90, 6, ""}, {90, 12, "WY=8,RY=16"}}},
     {.name = "11_half2",
      .summary = "CUDA, 8-bit pixels: the column pass first on exact integers, both passes in "
                 "packed half2 (two channels per FMA), taps paired by weight; run where the "
@@ -110,7 +113,9 @@ static const struct kl_blur_rung rungs[] = {
      .params = {{"WY", 4, 1, 32, 1, 0,
                  "warps per block, one above the other (each a row of 32 threads)"},
                 {"RX", 4, 1, 8, 1, 1, "pixels per thread in the row pass"},
-                {"RY", 8, 1, 64, 1, 0, "rows per warp; a tile has WY·RY rows"}}},
+                {"RY", 8, 1, 64, 1, 0, "rows per warp; a tile has WY·RY rows"}},
+     /* An H100's sweep (docs/RESULTS.md): shorter tiles, 8-9% faster at σ 1 and 2. */
+     .presets = {{90, 6, "RY=4"}}},
     {.name = "12_regblock",
      .summary = "CUDA: register-blocked passes (RX row results and CY rows of four columns per "
                 "thread, every tap index known at compile time) over strips streamed through "
@@ -125,7 +130,11 @@ static const struct kl_blur_rung rungs[] = {
                 {"CY", 4, 1, 64, 1, 0, "column-pass rows per thread (of four columns)"},
                 {"SH", 256, 1, 65536, 1, 0, "strip height (rows); a multiple of CH"},
                 {"NT", 128, 32, 1024, 32, 0, "threads per block"}},
-     .multiples = {{"TW", "RX"}, {"CH", "CY"}, {"SH", "CH"}}},
+     .multiples = {{"TW", "RX"}, {"CH", "CY"}, {"SH", "CH"}},
+     /* An H100's sweep (docs/RESULTS.md): the defaults up to radius 24; at 48, where the 2R
+        halo rows each strip row-passes weigh on 256 rows, strips of 1024 (13% faster for float
+        pictures). Larger radii were not measured. */
+     .presets = {{90, 24, ""}, {90, 48, "SH=1024"}}},
     {.name = "13_mma",
      .summary = "CUDA, 8-bit pixels: both passes on the tensor cores (mma.sync, half products, "
                 "FP32 sums), tiles of pixels times a banded weight matrix held in registers; the "
