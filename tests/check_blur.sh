@@ -244,7 +244,7 @@ optin = int(optin or 0)  # CUDA's shared memory per block on request (CUDA C++ r
 constmem = int(constmem or 0)
 declared, order = {}, []
 for line in open(listing):
-    m = re.match(r"^  ([0-9]{2}_[a-z0-9_]+)\s", line)
+    m = re.match(r"^  ([0-9]{2}(?:cl)?_[a-z0-9_]+)\s", line)
     if m:
         order.append(m.group(1))
         declared[m.group(1)] = set()
@@ -310,7 +310,7 @@ def justified(rung, note):
     """Whether a skip's reason names a limit the device's facts (or the arithmetic) bear out."""
     m = re.search(r"half-precision arithmetic is proved within ([0-9.]+) of the exact blur", note)
     if m:
-        b = (mma_bound if rung.startswith("13_mma") else half2_bound)(float(p.get("sigma")), R)
+        b = (mma_bound if rung.startswith("13") else half2_bound)(float(p.get("sigma")), R)
         return b > 0.5 and abs(b - float(m.group(1))) < 0.01
     m = re.search(r"keeps 16 \+ 2R rows of a strip in registers: radius at most (\d+)", note)
     if m:
@@ -343,10 +343,11 @@ for x in res:
     if st == "skipped":
         if not justified(r, note):
             bad.append(f"{r}: skipped without a reason of local memory, constant memory or images that the device bears out ({note!r})")
-        # A device without images skips the image rung whatever --param says, and
-        # another backend a CUDA C++ rung.
+        # A device without images skips the image rung whatever --param says, another
+        # backend a CUDA C++ rung, and a device without NVIDIA's PTX the OpenCL one of PTX.
         elif (declared[r] & set(params) and "no image support" not in note and "CUDA C++" not in note
-              and "8-bit pixels" not in note and "radius at most" not in note):
+              and "8-bit pixels" not in note and "radius at most" not in note
+              and "no packed-half arithmetic" not in note):
             bad.append(f"{r}: skipped though --param set one of its parameters ({note!r})")
         else:
             nskip += 1

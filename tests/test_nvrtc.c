@@ -494,15 +494,16 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only), as blur.c builds it; with
- * PX, every width; with CW (rung 13), every channel count; a CUDA C++ rung also at radius 0
- * and at 40, beyond its unrolled taps. */
+ * PX, every width; with CW (rungs 13 and 13cl), every channel count; a CUDA C++ or tensor-core
+ * rung also at radius 0 and at 40, beyond its unrolled taps. */
 static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only)
 {
+    const int tensor = kl_param_index(params, "CW") >= 0; /* rungs 13 and 13cl unroll RAD */
     static const char *const pixels[] = {" -DKL_PIX_FLOAT", " -DKL_PIX_UCHAR4"};
     static const int radii[] = {BLUR_RADIUS, 0, 40};
     char extra[128];
     for (int p = rgba8_only; p < 2; p++)
-        for (int k = 0; k < (ends_with(file, ".cu") ? 3 : 1); k++) {
+        for (int k = 0; k < (ends_with(file, ".cu") || tensor ? 3 : 1); k++) {
             snprintf(extra, sizeof extra, " -DRAD=%d%s", radii[k], pixels[p]);
             add_rung(file, params, float_type, 1, extra);
             for (int w = 1; px && k == 0 && w <= 8; w *= 2)

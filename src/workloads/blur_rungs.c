@@ -13,6 +13,10 @@
 #define P_BY {"BY", 16, 1, 1024, 1, 0, "work-group height (pixels)"}
 /* The PX of the fused rungs: floats per ITEM, with rung 07's rule (px_of). */
 #define P_PXF(DEF, ITEM) {"PX", DEF, 1, 8, 1, 1, "floats per " ITEM " along x (uchar4: PX/4 pixels, at least 1), halved while 2R+1 rows of them exceed 64 floats"}
+/* Rungs 13 and 13cl: strips of 16 columns walked down by warps. */
+#define P_MMA_WX {"WX", 4, 1, 32, 1, 0, "strips of 16 columns side by side per block"}
+#define P_MMA_CW {"CW", 4, 1, 4, 1, 1, "channels per warp (1, 2 or 4): 4/CW warps per strip"}
+#define P_MMA_SH {"SH", 128, 1, 65536, 1, 0, "rows per strip (a warp walks down them, 16 at a time)"}
 /* clang-format on */
 
 static const struct kl_blur_rung rungs[] = {
@@ -145,10 +149,9 @@ static const struct kl_blur_rung rungs[] = {
      .precision = KL_PREC_FP16,
      .tensor = 1,
      .rgba8_only = 1,
-     .params = {{"WX", 4, 1, 32, 1, 0, "strips of 16 columns side by side per block"},
-                {"CW", 4, 1, 4, 1, 1, "channels per warp (1, 2 or 4): 4/CW warps per strip"},
-                {"SH", 128, 1, 65536, 1, 0,
-                 "rows per strip (a warp walks down them, 16 at a time)"},
+     .params = {P_MMA_WX,
+                P_MMA_CW,
+                P_MMA_SH,
                 {"MB", 1, 1, 16, 1, 0,
                  "blocks per multiprocessor the compiler keeps registers for (__launch_bounds__)"}},
      /* An H100's sweep (docs/RESULTS.md): longer strips as the halo of 16·NK - 16 rows grows;
@@ -156,6 +159,18 @@ static const struct kl_blur_rung rungs[] = {
      .presets = {{90, 8, "SH=512,MB=4"},
                  {90, 12, "SH=512"},
                  {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024"}}},
+    {.name = "13cl_mma",
+     .summary = "rung 13 in OpenCL C: mma.sync through inline PTX (NVIDIA only), the same "
+                "products and bound",
+     .file = "opencl/blur/13cl_mma.cl",
+     .kind = KL_BLUR_FUSED,
+     .precision = KL_PREC_FP16,
+     .tensor = 1,
+     .rgba8_only = 1,
+     .params = {P_MMA_WX, P_MMA_CW, P_MMA_SH},
+     /* An H100 through NVIDIA's OpenCL (docs/RESULTS.md), which gives it 148 registers where
+        NVRTC gives it 120: the default strips up to radius 8, longer ones above. */
+     .presets = {{90, 8, ""}, {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024"}}},
 };
 
 KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);

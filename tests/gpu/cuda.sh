@@ -115,6 +115,11 @@ runs=(
     "blur --rung 13 --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
     "blur --rung 13 --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
     "blur --rung 13 --width 40 --height 41 --radius 48 --pixel uchar4"
+    # Its OpenCL C twin through the CUDA prelude: the same cases.
+    "blur --rung 13cl --width 301 --height 33 --radius 4 --pixel uchar4"
+    "blur --rung 13cl --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
+    "blur --rung 13cl --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
+    "blur --rung 13cl --width 40 --height 41 --radius 48 --pixel uchar4"
     # NVIDIA NPP as a peer (its own kernels too).
     "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"

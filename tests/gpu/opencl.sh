@@ -7,12 +7,13 @@
 #  1. The CTest suite with KLADDER_DEVICE naming the NVIDIA OpenCL device, so
 #     every rung of every workload runs through NVIDIA's OpenCL compiler at the
 #     awkward sizes of the PoCL tests and is verified; the tensor-core rungs
-#     (15cl, 16cl: mma.sync through inline PTX) run there instead of being
+#     (15cl, 16cl, 13cl: mma.sync through inline PTX) run there instead of being
 #     skipped. Left out: oclgrind (a simulator of its own), the private-array
 #     bounds (a CPU device's) and the tuner's wrong-kernel test (its wrong
 #     candidate, a 16-work-item group, is pruned from a GPU's space).
 #  2. The tensor-core rungs and the TF32 peak kernel at the shapes that stress
-#     them (K = 1, unaligned rows, partial tiles, many blocks), each verified.
+#     them (K = 1, unaligned rows, partial tiles, many blocks), and the blur's
+#     (13cl) at the sizes and radii that stress it, each verified.
 # Exit status: 0 when both pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -57,6 +58,25 @@ for s in "${shapes[@]}"; do
         status=1
     fi
     { echo "\$ kladder gemm $s --rung 15cl,16cl ${quick[*]}"; cat "$out/tmp.txt"; } >>"$out/tensor_opencl.txt"
+done
+# The blur's tensor-core rung: single pixels, one row, one column, odd sizes, radius 0 and 1,
+# a radius larger than the picture, every channel count, short strips, a large picture.
+blurs=("--width 1 --height 1" "--width 1 --height 9" "--width 9 --height 1"
+       "--width 17 --height 13" "--width 100 --height 37" "--width 100 --height 37 --radius 0"
+       "--width 100 --height 37 --radius 1" "--width 20 --height 17 --radius 30"
+       "--width 301 --height 70 --param CW=1 --param WX=2 --param SH=20" "--width 300 --height 70 --param CW=2 --param WX=3"
+       "--width 4095 --height 4097 --sigma 8")
+for s in "${blurs[@]}"; do
+    # shellcheck disable=SC2086
+    "$kl" blur $s --pixel uchar4 --rung 13cl "${quick[@]}" >"$out/tmp.txt" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ] && grep -Eq '^13cl_mma .*verified' "$out/tmp.txt"; then
+        echo "ok    blur $s: 13cl verified"
+    else
+        echo "FAIL  blur $s: exit $rc, 13cl not verified"
+        status=1
+    fi
+    { echo "\$ kladder blur $s --pixel uchar4 --rung 13cl ${quick[*]}"; cat "$out/tmp.txt"; } >>"$out/tensor_opencl.txt"
 done
 "$kl" peak --device "$dev" --bytes 16777216 --refresh --format json --output "$out/peak_opencl.json" \
     >"$out/tmp.txt" 2>&1
