@@ -194,27 +194,41 @@ static void test_args(void)
 }
 
 /*
- * A rung's presets parse as the tuned cache's lines do, and their values
- * pass the checks --param's would (ranges, multiples, relations); within an
- * architecture and a bound on M their size classes rise, so each one can be
- * chosen.
+ * The values of a preset's "NAME=V,..." for a rung's parameters, each name one of the rung's
+ * own, checked as --param's would be (ranges, multiples): the number of items, or -1.
+ */
+static int preset_values(const char *rung, const struct kl_param_def *params,
+                         const struct kl_param_multiple *multiples, const char *text, int *values)
+{
+    const char *items[KL_MAX_PARAMS];
+    char buf[512], name[32];
+    unsigned mask;
+    struct kl_err e;
+    int n = kl_tuned_items(text, buf, sizeof buf, items, KL_MAX_PARAMS);
+    for (int m = 0; m < n; m++) {
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(items[m], "="), items[m]);
+        if (kl_param_index(params, name) < 0)
+            return -1;
+    }
+    if (n < 0 || kl_params_resolve(rung, params, items, n, values, &mask, &e) != KL_OK ||
+        kl_params_check_multiples(rung, params, values, multiples, &e) != KL_OK)
+        return -1;
+    return n;
+}
+
+/*
+ * A GEMM rung's presets are valid sets of its parameters (preset_values, and its relations);
+ * within an architecture and a bound on M their size classes rise, so each one can be chosen.
  */
 static void test_presets(const struct kl_gemm_rung *r)
 {
     for (int i = 0; i < KL_MAX_PRESETS && r->presets[i].cc; i++) {
         const struct kl_gemm_preset *p = &r->presets[i];
-        const char *items[KL_MAX_PARAMS];
-        char buf[512];
-        int values[KL_MAX_PARAMS],
-            n = kl_tuned_items(p->params, buf, sizeof buf, items, KL_MAX_PARAMS);
-        unsigned mask;
+        int values[KL_MAX_PARAMS];
+        int n = preset_values(r->name, r->params, r->multiples, p->params, values);
         struct kl_err e;
-        CHECK(n >= 1, "%s preset %d parses", r->name, i);
-        CHECK(
-            n >= 1 && kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) == KL_OK &&
-                kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) == KL_OK &&
-                (!r->relations || r->relations(r, values, p->type, &e) == KL_OK),
-            "%s preset %d (%s) is a valid set", r->name, i, p->params);
+        CHECK(n >= 1 && (!r->relations || r->relations(r, values, p->type, &e) == KL_OK),
+              "%s preset %d (%s) is a valid set", r->name, i, p->params);
         for (int j = 0; j < i; j++)
             CHECK(r->presets[j].cc != p->cc || r->presets[j].type != p->type ||
                       r->presets[j].max_m != p->max_m || r->presets[j].max_class < p->max_class,
@@ -1018,13 +1032,8 @@ static void test_half2_bound(void)
 }
 
 /*
- * Rung 13's error bound against the same argument computed apart (Python, binary16 rounding by
- * struct), from radius 0 to the rung's largest; past it there is no bound.
- */
-/*
- * Every blur rung's presets parse as the tuned cache's lines do ("" is the defaults), name
- * only the rung's own parameters, their values pass --param's checks (ranges, multiples), and
- * within an architecture their radii rise, so each one can be chosen.
+ * Every blur rung's presets are valid sets of its parameters (preset_values; "" is the
+ * defaults), and within an architecture their radii rise, so each one can be chosen.
  */
 static void test_blur_presets(void)
 {
@@ -1032,24 +1041,10 @@ static void test_blur_presets(void)
         const struct kl_blur_rung *r = kl_blur_rung_at(i);
         for (int k = 0; k < KL_BLUR_MAX_PRESETS && r->presets[k].cc; k++) {
             const struct kl_blur_preset *p = &r->presets[k];
-            const char *items[KL_MAX_PARAMS];
-            char buf[256];
-            int values[KL_MAX_PARAMS],
-                n = kl_tuned_items(p->params, buf, sizeof buf, items, KL_MAX_PARAMS);
-            unsigned mask;
-            struct kl_err e;
-            CHECK(n >= 0 && (n > 0) == (*p->params != 0), "%s preset %d parses", r->name, k);
-            for (int m = 0; m < n; m++) {
-                char name[32];
-                snprintf(name, sizeof name, "%.*s", (int)strcspn(items[m], "="), items[m]);
-                CHECK(kl_param_index(r->params, name) >= 0, "%s preset %d: %s is its own",
-                      r->name, k, name);
-            }
-            CHECK(n >= 0 &&
-                      kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) == KL_OK &&
-                      kl_params_check_multiples(r->name, r->params, values, r->multiples, &e) ==
-                          KL_OK,
-                  "%s preset %d (%s) is a valid set", r->name, k, p->params);
+            int values[KL_MAX_PARAMS];
+            int n = preset_values(r->name, r->params, r->multiples, p->params, values);
+            CHECK(n >= 0 && (n > 0) == (*p->params != 0), "%s preset %d (%s) is a valid set",
+                  r->name, k, p->params);
             for (int j = 0; j < k; j++)
                 CHECK(r->presets[j].cc != p->cc || r->presets[j].max_radius < p->max_radius,
                       "%s presets %d and %d in rising radii", r->name, j, k);
@@ -1057,6 +1052,10 @@ static void test_blur_presets(void)
     }
 }
 
+/*
+ * Rung 13's error bound against the same argument computed apart (Python, binary16 rounding by
+ * struct), from radius 0 to the rung's largest; past it there is no bound.
+ */
 static void test_mma_bound(void)
 {
     static const struct {
