@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `kladder tune WORKLOAD --kernel FILE`: the user's kernel's declared space
-# searched on its ladder. The rows are verified, their config says which
+# searched on its ladder (and `--rung R`: one of the ladder's own rungs). The rows are verified, their config says which
 # values are the default and which the tuned ones, the --param line printed
 # runs the tuned values, candidates that compute the wrong thing are
 # rejected, never the best, and where the winner is known (a parameter that
@@ -61,8 +61,22 @@ grep -q ",tune_wrong_when,.*,verified," "$tmp/run.csv" || grep -q "^tune_wrong_w
 grep -q '"config": "\(tuned\|tuned=default\) WG=[0-9]*"' "$tmp/gemv.json" ||
     fail "gemv JSON has no tuned row: $(grep config "$tmp/gemv.json")"
 
+# One of a ladder's own rungs (tune blur --rung 06): its table's parameters searched, the
+# default and tuned rows verified, and the printed --param line runs the tuned rung.
+"$kladder" tune blur --rung 06 --width 40 --height 30 --budget 8 -q --warmup 0 --repeats 1 \
+    --min-time 0 >"$tmp/blur.out" 2>&1 || fail "tune blur --rung 06: $(cat "$tmp/blur.out")"
+grep -q "^kladder tune  06_vector" "$tmp/blur.out" && grep -q "^space: .*BX (.*), BY (.*), PX (" "$tmp/blur.out" ||
+    fail "no search of 06_vector's BX, BY and PX: $(head -5 "$tmp/blur.out")"
+grep -Eq "^06_vector +(tuned|tuned=default) BX=[0-9]+,BY=[0-9]+,PX=[0-9]+ +verified" "$tmp/blur.out" ||
+    fail "no verified tuned row of 06_vector"
+line=$(sed -n 's/^best: .*run it with //p' "$tmp/blur.out")
+# shellcheck disable=SC2086
+"$kladder" blur --width 40 --height 30 --rung 06 $line --warmup 0 --repeats 1 --min-time 0 -q \
+    >"$tmp/blur_run.out" 2>&1 && grep -Eq "^06_vector +verified" "$tmp/blur_run.out" ||
+    fail "the best's --param line ($line) does not run 06_vector verified: $(cat "$tmp/blur_run.out")"
+
 if [ $fails -ne 0 ]; then
     echo "$fails check(s) failed"
     exit 1
 fi
-echo "all tune --kernel checks passed"
+echo "all tune --kernel and --rung checks passed"

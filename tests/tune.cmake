@@ -54,7 +54,7 @@ kl_tune_cli(tune_unknown_rung 2 "unknown rung \"99\". they are:" tune gemm --siz
 kl_tune_cli(tune_bad_budget 2 "--budget: \"soon\" is not a number of seconds" tune gemm --budget soon)
 kl_tune_cli(tune_show_and_size 2 "--show and --clear take only --all, --device and --backend" tune --show --size 8)
 kl_tune_cli(tune_all_alone 2 "--all goes with --show or --clear" tune gemm --all)
-kl_tune_cli(tune_param_not_applicable 2 "option --param applies to tune only with --kernel FILE" tune gemm --param TS=8)
+kl_tune_cli(tune_param_not_applicable 2 "option --param applies to tune only with --kernel FILE or --rung R" tune gemm --param TS=8)
 kl_tune_cli(tune_cuda_rung_elsewhere 2 "rung 14_warptile is CUDA C\\+\\+: tune it with --backend cuda" tune gemm --size 8 --rung 14 --backend opencl)
 kl_tune_cli(gemm_compare_empty 2 "--compare needs a library name" gemm --size 8 --compare ,)
 kl_tune_cli(tune_show_empty 0 "no tuned parameters" tune --show --all)

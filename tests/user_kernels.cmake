@@ -46,21 +46,24 @@ kl_cli_test(user_blur_output 2 "--output-rung blur: the picture is written from 
 list(APPEND KL_UK_TESTS cli_user_wrong_workload cli_user_no_template cli_user_layout_elsewhere
      cli_user_blur_output)
 
-# kladder tune WORKLOAD --kernel FILE: the search, and what it refuses.
+# kladder tune WORKLOAD --kernel FILE (or --rung R): the search, and what it refuses.
 add_test(NAME user_tune COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_tune_user.sh
          $<TARGET_FILE:kladder-cli> ${CMAKE_SOURCE_DIR})
 function(kl_uk_tune name code regex)
   kl_cli_test(user_tune_${name} ${code} ${regex} tune ${ARGN})
   set(KL_UK_TESTS ${KL_UK_TESTS} cli_user_tune_${name} PARENT_SCOPE)
 endfunction()
-kl_uk_tune(needs_kernel 2 "kladder tune rowdot tunes the user's kernels: give --kernel FILE" rowdot)
+kl_uk_tune(needs_kernel 2 "kladder tune rowdot tunes one of its rungs \\(--rung R\\) or the user's kernels \\(--kernel FILE\\)" rowdot)
 kl_uk_tune(not_a_ladder 2 "kladder tune takes a ladder: gemm, copy, rowdot, gemv or blur" peak)
 kl_uk_tune(two_kernels 2 "tune takes one --kernel at a time" rowdot --kernel ${KL_UK}/past_end.cl
            --kernel ${KL_UK}/wrong_result.cl)
 kl_uk_tune(with_param 2 "no --rung, --param, --show or --clear with it" rowdot
            --kernel ${KL_UK}/past_end.cl --param WG=4)
-kl_uk_tune(workload_option 2 "option --format applies to tune only with --kernel FILE" gemm
+kl_uk_tune(workload_option 2 "option --format applies to tune only with --kernel FILE or --rung R" gemm
            --format csv)
+kl_uk_tune(rungs_two 2 "kladder tune blur searches one rung at a time \\(2 given\\)" blur --rung 05,06)
+kl_uk_tune(rung_param 2 "tune --rung searches the rung's parameters: no --param with it" blur
+           --rung 06 --param BX=8)
 kl_uk_tune(no_params 2 "rung no_params has no parameters to tune" rowdot --rows 37 --d 11
            --kernel ${KL_UK}/no_params.cl)
 kl_uk_tune(none_verified 1 "no candidate of past_end was verified" rowdot --rows 37 --d 11 ${QUICK}

@@ -626,7 +626,10 @@ static ladder_fn ladder_of(enum command cmd)
     }
 }
 
-/* kladder tune WORKLOAD --kernel FILE: the workload's ladder of the user's kernels, tuned. */
+/*
+ * kladder tune WORKLOAD --kernel FILE, or --rung R for a ladder other than gemm: the workload's
+ * ladder of the user's kernel, or of its rung R, with the tuner searching that rung's values.
+ */
 static struct kl_cli_tune_user tune_user;
 
 static enum kl_status tuned_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
@@ -645,8 +648,9 @@ static int run_tune_users(struct cli *c, struct outputs *o)
     kl_cli_tune_user_init(&t, &tune_user);
     c->tuner = &tune_user.tl.tuner;
     c->command = c->tuned; /* the workload's request, its defaults */
-    for (c->nrungs = 0; c->nrungs < nusers; c->nrungs++)
-        c->rungs[c->nrungs] = users[c->nrungs].name;
+    /* The user's kernel as the one rung, else the one --rung, of the workload's table. */
+    for (int k = 0; k < nusers; k++)
+        c->rungs[k] = users[k].name, c->nrungs = k + 1;
     if (!c->timing_set) /* the report's: the rows are timed again by it */
         c->protocol = tune_user.tl.req.confirm;
     int rc = run_ladder(c, o, tuned_ladder);
@@ -749,7 +753,8 @@ static int run_measurement(struct cli *c, int argc, char **typed)
     int one_process = c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p);
     if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
         return (rc = kl_cli_outputs_open(c, &o)) != 0 ? rc : kl_cli_fleet(c, &o, spec, argc, typed);
-    if (c->command == CMD_TUNE && !c->nkernels)
+    /* tune: gemm's own tuner (and --show, --clear), else the ladder's (--kernel, --rung) */
+    if (c->command == CMD_TUNE && !c->nkernels && (c->tuned == CMD_GEMM || !c->nrungs))
         return run_tune(c);
     if ((rc = load_users(c)) != 0 || (rc = kl_cli_outputs_open(c, &o)) != 0)
         return rc;

@@ -63,7 +63,7 @@ const struct command_def kl_cli_commands[] = {
      "kladder mgemm --device cuda:all --size 16384", .operand = OPD_NONE},
     {"tune", "WORKLOAD [OPTIONS]", CMD_TUNE,
      "search GEMM rung parameters for this device and cache the best; with\n--kernel FILE, a "
-     "user's kernel's parameters on any ladder",
+     "user's kernel's parameters on any ladder; with --rung R,\none rung of another ladder",
      "kladder tune gemm --size 2048 --budget 60s", .operand = OPD_WORKLOAD},
     {"report", "RUN.json... [OPTIONS]", CMD_REPORT,
      "saved runs (--json) as HTML charts, or one SVG (kladder report --help)",

@@ -482,23 +482,40 @@ static int kernel_with_rungs(const struct cli *c, char *err, size_t n)
     return c->nkernels && (c->nrungs || c->nparams || c->show || c->clear);
 }
 
+/* A ladder's own rung tuned (tune W --rung R, W not gemm): its ladder's options apply. */
+static int tunes_table_rung(const struct cli *c)
+{
+    return c->tuned && c->tuned != CMD_GEMM && !c->nkernels && c->nrungs;
+}
+
 static int ladder_without_kernel(const struct cli *c, char *err, size_t n)
 {
-    if (c->nkernels || !c->tuned || c->tuned == CMD_GEMM)
+    if (c->nkernels || !c->tuned || c->tuned == CMD_GEMM || c->nrungs == 1)
         return 0;
-    snprintf(err, n,
-             "kladder tune %s tunes the user's kernels: give --kernel FILE (the built-in rungs "
-             "tuned are gemm's)",
-             c->workload);
+    if (c->nrungs)
+        snprintf(err, n, "kladder tune %s searches one rung at a time (%d given)", c->workload,
+                 c->nrungs);
+    else
+        snprintf(err, n,
+                 "kladder tune %s tunes one of its rungs (--rung R) or the user's kernels "
+                 "(--kernel FILE); only gemm tunes every rung at once",
+                 c->workload);
     return 1;
 }
 
 static int workload_option_without_kernel(const struct cli *c, char *err, size_t n)
 {
-    if (c->nkernels || !c->workload_opt)
+    if (c->nkernels || tunes_table_rung(c) || !c->workload_opt)
         return 0;
-    snprintf(err, n, "option %s applies to tune only with --kernel FILE", c->workload_opt);
+    snprintf(err, n, "option %s applies to tune only with --kernel FILE or --rung R",
+             c->workload_opt);
     return 1;
+}
+
+static int rung_tune_with_param(const struct cli *c, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return tunes_table_rung(c) && c->nparams;
 }
 
 static int chart_of_page(const struct cli *c, char *err, size_t n)
@@ -551,6 +568,8 @@ static const struct rule rules[] = {
      "help tune"},
     {ON_TUNE, 1, ladder_without_kernel, NULL, "help tune"},
     {ON_TUNE, 1, workload_option_without_kernel, NULL, "help tune"},
+    {ON_TUNE, 1, rung_tune_with_param,
+     "tune --rung searches the rung's parameters: no --param with it", "help tune"},
     {ON_REPORT, 1, chart_of_page,
      "--chart picks the chart of --format svg; the HTML report has them all", "help report"},
     {ON_REPORT, 1, svg_of_several,

@@ -2,7 +2,8 @@
  * `kladder tune`: searches the parameters of GEMM rungs for the device and
  * caches the best (src/tune/); --show lists the cache, --clear empties it.
  * Also what `kladder gemm` needs to use the cached parameters, and the
- * search of a user's kernel's parameters on any ladder.
+ * search of a user's kernel's parameters on any ladder, or of one rung of
+ * a ladder other than gemm (--rung R).
  * Exit codes as main.c: 0 fine; 1 no candidate of a rung verified; 2 bad
  * input (a rung without parameters, int, nothing left to try, an
  * unwritable cache); 3 a device error.

@@ -524,7 +524,7 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         const char *name = u ? u->name : w->table->name(i);
         if (kl_stop_requested())
             return kl_stop_fail(e);
-        if (u && a->tuner) { /* its space searched, its rows the tuner's */
+        if (a->tuner) { /* its space searched, its rows the tuner's */
             st = a->tuner->tune(a->tuner->arg, w, a, i, rep, e);
             continue;
         }

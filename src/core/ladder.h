@@ -184,7 +184,7 @@ void kl_ladder_report(struct kl_report *rep, struct kl_context *kl, const char *
 /*
  * What the user asked of the rungs: names (none: all), NAME=VALUE
  * parameters, kernels of their own after the table's rungs, the protocol
- * that times them, and a tuner for the user's kernels (NULL: none).
+ * that times them, and a tuner that searches the chosen rung's values (NULL: none).
  */
 struct kl_ladder_args {
     const char *const *rungs;
@@ -205,9 +205,10 @@ struct kl_ladder_args {
     }
 
 /*
- * What runs in place of a user's kernel's one row when its space is tuned
- * (kladder tune WORKLOAD --kernel FILE): called with the workload ready,
- * its data made; adds the rows it measures to rep. tune/ladder.c is one.
+ * What runs in place of a rung's one row when its space is tuned (kladder
+ * tune WORKLOAD --kernel FILE, or --rung R for the workload's own rung R):
+ * called with the workload ready, its data made; adds the rows it measures
+ * to rep. tune/ladder.c is one.
  */
 struct kl_ladder_tuner {
     enum kl_status (*tune)(void *arg, const struct kl_workload *w, const struct kl_ladder_args *a,

@@ -29,15 +29,16 @@ static enum kl_status run(void *self, const char *const *items, int n,
 }
 
 /* A verified result r of the search as a row of rep, its values in the config column. */
-static enum kl_status add_row(struct kl_report *rep, const struct kl_user_rung *u, const char *what,
-                              const char *values, const struct kl_result *r, struct kl_err *e)
+static enum kl_status add_row(struct kl_report *rep, const char *name, const char *summary,
+                              const char *what, const char *values, const struct kl_result *r,
+                              struct kl_err *e)
 {
-    struct kl_result *row = kl_report_add(rep, u->name, u->summary);
+    struct kl_result *row = kl_report_add(rep, name, summary);
     if (!row)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     *row = *r;
-    snprintf(row->rung, sizeof row->rung, "%s", u->name);
-    row->summary = u->summary;
+    snprintf(row->rung, sizeof row->rung, "%s", name);
+    row->summary = summary;
     size_t n = strlen(what);
     snprintf(row->config, sizeof row->config, "%s", what);
     if (n + 1 < sizeof row->config)
@@ -50,12 +51,16 @@ static enum kl_status tune(void *arg, const struct kl_workload *w, const struct 
                            int i, struct kl_report *rep, struct kl_err *e)
 {
     struct kl_tune_ladder *t = arg;
-    const struct kl_user_rung *u = &a->users[i - w->table->count];
+    /* The user's kernel, or a rung of the workload's own table (tune W --rung R). */
+    const struct kl_user_rung *u = i >= w->table->count ? &a->users[i - w->table->count] : NULL;
+    const char *name = u ? u->name : w->table->name(i),
+               *summary = u ? u->summary : w->table->summary(i);
+    const struct kl_param_def *params = u ? u->params : w->table->params(i);
     t->w = w, t->a = a, t->i = i;
-    t->target = (struct kl_tune_target){u->name, u->params, t, NULL, check, NULL, run, &w->kl->err};
+    t->target = (struct kl_tune_target){name, params, t, NULL, check, NULL, run, &w->kl->err};
     struct kl_result none;
     enum kl_status st;
-    snprintf(t->rung, sizeof t->rung, "%s", u->name);
+    snprintf(t->rung, sizeof t->rung, "%s", name);
     if ((st = kl_tune_space_build(w->kl, &t->target, &t->space, e)) != KL_OK)
         return st;
     memset(&none, 0, sizeof none);
@@ -68,9 +73,10 @@ static enum kl_status tune(void *arg, const struct kl_workload *w, const struct 
     t->w = NULL, t->a = NULL;
     int same = strcmp(t->out.default_params, t->out.best_params) == 0;
     if (st == KL_OK && t->out.have_default && !(same && t->out.have_best))
-        st = add_row(rep, u, "default", t->out.default_params, &t->out.dflt, e);
+        st = add_row(rep, name, summary, "default", t->out.default_params, &t->out.dflt, e);
     if (st == KL_OK && t->out.have_best)
-        st = add_row(rep, u, same ? "tuned=default" : "tuned", t->out.best_params, &t->out.best, e);
+        st = add_row(rep, name, summary, same ? "tuned=default" : "tuned", t->out.best_params,
+                     &t->out.best, e);
     return st;
 }
 

@@ -1,8 +1,9 @@
 /*
  * Tuning a user's kernel on its workload's ladder (`kladder tune WORKLOAD
- * --kernel FILE`): the engine hands the kernel to kl_tune_ladder in place
- * of its one row, with the workload's data and reference made once; the
- * kernel's declared parameters are searched by tune.c, every candidate
+ * --kernel FILE`), or one of the ladder's own rungs (`--rung R`, every
+ * ladder but gemm, which has tune/gemm.c): the engine hands the rung to
+ * kl_tune_ladder in place of its one row, with the workload's data and
+ * reference made once; the rung's parameters are searched by tune.c, every candidate
  * checked (its geometry against the device) and run (built, verified,
  * timed) through the engine. The defaults and the best are then rows of
  * the ladder's report, timed by the confirmation protocol.

@@ -83,7 +83,7 @@ struct kl_blur_request {
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
     const struct kl_ladder_tuner
-        *tuner;               /* NULL; else the user's kernels are tuned (tune/ladder.c) */
+        *tuner;               /* NULL; else the chosen rung is tuned (tune/ladder.c) */
     const char *const *peers; /* "npp": a row each after the rungs */
     int npeers;
 };

@@ -43,7 +43,7 @@ struct kl_copy_request {
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
     const struct kl_ladder_tuner
-        *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
+        *tuner; /* NULL; else the chosen rung is tuned (tune/ladder.c) */
     int sweep;  /* N = 512, 1024, ... max_n for every chosen ILP rung */
     long max_n; /* largest N of the sweep */
 };

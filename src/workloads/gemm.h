@@ -179,7 +179,7 @@ struct kl_gemm_request {
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
     const struct kl_ladder_tuner
-        *tuner;               /* NULL; else the user's kernels are tuned (tune/ladder.c) */
+        *tuner;               /* NULL; else the chosen rung is tuned (tune/ladder.c) */
     int host_rungs;           /* 0: when small enough, 1: always, -1: never */
     const char *const *peers; /* "cublas", "clblast", "openblas": a row each after the rungs */
     int npeers;

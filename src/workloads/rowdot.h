@@ -48,7 +48,7 @@ struct kl_rowdot_request {
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
     const struct kl_ladder_tuner
-        *tuner; /* NULL; else the user's kernels are tuned (tune/ladder.c) */
+        *tuner; /* NULL; else the chosen rung is tuned (tune/ladder.c) */
 };
 
 enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_request *req,
