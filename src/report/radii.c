@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/svg.h"
+#include "report/svg_layout.h"
 
 #define C_INK "#222222"
 #define C_MUTED "#666666"
@@ -266,32 +267,33 @@ void kl_radii_summary(const struct kl_radii_group *g, char *out, size_t n)
 
 /* ---- the chart --------------------------------------------------------------- */
 
-/* The axes' ranges, as log10 of the radius and of µs. */
+/* The axes: log10 of the radius and of µs, to the plot's pixels (svg_layout.h's log axes). */
 struct axes {
-    double xlo, xhi, ylo, yhi;
+    struct kl_logaxis x, y;
 };
 
 static struct axes axes_of(const struct kl_radii_group *g)
 {
-    struct axes a;
-    a.xlo = log10(fmax(g->pt[0].radius, 1) / 1.3);
-    a.xhi = log10(fmax(g->pt[g->n - 1].radius, 1) * 1.3);
+    struct axes a = {{0, 0, RD_X0, RD_X1}, {0, 0, RD_Y1, RD_Y0}};
+    a.x.lo = log10(fmax(g->pt[0].radius, 1) / 1.3);
+    a.x.hi = log10(fmax(g->pt[g->n - 1].radius, 1) * 1.3);
     /* A group with no time at all (every rung failed, no NPP, no floor) gets an empty decade. */
-    a.ylo = isfinite(g->y_lo) ? floor(log10(g->y_lo * 0.9)) : 0;
-    a.yhi = g->y_hi > 0 ? ceil(log10(g->y_hi * 1.1)) : 1;
-    if (a.yhi - a.ylo < 1)
-        a.yhi = a.ylo + 1;
+    a.y.lo = isfinite(g->y_lo) ? floor(log10(g->y_lo * 0.9)) : 0;
+    a.y.hi = g->y_hi > 0 ? ceil(log10(g->y_hi * 1.1)) : 1;
+    if (a.y.hi - a.y.lo < 1)
+        a.y.hi = a.y.lo + 1;
     return a;
 }
 
+/* A radius's x (radius 0 at 1's, where a log axis can put it). */
 static double ax_x(const struct axes *a, int radius)
 {
-    return RD_X0 + (log10(fmax(radius, 1)) - a->xlo) / (a->xhi - a->xlo) * (RD_X1 - RD_X0);
+    return kl_logaxis_map(&a->x, fmax(radius, 1));
 }
 
 static double ax_y(const struct axes *a, double us)
 {
-    return RD_Y1 - (log10(us) - a->ylo) / (a->yhi - a->ylo) * (RD_Y1 - RD_Y0);
+    return kl_logaxis_map(&a->y, us);
 }
 
 /* "436 µs", "1.22 ms", "2.5 s". */
@@ -309,11 +311,11 @@ static void time_text(char *out, size_t n, double us)
 static void y_ticks(FILE *out, const struct axes *a)
 {
     static const double steps[] = {1, 2, 5};
-    for (int d = (int)a->ylo; d <= (int)a->yhi; d++)
+    for (int d = (int)a->y.lo; d <= (int)a->y.hi; d++)
         for (int s = 0; s < 3; s++) {
             double v = steps[s] * pow(10, d), y = ax_y(a, v);
             char t[32];
-            if (log10(v) > a->yhi + 1e-9 || (s && a->yhi - a->ylo > 3))
+            if (log10(v) > a->y.hi + 1e-9 || (s && a->y.hi - a->y.lo > 3))
                 continue;
             time_text(t, sizeof t, v);
             fprintf(out,
@@ -352,8 +354,8 @@ static void frame(FILE *out, const struct kl_radii_group *g, const struct axes *
             "data-y-log-min=\"%.9g\" data-y-log-max=\"%.9g\" data-left=\"%d\" data-top=\"%d\" "
             "data-width=\"%d\" data-height=\"%d\">\n"
             "<rect class=\"area\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
-            g->n, a->xlo, a->xhi, a->ylo, a->yhi, RD_X0, RD_Y0, RD_X1 - RD_X0, RD_Y1 - RD_Y0, RD_X0,
-            RD_Y0, RD_X1 - RD_X0, RD_Y1 - RD_Y0, bg);
+            g->n, a->x.lo, a->x.hi, a->y.lo, a->y.hi, RD_X0, RD_Y0, RD_X1 - RD_X0, RD_Y1 - RD_Y0,
+            RD_X0, RD_Y0, RD_X1 - RD_X0, RD_Y1 - RD_Y0, bg);
     y_ticks(out, a);
     x_ticks(out, g, a);
     fprintf(out,
