@@ -648,9 +648,12 @@ static int run_tune_users(struct cli *c, struct outputs *o)
     kl_cli_tune_user_init(&t, &tune_user);
     c->tuner = &tune_user.tl.tuner;
     c->command = c->tuned; /* the workload's request, its defaults */
-    /* The user's kernel as the one rung, else the one --rung, of the workload's table. */
-    for (int k = 0; k < nusers; k++)
-        c->rungs[k] = users[k].name, c->nrungs = k + 1;
+    /* The user's kernels as the rungs; else the one --rung, of the workload's table. */
+    if (nusers) {
+        for (int k = 0; k < nusers; k++)
+            c->rungs[k] = users[k].name;
+        c->nrungs = nusers;
+    }
     if (!c->timing_set) /* the report's: the rows are timed again by it */
         c->protocol = tune_user.tl.req.confirm;
     int rc = run_ladder(c, o, tuned_ladder);
