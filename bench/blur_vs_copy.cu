@@ -1,9 +1,11 @@
 /*
  * A blur rung's kernel beside copies of the same bytes, in one process on one
- * GPU (not a test). Float pixels, rung 10_tile (default), 09_async or 12_regblock:
+ * GPU (not a test). Float pixels, rung 10_tile (default), 09_async, 12_regblock or
+ * 14_mma_split:
  *
- *   nvcc -arch=sm_90 -O3 -std=c++17 -DRAD=6 [-DRUNG=9|12] [-DWY=.. -DRY=.. | -DBX=.. -DSY=.. -DST=..
- *       | -DTW=.. -DRX=.. -DCH=.. -DCY=.. -DSH=.. -DNT=..] [-DPX=..] \
+ *   nvcc -arch=sm_90 -O3 -std=c++17 -DRAD=6 [-DRUNG=9|12|14] [-DPX=..] \
+ *       [-DWY=.. -DRY=.. | -DBX=.. -DSY=.. -DST=.. | -DTW=.. -DRX=.. -DCH=.. -DCY=.. -DSH=.. \
+ *        -DNT=.. | -DWX=.. -DSH=.. -DMB=.. -DSA=..] \
  *       -o /tmp/blur_vs_copy bench/blur_vs_copy.cu && /tmp/blur_vs_copy [W H]
  *
  * A W × H picture (default 4096 × 4096); each kernel timed by CUDA events,
@@ -27,6 +29,9 @@
 #include "../kernels/cuda/blur/09_async.cu"
 #elif defined(RUNG) && RUNG == 12
 #include "../kernels/cuda/blur/12_regblock.cu"
+#elif defined(RUNG) && RUNG == 14
+#include "../kernels/cuda/blur/14_mma_split.cu"
+typedef float P;
 #else
 #include "../kernels/cuda/blur/10_tile.cu"
 #endif
@@ -116,6 +121,10 @@ int main(int argc, char **argv)
     const size_t shared = (size_t)4 * (2 * CH * ROWP + (NR + 2 * RAD) * TWP);
     snprintf(cfg, sizeof cfg, "12_regblock TW=%d RX=%d CH=%d CY=%d SH=%d NT=%d", TW, RX, CH, CY,
              SH, NT);
+#elif defined(RUNG) && RUNG == 14
+    const dim3 block(32 * WX), grid((W + 16 * WX - 1) / (16 * WX), (H + SH - 1) / SH);
+    const size_t shared = 0;
+    snprintf(cfg, sizeof cfg, "14_mma_split WX=%d SH=%d MB=%d", WX, SH, MB);
 #else
     const dim3 block(32, WY), grid((W + SPAN - 1) / SPAN, (H + TH - 1) / TH);
     const size_t shared = (size_t)NS * ROW * 4;

@@ -493,16 +493,18 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
             }
 }
 
-/* A blur rung in both pixel types (uchar4 only for rgba8_only), as blur.c builds it; with
- * PX, every width; with CW (rungs 13 and 13cl), every channel count; a CUDA C++ or tensor-core
- * rung also at radius 0 and at 40, beyond its unrolled taps. */
-static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only)
+/* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as
+ * blur.c builds it; with PX, every width; with CW (rungs 13 and 13cl), every channel count;
+ * with SA (rung 14), both; a CUDA C++ or tensor-core rung also at radius 0 and at 40, beyond
+ * its unrolled taps. */
+static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only,
+                     int float_only)
 {
-    const int tensor = kl_param_index(params, "CW") >= 0; /* rungs 13 and 13cl unroll RAD */
+    const int tensor = kl_param_index(params, "WX") >= 0; /* rungs 13, 13cl and 14 unroll RAD */
     static const char *const pixels[] = {" -DKL_PIX_FLOAT", " -DKL_PIX_UCHAR4"};
     static const int radii[] = {BLUR_RADIUS, 0, 40};
     char extra[128];
-    for (int p = rgba8_only; p < 2; p++)
+    for (int p = rgba8_only; p < 2 - float_only; p++)
         for (int k = 0; k < (ends_with(file, ".cu") || tensor ? 3 : 1); k++) {
             snprintf(extra, sizeof extra, " -DRAD=%d%s", radii[k], pixels[p]);
             add_rung(file, params, float_type, 1, extra);
@@ -511,6 +513,8 @@ static void add_blur(const char *file, const struct kl_param_def *params, int px
                               kl_param_index(params, "PX") >= 0 ? "PX" : "RX", w);
             for (int c = 1; kl_param_index(params, "CW") >= 0 && k == 0 && c <= 2; c *= 2)
                 add_rung_with(file, params, float_type, 1, extra, "CW", c);
+            if (kl_param_index(params, "SA") >= 0) /* rung 14's one small accumulator */
+                add_rung_with(file, params, float_type, 1, extra, "SA", 1);
         }
 }
 
@@ -582,7 +586,7 @@ static void add_by_directory(const char *file)
     else if (strncmp(file, "cuda/peak/", 10) == 0)
         add_cuda_peak(file);
     else if (strncmp(file, "opencl/blur/", 12) == 0)
-        add_blur(file, NULL, 0, 0);
+        add_blur(file, NULL, 0, 0, 0);
     else if (strncmp(file, "opencl/copy/", 12) == 0)
         add_rung(file, NULL, int_type, 1, "");
     else if (strncmp(file, "opencl/gemm/", 12) == 0)
@@ -643,7 +647,7 @@ static int collect(void)
     for (int i = 0; i < kl_blur_rung_count(); i++) {
         const struct kl_blur_rung *r = kl_blur_rung_at(i);
         if (r->kind != KL_BLUR_IMAGE)
-            add_blur(r->file, r->params, r->px, r->rgba8_only);
+            add_blur(r->file, r->params, r->px, r->rgba8_only, r->float_only);
     }
     /* A user's kernel may name its parameters with single letters: the CUDA prelude's own
      * template parameters (kl_S, kl_N, ...) must not meet them. A vector kernel with each. */

@@ -1078,6 +1078,39 @@ static void test_mma_bound(void)
     CHECK(isinf(kl_blur_mma_bound(w, 65)), "no mma bound past radius %d", KL_BLUR_MMA_MAX_RADIUS);
 }
 
+/*
+ * Rung 14's error bound against the same argument computed apart (check_blur.sh's
+ * split_bound: Python, binary16 rounding by struct) for a picture in [0, 1], from radius 0 to
+ * the rung's largest, and for values up to 0.5 and 4 (past the float tolerance); past the
+ * largest radius, or for values no half holds, there is no bound.
+ */
+static void test_split_bound(void)
+{
+    static const struct {
+        double sigma;
+        int R;
+        double m, want;
+    } cases[] = {{0.5, 0, 1, 5.017745255927909e-06}, {1, 3, 1, 5.415735425803307e-06},
+                 {2, 6, 1, 5.389482844525581e-06},   {4, 12, 1, 5.55568431478941e-06},
+                 {8, 24, 1, 5.621126941492695e-06},  {16, 48, 1, 5.989398069019462e-06},
+                 {21, 64, 1, 6.233872031634363e-06}, {2, 6, 0.5, 2.6947414222627906e-06},
+                 {2, 6, 4, 2.1557931378102325e-05}};
+    float w[2 * 65 + 1];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        weights_of(cases[i].sigma, cases[i].R, w);
+        double got = kl_blur_split_bound(w, cases[i].R, cases[i].m);
+        CHECK(fabs(got - cases[i].want) < 1e-12 * cases[i].want,
+              "split bound at sigma %g, R %d, values up to %g: %.17g, want %.17g", cases[i].sigma,
+              cases[i].R, cases[i].m, got, cases[i].want);
+    }
+    weights_of(22, 65, w);
+    CHECK(isinf(kl_blur_split_bound(w, 65, 1)), "no split bound past radius %d",
+          KL_BLUR_MMA_MAX_RADIUS);
+    weights_of(2, 6, w);
+    CHECK(isinf(kl_blur_split_bound(w, 6, 70000)) && isinf(kl_blur_split_bound(w, 6, NAN)),
+          "no split bound for values past the largest half");
+}
+
 /* Occupancy and its limiter against an H100's per-multiprocessor limits (Nsight Compute's). */
 static void test_occupancy(void)
 {
@@ -1210,6 +1243,7 @@ int main(void)
     test_log_remap();
     test_half2_bound();
     test_mma_bound();
+    test_split_bound();
     test_blur_presets();
     test_occupancy();
     test_registry();

@@ -25,8 +25,9 @@ const char *kl_result_status_name(enum kl_result_status s)
     return "?";
 }
 
-static const char *const precision_names[] = {NULL,   "fp32", "tf32", "3xtf32",  "fp64", "int32",
-                                              "fp16", "bf16", "fp8",  "fp8e5m2", "int8", "ozaki8"};
+static const char *const precision_names[] = {NULL,    "fp32",   "tf32",  "3xtf32", "fp64",
+                                              "int32", "fp16",   "bf16",  "fp8",    "fp8e5m2",
+                                              "int8",  "ozaki8", "3xfp16"};
 
 const char *kl_precision_name(enum kl_precision p)
 {
@@ -58,7 +59,8 @@ enum kl_precision kl_precision_of_type(enum kl_type t)
 
 int kl_precision_class(enum kl_precision p)
 {
-    return p == KL_PREC_3XTF32 || p == KL_PREC_OZAKI8 ? KL_PREC_FP32 : (int)p;
+    return p == KL_PREC_3XTF32 || p == KL_PREC_OZAKI8 || p == KL_PREC_3XFP16 ? KL_PREC_FP32
+                                                                             : (int)p;
 }
 
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary)
@@ -180,7 +182,7 @@ double kl_result_bytes(const struct kl_report *r, const struct kl_result *x)
 int kl_precision_tensor_only(enum kl_precision p)
 {
     return p == KL_PREC_TF32 || p == KL_PREC_3XTF32 || p == KL_PREC_BF16 || p == KL_PREC_FP8 ||
-           p == KL_PREC_FP8E5M2 || p == KL_PREC_INT8 || p == KL_PREC_OZAKI8;
+           p == KL_PREC_FP8E5M2 || p == KL_PREC_INT8 || p == KL_PREC_OZAKI8 || p == KL_PREC_3XFP16;
 }
 
 double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int tensor)
@@ -191,6 +193,7 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int t
     case KL_PREC_FP64: return tensor ? c->f64_tc_gflops : c->f64_gflops;
     case KL_PREC_INT32: return c->i32_giops;
     case KL_PREC_FP16: return tensor ? c->f16_tc_gflops : c->f16_gflops;
+    case KL_PREC_3XFP16: return c->f16_tc_gflops / 3;
     case KL_PREC_BF16: return c->bf16_gflops;
     case KL_PREC_FP8: return c->fp8_gflops;
     case KL_PREC_FP8E5M2: return c->fp8e5m2_gflops;

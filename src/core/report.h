@@ -47,21 +47,23 @@ enum kl_precision {
     KL_PREC_FP8,
     KL_PREC_FP8E5M2,
     KL_PREC_INT8,
-    KL_PREC_OZAKI8 /* float-accurate from INT8 products (the Ozaki scheme II, rung 22) */
+    KL_PREC_OZAKI8, /* float-accurate from INT8 products (the Ozaki scheme II, rung 22) */
+    KL_PREC_3XFP16  /* float-accurate from FP16 products of split values (blur rung 14) */
 };
 /* "fp32", "tf32", "3xtf32", "fp64", "int32", "fp16", "bf16", "fp8", "fp8e5m2", "int8",
- * "ozaki8" (NULL for NONE). */
+ * "ozaki8", "3xfp16" (NULL for NONE). */
 const char *kl_precision_name(enum kl_precision p);
 /* The name back to its value; KL_PREC_NONE for NULL or an unknown name. */
 enum kl_precision kl_precision_parse(const char *name);
 /* 1 for the precisions that exist only on the tensor cores (tf32, 3xtf32, bf16, fp8, int8,
- * ozaki8). */
+ * ozaki8, 3xfp16). */
 int kl_precision_tensor_only(enum kl_precision p);
 /*
  * The compute roof of precision p in measured ceilings, on the tensor cores
  * (tensor) or the FMA units: the FMA rate of its type; on the tensor cores
  * the rate of its inputs (fp16, bf16, fp8, fp8e5m2, int8, fp64), a third of
- * the TF32 rate for 3xtf32 (three products per product), the INT8 rate for
+ * the TF32 rate for 3xtf32 (three products per product; 3xfp16 likewise of
+ * the FP16 rate), the INT8 rate for
  * ozaki8 (the rate of its products, of which it makes one per modulus); the
  * packed-half FMA rate for fp16 off the tensor cores; 0 when unknown.
  */
@@ -69,8 +71,8 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int t
 /* The precision of arithmetic in type t: fp32, fp64, int32, or a narrow type's (fp16 ... int8). */
 enum kl_precision kl_precision_of_type(enum kl_type t);
 /*
- * Precisions whose results meet the same tolerance: fp32, 3xtf32 and ozaki8
- * (all float-accurate) form one class; every other precision is its own.
+ * Precisions whose results meet the same tolerance: fp32, 3xtf32, ozaki8 and
+ * 3xfp16 (all float-accurate) form one class; every other precision is its own.
  */
 int kl_precision_class(enum kl_precision p);
 

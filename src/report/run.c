@@ -251,7 +251,7 @@ static void check_row(struct check *c, const struct kl_json *o, const char *wher
     if (r->precision && kl_precision_parse(r->precision) == KL_PREC_NONE) {
         bad(c, kl_json_get(o, "precision"),
             "%s has precision \"%.20s\" (fp32, tf32, 3xtf32, fp64, int32, fp16, bf16, fp8, "
-            "fp8e5m2, int8 or ozaki8)",
+            "fp8e5m2, int8, ozaki8 or 3xfp16)",
             where, r->precision);
         return;
     }
@@ -600,8 +600,9 @@ double kl_run_precision_peak(const struct kl_run *run, const char *precision, in
     return p == KL_PREC_NONE ? kl_run_compute_peak(run) : kl_precision_peak(&run->ceil, p, tensor);
 }
 
-const char *const kl_run_precisions[] = {"fp32", "tf32", "3xtf32",  "fp64", "int32", "fp16",
-                                         "bf16", "fp8",  "fp8e5m2", "int8", "ozaki8", NULL};
+const char *const kl_run_precisions[] = {"fp32",   "tf32",   "3xtf32", "fp64",    "int32",
+                                         "fp16",   "bf16",   "fp8",    "fp8e5m2", "int8",
+                                         "ozaki8", "3xfp16", NULL};
 
 int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
                    const struct kl_run_row **peer)

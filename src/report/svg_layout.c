@@ -191,6 +191,7 @@ static const struct {
     {"fp8", -1, 1, "fp8_gflops", 1, "FP8 tensor cores"},
     {"int8", -1, 1, "i8_giops", 1, "INT8 tensor cores"},
     {"ozaki8", -1, 0, "i8_giops", 1, "INT8 tensor cores (the Ozaki scheme's products)"},
+    {"3xfp16", -1, 0, "f16_tc_gflops", 1.0 / 3, "3xFP16 (a third of FP16 tensor)"},
     {"fp64", 1, 1, "f64_tc_gflops", 1, "FP64 tensor cores"},
 };
 

@@ -305,7 +305,8 @@ static void table_legend(const struct kl_report *r, FILE *out, int prec)
                      "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "
                      "float-accurate; fp16: packed half2 FMAs, or FP16 inputs on the tensor cores; "
                      "bf16, fp8 (e4m3), fp8e5m2, int8: inputs of the tensor cores; ozaki8: "
-                     "float-accurate from INT8 products of residues (Ozaki scheme II); %% roof is "
+                     "float-accurate from INT8 products of residues (Ozaki scheme II); 3xfp16: "
+                     "each value split into two FP16 parts, float-accurate; %% roof is "
                      "against the roof of that arithmetic and unit); error: gemm max |c - ref| / "
                      "sum|a*b| over the elements checked, blur max |out - ref| / full scale.\n");
     if (r->nbuild_logs)

@@ -24,11 +24,13 @@
 #include "tune/cache.h"
 
 #define GUARD 256 /* pixels past the output that a correct kernel never writes */
+#define FLOAT_TOLERANCE 1e-5 /* a float output's largest difference from the reference */
 
 struct blur_session {
     struct kl_context *kl;
     enum kl_pixel pix;
     int W, H, R, ch;        /* ch: channels per pixel as computed (1 float, 4 uchar4) */
+    double peak;            /* the largest |value| in src (what rung 14's bound needs) */
     size_t n;               /* pixels */
     float *w, *w2;          /* 1-D and 2-D weights */
     void *src, *fill, *out; /* n, n + GUARD, n + GUARD pixels of 4 bytes */
@@ -73,10 +75,11 @@ struct geometry {
 
 static struct geometry geometry_of(const struct kl_blur_rung *r, const int *v)
 {
-    if (r->tensor) /* rung 13: WX strips of 16 columns, 4/CW warps each, down SH rows */
-        return (struct geometry){(size_t)(32 * kl_param_value(r->params, v, "WX") * 4 /
-                                          kl_param_value(r->params, v, "CW")),
-                                 1, (size_t)kl_param_value(r->params, v, "SH")};
+    if (r->tensor) { /* rungs 13 and 14: WX strips of 16 columns, 4/CW warps each, down SH rows */
+        int cw = kl_param_index(r->params, "CW") >= 0 ? kl_param_value(r->params, v, "CW") : 4;
+        return (struct geometry){(size_t)(32 * kl_param_value(r->params, v, "WX") * 4 / cw), 1,
+                                 (size_t)kl_param_value(r->params, v, "SH")};
+    }
     if (r->local == KL_BLUR_LOCAL_STRIPS) /* rung 12: NT threads per strip of SH rows */
         return (struct geometry){(size_t)kl_param_value(r->params, v, "NT"), 1,
                                  (size_t)kl_param_value(r->params, v, "SH")};
@@ -131,6 +134,35 @@ static size_t local_bytes(const struct kl_blur_rung *r, const int *v, const stru
 /* ---- a rung against the device ----------------------------------------------------- */
 
 /*
+ * Whether the error bound of a rung that computes in halves holds its tolerance for these
+ * weights (and values): half a level before the final rounding for fp16, the float
+ * tolerance for 3xfp16; 0 and why if not. Rungs of other precisions need no bound.
+ */
+static int bound_holds(const struct kl_blur_rung *r, const struct blur_session *s, char *why,
+                       size_t n)
+{
+    double bound;
+    if (r->precision == KL_PREC_FP16 &&
+        (bound = r->tensor ? kl_blur_mma_bound(s->w, s->R) : kl_blur_half2_bound(s->w, s->R)) >
+            0.5)
+        snprintf(why, n,
+                 "rung %s: at radius %d with these weights its half-precision arithmetic is "
+                 "proved within %.2f of the exact blur, more than the 0.5 that keeps every output "
+                 "within one level after rounding",
+                 r->name, s->R, bound);
+    else if (r->precision == KL_PREC_3XFP16 &&
+             (bound = kl_blur_split_bound(s->w, s->R, s->peak)) > FLOAT_TOLERANCE)
+        snprintf(why, n,
+                 "rung %s: at radius %d with these weights and values up to %g its split "
+                 "arithmetic is proved within %.2g of the exact blur, more than the float "
+                 "tolerance %g",
+                 r->name, s->R, s->peak, bound, FLOAT_TOLERANCE);
+    else
+        return 1;
+    return 0;
+}
+
+/*
  * What the device, the pixel type or the weights rule out whatever a rung's values (so a
  * skipped row even where --param set one of them); 0 and why if so.
  */
@@ -138,30 +170,24 @@ static int rung_runs_here(const struct kl_blur_rung *r, const struct blur_sessio
                           size_t n)
 {
     char half[256];
-    double bound;
     if (kl_kernel_elsewhere(s->kl, r->file))
         snprintf(why, n, "rung %s is CUDA C++: it runs with --backend cuda", r->name);
     else if (r->kind == KL_BLUR_IMAGE && !s->kl->info.images)
         snprintf(why, n, "rung %s: the device has no image support", r->name);
     else if (r->rgba8_only && s->pix != KL_PIX_UCHAR4)
         snprintf(why, n, "rung %s computes 8-bit pixels (--pixel uchar4)", r->name);
-    else if (r->precision == KL_PREC_FP16 && !kl_packed_half(&s->kl->info, half, sizeof half))
-        snprintf(why, n, "rung %s: %s", r->name, half); /* 13_mma's mma.sync too: 8.0 or more */
+    else if (r->float_only && s->pix != KL_PIX_FLOAT)
+        snprintf(why, n, "rung %s computes float pixels (--pixel float)", r->name);
+    else if ((r->precision == KL_PREC_FP16 || r->tensor) &&
+             !kl_packed_half(&s->kl->info, half, sizeof half))
+        snprintf(why, n, "rung %s: %s", r->name, half); /* mma.sync too: 8.0 or more */
     else if (r->tensor && s->R > KL_BLUR_MMA_MAX_RADIUS)
         snprintf(why, n,
                  "rung %s keeps 16 + 2R rows of a strip in registers: radius at most %d (this "
                  "blur's is %d)",
                  r->name, KL_BLUR_MMA_MAX_RADIUS, s->R);
-    else if (r->precision == KL_PREC_FP16 &&
-             (bound = r->tensor ? kl_blur_mma_bound(s->w, s->R) : kl_blur_half2_bound(s->w, s->R)) >
-                 0.5)
-        snprintf(why, n,
-                 "rung %s: at radius %d with these weights its half-precision arithmetic is "
-                 "proved within %.2f of the exact blur, more than the 0.5 that keeps every output "
-                 "within one level after rounding",
-                 r->name, s->R, bound);
     else
-        return 1;
+        return bound_holds(r, s, why, n);
     return 0;
 }
 
@@ -282,7 +308,7 @@ static int judge(const struct blur_session *s, struct kl_result *res)
 {
     char *note = res->note;
     size_t n = sizeof res->note;
-    double tol = s->pix == KL_PIX_FLOAT ? 1e-5 : 1.0, worst = 0;
+    double tol = s->pix == KL_PIX_FLOAT ? FLOAT_TOLERANCE : 1.0, worst = 0;
     size_t bad = 0, at = 0;
     int atc = 0;
     if (memcmp((char *)s->out + s->n * 4, (char *)s->fill + s->n * 4, GUARD * 4) != 0) {
@@ -466,13 +492,19 @@ static enum kl_status load_input(const struct kl_blur_request *req, struct kl_im
                               req->seed, im, e);
 }
 
-/* The picture as the kernels take it: channel c as float in [0,1], or RGBA8. */
-static void to_pixels(const struct blur_session *s, const struct kl_image *im, int c, void *dst)
+/*
+ * The picture as the kernels take it, into s->src: channel c as float in [0,1], or RGBA8;
+ * for float, s->peak, the largest value.
+ */
+static void to_pixels(struct blur_session *s, const struct kl_image *im, int c)
 {
+    void *dst = s->src;
+    s->peak = 0;
     for (size_t i = 0; i < s->n; i++) {
         const unsigned char *p = im->px + i * (size_t)im->channels;
         if (s->pix == KL_PIX_FLOAT) {
-            ((float *)dst)[i] = p[c] / 255.0f;
+            float v = ((float *)dst)[i] = p[c] / 255.0f;
+            s->peak = v > s->peak ? v : s->peak;
         } else {
             uint8_t *q = (uint8_t *)dst + 4 * i;
             q[0] = p[0];
@@ -523,7 +555,7 @@ static enum kl_status write_output(struct blur_session *s, const struct kl_image
     for (int c = 1; c < extra && st == KL_OK; c++) {
         struct kl_result res;
         memset(&res, 0, sizeof res);
-        to_pixels(s, im, c, s->src);
+        to_pixels(s, im, c);
         if ((st = reference(s, e)) != KL_OK)
             break;
         s->kl->ops->release(s->dimg); /* an image object holds the previous channel */
@@ -778,7 +810,7 @@ static enum kl_status session_host(struct blur_session *s, const struct kl_blur_
     if (!s->w || !s->w2 || !s->src || !s->fill || !s->out || !s->ref || (req->output && !s->best))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a %d×%d image", s->W, s->H);
     weights(req->sigma, s->R, s->w, s->w2);
-    to_pixels(s, im, 0, s->src);
+    to_pixels(s, im, 0);
     memset(s->fill, 0xAB, (s->n + GUARD) * 4); /* NaN-like for float, a fixed pattern for uchar4 */
     if (s->pix == KL_PIX_FLOAT)
         for (size_t i = 0; i < s->n + GUARD; i++)

@@ -51,8 +51,10 @@ struct kl_blur_rung {
     int sy;                      /* each work-item computes SY rows (the SY parameter) */
     enum kl_precision precision; /* its arithmetic: fp32 unless it says (fp16: packed half2) */
     int tensor;                  /* its products run on the tensor cores (mma.sync): warps over
-                                    strips of 16 columns, WX side by side, CW channels each */
+                                    strips of 16 columns, WX side by side, CW channels each (all
+                                    of a pixel's where it has no CW) */
     int rgba8_only;              /* computes 8-bit pixels only (--pixel uchar4) */
+    int float_only;              /* computes float pixels only (--pixel float) */
     struct kl_param_def params[KL_MAX_PARAMS];
     struct kl_param_multiple multiples[KL_MAX_MULTIPLES]; /* e.g. TW a multiple of RX */
     struct kl_blur_preset presets[KL_BLUR_MAX_PRESETS];   /* where --param sets none of its own */

@@ -13,10 +13,11 @@
 #define P_BY {"BY", 16, 1, 1024, 1, 0, "work-group height (pixels)"}
 /* The PX of the fused rungs: floats per ITEM, with rung 07's rule (px_of). */
 #define P_PXF(DEF, ITEM) {"PX", DEF, 1, 8, 1, 1, "floats per " ITEM " along x (uchar4: PX/4 pixels, at least 1), halved while 2R+1 rows of them exceed 64 floats"}
-/* Rungs 13 and 13cl: strips of 16 columns walked down by warps. */
+/* Rungs 13, 13cl and 14: strips of 16 columns walked down by warps. */
 #define P_MMA_WX {"WX", 4, 1, 32, 1, 0, "strips of 16 columns side by side per block"}
 #define P_MMA_CW {"CW", 4, 1, 4, 1, 1, "channels per warp (1, 2 or 4): 4/CW warps per strip"}
 #define P_MMA_SH {"SH", 128, 1, 65536, 1, 0, "rows per strip (a warp walks down them, 16 at a time)"}
+#define P_MMA_MB {"MB", 1, 1, 16, 1, 0, "blocks per multiprocessor the compiler keeps registers for (__launch_bounds__)"}
 /* clang-format on */
 
 static const struct kl_blur_rung rungs[] = {
@@ -149,11 +150,7 @@ static const struct kl_blur_rung rungs[] = {
      .precision = KL_PREC_FP16,
      .tensor = 1,
      .rgba8_only = 1,
-     .params = {P_MMA_WX,
-                P_MMA_CW,
-                P_MMA_SH,
-                {"MB", 1, 1, 16, 1, 0,
-                 "blocks per multiprocessor the compiler keeps registers for (__launch_bounds__)"}},
+     .params = {P_MMA_WX, P_MMA_CW, P_MMA_SH, P_MMA_MB},
      /* An H100's sweep (docs/RESULTS.md): longer strips as the halo of 16·NK - 16 rows grows;
         up to radius 8 (NK = 2), 128 registers, so four blocks fit a multiprocessor. */
      .presets = {{90, 8, "SH=512,MB=4"},
@@ -171,6 +168,30 @@ static const struct kl_blur_rung rungs[] = {
      /* An H100 through NVIDIA's OpenCL (docs/RESULTS.md), which gives it 148 registers where
         NVRTC gives it 120: the default strips up to radius 8, longer ones above. */
      .presets = {{90, 8, ""}, {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024"}}},
+    {.name = "14_mma_split",
+     .summary = "CUDA, float pixels: rung 13's passes on the tensor cores, every value and weight "
+                "split into two halves and three products taken (FP32 sums, each block's own): "
+                "float-accurate; run where the host's error bound keeps every output within the "
+                "float tolerance",
+     .file = "cuda/blur/14_mma_split.cu",
+     .kind = KL_BLUR_FUSED,
+     .precision = KL_PREC_3XFP16,
+     .tensor = 1,
+     .float_only = 1,
+     .params = {P_MMA_WX,
+                P_MMA_SH,
+                P_MMA_MB,
+                {"SA", 2, 1, 2, 1, 0,
+                 "accumulators of the small products: 2 runs two chains of NK instructions, 1 one "
+                 "of 2NK in fewer registers"}},
+     /* An H100's sweep (docs/RESULTS.md): strips of 512 rows up to radius 6; at 12, strips of
+        256 and 128 registers (four blocks a multiprocessor); strips of 1024 from radius 18,
+        where the halo of 16·NK - 16 rows weighs most; at 48, where registers spill, one
+        accumulator of the small products. */
+     .presets = {{90, 6, "SH=512"},
+                 {90, 12, "SH=256,MB=4"},
+                 {90, 36, "SH=1024"},
+                 {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024,SA=1"}}},
 };
 
 KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);

@@ -120,6 +120,11 @@ runs=(
     "blur --rung 13cl --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
     "blur --rung 13cl --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
     "blur --rung 13cl --width 40 --height 41 --radius 48 --pixel uchar4"
+    # The float tensor-core rung: the same shapes, float pixels.
+    "blur --rung 14 --width 301 --height 33 --radius 4"
+    "blur --rung 14 --width 300 --height 70 --sigma 2 --param WX=3 --param SH=37"
+    "blur --rung 14 --width 77 --height 50 --sigma 8 --param WX=1"
+    "blur --rung 14 --width 40 --height 41 --radius 48"
     # NVIDIA NPP as a peer (its own kernels too).
     "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"

@@ -93,36 +93,9 @@ static_assert(CW == 1 || CW == 2 || CW == 4, "13_mma: CW must be 1, 2 or 4");
 static_assert(WX >= 1 && WX * (4 / CW) <= 32, "13_mma: 1 <= WX, WX * 4/CW warps <= 32");
 static_assert(SH >= 1, "13_mma: SH >= 1");
 
-#define RA8 ((RAD + 7) / 8 * 8)             /* input columns (rows) before the first output */
-#define OFF (RA8 - RAD)                     /* the band's shift */
-#define NK ((16 + RA8 + RAD + 15) / 16)     /* blocks of 16 inputs per 16 outputs */
-#define NG (4 / CW)                         /* channel groups per strip */
+#define NG (4 / CW) /* channel groups per strip */
 
-typedef unsigned h2; /* two halves, the first in the low 16 bits */
-
-static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], h2 b0, h2 b1)
-{
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-/* (lo, hi) rounded to halves, lo in the low 16 bits. */
-static __device__ __forceinline__ h2 to_h2(float lo, float hi)
-{
-    h2 d;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
-    return d;
-}
-
-/* f rounded to the nearest half, as cvt.rn.f16x2.f32 rounds the band. */
-static __device__ __forceinline__ float to_half(float f)
-{
-    float r;
-    asm("{ .reg .f16 h; cvt.rn.f16.f32 h, %1; cvt.f32.f16 %0, h; }" : "=f"(r) : "f"(f));
-    return r;
-}
+#include "mma.cuh" /* RA8, OFF, NK: the band's geometry; mma, to_h2, to_half, band */
 
 /* Channels 2p and 2p + 1 of two RGBA8 pixels: bytes (lo.2p, hi.2p, lo.2p+1, hi.2p+1). */
 static __device__ __forceinline__ unsigned gather(unsigned lo, unsigned hi, int p)
@@ -144,12 +117,6 @@ static __device__ __forceinline__ h2 pair_of(unsigned v, int c)
 static __device__ __forceinline__ unsigned level(float v)
 {
     return __float_as_uint(v + 12582912.0f); /* 1.5 * 2^23: a unit of 1 in the low bits */
-}
-
-/* Weight j of the band (0 off it), as a half in a float. */
-static __device__ __forceinline__ float band(const float *__restrict__ w, int j)
-{
-    return j >= 0 && j <= 2 * RAD ? w[j] : 0.0f;
 }
 
 /* The 4 pixels of input row y a thread's B fragments take in each k-block (8 bytes twice). */
