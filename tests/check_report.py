@@ -25,6 +25,7 @@ only (Pillow, where installed, only decodes screenshots faster).
 import base64
 import json
 import math
+import random
 import re
 import struct
 import sys
@@ -545,6 +546,19 @@ V2_ROW_FIELDS = ("bound", "resources", "resources_note", "clocks", "power_w", "p
 
 # ---- doctored runs ------------------------------------------------------------------
 
+def set_times(x, samples):
+    """A row's launch times, and the order statistics and rates that follow from them."""
+    s = sorted(samples)
+    n = len(s)
+    x["samples"] = samples
+    x["repeats"] = n
+    x["min_s"], x["max_s"] = s[0], s[-1]
+    x["median_s"] = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+    for k in ("gflops", "gbps"):
+        if x.get(k):
+            x[k] = (x["flops"] if k == "gflops" else x["bytes"]) / x["median_s"] * 1e-9
+
+
 def doctor(src, dst, how):
     r = json.load(open(src))
     rows = [x for x in r["results"] if timed(x) and not x["on_host"]]
@@ -640,6 +654,31 @@ def doctor(src, dst, how):
                         "not a result)")
         if npp != "none":
             r["results"].append(peer)
+    elif how.startswith("split:"):
+        # An A/A pair from one run: each timed row's launch times shuffled (seed K) and dealt
+        # into two halves, side a or b; the row's order statistics follow its half.
+        _, k, side = how.split(":")
+        rng = random.Random(int(k))
+        for x in r["results"]:
+            s = x.get("samples")
+            if not timed(x) or not s:
+                continue
+            s = s[:]
+            rng.shuffle(s)
+            half = s[: len(s) // 2] if side == "a" else s[len(s) // 2:]
+            set_times(x, half)
+    elif how.startswith("scale:"):
+        # Every timed row's launch times times F: a known slowdown (F > 1) in real noise.
+        f = float(how.split(":")[1])
+        for x in r["results"]:
+            if timed(x) and x.get("samples"):
+                set_times(x, [v * f for v in x["samples"]])
+    elif how.startswith("clock:"):
+        # Every timed row's SM clock (MHz), as NVML would have read it.
+        mhz = float(how.split(":")[1])
+        for x in r["results"]:
+            if timed(x):
+                x["clocks"] = {"sm_mhz": mhz, "sm_mhz_min": mhz, "mem_mhz": None}
     elif how == "noimages":
         r.pop("images", None)
     elif how == "v3":

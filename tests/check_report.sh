@@ -17,7 +17,7 @@
 #   radii          blur runs at several σ (real, and doctored with NPP's row and a copy
 #                  bandwidth): the radius chart's points, the page's section and
 #                  sentences, and the sets of runs that have no chart
-#   compare CASE   identical | regression | newfail | faster | mismatch | force
+#   compare CASE   identical | regression | newfail | faster | mismatch | force | samples
 #   bad CASE       a clear message and the right exit code for bad files and paths
 #   progress       the progress line: on a terminal, not in a pipe, not with --quiet
 #   mainjob        plain `kladder` writes kladder-report.html and ends with its path
@@ -289,7 +289,41 @@ compare)
             expect 0 "forced: the runs differ: workload gemm vs copy" compare "$g" "$dir/sweep.json" --force &&
             # A new driver or seed is what comparisons are for: noted, not refused.
             expect 0 "note: seed 1 vs 7; driver .* vs 99.9" compare "$g" "$tmp/drv.json" ;;
-    *) echo "usage: check_report.sh KLADDER DIR compare identical|regression|newfail|faster|mismatch|force"; exit 2 ;;
+    samples)
+        # A run that kept 400 launch times a rung: 20 A/A pairs dealt from it (each rung's
+        # times shuffled and halved) never regress by 5 %, and their verdicts come from the
+        # interval; its launch times made 25 % and 50 % slower are called slower, the second a
+        # regression past 10 % (the statistic's power at 2-5 % is test_units' test_shift), and
+        # in cycles not at all where the clock fell as much.
+        run 0 rowdot --rows 64 --d 32 --rung 01,03 --warmup 1 --repeats 400 --min-time 0 \
+            --json "$tmp/many.json" || exit 1
+        differ=0
+        for k in $(seq 1 20); do
+            $py doctor "$tmp/many.json" "$tmp/a.json" "split:$k:a" &&
+                $py doctor "$tmp/many.json" "$tmp/b.json" "split:$k:b" || exit 1
+            run 0 compare "$tmp/a.json" "$tmp/b.json" --fail-on-regression 5 || continue
+            grep -q "^ok: no rung slowed beyond noise by more than 5%" "$tmp/out" ||
+                fail "A/A pair $k: no ok line: $(cat "$tmp/out")"
+            grep -Eq "^01_naive .*(same|undecided|slower|faster) \(95% CI" "$tmp/out" ||
+                fail "A/A pair $k: no interval verdict: $(cat "$tmp/out")"
+            differ=$((differ + $(grep -Ec "^0[13]_[a-z_]+ .* (slower|faster) \(95% CI" "$tmp/out")))
+        done
+        echo "ok: 20 A/A pairs, no regression by 5%; $differ of 40 rung verdicts slower or faster"
+        $py doctor "$tmp/many.json" "$tmp/a.json" "split:1:a" &&
+            $py doctor "$tmp/many.json" "$tmp/b.json" "split:1:b" &&
+            $py doctor "$tmp/b.json" "$tmp/b25.json" "scale:1.25" &&
+            $py doctor "$tmp/b.json" "$tmp/b50.json" "scale:1.5" || exit 1
+        expect 0 "^01_naive .* slower \(95% CI \+[0-9.]+% to \+[0-9.]+%\)" compare "$tmp/a.json" "$tmp/b25.json" &&
+            expect 1 "^01_naive .*REGRESSION: slower \(95% CI \+" compare "$tmp/a.json" "$tmp/b50.json" \
+                --fail-on-regression 10 &&
+            expect 0 "[0-9]+ rungs timed in both: 0 faster, 0 slower, [0-9]+ same, [0-9]+ undecided" \
+                compare "$g" "$g" || exit 1
+        # The same 25 % at a clock 20 % lower: slower in time, not in cycles.
+        $py doctor "$tmp/a.json" "$tmp/a2000.json" "clock:2000" &&
+            $py doctor "$tmp/b25.json" "$tmp/b1600.json" "clock:1600" || exit 1
+        expect 0 "^01_naive .* slower \(95% CI .*\); in cycles (same|undecided) \(2000 → 1600 MHz\)" \
+            compare "$tmp/a2000.json" "$tmp/b1600.json" ;;
+    *) echo "usage: check_report.sh KLADDER DIR compare identical|regression|newfail|faster|mismatch|force|samples"; exit 2 ;;
     esac
     ;;
 bad)

@@ -58,7 +58,7 @@ set_tests_properties(report_radii PROPERTIES LABELS pocl)
 # bars and points in their colours (skipped only where Chromium is absent).
 kl_report_test(report_browser browser)
 set_tests_properties(report_browser PROPERTIES TIMEOUT 300)
-foreach(case identical regression newfail faster mismatch force)
+foreach(case identical regression newfail faster mismatch force samples)
   kl_report_test(report_compare_${case} compare ${case})
 endforeach()
 # Bad input: a clear message and exit 2 (3 for a write that fails part-way).

@@ -17,6 +17,7 @@
 #include "core/machine.h"
 #include "core/measure.h"
 #include "core/report.h"
+#include "core/shift.h"
 #include "core/util.h"
 #include "core/verify.h"
 #include "peers/peers.h"
@@ -1111,6 +1112,81 @@ static void test_split_bound(void)
           "no split bound for values past the largest half");
 }
 
+/* n launch times around m with lognormal noise of spread sigma (a fixed generator). */
+static void noisy_times(double *x, int n, double m, double sigma, unsigned long long *state)
+{
+    for (int i = 0; i < n; i++) {
+        double u[2];
+        for (int k = 0; k < 2; k++) {
+            *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+            u[k] = ((double)(*state >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+        }
+        x[i] = m * exp(sigma * sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]));
+    }
+}
+
+/*
+ * kl_shift_estimate and its verdicts on launch times of known shifts (5 % noise, 400 launches
+ * a run): 20 A/A pairs never regress by 2 % and seldom differ at all; slowdowns of 2, 3 and
+ * 5 % are called slower in every pair; the interval holds the true ratio; too few or bad
+ * samples are refused; the same samples give the same interval.
+ */
+static void test_shift(void)
+{
+    enum { N = 400 };
+    static double a[N], b[N];
+    unsigned long long state = 42;
+    int differ = 0, regress = 0;
+    struct kl_shift s, again;
+    for (int pair = 0; pair < 20; pair++) {
+        noisy_times(a, N, 1e-3, 0.05, &state);
+        noisy_times(b, N, 1e-3, 0.05, &state);
+        CHECK(kl_shift_estimate(a, N, b, N, &s) == 0, "A/A pair %d estimated", pair);
+        CHECK(s.lo <= s.ratio && s.ratio <= s.hi && s.hi - s.lo < 0.03,
+              "A/A pair %d: ratio %.4f in a tight interval [%.4f, %.4f]", pair, s.ratio, s.lo,
+              s.hi);
+        differ += kl_shift_judge(&s, 0.01) == KL_SHIFT_SLOWER ||
+                  kl_shift_judge(&s, 0.01) == KL_SHIFT_FASTER;
+        regress += s.lo > 1.02;
+    }
+    CHECK(regress == 0 && differ <= 3, "20 A/A pairs: %d regressions by 2 %%, %d differ", regress,
+          differ);
+    static const double shifts[] = {1.02, 1.03, 1.05};
+    for (size_t k = 0; k < sizeof shifts / sizeof *shifts; k++) {
+        int slower = 0, covered = 0;
+        for (int pair = 0; pair < 20; pair++) {
+            noisy_times(a, N, 1e-3, 0.05, &state);
+            noisy_times(b, N, 1e-3 * shifts[k], 0.05, &state);
+            kl_shift_estimate(a, N, b, N, &s);
+            slower += kl_shift_judge(&s, 0.01) == KL_SHIFT_SLOWER;
+            covered += s.lo <= shifts[k] && shifts[k] <= s.hi;
+        }
+        CHECK(slower == 20 && covered >= 17, "a %.0f %% slowdown: slower in %d of 20, held in %d",
+              (shifts[k] - 1) * 100, slower, covered);
+    }
+    for (int i = 0; i < N; i++)
+        a[i] = b[i] = 2e-3;
+    CHECK(kl_shift_estimate(a, N, b, N, &s) == 0 && s.ratio == 1 && s.lo == 1 && s.hi == 1 &&
+              kl_shift_judge(&s, 0.01) == KL_SHIFT_SAME,
+          "identical steady times: the same");
+    b[0] = 0;
+    CHECK(kl_shift_estimate(a, N, b, N, &s) != 0, "a time of 0 is refused");
+    b[0] = NAN;
+    CHECK(kl_shift_estimate(a, N, b, N, &s) != 0, "a NaN time is refused");
+    CHECK(kl_shift_estimate(a, KL_SHIFT_MIN_SAMPLES - 1, a, N, &s) != 0, "too few samples refused");
+    noisy_times(a, N, 1e-3, 0.05, &state);
+    noisy_times(b, 7, 1.1e-3, 0.05, &state);
+    CHECK(kl_shift_estimate(a, N, b, 7, &s) == 0 && kl_shift_estimate(a, N, b, 7, &again) == 0 &&
+              s.lo == again.lo && s.hi == again.hi && s.hi - s.lo > 0.03,
+          "the same samples, the same interval; seven launches, a wide one [%.4f, %.4f]", s.lo,
+          s.hi);
+    struct kl_shift mid = {1.0, 0.995, 1.012}, wide = {1.0, 0.97, 1.04};
+    CHECK(kl_shift_judge(&mid, 0.01) == KL_SHIFT_UNDECIDED &&
+              kl_shift_judge(&mid, 0.02) == KL_SHIFT_SAME &&
+              kl_shift_judge(&wide, 0.01) == KL_SHIFT_UNDECIDED,
+          "intervals that hold 1: same within the margin, undecided past it");
+}
+
 /* Occupancy and its limiter against an H100's per-multiprocessor limits (Nsight Compute's). */
 static void test_occupancy(void)
 {
@@ -1244,6 +1320,7 @@ int main(void)
     test_half2_bound();
     test_mma_bound();
     test_split_bound();
+    test_shift();
     test_blur_presets();
     test_occupancy();
     test_registry();

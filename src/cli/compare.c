@@ -2,14 +2,20 @@
  * kladder compare OLD.json NEW.json: the same ladder measured twice (before
  * and after a change, on two drivers, ...), rung by rung.
  *
- * For each rung: the ratio of the medians (new/old time) and whether the
- * difference is beyond noise, i.e. beyond the spread of both runs: the
- * ranges from the fastest to the slowest timed launch do not overlap. With
- * --fail-on-regression PCT a rung regressed when even its fastest new launch
- * is more than PCT % slower than the slowest old one (slower beyond noise by
- * more than PCT), or when it verified before and fails now; the exit code is
- * then 1. Runs of different workloads, parameters or devices are refused
- * unless --force is given, which says what differs.
+ * For each rung: the ratio of the medians (new/old time) and its 95 %
+ * bootstrap interval from both runs' launch times (core/shift.h): "slower"
+ * or "faster" where the interval excludes 1, "same" where it lies within
+ * ±1 %, "undecided" where it holds 1 but reaches further. Where both rows
+ * say their clocks, the same interval in cycles (time × clock) is judged
+ * too, so a change the clock explains shows. Runs that kept no launch times
+ * (older files) fall back to the ranges: beyond noise where the ranges from
+ * the fastest to the slowest launch do not overlap. With
+ * --fail-on-regression PCT a rung regressed when its whole interval lies
+ * more than PCT % above 1 (by the ranges: its fastest new launch is more
+ * than PCT % slower than the slowest old one), or when it verified before
+ * and fails now; the exit code is then 1. Runs of different workloads,
+ * parameters or devices are refused unless --force is given, which says
+ * what differs.
  */
 #include <math.h>
 #include <stddef.h>
@@ -19,7 +25,10 @@
 
 #include "cli/exit.h"
 #include "cli/report_cmd.h"
+#include "core/shift.h"
 #include "report/run.h"
+
+#define SAME_MARGIN 0.01 /* an interval within 1 % of 1 either way: "same" */
 
 /* Appends "; text" to a list of differences. */
 static void add(char *list, size_t n, const char *text)
@@ -145,16 +154,83 @@ static void name_cell(const struct kl_run_row *r, char *out, size_t n)
 }
 
 struct tally {
-    int compared, faster, slower, same, regressions, only, other, neither;
+    int compared, faster, slower, same, undecided, regressions, only, other, neither;
     char regressed[512];
 };
+
+/* A row's launch times (NULL where it kept none or one is not a number); the caller frees. */
+static double *samples_of(const struct kl_run_row *r, int *n)
+{
+    const struct kl_json *s = r->samples;
+    double *x = s && s->count > 0 ? malloc((size_t)s->count * sizeof *x) : NULL;
+    *n = 0;
+    for (int i = 0; x && i < s->count; i++) {
+        if (s->items[i]->type != KL_JSON_NUMBER) {
+            free(x);
+            return NULL;
+        }
+        x[(*n)++] = s->items[i]->number;
+    }
+    return x;
+}
+
+/* The interval of new/old from both rows' launch times; 0, or -1 where they have too few. */
+static int interval_of(const struct kl_run_row *o, const struct kl_run_row *n, struct kl_shift *s)
+{
+    int na, nb;
+    double *a = samples_of(o, &na), *b = samples_of(n, &nb);
+    int rc = a && b ? kl_shift_estimate(a, na, b, nb, s) : -1;
+    free(a);
+    free(b);
+    return rc;
+}
+
+/* What the clocks say: the verdict in cycles where it differs from the one in time. */
+static void cycles_note(const struct kl_run_row *o, const struct kl_run_row *n,
+                        const struct kl_shift *s, enum kl_shift_verdict v, char *out, size_t on)
+{
+    out[0] = 0;
+    if (!(o->sm_mhz > 0) || !(n->sm_mhz > 0))
+        return;
+    double f = n->sm_mhz / o->sm_mhz;
+    struct kl_shift c = {s->ratio * f, s->lo * f, s->hi * f};
+    enum kl_shift_verdict cv = kl_shift_judge(&c, SAME_MARGIN);
+    if (cv != v)
+        snprintf(out, on, "; in cycles %s (%.0f → %.0f MHz)", kl_shift_verdict_name(cv), o->sm_mhz,
+                 n->sm_mhz);
+}
+
+/* The verdict from the interval of new/old, counted in t. */
+static void interval_verdict(const struct kl_run_row *o, const struct kl_run_row *n,
+                             const struct kl_shift *s, double pct, const char *name,
+                             struct tally *t, char *verdict, size_t vn)
+{
+    enum kl_shift_verdict v = kl_shift_judge(s, SAME_MARGIN);
+    char ci[64], cycles[96];
+    snprintf(ci, sizeof ci, "95%% CI %+.1f%% to %+.1f%%", (s->lo - 1) * 100, (s->hi - 1) * 100);
+    cycles_note(o, n, s, v, cycles, sizeof cycles);
+    int regressed = v == KL_SHIFT_SLOWER && pct >= 0 && s->lo > 1 + pct / 100;
+    if (regressed) {
+        t->regressions++;
+        add(t->regressed, sizeof t->regressed, name);
+    }
+    t->slower += v == KL_SHIFT_SLOWER;
+    t->faster += v == KL_SHIFT_FASTER;
+    t->same += v == KL_SHIFT_SAME;
+    t->undecided += v == KL_SHIFT_UNDECIDED;
+    snprintf(verdict, vn, "%s%s (%s)%s", regressed ? "REGRESSION: " : "", kl_shift_verdict_name(v),
+             ci, cycles);
+}
 
 /* The verdict on a rung timed in both runs, counted in t. */
 static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
                           const char *name, struct tally *t, char *verdict, size_t vn)
 {
+    struct kl_shift s;
     t->compared++;
-    if (n->min_s > o->max_s) {
+    if (interval_of(o, n, &s) == 0) {
+        interval_verdict(o, n, &s, pct, name, t, verdict, vn);
+    } else if (n->min_s > o->max_s) {
         double beyond = (n->min_s / o->max_s - 1) * 100;
         t->slower++;
         if (pct >= 0 && beyond > pct) {
@@ -168,7 +244,7 @@ static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n
         t->faster++;
         snprintf(verdict, vn, "faster beyond noise (by %.1f%%)", (1 - n->max_s / o->min_s) * 100);
     } else {
-        t->same++;
+        t->undecided++;
         snprintf(verdict, vn, "within noise");
     }
 }
@@ -275,10 +351,14 @@ static void print_rows(const struct kl_run *o, const struct kl_run *n, double pc
 /* The counts, and with --fail-on-regression the verdict; the exit code. */
 static int print_summary(const struct tally *t, double pct)
 {
-    printf("\nnew/old: ratio of median times (below 1: faster). Beyond noise: the two runs' "
-           "ranges of launch times do not overlap.\n");
-    printf("%d rung%s timed in both: %d faster, %d slower, %d within noise", t->compared,
-           t->compared == 1 ? "" : "s", t->faster, t->slower, t->same);
+    printf("\nnew/old: ratio of median times (below 1: faster). Verdict: from the 95%% bootstrap "
+           "interval of that ratio over both runs' launch times, slower or faster where it "
+           "excludes 1, same where it lies within %g%% of 1, undecided otherwise; in cycles "
+           "too where both runs give clocks. Where a run kept no launch times, beyond noise: "
+           "the ranges of launch times do not overlap.\n",
+           SAME_MARGIN * 100);
+    printf("%d rung%s timed in both: %d faster, %d slower, %d same, %d undecided", t->compared,
+           t->compared == 1 ? "" : "s", t->faster, t->slower, t->same, t->undecided);
     if (t->only)
         printf("; %d in one run only", t->only);
     if (t->other)

@@ -36,8 +36,11 @@ static const char report_detail[] =
     "memory floor (the picture read and written once at the run's copy bandwidth).";
 static const char compare_detail[] =
     "Compares two runs of the same ladder rung by rung: the ratio of median times (new/old)\n"
-    "and whether the difference is beyond the measured spread of both runs (their ranges\n"
-    "from fastest to slowest timed launch do not overlap).";
+    "and its 95% bootstrap interval from both runs' launch times: slower or faster where the\n"
+    "interval excludes 1, same where it lies within 1% of 1, undecided otherwise; judged in\n"
+    "cycles too where both runs give clocks. Runs without launch times (older files): beyond\n"
+    "noise where the ranges from fastest to slowest launch do not overlap. The interval is of\n"
+    "the launches' noise within each run; a machine's drift from run to run is not in it.";
 
 const struct command_def kl_cli_commands[] = {
     {"devices", "", CMD_DEVICES, "list every OpenCL platform and device with its facts",
@@ -550,8 +553,9 @@ const struct cli_option kl_cli_options[] = {
     /* compare */
     {"--fail-on-regression", NULL, "PCT", ON_COMPARE, S_COMPARE, K_CUSTOM, 0, 0, 0, NULL, 0,
      set_pct,
-     "exit 1 when a rung slowed by more than PCT % beyond noise (its\nfastest new launch is more "
-     "than PCT % slower than the slowest old\none), or verified before and fails now"},
+     "exit 1 when a rung slowed by more than PCT % beyond noise (its\nwhole interval above "
+     "1 + PCT %; without launch times, its fastest\nnew launch more than PCT % slower than the "
+     "slowest old one), or\nverified before and fails now"},
     {"--force", NULL, NULL, ON_COMPARE, S_COMPARE, K_FLAG, F(force), 1, 0, NULL, 0, NULL,
      "compare runs of different workloads, parameters or devices, saying\nwhat differs (they are "
      "refused otherwise)"},

@@ -29,6 +29,7 @@ struct kl_run_row {
     double mitems;         /* millions of items per second, where the run counts items */
     const char *precision; /* "fp32", "tf32", "3xtf32" ...; NULL where the row declares none */
     double error;          /* measured normwise error; NaN where none */
+    const struct kl_json *samples; /* every timed launch's time, in order: an array; NULL none */
     int tensor;            /* its products ran on the tensor cores (absent before: 0) */
     /* The machine (schema version 2; absent from version 1 files): NULL, -1 or NaN unknown. */
     const char *bound;                /* "memory", "compute", "latency" */

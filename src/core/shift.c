@@ -1,0 +1,137 @@
+/*
+ * The bootstrap interval of a ratio of medians (kl_shift_estimate) and its
+ * verdict. Medians of resamples by quickselect, so a resample costs O(n).
+ */
+#include "core/shift.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* splitmix64: a small generator whose fixed seed makes every interval reproducible. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The k-th smallest of x[0..n) (x is reordered). */
+static double select_kth(double *x, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = x[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (x[i] < pivot)
+                i++;
+            while (x[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = x[i];
+                x[i++] = x[j];
+                x[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return x[k];
+    }
+    return x[k];
+}
+
+/* The median of x[0..n) (reordered), as kl_stats_compute takes it. */
+static double median_of(double *x, int n)
+{
+    double upper = select_kth(x, n, n / 2);
+    if (n % 2)
+        return upper;
+    double lower = x[0]; /* the largest of the n/2 below the upper middle */
+    for (int i = 1; i < n / 2; i++)
+        lower = x[i] > lower ? x[i] : lower;
+    return 0.5 * (lower + upper);
+}
+
+/* The median of n draws with replacement from x, into scratch. */
+static double resampled_median(const double *x, int n, double *scratch, uint64_t *state)
+{
+    for (int i = 0; i < n; i++)
+        scratch[i] = x[next_random(state) % (uint64_t)n];
+    return median_of(scratch, n);
+}
+
+static int valid(const double *x, int n)
+{
+    if (n < KL_SHIFT_MIN_SAMPLES)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (!(x[i] > 0) || !isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+static int cmp_double(const void *p, const void *q)
+{
+    double x = *(const double *)p, y = *(const double *)q;
+    return (x > y) - (x < y);
+}
+
+int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct kl_shift *out)
+{
+    if (!valid(a, na) || !valid(b, nb))
+        return -1;
+    double *scratch = malloc((size_t)(na > nb ? na : nb) * sizeof *scratch);
+    long total = (long)na + nb;
+    int resamples = total <= 20000 ? 2000 : (int)(2000 * 20000 / total);
+    resamples = resamples < 200 ? 200 : resamples;
+    double *ratios = malloc((size_t)resamples * sizeof *ratios);
+    if (!scratch || !ratios) {
+        free(scratch);
+        free(ratios);
+        return -1;
+    }
+    uint64_t state = 0x6b6c6164646572ull; /* "kladder" */
+    for (int i = 0; i < na; i++)
+        scratch[i] = a[i];
+    double ma = median_of(scratch, na);
+    for (int i = 0; i < nb; i++)
+        scratch[i] = b[i];
+    out->ratio = median_of(scratch, nb) / ma;
+    for (int r = 0; r < resamples; r++) {
+        double ra = resampled_median(a, na, scratch, &state);
+        ratios[r] = resampled_median(b, nb, scratch, &state) / ra;
+    }
+    qsort(ratios, (size_t)resamples, sizeof *ratios, cmp_double);
+    out->lo = ratios[(int)(0.025 * resamples)];
+    out->hi = ratios[(int)(0.975 * resamples) - 1];
+    free(scratch);
+    free(ratios);
+    return 0;
+}
+
+enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin)
+{
+    if (s->lo > 1)
+        return KL_SHIFT_SLOWER;
+    if (s->hi < 1)
+        return KL_SHIFT_FASTER;
+    if (s->lo >= 1 - margin && s->hi <= 1 + margin)
+        return KL_SHIFT_SAME;
+    return KL_SHIFT_UNDECIDED;
+}
+
+const char *kl_shift_verdict_name(enum kl_shift_verdict v)
+{
+    switch (v) {
+    case KL_SHIFT_SAME: return "same";
+    case KL_SHIFT_SLOWER: return "slower";
+    case KL_SHIFT_FASTER: return "faster";
+    case KL_SHIFT_UNDECIDED: return "undecided";
+    }
+    return "?";
+}

@@ -1,0 +1,45 @@
+/*
+ * How much one set of launch times moved against another: the ratio of
+ * their medians and its confidence interval by the bootstrap, and the
+ * verdict kladder compare draws from it.
+ */
+#ifndef KL_SHIFT_H
+#define KL_SHIFT_H
+
+/* Samples each set needs before an interval is drawn from them. */
+#define KL_SHIFT_MIN_SAMPLES 5
+
+struct kl_shift {
+    double ratio;  /* median(b) / median(a) */
+    double lo, hi; /* its 95 % interval: the 2.5th and 97.5th percentiles of the resampled ratios */
+};
+
+/*
+ * The ratio of b's median to a's and its 95 % percentile-bootstrap interval:
+ * 2000 times (fewer for sets of over 20 000 samples between them, so a
+ * resampling costs about as much, but never under 200), each set resampled
+ * with replacement on its own and the ratio of the two medians taken. The
+ * random numbers start from a fixed seed, so the same samples give the same
+ * interval. 0, or -1 where a set has fewer than KL_SHIFT_MIN_SAMPLES
+ * samples, a sample is not a positive finite number, or memory runs out.
+ */
+int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct kl_shift *out);
+
+enum kl_shift_verdict {
+    KL_SHIFT_SAME,      /* the interval lies within ±margin of 1 */
+    KL_SHIFT_SLOWER,    /* the whole interval above 1: b takes longer */
+    KL_SHIFT_FASTER,    /* the whole interval below 1 */
+    KL_SHIFT_UNDECIDED, /* the interval holds 1 but reaches past the margin: too noisy to say */
+};
+
+/*
+ * The verdict on an interval, for times (above 1: slower): slower or faster
+ * where the interval excludes 1, same where it lies within [1 - margin,
+ * 1 + margin], undecided otherwise.
+ */
+enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin);
+
+/* "same", "slower", "faster" or "undecided". */
+const char *kl_shift_verdict_name(enum kl_shift_verdict v);
+
+#endif /* KL_SHIFT_H */
