@@ -133,6 +133,9 @@ struct kl_protocol {
     int min_repeats; /* at least this many timed launches ... */
     double min_time; /* ... and at least this much kernel time, in seconds */
     int max_repeats; /* stop here even if min_time is not reached */
+    double noise;    /* > 0: and then on until the median's relative standard error is at most
+                        this (0.005: 0.5 %) ... */
+    double max_time; /* ... or this much kernel time has passed (seconds; 0: 10) */
 };
 void kl_protocol_default(struct kl_protocol *p);
 

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 {
     struct kl_context *kl;
     struct kl_ladder *l;
-    struct kl_protocol quick = {0, 1, 0.0, 1};
+    struct kl_protocol quick = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     char err[4096];
     if (argc != 2) {
         fprintf(stderr, "usage: test_api_ladder SOURCE_DIR\n");

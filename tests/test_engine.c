@@ -75,7 +75,7 @@ static int protocol(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, protocol_run}};
     /* At least 3 launches and 11.5 ms: the fifth reaches 15 ms (three would be 6 ms). */
-    struct kl_protocol p = {2, 3, 0.0115, 50};
+    struct kl_protocol p = {.warmup = 2, .min_repeats = 3, .min_time = 0.0115, .max_repeats = 50};
     const char *rungs[] = {"ilp4"};
     struct kl_ladder_request req = {
         .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 1, .protocol = &p};
@@ -126,7 +126,7 @@ static struct kl_ladder *whole_copy_ladder(struct kl_context *kl, const struct k
 static int paths(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, paths_run}};
-    struct kl_protocol p = {0, 3, 0.0, 3};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 3, .min_time = 0.0, .max_repeats = 3};
     kl_null_kernels(k, 1);
     struct kl_ladder *l = whole_copy_ladder(kl, &p);
     if (!l)
@@ -167,7 +167,7 @@ static const char *no_ilp16(const char *options)
 static int build(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", no_ilp16, paths_run}};
-    struct kl_protocol p = {0, 1, 0.0, 1};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     const char *rungs[] = {"ilp2", "ilp16", "vec2"};
     struct kl_ladder_request req = {
         .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
@@ -195,7 +195,7 @@ static double stop_run(const struct kl_null_launch *l)
 static int stop(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, stop_run}};
-    struct kl_protocol p = {0, 1, 0.0, 1};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     const char *rungs[] = {"ilp2", "ilp4", "ilp8"};
     struct kl_ladder_request req = {
         .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
@@ -236,7 +236,7 @@ static double slow_run(const struct kl_null_launch *l)
 static int timeout(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, slow_run}};
-    struct kl_protocol p = {0, 4, 0.0, 4};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 4, .min_time = 0.0, .max_repeats = 4};
     const char *rungs[] = {"ilp4"};
     struct kl_ladder_request req = {
         .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 1, .protocol = &p};
@@ -383,7 +383,7 @@ static int tune(struct kl_context *kl)
 static int report(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, paths_run}};
-    struct kl_protocol p = {0, 3, 0.0, 3};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 3, .min_time = 0.0, .max_repeats = 3};
     char path[] = "/tmp/kl_engine_XXXXXX", err[512];
     struct kl_run run;
     kl_null_kernels(k, 1);
@@ -431,7 +431,7 @@ static double scale_run(const struct kl_null_launch *l)
 static int registry(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"scale", NULL, scale_run}};
-    struct kl_protocol p = {1, 3, 0.0, 3};
+    struct kl_protocol p = {.warmup = 1, .min_repeats = 3, .min_time = 0.0, .max_repeats = 3};
     const char *params[] = {"BS=128"}, *rungs[] = {"vec4"};
     char names[256], *text = NULL;
     size_t len = 0;

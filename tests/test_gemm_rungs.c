@@ -154,7 +154,8 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
     req.M = shape[0], req.N = shape[1], req.K = shape[2];
     req.type = t;
     req.seed = 7;
-    req.protocol = (struct kl_protocol){0, 1, 0.0, 1};
+    req.protocol =
+        (struct kl_protocol){.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     req.rungs = names;
     req.nrungs = nnames;
     req.params = params;

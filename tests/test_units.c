@@ -64,6 +64,21 @@ static enum kl_status varied_launch(void *arg, double *seconds, struct kl_err *e
     return KL_OK;
 }
 
+/* Launch k takes 1 ms times a lognormal factor of spread f->each (a fixed generator). */
+static enum kl_status noisy_launch(void *arg, double *seconds, struct kl_err *e)
+{
+    struct fake *f = arg;
+    unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(++f->calls);
+    double u[2];
+    (void)e;
+    for (int k = 0; k < 2; k++) {
+        x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+        u[k] = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
+    }
+    *seconds = 1e-3 * exp(f->each * sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]));
+    return KL_OK;
+}
+
 static enum kl_status failing_launch(void *arg, double *seconds, struct kl_err *e)
 {
     (void)arg;
@@ -81,34 +96,34 @@ static void test_protocol(void)
     kl_protocol_default(&p);
     CHECK(p.warmup >= 1 && p.min_repeats >= 1 && p.min_time > 0, "defaults");
     /* Count-bound: 5 repeats of 10 ms reach 0.05 s >= min_time 0. */
-    p = (struct kl_protocol){2, 5, 0.0, 100};
+    p = (struct kl_protocol){.warmup = 2, .min_repeats = 5, .min_time = 0.0, .max_repeats = 100};
     CHECK(kl_measure(NULL, &p, fake_launch, &f, &s, &e) == KL_OK, "measure: %s", e.msg);
     CHECK(f.calls == 7 && s.n == 5 && s.median == 0.01, "count-bound: %d calls, %d samples",
           f.calls, s.n);
     /* Time-bound: 0.1 s needs 10 launches of 10 ms (with float rounding, 10 or 11). */
     f.calls = 0;
-    p = (struct kl_protocol){0, 3, 0.1, 1000};
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 3, .min_time = 0.1, .max_repeats = 1000};
     kl_measure(NULL, &p, fake_launch, &f, &s, &e);
     CHECK(s.n >= 10 && s.n <= 11, "time-bound: %d samples", s.n);
     /* Capped by max_repeats even if min_time is not reached. */
     f.calls = 0;
-    p = (struct kl_protocol){0, 3, 100.0, 40};
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 3, .min_time = 100.0, .max_repeats = 40};
     kl_measure(NULL, &p, fake_launch, &f, &s, &e);
     CHECK(s.n == 40, "capped: %d samples", s.n);
     /* Invalid protocols and failing launches are errors, not numbers. */
-    p = (struct kl_protocol){-1, 3, 0.0, 40};
+    p = (struct kl_protocol){.warmup = -1, .min_repeats = 3, .min_time = 0.0, .max_repeats = 40};
     CHECK(kl_measure(NULL, &p, fake_launch, &f, &s, &e) == KL_ERR_ARG, "negative warm-up");
-    p = (struct kl_protocol){0, 0, 0.0, 40};
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 0, .min_time = 0.0, .max_repeats = 40};
     CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "zero repeats");
-    p = (struct kl_protocol){0, 10, 0.0, 5};
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 10, .min_time = 0.0, .max_repeats = 5};
     CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "max below min");
-    p = (struct kl_protocol){0, 1, 0.0, 1};
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     CHECK(kl_measure(NULL, &p, failing_launch, NULL, &s, &e) == KL_ERR_BACKEND &&
               strstr(e.msg, "launch broke"),
           "failing launch propagates");
     /* Every timed launch's time is kept in launch order, the warm-ups left out. */
     f.calls = 0;
-    p = (struct kl_protocol){2, 9, 0.0, 9};
+    p = (struct kl_protocol){.warmup = 2, .min_repeats = 9, .min_time = 0.0, .max_repeats = 9};
     const double *samples;
     CHECK(kl_measure(NULL, &p, varied_launch, &f, &s, &e) == KL_OK && s.n == 9 &&
               kl_measure_last(&samples, NULL) == 9,
@@ -118,6 +133,37 @@ static void test_protocol(void)
               samples[k]);
     kl_measure_forget();
     CHECK(kl_measure_last(&samples, NULL) == 0, "forgotten");
+    /* The median's noise: 1..5 has median 3 and MAD 1. */
+    static const double five[] = {5, 1, 4, 2, 3};
+    double want = 1.2533 * 1.4826 / (3 * sqrt(5.0));
+    CHECK(fabs(kl_median_noise(five, 5) - want) < 1e-12 && isnan(kl_median_noise(five, 1)),
+          "median noise of 1..5: %.6g, want %.6g", kl_median_noise(five, 5), want);
+    /*
+     * A noise target: with 10 % spread (1.4826 MAD about 0.1), 1 % needs about
+     * (1.2533 * 0.1 / 0.01)^2 = 157 launches, so the protocol goes past its 5 and stops once
+     * the noise is reached; 0.01 % is out of reach, and the time limit ends it, short of it.
+     */
+    f.calls = 0;
+    f.each = 0.1;
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 5, .max_repeats = 100000, .noise = 0.01};
+    CHECK(kl_measure(NULL, &p, noisy_launch, &f, &s, &e) == KL_OK && s.noise_met == 1 &&
+              s.noise <= 0.01 && s.n >= 80 && s.n <= 320,
+          "noise target reached: %d launches, noise %.4g", s.n, s.noise);
+    f.calls = 0;
+    p = (struct kl_protocol){
+        .warmup = 0, .min_repeats = 5, .max_repeats = 100000, .noise = 1e-4, .max_time = 0.05};
+    CHECK(kl_measure(NULL, &p, noisy_launch, &f, &s, &e) == KL_OK && s.noise_met == 0 &&
+              s.noise > 1e-4 && s.n >= 40 && s.n <= 70,
+          "noise target out of reach, stopped by the time: %d launches, noise %.4g", s.n, s.noise);
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 3, .max_repeats = 3};
+    CHECK(kl_measure(NULL, &p, noisy_launch, &f, &s, &e) == KL_OK && s.noise_met == -1 &&
+              s.n == 3 && s.noise > 0,
+          "no target: the fixed protocol, the noise still measured");
+    p.noise = -0.1;
+    CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "a negative noise target");
+    p.noise = 0.01;
+    p.max_time = -1;
+    CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "a negative time limit");
     /* Timed on the host: no kernels of kladder's, no NVML, and says so. */
     CHECK(s.machine.nkernels == 0 && s.machine.samples == 0 && s.machine.joules < 0 &&
               strstr(s.machine.res_why, "host") && strstr(s.machine.why, "host"),
@@ -974,7 +1020,8 @@ static void test_search(void)
           s.count);
     memset(&q, 0, sizeof q);
     q.seed = 5;
-    q.search = q.confirm = (struct kl_protocol){0, 1, 0, 1};
+    q.search = q.confirm =
+        (struct kl_protocol){.warmup = 0, .min_repeats = 1, .min_time = 0, .max_repeats = 1};
     q.exhaustive = 1;
     CHECK(kl_tune_search(&s, &q, &o) == KL_OK && o.exhaustive && o.state.tried == 33 &&
               o.state.rejected == 4 && o.state.verified == 29 && o.have_best && o.have_default &&

@@ -357,6 +357,25 @@ static int set_vec(struct cli *c, const struct cli_option *o, const char *val, c
     return 0;
 }
 
+/* --noise PCT: a percentage above 0, "0.5" or "0.5%", kept as a fraction. */
+static int set_noise(struct cli *c, const struct cli_option *o, const char *val, char *err,
+                     size_t n)
+{
+    char *end;
+    double v = strtod(val, &end);
+    (void)o;
+    if (end != val && *end == '%')
+        end++;
+    if (end == val || *end || !(v > 0) || v > 100)
+        return snprintf(err, n,
+                        "--noise: \"%.100s\" is not a percentage above 0 and at most 100 (e.g. "
+                        "0.5)",
+                        val),
+               1;
+    c->protocol.noise = v / 100;
+    return 0;
+}
+
 /* compare --fail-on-regression PCT: a percentage, "10" or "10%". */
 static int set_pct(struct cli *c, const struct cli_option *o, const char *val, char *err, size_t n)
 {
@@ -410,6 +429,13 @@ const struct cli_option kl_cli_options[] = {
     {"--min-time", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
      F(protocol.min_time), 0, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
      "and at least T seconds of kernel time (default 0.1; 200ms works)"},
+    {"--noise", NULL, "PCT", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
+     M_PROTOCOL | M_TIMING, set_noise,
+     "then on until the median's relative standard error is at most PCT %\n(0.5 suits a GPU), "
+     "or --max-time passes; the table says which rows\nstopped short"},
+    {"--max-time", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
+     F(protocol.max_time), 0, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
+     "with --noise: stop a row after T seconds of kernel time (default 10s)"},
     {"--energy", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(energy), 1, 0, NULL, 0, NULL,
      "time every row for at least 1 s, so NVML's energy counter gives\njoules per launch and "
      "GFLOP/J (NVIDIA GPUs; clocks and power always)"},

@@ -267,7 +267,8 @@ static void search_settings(const struct kl_cli_tune *t, double budget, struct k
     if (t->protocol_set) {
         q->search = q->confirm = t->protocol;
     } else {
-        q->search = (struct kl_protocol){1, 3, 0.02, 100000};
+        q->search = (struct kl_protocol){
+            .warmup = 1, .min_repeats = 3, .min_time = 0.02, .max_repeats = 100000};
         kl_protocol_default(&q->confirm);
         q->confirm_count = 3;
     }

@@ -1,5 +1,6 @@
 #include "core/measure.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@ void kl_protocol_default(struct kl_protocol *p)
     p->min_repeats = 5;
     p->min_time = 0.1;
     p->max_repeats = 100000;
+    p->noise = 0;
+    p->max_time = 0;
 }
 
 enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
@@ -42,6 +45,11 @@ enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
     if (p->max_repeats < p->min_repeats)
         return kl_fail(e, KL_ERR_ARG, "maximum repeats (%d) below minimum repeats (%d)",
                        p->max_repeats, p->min_repeats);
+    if (!(p->noise >= 0 && p->noise <= 1))
+        return kl_fail(e, KL_ERR_ARG, "noise target must be between 0 and 100 %% (got %g %%)",
+                       p->noise * 100);
+    if (!(p->max_time >= 0))
+        return kl_fail(e, KL_ERR_ARG, "maximum time must be >= 0 (got %g)", p->max_time);
     return KL_OK;
 }
 
@@ -51,11 +59,29 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double kl_median_noise(const double *s, int n)
+{
+    double *x = n >= 2 ? malloc((size_t)n * sizeof *x) : NULL;
+    if (!x)
+        return NAN;
+    memcpy(x, s, (size_t)n * sizeof *x);
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    double median = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    for (int i = 0; i < n; i++)
+        x[i] = fabs(x[i] - median);
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    double mad = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    free(x);
+    return median > 0 ? 1.2533 * 1.4826 * mad / (median * sqrt((double)n)) : NAN;
+}
+
 void kl_stats_compute(double *s, int n, struct kl_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
     out->machine.joules = -1;
+    out->noise = n >= 2 ? kl_median_noise(s, n) : NAN;
+    out->noise_met = -1;
     if (n <= 0)
         return;
     qsort(s, (size_t)n, sizeof *s, cmp_double);
@@ -83,12 +109,36 @@ static void keep(const double *s, int n)
     kept_n = n;
 }
 
+/*
+ * Whether the protocol wants another launch after n of them and total seconds: below its
+ * count or time; then, with a noise target, until the median's noise reaches it (checked
+ * every quarter more launches, as it costs a sort) or the time limit passes. *met says
+ * whether the target was reached.
+ */
+static int more(const struct kl_protocol *p, const double *s, int n, double total, int *next_check,
+                int *met)
+{
+    if (n >= p->max_repeats)
+        return 0;
+    if (n < p->min_repeats || total < p->min_time)
+        return 1;
+    if (p->noise <= 0 || *met)
+        return 0;
+    if (total >= (p->max_time > 0 ? p->max_time : KL_NOISE_MAX_TIME))
+        return 0;
+    if (n < *next_check)
+        return 1;
+    *next_check = n + (n / 4 > 16 ? n / 4 : 16);
+    *met = kl_median_noise(s, n) <= p->noise;
+    return !*met;
+}
+
 enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl_launch_fn fn,
                           void *arg, struct kl_stats *out, struct kl_err *e)
 {
     enum kl_status st = kl_protocol_check(p, e);
     double t = 0.0, total = 0.0;
-    int cap = p->min_repeats, n = 0;
+    int cap = p->min_repeats, n = 0, next_check = 0, met = 0;
     double *s = NULL;
     struct kl_machine_window *w = NULL;
     struct kl_machine machine;
@@ -103,7 +153,7 @@ enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl
     if (!s)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     w = kl_machine_open(kl);
-    while (n < p->max_repeats && (n < p->min_repeats || total < p->min_time)) {
+    while (more(p, s, n, total, &next_check, &met)) {
         if (n == cap) {
             int grown = cap * 2 < p->max_repeats ? cap * 2 : p->max_repeats;
             double *more = realloc(s, (size_t)grown * sizeof *s);
@@ -131,6 +181,7 @@ free_samples:
         kept_machine = machine;
         kl_stats_compute(s, n, out);
         out->machine = machine;
+        out->noise_met = p->noise > 0 ? out->noise <= p->noise : -1;
     }
     free(s);
     return st;

@@ -15,11 +15,23 @@ struct kl_context;
 struct kl_stats {
     int n;
     double median, min, max, mean;
+    double noise;  /* the median's relative standard error (kl_median_noise); NaN under 2 */
+    int noise_met; /* with a noise target: 1 reached, 0 the time ran out; -1 none asked */
     struct kl_machine machine; /* the kernels' resources, clocks, power and energy */
 };
 
 /* Order statistics of n samples (the array is sorted in place); no samples or machine. */
 void kl_stats_compute(double *samples, int n, struct kl_stats *out);
+
+/*
+ * The relative standard error of the median of n times: 1.2533 (the median's efficiency for
+ * normal noise) times 1.4826 MAD (the median absolute deviation, as a standard deviation
+ * robust to outliers), over the median and sqrt(n). NaN under 2 samples or without memory.
+ */
+double kl_median_noise(const double *s, int n);
+
+/* The time limit of a noise target when the protocol gives none: 10 s of kernel time. */
+#define KL_NOISE_MAX_TIME 10.0
 
 /* One launch; returns its duration in *seconds. */
 typedef enum kl_status (*kl_launch_fn)(void *arg, double *seconds, struct kl_err *e);

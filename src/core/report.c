@@ -81,6 +81,7 @@ struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const cha
     snprintf(res->note, sizeof res->note, "not run");
     res->summary = summary;
     res->error = NAN;
+    res->noise = NAN;
     return res;
 }
 
@@ -90,6 +91,7 @@ void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s)
     x->min_s = s->min;
     x->max_s = s->max;
     x->repeats = s->n;
+    x->noise = s->noise;
     x->machine = s->machine;
     x->has_machine = 1;
 }

@@ -85,6 +85,7 @@ struct kl_result {
     char note[512]; /* why it failed or was skipped; what was checked */
     double build_s, median_s, min_s, max_s, total_s;
     int repeats;
+    double noise; /* the median's relative standard error (kl_median_noise); NaN unknown */
     char options[512];
     char config[128];            /* what varies between rows, e.g. "N=4096 BS=512" */
     double flops, bytes;         /* work per launch, when it differs from the report's */

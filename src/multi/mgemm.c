@@ -179,7 +179,8 @@ static enum kl_status trial_open(struct trial *t, unsigned long long seed, struc
 static enum kl_status trial_run(struct trial *t, const struct kl_gemm_rung *r, double *seconds,
                                 char *why, size_t len)
 {
-    static const struct kl_protocol brief = {1, 3, 0.0, 3};
+    static const struct kl_protocol brief = {
+        .warmup = 1, .min_repeats = 3, .min_time = 0.0, .max_repeats = 3};
     struct kl_context *kl = t->kl;
     struct kl_launch l;
     struct kl_timing tm;

@@ -57,6 +57,11 @@ const struct kl_result_field kl_result_fields[] = {
     {"repeats", "launches", "how many launches were timed", 1,
      KL_FIELD_TABLE | KL_FIELD_CSV | KL_FIELD_HTML | KL_FIELD_NEVER_NULL, KL_SHOW_TIMED,
      RESULT(repeats), ROW(repeats), NULL, NULL, "reps", 5, 0, 1, "%.0f", "launches", "%.0f"},
+    {"noise", "",
+     "the median's relative standard error, from the launch times' median absolute deviation "
+     "(1.2533 · 1.4826 · MAD / (median · sqrt(n)))",
+     2, KL_FIELD_CSV, KL_SHOW_POSITIVE, RESULT(noise), ROW(noise), NULL, NULL, NULL, 0, 0, 1,
+     "%.4g", NULL, NULL},
     {"gflops", "GFLOP/s", "FLOPs per launch over the median (GIOP/s for int)", 1,
      KL_FIELD_TABLE | KL_FIELD_CSV | KL_FIELD_HTML | KL_FIELD_NOT_ITEMS | KL_FIELD_RATE,
      KL_SHOW_TIMED, RESULT(gflops), ROW(gflops), NULL, kl_result_flops, "GFLOP/s", 9, 2, 1, "%.6g",

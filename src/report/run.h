@@ -27,6 +27,7 @@ struct kl_run_row {
     double median_s, min_s, max_s, gflops, gbps, pct_ceiling, flops, bytes, x;
     double speedup_first, speedup_host, total_s, build_s;
     double mitems;         /* millions of items per second, where the run counts items */
+    double noise;          /* the median's relative standard error; NaN unknown (version 1) */
     const char *precision; /* "fp32", "tf32", "3xtf32" ...; NULL where the row declares none */
     double error;          /* measured normwise error; NaN where none */
     const struct kl_json *samples; /* every timed launch's time, in order: an array; NULL none */

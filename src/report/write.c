@@ -9,8 +9,15 @@
 #include <string.h>
 
 #include "formats/json.h"
+#include "core/measure.h"
 #include "core/nvml.h"
 #include "report/fields.h"
+
+/* A noise target's time limit: the protocol's, else KL_NOISE_MAX_TIME. */
+static double noise_limit(const struct kl_protocol *p)
+{
+    return p->max_time > 0 ? p->max_time : KL_NOISE_MAX_TIME;
+}
 
 static void header(const struct kl_report *r, FILE *out)
 {
@@ -25,10 +32,15 @@ static void header(const struct kl_report *r, FILE *out)
     int host = 0;
     for (int i = 0; i < r->count; i++)
         host |= r->results[i].on_host;
+    char noise[128] = "";
+    if (r->protocol.noise > 0)
+        snprintf(noise, sizeof noise,
+                 ", then on until the median's relative standard error is <= %.3g %% or %.3g s",
+                 r->protocol.noise * 100, noise_limit(&r->protocol));
     fprintf(out,
-            "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s; kernel time from "
+            "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s%s; kernel time from "
             "%s events%s\n",
-            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, r->backend,
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, noise, r->backend,
             host ? ", host rungs by the host clock" : "");
     if (r->flops > 0)
         fprintf(out,
@@ -294,6 +306,44 @@ static void table_notes(const struct kl_report *r, FILE *out)
     }
 }
 
+/*
+ * With a noise target: whether every timed device row reached it, or which stopped at the
+ * time limit (or the launch cap) above it, with the noise they reached.
+ */
+static void noise_notes(const struct kl_report *r, FILE *out)
+{
+    char list[1024] = "";
+    int timed = 0, short_of = 0;
+    if (!(r->protocol.noise > 0))
+        return;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        if (!kl_result_timed(x) || x->on_host)
+            continue;
+        timed++;
+        if (x->noise <= r->protocol.noise)
+            continue;
+        size_t used = strlen(list);
+        if (used + 1 < sizeof list)
+            snprintf(list + used, sizeof list - used, "%s%s (%.2g %%)", short_of ? ", " : "",
+                     x->rung, x->noise * 100);
+        short_of++;
+    }
+    if (!timed)
+        return;
+    if (!short_of)
+        fprintf(out,
+                "\nnoise: every timed row reached %.3g %% (the median's relative standard "
+                "error).\n",
+                r->protocol.noise * 100);
+    else
+        fprintf(out,
+                "\nnoise: %d of %d timed rows stopped at %.3g s or %d launches above the %.3g %% "
+                "target: %s.\n",
+                short_of, timed, noise_limit(&r->protocol), r->protocol.max_repeats,
+                r->protocol.noise * 100, list);
+}
+
 /* What the columns mean, the compilers' messages, and whether the run was stopped. */
 static void table_legend(const struct kl_report *r, FILE *out, int prec)
 {
@@ -333,6 +383,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     for (int i = 0; i < r->count; i++)
         table_row(r, &r->results[i], out, cfg, prec);
     table_notes(r, out);
+    noise_notes(r, out);
     if (prec && r->ladder)
         precision_summary(r, out);
     machine_block(r, out);
@@ -797,9 +848,13 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         json_images(out, r);
     fprintf(out,
             "  \"protocol\": {\"warmup\": %d, \"min_repeats\": %d, \"min_time_s\": %.6g, "
-            "\"max_repeats\": %d},\n",
+            "\"max_repeats\": %d",
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time,
             r->protocol.max_repeats);
+    if (r->protocol.noise > 0)
+        fprintf(out, ", \"noise\": %.6g, \"max_time_s\": %.6g", r->protocol.noise,
+                noise_limit(&r->protocol));
+    fputs("},\n", out);
     fputs("  \"results\": [\n", out);
     for (int i = 0; i < r->count; i++) {
         fputs("    {", out);

@@ -550,7 +550,8 @@ static enum kl_status write_output(struct blur_session *s, const struct kl_image
 {
     void *planes[4] = {s->best, NULL, NULL, NULL};
     int extra = s->pix == KL_PIX_FLOAT ? im->channels : 1;
-    const struct kl_protocol once = {0, 1, 0.0, 1};
+    const struct kl_protocol once = {
+        .warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     enum kl_status st = KL_OK;
     for (int c = 1; c < extra && st == KL_OK; c++) {
         struct kl_result res;

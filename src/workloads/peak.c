@@ -22,7 +22,8 @@
 #include "core/progress.h"
 #include "core/util.h"
 
-const struct kl_protocol kl_peak_search_protocol = {1, 3, 0.01, 1000};
+const struct kl_protocol kl_peak_search_protocol = {
+    .warmup = 1, .min_repeats = 3, .min_time = 0.01, .max_repeats = 1000};
 
 /* A row's rate: its operations per second where it counts any, else its bytes per second. */
 double kl_peak_row_rate(const struct kl_result *r)
