@@ -136,6 +136,7 @@ struct kl_protocol {
     double noise;    /* > 0: and then on until the median's relative standard error is at most
                         this (0.005: 0.5 %) ... */
     double max_time; /* ... or this much kernel time has passed (seconds; 0: 10) */
+    int cold;        /* 1: the device's last-level cache flushed before each timed launch */
 };
 void kl_protocol_default(struct kl_protocol *p);
 

@@ -32,6 +32,10 @@ if(NOT KLADDER_SANITIZE)
   add_test(NAME peak_brief COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_brief.sh ${KL_PC_KLADDER})
   set_tests_properties(peak_brief PROPERTIES LABELS pocl RUN_SERIAL TRUE TIMEOUT 400)
   list(APPEND KL_PC_TESTS peak_brief)
+  # --cold: a copy inside the cache is slower with the cache flushed before each launch.
+  add_test(NAME copy_cold COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_cold.sh ${KL_PC_KLADDER})
+  set_tests_properties(copy_cold PROPERTIES LABELS pocl RUN_SERIAL TRUE)
+  list(APPEND KL_PC_TESTS copy_cold)
 endif()
 
 # Bad input: a clear message and exit 2.

@@ -436,6 +436,10 @@ const struct cli_option kl_cli_options[] = {
     {"--max-time", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
      F(protocol.max_time), 0, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
      "with --noise: stop a row after T seconds of kernel time (default 10s)"},
+    {"--cold", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(protocol.cold), 1, 0, NULL,
+     M_PROTOCOL | M_TIMING, NULL,
+     "flush the device's last-level cache before every timed launch (a\nwrite of twice its size, "
+     "untimed): times from memory, not the cache"},
     {"--energy", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(energy), 1, 0, NULL, 0, NULL,
      "time every row for at least 1 s, so NVML's energy counter gives\njoules per launch and "
      "GFLOP/J (NVIDIA GPUs; clocks and power always)"},

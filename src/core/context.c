@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cold.h"
 #include "core/machine.h"
 #include "core/util.h"
 
@@ -271,6 +272,7 @@ void kl_close(struct kl_context *kl)
 {
     if (!kl)
         return;
+    kl_cold_free(kl);
     cache_flush(kl);
     kl_machine_free(kl);
     if (kl->dev)

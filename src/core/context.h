@@ -22,6 +22,7 @@ struct kl_context {
     char *kernel_dir; /* NULL: the sources built into the binary */
     struct kl_cached_kernel *cache;
     struct kl_machine_state *machine; /* what timed launches ran, NVML (core/machine.c) */
+    struct kl_cold *cold;             /* --cold's flush buffer and kernel (core/cold.c) */
 };
 
 /* One embedded source file; the table ends with a NULL path. */

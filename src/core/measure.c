@@ -1,9 +1,11 @@
 #include "core/measure.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cold.h"
 #include "core/stop.h"
 
 /* The last measurement's samples in launch order, kept for kl_stats.samples. */
@@ -133,6 +135,18 @@ static int more(const struct kl_protocol *p, const double *s, int n, double tota
     return !*met;
 }
 
+/* One timed launch: unless a stop was asked for; with --cold after a flush of the cache. */
+static enum kl_status timed_launch(struct kl_context *kl, const struct kl_protocol *p,
+                                   kl_launch_fn fn, void *arg, double *t, struct kl_err *e)
+{
+    enum kl_status st;
+    if (kl_stop_requested())
+        return kl_stop_fail(e);
+    if (p->cold && kl && (st = kl_cold_flush(kl, e)) != KL_OK)
+        return st;
+    return fn(arg, t, e);
+}
+
 enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl_launch_fn fn,
                           void *arg, struct kl_stats *out, struct kl_err *e)
 {
@@ -164,17 +178,18 @@ enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl
             s = more;
             cap = grown;
         }
-        if (kl_stop_requested()) {
-            st = kl_stop_fail(e);
-            goto free_samples;
-        }
-        if ((st = fn(arg, &t, e)) != KL_OK)
+        if ((st = timed_launch(kl, p, fn, arg, &t, e)) != KL_OK)
             goto free_samples;
         s[n++] = t;
         total += t;
     }
 free_samples:
     kl_machine_close(kl, w, n, &machine);
+    if (p->cold && kl && machine.joules >= 0) { /* the flushes drew on the same counter */
+        machine.joules = -1;
+        snprintf(machine.why, sizeof machine.why,
+                 "no energy: with --cold the cache flushes between launches share the counter");
+    }
     kept_n = 0;
     if (st == KL_OK) {
         keep(s, n);

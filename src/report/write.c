@@ -39,9 +39,12 @@ static void header(const struct kl_report *r, FILE *out)
                  r->protocol.noise * 100, noise_limit(&r->protocol));
     fprintf(out,
             "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s%s; kernel time from "
-            "%s events%s\n",
+            "%s events%s%s\n",
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, noise, r->backend,
-            host ? ", host rungs by the host clock" : "");
+            host ? ", host rungs by the host clock" : "",
+            r->protocol.cold ? "; cold: the last-level cache flushed before every timed launch "
+                               "(device rungs)"
+                             : "");
     if (r->flops > 0)
         fprintf(out,
                 "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n",
@@ -854,6 +857,8 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     if (r->protocol.noise > 0)
         fprintf(out, ", \"noise\": %.6g, \"max_time_s\": %.6g", r->protocol.noise,
                 noise_limit(&r->protocol));
+    if (r->protocol.cold)
+        fputs(", \"cold\": true", out);
     fputs("},\n", out);
     fputs("  \"results\": [\n", out);
     for (int i = 0; i < r->count; i++) {

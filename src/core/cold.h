@@ -1,0 +1,28 @@
+/*
+ * Cold launches (--cold): before each timed launch the device's last-level
+ * cache is flushed by writing a buffer larger than it, untimed, so the
+ * launch reads its inputs from memory, as the first touch of data does.
+ */
+#ifndef KL_COLD_H
+#define KL_COLD_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+struct kl_context;
+
+/* Bytes a flush writes: twice the device's last-level cache, at least 32 MiB. */
+size_t kl_cold_bytes(const struct kl_context *kl);
+
+/*
+ * Writes kl_cold_bytes of a buffer of the context's own (allocated and its
+ * kernel built on first use, freed by kl_close) and waits for it. Each
+ * flush writes other values, so no write is skipped.
+ */
+enum kl_status kl_cold_flush(struct kl_context *kl, struct kl_err *e);
+
+/* Frees what kl_cold_flush kept on the context. */
+void kl_cold_free(struct kl_context *kl);
+
+#endif /* KL_COLD_H */
