@@ -318,9 +318,21 @@ compare)
                 --fail-on-regression 10 &&
             expect 0 "[0-9]+ rungs timed in both: 0 faster, 0 slower, [0-9]+ same, [0-9]+ undecided" \
                 compare "$g" "$g" || exit 1
-        # The same 25 % at a clock 20 % lower: slower in time, not in cycles.
+        # Repeated runs a side: pooled, the runs resampled too; a list with a hole is refused.
+        $py doctor "$tmp/many.json" "$tmp/a2.json" "split:2:a" &&
+            $py doctor "$tmp/many.json" "$tmp/b2.json" "split:2:b" || exit 1
+        expect 0 "^old: .*a.json .* and 1 more run, their launch times pooled" \
+            compare "$tmp/a.json,$tmp/a2.json" "$tmp/b.json,$tmp/b2.json" --fail-on-regression 5 &&
+            { grep -q "^ok: no rung slowed beyond noise by more than 5%" "$tmp/out" ||
+                  fail "two A/A runs a side regressed: $(cat "$tmp/out")"; } &&
+            expect 0 "^01_naive .* slower \(95% CI \+" \
+                compare "$tmp/a.json,$tmp/a2.json" "$tmp/b25.json,$tmp/b25.json" &&
+            expect 2 "an empty file name in the list" compare "$tmp/a.json," "$tmp/b.json" &&
+            expect 2 "cannot open .*nope.json" compare "$tmp/a.json,$tmp/nope.json" "$tmp/b.json" || exit 1
+        # A's own launch times 25 % slower at a clock 20 % lower: slower in time, not in cycles.
         $py doctor "$tmp/a.json" "$tmp/a2000.json" "clock:2000" &&
-            $py doctor "$tmp/b25.json" "$tmp/b1600.json" "clock:1600" || exit 1
+            $py doctor "$tmp/a.json" "$tmp/a25.json" "scale:1.25" &&
+            $py doctor "$tmp/a25.json" "$tmp/b1600.json" "clock:1600" || exit 1
         expect 0 "^01_naive .* slower \(95% CI .*\); in cycles (same|undecided) \(2000 → 1600 MHz\)" \
             compare "$tmp/a2000.json" "$tmp/b1600.json" ;;
     *) echo "usage: check_report.sh KLADDER DIR compare identical|regression|newfail|faster|mismatch|force|samples"; exit 2 ;;

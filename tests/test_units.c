@@ -1227,7 +1227,44 @@ static void test_shift(void)
               s.lo == again.lo && s.hi == again.hi && s.hi - s.lo > 0.03,
           "the same samples, the same interval; seven launches, a wide one [%.4f, %.4f]", s.lo,
           s.hi);
-    struct kl_shift mid = {1.0, 0.995, 1.012}, wide = {1.0, 0.97, 1.04};
+    /*
+     * Runs that drift: each run's times 1 ms times its own factor (4 % spread between runs)
+     * and 2 % noise within. One run a side calls most A/A pairs slower or faster; five runs a
+     * side, resampled as runs, hold the drift: no A/A pair regresses at 5 % and few differ,
+     * and a 15 % slowdown is still found.
+     */
+    static double runs_a[5][200], runs_b[5][200];
+    struct kl_sample_set sa[5], sb[5];
+    int one_differ = 0, five_differ = 0, five_regress = 0, found = 0;
+    for (int pair = 0; pair < 20; pair++)
+        for (int slow = 0; slow < 2; slow++) {
+            for (int r = 0; r < 5; r++) {
+                double fa[1], fb[1];
+                noisy_times(fa, 1, 1.0, 0.04, &state);
+                noisy_times(fb, 1, slow ? 1.15 : 1.0, 0.04, &state);
+                noisy_times(runs_a[r], 200, 1e-3 * fa[0], 0.02, &state);
+                noisy_times(runs_b[r], 200, 1e-3 * fb[0], 0.02, &state);
+                sa[r] = (struct kl_sample_set){runs_a[r], 200};
+                sb[r] = (struct kl_sample_set){runs_b[r], 200};
+            }
+            CHECK(kl_shift_estimate_runs(sa, 5, sb, 5, &s) == 0, "five runs a side estimated");
+            enum kl_shift_verdict v = kl_shift_judge(&s, 0.01);
+            if (slow) {
+                found += v == KL_SHIFT_SLOWER;
+                continue;
+            }
+            five_differ += v == KL_SHIFT_SLOWER || v == KL_SHIFT_FASTER;
+            five_regress += s.lo > 1.05;
+            kl_shift_estimate_runs(sa, 1, sb, 1, &s);
+            one_differ += kl_shift_judge(&s, 0.01) == KL_SHIFT_SLOWER ||
+                          kl_shift_judge(&s, 0.01) == KL_SHIFT_FASTER;
+        }
+    CHECK(one_differ >= 10 && five_differ <= 3 && five_regress == 0 && found >= 15,
+          "drifting runs: A/A differ in %d of 20 with one run a side, %d with five (%d regress at "
+          "5 %%); a 15 %% slowdown found in %d of 20",
+          one_differ, five_differ, five_regress, found);
+    struct kl_shift mid = {.ratio = 1.0, .lo = 0.995, .hi = 1.012},
+                    wide = {.ratio = 1.0, .lo = 0.97, .hi = 1.04};
     CHECK(kl_shift_judge(&mid, 0.01) == KL_SHIFT_UNDECIDED &&
               kl_shift_judge(&mid, 0.02) == KL_SHIFT_SAME &&
               kl_shift_judge(&wide, 0.01) == KL_SHIFT_UNDECIDED,

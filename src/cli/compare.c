@@ -1,6 +1,8 @@
 /*
  * kladder compare OLD.json NEW.json: the same ladder measured twice (before
- * and after a change, on two drivers, ...), rung by rung.
+ * and after a change, on two drivers, ...), rung by rung. Either side may be
+ * a comma-separated list of repeated runs: their launch times are pooled and
+ * the interval resamples the runs too, so it holds how runs differ.
  *
  * For each rung: the ratio of the medians (new/old time) and its 95 %
  * bootstrap interval from both runs' launch times (core/shift.h): "slower"
@@ -174,14 +176,36 @@ static double *samples_of(const struct kl_run_row *r, int *n)
     return x;
 }
 
-/* The interval of new/old from both rows' launch times; 0, or -1 where they have too few. */
-static int interval_of(const struct kl_run_row *o, const struct kl_run_row *n, struct kl_shift *s)
+/* Each side of a comparison: its runs, the first the one shown, the others adding their
+ * launch times to the interval (OLD[,OLD...] NEW[,NEW...]). */
+#define MAX_SIDE_RUNS 16
+struct side {
+    struct kl_run runs[MAX_SIDE_RUNS];
+    int count;
+};
+
+/*
+ * The interval of new/old for the row like (its k-th occurrence) from every run of both
+ * sides; 0, or -1 where a run lacks the row, did not time it or kept too few launch times.
+ */
+static int interval_of(const struct side sides[2], const struct kl_run_row *like, int k,
+                       struct kl_shift *s)
 {
-    int na, nb;
-    double *a = samples_of(o, &na), *b = samples_of(n, &nb);
-    int rc = a && b ? kl_shift_estimate(a, na, b, nb, s) : -1;
-    free(a);
-    free(b);
+    struct kl_sample_set sets[2][MAX_SIDE_RUNS];
+    double *x[2][MAX_SIDE_RUNS] = {{NULL}};
+    int rc = 0;
+    for (int j = 0; j < 2; j++)
+        for (int r = 0; r < sides[j].count; r++) {
+            const struct kl_run_row *row = find(&sides[j].runs[r], like, k);
+            x[j][r] = row && row->timed ? samples_of(row, &sets[j][r].n) : NULL;
+            sets[j][r].x = x[j][r];
+            rc |= x[j][r] ? 0 : -1;
+        }
+    if (rc == 0)
+        rc = kl_shift_estimate_runs(sets[0], sides[0].count, sets[1], sides[1].count, s);
+    for (int j = 0; j < 2; j++)
+        for (int r = 0; r < sides[j].count; r++)
+            free(x[j][r]);
     return rc;
 }
 
@@ -193,7 +217,7 @@ static void cycles_note(const struct kl_run_row *o, const struct kl_run_row *n,
     if (!(o->sm_mhz > 0) || !(n->sm_mhz > 0))
         return;
     double f = n->sm_mhz / o->sm_mhz;
-    struct kl_shift c = {s->ratio * f, s->lo * f, s->hi * f};
+    struct kl_shift c = {s->ratio * f, s->lo * f, s->hi * f, 0, 0};
     enum kl_shift_verdict cv = kl_shift_judge(&c, SAME_MARGIN);
     if (cv != v)
         snprintf(out, on, "; in cycles %s (%.0f → %.0f MHz)", kl_shift_verdict_name(cv), o->sm_mhz,
@@ -222,14 +246,14 @@ static void interval_verdict(const struct kl_run_row *o, const struct kl_run_row
              ci, cycles);
 }
 
-/* The verdict on a rung timed in both runs, counted in t. */
-static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
-                          const char *name, struct tally *t, char *verdict, size_t vn)
+/* The verdict on a rung timed in both runs (s: its interval, or NULL), counted in t. */
+static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n,
+                          const struct kl_shift *s, double pct, const char *name, struct tally *t,
+                          char *verdict, size_t vn)
 {
-    struct kl_shift s;
     t->compared++;
-    if (interval_of(o, n, &s) == 0) {
-        interval_verdict(o, n, &s, pct, name, t, verdict, vn);
+    if (s) {
+        interval_verdict(o, n, s, pct, name, t, verdict, vn);
     } else if (n->min_s > o->max_s) {
         double beyond = (n->min_s / o->max_s - 1) * 100;
         t->slower++;
@@ -249,17 +273,20 @@ static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n
     }
 }
 
-/* A rung timed in both: the medians, their ratio, both ranges and the verdict. */
-static void timed_line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
-                       const char *name, struct tally *t)
+/*
+ * A rung timed in both: the medians (of each side's runs pooled, where an interval was
+ * drawn), their ratio, the shown runs' ranges and the verdict.
+ */
+static void timed_line(const struct kl_run_row *o, const struct kl_run_row *n,
+                       const struct kl_shift *s, double pct, const char *name, struct tally *t)
 {
-    char verdict[160], ro[48], rn[48];
-    double ratio = n->median_s / o->median_s;
+    char verdict[256], ro[48], rn[48];
+    double mo = s ? s->median_a : o->median_s, mn = s ? s->median_b : n->median_s;
     snprintf(ro, sizeof ro, "%.4g–%.4g", o->min_s * 1e3, o->max_s * 1e3);
     snprintf(rn, sizeof rn, "%.4g–%.4g", n->min_s * 1e3, n->max_s * 1e3);
-    timed_verdict(o, n, pct, name, t, verdict, sizeof verdict);
-    printf(" %10.4g %10.4g %8.3f %+7.1f%%  %-23s %-23s  %s\n", o->median_s * 1e3, n->median_s * 1e3,
-           ratio, (ratio - 1) * 100, ro, rn, verdict);
+    timed_verdict(o, n, s, pct, name, t, verdict, sizeof verdict);
+    printf(" %10.4g %10.4g %8.3f %+7.1f%%  %-23s %-23s  %s\n", mo * 1e3, mn * 1e3, mn / mo,
+           (mn / mo - 1) * 100, ro, rn, verdict);
 }
 
 /* A rung timed in one run or neither: the statuses; verified before and failed now is lost. */
@@ -288,9 +315,9 @@ static void status_line(const struct kl_run_row *o, const struct kl_run_row *n, 
            "", "", "", "", verdict);
 }
 
-/* One line: old and new, or one of them missing. */
-static void line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
-                 struct tally *t)
+/* One line: old and new (s: the interval of a rung timed in both, or NULL), or one missing. */
+static void line(const struct kl_run_row *o, const struct kl_run_row *n, const struct kl_shift *s,
+                 double pct, struct tally *t)
 {
     char name[200];
     name_cell(o ? o : n, name, sizeof name);
@@ -300,36 +327,81 @@ static void line(const struct kl_run_row *o, const struct kl_run_row *n, double 
                o ? "old" : "new");
         t->only++;
     } else if (o->timed && n->timed) {
-        timed_line(o, n, pct, name, t);
+        timed_line(o, n, s, pct, name, t);
     } else {
         status_line(o, n, pct, name, t);
     }
 }
 
-/* The two runs of the operands; 0, or EXIT_USAGE having said why. */
-static int load_pair(const struct cli *c, struct kl_run runs[2])
+static void free_sides(struct side sides[2])
 {
-    char err[1024];
-    memset(runs, 0, 2 * sizeof *runs);
-    for (int k = 0; k < 2; k++)
-        if (kl_run_load(&runs[k], c->operands[k], err, sizeof err) != 0) {
-            fprintf(stderr, "kladder compare: %s\n", err);
-            kl_run_free(&runs[0]);
-            kl_run_free(&runs[1]);
-            return EXIT_USAGE;
+    for (int j = 0; j < 2; j++)
+        for (int r = 0; r < sides[j].count; r++)
+            kl_run_free(&sides[j].runs[r]);
+}
+
+/*
+ * The runs of the operands, each a file or a comma-separated list of them (runs of the same
+ * ladder, repeated); 0, or EXIT_USAGE having said why.
+ */
+static int load_sides(const struct cli *c, struct side sides[2])
+{
+    char err[1024], path[4096];
+    memset(sides, 0, 2 * sizeof *sides);
+    for (int j = 0; j < 2; j++)
+        for (const char *p = c->operands[j]; p;) {
+            size_t len = strcspn(p, ",");
+            if (len == 0 || len >= sizeof path || sides[j].count == MAX_SIDE_RUNS) {
+                fprintf(stderr, "kladder compare: \"%.200s\": %s\n", c->operands[j],
+                        len == 0             ? "an empty file name in the list"
+                        : len >= sizeof path ? "a file name too long"
+                                             : "more than 16 runs a side");
+                free_sides(sides);
+                return EXIT_USAGE;
+            }
+            memcpy(path, p, len);
+            path[len] = 0;
+            if (kl_run_load(&sides[j].runs[sides[j].count], path, err, sizeof err) != 0) {
+                fprintf(stderr, "kladder compare: %s\n", err);
+                free_sides(sides);
+                return EXIT_USAGE;
+            }
+            sides[j].count++;
+            p = p[len] == ',' ? p + len + 1 : NULL;
         }
     return EXIT_OK;
 }
 
-/* The heading: the ladder, both runs, what differs. */
-static void print_head(const struct kl_run *o, const struct kl_run *n, const char *refuse,
-                       const char *notes)
+/* What makes the runs incomparable: old against new, and each repeat against its side's first. */
+static void all_differences(const struct side sides[2], char *refuse, size_t rn, char *notes,
+                            size_t nn)
+{
+    char ignored[1024];
+    differences(&sides[0].runs[0], &sides[1].runs[0], refuse, rn, notes, nn);
+    for (int j = 0; j < 2; j++)
+        for (int r = 1; r < sides[j].count; r++)
+            differences(&sides[j].runs[0], &sides[j].runs[r], refuse, rn, ignored, sizeof ignored);
+}
+
+static void print_side(const char *label, const struct side *s)
+{
+    const struct kl_run *r = &s->runs[0];
+    printf("%s: %s (%s, driver %s)", label, r->name, r->date, r->driver);
+    if (s->count > 1)
+        printf(" and %d more run%s, their launch times pooled", s->count - 1,
+               s->count == 2 ? "" : "s");
+    printf("\n");
+}
+
+/* The heading: the ladder, both sides, what differs. */
+static void print_head(const struct side sides[2], const char *refuse, const char *notes)
 {
     char params[300];
+    const struct kl_run *o = &sides[0].runs[0];
     kl_run_params_text(o, params, sizeof params);
     printf("kladder compare  %s  %s  on %s\n", o->workload, params, o->dev_name);
-    printf("old: %s (%s, driver %s)\nnew: %s (%s, driver %s)\n", o->name, o->date, o->driver,
-           n->name, n->date, n->driver);
+    print_side("old", &sides[0]);
+    print_side("new", &sides[1]);
     if (refuse[0])
         printf("forced: the runs differ: %s\n", refuse);
     if (notes[0])
@@ -338,24 +410,34 @@ static void print_head(const struct kl_run *o, const struct kl_run *n, const cha
            "change", "old min–max ms", "new min–max ms", "verdict");
 }
 
-/* Every rung of either run, matched by name, configuration and occurrence. */
-static void print_rows(const struct kl_run *o, const struct kl_run *n, double pct, struct tally *t)
+/*
+ * Every rung of either side's first run, matched by name, configuration and occurrence; a
+ * rung timed in both judged by the interval over every run of both sides where they all kept
+ * launch times.
+ */
+static void print_rows(const struct side sides[2], double pct, struct tally *t)
 {
-    for (int i = 0; i < o->nrows; i++)
-        line(&o->rows[i], find(n, &o->rows[i], occurrence(o, i)), pct, t);
+    const struct kl_run *o = &sides[0].runs[0], *n = &sides[1].runs[0];
+    for (int i = 0; i < o->nrows; i++) {
+        int k = occurrence(o, i);
+        const struct kl_run_row *row = &o->rows[i], *other = find(n, row, k);
+        struct kl_shift s;
+        int has = other && row->timed && other->timed && interval_of(sides, row, k, &s) == 0;
+        line(row, other, has ? &s : NULL, pct, t);
+    }
     for (int i = 0; i < n->nrows; i++)
         if (!find(o, &n->rows[i], occurrence(n, i)))
-            line(NULL, &n->rows[i], pct, t);
+            line(NULL, &n->rows[i], NULL, pct, t);
 }
 
 /* The counts, and with --fail-on-regression the verdict; the exit code. */
 static int print_summary(const struct tally *t, double pct)
 {
     printf("\nnew/old: ratio of median times (below 1: faster). Verdict: from the 95%% bootstrap "
-           "interval of that ratio over both runs' launch times, slower or faster where it "
-           "excludes 1, same where it lies within %g%% of 1, undecided otherwise; in cycles "
-           "too where both runs give clocks. Where a run kept no launch times, beyond noise: "
-           "the ranges of launch times do not overlap.\n",
+           "interval of that ratio over both sides' launch times (and their runs, where a side "
+           "has several), slower or faster where it excludes 1, same where it lies within %g%% "
+           "of 1, undecided otherwise; in cycles too where both give clocks. Where a run kept no "
+           "launch times, beyond noise: the ranges of launch times do not overlap.\n",
            SAME_MARGIN * 100);
     printf("%d rung%s timed in both: %d faster, %d slower, %d same, %d undecided", t->compared,
            t->compared == 1 ? "" : "s", t->faster, t->slower, t->same, t->undecided);
@@ -379,13 +461,12 @@ static int print_summary(const struct tally *t, double pct)
 
 int kl_cli_compare(const struct cli *c)
 {
-    struct kl_run runs[2];
+    static struct side sides[2];
     char refuse[1024] = "", notes[1024] = "";
-    int rc = load_pair(c, runs);
+    int rc = load_sides(c, sides);
     if (rc)
         return rc;
-    const struct kl_run *o = &runs[0], *n = &runs[1];
-    differences(o, n, refuse, sizeof refuse, notes, sizeof notes);
+    all_differences(sides, refuse, sizeof refuse, notes, sizeof notes);
     if (refuse[0] && !c->force) {
         fprintf(stderr,
                 "kladder compare: %s and %s are not runs of the same ladder: %s.\n"
@@ -395,13 +476,12 @@ int kl_cli_compare(const struct cli *c)
     } else {
         struct tally t;
         memset(&t, 0, sizeof t);
-        print_head(o, n, refuse, notes);
-        print_rows(o, n, c->fail_pct, &t);
+        print_head(sides, refuse, notes);
+        print_rows(sides, c->fail_pct, &t);
         rc = print_summary(&t, c->fail_pct);
         if (fflush(stdout) != 0 || ferror(stdout))
             rc = EXIT_RUNTIME;
     }
-    kl_run_free(&runs[0]);
-    kl_run_free(&runs[1]);
+    free_sides(sides);
     return rc;
 }

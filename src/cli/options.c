@@ -39,8 +39,11 @@ static const char compare_detail[] =
     "and its 95% bootstrap interval from both runs' launch times: slower or faster where the\n"
     "interval excludes 1, same where it lies within 1% of 1, undecided otherwise; judged in\n"
     "cycles too where both runs give clocks. Runs without launch times (older files): beyond\n"
-    "noise where the ranges from fastest to slowest launch do not overlap. The interval is of\n"
-    "the launches' noise within each run; a machine's drift from run to run is not in it.";
+    "noise where the ranges from fastest to slowest launch do not overlap. With one run a\n"
+    "side the interval is of the launches' noise within each run, not the machine's drift\n"
+    "from run to run; give a side as a comma-separated list of repeated runs\n"
+    "(a.json,b.json,c.json) and their launch times are pooled and the runs resampled too,\n"
+    "so the interval holds that drift.";
 
 const struct command_def kl_cli_commands[] = {
     {"devices", "", CMD_DEVICES, "list every OpenCL platform and device with its facts",
@@ -73,7 +76,7 @@ const struct command_def kl_cli_commands[] = {
      "kladder report before.json after.json -o report.html", .detail = report_detail,
      .operand = OPD_FILES, .min_operands = 1, .max_operands = MAX_OPERANDS,
      .operands_wrong = "give at least one run's JSON file (from --json FILE)"},
-    {"compare", "OLD.json NEW.json [OPTIONS]", CMD_COMPARE,
+    {"compare", "OLD.json[,...] NEW.json[,...] [OPTIONS]", CMD_COMPARE,
      "two saved runs rung by rung, for CI too (kladder compare --help)",
      "kladder compare main.json branch.json --fail-on-regression 10", .detail = compare_detail,
      .operand = OPD_FILES, .min_operands = 2, .max_operands = 2,

@@ -57,12 +57,36 @@ static double median_of(double *x, int n)
     return 0.5 * (lower + upper);
 }
 
-/* The median of n draws with replacement from x, into scratch. */
-static double resampled_median(const double *x, int n, double *scratch, uint64_t *state)
+/* The most samples a resampling of runs can draw: as many runs, each the largest. */
+static long side_capacity(const struct kl_sample_set *s, int r)
 {
-    for (int i = 0; i < n; i++)
-        scratch[i] = x[next_random(state) % (uint64_t)n];
-    return median_of(scratch, n);
+    long most = 0;
+    for (int i = 0; i < r; i++)
+        most = s[i].n > most ? s[i].n : most;
+    return most * r;
+}
+
+/* The median of the r runs pooled (into scratch). */
+static double pooled_median(const struct kl_sample_set *s, int r, double *scratch)
+{
+    int m = 0;
+    for (int i = 0; i < r; i++)
+        for (int k = 0; k < s[i].n; k++)
+            scratch[m++] = s[i].x[k];
+    return median_of(scratch, m);
+}
+
+/* The median of r runs drawn with replacement, each run's times drawn with replacement. */
+static double resampled_median(const struct kl_sample_set *s, int r, double *scratch,
+                               uint64_t *state)
+{
+    int m = 0;
+    for (int i = 0; i < r; i++) {
+        const struct kl_sample_set *run = &s[r > 1 ? next_random(state) % (uint64_t)r : 0];
+        for (int k = 0; k < run->n; k++)
+            scratch[m++] = run->x[next_random(state) % (uint64_t)run->n];
+    }
+    return median_of(scratch, m);
 }
 
 static int valid(const double *x, int n)
@@ -75,20 +99,31 @@ static int valid(const double *x, int n)
     return 1;
 }
 
+static int valid_runs(const struct kl_sample_set *s, int r)
+{
+    if (r < 1)
+        return 0;
+    for (int i = 0; i < r; i++)
+        if (!valid(s[i].x, s[i].n))
+            return 0;
+    return 1;
+}
+
 static int cmp_double(const void *p, const void *q)
 {
     double x = *(const double *)p, y = *(const double *)q;
     return (x > y) - (x < y);
 }
 
-int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct kl_shift *out)
+int kl_shift_estimate_runs(const struct kl_sample_set *a, int ra, const struct kl_sample_set *b,
+                           int rb, struct kl_shift *out)
 {
-    if (!valid(a, na) || !valid(b, nb))
+    if (!valid_runs(a, ra) || !valid_runs(b, rb))
         return -1;
-    double *scratch = malloc((size_t)(na > nb ? na : nb) * sizeof *scratch);
-    long total = (long)na + nb;
+    long ca = side_capacity(a, ra), cb = side_capacity(b, rb), total = ca + cb;
     int resamples = total <= 20000 ? 2000 : (int)(2000 * 20000 / total);
     resamples = resamples < 200 ? 200 : resamples;
+    double *scratch = malloc((size_t)(ca > cb ? ca : cb) * sizeof *scratch);
     double *ratios = malloc((size_t)resamples * sizeof *ratios);
     if (!scratch || !ratios) {
         free(scratch);
@@ -96,15 +131,12 @@ int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct k
         return -1;
     }
     uint64_t state = 0x6b6c6164646572ull; /* "kladder" */
-    for (int i = 0; i < na; i++)
-        scratch[i] = a[i];
-    double ma = median_of(scratch, na);
-    for (int i = 0; i < nb; i++)
-        scratch[i] = b[i];
-    out->ratio = median_of(scratch, nb) / ma;
+    out->median_a = pooled_median(a, ra, scratch);
+    out->median_b = pooled_median(b, rb, scratch);
+    out->ratio = out->median_b / out->median_a;
     for (int r = 0; r < resamples; r++) {
-        double ra = resampled_median(a, na, scratch, &state);
-        ratios[r] = resampled_median(b, nb, scratch, &state) / ra;
+        double ra_median = resampled_median(a, ra, scratch, &state);
+        ratios[r] = resampled_median(b, rb, scratch, &state) / ra_median;
     }
     qsort(ratios, (size_t)resamples, sizeof *ratios, cmp_double);
     out->lo = ratios[(int)(0.025 * resamples)];
@@ -112,6 +144,12 @@ int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct k
     free(scratch);
     free(ratios);
     return 0;
+}
+
+int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct kl_shift *out)
+{
+    const struct kl_sample_set sa = {a, na}, sb = {b, nb};
+    return kl_shift_estimate_runs(&sa, 1, &sb, 1, out);
 }
 
 enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin)

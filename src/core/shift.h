@@ -12,6 +12,7 @@
 struct kl_shift {
     double ratio;  /* median(b) / median(a) */
     double lo, hi; /* its 95 % interval: the 2.5th and 97.5th percentiles of the resampled ratios */
+    double median_a, median_b; /* the medians (of each side's runs pooled) */
 };
 
 /*
@@ -24,6 +25,23 @@ struct kl_shift {
  * samples, a sample is not a positive finite number, or memory runs out.
  */
 int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct kl_shift *out);
+
+/* One run's launch times of a rung. */
+struct kl_sample_set {
+    const double *x;
+    int n;
+};
+
+/*
+ * kl_shift_estimate over several runs a side (ra of a, rb of b): the
+ * medians are of each side's runs pooled, and each resampling draws the
+ * side's runs with replacement and then each drawn run's launch times, so
+ * the interval holds how the runs differ from each other as well as how
+ * their launches vary. With one run a side it is kl_shift_estimate. Every
+ * run needs KL_SHIFT_MIN_SAMPLES valid samples.
+ */
+int kl_shift_estimate_runs(const struct kl_sample_set *a, int ra, const struct kl_sample_set *b,
+                           int rb, struct kl_shift *out);
 
 enum kl_shift_verdict {
     KL_SHIFT_SAME,      /* the interval lies within ±margin of 1 */
