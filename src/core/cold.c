@@ -20,7 +20,7 @@ struct kl_cold {
 
 size_t kl_cold_bytes(const struct kl_context *kl)
 {
-    size_t bytes = 2 * (size_t)kl->info.global_cache, least = (size_t)32 << 20;
+    size_t bytes = 2 * (size_t)kl->info.global_cache, least = (size_t)256 << 20;
     bytes = bytes > least ? bytes : least;
     return (bytes + 15) / 16 * 16;
 }

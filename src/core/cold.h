@@ -12,7 +12,8 @@
 
 struct kl_context;
 
-/* Bytes a flush writes: twice the device's last-level cache, at least 32 MiB. */
+/* Bytes a flush writes: twice the last-level cache the device reports, at least 256 MiB
+ * (a driver that reports a smaller cache than its L2 is still flushed). */
 size_t kl_cold_bytes(const struct kl_context *kl);
 
 /*
