@@ -61,6 +61,26 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of n >= 1 sorted values. */
+static double sorted_median(const double *x, int n)
+{
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* kl_median_noise of n >= 2 values already sorted: one more sort, of their deviations. */
+static double sorted_noise(const double *x, int n)
+{
+    double median = sorted_median(x, n), *d = malloc((size_t)n * sizeof *d);
+    if (!d)
+        return NAN;
+    for (int i = 0; i < n; i++)
+        d[i] = fabs(x[i] - median);
+    qsort(d, (size_t)n, sizeof *d, cmp_double);
+    double mad = sorted_median(d, n);
+    free(d);
+    return median > 0 ? 1.2533 * 1.4826 * mad / (median * sqrt((double)n)) : NAN;
+}
+
 double kl_median_noise(const double *s, int n)
 {
     double *x = n >= 2 ? malloc((size_t)n * sizeof *x) : NULL;
@@ -68,13 +88,14 @@ double kl_median_noise(const double *s, int n)
         return NAN;
     memcpy(x, s, (size_t)n * sizeof *x);
     qsort(x, (size_t)n, sizeof *x, cmp_double);
-    double median = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-    for (int i = 0; i < n; i++)
-        x[i] = fabs(x[i] - median);
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    double mad = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    double noise = sorted_noise(x, n);
     free(x);
-    return median > 0 ? 1.2533 * 1.4826 * mad / (median * sqrt((double)n)) : NAN;
+    return noise;
+}
+
+double kl_noise_max_time(const struct kl_protocol *p)
+{
+    return p->max_time > 0 ? p->max_time : KL_NOISE_MAX_TIME;
 }
 
 void kl_stats_compute(double *s, int n, struct kl_stats *out)
@@ -82,7 +103,7 @@ void kl_stats_compute(double *s, int n, struct kl_stats *out)
     memset(out, 0, sizeof *out);
     out->n = n;
     out->machine.joules = -1;
-    out->noise = n >= 2 ? kl_median_noise(s, n) : NAN;
+    out->noise = NAN;
     out->noise_met = -1;
     if (n <= 0)
         return;
@@ -93,7 +114,9 @@ void kl_stats_compute(double *s, int n, struct kl_stats *out)
     out->min = s[0];
     out->max = s[n - 1];
     out->mean = sum / n;
-    out->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    out->median = sorted_median(s, n);
+    if (n >= 2)
+        out->noise = sorted_noise(s, n);
 }
 
 /* Keeps a copy of the n samples in launch order (none without memory). */
@@ -126,7 +149,7 @@ static int more(const struct kl_protocol *p, const double *s, int n, double tota
         return 1;
     if (p->noise <= 0 || *met)
         return 0;
-    if (total >= (p->max_time > 0 ? p->max_time : KL_NOISE_MAX_TIME))
+    if (total >= kl_noise_max_time(p))
         return 0;
     if (n < *next_check)
         return 1;

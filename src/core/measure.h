@@ -32,6 +32,8 @@ double kl_median_noise(const double *s, int n);
 
 /* The time limit of a noise target when the protocol gives none: 10 s of kernel time. */
 #define KL_NOISE_MAX_TIME 10.0
+/* A noise target's time limit: the protocol's max_time, else KL_NOISE_MAX_TIME. */
+double kl_noise_max_time(const struct kl_protocol *p);
 
 /* One launch; returns its duration in *seconds. */
 typedef enum kl_status (*kl_launch_fn)(void *arg, double *seconds, struct kl_err *e);

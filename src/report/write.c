@@ -13,12 +13,6 @@
 #include "core/nvml.h"
 #include "report/fields.h"
 
-/* A noise target's time limit: the protocol's, else KL_NOISE_MAX_TIME. */
-static double noise_limit(const struct kl_protocol *p)
-{
-    return p->max_time > 0 ? p->max_time : KL_NOISE_MAX_TIME;
-}
-
 static void header(const struct kl_report *r, FILE *out)
 {
     fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes,
@@ -36,7 +30,7 @@ static void header(const struct kl_report *r, FILE *out)
     if (r->protocol.noise > 0)
         snprintf(noise, sizeof noise,
                  ", then on until the median's relative standard error is <= %.3g %% or %.3g s",
-                 r->protocol.noise * 100, noise_limit(&r->protocol));
+                 r->protocol.noise * 100, kl_noise_max_time(&r->protocol));
     fprintf(out,
             "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s%s; kernel time from "
             "%s events%s%s\n",
@@ -343,7 +337,7 @@ static void noise_notes(const struct kl_report *r, FILE *out)
         fprintf(out,
                 "\nnoise: %d of %d timed rows stopped at %.3g s or %d launches above the %.3g %% "
                 "target: %s.\n",
-                short_of, timed, noise_limit(&r->protocol), r->protocol.max_repeats,
+                short_of, timed, kl_noise_max_time(&r->protocol), r->protocol.max_repeats,
                 r->protocol.noise * 100, list);
 }
 
@@ -856,7 +850,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
             r->protocol.max_repeats);
     if (r->protocol.noise > 0)
         fprintf(out, ", \"noise\": %.6g, \"max_time_s\": %.6g", r->protocol.noise,
-                noise_limit(&r->protocol));
+                kl_noise_max_time(&r->protocol));
     if (r->protocol.cold)
         fputs(", \"cold\": true", out);
     fputs("},\n", out);
