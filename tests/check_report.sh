@@ -290,12 +290,13 @@ compare)
             # A new driver or seed is what comparisons are for: noted, not refused.
             expect 0 "note: seed 1 vs 7; driver .* vs 99.9" compare "$g" "$tmp/drv.json" ;;
     samples)
-        # A run that kept 400 launch times a rung: 20 A/A pairs dealt from it (each rung's
-        # times shuffled and halved) never regress by 5 %, and their verdicts come from the
-        # interval; its launch times made 25 % and 50 % slower are called slower, the second a
+        # A run that kept 400 launch times: 20 A/A pairs dealt from it (the times shuffled and
+        # halved) never regress by 5 %, and their verdicts come from the interval; a half's
+        # own launch times made 25 % and 50 % slower are called slower, the second a
         # regression past 10 % (the statistic's power at 2-5 % is test_units' test_shift), and
-        # in cycles not at all where the clock fell as much.
-        run 0 rowdot --rows 64 --d 32 --rung 01,03 --warmup 1 --repeats 400 --min-time 0 \
+        # in cycles not at all where the clock fell as much. A rung of about 0.3 ms: a few-us
+        # launch on a loaded PoCL has two modes, and halves of it can sit in different ones.
+        run 0 rowdot --rows 1024 --d 256 --rung 01 --warmup 1 --repeats 400 --min-time 0 \
             --json "$tmp/many.json" || exit 1
         differ=0
         for k in $(seq 1 20); do
@@ -306,13 +307,13 @@ compare)
                 fail "A/A pair $k: no ok line: $(cat "$tmp/out")"
             grep -Eq "^01_naive .*(same|undecided|slower|faster) \(95% CI" "$tmp/out" ||
                 fail "A/A pair $k: no interval verdict: $(cat "$tmp/out")"
-            differ=$((differ + $(grep -Ec "^0[13]_[a-z_]+ .* (slower|faster) \(95% CI" "$tmp/out")))
+            differ=$((differ + $(grep -Ec "^01_naive .* (slower|faster) \(95% CI" "$tmp/out")))
         done
-        echo "ok: 20 A/A pairs, no regression by 5%; $differ of 40 rung verdicts slower or faster"
+        echo "ok: 20 A/A pairs, no regression by 5%; $differ of 20 verdicts slower or faster"
         $py doctor "$tmp/many.json" "$tmp/a.json" "split:1:a" &&
             $py doctor "$tmp/many.json" "$tmp/b.json" "split:1:b" &&
-            $py doctor "$tmp/b.json" "$tmp/b25.json" "scale:1.25" &&
-            $py doctor "$tmp/b.json" "$tmp/b50.json" "scale:1.5" || exit 1
+            $py doctor "$tmp/a.json" "$tmp/b25.json" "scale:1.25" &&
+            $py doctor "$tmp/a.json" "$tmp/b50.json" "scale:1.5" || exit 1
         expect 0 "^01_naive .* slower \(95% CI \+[0-9.]+% to \+[0-9.]+%\)" compare "$tmp/a.json" "$tmp/b25.json" &&
             expect 1 "^01_naive .*REGRESSION: slower \(95% CI \+" compare "$tmp/a.json" "$tmp/b50.json" \
                 --fail-on-regression 10 &&
@@ -331,8 +332,7 @@ compare)
             expect 2 "cannot open .*nope.json" compare "$tmp/a.json,$tmp/nope.json" "$tmp/b.json" || exit 1
         # A's own launch times 25 % slower at a clock 20 % lower: slower in time, not in cycles.
         $py doctor "$tmp/a.json" "$tmp/a2000.json" "clock:2000" &&
-            $py doctor "$tmp/a.json" "$tmp/a25.json" "scale:1.25" &&
-            $py doctor "$tmp/a25.json" "$tmp/b1600.json" "clock:1600" || exit 1
+            $py doctor "$tmp/b25.json" "$tmp/b1600.json" "clock:1600" || exit 1
         expect 0 "^01_naive .* slower \(95% CI .*\); in cycles (same|undecided) \(2000 → 1600 MHz\)" \
             compare "$tmp/a2000.json" "$tmp/b1600.json" ;;
     *) echo "usage: check_report.sh KLADDER DIR compare identical|regression|newfail|faster|mismatch|force|samples"; exit 2 ;;
