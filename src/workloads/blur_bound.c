@@ -104,53 +104,54 @@ double kl_blur_mma_bound(const float *w, int R)
 /* The band's scale in 14_mma_split.cu (SCALE): 2^10. */
 #define SPLIT_SCALE 1024.0
 
+/* What a pass of 14_mma_split needs of the band: sums over its 2R+1 taps. */
+struct split_band {
+    double w;  /* sum |w| */
+    double hi; /* sum |wh|, wh the high halves of 2^10 w */
+    double lo; /* sum |wl|, the low halves */
+    double ew; /* sum |2^10 w - wh - wl|: what the two halves miss */
+    int nk;    /* the kernel's NK */
+};
+
 /*
  * One pass of 14_mma_split over inputs of magnitude up to m, each up to ein off the exact
- * ones, for the band's halves wh, wl (2R+1 each, scaled by 2^10) and what they miss, ew:
- * how far its results can be from sum w v over the exact inputs.
+ * ones: how far its results can be from sum w v over the exact inputs.
  */
-static double split_pass(const float *w, const double *wh, const double *wl, const double *ew,
-                         int R, int nk, double m, double ein)
+static double split_pass(const struct split_band *b, double m, double ein)
 {
     double lo = half_rounding(m);    /* |v - vh|, so |vl|, at most */
     double miss = half_rounding(lo); /* |v - vh - vl| at most */
-    double sum_w = 0, sum_h = 0, sum_l = 0, split = 0;
-    for (int j = 0; j <= 2 * R; j++) {
-        sum_w += fabs(w[j]);
-        sum_h += fabs(wh[j]);
-        sum_l += fabs(wl[j]);
-        split += ew[j] * m; /* the weight's halves against 2^10 w */
-    }
-    split += (sum_h + sum_l) * miss + sum_l * lo; /* the value's halves; wl vl left out */
+    /* The weight's halves against 2^10 w; the value's halves; wl vl left out. */
+    double split = b->ew * m + (b->hi + b->lo) * miss + b->lo * lo;
     /*
      * The magnitudes each instruction holds (1 + 2^-10 for the errors themselves): the wh vh
      * instructions start at 0, so theirs add up to at most sum |wh| |vh| over a pass; the
      * 2 NK small ones go to two accumulators, each at most sum (|wl| |vh| + |wh| |vl|).
      */
-    double big = sum_h * (m + lo) * (1 + 0x1p-10),
-           small = (sum_l * (m + lo) + sum_h * lo) * (1 + 0x1p-10);
-    double sums = 18 * 0x1p-23 * (big + 2 * nk * small);
-    double adds = (nk + 1) * 0x1p-24 * (big + small); /* NK + 1 FP32 adds, 2^-24 of its sum each */
+    double big = b->hi * (m + lo) * (1 + 0x1p-10),
+           small = (b->lo * (m + lo) + b->hi * lo) * (1 + 0x1p-10);
+    double sums = 18 * 0x1p-23 * (big + 2 * b->nk * small);
+    double adds = (b->nk + 1) * 0x1p-24 * (big + small); /* NK + 1 FP32 adds, 2^-24 each */
     /* Scaled back by 2^-10: exact, or within 2^-149 where it falls among subnormals. */
-    return sum_w * ein + (split + sums + adds) / SPLIT_SCALE + 0x1p-149;
+    return b->w * ein + (split + sums + adds) / SPLIT_SCALE + 0x1p-149;
 }
 
 double kl_blur_split_bound(const float *w, int R, double m)
 {
-    double wh[2 * KL_BLUR_MMA_MAX_RADIUS + 1], wl[2 * KL_BLUR_MMA_MAX_RADIUS + 1],
-        ew[2 * KL_BLUR_MMA_MAX_RADIUS + 1], sum_w = 0;
-    int nk = (16 + (R + 7) / 8 * 8 + R + 15) / 16; /* the kernel's NK */
+    struct split_band b = {.nk = (16 + (R + 7) / 8 * 8 + R + 15) / 16}; /* the kernel's NK */
     if (R < 0 || R > KL_BLUR_MMA_MAX_RADIUS || !(m >= 0 && m <= 65504))
         return INFINITY; /* values past the largest half do not split */
     for (int j = 0; j <= 2 * R; j++) {
         double ws = SPLIT_SCALE * w[j]; /* exact */
-        wh[j] = ws < 0 ? -to_half(-ws) : to_half(ws);
-        wl[j] = ws - wh[j] < 0 ? -to_half(wh[j] - ws) : to_half(ws - wh[j]);
-        ew[j] = fabs(ws - wh[j] - wl[j]);
-        sum_w += fabs(w[j]);
+        double wh = ws < 0 ? -to_half(-ws) : to_half(ws);
+        double wl = ws - wh < 0 ? -to_half(wh - ws) : to_half(ws - wh);
+        b.w += fabs(w[j]);
+        b.hi += fabs(wh);
+        b.lo += fabs(wl);
+        b.ew += fabs(ws - wh - wl);
     }
-    double rows = split_pass(w, wh, wl, ew, R, nk, m, 0), h = sum_w * m + rows;
+    double rows = split_pass(&b, m, 0), h = b.w * m + rows;
     if (!(h <= 65504)) /* a row result past the largest half would not split */
         return INFINITY;
-    return split_pass(w, wh, wl, ew, R, nk, h, rows);
+    return split_pass(&b, h, rows);
 }
