@@ -8,10 +8,11 @@
  * bootstrap interval from both runs' launch times (core/shift.h): "slower"
  * or "faster" where the interval excludes 1, "same" where it lies within
  * ±1 %, "undecided" where it holds 1 but reaches further. Where both rows
- * say their clocks, the same interval in cycles (time × clock) is judged
- * too, so a change the clock explains shows. Runs that kept no launch times
- * (older files) fall back to the ranges: beyond noise where the ranges from
- * the fastest to the slowest launch do not overlap. With
+ * say their clocks, the interval in cycles is judged too, so a change the
+ * clock explains shows: from every launch's time by the clock read after it
+ * where both kept those, else the time interval scaled by the mean clocks. Runs that kept no launch
+ * times (older files) fall back to the ranges: beyond noise where the ranges from the fastest to
+ * the slowest launch do not overlap. With
  * --fail-on-regression PCT a rung regressed when its whole interval lies
  * more than PCT % above 1 (by the ranges: its fastest new launch is more
  * than PCT % slower than the slowest old one), or when it verified before
@@ -160,18 +161,26 @@ struct tally {
     char regressed[512];
 };
 
-/* A row's launch times (NULL where it kept none or one is not a number); the caller frees. */
-static double *samples_of(const struct kl_run_row *r, int *n)
+/*
+ * A row's launch times, or with cycles each by the SM clock read after it (in MHz: cycles
+ * over a million); NULL where it kept none, or a time or clock is not a positive number. The
+ * caller frees.
+ */
+static double *samples_of(const struct kl_run_row *r, int cycles, int *n)
 {
-    const struct kl_json *s = r->samples;
-    double *x = s && s->count > 0 ? malloc((size_t)s->count * sizeof *x) : NULL;
+    const struct kl_json *s = r->samples, *c = r->clocks;
+    double *x = s && s->count > 0 && (!cycles || (c && c->count == s->count))
+                    ? malloc((size_t)s->count * sizeof *x)
+                    : NULL;
     *n = 0;
     for (int i = 0; x && i < s->count; i++) {
-        if (s->items[i]->type != KL_JSON_NUMBER) {
+        const struct kl_json *mhz = cycles ? c->items[i] : NULL;
+        if (s->items[i]->type != KL_JSON_NUMBER ||
+            (mhz && !(mhz->type == KL_JSON_NUMBER && mhz->number > 0))) {
             free(x);
             return NULL;
         }
-        x[(*n)++] = s->items[i]->number;
+        x[(*n)++] = s->items[i]->number * (mhz ? mhz->number : 1);
     }
     return x;
 }
@@ -186,9 +195,10 @@ struct side {
 
 /*
  * The interval of new/old for the row like (its k-th occurrence) from every run of both
- * sides; 0, or -1 where a run lacks the row, did not time it or kept too few launch times.
+ * sides, in time or in cycles; 0, or -1 where a run lacks the row, did not time it or kept
+ * too few launch times (or clocks).
  */
-static int interval_of(const struct side sides[2], const struct kl_run_row *like, int k,
+static int interval_of(const struct side sides[2], const struct kl_run_row *like, int k, int cycles,
                        struct kl_shift *s)
 {
     struct kl_sample_set sets[2][MAX_SIDE_RUNS];
@@ -197,7 +207,7 @@ static int interval_of(const struct side sides[2], const struct kl_run_row *like
     for (int j = 0; j < 2; j++)
         for (int r = 0; r < sides[j].count; r++) {
             const struct kl_run_row *row = find(&sides[j].runs[r], like, k);
-            x[j][r] = row && row->timed ? samples_of(row, &sets[j][r].n) : NULL;
+            x[j][r] = row && row->timed ? samples_of(row, cycles, &sets[j][r].n) : NULL;
             sets[j][r].x = x[j][r];
             rc |= x[j][r] ? 0 : -1;
         }
@@ -209,7 +219,11 @@ static int interval_of(const struct side sides[2], const struct kl_run_row *like
     return rc;
 }
 
-/* What the clocks say: the verdict in cycles where it differs from the one in time. */
+/*
+ * What the clocks say: the verdict in cycles where it differs from the one in time. s[0] is
+ * the interval in time, s[1] the one in cycles from every launch (ratio 0: none; then the
+ * time's, scaled by the mean clocks).
+ */
 static void cycles_note(const struct kl_run_row *o, const struct kl_run_row *n,
                         const struct kl_shift *s, enum kl_shift_verdict v, char *out, size_t on)
 {
@@ -217,7 +231,8 @@ static void cycles_note(const struct kl_run_row *o, const struct kl_run_row *n,
     if (!(o->sm_mhz > 0) || !(n->sm_mhz > 0))
         return;
     double f = n->sm_mhz / o->sm_mhz;
-    struct kl_shift c = {s->ratio * f, s->lo * f, s->hi * f, 0, 0};
+    struct kl_shift c =
+        s[1].ratio > 0 ? s[1] : (struct kl_shift){s->ratio * f, s->lo * f, s->hi * f, 0, 0};
     enum kl_shift_verdict cv = kl_shift_judge(&c, SAME_MARGIN);
     if (cv != v)
         snprintf(out, on, "; in cycles %s (%.0f → %.0f MHz)", kl_shift_verdict_name(cv), o->sm_mhz,
@@ -421,9 +436,11 @@ static void print_rows(const struct side sides[2], double pct, struct tally *t)
     for (int i = 0; i < o->nrows; i++) {
         int k = occurrence(o, i);
         const struct kl_run_row *row = &o->rows[i], *other = find(n, row, k);
-        struct kl_shift s;
-        int has = other && row->timed && other->timed && interval_of(sides, row, k, &s) == 0;
-        line(row, other, has ? &s : NULL, pct, t);
+        struct kl_shift s[2] = {{0}}; /* in time, and in cycles where the launches' clocks are */
+        int has = other && row->timed && other->timed && interval_of(sides, row, k, 0, s) == 0;
+        if (has && interval_of(sides, row, k, 1, &s[1]) != 0)
+            s[1].ratio = 0;
+        line(row, other, has ? s : NULL, pct, t);
     }
     for (int i = 0; i < n->nrows; i++)
         if (!find(o, &n->rows[i], occurrence(n, i)))
