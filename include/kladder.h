@@ -137,6 +137,13 @@ struct kl_protocol {
                         this (0.005: 0.5 %) ... */
     double max_time; /* ... or this much kernel time has passed (seconds; 0: 10) */
     int cold;        /* 1: the device's last-level cache flushed before each timed launch */
+    double min_clock; /* > 0: a launch after which the SM clock is under this fraction of the
+                         GPU's highest (0.75: 75 %) is discarded and taken again after a pause
+                         (NVML; KL_RETAKE_MAX at most a row) */
+    double cooldown;  /* > 0: before each row, wait until the GPU is no warmer than when the
+                         run began, or this many seconds */
+    int shuffle;      /* 1: a ladder's rows run in a random order (the report keeps the
+                         ladder's) */
 };
 void kl_protocol_default(struct kl_protocol *p);
 

@@ -170,6 +170,72 @@ static void test_protocol(void)
           "host timing explained: \"%s\" / \"%s\"", s.machine.res_why, s.machine.why);
 }
 
+/* The SM clock after launch f->calls: 2000 MHz, but 1000 after launches 3 to 5 (low_from 3);
+ * always 1000 with low_from 0. */
+struct fake_clock {
+    struct fake *launches;
+    int low_from;
+};
+
+static double fake_mhz(void *arg)
+{
+    const struct fake_clock *c = arg;
+    int k = c->launches->calls;
+    return c->low_from && (k < c->low_from || k > c->low_from + 2) ? 2000 : 1000;
+}
+
+/*
+ * The clock beside every launch (--min-clock): launches after which the clock is under the
+ * threshold are taken again until KL_RETAKE_MAX have been, then kept and counted; the row's
+ * cycles are each launch's time by its clock.
+ */
+static void test_clocks(void)
+{
+    struct fake f = {0, 1e-3};
+    struct fake_clock fc = {&f, 3};
+    struct kl_clock_source clock = {fake_mhz, 2000, &fc};
+    struct kl_protocol p = {.warmup = 1, .min_repeats = 10, .max_repeats = 100, .min_clock = 0.75};
+    struct kl_stats s;
+    struct kl_err e;
+    const double *samples, *clocks = NULL;
+    CHECK(kl_measure_clocked(NULL, &p, fake_launch, &f, &clock, &s, &e) == KL_OK && s.n == 10 &&
+              f.calls == 14 && s.machine.retaken == 3 && s.machine.low_kept == 0,
+          "three low launches taken again: %d samples, %d calls, %d re-taken, %d kept", s.n,
+          f.calls, s.machine.retaken, s.machine.low_kept);
+    CHECK(fabs(s.machine.cycles - 1e-3 * 2000e6) < 1, "cycles %g, want 2e6", s.machine.cycles);
+    CHECK(kl_measure_last(&samples, NULL) == 10 && (clocks = kl_measure_last_clocks()) &&
+              clocks[0] == 2000 && clocks[9] == 2000,
+          "the clocks beside the samples");
+    /* Without --min-clock nothing is taken again: the low launches stay, their cycles too. */
+    f.calls = 0;
+    p.min_clock = 0;
+    CHECK(kl_measure_clocked(NULL, &p, fake_launch, &f, &clock, &s, &e) == KL_OK && s.n == 10 &&
+              f.calls == 11 && s.machine.retaken == 0,
+          "no filter: %d samples, %d re-taken", s.n, s.machine.retaken);
+    CHECK(kl_measure_last(&samples, NULL) == 10 && (clocks = kl_measure_last_clocks()) &&
+              clocks[2] == 1000 && clocks[5] == 2000,
+          "low clocks kept in their places: %g %g", clocks ? clocks[2] : -1,
+          clocks ? clocks[5] : -1);
+    /* A clock that never recovers: KL_RETAKE_MAX re-takes, then every launch kept and counted. */
+    f.calls = 0;
+    fc.low_from = 0;
+    p.min_clock = 0.75;
+    p.min_repeats = p.max_repeats = 4;
+    CHECK(kl_measure_clocked(NULL, &p, fake_launch, &f, &clock, &s, &e) == KL_OK && s.n == 4 &&
+              s.machine.retaken == KL_RETAKE_MAX && s.machine.low_kept == 4,
+          "gave up: %d re-taken, %d kept low", s.machine.retaken, s.machine.low_kept);
+    /* Launches without a clock: no cycles, nothing taken again, no clocks kept. */
+    f.calls = 0;
+    CHECK(kl_measure(NULL, &p, fake_launch, &f, &s, &e) == KL_OK && s.machine.cycles == 0 &&
+              s.machine.retaken == 0 && !kl_measure_last_clocks(),
+          "no clock: cycles %g", s.machine.cycles);
+    p.min_clock = 1.5;
+    CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "a minimum clock above 100 %%");
+    p.min_clock = 0;
+    p.cooldown = -1;
+    CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "a negative cool-down");
+}
+
 static void test_tolerance(void)
 {
     CHECK(kl_dot_tolerance(KL_INT, 1000) == 0.0, "int is exact");
@@ -1386,6 +1452,7 @@ int main(void)
 {
     test_stats();
     test_protocol();
+    test_clocks();
     test_tolerance();
     test_tf32_tolerance();
     test_narrow_codes();

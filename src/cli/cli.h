@@ -69,6 +69,7 @@ struct cli {
     int budget_set, exhaustive, show, clear, all;
     int timing_set;        /* --warmup, --repeats or --min-time given */
     int energy;            /* --energy: time long enough for the energy counter */
+    int lock_mhz;          /* --lock-clocks: the SM clock to hold (0: free) */
     double kernel_timeout; /* --kernel-timeout: seconds a launch may take; 0: no limit */
     /* blur */
     const char *input, *output_rung, *image_out;

@@ -129,6 +129,8 @@ static int open_device(const struct cli *c, struct kl_context **kl)
         *kl = NULL;
         return EXIT_USAGE;
     }
+    if (c->lock_mhz > 0 && kl_machine_lock_clocks(*kl, c->lock_mhz, err, sizeof err) != KL_OK)
+        fprintf(stderr, "kladder: warning: --lock-clocks: %s; the clocks stay free to move\n", err);
     char hint[512];
     if ((*kl)->ops->device_hint && (*kl)->ops->device_hint(hint, sizeof hint))
         fprintf(stderr, "kladder: note: %s\n", hint);

@@ -360,22 +360,24 @@ static int set_vec(struct cli *c, const struct cli_option *o, const char *val, c
     return 0;
 }
 
-/* --noise PCT: a percentage above 0, "0.5" or "0.5%", kept as a fraction. */
-static int set_noise(struct cli *c, const struct cli_option *o, const char *val, char *err,
-                     size_t n)
+/*
+ * --noise PCT and --min-clock PCT: a percentage above 0 and at most 100, "0.5" or "0.5%",
+ * kept as a fraction.
+ */
+static int set_fraction(struct cli *c, const struct cli_option *o, const char *val, char *err,
+                        size_t n)
 {
     char *end;
     double v = strtod(val, &end);
-    (void)o;
+    int noise = strcmp(o->name, "--noise") == 0;
     if (end != val && *end == '%')
         end++;
     if (end == val || *end || !(v > 0) || v > 100)
         return snprintf(err, n,
-                        "--noise: \"%.100s\" is not a percentage above 0 and at most 100 (e.g. "
-                        "0.5)",
-                        val),
+                        "%s: \"%.100s\" is not a percentage above 0 and at most 100 (e.g. %s)",
+                        o->name, val, noise ? "0.5" : "75"),
                1;
-    c->protocol.noise = v / 100;
+    *(noise ? &c->protocol.noise : &c->protocol.min_clock) = v / 100;
     return 0;
 }
 
@@ -433,7 +435,7 @@ const struct cli_option kl_cli_options[] = {
      F(protocol.min_time), 0, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
      "and at least T seconds of kernel time (default 0.1; 200ms works)"},
     {"--noise", NULL, "PCT", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
-     M_PROTOCOL | M_TIMING, set_noise,
+     M_PROTOCOL | M_TIMING, set_fraction,
      "then on until the median's relative standard error is at most PCT %\n(0.5 suits a GPU), "
      "or --max-time passes; the table says which rows\nstopped short"},
     {"--max-time", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
@@ -443,6 +445,22 @@ const struct cli_option kl_cli_options[] = {
      M_PROTOCOL | M_TIMING, NULL,
      "flush the device's last-level cache before every timed launch (a\nwrite of twice its size, "
      "untimed): times from memory, not the cache"},
+    {"--min-clock", NULL, "PCT", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
+     M_PROTOCOL | M_TIMING, set_fraction,
+     "take a launch again, after a pause, when the SM clock after it is\nunder PCT % of the "
+     "GPU's highest (NVML; e.g. 75); the row says how many"},
+    {"--lock-clocks", NULL, "MHZ", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_INT, F(lock_mhz), 1,
+     100000, NULL, 0, NULL,
+     "hold the SM clock at MHZ for the run (NVML; needs root or an\nadministrator's leave, else a "
+     "warning); the header says which"},
+    {"--cooldown", NULL, "T", ON_RUNS | ON_TUNE, S_PROTOCOL, K_SECONDS, F(protocol.cooldown), 0,
+     3600, NULL, M_PROTOCOL, NULL,
+     "before each row wait until the GPU is no warmer than when the run\nbegan, or T seconds "
+     "(without a temperature: T)"},
+    {"--shuffle", NULL, NULL, ON_LADDERS, S_PROTOCOL, K_FLAG, F(protocol.shuffle), 1, 0, NULL,
+     M_PROTOCOL, NULL,
+     "run a ladder's rows in a random order (from --seed); the report\nkeeps "
+     "the ladder's"},
     {"--energy", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(energy), 1, 0, NULL, 0, NULL,
      "time every row for at least 1 s, so NVML's energy counter gives\njoules per launch and "
      "GFLOP/J (NVIDIA GPUs; clocks and power always)"},

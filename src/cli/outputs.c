@@ -189,6 +189,7 @@ int kl_cli_finish(const struct cli *c, struct kl_context *kl, enum kl_status st,
                   struct kl_report *rep, struct outputs *o)
 {
     kl_report_build_logs(rep, kl);
+    kl_report_conditions_end(rep, kl);
     int rc = kl_cli_report_end(c, st, kl_last_error(kl), rep, o);
     kl_close(kl);
     return rc;

@@ -510,27 +510,79 @@ static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_la
     return row_error(res, st, users, e);
 }
 
+/*
+ * --shuffle: the order the rows run in, a permutation of 0..n-1 drawn from
+ * the seed (Fisher-Yates); 0..n-1 itself without it or under the tuner,
+ * whose rows are its own.
+ */
+static void run_order(const struct kl_ladder_args *a, unsigned long long seed, int n, int *order)
+{
+    struct kl_rng rng;
+    for (int k = 0; k < n; k++)
+        order[k] = k;
+    if (!a->protocol->shuffle || a->tuner)
+        return;
+    kl_rng_seed(&rng, seed ^ 0x5eedull);
+    for (int k = n - 1; k > 0; k--) {
+        int j = (int)(kl_rng_next(&rng) % (unsigned long long)(k + 1)), t = order[k];
+        order[k] = order[j];
+        order[j] = t;
+    }
+}
+
+/*
+ * Puts the rows run in a shuffled order back in the ladder's: rows from
+ * `from` on were run as order[0], order[1] ... (fewer where the run stopped).
+ */
+/* Row name ran next: added to the report's run order. */
+static void ran(struct kl_report *rep, const char *name)
+{
+    size_t used = strlen(rep->run_order);
+    if (used + 1 < sizeof rep->run_order)
+        snprintf(rep->run_order + used, sizeof rep->run_order - used, "%s%s", used ? ", " : "",
+                 name);
+}
+
+static void ladder_order(struct kl_report *rep, int from, int *order)
+{
+    struct kl_result *x = rep->results + from;
+    for (int k = 1; k < rep->count - from; k++) /* insertion sort by ladder position */
+        for (int j = k; j > 0 && order[j - 1] > order[j]; j--) {
+            struct kl_result t = x[j];
+            int o = order[j];
+            x[j] = x[j - 1], order[j] = order[j - 1];
+            x[j - 1] = t, order[j - 1] = o;
+        }
+}
+
 enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladder_args *a,
                                const int *chosen, int nchosen, int first, int total,
                                struct kl_report *rep, struct kl_err *e)
 {
     enum kl_status st = preflight(w, a, chosen, nchosen, e);
+    int order[KL_MAX_RUNGS], from = rep->count;
     if (st != KL_OK)
         return st;
+    run_order(a, rep->seed, nchosen, order);
     prefetch(w, a, chosen, nchosen, first, total);
     for (int k = 0; k < nchosen && st == KL_OK; k++) {
-        int i = chosen[k];
+        int i = chosen[order[k]];
         const struct kl_user_rung *u = user_of(w, a, i);
         const char *name = u ? u->name : w->table->name(i);
-        if (kl_stop_requested())
-            return kl_stop_fail(e);
-        if (a->tuner) { /* its space searched, its rows the tuner's */
+        if (kl_stop_requested()) {
+            st = kl_stop_fail(e);
+        } else if (a->tuner) { /* its space searched, its rows the tuner's */
             st = a->tuner->tune(a->tuner->arg, w, a, i, rep, e);
-            continue;
+        } else {
+            kl_progress_step(first + k, total, "%s %s: build, time, verify", w->table->workload,
+                             name);
+            st = ladder_row(w, a, i, u, name, rep, e);
+            if (a->protocol->shuffle) /* the order it ran in, for the report */
+                ran(rep, name);
         }
-        kl_progress_step(first + k, total, "%s %s: build, time, verify", w->table->workload, name);
-        st = ladder_row(w, a, i, u, name, rep, e);
     }
+    if (a->protocol->shuffle && !a->tuner)
+        ladder_order(rep, from, order);
     return st;
 }
 

@@ -36,10 +36,15 @@ struct kl_machine_state {
     int nvml_state; /* 0 not tried, 1 open, -1 unavailable (why) */
     struct kl_nvml *nvml;
     char why[160];
+    double sm_max_mhz;      /* NVML's highest SM clock; 0 not read yet, < 0 unknown */
+    double locked_mhz;      /* --lock-clocks: the clock held (unlocked at kl_machine_free) */
+    double temperature_ref; /* the cool-down's goal: the first temperature read; 0 none */
+    char lock_why[160];     /* why --lock-clocks failed */
 };
 
 struct kl_machine_window {
     struct kl_nvml *nvml;
+    double sm_max_mhz, temperature_c;
     pthread_t thread;
     atomic_int stop; /* set before the join, read by the sampler between readings */
     double t0, e0;   /* wall clock and energy counter at the start */
@@ -50,8 +55,8 @@ struct kl_machine_window {
 
 static struct kl_machine_state *state_of(struct kl_context *kl)
 {
-    if (!kl->machine)
-        kl->machine = calloc(1, sizeof *kl->machine);
+    if (!kl->machine && (kl->machine = calloc(1, sizeof *kl->machine)))
+        kl->machine->locked_mhz = -1;
     return kl->machine;
 }
 
@@ -106,6 +111,18 @@ static struct kl_nvml *nvml_of(struct kl_context *kl, char *why, size_t n)
     return m->nvml;
 }
 
+/* The highest SM clock of kl's GPU, read once; -1 unknown. */
+static double sm_max_of(struct kl_context *kl)
+{
+    struct kl_machine_state *m = kl->machine;
+    if (m && m->nvml && !m->sm_max_mhz) {
+        struct kl_nvml_facts f;
+        kl_nvml_facts(m->nvml, &f);
+        m->sm_max_mhz = f.sm_max_mhz > 0 ? f.sm_max_mhz : -1;
+    }
+    return m && m->sm_max_mhz > 0 ? m->sm_max_mhz : -1;
+}
+
 static double wall_now(void)
 {
     struct timespec t;
@@ -148,6 +165,8 @@ struct kl_machine_window *kl_machine_open(struct kl_context *kl)
     if (!w)
         return NULL;
     w->nvml = nvml;
+    w->sm_max_mhz = sm_max_of(kl);
+    w->temperature_c = kl_nvml_temperature(nvml);
     atomic_init(&w->stop, 0);
     kl_nvml_read(nvml, &r);
     w->e0 = r.energy_j;
@@ -186,6 +205,7 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
 {
     memset(out, 0, sizeof *out);
     out->joules = -1;
+    out->temperature_c = -1;
     resources(kl, out);
     if (!w) {
         char why[160] = "timed on the host";
@@ -210,6 +230,7 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
     }
     out->reasons = w->reasons;
     out->capped = (w->reasons & KL_NVML_CAPPED) != 0;
+    out->temperature_c = w->temperature_c;
     if (w->e0 < 0 || r.energy_j < 0)
         snprintf(out->why, sizeof out->why, "NVML gave no energy counter for this GPU");
     else if (out->window_s < KL_ENERGY_WINDOW_S)
@@ -231,6 +252,79 @@ void kl_machine_clocks(struct kl_context *kl, double *sm_mhz, double *mem_mhz)
         kl_nvml_read(nvml, &r);
     *sm_mhz = r.sm_mhz;
     *mem_mhz = r.mem_mhz;
+}
+
+double kl_machine_sm_now(struct kl_machine_window *w)
+{
+    return w ? kl_nvml_sm_mhz(w->nvml) : -1;
+}
+
+double kl_machine_sm_max(struct kl_machine_window *w)
+{
+    return w ? w->sm_max_mhz : -1;
+}
+
+void kl_machine_conditions(struct kl_context *kl, struct kl_conditions *out)
+{
+    struct kl_nvml *nvml = nvml_of(kl, out->why, sizeof out->why);
+    struct kl_nvml_facts f = {-1, -1, -1, -1, -1};
+    if (nvml)
+        kl_nvml_facts(nvml, &f);
+    out->known = nvml != NULL;
+    out->sm_max_mhz = f.sm_max_mhz;
+    out->locked_mhz = kl->machine ? kl->machine->locked_mhz : -1;
+    out->ecc = f.ecc;
+    out->persistence = f.persistence;
+    out->power_limit_w = f.power_limit_w;
+    out->temperature_c = f.temperature_c;
+    snprintf(out->lock_why, sizeof out->lock_why, "%s", kl->machine ? kl->machine->lock_why : "");
+    if (kl->machine && !kl->machine->temperature_ref && f.temperature_c > 0)
+        kl->machine->temperature_ref = f.temperature_c;
+}
+
+/* kl_machine_lock_clocks, its failure's reason into why (n bytes). */
+static int lock_clocks(struct kl_context *kl, double mhz, char *why, size_t n)
+{
+    struct kl_nvml *nvml = nvml_of(kl, why, n);
+    if (!nvml)
+        return -1;
+    double max = sm_max_of(kl);
+    if (!(mhz >= 1) || (max > 0 && mhz > max))
+        return snprintf(why, n, "%.6g MHz is not an SM clock of this GPU (1 to %.0f MHz)", mhz,
+                        max),
+               -1;
+    if (kl_nvml_lock_clocks(nvml, (unsigned)mhz, why, n) != 0)
+        return -1;
+    kl->machine->locked_mhz = (unsigned)mhz;
+    return 0;
+}
+
+enum kl_status kl_machine_lock_clocks(struct kl_context *kl, double mhz, char *why, size_t n)
+{
+    if (!lock_clocks(kl, mhz, why, n))
+        return KL_OK;
+    if (kl->machine)
+        snprintf(kl->machine->lock_why, sizeof kl->machine->lock_why, "%s", why);
+    return KL_ERR_UNSUPPORTED;
+}
+
+double kl_machine_cooldown(struct kl_context *kl, double limit_s)
+{
+    char why[160];
+    struct kl_machine_state *m = limit_s > 0 ? state_of(kl) : NULL;
+    struct kl_nvml *nvml = m ? nvml_of(kl, why, sizeof why) : NULL;
+    double t0 = wall_now(), temperature = nvml ? kl_nvml_temperature(nvml) : -1;
+    const struct timespec step = {0, 100 * 1000000L};
+    if (!m)
+        return 0;
+    if (temperature > 0 && !m->temperature_ref)
+        m->temperature_ref = temperature; /* the first row's: nothing to wait for */
+    while (wall_now() - t0 < limit_s && (temperature < 0 || temperature > m->temperature_ref + 1)) {
+        nanosleep(&step, NULL);
+        if (nvml)
+            temperature = kl_nvml_temperature(nvml);
+    }
+    return wall_now() - t0;
 }
 
 void kl_machine_host(char *host, size_t nh, char *cpu, size_t nc, char *os, size_t no)
@@ -261,6 +355,8 @@ void kl_machine_free(struct kl_context *kl)
 {
     if (!kl->machine)
         return;
+    if (kl->machine->locked_mhz > 0) /* --lock-clocks: the clocks back to the driver */
+        kl_nvml_unlock_clocks(kl->machine->nvml);
     kl_nvml_close(kl->machine->nvml);
     free(kl->machine);
     kl->machine = NULL;

@@ -30,7 +30,12 @@ struct kl_machine {
     double joules; /* energy per timed launch: the counter over the window / launches; < 0 none */
     unsigned long long reasons; /* NVML's clock-event reasons seen while timing (OR) */
     int capped;                 /* power or heat held the clocks down (KL_NVML_CAPPED) */
-    char why[192];              /* what is missing and why (no NVML, a window too short) */
+    double temperature_c;       /* the GPU's temperature as the timed launches began; < 0 */
+    double cycles; /* median SM cycles per launch: each launch's time by the clock read right
+                      after it (kl_measure); 0 where a launch's clock is unknown */
+    int retaken;   /* launches discarded and taken again for a clock under --min-clock */
+    int low_kept;  /* launches kept under --min-clock after KL_RETAKE_MAX were re-taken */
+    char why[192]; /* what is missing and why (no NVML, a window too short) */
 };
 
 /* A measurement's window of timed launches, between kl_machine_open and _close. */
@@ -54,6 +59,33 @@ void kl_machine_free(struct kl_context *kl);
 void kl_machine_host(char *host, size_t nh, char *cpu, size_t nc, char *os, size_t no);
 /* The SM and memory clocks now, or -1 each where NVML does not tell. */
 void kl_machine_clocks(struct kl_context *kl, double *sm_mhz, double *mem_mhz);
+/* The SM clock now and the highest it may run at, in a window; -1 where unknown (w NULL). */
+double kl_machine_sm_now(struct kl_machine_window *w);
+double kl_machine_sm_max(struct kl_machine_window *w);
+
+/* The conditions a run is made in (kl_machine_conditions); -1 where NVML does not tell. */
+struct kl_conditions {
+    int known;            /* NVML told them; else why says why not */
+    double sm_max_mhz;    /* the highest SM clock */
+    double locked_mhz;    /* the SM clock --lock-clocks holds; < 0: free to move */
+    int ecc, persistence; /* 1 on, 0 off */
+    double power_limit_w; /* the enforced power limit */
+    double temperature_c; /* now */
+    char why[160];        /* why NVML told nothing */
+    char lock_why[160];   /* why --lock-clocks could not lock them; "" */
+};
+void kl_machine_conditions(struct kl_context *kl, struct kl_conditions *out);
+/*
+ * Locks kl's SM clock at mhz until kl closes (--lock-clocks); KL_OK, else
+ * KL_ERR_UNSUPPORTED and why (no NVML, no right to, a clock the GPU lacks).
+ */
+enum kl_status kl_machine_lock_clocks(struct kl_context *kl, double mhz, char *why, size_t n);
+/*
+ * The cool-down before a row (--cooldown): waits until the GPU is no warmer than
+ * when the run's conditions were first read (+1 degree) or limit_s pass; without
+ * a temperature, limit_s. Returns the seconds waited.
+ */
+double kl_machine_cooldown(struct kl_context *kl, double limit_s);
 
 /*
  * The occupancy of r's work-group on a compute unit of d and what limits it:

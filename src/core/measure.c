@@ -1,17 +1,24 @@
+#define _POSIX_C_SOURCE 200809L
 #include "core/measure.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/cold.h"
 #include "core/stop.h"
 
-/* The last measurement's samples in launch order, kept for kl_stats.samples. */
-static _Thread_local double *kept;
-static _Thread_local int kept_cap, kept_n;
+/* The last measurement's samples (and the clock after each) in launch order, for the JSON. */
+static _Thread_local double *kept, *kept_clocks;
+static _Thread_local int kept_cap, kept_n, kept_have_clocks;
 static _Thread_local struct kl_machine kept_machine;
+
+const double *kl_measure_last_clocks(void)
+{
+    return kept_n && kept_have_clocks ? kept_clocks : NULL;
+}
 
 int kl_measure_last(const double **samples, struct kl_machine *machine)
 {
@@ -34,6 +41,10 @@ void kl_protocol_default(struct kl_protocol *p)
     p->max_repeats = 100000;
     p->noise = 0;
     p->max_time = 0;
+    p->cold = 0;
+    p->min_clock = 0;
+    p->cooldown = 0;
+    p->shuffle = 0;
 }
 
 enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
@@ -52,6 +63,11 @@ enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
                        p->noise * 100);
     if (!(p->max_time >= 0))
         return kl_fail(e, KL_ERR_ARG, "maximum time must be >= 0 (got %g)", p->max_time);
+    if (!(p->min_clock >= 0 && p->min_clock <= 1))
+        return kl_fail(e, KL_ERR_ARG, "minimum clock must be between 0 and 100 %% (got %g %%)",
+                       p->min_clock * 100);
+    if (!(p->cooldown >= 0))
+        return kl_fail(e, KL_ERR_ARG, "cool-down must be >= 0 s (got %g)", p->cooldown);
     return KL_OK;
 }
 
@@ -119,18 +135,25 @@ void kl_stats_compute(double *s, int n, struct kl_stats *out)
         out->noise = sorted_noise(s, n);
 }
 
-/* Keeps a copy of the n samples in launch order (none without memory). */
-static void keep(const double *s, int n)
+/* Keeps a copy of the n samples and their clocks in launch order (none without memory). */
+static void keep(const double *s, const double *clocks, int n)
 {
     kept_n = 0;
     if (n > kept_cap) {
         double *more = realloc(kept, (size_t)n * sizeof *more);
-        if (!more)
+        if (more)
+            kept = more;
+        double *more_clocks = more ? realloc(kept_clocks, (size_t)n * sizeof *more) : NULL;
+        if (!more_clocks)
             return;
-        kept = more;
+        kept_clocks = more_clocks;
         kept_cap = n;
     }
     memcpy(kept, s, (size_t)n * sizeof *s);
+    memcpy(kept_clocks, clocks, (size_t)n * sizeof *s);
+    kept_have_clocks = 0;
+    for (int i = 0; i < n; i++)
+        kept_have_clocks |= clocks[i] > 0;
     kept_n = n;
 }
 
@@ -170,57 +193,172 @@ static enum kl_status timed_launch(struct kl_context *kl, const struct kl_protoc
     return fn(arg, t, e);
 }
 
+/* NVML's SM clock for kl_measure: the machine window's. */
+static double window_clock(void *w)
+{
+    return kl_machine_sm_now(w);
+}
+
+/* A launch the protocol takes again: its clock under --min-clock, while re-takes remain. */
+static int retake(const struct kl_protocol *p, const struct kl_clock_source *clock, double mhz,
+                  int retaken)
+{
+    return p->min_clock > 0 && clock && clock->max_mhz > 0 && mhz >= 0 &&
+           mhz < p->min_clock * clock->max_mhz && retaken < KL_RETAKE_MAX;
+}
+
+static void pause_s(double seconds)
+{
+    struct timespec t = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
+    nanosleep(&t, NULL);
+}
+
+/*
+ * The median SM cycles of n launches: each launch's seconds by the clock (MHz) read after
+ * it; 0 where any clock is unknown or memory is short.
+ */
+static double median_cycles(const double *s, const double *clocks, int n)
+{
+    double *c = n > 0 ? malloc((size_t)n * sizeof *c) : NULL, median = 0;
+    for (int i = 0; c && i < n; i++)
+        if ((c[i] = s[i] * clocks[i] * 1e6) <= 0) {
+            free(c);
+            return 0;
+        }
+    if (c) {
+        qsort(c, (size_t)n, sizeof *c, cmp_double);
+        median = sorted_median(c, n);
+    }
+    free(c);
+    return median;
+}
+
+/* The timed launches of one measurement: their times and the clock after each. */
+struct timed {
+    double *s, *clocks;
+    int n, cap;
+    double total; /* kernel seconds */
+    int retaken;  /* launches taken again for a low clock */
+    int low_kept; /* launches kept under --min-clock once the re-takes ran out */
+};
+
+/* Grows the sample and clock arrays to hold another (up to max); 0 out of memory. */
+static int grow(struct timed *r, int max)
+{
+    int grown = r->cap * 2 < max ? r->cap * 2 : max;
+    double *more = realloc(r->s, (size_t)grown * sizeof *more);
+    if (more)
+        r->s = more;
+    double *more_clocks = more ? realloc(r->clocks, (size_t)grown * sizeof *more) : NULL;
+    if (!more_clocks)
+        return 0;
+    r->clocks = more_clocks;
+    r->cap = grown;
+    return 1;
+}
+
+/*
+ * Timed launches until the protocol has enough, each followed by a read of the clock; a
+ * launch under --min-clock is discarded and taken again after a pause while re-takes remain.
+ */
+static enum kl_status timed_launches(struct kl_context *kl, const struct kl_protocol *p,
+                                     kl_launch_fn fn, void *arg,
+                                     const struct kl_clock_source *clock, struct timed *r,
+                                     struct kl_err *e)
+{
+    enum kl_status st;
+    int next_check = 0, met = 0;
+    double t = 0;
+    while (more(p, r->s, r->n, r->total, &next_check, &met)) {
+        if (r->n == r->cap && !grow(r, p->max_repeats))
+            return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        if ((st = timed_launch(kl, p, fn, arg, &t, e)) != KL_OK)
+            return st;
+        double mhz = clock ? clock->now(clock->arg) : -1;
+        if (retake(p, clock, mhz, r->retaken)) { /* throttled: let the GPU recover, then again */
+            r->retaken++;
+            pause_s(KL_RETAKE_PAUSE_S);
+            continue;
+        }
+        r->low_kept += p->min_clock > 0 && clock && mhz >= 0 && mhz < p->min_clock * clock->max_mhz;
+        r->clocks[r->n] = mhz;
+        r->s[r->n++] = t;
+        r->total += t;
+    }
+    return KL_OK;
+}
+
+/* What the protocol and the clocks did to a row's machine: cycles, re-takes, spoiled energy. */
+static void outcome(const struct kl_protocol *p, const struct timed *r, struct kl_machine *m)
+{
+    const char *spoiled = NULL;
+    char why[128];
+    m->cycles = median_cycles(r->s, r->clocks, r->n);
+    m->retaken = r->retaken;
+    m->low_kept = r->low_kept;
+    if (p->cold) {
+        spoiled = "no energy: with --cold the cache flushes between launches share the counter";
+    } else if (r->retaken) {
+        snprintf(why, sizeof why,
+                 "no energy: %d launches were taken again after pauses for a low clock",
+                 r->retaken);
+        spoiled = why;
+    }
+    if (spoiled && m->joules >= 0) { /* they drew on the same counter */
+        m->joules = -1;
+        snprintf(m->why, sizeof m->why, "%s", spoiled);
+    }
+}
+
 enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl_launch_fn fn,
                           void *arg, struct kl_stats *out, struct kl_err *e)
 {
+    return kl_measure_clocked(kl, p, fn, arg, NULL, out, e);
+}
+
+enum kl_status kl_measure_clocked(struct kl_context *kl, const struct kl_protocol *p,
+                                  kl_launch_fn fn, void *arg, const struct kl_clock_source *clock,
+                                  struct kl_stats *out, struct kl_err *e)
+{
     enum kl_status st = kl_protocol_check(p, e);
-    double t = 0.0, total = 0.0;
-    int cap = p->min_repeats, n = 0, next_check = 0, met = 0;
-    double *s = NULL;
-    struct kl_machine_window *w = NULL;
+    double t = 0.0;
+    struct timed r = {.cap = p->min_repeats};
+    struct kl_machine_window *w;
     struct kl_machine machine;
+    struct kl_clock_source nvml_clock;
 
     if (st != KL_OK)
         return st;
+    if (kl && p->cooldown > 0)
+        kl_machine_cooldown(kl, p->cooldown);
     kl_machine_begin(kl);
     for (int i = 0; i < p->warmup; i++)
         if ((st = fn(arg, &t, e)) != KL_OK)
             return st;
-    s = malloc((size_t)cap * sizeof *s);
-    if (!s)
+    r.s = malloc((size_t)r.cap * sizeof *r.s);
+    r.clocks = malloc((size_t)r.cap * sizeof *r.clocks);
+    if (!r.s || !r.clocks) {
+        free(r.s);
+        free(r.clocks);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    }
     w = kl_machine_open(kl);
-    while (more(p, s, n, total, &next_check, &met)) {
-        if (n == cap) {
-            int grown = cap * 2 < p->max_repeats ? cap * 2 : p->max_repeats;
-            double *more = realloc(s, (size_t)grown * sizeof *s);
-            if (!more) {
-                st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-                goto free_samples;
-            }
-            s = more;
-            cap = grown;
-        }
-        if ((st = timed_launch(kl, p, fn, arg, &t, e)) != KL_OK)
-            goto free_samples;
-        s[n++] = t;
-        total += t;
+    if (!clock && w) {
+        nvml_clock = (struct kl_clock_source){window_clock, kl_machine_sm_max(w), w};
+        clock = &nvml_clock;
     }
-free_samples:
-    kl_machine_close(kl, w, n, &machine);
-    if (p->cold && kl && machine.joules >= 0) { /* the flushes drew on the same counter */
-        machine.joules = -1;
-        snprintf(machine.why, sizeof machine.why,
-                 "no energy: with --cold the cache flushes between launches share the counter");
-    }
+    st = timed_launches(kl, p, fn, arg, clock, &r, e);
+    kl_machine_close(kl, w, r.n, &machine);
+    outcome(p, &r, &machine);
     kept_n = 0;
     if (st == KL_OK) {
-        keep(s, n);
+        keep(r.s, r.clocks, r.n);
         kept_machine = machine;
-        kl_stats_compute(s, n, out);
+        kl_stats_compute(r.s, r.n, out);
         out->machine = machine;
         out->noise_met = p->noise > 0 ? out->noise <= p->noise : -1;
     }
-    free(s);
+    free(r.s);
+    free(r.clocks);
     return st;
 }

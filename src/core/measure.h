@@ -48,6 +48,17 @@ struct kl_run_limits {
     int abandoned;    /* out: 1 too slow, 2 out of time */
 };
 
+/* Launches re-taken for a low clock at most in one row, and the pause before each. */
+#define KL_RETAKE_MAX 64
+#define KL_RETAKE_PAUSE_S 0.05
+
+/* Where the SM clock after each launch comes from: NVML in kl_measure; tests give their own. */
+struct kl_clock_source {
+    double (*now)(void *arg); /* MHz now; < 0 unknown */
+    double max_mhz;           /* the highest the clock may be; <= 0 unknown */
+    void *arg;
+};
+
 /*
  * Runs the protocol around fn and fills *out. kl is the context whose device
  * runs the launches, observed meanwhile (core/machine.h): the kernels of its
@@ -55,6 +66,13 @@ struct kl_run_limits {
  */
 enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl_launch_fn fn,
                           void *arg, struct kl_stats *out, struct kl_err *e);
+/*
+ * kl_measure with the clock read after each launch from clock (NULL: NVML's,
+ * where kl has it): out->machine's cycles, retaken and low_kept follow it.
+ */
+enum kl_status kl_measure_clocked(struct kl_context *kl, const struct kl_protocol *p,
+                                  kl_launch_fn fn, void *arg, const struct kl_clock_source *clock,
+                                  struct kl_stats *out, struct kl_err *e);
 
 /*
  * The timed launches of the last kl_measure on this thread, in the order
@@ -63,6 +81,8 @@ enum kl_status kl_measure(struct kl_context *kl, const struct kl_protocol *p, kl
  * kl_measure_forget.
  */
 int kl_measure_last(const double **samples, struct kl_machine *machine);
+/* The SM clock read after each of those launches (MHz, < 0 unknown); NULL where none was. */
+const double *kl_measure_last_clocks(void);
 void kl_measure_forget(void);
 
 #endif /* KL_MEASURE_H */

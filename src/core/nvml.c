@@ -40,6 +40,14 @@ static struct {
     nvml_return (*energy)(nvml_device, unsigned long long *);
     nvml_return (*reasons)(nvml_device, unsigned long long *);
     nvml_return (*fields)(nvml_device, int, struct field_value *); /* optional */
+    /* The run's conditions and --lock-clocks: optional, unknown (or refused) where absent. */
+    nvml_return (*max_clock)(nvml_device, int, unsigned *);
+    nvml_return (*ecc)(nvml_device, int *, int *);
+    nvml_return (*persistence)(nvml_device, int *);
+    nvml_return (*power_limit)(nvml_device, unsigned *);
+    nvml_return (*temperature)(nvml_device, int, unsigned *);
+    nvml_return (*lock)(nvml_device, unsigned, unsigned);
+    nvml_return (*unlock)(nvml_device);
 } nv;
 
 struct kl_nvml {
@@ -66,6 +74,13 @@ static int load(void)
     *(void **)&nv.energy = dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
     /* The reasons' name changed in driver 535; older drivers have the throttle one. */
     *(void **)&nv.fields = dlsym(lib, "nvmlDeviceGetFieldValues");
+    *(void **)&nv.max_clock = dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+    *(void **)&nv.ecc = dlsym(lib, "nvmlDeviceGetEccMode");
+    *(void **)&nv.persistence = dlsym(lib, "nvmlDeviceGetPersistenceMode");
+    *(void **)&nv.power_limit = dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit");
+    *(void **)&nv.temperature = dlsym(lib, "nvmlDeviceGetTemperature");
+    *(void **)&nv.lock = dlsym(lib, "nvmlDeviceSetGpuLockedClocks");
+    *(void **)&nv.unlock = dlsym(lib, "nvmlDeviceResetGpuLockedClocks");
     if (!(*(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons")))
         *(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!nv.init || !nv.shutdown || !nv.error_string || !nv.by_bus_id || !nv.clock || !nv.power ||
@@ -134,6 +149,48 @@ void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r)
     if (nv.reasons(m->dev, &e) != 0)
         e = 0;
     r->reasons = e;
+}
+
+double kl_nvml_sm_mhz(struct kl_nvml *m)
+{
+    unsigned v;
+    return nv.clock(m->dev, NVML_CLOCK_SM, &v) == 0 ? (double)v : -1.0;
+}
+
+double kl_nvml_temperature(struct kl_nvml *m)
+{
+    unsigned v;
+    return nv.temperature && nv.temperature(m->dev, 0 /* the GPU's sensor */, &v) == 0 ? (double)v
+                                                                                       : -1.0;
+}
+
+void kl_nvml_facts(struct kl_nvml *m, struct kl_nvml_facts *f)
+{
+    unsigned v;
+    int current, pending;
+    f->sm_max_mhz = nv.max_clock && nv.max_clock(m->dev, NVML_CLOCK_SM, &v) == 0 ? v : -1.0;
+    f->ecc = nv.ecc && nv.ecc(m->dev, &current, &pending) == 0 ? current != 0 : -1;
+    f->persistence = nv.persistence && nv.persistence(m->dev, &current) == 0 ? current != 0 : -1;
+    f->power_limit_w = nv.power_limit && nv.power_limit(m->dev, &v) == 0 ? v / 1000.0 : -1.0;
+    f->temperature_c = kl_nvml_temperature(m);
+}
+
+int kl_nvml_lock_clocks(struct kl_nvml *m, unsigned mhz, char *why, size_t n)
+{
+    nvml_return rc;
+    if (!nv.lock || !nv.unlock)
+        return snprintf(why, n, "this NVML cannot lock clocks (a driver older than 450?)"), -1;
+    if ((rc = nv.lock(m->dev, mhz, mhz)) != 0)
+        return snprintf(why, n, "NVML refused to lock the SM clock at %u MHz: %s", mhz,
+                        nv.error_string(rc)),
+               -1;
+    return 0;
+}
+
+void kl_nvml_unlock_clocks(struct kl_nvml *m)
+{
+    if (nv.unlock)
+        nv.unlock(m->dev);
 }
 
 void kl_nvml_reason_names(unsigned long long mask, char *buf, size_t n)

@@ -31,6 +31,28 @@ int kl_nvml_open(const char *pci_bus_id, struct kl_nvml **out, char *why, size_t
 void kl_nvml_close(struct kl_nvml *m);
 /* Reads what NVML tells now (thread-safe: NVML is). */
 void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r);
+/* The SM clock now (one call, cheap enough to follow every launch); -1 where NVML does not tell. */
+double kl_nvml_sm_mhz(struct kl_nvml *m);
+/* The GPU's temperature now in degrees Celsius; -1 where NVML does not tell. */
+double kl_nvml_temperature(struct kl_nvml *m);
+
+/* The conditions a run is made in; a field NVML does not tell is -1. */
+struct kl_nvml_facts {
+    double sm_max_mhz;    /* the highest SM clock the GPU may run at */
+    int ecc, persistence; /* 1 on, 0 off */
+    double power_limit_w; /* the power limit the driver enforces */
+    double temperature_c;
+};
+void kl_nvml_facts(struct kl_nvml *m, struct kl_nvml_facts *f);
+
+/*
+ * Locks the SM clock at mhz (nvmlDeviceSetGpuLockedClocks: root, or an administrator's
+ * permission); 0 on success, else -1 and why. kl_nvml_unlock_clocks gives the clocks back
+ * to the driver.
+ */
+int kl_nvml_lock_clocks(struct kl_nvml *m, unsigned mhz, char *why, size_t n);
+void kl_nvml_unlock_clocks(struct kl_nvml *m);
+
 /* The names of the reasons set in mask, comma-separated, into buf ("" for none). */
 void kl_nvml_reason_names(unsigned long long mask, char *buf, size_t n);
 

@@ -105,19 +105,47 @@ void kl_result_keep_measured(struct kl_result *x)
         return;
     x->machine = m;
     x->has_machine = 1;
+    const double *clocks = kl_measure_last_clocks();
     free(x->samples);
+    free(x->clocks);
     x->samples = malloc((size_t)n * sizeof *x->samples);
+    x->clocks = clocks ? malloc((size_t)n * sizeof *x->clocks) : NULL;
     x->nsamples = x->samples ? n : 0;
     if (x->samples)
         memcpy(x->samples, s, (size_t)n * sizeof *s);
+    if (x->clocks)
+        memcpy(x->clocks, clocks, (size_t)n * sizeof *clocks);
 }
 
 void kl_report_provenance(struct kl_report *r, struct kl_context *kl)
 {
     kl_machine_host(r->host, sizeof r->host, r->cpu, sizeof r->cpu, r->os, sizeof r->os);
     r->start_sm_mhz = r->start_mem_mhz = -1;
-    if (kl)
+    r->end_temperature_c = -1;
+    memset(&r->conditions, 0, sizeof r->conditions);
+    snprintf(r->conditions.why, sizeof r->conditions.why, "timed on the host");
+    if (kl) {
         kl_machine_clocks(kl, &r->start_sm_mhz, &r->start_mem_mhz);
+        kl_machine_conditions(kl, &r->conditions);
+    }
+}
+
+void kl_report_conditions_end(struct kl_report *r, struct kl_context *kl)
+{
+    struct kl_conditions now;
+    if (!kl || !r->conditions.known)
+        return;
+    kl_machine_conditions(kl, &now);
+    r->end_temperature_c = now.temperature_c;
+}
+
+void kl_report_inputs(struct kl_report *r, const char *what, enum kl_type t)
+{
+    const char *how = t == KL_INT                       ? "integers uniform in [-8, 8]"
+                      : t == KL_INT8                    ? "integers uniform in [-128, 127]"
+                      : t == KL_FLOAT || t == KL_DOUBLE ? "uniform in [-1, 1)"
+                                                        : "uniform in [-1, 1), rounded to the type";
+    snprintf(r->inputs, sizeof r->inputs, "%s %s, seed %llu", what, how, r->seed);
 }
 
 static void free_build_logs(struct kl_report *r)
@@ -163,8 +191,10 @@ void kl_report_build_logs(struct kl_report *r, const struct kl_context *kl)
 
 void kl_report_free(struct kl_report *r)
 {
-    for (int i = 0; i < r->count; i++)
+    for (int i = 0; i < r->count; i++) {
         free(r->results[i].samples);
+        free(r->results[i].clocks);
+    }
     free(r->results);
     r->results = NULL;
     r->count = r->capacity = 0;

@@ -98,6 +98,7 @@ struct kl_result {
     int has_machine;             /* machine holds what its timed launches saw */
     struct kl_machine machine;   /* resources, occupancy, clocks, power and energy */
     double *samples;             /* every timed launch's time, in order (keep_measured) */
+    double *clocks;              /* the SM clock after each (MHz, < 0 unknown); NULL: none */
     int nsamples;
     /* filled by kl_report_finish */
     double gflops, gbps, speedup_first, speedup_host;
@@ -141,6 +142,10 @@ struct kl_report {
     int ladder;             /* rows are rungs of one ladder: show speed-ups */
     char host[64], cpu[128], os[128]; /* where it ran (kl_report_provenance) */
     double start_sm_mhz, start_mem_mhz; /* the GPU's clocks as the run began; < 0 unknown */
+    struct kl_conditions conditions;    /* as the run began (kl_report_provenance) */
+    double end_temperature_c;           /* as it ended (kl_report_conditions_end); < 0 */
+    char inputs[192];                   /* the inputs' distribution ("" unsaid) */
+    char run_order[512];                /* --shuffle: the rows' names in the order they ran */
     char stopped[96]; /* why the run ended early ("SIGINT", "--kernel-timeout 2 s"); "": it did not */
     struct kl_result *results;
     int count, capacity;
@@ -152,6 +157,13 @@ struct kl_stats;
 struct kl_context;
 /* Where the run happens: host, CPU, OS and kl's clocks now (kl may be NULL). */
 void kl_report_provenance(struct kl_report *r, struct kl_context *kl);
+/* The GPU's temperature as the run ends, for the conditions (kl may be NULL). */
+void kl_report_conditions_end(struct kl_report *r, struct kl_context *kl);
+/*
+ * Says in r->inputs how a workload drew its inputs of type t: what (e.g. "A and B")
+ * uniform in [-1, 1) (integers in the type's range), from r's seed.
+ */
+void kl_report_inputs(struct kl_report *r, const char *what, enum kl_type t);
 /* Copies a measurement's median, min, max, count and machine into a result. */
 void kl_result_set_stats(struct kl_result *x, const struct kl_stats *s);
 /*

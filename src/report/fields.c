@@ -217,6 +217,14 @@ const struct kl_machine_field kl_machine_fields[] = {
     {"energy_j", "J", "energy per timed launch", 2, 0, RESULT(machine.joules), ROW(energy_j)},
     {"gflops_per_j", "GFLOP/J", "work per joule", 2, 0, RESULT(gflops_per_j), ROW(gflops_per_j)},
     {"gbps_per_j", "GB/J", "minimal traffic per joule", 2, 0, RESULT(gbps_per_j), ROW(gbps_per_j)},
+    {"cycles", "cycles", "median SM cycles per launch (its time by the clock read after it)", 2, 0,
+     RESULT(machine.cycles), ROW(cycles)},
+    {"temperature_c", "°C", "GPU temperature as the timed launches began", 2, 0,
+     RESULT(machine.temperature_c), ROW(temperature_c)},
+    {"retaken", "launches", "launches taken again for a clock under --min-clock", 2, 1,
+     RESULT(machine.retaken), ROW(retaken)},
+    {"low_clock_kept", "launches", "launches kept under --min-clock once the re-takes ran out", 2,
+     1, RESULT(machine.low_kept), ROW(low_kept)},
 };
 const int kl_machine_field_count = sizeof kl_machine_fields / sizeof *kl_machine_fields;
 

@@ -241,6 +241,7 @@ static void read_fields(struct check *c, const struct kl_json *o, const char *wh
     r->error = error ? error->number : NAN;
     r->tensor = tensor ? tensor->boolean : 0;
     r->samples = optional(c, o, where, "samples", KL_JSON_ARRAY);
+    r->clocks = optional(c, o, where, "sample_clocks_mhz", KL_JSON_ARRAY);
 }
 
 /* The row's precision and status are ones kladder writes; a timed row has its times. */

@@ -43,6 +43,10 @@ struct kl_run_row {
     double sm_mhz, sm_mhz_min, watts, energy_j, gflops_per_j, gbps_per_j;
     double watts_max, window_s; /* the highest power; the timed launches' wall time */
     int capped;                 /* 1: power or heat held the clocks down */
+    double cycles;              /* median SM cycles per launch */
+    double temperature_c;       /* as the row's timed launches began */
+    int retaken, low_kept;      /* launches taken again for a low clock; kept under it */
+    const struct kl_json *clocks; /* the SM clock after each timed launch (MHz): an array */
     const char *machine_note, *resources_note;
 };
 

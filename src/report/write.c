@@ -13,6 +13,57 @@
 #include "core/nvml.h"
 #include "report/fields.h"
 
+/* "on", "off" or "unknown" for a flag NVML gave as 1, 0 or -1. */
+static const char *on_off(int flag)
+{
+    return flag > 0 ? "on" : flag == 0 ? "off" : "unknown";
+}
+
+/*
+ * The conditions the GPU ran in (NVML): whether its clocks were held, ECC, persistence, the
+ * power limit and the temperature at both ends; nothing where NVML told nothing.
+ */
+static void conditions_line(const struct kl_report *r, FILE *out)
+{
+    const struct kl_conditions *c = &r->conditions;
+    char clocks[256], end[32] = "";
+    if (!c->known)
+        return;
+    if (c->locked_mhz > 0)
+        snprintf(clocks, sizeof clocks, "SM clock locked at %.0f MHz (--lock-clocks)",
+                 c->locked_mhz);
+    else
+        snprintf(clocks, sizeof clocks, "clocks free to move (SM up to %.0f MHz): %s",
+                 c->sm_max_mhz,
+                 c->lock_why[0] ? c->lock_why : "--lock-clocks MHZ holds them where allowed");
+    if (r->end_temperature_c >= 0)
+        snprintf(end, sizeof end, ", %.0f °C at the end", r->end_temperature_c);
+    fprintf(out, "machine:   %s\n", clocks);
+    fprintf(out, "           ECC %s, persistence %s, power limit %.0f W, %.0f °C at the start%s\n",
+            on_off(c->ecc), on_off(c->persistence), c->power_limit_w, c->temperature_c, end);
+}
+
+/* What the protocol does beyond its counts: cold launches, the clock filter, cool-downs, order. */
+static void protocol_extras(const struct kl_report *r, char *buf, size_t n)
+{
+    const struct kl_protocol *p = &r->protocol;
+    size_t used = 0;
+    buf[0] = '\0';
+    if (p->cold)
+        used += (size_t)snprintf(buf + used, n - used,
+                                 "; cold: the last-level cache flushed before every timed launch "
+                                 "(device rungs)");
+    if (p->min_clock > 0 && used < n)
+        used += (size_t)snprintf(
+            buf + used, n - used, "; launches under %.3g %% of the highest SM clock taken again%s",
+            p->min_clock * 100, r->conditions.known ? "" : " (no clock to read here: none)");
+    if (p->cooldown > 0 && used < n)
+        used += (size_t)snprintf(buf + used, n - used,
+                                 "; before each row a cool-down of up to %.3g s", p->cooldown);
+    if (p->shuffle && used < n)
+        snprintf(buf + used, n - used, "; rows in a random order (%.400s)", r->run_order);
+}
+
 static void header(const struct kl_report *r, FILE *out)
 {
     fprintf(out, "kladder %s  %s  %s  seed %llu\n", r->workload, r->sizes,
@@ -31,14 +82,19 @@ static void header(const struct kl_report *r, FILE *out)
         snprintf(noise, sizeof noise,
                  ", then on until the median's relative standard error is <= %.3g %% or %.3g s",
                  r->protocol.noise * 100, kl_noise_max_time(&r->protocol));
+    char extras[768];
+    protocol_extras(r, extras, sizeof extras);
     fprintf(out,
             "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s%s; kernel time from "
             "%s events%s%s\n",
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, noise, r->backend,
-            host ? ", host rungs by the host clock" : "",
-            r->protocol.cold ? "; cold: the last-level cache flushed before every timed launch "
-                               "(device rungs)"
-                             : "");
+            host ? ", host rungs by the host clock" : "", extras);
+    conditions_line(r, out);
+    if (r->inputs[0])
+        fprintf(out, "inputs:    %s%s\n", r->inputs,
+                strcmp(r->workload, "gemm") == 0
+                    ? " (the tensor cores' speed and power depend on the values)"
+                    : "");
     if (r->flops > 0)
         fprintf(out,
                 "work:      %.4g GFLOP and %.4g MB minimal traffic per launch (AI %.3g FLOP/B)\n",
@@ -171,6 +227,9 @@ static void timing_cells(const struct kl_report *r, const struct kl_result *x, F
         kl_nvml_reason_names(m->reasons, reasons, sizeof reasons);
         fprintf(out, "  capped: %s", reasons);
     }
+    if (first && m->retaken) /* --min-clock */
+        fprintf(out, "  %d launches taken again for a low clock%s", m->retaken,
+                m->low_kept ? ", then kept under it" : "");
 }
 
 /* Row x's lines: one a kernel it ran (one where none), the row's figures on the first. */
@@ -645,7 +704,7 @@ static void json_clock_events(FILE *out, const struct kl_machine *m, int on)
     fprintf(out, "], \"capped\": %s", m->capped ? "true" : "false");
 }
 
-/* Every timed launch's time, in order, or null. */
+/* Every timed launch's time, in order, and the SM clock after each (MHz), or null. */
 static void json_samples(FILE *out, const struct kl_result *x, int ok)
 {
     fputs("\"samples\": ", out);
@@ -656,6 +715,19 @@ static void json_samples(FILE *out, const struct kl_result *x, int ok)
     fputc('[', out);
     for (int k = 0; k < x->nsamples; k++)
         fprintf(out, k ? ", %.6g" : "%.6g", x->samples[k]);
+    fputs("], \"sample_clocks_mhz\": ", out);
+    if (!x->clocks) {
+        fputs("null", out);
+        return;
+    }
+    fputc('[', out);
+    for (int k = 0; k < x->nsamples; k++) {
+        fputs(k ? ", " : "", out);
+        if (x->clocks[k] >= 0)
+            fprintf(out, "%.0f", x->clocks[k]);
+        else
+            fputs("null", out);
+    }
     fputc(']', out);
 }
 
@@ -793,6 +865,40 @@ static void json_images(FILE *out, const struct kl_report *r)
     fputs("},\n", out);
 }
 
+/* A number, or null where it is negative (unknown). */
+static void json_known(FILE *out, const char *key, double v, const char *end)
+{
+    fprintf(out, "\"%s\": ", key);
+    json_num(out, v, v >= 0);
+    fputs(end, out);
+}
+
+/* A flag NVML gave as 1, 0 or -1 (unknown: null). */
+static void json_flag(FILE *out, const char *key, int flag, const char *end)
+{
+    fprintf(out, "\"%s\": %s%s", key, flag > 0 ? "true" : flag == 0 ? "false" : "null", end);
+}
+
+/* The conditions the run was made in: the GPU's (NVML; null where unknown) and the inputs'. */
+static void json_conditions(FILE *out, const struct kl_report *r)
+{
+    const struct kl_conditions *c = &r->conditions;
+    fputs("  \"conditions\": {", out);
+    if (c->known) {
+        json_known(out, "locked_mhz", c->locked_mhz, ", ");
+        json_known(out, "sm_max_mhz", c->sm_max_mhz, ", ");
+        json_flag(out, "ecc", c->ecc, ", ");
+        json_flag(out, "persistence", c->persistence, ", ");
+        json_known(out, "power_limit_w", c->power_limit_w, ", ");
+        json_known(out, "temperature_start_c", c->temperature_c, ", ");
+        json_known(out, "temperature_end_c", r->end_temperature_c, ", ");
+        json_kv(out, "", "lock_note", c->lock_why, ", ");
+    } else {
+        json_kv(out, "", "note", c->why, ", ");
+    }
+    json_kv(out, "", "inputs", r->inputs, "},\n");
+}
+
 /* One result row: what it is, its numbers (report/fields.h), its notes and its machine. */
 static void json_result(FILE *out, const struct kl_report *r, const struct kl_result *x)
 {
@@ -853,7 +959,16 @@ void kl_report_json(const struct kl_report *r, FILE *out)
                 kl_noise_max_time(&r->protocol));
     if (r->protocol.cold)
         fputs(", \"cold\": true", out);
+    if (r->protocol.min_clock > 0)
+        fprintf(out, ", \"min_clock\": %.6g", r->protocol.min_clock);
+    if (r->protocol.cooldown > 0)
+        fprintf(out, ", \"cooldown_s\": %.6g", r->protocol.cooldown);
+    if (r->protocol.shuffle) {
+        fputs(", \"shuffle\": true, ", out);
+        json_kv(out, "", "run_order", r->run_order, "");
+    }
     fputs("},\n", out);
+    json_conditions(out, r);
     fputs("  \"results\": [\n", out);
     for (int i = 0; i < r->count; i++) {
         fputs("    {", out);

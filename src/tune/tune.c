@@ -739,7 +739,8 @@ static int confirms(const struct kl_tune_request *req)
     return req->confirm_count > 0 &&
            (a->warmup != c->warmup || a->min_repeats != c->min_repeats ||
             a->min_time != c->min_time || a->max_repeats != c->max_repeats ||
-            a->noise != c->noise || a->max_time != c->max_time || a->cold != c->cold);
+            a->noise != c->noise || a->max_time != c->max_time || a->cold != c->cold ||
+            a->min_clock != c->min_clock);
 }
 
 /* Time kept for the confirmation: a few full protocols, at most a tenth of the budget. */

@@ -868,6 +868,13 @@ static void report_header(struct kl_report *rep, const struct blur_session *s,
     snprintf(rep->reference, sizeof rep->reference,
              "separable in double on the host, clamped edges; %s",
              s->pix == KL_PIX_FLOAT ? "within 1e-5" : "within 1 level");
+    if (req->input)
+        snprintf(rep->inputs, sizeof rep->inputs, "the picture %.160s", req->input);
+    else
+        snprintf(
+            rep->inputs, sizeof rep->inputs,
+            "a generated test picture (gradient, checkerboard, lines, shapes, noise), seed %llu",
+            req->seed);
 }
 
 /* --output: the kept rung's picture, every channel verified; the reference line says so. */

@@ -408,6 +408,7 @@ static void report_head(struct kl_report *rep, const struct kl_copy_request *req
     rep->bytes = 8.0 * (double)max_n;
     snprintf(rep->reference, sizeof rep->reference,
              "the source words, exactly; %d guard words past N must stay untouched", GUARD);
+    snprintf(rep->inputs, sizeof rep->inputs, "random 32-bit words, seed %llu", rep->seed);
     rep->show_config = 1;
     rep->ladder = !req->sweep;
 }

@@ -254,6 +254,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     rep->flops = 2.0 * M * N * K;
     rep->bytes = (double)(M * K + K * N) * es + (double)(M * N) * cs;
     snprintf(rep->reference, sizeof rep->reference, "%s", L.g.how);
+    kl_report_inputs(rep, "A and B", req->type);
 
     int npeers = kl_gemm_peer_rows(req, peers);
     if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen + npeers, rep, e)) != KL_OK)

@@ -401,6 +401,7 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
     rep->bytes = (double)(M * N + N + 2 * M) * kl_type_size(req->type);
     snprintf(rep->reference, sizeof rep->reference,
              "α·A·x + β·y summed in double on the host; tolerance 4u·√N·Σ|terms|");
+    kl_report_inputs(rep, "A, x and y", req->type);
 
     if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen + 2 * req->npeers, rep, e)) !=
         KL_OK)

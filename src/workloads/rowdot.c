@@ -311,6 +311,7 @@ enum kl_status kl_rowdot_ladder(struct kl_context *kl, const struct kl_rowdot_re
     snprintf(rep->reference, sizeof rep->reference,
              "r[y] = f·Σ v·M1·M2 summed in double on the host (f = %.2f); tolerance 4u·√D·Σ|terms|",
              p.f);
+    kl_report_inputs(rep, "v, M1 and M2", req->type);
     st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e);
 done:
     kl_report_finish(rep);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The protocol's conditions on a device without NVML (PoCL): --shuffle runs the rows in an
+# order drawn from the seed and lists them in the ladder's; --cooldown waits its whole time
+# before each row where there is no temperature to watch; --min-clock and --lock-clocks say
+# that there is no clock here rather than pretend; the JSON's conditions say why NVML told
+# nothing and how the inputs were drawn.
+# usage: check_protocol.sh KLADDER
+set -u
+. "$(dirname "$0")/lib.sh"
+kladder=$1
+export KLADDER_CACHE_DIR=$tmp/cache
+q=(rowdot --rows 64 --d 32 --warmup 0 --repeats 3 --min-time 0)
+
+for s in 3 3 4; do
+    n=$((${n:-0} + 1))
+    "$kladder" "${q[@]}" --rung 01,02,03,04 --shuffle --seed "$s" --json "$tmp/shuffle$n.json" \
+        >"$tmp/shuffle$n.txt" 2>&1 || fail "--shuffle --seed $s" "$tmp/shuffle$n.txt"
+done
+python3 - "$tmp" <<'PY' && ok "--shuffle: a permutation from the seed, the rows in ladder order" ||
+import json, sys
+runs = [json.load(open(f"{sys.argv[1]}/shuffle{n}.json")) for n in (1, 2, 3)]
+ladder = ["01_naive", "02_local_v", "03_group_row", "04_group_vec4"]
+orders = [r["protocol"]["run_order"].split(", ") for r in runs]
+for r, order in zip(runs, orders):
+    assert [x["rung"] for x in r["results"]] == ladder, [x["rung"] for x in r["results"]]
+    assert all(x["status"] == "verified" for x in r["results"]), [x["status"] for x in r["results"]]
+    assert r["protocol"]["shuffle"] is True and sorted(order) == ladder, order
+assert orders[0] == orders[1], f"seed 3 twice: {orders[0]} and {orders[1]}"
+assert orders[0] != ladder or orders[2] != ladder, f"neither seed shuffled: {orders}"
+PY
+    fail "--shuffle" "$tmp/shuffle1.txt"
+grep -q "rows in a random order (0" "$tmp/shuffle1.txt" || fail "--shuffle's header" "$tmp/shuffle1.txt"
+
+start=$(date +%s%N)
+"$kladder" "${q[@]}" --rung 01,02 --cooldown 0.4 >"$tmp/cool.txt" 2>&1 || fail "--cooldown" "$tmp/cool.txt"
+took=$((($(date +%s%N) - start) / 1000000))
+if [ "$took" -ge 800 ] && grep -q "before each row a cool-down of up to 0.4 s" "$tmp/cool.txt"; then
+    ok "--cooldown 0.4 without a temperature: two rows took $took ms"
+else
+    fail "--cooldown 0.4 with two rows took $took ms (at least 800 expected)" "$tmp/cool.txt"
+fi
+
+"$kladder" "${q[@]}" --rung 01 --min-clock 75 --json "$tmp/clock.json" >"$tmp/clock.txt" 2>&1 &&
+    grep -q "under 75 % of the highest SM clock taken again (no clock to read here: none)" "$tmp/clock.txt" &&
+    python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r['results'][0]
+assert r['protocol']['min_clock'] == 0.75 and x['retaken'] is None and x['cycles'] is None, x
+c = r['conditions']
+assert 'NVML' in c['note'] and 'uniform in [-1, 1), seed 1' in c['inputs'] and 'ecc' not in c, c
+" "$tmp/clock.json" && ok "--min-clock without a clock says so; the conditions say why" ||
+    fail "--min-clock without a clock" "$tmp/clock.txt" "$tmp/clock.json"
+
+"$kladder" "${q[@]}" --rung 01 --lock-clocks 1500 >"$tmp/lock.txt" 2>&1 &&
+    grep -q "warning: --lock-clocks: no clocks or power: .*; the clocks stay free to move" "$tmp/lock.txt" &&
+    grep -q "^01_naive *verified" "$tmp/lock.txt" && ok "--lock-clocks without NVML: a warning, the run goes on" ||
+    fail "--lock-clocks without NVML" "$tmp/lock.txt"
+
+[ "$fails" -eq 0 ]
