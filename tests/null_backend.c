@@ -61,6 +61,8 @@ static int device_count(int p)
     return p == 0 ? 1 : 0;
 }
 
+int kl_null_nvidia;
+
 static enum kl_status device_info(int p, int d, struct kl_device_info *info, struct kl_err *e)
 {
     if (p != 0 || d != 0)
@@ -69,7 +71,10 @@ static enum kl_status device_info(int p, int d, struct kl_device_info *info, str
     snprintf(info->platform, sizeof info->platform, "kladder null platform");
     snprintf(info->platform_version, sizeof info->platform_version, "null 1.0");
     snprintf(info->name, sizeof info->name, "null device");
-    snprintf(info->vendor, sizeof info->vendor, "kladder tests");
+    snprintf(info->vendor, sizeof info->vendor, "%s",
+             kl_null_nvidia ? "NVIDIA Corporation (kladder tests)" : "kladder tests");
+    if (kl_null_nvidia)
+        snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "00000000:01:00.0");
     snprintf(info->driver_version, sizeof info->driver_version, "1.0");
     snprintf(info->device_version, sizeof info->device_version, "OpenCL 1.2 null");
     snprintf(info->c_version, sizeof info->c_version, "OpenCL C 1.2 null");

@@ -45,5 +45,7 @@ long kl_null_launches(const char *entry);
  * 256 work-items, 32 KiB of local memory, 1 GiB of memory and profiling.
  */
 extern const struct kl_backend_ops kl_backend_null;
+/* Set before opening: the device says it is NVIDIA's, at a PCI bus id, so NVML is asked. */
+extern int kl_null_nvidia;
 
 #endif /* KL_TEST_NULL_BACKEND_H */

@@ -296,6 +296,7 @@ static int lock_clocks(struct kl_context *kl, double mhz, char *why, size_t n)
     if (kl_nvml_lock_clocks(nvml, (unsigned)mhz, why, n) != 0)
         return -1;
     kl->machine->locked_mhz = (unsigned)mhz;
+    kl->machine->lock_why[0] = '\0'; /* an earlier refusal no longer stands */
     return 0;
 }
 

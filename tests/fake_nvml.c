@@ -1,0 +1,123 @@
+/*
+ * A stand-in for NVIDIA's management library (built as libnvidia-ml.so.1
+ * in its own directory, found through LD_LIBRARY_PATH by test_nvml): the
+ * calls kladder makes, answering from the globals below, which the test
+ * sets (it dlopens this same library). One GPU, at any PCI bus id.
+ */
+#include <stdio.h>
+#include <string.h>
+
+enum { OK = 0, NO_PERMISSION = 4, NOT_SUPPORTED = 3 };
+
+/* What the fake GPU says; the test changes them as it goes. */
+double fake_nvml_sm_mhz = 1980, fake_nvml_temperature = 40;
+int fake_nvml_allow_lock;              /* 0: setting clocks needs root */
+unsigned fake_nvml_locked;             /* the SM clock locked now; 0 free */
+int fake_nvml_resets, fake_nvml_inits; /* calls of reset and of init, minus shutdowns */
+static unsigned long long energy_mj;
+
+int nvmlInit_v2(void)
+{
+    fake_nvml_inits++;
+    return OK;
+}
+
+int nvmlShutdown(void)
+{
+    fake_nvml_inits--;
+    return OK;
+}
+
+const char *nvmlErrorString(int rc)
+{
+    return rc == NO_PERMISSION ? "Insufficient Permissions" : "Not Supported";
+}
+
+int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev)
+{
+    *dev = (void *)bus;
+    return OK;
+}
+
+int nvmlDeviceGetClockInfo(void *dev, int type, unsigned *mhz)
+{
+    (void)dev;
+    *mhz = type == 1 ? (unsigned)fake_nvml_sm_mhz : 2619;
+    return OK;
+}
+
+int nvmlDeviceGetMaxClockInfo(void *dev, int type, unsigned *mhz)
+{
+    (void)dev;
+    *mhz = type == 1 ? 1980 : 2619;
+    return OK;
+}
+
+int nvmlDeviceGetPowerUsage(void *dev, unsigned *mw)
+{
+    (void)dev;
+    *mw = 350000;
+    return OK;
+}
+
+/* 350 W: a millijoule counter that moves with each reading. */
+int nvmlDeviceGetTotalEnergyConsumption(void *dev, unsigned long long *mj)
+{
+    (void)dev;
+    *mj = energy_mj += 350;
+    return OK;
+}
+
+int nvmlDeviceGetCurrentClocksEventReasons(void *dev, unsigned long long *mask)
+{
+    (void)dev;
+    *mask = fake_nvml_sm_mhz < 1980 ? 0x4 : 0; /* sw_power_cap */
+    return OK;
+}
+
+int nvmlDeviceGetEccMode(void *dev, int *current, int *pending)
+{
+    (void)dev;
+    *current = *pending = 1;
+    return OK;
+}
+
+int nvmlDeviceGetPersistenceMode(void *dev, int *mode)
+{
+    (void)dev;
+    *mode = 0;
+    return OK;
+}
+
+int nvmlDeviceGetEnforcedPowerLimit(void *dev, unsigned *mw)
+{
+    (void)dev;
+    *mw = 700000;
+    return OK;
+}
+
+int nvmlDeviceGetTemperature(void *dev, int sensor, unsigned *c)
+{
+    (void)dev;
+    if (sensor != 0)
+        return NOT_SUPPORTED;
+    *c = (unsigned)fake_nvml_temperature;
+    return OK;
+}
+
+int nvmlDeviceSetGpuLockedClocks(void *dev, unsigned lo, unsigned hi)
+{
+    (void)dev;
+    if (!fake_nvml_allow_lock)
+        return NO_PERMISSION;
+    fake_nvml_locked = lo == hi ? lo : 0;
+    return OK;
+}
+
+int nvmlDeviceResetGpuLockedClocks(void *dev)
+{
+    (void)dev;
+    fake_nvml_locked = 0;
+    fake_nvml_resets++;
+    return OK;
+}
