@@ -136,7 +136,9 @@ struct kl_protocol {
     double noise;    /* > 0: and then on until the median's relative standard error is at most
                         this (0.005: 0.5 %) ... */
     double max_time; /* ... or this much kernel time has passed (seconds; 0: 10) */
-    int cold;        /* 1: the device's last-level cache flushed before each timed launch */
+    int cold;        /* 1: the device's last-level cache flushed before each timed launch;
+                        KL_COLD_BOTH: a ladder's rows timed warm and then cold, a row each
+                        (copy, rowdot and gemv) */
     double min_clock; /* > 0: a launch after which the SM clock is under this fraction of the
                          GPU's highest (0.75: 75 %) is discarded and taken again after a pause
                          (NVML; KL_RETAKE_MAX at most a row) */
@@ -145,6 +147,7 @@ struct kl_protocol {
     int shuffle;      /* 1: a ladder's rows run in a random order (the report keeps the
                          ladder's) */
 };
+#define KL_COLD_BOTH 2
 void kl_protocol_default(struct kl_protocol *p);
 
 /*

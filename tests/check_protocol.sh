@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The protocol's conditions on a device without NVML (PoCL): --shuffle runs the rows in an
-# order drawn from the seed and lists them in the ladder's; --cooldown waits its whole time
+# order drawn from the seed and lists them in the ladder's; --warm-cold gives each rung a warm
+# and a cold row, kept together when shuffled; --cooldown waits its whole time
 # before each row where there is no temperature to watch; --min-clock and --lock-clocks say
 # that there is no clock here rather than pretend; the JSON's conditions say why NVML told
 # nothing and how the inputs were drawn.
@@ -30,6 +31,17 @@ assert orders[0] != ladder or orders[2] != ladder, f"neither seed shuffled: {ord
 PY
     fail "--shuffle" "$tmp/shuffle1.txt"
 grep -q "rows in a random order (0" "$tmp/shuffle1.txt" || fail "--shuffle's header" "$tmp/shuffle1.txt"
+
+"$kladder" "${q[@]}" --rung 01,02,03 --warm-cold --shuffle --seed 3 --json "$tmp/wc.json" \
+    >"$tmp/wc.txt" 2>&1 && python3 - "$tmp/wc.json" <<'PY' && ok "--warm-cold: a warm and a cold row a rung, together when shuffled" ||
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = [(x["rung"], x["config"].split()[-1], x["status"]) for x in r["results"]]
+want = [(g, c, "verified") for g in ("01_naive", "02_local_v", "03_group_row") for c in ("warm", "cold")]
+assert rows == want, rows
+assert r["protocol"]["cold"] is True and r["protocol"]["warm_and_cold"] is True, r["protocol"]
+PY
+    fail "--warm-cold" "$tmp/wc.txt" "$tmp/wc.json"
 
 start=$(date +%s%N)
 "$kladder" "${q[@]}" --rung 01,02 --cooldown 0.4 >"$tmp/cool.txt" 2>&1 || fail "--cooldown" "$tmp/cool.txt"

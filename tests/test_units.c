@@ -184,6 +184,20 @@ static double fake_mhz(void *arg)
     return c->low_from && (k < c->low_from || k > c->low_from + 2) ? 2000 : 1000;
 }
 
+/* Launches that alternate 1 ms at 2000 MHz and 2 ms at 1000 MHz: the same cycles each. */
+static enum kl_status halving_launch(void *arg, double *seconds, struct kl_err *e)
+{
+    struct fake *f = arg;
+    (void)e;
+    *seconds = ++f->calls % 2 ? 1e-3 : 2e-3;
+    return KL_OK;
+}
+
+static double halving_mhz(void *arg)
+{
+    return ((const struct fake *)arg)->calls % 2 ? 2000 : 1000;
+}
+
 /*
  * The clock beside every launch (--min-clock): launches after which the clock is under the
  * threshold are taken again until KL_RETAKE_MAX have been, then kept and counted; the row's
@@ -229,6 +243,14 @@ static void test_clocks(void)
     CHECK(kl_measure(NULL, &p, fake_launch, &f, &s, &e) == KL_OK && s.machine.cycles == 0 &&
               s.machine.retaken == 0 && !kl_measure_last_clocks(),
           "no clock: cycles %g", s.machine.cycles);
+    /* Each launch counted at its own clock: twice the time at half the clock is the same work. */
+    f.calls = 0;
+    struct kl_clock_source halving = {halving_mhz, 2000, &f};
+    p = (struct kl_protocol){.warmup = 0, .min_repeats = 10, .max_repeats = 10};
+    CHECK(kl_measure_clocked(NULL, &p, halving_launch, &f, &halving, &s, &e) == KL_OK &&
+              fabs(s.machine.cycles - 2e6) < 1,
+          "cycles %g of launches alternating 1 ms at 2 GHz and 2 ms at 1 GHz, want 2e6",
+          s.machine.cycles);
     p.min_clock = 1.5;
     CHECK(kl_protocol_check(&p, &e) == KL_ERR_ARG, "a minimum clock above 100 %%");
     p.min_clock = 0;

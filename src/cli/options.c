@@ -445,6 +445,9 @@ const struct cli_option kl_cli_options[] = {
      M_PROTOCOL | M_TIMING, NULL,
      "flush the device's last-level cache before every timed launch (a\nwrite of twice its size, "
      "untimed): times from memory, not the cache"},
+    {"--warm-cold", NULL, NULL, ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV), S_PROTOCOL, K_FLAG,
+     F(protocol.cold), KL_COLD_BOTH, 0, NULL, M_PROTOCOL | M_TIMING, NULL,
+     "time every row twice, warm and then with --cold: a row each, its\nconfig saying which"},
     {"--min-clock", NULL, "PCT", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
      M_PROTOCOL | M_TIMING, set_fraction,
      "take a launch again, after a pause, when the SM clock after it is\nunder PCT % of the "

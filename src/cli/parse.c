@@ -425,6 +425,12 @@ static int max_n_without_sweep(const struct cli *c, char *err, size_t n)
     return c->max_n_set && !c->sweep;
 }
 
+static int sweep_warm_and_cold(const struct cli *c, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return c->sweep && c->protocol.cold == KL_COLD_BOTH;
+}
+
 static int m_or_n_missing(const struct cli *c, char *err, size_t n)
 {
     (void)err, (void)n;
@@ -551,6 +557,10 @@ static const struct rule rules[] = {
      "--output-rung chooses the rung for --output FILE; give --output too", "help"},
     {ON(CMD_BLUR), 0, picture_named_as_report, NULL, "help blur"},
     {ANY, 0, max_n_without_sweep, "--max-n sets the end of a --sweep; give --sweep too", "help"},
+    {ON(CMD_COPY), 0, sweep_warm_and_cold,
+     "--warm-cold and --sweep: one at a time (a sweep's matrix holds one figure a size; --cold "
+     "sweeps cold)",
+     "help copy"},
     {ON(CMD_GEMV), 0, m_or_n_missing, "give both --m and --n, or --size", "help"},
     {ON(CMD_GEMM) | ON(CMD_MAIN) | ON_TUNE, 0, mnk_missing,
      "give all of --m, --n and --k, or --size", "help"},

@@ -510,6 +510,48 @@ static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_la
     return row_error(res, st, users, e);
 }
 
+int kl_cache_passes(const struct kl_protocol *p)
+{
+    return p->cold == KL_COLD_BOTH ? 2 : 1;
+}
+
+void kl_cache_pass(const struct kl_protocol *p, int k, struct kl_protocol *out)
+{
+    *out = *p;
+    if (p->cold == KL_COLD_BOTH)
+        out->cold = k;
+}
+
+void kl_cache_label(const struct kl_protocol *p, int k, struct kl_report *rep,
+                    struct kl_result *res)
+{
+    size_t used = strlen(res->config);
+    if (p->cold != KL_COLD_BOTH || used + 1 >= sizeof res->config)
+        return;
+    snprintf(res->config + used, sizeof res->config - used, "%s%s", used ? " " : "",
+             k ? "cold" : "warm");
+    rep->show_config = 1;
+}
+
+/* Rung i's rows: one, or under --warm-cold one warm and one cold. */
+static enum kl_status rung_rows(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                                const struct kl_user_rung *u, const char *name,
+                                struct kl_report *rep, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    struct kl_protocol p;
+    struct kl_ladder_args pass = *a;
+    pass.protocol = &p;
+    for (int k = 0; k < kl_cache_passes(a->protocol) && st == KL_OK; k++) {
+        int before = rep->count;
+        kl_cache_pass(a->protocol, k, &p);
+        st = ladder_row(w, &pass, i, u, name, rep, e);
+        if (rep->count > before)
+            kl_cache_label(a->protocol, k, rep, &rep->results[rep->count - 1]);
+    }
+    return st;
+}
+
 /*
  * --shuffle: the order the rows run in, a permutation of 0..n-1 drawn from
  * the seed (Fisher-Yates); 0..n-1 itself without it or under the tuner,
@@ -532,7 +574,8 @@ static void run_order(const struct kl_ladder_args *a, unsigned long long seed, i
 
 /*
  * Puts the rows run in a shuffled order back in the ladder's: rows from
- * `from` on were run as order[0], order[1] ... (fewer where the run stopped).
+ * `from` on were run as order[0], order[1] ..., per rows each (fewer where
+ * the run stopped).
  */
 /* Row name ran next: added to the report's run order. */
 static void ran(struct kl_report *rep, const char *name)
@@ -543,15 +586,19 @@ static void ran(struct kl_report *rep, const char *name)
                  name);
 }
 
-static void ladder_order(struct kl_report *rep, int from, int *order)
+static void ladder_order(struct kl_report *rep, int from, int *order, int per)
 {
     struct kl_result *x = rep->results + from;
-    for (int k = 1; k < rep->count - from; k++) /* insertion sort by ladder position */
+    for (int k = 1; k < (rep->count - from) / per; k++) /* insertion sort by ladder position */
         for (int j = k; j > 0 && order[j - 1] > order[j]; j--) {
-            struct kl_result t = x[j];
             int o = order[j];
-            x[j] = x[j - 1], order[j] = order[j - 1];
-            x[j - 1] = t, order[j - 1] = o;
+            for (int r = 0; r < per; r++) { /* a rung's rows (warm and cold) move together */
+                struct kl_result t = x[j * per + r];
+                x[j * per + r] = x[(j - 1) * per + r];
+                x[(j - 1) * per + r] = t;
+            }
+            order[j] = order[j - 1];
+            order[j - 1] = o;
         }
 }
 
@@ -576,13 +623,13 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         } else {
             kl_progress_step(first + k, total, "%s %s: build, time, verify", w->table->workload,
                              name);
-            st = ladder_row(w, a, i, u, name, rep, e);
+            st = rung_rows(w, a, i, u, name, rep, e);
             if (a->protocol->shuffle) /* the order it ran in, for the report */
                 ran(rep, name);
         }
     }
     if (a->protocol->shuffle && !a->tuner)
-        ladder_order(rep, from, order);
+        ladder_order(rep, from, order, kl_cache_passes(a->protocol));
     return st;
 }
 

@@ -242,7 +242,18 @@ enum kl_status kl_ladder_begin(const struct kl_workload *w, const struct kl_ladd
                                int *chosen, int *nchosen, struct kl_err *e);
 
 /*
- * Runs the chosen rungs in order, a row of rep each (progress steps first
+ * --warm-cold (protocol cold = KL_COLD_BOTH): each row is timed twice, warm
+ * and then cold. kl_cache_passes says how many passes p makes (2 or 1);
+ * kl_cache_pass gives pass k's protocol in *out and labels res's config
+ * "warm" or "cold" (under KL_COLD_BOTH only).
+ */
+int kl_cache_passes(const struct kl_protocol *p);
+void kl_cache_pass(const struct kl_protocol *p, int k, struct kl_protocol *out);
+void kl_cache_label(const struct kl_protocol *p, int k, struct kl_report *rep,
+                    struct kl_result *res);
+
+/*
+ * Runs the chosen rungs in order, a row of rep each (two under --warm-cold) (progress steps first
  * to first + nchosen - 1 of total). A rung whose own defaults do not fit
  * the device is a skipped row with the reason; one that fails verification
  * a failed row. Any other error stops the ladder, the rows so far kept.

@@ -49,7 +49,11 @@ static void protocol_extras(const struct kl_report *r, char *buf, size_t n)
     const struct kl_protocol *p = &r->protocol;
     size_t used = 0;
     buf[0] = '\0';
-    if (p->cold)
+    if (p->cold == KL_COLD_BOTH)
+        used += (size_t)snprintf(buf + used, n - used,
+                                 "; warm and cold: each row timed twice, the second time with the "
+                                 "last-level cache flushed before every timed launch");
+    else if (p->cold)
         used += (size_t)snprintf(buf + used, n - used,
                                  "; cold: the last-level cache flushed before every timed launch "
                                  "(device rungs)");
@@ -958,7 +962,9 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         fprintf(out, ", \"noise\": %.6g, \"max_time_s\": %.6g", r->protocol.noise,
                 kl_noise_max_time(&r->protocol));
     if (r->protocol.cold)
-        fputs(", \"cold\": true", out);
+        fputs(r->protocol.cold == KL_COLD_BOTH ? ", \"cold\": true, \"warm_and_cold\": true"
+                                               : ", \"cold\": true",
+              out);
     if (r->protocol.min_clock > 0)
         fprintf(out, ", \"min_clock\": %.6g", r->protocol.min_clock);
     if (r->protocol.cooldown > 0)

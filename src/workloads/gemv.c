@@ -403,14 +403,20 @@ enum kl_status kl_gemv_ladder(struct kl_context *kl, const struct kl_gemv_reques
              "α·A·x + β·y summed in double on the host; tolerance 4u·√N·Σ|terms|");
     kl_report_inputs(rep, "A, x and y", req->type);
 
-    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen + 2 * req->npeers, rep, e)) !=
-        KL_OK)
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0,
+                              nchosen + 2 * req->npeers * kl_cache_passes(&req->protocol), rep,
+                              e)) != KL_OK)
         goto done;
     for (int j = 0; j < req->npeers; j++)
         for (int layout = KL_ROW_MAJOR; layout <= KL_COL_MAJOR; layout++)
-            if ((st = run_peer(kl, req->peers[j], (enum kl_layout)layout, &g, &g.out,
-                               &req->protocol, g.factor, rep)) != KL_OK)
-                goto done;
+            for (int k = 0; k < kl_cache_passes(&req->protocol); k++) { /* --warm-cold: two */
+                struct kl_protocol pass;
+                kl_cache_pass(&req->protocol, k, &pass);
+                if ((st = run_peer(kl, req->peers[j], (enum kl_layout)layout, &g, &g.out, &pass,
+                                   g.factor, rep)) != KL_OK)
+                    goto done;
+                kl_cache_label(&req->protocol, k, rep, &rep->results[rep->count - 1]);
+            }
 done:
     kl_report_finish(rep);
     gemv_data_free(&g);
