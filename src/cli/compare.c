@@ -31,8 +31,6 @@
 #include "core/shift.h"
 #include "report/run.h"
 
-#define SAME_MARGIN 0.01 /* an interval within 1 % of 1 either way: "same" */
-
 /* Appends "; text" to a list of differences. */
 static void add(char *list, size_t n, const char *text)
 {
@@ -161,30 +159,6 @@ struct tally {
     char regressed[512];
 };
 
-/*
- * A row's launch times, or with cycles each by the SM clock read after it (in MHz: cycles
- * over a million); NULL where it kept none, or a time or clock is not a positive number. The
- * caller frees.
- */
-static double *samples_of(const struct kl_run_row *r, int cycles, int *n)
-{
-    const struct kl_json *s = r->samples, *c = r->clocks;
-    double *x = s && s->count > 0 && (!cycles || (c && c->count == s->count))
-                    ? malloc((size_t)s->count * sizeof *x)
-                    : NULL;
-    *n = 0;
-    for (int i = 0; x && i < s->count; i++) {
-        const struct kl_json *mhz = cycles ? c->items[i] : NULL;
-        if (s->items[i]->type != KL_JSON_NUMBER ||
-            (mhz && !(mhz->type == KL_JSON_NUMBER && mhz->number > 0))) {
-            free(x);
-            return NULL;
-        }
-        x[(*n)++] = s->items[i]->number * (mhz ? mhz->number : 1);
-    }
-    return x;
-}
-
 /* Each side of a comparison: its runs, the first the one shown, the others adding their
  * launch times to the interval (OLD[,OLD...] NEW[,NEW...]). */
 #define MAX_SIDE_RUNS 16
@@ -207,7 +181,7 @@ static int interval_of(const struct side sides[2], const struct kl_run_row *like
     for (int j = 0; j < 2; j++)
         for (int r = 0; r < sides[j].count; r++) {
             const struct kl_run_row *row = find(&sides[j].runs[r], like, k);
-            x[j][r] = row && row->timed ? samples_of(row, cycles, &sets[j][r].n) : NULL;
+            x[j][r] = row && row->timed ? kl_run_row_samples(row, cycles, &sets[j][r].n) : NULL;
             sets[j][r].x = x[j][r];
             rc |= x[j][r] ? 0 : -1;
         }
@@ -233,7 +207,7 @@ static void cycles_note(const struct kl_run_row *o, const struct kl_run_row *n,
     double f = n->sm_mhz / o->sm_mhz;
     struct kl_shift c =
         s[1].ratio > 0 ? s[1] : (struct kl_shift){s->ratio * f, s->lo * f, s->hi * f, 0, 0};
-    enum kl_shift_verdict cv = kl_shift_judge(&c, SAME_MARGIN);
+    enum kl_shift_verdict cv = kl_shift_judge(&c, KL_SHIFT_SAME_MARGIN);
     if (cv != v)
         snprintf(out, on, "; in cycles %s (%.0f → %.0f MHz)", kl_shift_verdict_name(cv), o->sm_mhz,
                  n->sm_mhz);
@@ -244,7 +218,7 @@ static void interval_verdict(const struct kl_run_row *o, const struct kl_run_row
                              const struct kl_shift *s, double pct, const char *name,
                              struct tally *t, char *verdict, size_t vn)
 {
-    enum kl_shift_verdict v = kl_shift_judge(s, SAME_MARGIN);
+    enum kl_shift_verdict v = kl_shift_judge(s, KL_SHIFT_SAME_MARGIN);
     char ci[64], cycles[96];
     snprintf(ci, sizeof ci, "95%% CI %+.1f%% to %+.1f%%", (s->lo - 1) * 100, (s->hi - 1) * 100);
     cycles_note(o, n, s, v, cycles, sizeof cycles);
@@ -455,7 +429,7 @@ static int print_summary(const struct tally *t, double pct)
            "has several), slower or faster where it excludes 1, same where it lies within %g%% "
            "of 1, undecided otherwise; in cycles too where both give clocks. Where a run kept no "
            "launch times, beyond noise: the ranges of launch times do not overlap.\n",
-           SAME_MARGIN * 100);
+           KL_SHIFT_SAME_MARGIN * 100);
     printf("%d rung%s timed in both: %d faster, %d slower, %d same, %d undecided", t->compared,
            t->compared == 1 ? "" : "s", t->faster, t->slower, t->same, t->undecided);
     if (t->only)

@@ -43,6 +43,9 @@ struct kl_sample_set {
 int kl_shift_estimate_runs(const struct kl_sample_set *a, int ra, const struct kl_sample_set *b,
                            int rb, struct kl_shift *out);
 
+/* The margin of "same" that `kladder compare` and a fleet's stragglers use: 1 % either way. */
+#define KL_SHIFT_SAME_MARGIN 0.01
+
 enum kl_shift_verdict {
     KL_SHIFT_SAME,      /* the interval lies within ±margin of 1 */
     KL_SHIFT_SLOWER,    /* the whole interval above 1: b takes longer */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/shift.h"
 #include "core/util.h"
 #include "kladder.h"
 
@@ -207,6 +208,35 @@ static int first_timed(const struct kl_fleet *f, int i, const char *rung)
     return i;
 }
 
+/*
+ * A straggler by the median's margin stays one only where its launch times say so beyond
+ * noise, as `kladder compare` judges a change: the 95 % interval of its median time over
+ * the other members' (each a run, resampled; core/shift.h) lies wholly above 1. Where its
+ * row or every other member's kept no launch times the margin alone decides.
+ */
+static void beyond_noise(const struct kl_fleet *f, struct kl_fleet_row *r, const char *rung)
+{
+    struct kl_sample_set set[KL_FLEET_MAX], others[KL_FLEET_MAX];
+    double *x[KL_FLEET_MAX];
+    for (int m = 0; m < f->n; m++) {
+        const struct kl_run_row *row = member_row(f, m, rung);
+        set[m].n = 0;
+        set[m].x = x[m] = row && row->timed ? kl_run_row_samples(row, 0, &set[m].n) : NULL;
+    }
+    for (int i = 0; i < f->n; i++) {
+        struct kl_shift s;
+        int k = 0;
+        for (int m = 0; m < f->n && r->straggler[i] && x[i]; m++)
+            if (m != i && x[m])
+                others[k++] = set[m];
+        if (k && kl_shift_estimate_runs(others, k, &set[i], 1, &s) == 0 &&
+            kl_shift_judge(&s, KL_SHIFT_SAME_MARGIN) != KL_SHIFT_SLOWER)
+            r->straggler[i] = 0, r->within_noise[i] = 1;
+    }
+    for (int m = 0; m < f->n; m++)
+        free(x[m]);
+}
+
 /* Row r of rung: its metric (member from's) and every member's value and status. */
 static void fill_row(const struct kl_fleet *f, struct kl_fleet_row *r, const char *rung, int from)
 {
@@ -220,6 +250,7 @@ static void fill_row(const struct kl_fleet *f, struct kl_fleet_row *r, const cha
         r->failed[m] = x && (strcmp(x->status, "failed") == 0 || strcmp(x->status, "timeout") == 0);
     }
     summarise(r, f->n);
+    beyond_noise(f, r, rung);
 }
 
 static enum kl_status fleet_rows(struct kl_fleet *f, struct kl_err *e)
@@ -294,6 +325,9 @@ const char *kl_fleet_row_verdict(const struct kl_fleet *f, const struct kl_fleet
             k = snprintf(out + used, n - used, "%sd%d %s", used ? ", " : "", i, r->status[i]);
         else if (r->straggler[i])
             k = snprintf(out + used, n - used, "%sd%d (%+.1f%%)", used ? ", " : "", i,
+                         (r->value[i] / r->median - 1) * 100);
+        else if (r->within_noise[i])
+            k = snprintf(out + used, n - used, "%sd%d (%+.1f%%, within noise)", used ? ", " : "", i,
                          (r->value[i] / r->median - 1) * 100);
         used += k > 0 ? (size_t)k : 0;
         same &= r->status[i] && r->status[0] && strcmp(r->status[i], r->status[0]) == 0;
@@ -480,6 +514,8 @@ void kl_fleet_json(const struct kl_fleet *f, FILE *out)
         }
         fputs("], \"stragglers\": ", out);
         json_members(out, r->straggler, f->n);
+        fputs(", \"within_noise\": ", out);
+        json_members(out, r->within_noise, f->n);
         fputs(", \"failed\": ", out);
         json_members(out, r->failed, f->n);
         fputs(k + 1 < f->nrows ? "},\n" : "}\n", out);
@@ -549,7 +585,8 @@ void kl_fleet_table(const struct kl_fleet *f, FILE *out)
                 f->n);
     fprintf(out,
             "\nA straggler is slower than the rung's median by more than %.0f%% (for times: "
-            "longer).\n",
+            "longer) and,\nwhere the rows kept launch times, slower than the other members "
+            "beyond noise\n(the 95%% interval of its median time over theirs above 1).\n",
             KL_FLEET_STRAGGLER * 100);
 }
 

@@ -5,7 +5,8 @@
  * usual and writes its own run JSON; the fleet keeps those whole, with who
  * ran them (device, host, rank, exit code, what it said), and summarises each
  * rung across the members: min, median and max, and the members slower than
- * the median by more than KL_FLEET_STRAGGLER (the stragglers). The fleet file
+ * the median by more than KL_FLEET_STRAGGLER (the stragglers), beyond noise
+ * where their rows kept launch times. The fleet file
  * is described by docs/kladder-fleet.schema.json. Nothing here prints on its
  * own; the writers take a stream.
  */
@@ -59,7 +60,10 @@ struct kl_fleet_row {
     double min, median, max;               /* of those values (for µs: lower is better) */
     double value[KL_FLEET_MAX];            /* per member; NaN where it has no timed row */
     const char *status[KL_FLEET_MAX];      /* per member: the row's status; NULL: no such row */
-    unsigned char straggler[KL_FLEET_MAX]; /* slower than the median by > KL_FLEET_STRAGGLER */
+    unsigned char straggler[KL_FLEET_MAX]; /* slower than the median by > KL_FLEET_STRAGGLER,
+                                              and than the others beyond noise */
+    unsigned char within_noise[KL_FLEET_MAX]; /* past the median's margin, but its launch times
+                                                 are not slower than the others' */
     unsigned char failed[KL_FLEET_MAX];    /* its row failed verification (or timed out) */
 };
 

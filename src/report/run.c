@@ -653,3 +653,22 @@ void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
             used += (size_t)k < n - used ? (size_t)k : n - used - 1;
     }
 }
+
+double *kl_run_row_samples(const struct kl_run_row *r, int cycles, int *n)
+{
+    const struct kl_json *s = r->samples, *c = r->clocks;
+    double *x = s && s->count > 0 && (!cycles || (c && c->count == s->count))
+                    ? malloc((size_t)s->count * sizeof *x)
+                    : NULL;
+    *n = 0;
+    for (int i = 0; x && i < s->count; i++) {
+        const struct kl_json *mhz = cycles ? c->items[i] : NULL;
+        if (s->items[i]->type != KL_JSON_NUMBER ||
+            (mhz && !(mhz->type == KL_JSON_NUMBER && mhz->number > 0))) {
+            free(x);
+            return NULL;
+        }
+        x[(*n)++] = s->items[i]->number * (mhz ? mhz->number : 1);
+    }
+    return x;
+}

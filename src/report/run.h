@@ -74,6 +74,13 @@ struct kl_run {
  * Parses and checks a run from text; name is used in messages and as the
  * run's name. 0 on success; else -1 with "NAME: what is wrong" in err.
  */
+/*
+ * A row's launch times, or with cycles each by the SM clock read after it (MHz: cycles over
+ * a million); NULL where it kept none, or a time or clock is not a positive number. The
+ * caller frees.
+ */
+double *kl_run_row_samples(const struct kl_run_row *r, int cycles, int *n);
+
 int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
                  size_t n);
 
