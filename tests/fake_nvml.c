@@ -4,8 +4,10 @@
  * calls kladder makes, answering from the globals below, which the test
  * sets (it dlopens this same library). One GPU, at any PCI bus id.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 enum { OK = 0, NO_PERMISSION = 4, NOT_SUPPORTED = 3 };
 
@@ -14,7 +16,6 @@ double fake_nvml_sm_mhz = 1980, fake_nvml_temperature = 40;
 int fake_nvml_allow_lock;              /* 0: setting clocks needs root */
 unsigned fake_nvml_locked;             /* the SM clock locked now; 0 free */
 int fake_nvml_resets, fake_nvml_inits; /* calls of reset and of init, minus shutdowns */
-static unsigned long long energy_mj;
 
 int nvmlInit_v2(void)
 {
@@ -60,11 +61,13 @@ int nvmlDeviceGetPowerUsage(void *dev, unsigned *mw)
     return OK;
 }
 
-/* 350 W: a millijoule counter that moves with each reading. */
+/* 350 W all the time: the millijoule counter is 350 times the seconds on the clock. */
 int nvmlDeviceGetTotalEnergyConsumption(void *dev, unsigned long long *mj)
 {
+    struct timespec t;
     (void)dev;
-    *mj = energy_mj += 350;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    *mj = (unsigned long long)(350e3 * ((double)t.tv_sec + 1e-9 * (double)t.tv_nsec));
     return OK;
 }
 

@@ -56,6 +56,30 @@ static enum kl_status clocked_launch(void *arg, double *seconds, struct kl_err *
     return KL_OK;
 }
 
+/* A launch that takes 10 ms of the host's time (and says 1 ms of kernel time). */
+static enum kl_status slow_launch(void *arg, double *seconds, struct kl_err *e)
+{
+    const struct timespec t = {0, 10 * 1000000L};
+    (void)arg, (void)e;
+    nanosleep(&t, NULL);
+    *seconds = 1e-3;
+    return KL_OK;
+}
+
+/* A window over 1 s gives joules per launch, and the counter agrees with power × time. */
+static void energy(struct kl_context *kl)
+{
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 110, .max_repeats = 110};
+    struct kl_stats s;
+    struct kl_err e;
+    const struct kl_machine *m = &s.machine;
+    CHECK(kl_measure(kl, &p, slow_launch, NULL, &s, &e) == KL_OK && m->window_s >= 1 &&
+              fabs(m->joules - 350 * m->window_s / 110) < 0.01 * m->joules &&
+              fabs(m->energy_ratio - 1) < 0.01 && m->watts == 350,
+          "energy: %.4g J a launch over %.3g s at %g W, counter / (power × time) %.4f", m->joules,
+          m->window_s, m->watts, m->energy_ratio);
+}
+
 static void *cool_later(void *arg)
 {
     const struct timespec t = {0, 300 * 1000000L};
@@ -183,6 +207,7 @@ int main(void)
     conditions_and_locks(kl);
     clocks_per_launch(kl);
     report_conditions(kl);
+    energy(kl);
     cooldown(kl);
     kl_close(kl);
     CHECK(*fake.resets == 1 && *fake.locked == 0 && *fake.inits == 0,

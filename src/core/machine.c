@@ -240,6 +240,8 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
                  out->window_s, KL_ENERGY_WINDOW_S);
     else if (launches > 0)
         out->joules = (r.energy_j - w->e0) / launches;
+    if (out->joules >= 0 && out->watts > 0)
+        out->energy_ratio = (r.energy_j - w->e0) / (out->watts * out->window_s);
     free(w);
 }
 

@@ -28,6 +28,8 @@ struct kl_machine {
     double watts, watts_max;            /* mean and highest power NVML reported */
     double window_s;                    /* wall time of the timed launches */
     double joules; /* energy per timed launch: the counter over the window / launches; < 0 none */
+    double energy_ratio;        /* the counter's joules over the window against the mean sampled
+                                   power times the window (1: they agree); 0 where either is missing */
     unsigned long long reasons; /* NVML's clock-event reasons seen while timing (OR) */
     int capped;                 /* power or heat held the clocks down (KL_NVML_CAPPED) */
     double temperature_c;       /* the GPU's temperature as the timed launches began; < 0 */

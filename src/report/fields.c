@@ -217,6 +217,8 @@ const struct kl_machine_field kl_machine_fields[] = {
     {"energy_j", "J", "energy per timed launch", 2, 0, RESULT(machine.joules), ROW(energy_j)},
     {"gflops_per_j", "GFLOP/J", "work per joule", 2, 0, RESULT(gflops_per_j), ROW(gflops_per_j)},
     {"gbps_per_j", "GB/J", "minimal traffic per joule", 2, 0, RESULT(gbps_per_j), ROW(gbps_per_j)},
+    {"energy_power_ratio", "", "the energy counter over the window against mean power × window", 2,
+     0, RESULT(machine.energy_ratio), ROW(energy_ratio)},
     {"cycles", "cycles", "median SM cycles per launch (its time by the clock read after it)", 2, 0,
      RESULT(machine.cycles), ROW(cycles)},
     {"temperature_c", "°C", "GPU temperature as the timed launches began", 2, 0,

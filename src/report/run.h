@@ -44,6 +44,7 @@ struct kl_run_row {
     double watts_max, window_s; /* the highest power; the timed launches' wall time */
     int capped;                 /* 1: power or heat held the clocks down */
     double cycles;              /* median SM cycles per launch */
+    double energy_ratio;        /* energy counter against mean power × window */
     double temperature_c;       /* as the row's timed launches began */
     int retaken, low_kept;      /* launches taken again for a low clock; kept under it */
     const struct kl_json *clocks; /* the SM clock after each timed launch (MHz): an array */
