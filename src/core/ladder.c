@@ -572,11 +572,6 @@ static void run_order(const struct kl_ladder_args *a, unsigned long long seed, i
     }
 }
 
-/*
- * Puts the rows run in a shuffled order back in the ladder's: rows from
- * `from` on were run as order[0], order[1] ..., per rows each (fewer where
- * the run stopped).
- */
 /* Row name ran next: added to the report's run order. */
 static void ran(struct kl_report *rep, const char *name)
 {
@@ -586,6 +581,11 @@ static void ran(struct kl_report *rep, const char *name)
                  name);
 }
 
+/*
+ * Puts the rows run in a shuffled order back in the ladder's: rows from
+ * `from` on were run as order[0], order[1] ..., per rows each (fewer where
+ * the run stopped).
+ */
 static void ladder_order(struct kl_report *rep, int from, int *order, int per)
 {
     struct kl_result *x = rep->results + from;

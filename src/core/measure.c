@@ -306,6 +306,7 @@ static void outcome(const struct kl_protocol *p, const struct timed *r, struct k
     }
     if (spoiled && m->joules >= 0) { /* they drew on the same counter */
         m->joules = -1;
+        m->energy_ratio = 0;
         snprintf(m->why, sizeof m->why, "%s", spoiled);
     }
 }

@@ -23,24 +23,35 @@ static const char *on_off(int flag)
  * The conditions the GPU ran in (NVML): whether its clocks were held, ECC, persistence, the
  * power limit and the temperature at both ends; nothing where NVML told nothing.
  */
+/* A figure NVML gave, with its unit ("700 W"), or "unknown" where it gave none (< 0). */
+static const char *figure(double v, const char *unit, char *buf, size_t n)
+{
+    if (v < 0)
+        return "unknown";
+    snprintf(buf, n, "%.0f %s", v, unit);
+    return buf;
+}
+
 static void conditions_line(const struct kl_report *r, FILE *out)
 {
     const struct kl_conditions *c = &r->conditions;
-    char clocks[256], end[32] = "";
+    char clocks[256], end[32] = "", watts[32], start[32];
     if (!c->known)
         return;
     if (c->locked_mhz > 0)
         snprintf(clocks, sizeof clocks, "SM clock locked at %.0f MHz (--lock-clocks)",
                  c->locked_mhz);
     else
-        snprintf(clocks, sizeof clocks, "clocks free to move (SM up to %.0f MHz): %s",
-                 c->sm_max_mhz,
+        snprintf(clocks, sizeof clocks, "clocks free to move (SM up to %s): %s",
+                 figure(c->sm_max_mhz, "MHz", watts, sizeof watts),
                  c->lock_why[0] ? c->lock_why : "--lock-clocks MHZ holds them where allowed");
     if (r->end_temperature_c >= 0)
         snprintf(end, sizeof end, ", %.0f °C at the end", r->end_temperature_c);
     fprintf(out, "machine:   %s\n", clocks);
-    fprintf(out, "           ECC %s, persistence %s, power limit %.0f W, %.0f °C at the start%s\n",
-            on_off(c->ecc), on_off(c->persistence), c->power_limit_w, c->temperature_c, end);
+    fprintf(out, "           ECC %s, persistence %s, power limit %s, %s at the start%s\n",
+            on_off(c->ecc), on_off(c->persistence),
+            figure(c->power_limit_w, "W", watts, sizeof watts),
+            figure(c->temperature_c, "°C", start, sizeof start), end);
 }
 
 /* What the protocol does beyond its counts: cold launches, the clock filter, cool-downs, order. */
