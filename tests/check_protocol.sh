@@ -52,7 +52,10 @@ else
     fail "--cooldown 0.4 with two rows took $took ms (at least 800 expected)" "$tmp/cool.txt"
 fi
 
-"$kladder" "${q[@]}" --rung 01 --min-clock 75 --json "$tmp/clock.json" >"$tmp/clock.txt" 2>&1 &&
+"$kladder" "${q[@]}" --rung 01 --min-clock 75 --json "$tmp/clock.json" --report "$tmp/clock.html" \
+    >"$tmp/clock.txt" 2>&1 &&
+    grep -q "<dt>inputs</dt><dd>v, M1 and M2 uniform in \[-1, 1), seed 1</dd>" "$tmp/clock.html" &&
+    grep -q "<dt>GPU conditions</dt><dd>no clocks or power: " "$tmp/clock.html" &&
     grep -q "under 75 % of the highest SM clock taken again (no clock to read here: none)" "$tmp/clock.txt" &&
     python3 -c "
 import json, sys
@@ -61,7 +64,7 @@ x = r['results'][0]
 assert r['protocol']['min_clock'] == 0.75 and x['retaken'] is None and x['cycles'] is None, x
 c = r['conditions']
 assert 'NVML' in c['note'] and 'uniform in [-1, 1), seed 1' in c['inputs'] and 'ecc' not in c, c
-" "$tmp/clock.json" && ok "--min-clock without a clock says so; the conditions say why" ||
+" "$tmp/clock.json" && ok "--min-clock without a clock says so; the conditions say why, on the page too" ||
     fail "--min-clock without a clock" "$tmp/clock.txt" "$tmp/clock.json"
 
 "$kladder" "${q[@]}" --rung 01 --lock-clocks 1500 >"$tmp/lock.txt" 2>&1 &&

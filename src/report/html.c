@@ -528,31 +528,37 @@ static void machine_table(FILE *out, const struct kl_run *run)
     }
 }
 
+/* A fact's value as the page shows it: its text, yes or no, a number (bytes in units), or
+ * unknown where the driver did not say (null). */
+static void fact_value(FILE *out, const char *key, const struct kl_json *v)
+{
+    char text[128];
+    size_t kl = strlen(key);
+    if (v->type == KL_JSON_STRING)
+        snprintf(text, sizeof text, "%.127s", v->string);
+    else if (v->type == KL_JSON_BOOL)
+        snprintf(text, sizeof text, "%s", v->boolean ? "yes" : "no");
+    else if (v->type == KL_JSON_NUMBER && kl > 6 && strcmp(key + kl - 6, "_bytes") == 0)
+        bytes_text(text, sizeof text, v->number);
+    else if (v->type == KL_JSON_NUMBER)
+        snprintf(text, sizeof text, "%.10g", v->number);
+    else if (v->type == KL_JSON_NULL)
+        snprintf(text, sizeof text, "unknown");
+    else
+        snprintf(text, sizeof text, "%s", kl_json_type_name(v->type));
+    if (v->type == KL_JSON_STRING && strlen(v->string) >= sizeof text)
+        dd_text(out, v->string); /* whole, however long */
+    else
+        dd_text(out, text);
+}
+
 static void device_facts(FILE *out, const struct kl_run *run)
 {
     const struct kl_json *d = run->device;
-    char text[128];
     fputs("<section><h3>Device</h3>\n<dl>\n", out);
     for (int i = 0; i < d->count; i++) {
-        const char *key = d->keys[i];
-        const struct kl_json *v = d->items[i];
-        dt(out, kl_device_label(key)); /* labelled by the device facts' table (report/fields.h) */
-        if (v->type == KL_JSON_STRING) {
-            dd_text(out, v->string);
-            continue;
-        }
-        size_t kl = strlen(key);
-        if (v->type == KL_JSON_BOOL)
-            snprintf(text, sizeof text, "%s", v->boolean ? "yes" : "no");
-        else if (v->type == KL_JSON_NUMBER && kl > 6 && strcmp(key + kl - 6, "_bytes") == 0)
-            bytes_text(text, sizeof text, v->number);
-        else if (v->type == KL_JSON_NUMBER)
-            snprintf(text, sizeof text, "%.10g", v->number);
-        else if (v->type == KL_JSON_NULL)
-            snprintf(text, sizeof text, "unknown"); /* the driver did not say */
-        else
-            snprintf(text, sizeof text, "%s", kl_json_type_name(v->type));
-        dd_text(out, text);
+        dt(out, kl_device_label(d->keys[i])); /* the device facts' table (report/fields.h) */
+        fact_value(out, d->keys[i], d->items[i]);
     }
     dt(out, "roofs used");
     fputs("<dd>", out);
@@ -564,6 +570,31 @@ static void device_facts(FILE *out, const struct kl_run *run)
     }
     esc(out, run->ceil_source);
     fputs("</dd>\n</dl></section>\n", out);
+}
+
+/* The run's conditions (the JSON's "conditions", absent from older files): the GPU's, and
+ * how the inputs were drawn; empty notes left out. */
+static void conditions(FILE *out, const struct kl_run *run)
+{
+    static const char *const labels[][2] = {
+        {"locked_mhz", "SM clock locked at (MHz)"},
+        {"sm_max_mhz", "highest SM clock (MHz)"},
+        {"ecc", "ECC"},
+        {"persistence", "persistence mode"},
+        {"power_limit_w", "power limit (W)"},
+        {"temperature_start_c", "temperature at the start (°C)"},
+        {"temperature_end_c", "temperature at the end (°C)"},
+        {"lock_note", "--lock-clocks"},
+        {"note", "GPU conditions"},
+        {"inputs", "inputs"}};
+    const struct kl_json *c = kl_json_get(run->root, "conditions");
+    for (size_t k = 0; c && c->type == KL_JSON_OBJECT && k < sizeof labels / sizeof *labels; k++) {
+        const struct kl_json *v = kl_json_get(c, labels[k][0]);
+        if (!v || (v->type == KL_JSON_STRING && !v->string[0]))
+            continue;
+        dt(out, labels[k][1]);
+        fact_value(out, labels[k][0], v);
+    }
 }
 
 static void provenance(FILE *out, const struct kl_run *run)
@@ -605,6 +636,7 @@ static void provenance(FILE *out, const struct kl_run *run)
     dd_text(out, run->reference);
     dt(out, "ceilings at run time");
     dd_text(out, run->ceiling_note);
+    conditions(out, run);
     fputs("</dl></section>\n", out);
 }
 
