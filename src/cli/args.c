@@ -44,6 +44,8 @@ int kl_parse_seconds(const char *what, const char *s, double min, double max, do
         scale = 1e-3, end += 2;
     else if (end != s && strcmp(end, "s") == 0)
         end += 1;
+    else if (end != s && (strcmp(end, "m") == 0 || strcmp(end, "h") == 0))
+        scale = *end == 'm' ? 60 : 3600, end += 1;
     if (end == s || *end != '\0' || !isfinite(v)) {
         snprintf(err, n, "%s: \"%s\" is not a number of seconds", what, s);
         return -1;

@@ -26,6 +26,7 @@ enum command {
     CMD_BLUR,
     CMD_TUNE,
     CMD_MGEMM,
+    CMD_SOAK,       /* a device's health over time (workloads/soak.h) */
     CMD_REPORT,     /* saved runs as a page or a chart (cli/report_cmd.c) */
     CMD_COMPARE,    /* two saved runs, rung by rung (cli/compare.c) */
     CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */
@@ -70,6 +71,8 @@ struct cli {
     int timing_set;        /* --warmup, --repeats or --min-time given */
     int energy;            /* --energy: time long enough for the energy counter */
     int lock_mhz;          /* --lock-clocks: the SM clock to hold (0: free) */
+    double soak_time;      /* soak --time: seconds (0: 60) */
+    long copy_n;           /* soak --copy-n: the copy's elements (0: by the device) */
     double kernel_timeout; /* --kernel-timeout: seconds a launch may take; 0: no limit */
     /* blur */
     const char *input, *output_rung, *image_out;

@@ -11,6 +11,8 @@ enum {
     EXIT_USAGE = 2,        /* the request was wrong, or does not fit this device */
     EXIT_RUNTIME = 3,      /* the device, a build or a write failed */
     EXIT_TIMEOUT = 4,      /* a launch ran past --kernel-timeout; the rows before it are written */
+    EXIT_HEALTH = 5,       /* soak: a clock or temperature event, or a device slower than the
+                              fleet's others beyond noise */
     EXIT_INTERRUPTED = 130 /* SIGINT or SIGTERM; the rows measured before it are written */
 };
 

@@ -147,6 +147,24 @@ static int write_main(const struct cli *c, const struct kl_fleet *f, FILE *out)
     return fflush(out) != 0 || ferror(out) ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* soak on a fleet: each member slower than the others beyond noise, said; EXIT_HEALTH if any. */
+static int soak_stragglers(const struct kl_fleet *f)
+{
+    int rc = 0;
+    for (int k = 0; k < f->nrows; k++)
+        for (int i = 0; i < f->n; i++)
+            if (f->rows[k].straggler[i]) {
+                char name[KL_FLEET_SPEC + 160];
+                kl_fleet_member_name(f, i, name, sizeof name);
+                fprintf(stderr,
+                        "kladder: soak: %s is slower than the other devices beyond noise on %s "
+                        "(%+.1f%% against the median)\n",
+                        name, f->rows[k].rung, (f->rows[k].value[i] / f->rows[k].median - 1) * 100);
+                rc = EXIT_HEALTH;
+            }
+    return rc;
+}
+
 int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_member *m, int n)
 {
     struct kl_fleet f;
@@ -171,8 +189,10 @@ int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_m
     if (html && c->command == CMD_MAIN)
         kl_cli_report_announce(say, page);
     int worst = kl_fleet_exit(&f);
+    if (c->command == CMD_SOAK && soak_stragglers(&f) > worst)
+        worst = EXIT_HEALTH;
     kl_fleet_free(&f);
-    if (worst == EXIT_INTERRUPTED || worst > EXIT_TIMEOUT)
+    if (worst == EXIT_INTERRUPTED || (worst > EXIT_TIMEOUT && worst != EXIT_HEALTH))
         fprintf(stderr,
                 "kladder: the fleet was stopped (a member exited %d); the rows measured "
                 "are written\n",

@@ -45,6 +45,7 @@
 #include "workloads/gemv.h"
 #include "workloads/registry.h"
 #include "workloads/rowdot.h"
+#include "workloads/soak.h"
 
 /* --list-rungs: the command's ladder from the registry (the main job's is gemm's). */
 static void list_rungs(enum command cmd, FILE *out)
@@ -617,9 +618,38 @@ static int run_tune(const struct cli *c)
     return rc;
 }
 
+/* kladder soak: one GEMM rung and the copy's ilp4 in turn, for --time (workloads/soak.h). */
+static enum kl_status soak_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
+                                  struct kl_report *rep)
+{
+    static const char *const copy_rung[] = {"ilp4"};
+    const char *gemm_rung[] = {c->nrungs ? c->rungs[0] : "10_tiled"};
+    struct kl_soak_request req;
+    (void)o;
+    if (c->nrungs > 1)
+        return kl_fail(&kl->err, KL_ERR_ARG, "soak runs one GEMM rung (--rung R), not %d",
+                       c->nrungs);
+    memset(&req, 0, sizeof req);
+    req.seconds = c->soak_time > 0 ? c->soak_time : 60;
+    if (!c->size_set && !c->mnk_set)
+        c->M = c->N = c->K = kl->info.is_gpu ? 2048 : 128;
+    req.gemm.M = c->M, req.gemm.N = c->N, req.gemm.K = c->K;
+    req.gemm.type = c->type;
+    req.gemm.seed = req.copy.seed = c->seed;
+    req.gemm.protocol = req.copy.protocol = c->protocol;
+    req.gemm.params = c->params, req.gemm.nparams = c->nparams;
+    req.gemm.rungs = gemm_rung, req.gemm.nrungs = 1;
+    req.gemm.users = users, req.gemm.nusers = nusers;
+    req.gemm.host_rungs = -1;
+    req.copy.n = c->copy_n ? c->copy_n : kl->info.is_gpu ? 1L << 26 : 1L << 20;
+    req.copy.rungs = copy_rung, req.copy.nrungs = 1;
+    return kl_soak(kl, &req, rep);
+}
+
 static ladder_fn ladder_of(enum command cmd)
 {
     switch (cmd) {
+    case CMD_SOAK: return soak_ladder;
     case CMD_COPY: return copy_ladder;
     case CMD_ROWDOT: return rowdot_ladder;
     case CMD_GEMV: return gemv_ladder;

@@ -67,6 +67,10 @@ const struct command_def kl_cli_commands[] = {
      "the multi-GPU GEMM ladder (CUDA, NCCL): A's rows split, SUMMA, SUMMA\nwith its broadcasts "
      "overlapped; scaling against one GPU",
      "kladder mgemm --device cuda:all --size 16384", .operand = OPD_NONE},
+    {"soak", "[OPTIONS]", CMD_SOAK,
+     "a device's health over time: a GEMM and a copy in turn, every result\nverified, the "
+     "clocks and heat traced; exit 1 on a wrong result, 5 on an event",
+     "kladder soak --device all --time 10m --rung 17", .operand = OPD_NONE},
     {"tune", "WORKLOAD [OPTIONS]", CMD_TUNE,
      "search GEMM rung parameters for this device and cache the best; with\n--kernel FILE, a "
      "user's kernel's parameters on any ladder; with --rung R,\none rung of another ladder",
@@ -188,6 +192,7 @@ const char *const kl_cli_section_titles[] = {"Device and output (every command)"
                                              "blur",
                                              "peak",
                                              "mgemm",
+                                             "soak",
                                              "tune",
                                              "report",
                                              "compare",
@@ -398,7 +403,7 @@ static int set_pct(struct cli *c, const struct cli_option *o, const char *val, c
     return 0;
 }
 
-#define DIMS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE | ON_MGEMM)
+#define DIMS (ON(CMD_MAIN) | ON(CMD_GEMM) | ON_TUNE | ON_MGEMM | ON(CMD_SOAK))
 const struct cli_option kl_cli_options[] = {
     /* Device and output */
     {"--device", NULL, "SPEC", ON_ALL, S_DEVICE, K_STRING, F(device), 0, 0, NULL, 0, NULL,
@@ -420,8 +425,8 @@ const struct cli_option kl_cli_options[] = {
      0, 0, NULL, 0, NULL, "write the report to FILE instead of standard output"},
     {"--json", NULL, "FILE", ON_RUNS | ON_MGEMM, S_DEVICE, K_STRING, F(json), 0, 0, NULL, 0, NULL,
      "also write the JSON report to FILE (whatever --format is)"},
-    {"--report", NULL, "FILE", ON_LADDERS | ON_MGEMM, S_DEVICE, K_STRING, F(report), 0, 0, NULL, 0,
-     NULL, "also write an HTML report (charts) to FILE"},
+    {"--report", NULL, "FILE", ON_LADDERS | ON_MGEMM | ON(CMD_SOAK), S_DEVICE, K_STRING, F(report),
+     0, 0, NULL, 0, NULL, "also write an HTML report (charts) to FILE"},
     {"--quiet", "-q", NULL, ON_ALL, S_DEVICE, K_FLAG, F(quiet), 1, 0, NULL, 0, NULL,
      "no progress line on a terminal"},
     /* Protocol */
@@ -471,13 +476,15 @@ const struct cli_option kl_cli_options[] = {
      F(kernel_timeout), 0, 86400, NULL, 0, NULL,
      "stop when one launch runs longer than T (default 600s; 0: never):\nits row says timeout, "
      "the rows before it are written, exit 4"},
-    {"--rung", NULL, "R[,R...]", ON_LADDERS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0,
-     NULL, 0, set_rungs, "run only these rungs (name or unique prefix, e.g. 10 or 02_row)"},
-    {"--param", NULL, "NAME=V", ON_LADDERS, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0, set_param,
-     "set a rung parameter (repeatable), e.g. --param TS=32"},
+    {"--rung", NULL, "R[,R...]", ON_LADDERS | ON_TUNE | ON_MGEMM | ON(CMD_SOAK), S_PROTOCOL,
+     K_CUSTOM, 0, 0, 0, NULL, 0, set_rungs,
+     "run only these rungs (name or unique prefix, e.g. 10 or 02_row)"},
+    {"--param", NULL, "NAME=V", ON_LADDERS | ON(CMD_SOAK), S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0,
+     set_param, "set a rung parameter (repeatable), e.g. --param TS=32"},
     {"--list-rungs", NULL, NULL, ON_LADDERS | ON_MGEMM, S_PROTOCOL, K_FLAG, F(list_rungs), 1, 0,
      NULL, 0, NULL, "print the ladder with each rung's summary and parameters"},
-    {"--kernel", NULL, "F[:E]", ON_LADDERS, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0, set_kernel,
+    {"--kernel", NULL, "F[:E]", ON_LADDERS | ON(CMD_SOAK), S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0,
+     set_kernel,
      "add your own kernel (entry E in file F) as a rung after the ladder's\n(repeatable, every "
      "ladder); docs/KERNELS.md says how;\nkladder template W prints one to start from"},
     /* gemm (and the main job, and tune gemm) */
@@ -553,6 +560,12 @@ const struct cli_option kl_cli_options[] = {
     {"--compare", NULL, "npp", ON(CMD_BLUR), S_BLUR, K_CUSTOM, 0, 0, 0, "npp", 0, set_compare,
      "add NVIDIA NPP's Gaussian filter with the same weights as a peer"},
     /* mgemm */
+    {"--time", NULL, "T", ON(CMD_SOAK), S_SOAK, K_SECONDS, F(soak_time), 0.001, 7 * 86400.0, NULL,
+     0, NULL,
+     "iterations start until T has passed (default 60s; 10m, 2h work); each\nruns the GEMM "
+     "rung (--rung R, --size S; default 10_tiled) and\nthe copy, verified"},
+    {"--copy-n", NULL, "N", ON(CMD_SOAK), S_SOAK, K_LONG, F(copy_n), 1, 2147483583L, NULL, 0, NULL,
+     "the copy's elements (default 2^26 on a GPU, 2^20 elsewhere)"},
     {"--local", NULL, "R", ON_MGEMM, S_MGEMM, K_STRING, F(local), 0, 0, NULL, 0, NULL,
      "the GEMM rung each device multiplies with (name or prefix, as gemm\n--rung takes it; "
      "default: the fastest verified of 18, 16 and 14 where\nthey run, else of the FMA rungs, "

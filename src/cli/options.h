@@ -41,7 +41,7 @@ struct command_def {
 #define ON_LADDERS                                                                                 \
     (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR) |   \
      ON_ADDED)
-#define ON_RUNS (ON_LADDERS | ON(CMD_PEAK))
+#define ON_RUNS (ON_LADDERS | ON(CMD_PEAK) | ON(CMD_SOAK))
 #define ON_TUNE ON(CMD_TUNE)
 #define ON_MGEMM ON(CMD_MGEMM)
 #define ON_ALL (ON_RUNS | ON_TUNE | ON_MGEMM | ON(CMD_DEVICES))
@@ -59,6 +59,7 @@ enum section {
     S_BLUR,
     S_PEAK,
     S_MGEMM,
+    S_SOAK,
     S_TUNE, /* the last section `kladder help` prints: report and compare have their own help */
     S_REPORT,
     S_COMPARE,

@@ -173,6 +173,9 @@ int kl_cli_report_end(const struct cli *c, enum kl_status st, const char *err,
     } else if (kl_report_failed(rep)) {
         fprintf(stderr, "kladder: at least one rung FAILED verification\n");
         rc = EXIT_VERIFY;
+    } else if (rep->health[0] && !io) {
+        fprintf(stderr, "kladder: soak: %s\n", rep->health);
+        rc = EXIT_HEALTH;
     } else {
         rc = io;
     }

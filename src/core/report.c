@@ -189,8 +189,24 @@ void kl_report_build_logs(struct kl_report *r, const struct kl_context *kl)
         kl_kernel_logs(kl, add_build_log, r);
 }
 
+void kl_report_trace(struct kl_report *r, const struct kl_trace_point *p)
+{
+    if (r->ntrace == r->trace_cap) {
+        int cap = r->trace_cap ? 2 * r->trace_cap : 64;
+        struct kl_trace_point *more = realloc(r->trace, (size_t)cap * sizeof *more);
+        if (!more)
+            return;
+        r->trace = more;
+        r->trace_cap = cap;
+    }
+    r->trace[r->ntrace++] = *p;
+}
+
 void kl_report_free(struct kl_report *r)
 {
+    free(r->trace);
+    r->trace = NULL;
+    r->ntrace = r->trace_cap = 0;
     for (int i = 0; i < r->count; i++) {
         free(r->results[i].samples);
         free(r->results[i].clocks);

@@ -109,6 +109,17 @@ struct kl_result {
     double gflops_per_j, gbps_per_j; /* per joule, where energy was measured (else 0) */
 };
 
+/* One iteration of a soak (workloads/soak.h): when, how long each rung took, the machine. */
+struct kl_trace_point {
+    double t;                   /* seconds since the soak began */
+    double gemm_s, copy_s;      /* the iteration's medians; NaN where its result was wrong */
+    double sm_mhz;              /* the lower of the two rows' mean SM clocks; < 0 unknown */
+    double temperature_c;       /* the higher of their starting temperatures; < 0 unknown */
+    double watts;               /* the higher of their mean powers; < 0 unknown */
+    unsigned long long reasons; /* NVML's clock-event reasons seen */
+    int wrong;                  /* a result of the iteration was wrong */
+};
+
 /* What a compiler said about one successful build of the run (kl_report_build_logs). */
 struct kl_build_log {
     char *kernel;  /* "FILE ENTRY" */
@@ -146,6 +157,9 @@ struct kl_report {
     double end_temperature_c;           /* as it ended (kl_report_conditions_end); < 0 */
     char inputs[192];                   /* the inputs' distribution ("" unsaid) */
     char run_order[512];                /* --shuffle: the rows' names in the order they ran */
+    struct kl_trace_point *trace;       /* a soak's iterations (malloc'd; kl_report_trace) */
+    int ntrace, trace_cap;
+    char health[256]; /* a soak's clock or temperature event ("": none); the CLI exits 5 */
     char stopped[96]; /* why the run ended early ("SIGINT", "--kernel-timeout 2 s"); "": it did not */
     struct kl_result *results;
     int count, capacity;
@@ -180,6 +194,9 @@ void kl_result_keep_measured(struct kl_result *x);
  * r->build_logs, replacing any there; as many as memory allows.
  */
 void kl_report_build_logs(struct kl_report *r, const struct kl_context *kl);
+
+/* Appends a soak's trace point (dropped when out of memory). */
+void kl_report_trace(struct kl_report *r, const struct kl_trace_point *p);
 
 /* Appends a zeroed result for rung name; NULL when out of memory. */
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary);

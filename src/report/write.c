@@ -105,6 +105,8 @@ static void header(const struct kl_report *r, FILE *out)
             r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, noise, r->backend,
             host ? ", host rungs by the host clock" : "", extras);
     conditions_line(r, out);
+    if (r->health[0])
+        fprintf(out, "health:    %s\n", r->health);
     if (r->inputs[0])
         fprintf(out, "inputs:    %s%s\n", r->inputs,
                 strcmp(r->workload, "gemm") == 0
@@ -914,6 +916,31 @@ static void json_conditions(FILE *out, const struct kl_report *r)
     json_kv(out, "", "inputs", r->inputs, "},\n");
 }
 
+/* A soak's iterations, one object each; nothing for other runs. */
+static void json_trace(FILE *out, const struct kl_report *r)
+{
+    char reasons[256];
+    if (!r->ntrace)
+        return;
+    json_kv(out, "  ", "health", r->health, ",\n");
+    fputs("  \"trace\": [", out);
+    for (int i = 0; i < r->ntrace; i++) {
+        const struct kl_trace_point *p = &r->trace[i];
+        fprintf(out, "%s\n    {\"t_s\": %.6g, \"gemm_s\": ", i ? "," : "", p->t);
+        json_num(out, p->gemm_s, isfinite(p->gemm_s));
+        fputs(", \"copy_s\": ", out);
+        json_num(out, p->copy_s, isfinite(p->copy_s));
+        fputs(", ", out);
+        json_known(out, "sm_mhz", p->sm_mhz, ", ");
+        json_known(out, "temperature_c", p->temperature_c, ", ");
+        json_known(out, "power_w", p->watts, ", ");
+        kl_nvml_reason_names(p->reasons, reasons, sizeof reasons);
+        json_kv(out, "", "clock_events", reasons, ", ");
+        fprintf(out, "\"wrong\": %s}", p->wrong ? "true" : "false");
+    }
+    fputs("\n  ],\n", out);
+}
+
 /* One result row: what it is, its numbers (report/fields.h), its notes and its machine. */
 static void json_result(FILE *out, const struct kl_report *r, const struct kl_result *x)
 {
@@ -993,6 +1020,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         fputs(i + 1 < r->count ? "},\n" : "}\n", out);
     }
     fputs("  ],\n", out);
+    json_trace(out, r);
     json_build_logs(out, r);
     json_provenance(out, r);
 }
