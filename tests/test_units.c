@@ -319,6 +319,11 @@ static void test_args(void)
               fabs(d - 0.2) < 1e-12,
           "200ms");
     CHECK(kl_parse_seconds("--min-time", "2s", 0, 10, &d, err, sizeof err) == 0 && d == 2.0, "2s");
+    CHECK(kl_parse_seconds("--time", "10m", 0, 1e6, &d, err, sizeof err) == 0 && d == 600, "10m");
+    CHECK(kl_parse_seconds("--time", "2h", 0, 1e6, &d, err, sizeof err) == 0 && d == 7200, "2h");
+    CHECK(kl_parse_seconds("--time", "2d", 0, 1e6, &d, err, sizeof err) != 0 &&
+              strstr(err, "is not a number of seconds"),
+          "an unknown unit: %s", err);
     CHECK(kl_parse_seconds("--min-time", "nan", 0, 10, &d, err, sizeof err) != 0, "nan");
     CHECK(kl_parse_seconds("--min-time", "-1", 0, 10, &d, err, sizeof err) != 0, "negative");
     char list[] = "01,,10_tiled,host";

@@ -29,6 +29,19 @@ int kl_parse_long(const char *what, const char *s, long min, long max, long *out
     return 0;
 }
 
+/* A time's unit after its number (ms, s, m, h, or none: seconds) into *scale; 0 where unknown. */
+static int time_unit(const char *unit, double *scale)
+{
+    static const struct {
+        const char *name;
+        double scale;
+    } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
+    for (size_t k = 0; k < sizeof units / sizeof *units; k++)
+        if (strcmp(unit, units[k].name) == 0)
+            return *scale = units[k].scale, 1;
+    return 0;
+}
+
 int kl_parse_seconds(const char *what, const char *s, double min, double max, double *out,
                      char *err, size_t n)
 {
@@ -40,13 +53,7 @@ int kl_parse_seconds(const char *what, const char *s, double min, double max, do
     }
     errno = 0;
     v = strtod(s, &end);
-    if (end != s && strcmp(end, "ms") == 0)
-        scale = 1e-3, end += 2;
-    else if (end != s && strcmp(end, "s") == 0)
-        end += 1;
-    else if (end != s && (strcmp(end, "m") == 0 || strcmp(end, "h") == 0))
-        scale = *end == 'm' ? 60 : 3600, end += 1;
-    if (end == s || *end != '\0' || !isfinite(v)) {
+    if (end == s || !time_unit(end, &scale) || !isfinite(v)) {
         snprintf(err, n, "%s: \"%s\" is not a number of seconds", what, s);
         return -1;
     }

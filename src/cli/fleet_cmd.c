@@ -165,6 +165,20 @@ static int soak_stragglers(const struct kl_fleet *f)
     return rc;
 }
 
+/* The fleet's exit code: its worst member's, or a soak's stragglers'; a stop said. */
+static int fleet_exit(const struct cli *c, const struct kl_fleet *f)
+{
+    int worst = kl_fleet_exit(f);
+    if (c->command == CMD_SOAK && soak_stragglers(f) > worst)
+        worst = EXIT_HEALTH;
+    if (worst == EXIT_INTERRUPTED || (worst > EXIT_TIMEOUT && worst != EXIT_HEALTH))
+        fprintf(stderr,
+                "kladder: the fleet was stopped (a member exited %d); the rows measured "
+                "are written\n",
+                worst);
+    return worst;
+}
+
 int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_member *m, int n)
 {
     struct kl_fleet f;
@@ -188,15 +202,8 @@ int kl_cli_fleet_write(const struct cli *c, struct outputs *o, struct kl_fleet_m
         rc = EXIT_RUNTIME, html = 0;
     if (html && c->command == CMD_MAIN)
         kl_cli_report_announce(say, page);
-    int worst = kl_fleet_exit(&f);
-    if (c->command == CMD_SOAK && soak_stragglers(&f) > worst)
-        worst = EXIT_HEALTH;
+    int worst = fleet_exit(c, &f);
     kl_fleet_free(&f);
-    if (worst == EXIT_INTERRUPTED || (worst > EXIT_TIMEOUT && worst != EXIT_HEALTH))
-        fprintf(stderr,
-                "kladder: the fleet was stopped (a member exited %d); the rows measured "
-                "are written\n",
-                worst);
     return worst > rc ? worst : rc;
 }
 

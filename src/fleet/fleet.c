@@ -313,6 +313,19 @@ int kl_fleet_exit(const struct kl_fleet *f)
     return rc;
 }
 
+/* Member i's words in a row's verdict (failed, a straggler, within noise), at out; their length. */
+static int member_verdict(const struct kl_fleet_row *r, int i, const char *sep, char *out, size_t n)
+{
+    double pct = (r->value[i] / r->median - 1) * 100;
+    if (r->failed[i])
+        return snprintf(out, n, "%sd%d %s", sep, i, r->status[i]);
+    if (r->straggler[i])
+        return snprintf(out, n, "%sd%d (%+.1f%%)", sep, i, pct);
+    if (r->within_noise[i])
+        return snprintf(out, n, "%sd%d (%+.1f%%, within noise)", sep, i, pct);
+    return 0;
+}
+
 const char *kl_fleet_row_verdict(const struct kl_fleet *f, const struct kl_fleet_row *r, char *out,
                                  size_t n)
 {
@@ -320,15 +333,7 @@ const char *kl_fleet_row_verdict(const struct kl_fleet *f, const struct kl_fleet
     int same = 1;
     out[0] = '\0';
     for (int i = 0; i < f->n && used + 1 < n; i++) {
-        int k = 0;
-        if (r->failed[i])
-            k = snprintf(out + used, n - used, "%sd%d %s", used ? ", " : "", i, r->status[i]);
-        else if (r->straggler[i])
-            k = snprintf(out + used, n - used, "%sd%d (%+.1f%%)", used ? ", " : "", i,
-                         (r->value[i] / r->median - 1) * 100);
-        else if (r->within_noise[i])
-            k = snprintf(out + used, n - used, "%sd%d (%+.1f%%, within noise)", used ? ", " : "", i,
-                         (r->value[i] / r->median - 1) * 100);
+        int k = member_verdict(r, i, used ? ", " : "", out + used, n - used);
         used += k > 0 ? (size_t)k : 0;
         same &= r->status[i] && r->status[0] && strcmp(r->status[i], r->status[0]) == 0;
     }

@@ -10,6 +10,8 @@
 #include "core/report.h"
 
 void kl_report_table(const struct kl_report *r, FILE *out);
+/* The lines above a table (report/header.c), ending with a blank one. */
+void kl_report_header(const struct kl_report *r, FILE *out);
 void kl_report_csv(const struct kl_report *r, FILE *out);
 /*
  * For sweeps: the header, then one row per value of x (named x_name), one
