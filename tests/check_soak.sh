@@ -12,9 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(soak --size 64 --copy-n 65536 --repeats 3 --min-time 0)
 
-"$kladder" "${q[@]}" --time 2 --json "$tmp/soak.json" >"$tmp/soak.txt" 2>&1
+"$kladder" "${q[@]}" --time 2 --json "$tmp/soak.json" --report "$tmp/soak.html" >"$tmp/soak.txt" 2>&1
 rc=$?
-[ $rc -eq 0 ] && python3 - "$tmp/soak.json" "$here/../docs/kladder-run.schema.json" <<'PY' &&
+[ $rc -eq 0 ] && python3 - "$tmp/soak.json" "$here/../docs/kladder-run.schema.json" "$tmp/soak.html" <<'PY' &&
 import json, sys
 r = json.load(open(sys.argv[1]))
 rows = r["results"]
@@ -26,6 +26,16 @@ t = [p["t_s"] for p in r["trace"]]
 assert t == sorted(t) and t[-1] < 2 and not any(p["wrong"] for p in r["trace"]), t
 assert all(p["gemm_s"] > 0 and p["copy_s"] > 0 for p in r["trace"])
 assert r["health"] == "" and r["params"]["seconds"] == 2, (r["health"], r["params"])
+# The page's trace chart: a point per iteration for each rate (no clock without NVML).
+import re
+page = open(sys.argv[3]).read()
+points = re.findall(r'class="trace-point" data-series="(\w+)" data-t="([^"]*)" data-share="([^"]*)"', page)
+for s in ("gemm_s", "copy_s"):
+    mine = [p for p in points if p[0] == s]
+    assert len(mine) == n and all(0 < float(p[2]) <= 1 for p in mine), (s, len(mine), n)
+    assert max(float(p[2]) for p in mine) == 1, s
+assert not any(p[0] == "sm_mhz" for p in points) and "SM clock: not measured" in page
+assert "0 iterations wrong" in page
 try:
     import jsonschema
 except ImportError:
@@ -36,9 +46,11 @@ PY
     fail "a 2 s soak (exit $rc)" "$tmp/soak.txt" "$tmp/soak.json"
 
 "$kladder" "${q[@]}" --time 1 --kernel "$here/user_kernels/wrong_gemm.cl" --rung wrong_gemm \
-    >"$tmp/wrong.txt" 2>&1
+    --report "$tmp/wrong.html" >"$tmp/wrong.txt" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q "^wrong_gemm failed: \([0-9]*\) of \1 iterations wrong, the first at iteration 1 (0.0 s in): 1 of 4096 elements differ" "$tmp/wrong.txt" &&
+iterations=$(grep -o "^wrong_gemm failed: [0-9]* of" "$tmp/wrong.txt" | grep -o "[0-9]*")
+[ $rc -eq 1 ] && [ "$(grep -c 'class="trace-wrong"' "$tmp/wrong.html")" = "${iterations:-x}" ] &&
+    grep -q "$iterations iterations\? wrong" "$tmp/wrong.html" && grep -q "^wrong_gemm failed: \([0-9]*\) of \1 iterations wrong, the first at iteration 1 (0.0 s in): 1 of 4096 elements differ" "$tmp/wrong.txt" &&
     grep -q "^ilp4 .* verified" "$tmp/wrong.txt" &&
     ok "a kernel wrong in one element: every iteration caught, exit 1" ||
     fail "a wrong kernel in a soak: exit $rc" "$tmp/wrong.txt"

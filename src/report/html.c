@@ -18,6 +18,7 @@
 #include "report/radii.h"
 #include "report/shapes.h"
 #include "report/svg.h"
+#include "report/trace.h"
 #include "fleet/fleet.h"
 
 #define esc kl_xml_text
@@ -718,6 +719,11 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
     }
     if (strcmp(run->workload, "blur") == 0)
         blur_pictures(out, run); /* beside the ladder, where the page is wide enough */
+    if (kl_svg_has_trace(run)) { /* a soak's iterations over time */
+        chart_figure_open(out);
+        kl_svg_trace(out, run, (*chart_id)++, 0);
+        fputs("</figure>\n", out);
+    }
     if (kl_svg_has_roofline(run) || (strcmp(run->workload, "peak") == 0 && run->have_ceil)) {
         chart_figure_open(out);
         kl_svg_roofline(out, run, (*chart_id)++, 0);
