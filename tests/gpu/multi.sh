@@ -14,6 +14,9 @@
 #  4. --device all through CUDA and through NVIDIA's OpenCL: one fleet file,
 #     every member verified, the PCI bus id of each member's device given.
 #  5. kladder-mpi (where mpirun is there): two ranks gathered into one fleet.
+#  6. kladder soak for a minute on every GPU (CUDA, GEMM rung 10_tiled at 4096³, the copy):
+#     every iteration of every member verified, a trace with clocks and temperatures; exit
+#     0, or 5 with the event or straggler it names.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -87,4 +90,12 @@ if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ]; then
 else
     echo "skipped: no mpirun or no kladder-mpi"
 fi
+
+echo "== 6. soak on every GPU"
+"$kl" soak --device cuda:all --time 60 --size 4096 --json "$out/soak.json" \
+    --report "$out/soak.html" >"$out/soak.txt" 2>&1
+rc=$?
+{ [ $rc -eq 0 ] || { [ $rc -eq 5 ] && grep -q "kladder: soak: " "$out/soak.txt"; }; } &&
+    rows "$out/soak.json" 'all(r["status"] == "verified" for r in allrows) and all(len(x["trace"]) > 3 and all(p["sm_mhz"] and p["temperature_c"] for p in x["trace"]) for x in runs)' &&
+    ok "soak a minute on every GPU: verified, traced (exit $rc)" || bad "soak (exit $rc; see $out/soak.txt)"
 exit $status
