@@ -87,14 +87,12 @@ static enum kl_status fold(struct soak_row *s, const struct kl_result *x, int k,
     return KL_OK;
 }
 
-/* The rung's row of one iteration's report; NULL (and why) where it made none. */
-static const struct kl_result *only_row(const struct kl_report *it, struct kl_err *e)
+/* The rung's row of one iteration's report into *x; KL_ERR_BACKEND where it made none. */
+static enum kl_status only_row(const struct kl_report *it, const struct kl_result **x,
+                               struct kl_err *e)
 {
-    if (it->count < 1) {
-        kl_fail(e, KL_ERR_BACKEND, "soak: an iteration gave no row");
-        return NULL;
-    }
-    return &it->results[0];
+    *x = it->count >= 1 ? &it->results[0] : NULL;
+    return *x ? KL_OK : kl_fail(e, KL_ERR_BACKEND, "soak: an iteration gave no row");
 }
 
 /* A trace point for iteration k at t seconds from the two rows it gave. */
@@ -133,10 +131,11 @@ static enum kl_status iteration(struct kl_context *kl, const struct kl_soak_requ
     st = kl_gemm_ladder(kl, &req->gemm, &it[0]);
     if (st == KL_OK)
         st = kl_copy_ladder(kl, &req->copy, &it[1]);
-    if (st != KL_OK)
+    if (st != KL_OK && e != &kl->err)
         *e = kl->err;
     for (int g = 0; g < 2 && st == KL_OK; g++) {
-        if (!(x[g] = only_row(&it[g], e)) || (st = fold(&rows[g], x[g], k, t, e)) != KL_OK)
+        if ((st = only_row(&it[g], &x[g], e)) != KL_OK ||
+            (st = fold(&rows[g], x[g], k, t, e)) != KL_OK)
             break;
         if (!rows[g].model.flops && !rows[g].model.bytes) /* the ladder's work, as a row's */
             rows[g].model.flops = it[g].flops, rows[g].model.bytes = it[g].bytes;
