@@ -202,4 +202,26 @@ if [ "$rc" -ne 0 ] || ! grep -Eq '^copy_v16 +uint16 .*verified' <<<"$out" ||
 else
     echo "ok: peak --quick table has the rows and does not claim a cache"
 fi
+
+# 5. --transfers: four copies at every size from 4 KiB by fours to --bytes, each a point of a
+#    curve with its bytes; nothing cached; the page draws them against the size of a copy.
+"$kladder" peak --transfers --bytes 1048576 --warmup 1 --repeats 3 --min-time 0 \
+    --json "$tmp/xfer.json" >"$tmp/xfer.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ -z "$(ls -A "$KLADDER_CACHE_DIR")" ] &&
+    "$kladder" report "$tmp/xfer.json" -o "$tmp/xfer.html" >/dev/null 2>&1 &&
+    grep -q "peak sweep: GB/s against the size of a copy" "$tmp/xfer.html" &&
+    python3 -c "
+import json, sys
+rows = json.load(open(sys.argv[1]))['results']
+sizes = [4096 * 4 ** k for k in range(5)]
+names = ['h2d_pageable', 'd2h_pageable', 'h2d_pinned', 'd2h_pinned']
+assert [(r['rung'], r['x']) for r in rows] == [(n, s) for s in sizes for n in names], rows
+assert all(r['status'] == 'measured' and r['bytes'] == r['x'] and r['gbps'] > 0 for r in rows)
+" "$tmp/xfer.json"; then
+    echo "ok: peak --transfers: 4 KiB to 1 MiB, four copies each, a curve on the page, nothing cached"
+else
+    echo "FAIL: peak --transfers (exit $rc): $(head -c 2000 "$tmp/xfer.txt")"
+    fails=$((fails + 1))
+fi
 exit $((fails > 0))

@@ -86,6 +86,7 @@ struct cli {
     int panel;         /* --panel: SUMMA's panel width; 0: the default */
     /* peak */
     int p2p; /* --p2p: the links between the devices instead of one device's ceilings */
+    int transfers; /* --transfers: host <-> device copies over sizes instead of the ceilings */
     int refresh, quick, wide, brief;
     int peak_measure; /* an option that only a new measurement can honour */
     int protocol_set;

@@ -536,7 +536,7 @@ static int run_peak(struct cli *c, struct outputs *o)
         return rc;
     }
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
-    if (cache_answers(c, kl, &ceil))
+    if (!c->transfers && cache_answers(c, kl, &ceil))
         return print_cached(c, kl, &ceil, path, o);
     memset(&req, 0, sizeof req);
     req.bytes = (size_t)c->bytes;
@@ -544,12 +544,13 @@ static int run_peak(struct cli *c, struct outputs *o)
     req.brief = c->brief;
     req.wide = c->wide;
     req.vec_mask = c->vec_mask;
+    req.transfers = c->transfers;
     req.protocol = c->protocol;
     req.seed = c->seed;
     memset(&rep, 0, sizeof rep);
     kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
-    if (st == KL_OK)
+    if (st == KL_OK && !c->transfers)
         cache_measured(c, kl, &ceil, path, &rep);
     return kl_cli_finish(c, kl, st, &rep, o);
 }

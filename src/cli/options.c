@@ -578,6 +578,9 @@ const struct cli_option kl_cli_options[] = {
     {"--p2p", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(p2p), 1, 0, NULL, 0, NULL,
      "the links between the devices of --device (default cuda:all): peer\ncopies' bandwidth "
      "and latency, NCCL send/recv, all-reduce bus\nbandwidth (CUDA, NCCL)"},
+    {"--transfers", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(transfers), 1, 0, NULL, 0, NULL,
+     "host <-> device copies only, both ways, from pageable and pinned\nmemory, at sizes from "
+     "4 KiB by fours up to --bytes (default 1 GiB\non a GPU): a curve each, nothing cached"},
     {"--refresh", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(refresh), 1, 0, NULL, 0, NULL,
      "measure again even when ceilings are cached for this device"},
     {"--bytes", NULL, "B", ON(CMD_PEAK), S_PEAK, K_LONG, F(bytes), 65536, 1L << 40, NULL, M_MEASURE,

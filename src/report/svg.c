@@ -547,10 +547,30 @@ static void fmt_pow2(char *out, size_t n, double v)
         snprintf(out, n, "%g", v);
 }
 
+/*
+ * What a sweep's x axis is, in the title (*x) and under the axis (*axis), and what its GB/s
+ * count (*y): peak's cache curves the working set, peak --transfers the bytes of one copy,
+ * copy --sweep N.
+ */
+static void sweep_words(const struct kl_run *run, const char **x, const char **axis,
+                        const char **y)
+{
+    if (run->curves)
+        *x = "the working set", *axis = "working set, bytes",
+        *y = "GB/s (bytes read / median time)";
+    else if (strcmp(run->workload, "peak") == 0)
+        *x = "the size of a copy", *axis = "bytes per copy",
+        *y = "GB/s (bytes copied / median time)";
+    else
+        *x = "N", *axis = "N, elements of 4 bytes", *y = "GB/s (2·4·N bytes / median time)";
+}
+
 /* The plot: its area, N's log2 ticks, the GB/s ticks, its frame and what the axes measure. */
 static void sweep_plot(FILE *out, const struct kl_run *run, const struct kl_sweep_layout *l, int id)
 {
     char bg[8];
+    const char *x_words, *axis, *y_words;
+    sweep_words(run, &x_words, &axis, &y_words);
     kl_svg_background(id, bg);
     fprintf(out,
             "<g class=\"plot\" data-x-log2-min=\"%g\" data-x-log2-max=\"%g\" data-y-max=\"%.9g\" "
@@ -590,9 +610,7 @@ static void sweep_plot(FILE *out, const struct kl_run *run, const struct kl_swee
             "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\" "
             "font-size=\"11\" fill=\"" C_INK "\">%s</text>\n",
             KL_SW_X0, KL_SW_Y0, KL_SW_X1 - KL_SW_X0, KL_SW_Y1 - KL_SW_Y0, (KL_SW_X0 + KL_SW_X1) / 2,
-            KL_SW_Y1 + 34, run->curves ? "working set, bytes" : "N, elements of 4 bytes", 18,
-            (KL_SW_Y0 + KL_SW_Y1) / 2,
-            run->curves ? "GB/s (bytes read / median time)" : "GB/s (2·4·N bytes / median time)");
+            KL_SW_Y1 + 34, axis, 18, (KL_SW_Y0 + KL_SW_Y1) / 2, y_words);
     fputs("</g>\n", out);
 }
 
@@ -673,10 +691,12 @@ void kl_svg_sweep(FILE *out, const struct kl_run *run, int id, int standalone)
     struct kl_sweep_layout l;
     char title[300], sub[600], params[300];
     int nfailed = 0;
+    const char *x_words, *axis, *y_words;
     kl_sweep_layout(run, &l);
     kl_run_params_text(run, params, sizeof params);
+    sweep_words(run, &x_words, &axis, &y_words);
     snprintf(title, sizeof title, "%s sweep: GB/s against %s, one line per rung", run->workload,
-             run->curves ? "the working set" : "N");
+             x_words);
     snprintf(sub, sizeof sub, "%s · %s", params, run->dev_name);
     svg_open(out, KL_SW_W, KL_SW_H, standalone, "sweep", id, title);
     svg_title(out, 10, 20, title, sub);

@@ -447,6 +447,18 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
     if ((st = check_request(kl, req, bytes)) != KL_OK)
         return st;
     report_head(kl, req, bytes, rep, c);
+    if (req->transfers) { /* a sweep of its own: no roofs measured, nothing to cache */
+        snprintf(rep->sizes, sizeof rep->sizes, "transfers from 4 KiB to %.1f MiB",
+                 bytes / 1048576.0);
+        snprintf(rep->reference, sizeof rep->reference,
+                 "at every size, a write and read-back of random bytes compared byte for byte "
+                 "before the timed copies");
+        snprintf(rep->size_json, sizeof rep->size_json,
+                 "\"bytes\": %zu, \"transfers\": true, \"sweep\": true", bytes);
+        if ((st = kl_peak_transfer_sweep(kl, req, bytes, rep)) == KL_OK)
+            kl_report_finish(rep);
+        return st;
+    }
     /* Brief: the widths where devices peak (4 words: GPUs' 16-byte accesses; 8 and 16: CPUs'
      * 32- and 64-byte vectors). */
     unsigned vec_mask = req->vec_mask ? req->vec_mask : req->brief ? 4 | 8 | 16 : 0x1f;

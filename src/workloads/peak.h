@@ -19,6 +19,8 @@ struct kl_peak_request {
                           common devices, and only the figures the main job's report uses */
     int wide;          /* a wider search space than the default (checks that it finds the maxima) */
     unsigned vec_mask; /* bandwidth vector widths to try (bit w for width w); 0: all */
+    int transfers;     /* only host <-> device copies, over sizes from 4 KiB to bytes (a sweep;
+                          nothing cached) */
     struct kl_protocol protocol;
     unsigned long long seed;
 };

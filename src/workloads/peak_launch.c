@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/launch.h"
+#include "core/progress.h"
 #include "core/util.h"
 
 /* ---- launch latency ---------------------------------------------------------- */
@@ -289,6 +290,75 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
     memcpy(pinned_host, pageable, bytes);
     if ((st = transfer_rows(&x, pageable, pinned_host, &p, rep, c)) == KL_OK)
         note_zero_copy(rep, c);
+done:
+    kl->ops->release(x.dev);
+    kl->ops->release(pinned);
+    free(pageable);
+    free(back);
+    return st;
+}
+
+/* The four copies of one size: both ways, from pageable and from pinned memory; x its size. */
+static enum kl_status sweep_size(struct xfer *x, void *pageable, void *pinned,
+                                 const struct kl_protocol *p, struct kl_report *rep)
+{
+    const char *pinned_what = x->kl->ops->pinned_what;
+    const struct {
+        const char *name;
+        enum xfer_kind kind;
+        void *host;
+        const char *what;
+    } rows[] = {
+        {"h2d_pageable", X_WRITE, pageable, "malloc'd host memory"},
+        {"d2h_pageable", X_READ, pageable, "malloc'd host memory"},
+        {"h2d_pinned", X_WRITE, pinned, pinned_what},
+        {"d2h_pinned", X_READ, pinned, pinned_what},
+    };
+    char config[128];
+    double gbps;
+    enum kl_status st;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        x->kind = rows[i].kind;
+        x->host = rows[i].host;
+        snprintf(config, sizeof config, "%zu KiB, %s", x->bytes >> 10, rows[i].what);
+        if ((st = xfer_row(x, rows[i].name, config, p, rep, &gbps)) != KL_OK)
+            return st;
+        rep->results[rep->count - 1].x = (double)x->bytes;
+    }
+    return KL_OK;
+}
+
+enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_peak_request *req,
+                                      size_t top, struct kl_report *rep)
+{
+    struct xfer x = {.kl = kl};
+    struct kl_buf *pinned = NULL;
+    unsigned char *pageable = aligned_alloc(4096, kl_round_up(top, 4096)), *back = malloc(top);
+    void *pinned_host = NULL;
+    struct kl_rng rng;
+    struct kl_protocol p = req->protocol;
+    enum kl_status st;
+    int same = 1;
+    p.warmup = p.warmup < 1 ? 1 : p.warmup;
+    if (!pageable || !back) {
+        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %zu-byte transfers", top);
+        goto done;
+    }
+    kl_rng_seed(&rng, req->seed);
+    for (size_t i = 0; i < top; i++)
+        pageable[i] = (unsigned char)kl_rng_next(&rng);
+    if ((st = kl->ops->alloc(kl->dev, top, &x.dev, &kl->err)) != KL_OK ||
+        (st = kl->ops->alloc_pinned(kl->dev, top, &pinned, &pinned_host, &kl->err)) != KL_OK)
+        goto done;
+    memcpy(pinned_host, pageable, top);
+    for (size_t s = 4096; s <= top && same && st == KL_OK; s = s == top      ? top + 1
+                                                               : s * 4 < top ? s * 4
+                                                                             : top) {
+        x.bytes = s;
+        kl_progress_step(0, 1, "peak: transfers of %zu KiB", s >> 10);
+        if ((st = round_trip(&x, pageable, back, rep, &same)) == KL_OK && same)
+            st = sweep_size(&x, pageable, pinned_host, &p, rep);
+    }
 done:
     kl->ops->release(x.dev);
     kl->ops->release(pinned);

@@ -122,6 +122,15 @@ enum kl_status kl_peak_bandwidth(struct kl_context *kl, const struct kl_peak_req
 enum kl_status kl_peak_launches(struct kl_context *kl, const struct kl_peak_request *req,
                                 size_t bytes, struct kl_report *rep, struct kl_ceilings *c);
 
+/*
+ * The transfer sweep (peak --transfers): at every size from 4 KiB by fours up
+ * to top (and top), a round trip checked byte for byte, then host-to-device
+ * and device-to-host copies from pageable and from pinned memory, a row each
+ * with x its size.
+ */
+enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_peak_request *req,
+                                      size_t top, struct kl_report *rep);
+
 /* The tensor cores: every precision's mma.sync and wgmma rows (TF32's only when brief),
  * and their figures in c. */
 enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_request *req,
