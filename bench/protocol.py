@@ -135,6 +135,38 @@ def energy(d):
                       f"{r.get('temperature_c')} °C")
 
 
+def transfers(d):
+    run = load(f"{d}/transfers.json")
+    if not run:
+        return
+    print("--- host transfers (peak --transfers), GB/s by bytes per copy")
+    by = {}
+    for r in run["results"]:
+        if r.get("gbps"):
+            by.setdefault(int(r["x"]), {})[r["rung"]] = r["gbps"]
+    kinds = ["h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned"]
+    print("    " + f"{'bytes':>12s}" + "".join(f"{k:>14s}" for k in kinds))
+    for size in sorted(by):
+        print("    " + f"{size:12d}" + "".join(f"{by[size].get(k, float('nan')):14.2f}" for k in kinds))
+
+
+def soak(d):
+    run = load(f"{d}/soak.json")
+    if not run:
+        return
+    trace = run.get("trace") or []
+    print(f"--- soak: {len(trace)} iterations, health: {run.get('health') or 'no event'}")
+    for r in run["results"]:
+        print(f"    {r['rung']:12s} {r['config'][:40]:40s} {r['status']:9s} median "
+              f"{(r.get('median_s') or 0) * 1e3:.4g} ms (min {(r.get('min_s') or 0) * 1e3:.4g}, "
+              f"max {(r.get('max_s') or 0) * 1e3:.4g})")
+    clocks = [p["sm_mhz"] for p in trace if p.get("sm_mhz")]
+    temps = [p["temperature_c"] for p in trace if p.get("temperature_c")]
+    if clocks:
+        print(f"    SM clock {min(clocks):.0f}–{max(clocks):.0f} MHz; temperature "
+              f"{min(temps):.0f}–{max(temps):.0f} °C" if temps else "")
+
+
 def main():
     k, d = sys.argv[1], sys.argv[2]
     conditions(d)
@@ -142,6 +174,8 @@ def main():
     detect(k, d)
     cache(d)
     energy(d)
+    transfers(d)
+    soak(d)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 #               kladder compare's verdicts on A/A pairs and on the real 2, 3 and 5 % slowdowns
 #   cache       --warm-cold for copy, rowdot and GEMV below and above L2
 #   energy      --energy: each row's joules against power × time (energy_power_ratio)
+#   transfers   peak --transfers: host <-> device copies from 4 KiB to 1 GiB, both kinds
+#   soak        kladder soak for a minute (Hopper's TF32 rung 17 on a GPU): the trace
 # BENCH_QUICK=1 takes sizes a CPU runs in seconds (the script's own check, on PoCL).
 #   bench/protocol.sh [PART ...]        (default: every part; KLADDER_DEVICE picks the device)
 set -euo pipefail
@@ -26,6 +28,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
     rd_small=(--rows 256 --d 256) rd_large=(--rows 4096 --d 4096)
     gv_small=(--m 256 --n 256) gv_large=(--m 4096 --n 4096)
     runs=10
+    xfer=(--bytes 4194304) soak=(--time 5 --size 64 --rung 10_tiled)
 else
     gemm=(gemm --size 4096 --rung 11,13,14,15,16,17,18 --compare cublas)
     tc=(gemm --size 8192 --rung 17)
@@ -34,9 +37,10 @@ else
     rd_small=(--rows 4096 --d 1024) rd_large=(--rows 65536 --d 4096)   # 32 MiB, 2 GiB
     gv_small=(--m 2048 --n 2048) gv_large=(--m 16384 --n 16384)        # 16 MiB, 1 GiB
     runs=10
+    xfer=() soak=(--time 60 --size 4096 --rung 17)
 fi
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(conditions repeat detect cache energy)
+[ ${#parts[@]} -gt 0 ] || parts=(conditions repeat detect cache energy transfers soak)
 
 # run NAME ARGS...: one kladder run, its table to NAME.txt, its JSON to NAME.json.
 run() {
@@ -79,7 +83,10 @@ for part in "${parts[@]}"; do
     energy)
         run energy_gemm "${gemm[@]}" --energy --cooldown 10 --shuffle
         run energy_rowdot rowdot --rows "$rows" --d "$d" --energy --cooldown 10 --shuffle ;;
-    *) echo "unknown part $part (conditions, repeat, detect, cache, energy)" >&2; exit 2 ;;
+    transfers) run transfers peak --transfers "${xfer[@]}" ;;
+    soak) run soak soak "${soak[@]}" ;;
+    *) echo "unknown part $part (conditions, repeat, detect, cache, energy, transfers, soak)" >&2
+       exit 2 ;;
     esac
 done
 python3 "$(dirname "$0")/protocol.py" "$k" "$out" | tee "$out/summary.txt"
