@@ -6,6 +6,7 @@
  */
 #include "workloads/peak_parts.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,32 +222,56 @@ static enum kl_status round_trip(struct xfer *x, const unsigned char *data, unsi
     return KL_OK;
 }
 
+/*
+ * The four copies, both ways from pageable and from pinned memory: their rows' names in the
+ * ceilings and in the sweep (peak --transfers), and the ceiling each gives.
+ */
+static const struct copy_kind {
+    const char *row, *sweep_row;
+    enum xfer_kind kind;
+    int pinned;
+    size_t ceiling; /* offset of its GB/s in struct kl_ceilings */
+} copies[] = {
+    {"write_pageable", "h2d_pageable", X_WRITE, 0, offsetof(struct kl_ceilings, h2d_pageable)},
+    {"read_pageable", "d2h_pageable", X_READ, 0, offsetof(struct kl_ceilings, d2h_pageable)},
+    {"write_pinned", "h2d_pinned", X_WRITE, 1, offsetof(struct kl_ceilings, h2d_pinned)},
+    {"read_pinned", "d2h_pinned", X_READ, 1, offsetof(struct kl_ceilings, d2h_pinned)},
+};
+#define NCOPIES (sizeof copies / sizeof *copies)
+
+/* Copy k's side of the host (into x) and what that memory is. */
+static const char *copy_host(struct xfer *x, size_t k, void *pageable, void *pinned)
+{
+    x->kind = copies[k].kind;
+    x->host = copies[k].pinned ? pinned : pageable;
+    return copies[k].pinned ? x->kl->ops->pinned_what : "malloc'd host memory";
+}
+
 /* The transfer rows, each timed by p: pageable and pinned copies both ways, map and unmap. */
 static enum kl_status transfer_rows(struct xfer *x, void *pageable, void *pinned,
                                     const struct kl_protocol *p, struct kl_report *rep,
                                     struct kl_ceilings *c)
 {
-    const char *pinned_what = x->kl->ops->pinned_what;
     const struct {
         const char *name;
         enum xfer_kind kind;
-        void *host;
         const char *config;
         double *gbps;
-    } rows[] = {
-        {"write_pageable", X_WRITE, pageable, "malloc'd host memory", &c->h2d_pageable},
-        {"read_pageable", X_READ, pageable, "malloc'd host memory", &c->d2h_pageable},
-        {"write_pinned", X_WRITE, pinned, pinned_what, &c->h2d_pinned},
-        {"read_pinned", X_READ, pinned, pinned_what, &c->d2h_pinned},
-        {"map_read", X_MAP, pinned, "map a device buffer for reading", &c->map_gbps},
-        {"unmap_write", X_UNMAP, pinned, "unmap a device buffer mapped for writing",
-         &c->unmap_gbps},
+    } maps[] = {
+        {"map_read", X_MAP, "map a device buffer for reading", &c->map_gbps},
+        {"unmap_write", X_UNMAP, "unmap a device buffer mapped for writing", &c->unmap_gbps},
     };
     enum kl_status st;
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        x->kind = rows[i].kind;
-        x->host = rows[i].host;
-        if ((st = xfer_row(x, rows[i].name, rows[i].config, p, rep, rows[i].gbps)) != KL_OK)
+    for (size_t k = 0; k < NCOPIES; k++) {
+        const char *what = copy_host(x, k, pageable, pinned);
+        if ((st = xfer_row(x, copies[k].row, what, p, rep,
+                           (double *)((char *)c + copies[k].ceiling))) != KL_OK)
+            return st;
+    }
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+        x->kind = maps[i].kind;
+        x->host = pinned;
+        if ((st = xfer_row(x, maps[i].name, maps[i].config, p, rep, maps[i].gbps)) != KL_OK)
             return st;
     }
     return KL_OK;
@@ -262,39 +287,68 @@ static void note_zero_copy(struct kl_report *rep, const struct kl_ceilings *c)
                      "zero-copy: over 5x the pinned transfer rate, so no data moved");
 }
 
+/*
+ * The host and device sides of transfers of up to bytes: random bytes (from seed) in
+ * page-aligned malloc'd memory and in pinned memory, a device buffer, and room to read back.
+ */
+struct xfer_bufs {
+    unsigned char *pageable, *back;
+    struct kl_buf *dev, *pinned;
+    void *pinned_host;
+};
+
+static void bufs_close(struct kl_context *kl, struct xfer_bufs *b)
+{
+    kl->ops->release(b->dev);
+    kl->ops->release(b->pinned);
+    free(b->pageable);
+    free(b->back);
+}
+
+static enum kl_status bufs_open(struct kl_context *kl, size_t bytes, unsigned long long seed,
+                                struct xfer_bufs *b)
+{
+    struct kl_rng rng;
+    enum kl_status st;
+    memset(b, 0, sizeof *b);
+    /* Page-aligned, as a careful application's buffers would be. */
+    b->pageable = aligned_alloc(4096, kl_round_up(bytes, 4096));
+    b->back = malloc(bytes);
+    if (!b->pageable || !b->back)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %zu-byte transfers",
+                       bytes);
+    kl_rng_seed(&rng, seed);
+    for (size_t i = 0; i < bytes; i++)
+        b->pageable[i] = (unsigned char)kl_rng_next(&rng);
+    if ((st = kl->ops->alloc(kl->dev, bytes, &b->dev, &kl->err)) != KL_OK ||
+        (st = kl->ops->alloc_pinned(kl->dev, bytes, &b->pinned, &b->pinned_host, &kl->err)) !=
+            KL_OK)
+        return st;
+    memcpy(b->pinned_host, b->pageable, bytes);
+    return KL_OK;
+}
+
+/* Transfer rows time at least one warm-up copy first. */
+static struct kl_protocol xfer_protocol(const struct kl_peak_request *req)
+{
+    struct kl_protocol p = req->protocol;
+    p.warmup = p.warmup < 1 ? 1 : p.warmup;
+    return p;
+}
+
 static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
                                         const struct kl_peak_request *req, struct kl_report *rep,
                                         struct kl_ceilings *c)
 {
-    struct xfer x = {.kl = kl, .bytes = bytes};
-    struct kl_buf *pinned = NULL;
-    /* Page-aligned, as a careful application's buffers would be. */
-    unsigned char *pageable = aligned_alloc(4096, kl_round_up(bytes, 4096)), *back = malloc(bytes);
-    void *pinned_host = NULL;
-    struct kl_rng rng;
-    enum kl_status st;
+    struct xfer_bufs b;
+    struct kl_protocol p = xfer_protocol(req);
+    enum kl_status st = bufs_open(kl, bytes, req->seed, &b);
+    struct xfer x = {.kl = kl, .bytes = bytes, .dev = b.dev};
     int same = 0;
-    struct kl_protocol p = req->protocol;
-    p.warmup = p.warmup < 1 ? 1 : p.warmup;
-    if (!pageable || !back) {
-        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        goto done;
-    }
-    kl_rng_seed(&rng, req->seed);
-    for (size_t i = 0; i < bytes; i++)
-        pageable[i] = (unsigned char)kl_rng_next(&rng);
-    if ((st = kl->ops->alloc(kl->dev, bytes, &x.dev, &kl->err)) != KL_OK ||
-        (st = kl->ops->alloc_pinned(kl->dev, bytes, &pinned, &pinned_host, &kl->err)) != KL_OK ||
-        (st = round_trip(&x, pageable, back, rep, &same)) != KL_OK || !same)
-        goto done;
-    memcpy(pinned_host, pageable, bytes);
-    if ((st = transfer_rows(&x, pageable, pinned_host, &p, rep, c)) == KL_OK)
+    if (st == KL_OK && (st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same &&
+        (st = transfer_rows(&x, b.pageable, b.pinned_host, &p, rep, c)) == KL_OK)
         note_zero_copy(rep, c);
-done:
-    kl->ops->release(x.dev);
-    kl->ops->release(pinned);
-    free(pageable);
-    free(back);
+    bufs_close(kl, &b);
     return st;
 }
 
@@ -302,26 +356,13 @@ done:
 static enum kl_status sweep_size(struct xfer *x, void *pageable, void *pinned,
                                  const struct kl_protocol *p, struct kl_report *rep)
 {
-    const char *pinned_what = x->kl->ops->pinned_what;
-    const struct {
-        const char *name;
-        enum xfer_kind kind;
-        void *host;
-        const char *what;
-    } rows[] = {
-        {"h2d_pageable", X_WRITE, pageable, "malloc'd host memory"},
-        {"d2h_pageable", X_READ, pageable, "malloc'd host memory"},
-        {"h2d_pinned", X_WRITE, pinned, pinned_what},
-        {"d2h_pinned", X_READ, pinned, pinned_what},
-    };
     char config[128];
     double gbps;
     enum kl_status st;
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        x->kind = rows[i].kind;
-        x->host = rows[i].host;
-        snprintf(config, sizeof config, "%zu KiB, %s", x->bytes >> 10, rows[i].what);
-        if ((st = xfer_row(x, rows[i].name, config, p, rep, &gbps)) != KL_OK)
+    for (size_t k = 0; k < NCOPIES; k++) {
+        const char *what = copy_host(x, k, pageable, pinned);
+        snprintf(config, sizeof config, "%zu KiB, %s", x->bytes >> 10, what);
+        if ((st = xfer_row(x, copies[k].sweep_row, config, p, rep, &gbps)) != KL_OK)
             return st;
         rep->results[rep->count - 1].x = (double)x->bytes;
     }
@@ -331,39 +372,20 @@ static enum kl_status sweep_size(struct xfer *x, void *pageable, void *pinned,
 enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_peak_request *req,
                                       size_t top, struct kl_report *rep)
 {
-    struct xfer x = {.kl = kl};
-    struct kl_buf *pinned = NULL;
-    unsigned char *pageable = aligned_alloc(4096, kl_round_up(top, 4096)), *back = malloc(top);
-    void *pinned_host = NULL;
-    struct kl_rng rng;
-    struct kl_protocol p = req->protocol;
-    enum kl_status st;
+    struct xfer_bufs b;
+    struct kl_protocol p = xfer_protocol(req);
+    enum kl_status st = bufs_open(kl, top, req->seed, &b);
+    struct xfer x = {.kl = kl, .dev = b.dev};
     int same = 1;
-    p.warmup = p.warmup < 1 ? 1 : p.warmup;
-    if (!pageable || !back) {
-        st = kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory for %zu-byte transfers", top);
-        goto done;
-    }
-    kl_rng_seed(&rng, req->seed);
-    for (size_t i = 0; i < top; i++)
-        pageable[i] = (unsigned char)kl_rng_next(&rng);
-    if ((st = kl->ops->alloc(kl->dev, top, &x.dev, &kl->err)) != KL_OK ||
-        (st = kl->ops->alloc_pinned(kl->dev, top, &pinned, &pinned_host, &kl->err)) != KL_OK)
-        goto done;
-    memcpy(pinned_host, pageable, top);
     for (size_t s = 4096; s <= top && same && st == KL_OK; s = s == top      ? top + 1
                                                                : s * 4 < top ? s * 4
                                                                              : top) {
         x.bytes = s;
         kl_progress_step(0, 1, "peak: transfers of %zu KiB", s >> 10);
-        if ((st = round_trip(&x, pageable, back, rep, &same)) == KL_OK && same)
-            st = sweep_size(&x, pageable, pinned_host, &p, rep);
+        if ((st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same)
+            st = sweep_size(&x, b.pageable, b.pinned_host, &p, rep);
     }
-done:
-    kl->ops->release(x.dev);
-    kl->ops->release(pinned);
-    free(pageable);
-    free(back);
+    bufs_close(kl, &b);
     return st;
 }
 
