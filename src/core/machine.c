@@ -123,13 +123,6 @@ static double sm_max_of(struct kl_context *kl)
     return m && m->sm_max_mhz > 0 ? m->sm_max_mhz : -1;
 }
 
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void take(struct kl_machine_window *w)
 {
     struct kl_nvml_reading r;
@@ -170,7 +163,7 @@ struct kl_machine_window *kl_machine_open(struct kl_context *kl)
     atomic_init(&w->stop, 0);
     kl_nvml_read(nvml, &r);
     w->e0 = r.energy_j;
-    w->t0 = wall_now();
+    w->t0 = kl_now();
     if (pthread_create(&w->thread, NULL, sampler, w) != 0) {
         free(w);
         return NULL;
@@ -219,7 +212,7 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
     take(w); /* at least one reading, however short the window */
     struct kl_nvml_reading r;
     kl_nvml_read(w->nvml, &r);
-    out->window_s = wall_now() - w->t0;
+    out->window_s = kl_now() - w->t0;
     out->samples = w->n;
     if (w->n) {
         out->sm_mhz = w->sm / w->n;
@@ -316,18 +309,18 @@ double kl_machine_cooldown(struct kl_context *kl, double limit_s)
     char why[160];
     struct kl_machine_state *m = limit_s > 0 ? state_of(kl) : NULL;
     struct kl_nvml *nvml = m ? nvml_of(kl, why, sizeof why) : NULL;
-    double t0 = wall_now(), temperature = nvml ? kl_nvml_temperature(nvml) : -1;
+    double t0 = kl_now(), temperature = nvml ? kl_nvml_temperature(nvml) : -1;
     const struct timespec step = {0, 100 * 1000000L};
     if (!m)
         return 0;
     if (temperature > 0 && !m->temperature_ref)
         m->temperature_ref = temperature; /* the first row's: nothing to wait for */
-    while (wall_now() - t0 < limit_s && (temperature < 0 || temperature > m->temperature_ref + 1)) {
+    while (kl_now() - t0 < limit_s && (temperature < 0 || temperature > m->temperature_ref + 1)) {
         nanosleep(&step, NULL);
         if (nvml)
             temperature = kl_nvml_temperature(nvml);
     }
-    return wall_now() - t0;
+    return kl_now() - t0;
 }
 
 void kl_machine_host(char *host, size_t nh, char *cpu, size_t nc, char *os, size_t no)
