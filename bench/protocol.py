@@ -43,32 +43,43 @@ def conditions(d):
                       f"{r.get('low_clock_kept')}, clock {(r.get('clocks') or {}).get('sm_mhz')}")
 
 
+def spread(values):
+    """The largest relative distance of a value from their median (None where one is missing)."""
+    if not values or not all(values):
+        return None
+    m = statistics.median(values)
+    return max(abs(v / m - 1) for v in values)
+
+
 def spreads(d, workload, mode):
-    """Per row: the median of the runs' medians, and the largest relative distance from it."""
+    """Per row: the median of the runs' medians, its spread, the spread of the rows' cycles."""
     runs = [load(p) for p in sorted(glob.glob(f"{d}/{workload}_{mode}_*.json"))]
     runs = [r for r in runs if r]
     out = {}
     for key in rows(runs[0]) if runs else []:
         meds = [rows(r).get(key, {}).get("median_s") for r in runs]
         if all(m for m in meds) and all(rows(r)[key]["status"] == "verified" for r in runs):
-            m10 = statistics.median(meds)
-            out[key] = (m10, max(abs(m / m10 - 1) for m in meds), len(meds))
+            out[key] = (statistics.median(meds), spread(meds), len(meds),
+                        spread([rows(r)[key].get("cycles") for r in runs]))
     return out
 
 
 def repeat(d):
     for workload in ("gemm", "rowdot"):
-        fixed, noise = spreads(d, workload, "fixed"), spreads(d, workload, "noise")
-        if not fixed:
+        modes = [spreads(d, workload, m) for m in ("fixed", "noise", "locked")]
+        if not modes[0]:
             continue
         print(f"--- {workload}: each row's median over the runs, and the largest distance of a "
-              f"run's median from it")
-        print(f"    {'rung':28s} {'median ms':>10s} {'fixed':>8s} {'--noise':>8s}  ≥ 50 µs within ±1 %")
-        for key, (m, s, n) in fixed.items():
-            t = noise.get(key)
-            ok = "" if m < 50e-6 else ("yes" if t and t[1] <= 0.01 else "no")
-            print(f"    {' '.join(key).strip():28s} {m * 1e3:10.4g} {s * 100:7.2f}% "
-                  f"{(t[1] * 100 if t else float('nan')):7.2f}%  {ok} ({n} runs)")
+              f"run's median from it (in cycles: of its cycles, where the run read clocks)")
+        print(f"    {'rung':40s} {'median ms':>10s} {'fixed':>8s} {'--noise':>8s} {'cycles':>8s} "
+              f"{'locked':>8s}  ≥ 50 µs within ±1 % (--noise, locked)")
+        pct = lambda x: f"{x * 100:7.2f}%" if x is not None else f"{'-':>8s}"
+        for key, (m, s, n, _) in modes[0].items():
+            t, lk = modes[1].get(key), modes[2].get(key)
+            yes = lambda x: "-" if not x else "yes" if x[1] <= 0.01 else "no"
+            ok = "" if m < 50e-6 else f"{yes(t)}, {yes(lk)}"
+            print(f"    {' '.join(key).strip():40s} {m * 1e3:10.4g} {pct(s)} {pct(t and t[1])} "
+                  f"{pct(t and t[3])} {pct(lk and lk[1])}  {ok} ({n} runs)")
 
 
 def verdict(k, old, new, pct):

@@ -5,6 +5,7 @@
 #               tensor-core GEMM (held below 99 % by its power, every launch taken again)
 #   repeat      ten runs of the GEMM and rowdot ladders with the fixed protocol, then ten
 #               with --noise 0.5 --min-clock 75: each row's spread over its ten medians
+#   locked      ten runs of the GEMM ladder with --noise 0.5 and the clocks locked at $lock
 #   detect      rowdot at Y rows (five runs) against Y·1.02, ·1.03, ·1.05 (five runs each):
 #               kladder compare's verdicts on A/A pairs and on the real 2, 3 and 5 % slowdowns
 #   cache       --warm-cold for copy, rowdot and GEMV below and above L2
@@ -28,7 +29,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
     rd_small=(--rows 256 --d 256) rd_large=(--rows 4096 --d 4096)
     gv_small=(--m 256 --n 256) gv_large=(--m 4096 --n 4096)
     runs=10
-    xfer=(--bytes 4194304) soak=(--time 5 --size 64 --rung 10_tiled)
+    xfer=(--bytes 4194304) soak=(--time 5 --size 64 --rung 10_tiled) lock=1000
 else
     gemm=(gemm --size 4096 --rung 11,13,14,15,16,17,18 --compare cublas)
     tc=(gemm --size 8192 --rung 17)
@@ -37,10 +38,10 @@ else
     rd_small=(--rows 4096 --d 1024) rd_large=(--rows 65536 --d 4096)   # 32 MiB, 2 GiB
     gv_small=(--m 2048 --n 2048) gv_large=(--m 16384 --n 16384)        # 16 MiB, 1 GiB
     runs=10
-    xfer=() soak=(--time 60 --size 4096 --rung 17)
+    xfer=() soak=(--time 60 --size 4096 --rung 17) lock=${LOCK_MHZ:-1590}
 fi
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(conditions repeat detect cache energy transfers soak)
+[ ${#parts[@]} -gt 0 ] || parts=(conditions repeat locked detect cache energy transfers soak)
 
 # run NAME ARGS...: one kladder run, its table to NAME.txt, its JSON to NAME.json.
 run() {
@@ -66,6 +67,10 @@ for part in "${parts[@]}"; do
             run "gemm_noise_$i" "${gemm[@]}" --noise 0.5 --max-time 3 --min-clock 75
             run "rowdot_noise_$i" rowdot --rows "$rows" --d "$d" --noise 0.5 --max-time 3 --min-clock 75
         done ;;
+    locked)
+        for i in $(seq 1 "$runs"); do
+            run "gemm_locked_$i" "${gemm[@]}" --noise 0.5 --max-time 3 --lock-clocks "$lock"
+        done ;;
     detect)
         for f in 100 102 103 105; do
             y=$((rows * f / 100))
@@ -85,7 +90,7 @@ for part in "${parts[@]}"; do
         run energy_rowdot rowdot --rows "$rows" --d "$d" --energy --cooldown 10 --shuffle ;;
     transfers) run transfers peak --transfers "${xfer[@]}" ;;
     soak) run soak soak "${soak[@]}" ;;
-    *) echo "unknown part $part (conditions, repeat, detect, cache, energy, transfers, soak)" >&2
+    *) echo "unknown part $part (conditions, repeat, locked, detect, cache, energy, transfers, soak)" >&2
        exit 2 ;;
     esac
 done

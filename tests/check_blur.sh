@@ -372,9 +372,10 @@ for x in res:
         if not justified(r, note):
             bad.append(f"{r}: skipped without a reason of local memory, constant memory or images that the device bears out ({note!r})")
         # A device without images skips the image rung whatever --param says, another
-        # backend a CUDA C++ rung, and a device without NVIDIA's PTX the OpenCL one of PTX.
+        # backend a CUDA C++ rung, a device without NVIDIA's PTX the OpenCL one of PTX, and
+        # a rung of the other pixel type whatever its parameters.
         elif (declared[r] & set(params) and "no image support" not in note and "CUDA C++" not in note
-              and "8-bit pixels" not in note and "radius at most" not in note
+              and "8-bit pixels" not in note and "float pixels" not in note and "radius at most" not in note
               and "no packed-half arithmetic" not in note):
             bad.append(f"{r}: skipped though --param set one of its parameters ({note!r})")
         else:

@@ -4,7 +4,8 @@
 # and a cold row, kept together when shuffled; --cooldown waits its whole time
 # before each row where there is no temperature to watch; --min-clock and --lock-clocks say
 # that there is no clock here rather than pretend; the JSON's conditions say why NVML told
-# nothing and how the inputs were drawn.
+# nothing and how the inputs were drawn. On a GPU (KLADDER_DEVICE=cuda:0, tests/gpu/cuda.sh)
+# the same runs show the clocks instead: every launch's, and the lock held or refused.
 # usage: check_protocol.sh KLADDER
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -46,18 +47,39 @@ PY
 start=$(date +%s%N)
 "$kladder" "${q[@]}" --rung 01,02 --cooldown 0.4 >"$tmp/cool.txt" 2>&1 || fail "--cooldown" "$tmp/cool.txt"
 took=$((($(date +%s%N) - start) / 1000000))
-if [ "$took" -ge 800 ] && grep -q "before each row a cool-down of up to 0.4 s" "$tmp/cool.txt"; then
+# NVML's clocks in the header: a GPU, whose temperature the cool-down watches.
+nvml=0
+grep -q "^machine:   clocks free to move\|^machine:   SM clock locked" "$tmp/cool.txt" && nvml=1
+if ! grep -q "before each row a cool-down of up to 0.4 s" "$tmp/cool.txt"; then
+    fail "--cooldown 0.4: the header does not say it" "$tmp/cool.txt"
+elif [ $nvml = 0 ] && [ "$took" -ge 800 ]; then
     ok "--cooldown 0.4 without a temperature: two rows took $took ms"
+elif [ $nvml = 1 ]; then
+    ok "--cooldown 0.4 watching a GPU's temperature: two rows took $took ms"
 else
     fail "--cooldown 0.4 with two rows took $took ms (at least 800 expected)" "$tmp/cool.txt"
 fi
 
+# Without a clock (PoCL) the header and the conditions say so; with one (a GPU through NVML)
+# every launch has its clock and the row its cycles.
 "$kladder" "${q[@]}" --rung 01 --min-clock 75 --json "$tmp/clock.json" --report "$tmp/clock.html" \
-    >"$tmp/clock.txt" 2>&1 &&
+    >"$tmp/clock.txt" 2>&1 || fail "--min-clock 75 (exit $?)" "$tmp/clock.txt"
+if [ $nvml = 1 ]; then
+    grep -q "launches under 75 % of the highest SM clock taken again$" "$tmp/clock.txt" &&
+        python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r['results'][0]
+assert r['protocol']['min_clock'] == 0.75 and x['retaken'] >= 0 and x['cycles'] > 0, x
+assert len(x['sample_clocks_mhz']) == x['repeats'] and min(x['sample_clocks_mhz']) > 0, x
+assert 'ecc' in r['conditions'] and 'temperature_start_c' in r['conditions'], r['conditions']
+" "$tmp/clock.json" && ok "--min-clock with a clock: every launch's clock, the row's cycles" ||
+        fail "--min-clock with a clock" "$tmp/clock.txt" "$tmp/clock.json"
+else
     grep -q "<dt>inputs</dt><dd>v, M1 and M2 uniform in \[-1, 1), seed 1</dd>" "$tmp/clock.html" &&
-    grep -q "<dt>GPU conditions</dt><dd>no clocks or power: " "$tmp/clock.html" &&
-    grep -q "under 75 % of the highest SM clock taken again (no clock to read here: none)" "$tmp/clock.txt" &&
-    python3 -c "
+        grep -q "<dt>GPU conditions</dt><dd>no clocks or power: " "$tmp/clock.html" &&
+        grep -q "under 75 % of the highest SM clock taken again (no clock to read here: none)" "$tmp/clock.txt" &&
+        python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
 x = r['results'][0]
@@ -65,11 +87,17 @@ assert r['protocol']['min_clock'] == 0.75 and x['retaken'] is None and x['cycles
 c = r['conditions']
 assert 'NVML' in c['note'] and 'uniform in [-1, 1), seed 1' in c['inputs'] and 'ecc' not in c, c
 " "$tmp/clock.json" && ok "--min-clock without a clock says so; the conditions say why, on the page too" ||
-    fail "--min-clock without a clock" "$tmp/clock.txt" "$tmp/clock.json"
+        fail "--min-clock without a clock" "$tmp/clock.txt" "$tmp/clock.json"
+fi
 
 "$kladder" "${q[@]}" --rung 01 --lock-clocks 1500 >"$tmp/lock.txt" 2>&1 &&
-    grep -q "warning: --lock-clocks: no clocks or power: .*; the clocks stay free to move" "$tmp/lock.txt" &&
-    grep -q "^01_naive *verified" "$tmp/lock.txt" && ok "--lock-clocks without NVML: a warning, the run goes on" ||
-    fail "--lock-clocks without NVML" "$tmp/lock.txt"
+    grep -q "^01_naive *verified" "$tmp/lock.txt" &&
+    if [ $nvml = 0 ]; then
+        grep -q "warning: --lock-clocks: no clocks or power: .*; the clocks stay free to move" "$tmp/lock.txt"
+    else # held, or refused (no right to) with a warning and the header's reason
+        grep -q "^machine:   SM clock locked at 1500 MHz (--lock-clocks)" "$tmp/lock.txt" ||
+            grep -q "warning: --lock-clocks" "$tmp/lock.txt"
+    fi && ok "--lock-clocks: $(grep -m1 '^machine:' "$tmp/lock.txt")" ||
+    fail "--lock-clocks (NVML: $nvml)" "$tmp/lock.txt"
 
 [ "$fails" -eq 0 ]

@@ -427,8 +427,16 @@ progress)
     # Not with --quiet, not before about two seconds, never in a pipe.
     KLADDER_PROGRESS_DELAY=0 script -qec "$cmd --quiet >/dev/null" /dev/null >"$tmp/quiet" 2>&1
     [ -s "$tmp/quiet" ] && fail "--quiet on a terminal printed: $(od -c "$tmp/quiet" | head -n 4)"
+    # A run's first build can itself pass two seconds (NVRTC under a loaded machine): then the
+    # progress is right, and this case cannot be judged.
+    start=$(date +%s%N)
     script -qec "$cmd >/dev/null" /dev/null >"$tmp/quick" 2>&1
-    [ -s "$tmp/quick" ] && fail "a run under two seconds printed progress: $(od -c "$tmp/quick" | head -n 4)"
+    took=$((($(date +%s%N) - start) / 1000000))
+    if [ "$took" -lt 1800 ]; then
+        [ -s "$tmp/quick" ] && fail "a run of $took ms printed progress: $(od -c "$tmp/quick" | head -n 4)"
+    else
+        echo "a quick run took $took ms here: whether it prints before two seconds is not judged"
+    fi
     KLADDER_PROGRESS_DELAY=0 $cmd >/dev/null 2>"$tmp/pipe"
     [ -s "$tmp/pipe" ] && fail "progress in a pipe: $(od -c "$tmp/pipe" | head -n 4)"
     [ $fails -eq 0 ] && echo "ok: nothing with --quiet, in a quick run, or in a pipe"

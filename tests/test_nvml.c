@@ -66,7 +66,8 @@ static enum kl_status slow_launch(void *arg, double *seconds, struct kl_err *e)
     return KL_OK;
 }
 
-/* A window over 1 s gives joules per launch, and the counter agrees with power × time. */
+/* A window over 1 s gives joules per launch, and the counter agrees with power × time within
+ * 2 % though it moves in steps of a quarter of that window (fake_nvml.c). */
 static void energy(struct kl_context *kl)
 {
     struct kl_protocol p = {.warmup = 0, .min_repeats = 110, .max_repeats = 110};
@@ -74,8 +75,8 @@ static void energy(struct kl_context *kl)
     struct kl_err e;
     const struct kl_machine *m = &s.machine;
     CHECK(kl_measure(kl, &p, slow_launch, NULL, &s, &e) == KL_OK && m->window_s >= 1 &&
-              fabs(m->joules - 350 * m->window_s / 110) < 0.01 * m->joules &&
-              fabs(m->energy_ratio - 1) < 0.01 && m->watts == 350,
+              fabs(m->joules - 350 * m->window_s / 110) < 0.02 * m->joules &&
+              fabs(m->energy_ratio - 1) < 0.02 && m->watts == 350,
           "energy: %.4g J a launch over %.3g s at %g W, counter / (power × time) %.4f", m->joules,
           m->window_s, m->watts, m->energy_ratio);
 }

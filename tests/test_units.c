@@ -1357,11 +1357,17 @@ static void test_shift(void)
           "5 %%); a 15 %% slowdown found in %d of 20",
           one_differ, five_differ, five_regress, found);
     struct kl_shift mid = {.ratio = 1.0, .lo = 0.995, .hi = 1.012},
-                    wide = {.ratio = 1.0, .lo = 0.97, .hi = 1.04};
+                    wide = {.ratio = 1.0, .lo = 0.97, .hi = 1.04},
+                    small = {.ratio = 1.005, .lo = 1.002, .hi = 1.008},
+                    past = {.ratio = 1.01, .lo = 1.006, .hi = 1.014};
     CHECK(kl_shift_judge(&mid, 0.01) == KL_SHIFT_UNDECIDED &&
               kl_shift_judge(&mid, 0.02) == KL_SHIFT_SAME &&
               kl_shift_judge(&wide, 0.01) == KL_SHIFT_UNDECIDED,
           "intervals that hold 1: same within the margin, undecided past it");
+    CHECK(kl_shift_judge(&small, 0.01) == KL_SHIFT_SAME &&
+              kl_shift_judge(&past, 0.01) == KL_SHIFT_SLOWER &&
+              kl_shift_judge(&small, 0.001) == KL_SHIFT_SLOWER,
+          "a sure difference under the margin: the same; one reaching past it: slower");
 }
 
 /* Occupancy and its limiter against an H100's per-multiprocessor limits (Nsight Compute's). */

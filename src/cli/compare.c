@@ -5,9 +5,9 @@
  * the interval resamples the runs too, so it holds how runs differ.
  *
  * For each rung: the ratio of the medians (new/old time) and its 95 %
- * bootstrap interval from both runs' launch times (core/shift.h): "slower"
- * or "faster" where the interval excludes 1, "same" where it lies within
- * ±1 %, "undecided" where it holds 1 but reaches further. Where both rows
+ * bootstrap interval from both runs' launch times (core/shift.h): "same"
+ * where it lies within ±1 %, else "slower" or "faster" where the interval
+ * excludes 1, "undecided" where it holds 1 but reaches further. Where both rows
  * say their clocks, the interval in cycles is judged too, so a change the
  * clock explains shows: from every launch's time by the clock read after it
  * where both kept those, else the time interval scaled by the mean clocks. Runs that kept no launch
@@ -426,9 +426,9 @@ static int print_summary(const struct tally *t, double pct)
 {
     printf("\nnew/old: ratio of median times (below 1: faster). Verdict: from the 95%% bootstrap "
            "interval of that ratio over both sides' launch times (and their runs, where a side "
-           "has several), slower or faster where it excludes 1, same where it lies within %g%% "
-           "of 1, undecided otherwise; in cycles too where both give clocks. Where a run kept no "
-           "launch times, beyond noise: the ranges of launch times do not overlap.\n",
+           "has several), same where it lies within %g%% of 1, else slower or faster where it "
+           "excludes 1, undecided otherwise; in cycles too where both give clocks. Where a run "
+           "kept no launch times, beyond noise: the ranges of launch times do not overlap.\n",
            KL_SHIFT_SAME_MARGIN * 100);
     printf("%d rung%s timed in both: %d faster, %d slower, %d same, %d undecided", t->compared,
            t->compared == 1 ? "" : "s", t->faster, t->slower, t->same, t->undecided);

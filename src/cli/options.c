@@ -36,14 +36,14 @@ static const char report_detail[] =
     "memory floor (the picture read and written once at the run's copy bandwidth).";
 static const char compare_detail[] =
     "Compares two runs of the same ladder rung by rung: the ratio of median times (new/old)\n"
-    "and its 95% bootstrap interval from both runs' launch times: slower or faster where the\n"
-    "interval excludes 1, same where it lies within 1% of 1, undecided otherwise; judged in\n"
-    "cycles too where both runs give clocks. Runs without launch times (older files): beyond\n"
-    "noise where the ranges from fastest to slowest launch do not overlap. With one run a\n"
-    "side the interval is of the launches' noise within each run, not the machine's drift\n"
-    "from run to run; give a side as a comma-separated list of repeated runs\n"
-    "(a.json,b.json,c.json) and their launch times are pooled and the runs resampled too,\n"
-    "so the interval holds that drift.";
+    "and its 95% bootstrap interval from both runs' launch times: same where the interval\n"
+    "lies within 1% of 1, else slower or faster where it excludes 1, undecided otherwise;\n"
+    "judged in cycles too where both runs give clocks. Runs without launch times (older\n"
+    "files): beyond noise where the ranges from fastest to slowest launch do not overlap.\n"
+    "With one run a side the interval is of the launches' noise within each run, not the\n"
+    "machine's drift from run to run; give a side as a comma-separated list of repeated\n"
+    "runs (a.json,b.json,c.json) and their launch times are pooled and the runs resampled\n"
+    "too, so the interval holds that drift.";
 
 const struct command_def kl_cli_commands[] = {
     {"devices", "", CMD_DEVICES, "list every OpenCL platform and device with its facts",

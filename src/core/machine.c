@@ -2,7 +2,14 @@
  * What a measurement ran on the machine: its kernels' resources and
  * occupancy (from the backend and the device's per-unit limits) and NVML's
  * clocks, power and energy while its timed launches ran (a sampling thread
- * every SAMPLE_MS, the energy counter read at both ends).
+ * every SAMPLE_MS, the energy counter with it).
+ *
+ * The energy counter moves in steps (tens of milliseconds apart on Hopper),
+ * so its difference across a window of about a second is off by up to a
+ * step's worth (5-8 % on an H200). The joules are therefore the counter's
+ * rate between its first and its last step inside the window, times the
+ * window; and the power it is checked against is the mean of the samples
+ * taken between those same two steps.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/machine.h"
@@ -51,6 +58,14 @@ struct kl_machine_window {
     int n;
     double sm, sm_min, mem, watts, watts_max;
     unsigned long long reasons;
+    /* The counter's steps: the value last read, and at the first and the last step seen its
+     * value, the time, and the samples and their watts summed so far. */
+    double e_seen;
+    int steps;
+    struct step {
+        double e, t, watts;
+        int n;
+    } first, last;
 };
 
 static struct kl_machine_state *state_of(struct kl_context *kl)
@@ -136,6 +151,13 @@ static void take(struct kl_machine_window *w)
     w->watts_max = w->n ? fmax(w->watts_max, r.watts) : r.watts;
     w->reasons |= r.reasons;
     w->n++;
+    if (r.energy_j >= 0 && r.energy_j != w->e_seen) {
+        struct step s = {r.energy_j, kl_now(), w->watts, w->n};
+        if (!w->steps++)
+            w->first = s;
+        w->last = s;
+        w->e_seen = r.energy_j;
+    }
 }
 
 static void *sampler(void *arg)
@@ -162,7 +184,7 @@ struct kl_machine_window *kl_machine_open(struct kl_context *kl)
     w->temperature_c = kl_nvml_temperature(nvml);
     atomic_init(&w->stop, 0);
     kl_nvml_read(nvml, &r);
-    w->e0 = r.energy_j;
+    w->e0 = w->e_seen = r.energy_j;
     w->t0 = kl_now();
     if (pthread_create(&w->thread, NULL, sampler, w) != 0) {
         free(w);
@@ -191,6 +213,24 @@ static void resources(struct kl_context *kl, struct kl_machine *out)
     if (m->overflow)
         snprintf(out->res_why, sizeof out->res_why, "more than %d kernels: the first %d shown",
                  KL_MACHINE_KERNELS, KL_MACHINE_KERNELS);
+}
+
+/*
+ * Joules per launch and the counter's agreement with the sampled power: between the
+ * counter's first and last steps in the window where they span half of it with samples
+ * between them, else from its two ends (e1: the counter at the end).
+ */
+static void energy(const struct kl_machine_window *w, double e1, int launches,
+                   struct kl_machine *out)
+{
+    double span = w->last.t - w->first.t, joules = e1 - w->e0, watts = out->watts;
+    if (w->steps >= 3 && span >= 0.5 * out->window_s && w->last.n > w->first.n) {
+        joules = (w->last.e - w->first.e) / span * out->window_s;
+        watts = (w->last.watts - w->first.watts) / (w->last.n - w->first.n);
+    }
+    out->joules = joules / launches;
+    if (watts > 0)
+        out->energy_ratio = joules / (watts * out->window_s);
 }
 
 void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int launches,
@@ -232,9 +272,7 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
                  "counter needs (--energy times that long)",
                  out->window_s, KL_ENERGY_WINDOW_S);
     else if (launches > 0)
-        out->joules = (r.energy_j - w->e0) / launches;
-    if (out->joules >= 0 && out->watts > 0)
-        out->energy_ratio = (r.energy_j - w->e0) / (out->watts * out->window_s);
+        energy(w, r.energy_j, launches, out);
     free(w);
 }
 

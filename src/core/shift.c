@@ -154,12 +154,12 @@ int kl_shift_estimate(const double *a, int na, const double *b, int nb, struct k
 
 enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin)
 {
+    if (s->lo >= 1 - margin && s->hi <= 1 + margin)
+        return KL_SHIFT_SAME; /* whatever the difference is, it is under the margin */
     if (s->lo > 1)
         return KL_SHIFT_SLOWER;
     if (s->hi < 1)
         return KL_SHIFT_FASTER;
-    if (s->lo >= 1 - margin && s->hi <= 1 + margin)
-        return KL_SHIFT_SAME;
     return KL_SHIFT_UNDECIDED;
 }
 

@@ -48,15 +48,17 @@ int kl_shift_estimate_runs(const struct kl_sample_set *a, int ra, const struct k
 
 enum kl_shift_verdict {
     KL_SHIFT_SAME,      /* the interval lies within ±margin of 1 */
-    KL_SHIFT_SLOWER,    /* the whole interval above 1: b takes longer */
-    KL_SHIFT_FASTER,    /* the whole interval below 1 */
+    KL_SHIFT_SLOWER,    /* the whole interval above 1, reaching past 1 + margin: b takes longer */
+    KL_SHIFT_FASTER,    /* the whole interval below 1, reaching past 1 - margin */
     KL_SHIFT_UNDECIDED, /* the interval holds 1 but reaches past the margin: too noisy to say */
 };
 
 /*
- * The verdict on an interval, for times (above 1: slower): slower or faster
- * where the interval excludes 1, same where it lies within [1 - margin,
- * 1 + margin], undecided otherwise.
+ * The verdict on an interval, for times (above 1: slower): same where it
+ * lies within [1 - margin, 1 + margin] (a difference smaller than the margin
+ * is none worth a verdict, however surely the launches show it: separate
+ * runs of one build differ by a few tenths of a percent on a GPU), else
+ * slower or faster where it excludes 1, undecided otherwise.
  */
 enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin);
 

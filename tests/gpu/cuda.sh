@@ -14,9 +14,12 @@
 #     CUDA tells a parameter's size only, so the first runs and fails
 #     verification, the __local one fails NVRTC's build, exit 3, and the
 #     __constant one runs), the build-log test (its kernel's warning is PoCL's
-#     clang's; NVRTC says nothing of it) and the fleets (PoCL's two CPU devices
-#     stand in for two GPUs there; tests/gpu/multi.sh runs fleets on GPUs) and
-#     the golden outputs (cli_golden: PoCL's rows, which rungs skip and why).
+#     clang's; NVRTC says nothing of it), the fleets (PoCL's two CPU devices
+#     stand in for two GPUs there; tests/gpu/multi.sh runs fleets on GPUs),
+#     the golden outputs (cli_golden: PoCL's rows, which rungs skip and why) and
+#     the cold copy (copy_cold: a 512 KiB copy read cold from a CPU's memory is
+#     1.3x slower than from its cache; from an H200's HBM it was 1.25x, and
+#     bench/protocol.sh's cache part measures warm against cold on a GPU).
 #  2. Every workload at small, awkward sizes under compute-sanitizer's memcheck
 #     and racecheck (NVRTC kernels included), which must report nothing.
 #  3. NVIDIA NPP's blur as a peer: float pixels verified against the same
@@ -51,7 +54,7 @@ echo "== 1. CTest through the CUDA backend"
 # the tuner's budget tests allow that much past the budget.
 export KL_TEST_BUDGET_SLACK_MS=${KL_TEST_BUDGET_SLACK_MS:-10000}
 for round in $(seq 1 "${ROUNDS:-3}"); do
-    (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type|e2e_args|user_build_log|fleet_|cli_golden' \
+    (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type|e2e_args|user_build_log|fleet_|cli_golden|copy_cold' \
         --output-on-failure) >"$out/ctest_cuda_$round.txt" 2>&1 || status=1
     echo "round $round: $(grep 'tests passed' "$out/ctest_cuda_$round.txt")"
 done
