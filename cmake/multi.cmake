@@ -4,4 +4,5 @@
 # say that CUDA support was not built. Included from CMakeLists.txt after the
 # CUDA backend's block.
 target_sources(kladder PRIVATE src/multi/dist.c src/multi/nccl.c src/multi/menv.c
-                               src/multi/mgemm.c src/multi/summa.c src/multi/p2p.c)
+                               src/multi/mgemm.c src/multi/summa.c src/multi/p2p.c
+                               src/multi/coll.c src/multi/coll_nccl.c)

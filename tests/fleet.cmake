@@ -13,5 +13,9 @@ if(KLADDER_HAVE_MPI)
   add_test(NAME fleet_mpi COMMAND ${KL_FLEET} $<TARGET_FILE:kladder-cli> mpi
            $<TARGET_FILE:kladder-mpi>)
   list(APPEND KL_FLEET_TESTS fleet_mpi)
+  # peak --collectives between two ranks (MPI on host memory here) and what kladder-mpi refuses.
+  add_test(NAME fleet_collectives COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_collectives.sh
+           $<TARGET_FILE:kladder-cli> $<TARGET_FILE:kladder-mpi>)
+  list(APPEND KL_FLEET_TESTS fleet_collectives)
 endif()
 set_tests_properties(${KL_FLEET_TESTS} PROPERTIES LABELS "fleet;pocl" TIMEOUT 300)

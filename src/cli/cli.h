@@ -87,6 +87,7 @@ struct cli {
     /* peak */
     int p2p; /* --p2p: the links between the devices instead of one device's ceilings */
     int transfers; /* --transfers: host <-> device copies over sizes instead of the ceilings */
+    int collectives; /* --collectives: collectives between kladder-mpi's ranks over sizes */
     int refresh, quick, wide, brief;
     int peak_measure; /* an option that only a new measurement can honour */
     int protocol_set;

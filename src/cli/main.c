@@ -36,6 +36,7 @@
 #include "core/util.h"
 #include "fleet/fleet.h"
 #include "kladder.h"
+#include "multi/coll.h"
 #include "multi/mgemm.h"
 #include "multi/p2p.h"
 #include "workloads/copy.h"
@@ -555,6 +556,45 @@ static int run_peak(struct cli *c, struct outputs *o)
     return kl_cli_finish(c, kl, st, &rep, o);
 }
 
+/*
+ * peak --collectives: between ranks, so only under kladder-mpi, which supplies the transport
+ * (multi/coll.h). Every rank runs this; the others' outputs are muted by kladder-mpi.
+ */
+static int run_collectives(struct cli *c, struct outputs *o)
+{
+    struct kl_context *kl = NULL;
+    struct kl_coll_transport t;
+    struct kl_report rep;
+    struct kl_err e;
+    if (!kl_coll_transport_open) {
+        fprintf(stderr, "kladder: peak --collectives measures collectives between ranks, one a "
+                        "GPU: run it as mpirun -n N kladder-mpi peak --collectives\n");
+        kl_cli_outputs_abort(o);
+        return EXIT_USAGE;
+    }
+    int rc = open_device(c, &kl); /* a rank without its device still tells the others */
+    memset(&t, 0, sizeof t);
+    memset(&rep, 0, sizeof rep);
+    memset(&e, 0, sizeof e);
+    enum kl_status st = kl_coll_transport_open(kl, &t, &e);
+    if (rc) {
+        kl_cli_outputs_abort(o);
+        return rc;
+    }
+    if (st == KL_OK) {
+        struct kl_coll_request req = {KL_COLL_MIN_BYTES, (size_t)c->bytes, 0, 0};
+        if (!c->bytes)
+            req.max_bytes = t.host_memory ? KL_COLL_HOST_MAX_BYTES : KL_COLL_MAX_BYTES;
+        req.repeats = c->protocol.min_repeats > 64 ? 64 : c->protocol.min_repeats;
+        kl_cli_watch_run(c, &rep, o);
+        st = kl_coll_measure(kl, &req, &t, &rep, &e);
+        t.close(t.self);
+    }
+    rc = kl_cli_report_end(c, st, e.msg, &rep, o);
+    kl_close(kl);
+    return rc;
+}
+
 /* kladder mgemm: the multi-GPU GEMM ladder over the CUDA devices of --device. */
 static int run_mgemm(struct cli *c, struct outputs *o)
 {
@@ -770,7 +810,8 @@ static int run_command(struct cli *c, struct outputs *o)
     switch (c->command) {
     case CMD_TUNE: return run_tune_users(c, o);
     case CMD_MGEMM: return run_mgemm(c, o);
-    case CMD_PEAK: return c->p2p ? run_p2p(c, o) : run_peak(c, o);
+    case CMD_PEAK:
+        return c->p2p ? run_p2p(c, o) : c->collectives ? run_collectives(c, o) : run_peak(c, o);
     default: return run_ladder(c, o, ladder_of(c->command));
     }
 }
@@ -785,8 +826,10 @@ static int run_measurement(struct cli *c, int argc, char **typed)
     if ((rc = device_spec(c, spec, sizeof spec)) != 0)
         return rc;
     /* Several devices: each runs the command in a process of its own (cli/fleet_cmd.c);
-     * mgemm and peak --p2p drive their devices from one process. */
-    int one_process = c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p);
+     * mgemm and peak --p2p drive their devices from one process; peak --collectives is
+     * kladder-mpi's, one rank a device. */
+    int one_process =
+        c->command == CMD_MGEMM || (c->command == CMD_PEAK && (c->p2p || c->collectives));
     if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
         return (rc = kl_cli_outputs_open(c, &o)) != 0 ? rc : kl_cli_fleet(c, &o, spec, argc, typed);
     /* tune: gemm's own tuner (and --show, --clear), else the ladder's (--kernel, --rung) */

@@ -9,6 +9,10 @@
  * turn, and say so. --device chooses the devices ranks take (a list such as
  * cuda:all or 0,1; the default is every GPU of the default backend, as
  * `--device all`).
+ *
+ * peak --collectives is the exception: the ranks measure together, each on
+ * its device, through the transport of cli/mpi_coll.c, and rank 0 writes the
+ * one run as `kladder` would.
  */
 #define _GNU_SOURCE /* mkdtemp, setenv */
 #include <fcntl.h>
@@ -21,6 +25,7 @@
 #include "cli/cli.h"
 #include "cli/exit.h"
 #include "cli/fleet_cmd.h"
+#include "cli/mpi_coll.h"
 #include "cli/outputs.h"
 #include "core/util.h"
 #include "cli/options.h"
@@ -81,6 +86,8 @@ static int my_device(const struct cli *c, int local, int nlocal, int rank, char 
         return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
     }
     snprintf(spec, KL_FLEET_SPEC, "%s", specs[local % n]);
+    if (nlocal > n)
+        kl_mpi_coll_shared(1);
     if (nlocal > n && local >= n)
         fprintf(stderr, "kladder-mpi: rank %d shares %s: %d ranks on this node, %d device%s\n",
                 rank, spec, nlocal, n, n == 1 ? "" : "s");
@@ -247,7 +254,8 @@ static int parse_line(int argc, char **argv, int rank, char ***typed, char ***sc
     if (parsed.command == CMD_PEAK && parsed.p2p) {
         if (rank == 0)
             fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "
-                            "from one process; use kladder peak --p2p there\n");
+                            "from one process; use kladder peak --p2p there (between ranks, "
+                            "peak --collectives' send_recv rows measure each rank's link)\n");
         return EXIT_USAGE;
     }
     return 0;
@@ -271,23 +279,68 @@ static int open_outputs(int rank, int size, struct outputs *o)
     return rc;
 }
 
-/* This rank's run on its device, its head (host, device, exit code) and report (*json). */
-static void run_mine(struct rank_head *mine, MPI_Comm node, int rank, int argc, char **typed,
-                     char **json)
+/* This rank's host and device (mine->spec), or the exit code of why it has none. */
+static void run_mine_device(struct rank_head *mine, MPI_Comm node, int rank)
 {
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     int hostlen = 0, local = 0, nlocal = 1;
     MPI_Comm_rank(node, &local);
     MPI_Comm_size(node, &nlocal);
     memset(mine, 0, sizeof *mine);
-    *json = NULL;
     MPI_Get_processor_name(host, &hostlen);
     host[hostlen] = '\0';
     snprintf(mine->host, sizeof mine->host, "%.127s", host);
     mine->exit_code = my_device(&parsed, local, nlocal, rank, mine->spec);
+}
+
+/* This rank's run on its device, its head (host, device, exit code) and report (*json). */
+static void run_mine(struct rank_head *mine, MPI_Comm node, int rank, int argc, char **typed,
+                     char **json)
+{
+    *json = NULL;
+    run_mine_device(mine, node, rank);
     if (mine->exit_code == 0)
         mine->exit_code = run_rank(&parsed, argc, typed, mine->spec, json);
     mine->len = *json ? (int)strlen(*json) : 0;
+}
+
+/*
+ * peak --collectives: every rank runs the command on its device with kladder-mpi's
+ * transport; rank 0 with the line as typed (its outputs), the others quiet and without
+ * outputs. The exit code: the worst rank's.
+ */
+static int run_collectives(MPI_Comm node, int rank, int argc, char **typed)
+{
+    struct rank_head mine;
+    struct outputs o;
+    int rc = rank == 0 ? kl_cli_outputs_open(&parsed, &o) : 0, n = 0;
+    if (rank == 0 && rc == 0)
+        kl_cli_outputs_abort(&o); /* only checked here: the run opens them again */
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc)
+        return rc;
+    char **base = rank == 0 ? NULL : kl_cli_member_args(&parsed, argc, typed);
+    run_mine_device(&mine, node, rank);
+    char **src = rank == 0 ? typed : base, **args = NULL;
+    while (src && src[n])
+        n++;
+    if (mine.exit_code == 0 && (args = calloc((size_t)n + 4, sizeof *args))) {
+        memcpy(args, src, (size_t)n * sizeof *args);
+        args[n++] = "--device", args[n++] = mine.spec;
+        if (rank != 0)
+            args[n++] = "--quiet";
+        kl_coll_transport_open = kl_mpi_coll_open;
+        rc = rank == 0 ? kl_cli_main(n, args) : muted(0, kl_cli_main, n, args);
+    } else { /* no device or no memory: the others hear of it in the transport's opening */
+        struct kl_coll_transport t;
+        struct kl_err e;
+        kl_mpi_coll_open(NULL, &t, &e);
+        rc = mine.exit_code ? mine.exit_code : EXIT_RUNTIME;
+    }
+    free(args), free(base);
+    int worst = rc;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
 }
 
 int main(int argc, char **argv)
@@ -304,8 +357,15 @@ int main(int argc, char **argv)
         return rc;
     }
     struct outputs o;
-    if ((rc = parse_line(argc, argv, rank, &typed, &scratch)) != 0 || parsed_done ||
-        (rc = open_outputs(rank, size, &o)) != 0) {
+    if ((rc = parse_line(argc, argv, rank, &typed, &scratch)) == 0 && !parsed_done &&
+        parsed.command == CMD_PEAK && parsed.collectives) {
+        rc = run_collectives(node, rank, argc, typed);
+        free_line(argc, scratch, typed);
+        MPI_Comm_free(&node);
+        MPI_Finalize();
+        return rc;
+    }
+    if (rc != 0 || parsed_done || (rc = open_outputs(rank, size, &o)) != 0) {
         free_line(argc, scratch, typed);
         MPI_Finalize();
         return rc;

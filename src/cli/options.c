@@ -470,7 +470,7 @@ const struct cli_option kl_cli_options[] = {
      "run a ladder's rows in a random order (from --seed); the report\nkeeps "
      "the ladder's"},
     {"--energy", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(energy), 1, 0, NULL, 0, NULL,
-     "time every row for at least 1 s, so NVML's energy counter gives\njoules per launch and "
+     "time every row for at least 5 s, so NVML's energy counter gives\njoules per launch and "
      "GFLOP/J (NVIDIA GPUs; clocks and power always)"},
     {"--kernel-timeout", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
      F(kernel_timeout), 0, 86400, NULL, 0, NULL,
@@ -581,6 +581,11 @@ const struct cli_option kl_cli_options[] = {
     {"--transfers", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(transfers), 1, 0, NULL, 0, NULL,
      "host <-> device copies only, both ways, from pageable and pinned\nmemory, at sizes from "
      "4 KiB by fours up to --bytes (default 1 GiB\non a GPU): a curve each, nothing cached"},
+    {"--collectives", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(collectives), 1, 0, NULL, 0, NULL,
+     "under kladder-mpi, collectives between the ranks (NCCL between their\nCUDA devices, else "
+     "MPI on host memory): all-reduce, all-gather,\nreduce-scatter, broadcast, reduce, "
+     "all-to-all and send/recv from 8 B\nby twos up to --bytes (default 1 GiB; 64 MiB by MPI), "
+     "each checked;\nalgbw and busbw as nccl-tests"},
     {"--refresh", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(refresh), 1, 0, NULL, 0, NULL,
      "measure again even when ceilings are cached for this device"},
     {"--bytes", NULL, "B", ON(CMD_PEAK), S_PEAK, K_LONG, F(bytes), 65536, 1L << 40, NULL, M_MEASURE,

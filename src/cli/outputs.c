@@ -19,16 +19,18 @@
 #include "report/write.h"
 
 /* Writes one rendering of the report; 0, or EXIT_RUNTIME when the stream failed. */
-static int write_report(FILE *out, const char *format, const struct kl_report *rep, int sweep)
+static int write_report(FILE *out, const char *format, const struct kl_report *rep,
+                        const char *matrix_x)
 {
     if (strcmp(format, "json") == 0) {
         kl_report_json(rep, out);
     } else if (strcmp(format, "csv") == 0) {
         kl_report_csv(rep, out);
     } else {
-        /* A sweep is one row per N and rung: the matrix is its readable form. */
-        if (sweep)
-            kl_report_matrix(rep, "N", out);
+        /* A sweep is one row per N and rung (collectives: per size and collective): the
+         * matrix is its readable form. */
+        if (matrix_x)
+            kl_report_matrix(rep, matrix_x, out);
         else
             kl_report_table(rep, out);
     }
@@ -132,8 +134,11 @@ static int emit(const struct cli *c, enum kl_status st, const struct kl_report *
     int io = 0, written = st == KL_OK || rep->count > 0;
     *html = 0;
     if (written) {
-        io = write_report(o->main, c->format, rep, c->sweep);
-        if (o->json && write_report(o->json, "json", rep, 0))
+        io = write_report(o->main, c->format, rep,
+                          c->sweep         ? "N"
+                          : c->collectives ? "bytes"
+                                           : NULL);
+        if (o->json && write_report(o->json, "json", rep, NULL))
             io = EXIT_RUNTIME;
         if (io)
             fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));

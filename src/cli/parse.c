@@ -451,6 +451,13 @@ static int panel_not_multiple(const struct cli *c, char *err, size_t n)
     return 1;
 }
 
+/* peak's other measurements: at most one of --p2p, --transfers and --collectives. */
+static int peak_kinds(const struct cli *c, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return c->p2p + c->transfers + c->collectives > 1;
+}
+
 static int show_and_clear(const struct cli *c, char *err, size_t n)
 {
     (void)err, (void)n;
@@ -565,6 +572,8 @@ static const struct rule rules[] = {
     {ON(CMD_GEMM) | ON(CMD_MAIN) | ON_TUNE, 0, mnk_missing,
      "give all of --m, --n and --k, or --size", "help"},
     {ANY, 0, panel_not_multiple, NULL, "help mgemm"},
+    {ON(CMD_PEAK), 1, peak_kinds, "--p2p, --transfers and --collectives: one at a time",
+     "help peak"},
     {ON_TUNE, 1, show_and_clear, "--show and --clear: one at a time", "help tune"},
     {ON_TUNE, 1, cache_with_search, "--show and --clear take only --all, --device and --backend",
      "help tune"},
@@ -731,8 +740,8 @@ int kl_cli_parse(int argc, char **argv, struct cli *c, int *done)
             return rc;
     }
     /* Energy needs a window the counter can resolve: the timed launches last that long. */
-    if (c->energy && c->protocol.min_time < KL_ENERGY_WINDOW_S)
-        c->protocol.min_time = KL_ENERGY_WINDOW_S;
+    if (c->energy && c->protocol.min_time < KL_ENERGY_STEADY_S)
+        c->protocol.min_time = KL_ENERGY_STEADY_S;
     if ((rc = check_operands(c, help)) != 0)
         return rc;
     return check_rules(c);

@@ -269,8 +269,8 @@ void kl_machine_close(struct kl_context *kl, struct kl_machine_window *w, int la
     else if (out->window_s < KL_ENERGY_WINDOW_S)
         snprintf(out->why, sizeof out->why,
                  "no energy: the timed launches took %.3g s, under the %.3g s the energy "
-                 "counter needs (--energy times that long)",
-                 out->window_s, KL_ENERGY_WINDOW_S);
+                 "counter needs (--energy times every row for %.3g s)",
+                 out->window_s, KL_ENERGY_WINDOW_S, KL_ENERGY_STEADY_S);
     else if (launches > 0)
         energy(w, r.energy_j, launches, out);
     free(w);

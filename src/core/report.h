@@ -147,6 +147,7 @@ struct kl_report {
     struct kl_ceilings ceilings; /* measured roofs, valid when have_ceilings */
     int have_ceilings;
     char ceiling_note[768]; /* says where the roofs come from, or how to get them */
+    char timing[160]; /* what timed the rows where no event did ("the host clock ..."); "" events */
     const char *image_in;   /* blur: the picture read (NULL: the generated one) */
     const char *image_out;  /* blur: the picture written (NULL: none) */
     int show_config;        /* print the config column */

@@ -60,6 +60,11 @@ static int load(void)
     LOAD(send, "ncclSend");
     LOAD(recv, "ncclRecv");
     LOAD(all_reduce, "ncclAllReduce");
+    LOAD(get_unique_id, "ncclGetUniqueId");
+    LOAD(comm_init_rank, "ncclCommInitRank");
+    LOAD(all_gather, "ncclAllGather");
+    LOAD(reduce_scatter, "ncclReduceScatter");
+    LOAD(reduce, "ncclReduce");
     if (nccl.get_version(&nccl.version) != KL_NCCL_SUCCESS) {
         snprintf(why, sizeof why, "ncclGetVersion of %s failed", nccl.path);
         return -1;

@@ -4,7 +4,8 @@
  * GEMM and the link measurements use, declared here with NCCL's own values.
  * One process drives every device: ncclCommInitAll makes a communicator
  * per device, and calls for several devices go between ncclGroupStart and
- * ncclGroupEnd.
+ * ncclGroupEnd. Or one process per device (kladder-mpi's collectives):
+ * ncclCommInitRank with a unique id that rank 0 made and MPI shared.
  */
 #ifndef KL_NCCL_H
 #define KL_NCCL_H
@@ -36,6 +37,14 @@ struct kl_nccl {
                 void *stream);
     int (*all_reduce)(const void *sendbuff, void *recvbuff, size_t count, int datatype, int op,
                       kl_nccl_comm comm, void *stream);
+    int (*get_unique_id)(kl_nccl_unique_id *id);
+    int (*comm_init_rank)(kl_nccl_comm *comm, int nranks, kl_nccl_unique_id id, int rank);
+    int (*all_gather)(const void *sendbuff, void *recvbuff, size_t sendcount, int datatype,
+                      kl_nccl_comm comm, void *stream);
+    int (*reduce_scatter)(const void *sendbuff, void *recvbuff, size_t recvcount, int datatype,
+                          int op, kl_nccl_comm comm, void *stream);
+    int (*reduce)(const void *sendbuff, void *recvbuff, size_t count, int datatype, int op,
+                  int root, kl_nccl_comm comm, void *stream);
     int version;    /* e.g. 22105 for 2.21.5 */
     char path[512]; /* the library loaded */
 };

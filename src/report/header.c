@@ -95,11 +95,15 @@ void kl_report_header(const struct kl_report *r, FILE *out)
                  r->protocol.noise * 100, kl_noise_max_time(&r->protocol));
     char extras[768];
     protocol_extras(r, extras, sizeof extras);
-    fprintf(out,
-            "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s%s; kernel time from "
-            "%s events%s%s\n",
-            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, noise, r->backend,
-            host ? ", host rungs by the host clock" : "", extras);
+    char clock[256];
+    if (r->timing[0])
+        snprintf(clock, sizeof clock, "timed by %s", r->timing);
+    else
+        snprintf(clock, sizeof clock, "kernel time from %s events%s", r->backend,
+                 host ? ", host rungs by the host clock" : "");
+    fprintf(out, "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s%s; %s%s\n",
+            r->protocol.warmup, r->protocol.min_repeats, r->protocol.min_time, noise, clock,
+            extras);
     conditions_line(r, out);
     if (r->health[0])
         fprintf(out, "health:    %s\n", r->health);

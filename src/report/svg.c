@@ -558,6 +558,9 @@ static void sweep_words(const struct kl_run *run, const char **x, const char **a
     if (run->curves)
         *x = "the working set", *axis = "working set, bytes",
         *y = "GB/s (bytes read / median time)";
+    else if (strcmp(run->workload, "collectives") == 0)
+        *x = "the message size", *axis = "bytes (nccl-tests' size)",
+        *y = "GB/s (bus bandwidth, as nccl-tests' busbw)";
     else if (strcmp(run->workload, "peak") == 0)
         *x = "the size of a copy", *axis = "bytes per copy",
         *y = "GB/s (bytes copied / median time)";

@@ -394,8 +394,11 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
     kl_report_header(r, out);
     fprintf(out, "GB/s by %s (every cell verified; - where a rung was skipped or failed):\n%12s",
             x_name, x_name);
-    for (int c = 0; c < ncols; c++)
-        fprintf(out, " %9s", cols[c]);
+    int width[64];
+    for (int c = 0; c < ncols; c++) {
+        width[c] = strlen(cols[c]) > 9 ? (int)strlen(cols[c]) : 9;
+        fprintf(out, " %*s", width[c], cols[c]);
+    }
     fputc('\n', out);
     for (int i = 0; i < r->count; i++) {
         if (!first_of_x(r, i))
@@ -404,7 +407,7 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
         for (int c = 0; c < ncols; c++) {
             const struct kl_result *hit = matrix_hit(r, r->results[i].x, cols[c]);
             /* Launch-bound sizes run below 0.1 GB/s: more decimals, never a false 0.00. */
-            cell(out, 9, hit && hit->gbps < 0.1 ? 4 : 2, hit ? hit->gbps : 0,
+            cell(out, width[c], hit && hit->gbps < 0.1 ? 4 : 2, hit ? hit->gbps : 0,
                  hit && kl_result_timed(hit));
         }
         fputc('\n', out);
@@ -413,6 +416,11 @@ void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out)
         if (r->results[i].status == KL_RESULT_FAILED)
             fprintf(out, "%s at %s=%.0f failed: %s\n", r->results[i].rung, x_name, r->results[i].x,
                     r->results[i].note);
+    if (strcmp(r->workload, "collectives") == 0)
+        fprintf(out, "GB/s: the bus bandwidth, nccl-tests' busbw (algbw = size / time, times "
+                     "2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and "
+                     "all_to_all, 1 for the others); each row's algbw is in its note (--json, "
+                     "--format csv).\n");
 }
 
 /* CSV fields are quoted when they hold a comma, quote or newline. */
@@ -902,6 +910,10 @@ void kl_report_json(const struct kl_report *r, FILE *out)
     if (r->protocol.shuffle) {
         fputs(", \"shuffle\": true, ", out);
         json_kv(out, "", "run_order", r->run_order, "");
+    }
+    if (r->timing[0]) {
+        fputs(", ", out);
+        json_kv(out, "", "timing", r->timing, "");
     }
     fputs("},\n", out);
     json_conditions(out, r);

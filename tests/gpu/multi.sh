@@ -17,6 +17,8 @@
 #  6. kladder soak for a minute on every GPU (CUDA, GEMM rung 10_tiled at 4096³, the copy):
 #     every iteration of every member verified, a trace with clocks and temperatures; exit
 #     0, or 5 with the event or straggler it names.
+#  7. kladder-mpi peak --collectives, one rank per GPU (where mpirun is there): NCCL between
+#     the ranks, every collective from 8 B to 256 MiB verified on every rank.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -98,4 +100,16 @@ rc=$?
 { [ $rc -eq 0 ] || { [ $rc -eq 5 ] && grep -q "kladder: soak: " "$out/soak.txt"; }; } &&
     rows "$out/soak.json" 'all(r["status"] == "verified" for r in allrows) and all(len(x["trace"]) > 3 and all(p["sm_mhz"] and p["temperature_c"] for p in x["trace"]) for x in runs)' &&
     ok "soak a minute on every GPU: verified, traced (exit $rc)" || bad "soak (exit $rc; see $out/soak.txt)"
+
+echo "== 7. collectives between ranks, one a GPU"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 1 ]; then
+    mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" peak --collectives --backend cuda \
+        --bytes 268435456 --json "$out/collectives.json" >"$out/collectives.txt" 2>&1
+    rows "$out/collectives.json" 'j["params"]["ranks"] == '"$gpus"' and "NCCL" in j["ceilings"] and len(allrows) == 7 * 26 and all(r["status"] == "verified" for r in allrows)' &&
+        ok "collectives on $gpus rank(s) through NCCL: 182 rows verified" ||
+        bad "collectives (see $out/collectives.txt)"
+else
+    echo "skipped: no mpirun, no kladder-mpi or no GPU"
+fi
 exit $status
