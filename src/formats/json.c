@@ -709,10 +709,12 @@ static int utf8_length(const unsigned char *s)
 
 void kl_json_write_number(FILE *out, double v)
 {
-    if (isfinite(v))
-        fprintf(out, "%.9g", v);
-    else
+    if (!isfinite(v))
         fputs("null", out);
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0) /* whole: every digit (sizes) */
+        fprintf(out, "%.0f", v);
+    else
+        fprintf(out, "%.9g", v);
 }
 
 void kl_json_write_string(FILE *out, const char *s)

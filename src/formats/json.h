@@ -56,7 +56,8 @@ const char *kl_json_type_name(enum kl_json_type t);
  * so that what a device or a compiler said never makes the file unreadable.
  */
 void kl_json_write_string(FILE *out, const char *s);
-/* Writes v as a JSON number (9 significant digits), or null where it is NaN or infinite. */
+/* Writes v as a JSON number (a whole number to the last digit, so sizes such as 2^30 stay
+ * exact; else 9 significant digits), or null where it is NaN or infinite. */
 void kl_json_write_number(FILE *out, double v);
 
 #endif /* KL_JSON_H */
