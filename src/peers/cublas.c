@@ -269,3 +269,15 @@ enum kl_status kl_cublas_sgemm_on(void *handle, int M, int N, int K, unsigned lo
                        K, rc);
     return KL_OK;
 }
+
+enum kl_status kl_cublas_dgemm_on(void *handle, int M, int N, int K, unsigned long long A,
+                                  unsigned long long B, unsigned long long C, struct kl_err *e)
+{
+    const double one = 1.0, zero = 0.0;
+    int rc = cu.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, (const double *)(uintptr_t)B,
+                      N, (const double *)(uintptr_t)A, K, &zero, (double *)(uintptr_t)C, N);
+    if (rc != 0)
+        return kl_fail(e, KL_ERR_BACKEND, "cublasDgemm (%d×%d×%d) failed with status %d", M, N, K,
+                       rc);
+    return KL_OK;
+}

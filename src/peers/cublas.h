@@ -23,5 +23,8 @@ void kl_cublas_handle_close(void *handle);
  */
 enum kl_status kl_cublas_sgemm_on(void *handle, int M, int N, int K, unsigned long long A,
                                   unsigned long long B, unsigned long long C, struct kl_err *e);
+/* The same in fp64 with cublasDgemm (the multi-GPU GEMM's reference on a device). */
+enum kl_status kl_cublas_dgemm_on(void *handle, int M, int N, int K, unsigned long long A,
+                                  unsigned long long B, unsigned long long C, struct kl_err *e);
 
 #endif /* KL_PEERS_CUBLAS_H */

@@ -274,6 +274,18 @@ struct kl_gemm_reference;
 enum kl_status kl_gemm_reference_open(enum kl_type t, int M, int N, int K, const void *A,
                                       const void *B, unsigned long long seed,
                                       struct kl_gemm_reference **out, struct kl_err *e);
+/*
+ * The same from every element of the product and of its scale |A|·|B| in
+ * double computed elsewhere (ref and scale, M×N each, malloc'ed: taken
+ * over, freed here even on failure; how: by what): KL_GEMM_SPOT_CHECKS
+ * elements of each are checked against direct double sums on the host
+ * first, KL_ERR_VERIFY where one differs.
+ */
+#define KL_GEMM_SPOT_CHECKS 256
+enum kl_status kl_gemm_reference_adopt(enum kl_type t, int M, int N, int K, const void *A,
+                                       const void *B, unsigned long long seed, double *ref,
+                                       double *scale, const char *how,
+                                       struct kl_gemm_reference **out, struct kl_err *e);
 /* How it was computed, for reports. */
 const char *kl_gemm_reference_how(const struct kl_gemm_reference *g);
 /*

@@ -104,22 +104,27 @@ static enum kl_status reference_sampled(const struct gemm_session *s, unsigned l
     return KL_OK;
 }
 
-/* The fast path guarded: 64 elements of the BLAS reference against direct double sums. */
+/*
+ * The fast path guarded: n elements of a reference computed by a BLAS (or a device) against
+ * direct double sums, the product's and its scale's.
+ */
 static enum kl_status blas_spot_check(const struct gemm_session *s, unsigned long long seed,
-                                      const char *blas, const struct gemm_ref *g, struct kl_err *e)
+                                      const char *blas, const struct gemm_ref *g, int n,
+                                      struct kl_err *e)
 {
     size_t N = (size_t)s->N, MN = (size_t)s->M * N;
     struct kl_rng rng;
     kl_rng_seed(&rng, seed ^ 0xb1a5ULL);
-    for (int x = 0; x < 64; x++) {
+    for (int x = 0; x < n; x++) {
         size_t at = (size_t)(kl_rng_next(&rng) % MN);
         double want, mag;
         ref_element(s, at / N, at % N, &want, &mag);
-        if (!(fabs(want - g->ref[at]) <= 1e-12 * mag + 1e-300))
+        if (!(fabs(want - g->ref[at]) <= 1e-12 * mag + 1e-300) ||
+            !(fabs(mag - g->scale[at]) <= 1e-12 * mag + 1e-300))
             return kl_fail(e, KL_ERR_VERIFY,
-                           "the BLAS reference (%s) disagrees with a direct double sum at "
-                           "element %zu: %.17g vs %.17g",
-                           blas, at, g->ref[at], want);
+                           "the reference by %s disagrees with a direct double sum at element "
+                           "%zu: %.17g vs %.17g (scale %.17g vs %.17g)",
+                           blas, at, g->ref[at], want, g->scale[at], mag);
     }
     return KL_OK;
 }
@@ -147,7 +152,7 @@ enum kl_status kl_gemm_ref_compute(const struct gemm_session *s, unsigned long l
     for (size_t x = 0; x < g->n; x++)
         if (g->scale[x] > g->max_scale)
             g->max_scale = g->scale[x];
-    return use_blas ? blas_spot_check(s, seed, blas, g, e) : KL_OK;
+    return use_blas ? blas_spot_check(s, seed, blas, g, 64, e) : KL_OK;
 }
 
 static void describe_failure(const struct kl_check *c, size_t N, const char *against, char *note,
@@ -231,6 +236,33 @@ enum kl_status kl_gemm_reference_open(enum kl_type type, int M, int N, int K, co
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     kl_gemm_session_init(&x->s, NULL, type, M, N, K, A, B);
     if ((st = kl_gemm_ref_compute(&x->s, seed, &x->g, e)) != KL_OK) {
+        kl_gemm_reference_close(x);
+        return st;
+    }
+    *out = x;
+    return KL_OK;
+}
+
+enum kl_status kl_gemm_reference_adopt(enum kl_type type, int M, int N, int K, const void *A,
+                                       const void *B, unsigned long long seed, double *ref,
+                                       double *scale, const char *how,
+                                       struct kl_gemm_reference **out, struct kl_err *e)
+{
+    struct kl_gemm_reference *x = calloc(1, sizeof *x);
+    enum kl_status st;
+    *out = NULL;
+    if (!x) {
+        free(ref);
+        free(scale);
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    }
+    kl_gemm_session_init(&x->s, NULL, type, M, N, K, A, B);
+    x->g.n = (size_t)M * N, x->g.ref = ref, x->g.scale = scale;
+    snprintf(x->g.how, sizeof x->g.how, "%s", how);
+    for (size_t i = 0; i < x->g.n; i++)
+        if (scale[i] > x->g.max_scale)
+            x->g.max_scale = scale[i];
+    if ((st = blas_spot_check(&x->s, seed, how, &x->g, KL_GEMM_SPOT_CHECKS, e)) != KL_OK) {
         kl_gemm_reference_close(x);
         return st;
     }

@@ -7,6 +7,8 @@
 #  1. kladder mgemm at awkward sizes (1000³ with 256-wide panels; 1536×1000×777
 #     on rung 14 with cuBLAS beside): every row, NCCL's included (one rank per
 #     GPU), verified against the reference and row 0 in full.
+#     At 4096³ and above the reference is cuBLAS DGEMM on the first GPU, spot-checked on
+#     the host: the header says so and rows 0 and 3 verify against it.
 #  2. compute-sanitizer memcheck over a small mgemm: no error of kladder's
 #     (API errors NCCL makes and handles itself while probing are not counted).
 #  3. kladder peak --p2p: the copy and latency rows verified, the all-reduce
@@ -57,6 +59,9 @@ rows "$out/mgemm_1000.json" 'len(rows) == 4 and all(r["status"] == "verified" fo
     --json "$out/mgemm_odd.json" >"$out/mgemm_odd.txt" 2>&1
 rows "$out/mgemm_odd.json" 'len(rows) == 5 and all(r["status"] == "verified" for r in rows.values())' &&
     ok "mgemm 1536×1000×777 on rung 14, cuBLAS beside: verified" || bad "mgemm odd (see $out/mgemm_odd.txt)"
+"$kl" mgemm --size 4096 --rung 0,3 --json "$out/mgemm_4096.json" >"$out/mgemm_4096.txt" 2>&1
+rows "$out/mgemm_4096.json" 'len(rows) == 2 and all(r["status"] == "verified" for r in rows.values()) and "cuBLAS DGEMM on CUDA device" in j["reference"]' &&
+    ok "mgemm 4096³ against cuBLAS DGEMM's reference: verified" || bad "mgemm 4096³ (see $out/mgemm_4096.txt)"
 
 echo "== 2. compute-sanitizer"
 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$kl" mgemm --size 300 \
