@@ -33,6 +33,11 @@
 #  5. Device memory: with all but 6 GiB of the GPU's memory held by another
 #     process (tests/gpu/hog.cu), a GEMM whose matrices need 13 GiB is refused
 #     before anything is allocated, exit 2, with both sizes in the message.
+#  6. The clock filter under a deliberate power cap, where nvidia-smi may set
+#     one (root; else the reason is printed): with the GPU held to its lowest
+#     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
+#     (or keeps them low after 64, and says so) and its header names the cap;
+#     the limit is put back after.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -247,5 +252,29 @@ if nvcc -o "$out/hog" tests/gpu/hog.cu >"$out/hog_build.txt" 2>&1; then
 else
     echo "FAIL  device memory: the hog did not build (see $out/hog_build.txt)"
     status=1
+fi
+echo "== 6. --min-clock under a deliberate power cap"
+limits=$(nvidia-smi -i 0 --query-gpu=power.limit,power.min_limit --format=csv,noheader,nounits 2>&1)
+old_limit=${limits%%,*}
+low_limit=$(echo "${limits#*,}" | tr -d ' ')
+if nvidia-smi -i 0 -pl "$low_limit" >"$out/power_cap.txt" 2>&1; then
+    "$kl" gemm --backend cuda --size 8192 --rung 17 --min-clock 90 --json "$out/capped.json" \
+        >"$out/capped.txt" 2>&1
+    rc=$?
+    nvidia-smi -i 0 -pl "$old_limit" >>"$out/power_cap.txt" 2>&1
+    if [ $rc = 0 ] && python3 - "$out/capped.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["results"][0]
+assert x["status"] == "verified" and (x["retaken"] > 0 or x["low_clock_kept"] > 0), x
+print(f"ok    power held to {r['conditions'].get('power_limit_w')} W: {x['retaken']} launches taken "
+      f"again, {x['low_clock_kept']} kept low, clock {x['clocks']['sm_mhz']} MHz")
+PY
+    then :; else
+        echo "FAIL  --min-clock under a power cap: exit $rc (see $out/capped.txt)"
+        status=1
+    fi
+else
+    echo "skipped: no power cap here ($(head -c 200 "$out/power_cap.txt"))"
 fi
 exit $status
