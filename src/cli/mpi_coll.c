@@ -143,7 +143,7 @@ static int no_nccl_here(struct kl_context *kl, char *why, size_t n)
     struct kl_err e;
     if (shared_device)
         return snprintf(why, n, "ranks share a device here; NCCL needs one GPU a rank"), 1;
-    if (strcmp(kl->ops->name, "cuda") != 0)
+    if (!kl->ops->device_ptr || !kl->ops->stream_create) /* device addresses and streams */
         return snprintf(why, n, "NCCL needs a CUDA device on every rank; this one's is %s's",
                         kl->ops->name),
                1;

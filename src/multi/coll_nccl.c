@@ -149,7 +149,7 @@ enum kl_status kl_coll_nccl_open(struct kl_context *kl, int rank, int nranks, co
     char version[32];
     if (!n)
         return KL_ERR_UNSUPPORTED;
-    if (strcmp(kl->ops->name, "cuda") != 0 || !kl->ops->stream_create)
+    if (!kl->ops->device_ptr || !kl->ops->stream_create) /* CUDA's: addresses, streams */
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "NCCL moves data between CUDA devices; this "
                        "rank's device is %s's",
