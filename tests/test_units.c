@@ -828,8 +828,8 @@ static void test_roofs(void)
     for (int i = 0; i < kl_ceiling_count; i++) {
         const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
         CHECK(kl_ceiling_find(d->key) == d && d->offset % sizeof(double) == 0 &&
-                  d->offset + sizeof(double) <= offsetof(struct kl_ceilings, date) &&
-                  d->unit[0] && d->label[0] && d->method[0],
+                  d->offset + sizeof(double) <= offsetof(struct kl_ceilings, date) && d->unit[0] &&
+                  d->label[0] && d->method[0],
               "figure %s", d->key);
     }
     CHECK(kl_ceiling_find("nothing") == NULL && kl_ceiling_find(NULL) == NULL, "no such figure");
@@ -895,8 +895,8 @@ static void test_inline(void)
               strstr(e.msg, "(#include in cuda/x/k.cu)"),
           "a missing header is named with the file that includes it: %s", e.msg);
     out = NULL;
-    st = kl_kernel_inline("cuda/x/k.cu", "#include \"../y/side.cuh\"\n", one_header, NULL, &out,
-                          &e);
+    st =
+        kl_kernel_inline("cuda/x/k.cu", "#include \"../y/side.cuh\"\n", one_header, NULL, &out, &e);
     CHECK(st == KL_OK && out && strstr(out, "#line 1 \"cuda/y/side.cuh\"\nS\n"),
           "a header in a neighbouring folder: %s", out ? out : "-");
     free(out);
@@ -1162,8 +1162,10 @@ static void test_half2_bound(void)
         double sigma;
         int R;
         double want;
-    } cases[] = {{1, 3, 0.2846767568641515},   {2, 6, 0.33056134253713454},
-                 {3.5, 11, 0.43776128621534055}, {4, 12, 0.5173176465845839},
+    } cases[] = {{1, 3, 0.2846767568641515},
+                 {2, 6, 0.33056134253713454},
+                 {3.5, 11, 0.43776128621534055},
+                 {4, 12, 0.5173176465845839},
                  {8, 24, 0.738581095979956}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         double got = half2_bound_of(cases[i].sigma, cases[i].R);
@@ -1392,8 +1394,11 @@ static void test_occupancy(void)
         {28, 256, 0, -1, 8, 1.0, "threads"},      /* registers tie at 8: full, threads named */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct kl_resources r = {.regs = cases[i].regs, .private_bytes = 0, .local_static = 0,
-                                 .local_dynamic = cases[i].local, .threads = cases[i].threads,
+        struct kl_resources r = {.regs = cases[i].regs,
+                                 .private_bytes = 0,
+                                 .local_static = 0,
+                                 .local_dynamic = cases[i].local,
+                                 .threads = cases[i].threads,
                                  .groups_per_cu = cases[i].api};
         kl_occupancy(&d, &r);
         CHECK(r.groups_per_cu == cases[i].groups && fabs(r.occupancy - cases[i].occupancy) < 1e-9 &&
@@ -1481,9 +1486,48 @@ static void test_registry(void)
     }
 }
 
+/*
+ * A reference computed elsewhere (mgemm's, by cuBLAS DGEMM on a device) is taken only where
+ * KL_GEMM_SPOT_CHECKS elements of the product and of its scale |A|·|B| agree with direct
+ * double sums: exact ones are adopted; one wrong product, or one wrong scale, everywhere is
+ * refused.
+ */
+static void test_reference_adopt(void)
+{
+    enum { M = 24, N = 20, K = 16 };
+    static float A[M * K], B[K * N];
+    struct kl_gemm_reference *g;
+    struct kl_err e;
+    for (int x = 0; x < M * K; x++)
+        A[x] = (float)((x * 7) % 11) - 5;
+    for (int x = 0; x < K * N; x++)
+        B[x] = (float)((x * 5) % 13) - 6;
+    for (int flaw = 0; flaw < 3; flaw++) {
+        double *ref = malloc(M * N * sizeof *ref), *scale = malloc(M * N * sizeof *scale);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double sum = 0, mag = 0;
+                for (int k = 0; k < K; k++)
+                    sum += (double)A[i * K + k] * B[k * N + j],
+                        mag += fabs((double)A[i * K + k] * B[k * N + j]);
+                /* flaw 1: every product one too large; flaw 2: every scale doubled */
+                ref[i * N + j] = sum + (flaw == 1);
+                scale[i * N + j] = mag * (flaw == 2 ? 2 : 1);
+            }
+        enum kl_status st =
+            kl_gemm_reference_adopt(KL_FLOAT, M, N, K, A, B, 1, ref, scale, "the test", &g, &e);
+        CHECK(flaw ? st == KL_ERR_VERIFY && !g && strstr(e.msg, "the reference by the test")
+                   : st == KL_OK && g && strcmp(kl_gemm_reference_how(g), "the test") == 0,
+              "an adopted reference with flaw %d: status %d (%s)", flaw, (int)st,
+              st == KL_OK ? "taken" : e.msg);
+        kl_gemm_reference_close(g);
+    }
+}
+
 int main(void)
 {
     test_stats();
+    test_reference_adopt();
     test_protocol();
     test_clocks();
     test_tolerance();
