@@ -120,16 +120,29 @@ static enum kl_status check(struct coll *C, enum kl_coll_op op, size_t count, si
     return KL_OK;
 }
 
+/* A loop's time as the ranks agree on it: the slowest rank's, or FAILED where one failed. */
+#define FAILED 1e300
+static enum kl_status agree(struct coll *C, enum kl_status st, double seconds, double *worst,
+                            struct kl_err *e)
+{
+    *worst = C->t->max(C->t->self, st == KL_OK ? seconds : FAILED);
+    if (st != KL_OK)
+        return st;
+    return *worst < FAILED ? KL_OK : kl_fail(e, KL_ERR_BACKEND, "another rank's collective failed");
+}
+
 /* `repeats` loops of `iters` runs, each begun by a barrier; samples: the slowest rank's. */
 static enum kl_status timed(struct coll *C, enum kl_coll_op op, size_t count, int iters,
                             int repeats, double *samples, struct kl_err *e)
 {
     struct kl_coll_transport *t = C->t;
     enum kl_status st = KL_OK;
+    double worst;
     for (int w = 0; w < 2 && st == KL_OK; w++) /* warm-up, as nccl-tests' -w */
         st = t->run(t->self, op, C->send, C->recv, count, e);
     if (st == KL_OK)
         st = t->wait(t->self, e);
+    st = agree(C, st, 0, &worst, e);
     for (int k = 0; k < repeats && st == KL_OK; k++) {
         t->barrier(t->self);
         double t0 = kl_now();
@@ -137,7 +150,9 @@ static enum kl_status timed(struct coll *C, enum kl_coll_op op, size_t count, in
             st = t->run(t->self, op, C->send, C->recv, count, e);
         if (st == KL_OK)
             st = t->wait(t->self, e);
-        samples[k] = t->max(t->self, kl_now() - t0) / iters;
+        /* every rank agrees after every loop, so none waits at a barrier for one that left */
+        if ((st = agree(C, st, kl_now() - t0, &worst, e)) == KL_OK)
+            samples[k] = worst / iters;
     }
     return st;
 }
@@ -148,6 +163,8 @@ static enum kl_status row(struct coll *C, enum kl_coll_op op, size_t bytes, int 
 {
     struct kl_coll_transport *t = C->t;
     size_t ns, nr, count = count_of(op, bytes / sizeof(float), t->nranks, &ns, &nr);
+    /* What moves: the size rounded down to whole floats a rank, as nccl-tests rounds it. */
+    double moved = (double)(ns > nr ? ns : nr) * sizeof(float);
     long wrong = 0;
     double samples[64];
     if (count == 0)
@@ -164,7 +181,7 @@ static enum kl_status row(struct coll *C, enum kl_coll_op op, size_t bytes, int 
     double f = kl_coll_bus_factor(op, t->nranks);
     int iters = iterations(bytes);
     res->x = (double)bytes;
-    res->bytes = (double)bytes * f; /* so the row's GB/s is the bus bandwidth */
+    res->bytes = moved * f; /* so the row's GB/s is the bus bandwidth */
     snprintf(res->config, sizeof res->config, "%zu B, %d rank%s", bytes, t->nranks,
              t->nranks == 1 ? "" : "s");
     if (wrong_anywhere) {
@@ -189,7 +206,7 @@ static enum kl_status row(struct coll *C, enum kl_coll_op op, size_t bytes, int 
     snprintf(res->note, sizeof res->note,
              "algbw %.4g GB/s; busbw = algbw x %.3g; every float checked on every rank; %d "
              "iteration%s a loop, timed by the slowest rank",
-             (double)bytes / s.median * 1e-9, f, iters, iters == 1 ? "" : "s");
+             moved / s.median * 1e-9, f, iters, iters == 1 ? "" : "s");
     return KL_OK;
 }
 
