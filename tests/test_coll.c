@@ -95,6 +95,17 @@ static const struct kl_result *find(const struct kl_report *r, const char *op, d
     return NULL;
 }
 
+/* A lone rank in mode m over sizes 8 B to max, three loops each, into *rep (emptied first). */
+static enum kl_status measure(struct kl_context *kl, int m, size_t max, struct kl_report *rep,
+                              struct kl_err *e)
+{
+    struct kl_coll_transport t = lone();
+    struct kl_coll_request req = {8, max, 3, 0};
+    memset(rep, 0, sizeof *rep);
+    mode = m;
+    return kl_coll_measure(kl, &req, &t, rep, e);
+}
+
 static void factors(void)
 {
     CHECK(kl_coll_bus_factor(KL_COLL_ALL_REDUCE, 4) == 1.5 &&
@@ -110,13 +121,9 @@ static void factors(void)
 
 static void right(struct kl_context *kl)
 {
-    struct kl_coll_transport t = lone();
-    struct kl_coll_request req = {8, 4096, 3, 0};
     struct kl_report rep;
     struct kl_err e;
-    memset(&rep, 0, sizeof rep);
-    mode = RIGHT;
-    CHECK(kl_coll_measure(kl, &req, &t, &rep, &e) == KL_OK, "a lone rank measures: %s", e.msg);
+    CHECK(measure(kl, RIGHT, 4096, &rep, &e) == KL_OK, "a lone rank measures: %s", e.msg);
     int verified = 0;
     for (int i = 0; i < rep.count; i++)
         verified += rep.results[i].status == KL_RESULT_VERIFIED && rep.results[i].nsamples == 3;
@@ -135,13 +142,9 @@ static void right(struct kl_context *kl)
 
 static void wrong(struct kl_context *kl)
 {
-    struct kl_coll_transport t = lone();
-    struct kl_coll_request req = {8, 1024, 3, 0};
     struct kl_report rep;
     struct kl_err e;
-    memset(&rep, 0, sizeof rep);
-    mode = WRONG_GATHER;
-    CHECK(kl_coll_measure(kl, &req, &t, &rep, &e) == KL_OK, "a wrong gather still runs");
+    CHECK(measure(kl, WRONG_GATHER, 1024, &rep, &e) == KL_OK, "a wrong gather still runs");
     const struct kl_result *g = find(&rep, "all_gather", 1024), *r = find(&rep, "reduce", 1024);
     CHECK(g && g->status == KL_RESULT_FAILED && g->median_s == 0 &&
               strstr(g->note, "rank 0's float 128 is"),
@@ -154,12 +157,9 @@ static void wrong(struct kl_context *kl)
 static void failing(struct kl_context *kl)
 {
     struct kl_coll_transport t = lone();
-    struct kl_coll_request req = {8, 4096, 3, 0};
     struct kl_report rep;
     struct kl_err e;
-    memset(&rep, 0, sizeof rep);
-    mode = FAIL_AT_1K;
-    CHECK(kl_coll_measure(kl, &req, &t, &rep, &e) == KL_ERR_BACKEND &&
+    CHECK(measure(kl, FAIL_AT_1K, 4096, &rep, &e) == KL_ERR_BACKEND &&
               strstr(e.msg, "the link went down") && !find(&rep, "all_reduce", 1024),
           "a transport failing at 1 KiB ends the run with its error: %s", e.msg);
     kl_report_free(&rep);
