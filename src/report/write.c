@@ -82,10 +82,12 @@ static void precision_summary(const struct kl_report *r, FILE *out)
     }
 }
 
-/* A row whose machine was observed: timed, with what its launches saw. */
+/* A row whose machine was observed: timed, with what its launches saw (a kernel of
+ * kladder's, NVML's readings or a bound; not a line of dashes). */
 static int observed(const struct kl_result *x)
 {
-    return kl_result_timed(x) && x->has_machine;
+    return kl_result_timed(x) && x->has_machine &&
+           (x->machine.nkernels > 0 || x->machine.samples > 0 || x->bound);
 }
 
 /* The machine block's header; energy: its energy columns too. */
