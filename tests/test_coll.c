@@ -21,32 +21,6 @@
 static enum { RIGHT, WRONG_GATHER, FAIL_AT_1K } mode;
 static long runs;
 
-static enum kl_status alloc(void *self, size_t floats, void **buf, struct kl_err *e)
-{
-    (void)self;
-    return (*buf = malloc(floats * sizeof(float))) ? KL_OK : kl_fail(e, KL_ERR_NO_MEMORY, "oom");
-}
-
-static void release(void *self, void *buf)
-{
-    (void)self;
-    free(buf);
-}
-
-static enum kl_status put(void *self, void *buf, const float *host, size_t n, struct kl_err *e)
-{
-    (void)self, (void)e;
-    memcpy(buf, host, n * sizeof *host);
-    return KL_OK;
-}
-
-static enum kl_status get(void *self, float *host, const void *buf, size_t n, struct kl_err *e)
-{
-    (void)self, (void)e;
-    memcpy(host, buf, n * sizeof *host);
-    return KL_OK;
-}
-
 /* A lone rank: every collective leaves its own send buffer in its receive buffer. */
 static enum kl_status run(void *self, enum kl_coll_op op, const void *send, void *recv,
                           size_t count, struct kl_err *e)
@@ -58,12 +32,6 @@ static enum kl_status run(void *self, enum kl_coll_op op, const void *send, void
     memcpy(recv, send, count * sizeof(float));
     if (mode == WRONG_GATHER && op == KL_COLL_ALL_GATHER)
         ((float *)recv)[count / 2] += 1;
-    return KL_OK;
-}
-
-static enum kl_status wait_here(void *self, struct kl_err *e)
-{
-    (void)self, (void)e;
     return KL_OK;
 }
 
@@ -80,10 +48,10 @@ static double max_of(void *self, double v)
 
 static struct kl_coll_transport lone(void)
 {
-    struct kl_coll_transport t = {.rank = 0, .nranks = 1, .host_memory = 1};
+    struct kl_coll_transport t = {.rank = 0, .nranks = 1};
     snprintf(t.what, sizeof t.what, "a lone rank of the test");
-    t.alloc = alloc, t.release = release, t.put = put, t.get = get, t.run = run;
-    t.wait = wait_here, t.barrier = barrier, t.max = max_of;
+    kl_coll_host_memory(&t); /* the same buffers as MPI's transport */
+    t.run = run, t.barrier = barrier, t.max = max_of;
     return t;
 }
 

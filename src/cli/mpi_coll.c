@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "multi/nccl.h"
@@ -36,36 +35,6 @@ static int all_of(int v)
 }
 
 /* ---- MPI on host memory ---- */
-
-static enum kl_status host_alloc(void *self, size_t floats, void **buf, struct kl_err *e)
-{
-    (void)self;
-    return (*buf = malloc(floats * sizeof(float)))
-               ? KL_OK
-               : kl_fail(e, KL_ERR_NO_MEMORY, "no host memory for %zu floats", floats);
-}
-
-static void host_release(void *self, void *buf)
-{
-    (void)self;
-    free(buf);
-}
-
-static enum kl_status host_put(void *self, void *buf, const float *host, size_t floats,
-                               struct kl_err *e)
-{
-    (void)self, (void)e;
-    memcpy(buf, host, floats * sizeof(float));
-    return KL_OK;
-}
-
-static enum kl_status host_get(void *self, float *host, const void *buf, size_t floats,
-                               struct kl_err *e)
-{
-    (void)self, (void)e;
-    memcpy(host, buf, floats * sizeof(float));
-    return KL_OK;
-}
 
 static int mpi_call(enum kl_coll_op op, const void *send, void *recv, int count, int rank, int size)
 {
@@ -104,17 +73,6 @@ static enum kl_status host_run(void *self, enum kl_coll_op op, const void *send,
     return kl_fail(e, KL_ERR_BACKEND, "MPI's %s failed: %.*s", kl_coll_name(op), len, text);
 }
 
-static enum kl_status host_wait(void *self, struct kl_err *e)
-{
-    (void)self, (void)e;
-    return KL_OK; /* MPI's calls return once done here */
-}
-
-static void host_close(void *self)
-{
-    (void)self;
-}
-
 static void open_host(struct kl_coll_transport *t, const char *why)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -122,10 +80,9 @@ static void open_host(struct kl_coll_transport *t, const char *why)
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, ",\n")] = '\0'; /* its first words: "Open MPI v4.1.4" */
     snprintf(t->what, sizeof t->what, "MPI on host memory (%.60s; %.160s)", lib, why);
-    t->host_memory = 1;
+    kl_coll_host_memory(t);
     t->self = t;
-    t->alloc = host_alloc, t->release = host_release, t->put = host_put, t->get = host_get;
-    t->run = host_run, t->wait = host_wait, t->close = host_close;
+    t->run = host_run; /* MPI's calls return once done here: host memory's wait does */
 }
 
 /* ---- the choice ---- */
@@ -170,7 +127,6 @@ static enum kl_status open_nccl(struct kl_context *kl, struct kl_coll_transport 
         return st != KL_OK ? st
                            : kl_fail(e, KL_ERR_BACKEND, "another rank's NCCL communicator failed");
     }
-    t->barrier = barrier, t->max = max_of;
     return KL_OK;
 }
 
@@ -193,9 +149,9 @@ enum kl_status kl_mpi_coll_open(struct kl_context *kl, struct kl_coll_transport 
     else if (!nccl)
         snprintf(why, sizeof why, "another rank has no CUDA device or no NCCL");
     t->rank = rank, t->nranks = size;
+    t->barrier = barrier, t->max = max_of; /* MPI's, whichever moves the data */
     if (nccl)
         return open_nccl(kl, t, rank, size, e);
     open_host(t, why);
-    t->barrier = barrier, t->max = max_of;
     return KL_OK;
 }

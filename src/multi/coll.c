@@ -34,6 +34,56 @@ double kl_coll_bus_factor(enum kl_coll_op op, int n)
     }
 }
 
+/* ---- buffers in host memory (kl_coll_host_memory) ---- */
+
+static enum kl_status host_alloc(void *self, size_t floats, void **buf, struct kl_err *e)
+{
+    (void)self;
+    return (*buf = malloc(floats * sizeof(float)))
+               ? KL_OK
+               : kl_fail(e, KL_ERR_NO_MEMORY, "no host memory for %zu floats", floats);
+}
+
+static void host_release(void *self, void *buf)
+{
+    (void)self;
+    free(buf);
+}
+
+static enum kl_status host_put(void *self, void *buf, const float *host, size_t floats,
+                               struct kl_err *e)
+{
+    (void)self, (void)e;
+    memcpy(buf, host, floats * sizeof(float));
+    return KL_OK;
+}
+
+static enum kl_status host_get(void *self, float *host, const void *buf, size_t floats,
+                               struct kl_err *e)
+{
+    (void)self, (void)e;
+    memcpy(host, buf, floats * sizeof(float));
+    return KL_OK;
+}
+
+static enum kl_status host_wait(void *self, struct kl_err *e)
+{
+    (void)self, (void)e;
+    return KL_OK;
+}
+
+static void host_close(void *self)
+{
+    (void)self;
+}
+
+void kl_coll_host_memory(struct kl_coll_transport *t)
+{
+    t->host_memory = 1;
+    t->alloc = host_alloc, t->release = host_release, t->put = host_put, t->get = host_get;
+    t->wait = host_wait, t->close = host_close;
+}
+
 /* nccl-tests' iterations a timed loop: 20, fewer from 8 MiB so a loop stays near 80 MiB. */
 static int iterations(size_t bytes)
 {

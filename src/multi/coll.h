@@ -76,6 +76,14 @@ struct kl_coll_transport {
 };
 
 /*
+ * Gives t buffers in host memory (malloc'd; put and get copy; wait returns at once, every
+ * call having finished; close frees nothing) and sets host_memory: the memory half of a
+ * transport whose run moves host buffers (MPI's, a test's). run, barrier, max, what, rank,
+ * nranks and self stay the caller's.
+ */
+void kl_coll_host_memory(struct kl_coll_transport *t);
+
+/*
  * Makes the transport for this rank's device (kl: its context, opened by
  * the command; NULL where this rank could not open it, so that the other
  * ranks hear of it rather than wait) into *t; NULL outside kladder-mpi,

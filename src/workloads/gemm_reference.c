@@ -104,6 +104,14 @@ static enum kl_status reference_sampled(const struct gemm_session *s, unsigned l
     return KL_OK;
 }
 
+/* The largest scale of the elements the reference holds, for checks against a baseline. */
+static void find_max_scale(struct gemm_ref *g)
+{
+    for (size_t x = 0; x < g->n; x++)
+        if (g->scale[x] > g->max_scale)
+            g->max_scale = g->scale[x];
+}
+
 /*
  * The fast path guarded: n elements of a reference computed by a BLAS (or a device) against
  * direct double sums, the product's and its scale's.
@@ -149,9 +157,7 @@ enum kl_status kl_gemm_ref_compute(const struct gemm_session *s, unsigned long l
         st = reference_sampled(s, seed, g, e);
     if (st != KL_OK)
         return st;
-    for (size_t x = 0; x < g->n; x++)
-        if (g->scale[x] > g->max_scale)
-            g->max_scale = g->scale[x];
+    find_max_scale(g);
     return use_blas ? blas_spot_check(s, seed, blas, g, 64, e) : KL_OK;
 }
 
@@ -259,9 +265,7 @@ enum kl_status kl_gemm_reference_adopt(enum kl_type type, int M, int N, int K, c
     kl_gemm_session_init(&x->s, NULL, type, M, N, K, A, B);
     x->g.n = (size_t)M * N, x->g.ref = ref, x->g.scale = scale;
     snprintf(x->g.how, sizeof x->g.how, "%s", how);
-    for (size_t i = 0; i < x->g.n; i++)
-        if (scale[i] > x->g.max_scale)
-            x->g.max_scale = scale[i];
+    find_max_scale(&x->g);
     if ((st = blas_spot_check(&x->s, seed, how, &x->g, KL_GEMM_SPOT_CHECKS, e)) != KL_OK) {
         kl_gemm_reference_close(x);
         return st;
