@@ -72,8 +72,17 @@ CSV_KEPT = {"workload", "sizes", "type", "rung", "config", "status", "repeats",
 MACHINE_LINES = ("device:", "reference:", "ceilings:", "machine:")
 
 
+# measured or machine's words inside notes: an error that can be exactly 0 (double GEMM on
+# some CPUs), and the device's vendor (PoCL names the CPU's: GenuineIntel, AuthenticAMD)
+NOTE_FACTS = ((re.compile(r"worst \S+ of tolerance"), "worst # of tolerance"),
+              (re.compile(r"this device is [^()]*?'s\b"), "this device is #'s"))
+
+
 def mask(s):
-    return FLOAT.sub("#", s)
+    s = FLOAT.sub("#", s)
+    for pattern, text in NOTE_FACTS:
+        s = pattern.sub(text, s)
+    return s
 
 
 def keep_text(out):
