@@ -4,7 +4,7 @@
 # every size from 8 B to 64 KiB is checked on both ranks; each row's GB/s is nccl-tests' bus
 # bandwidth of its median, its note the algorithm bandwidth; the text is the size-by-collective
 # matrix and the page its chart. Plain kladder refuses the command, and kladder-mpi refuses
-# mgemm and peak --p2p, each with a message and exit 2.
+# peak --p2p, and mgemm on ranks without a CUDA device each, with a message and exit 2.
 # usage: check_collectives.sh KLADDER KLADDER_MPI
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -66,7 +66,14 @@ refused() { # WHAT PATTERN COMMAND...
 refused "kladder peak --collectives (no ranks)" "run it as mpirun -n N kladder-mpi peak --collectives" \
     "$kladder" peak --collectives
 refused "--collectives with --transfers" "one at a time" "$kladder" peak --collectives --transfers
-refused "kladder-mpi mgemm" "use kladder mgemm on one machine" "${mpirun[@]}" "$mpi_kladder" mgemm
+# mgemm between ranks needs a CUDA device a rank (NCCL moves its panels): on PoCL every rank
+# refuses together, rank 0 naming the first rank without one; a rank with no device at all too.
+refused "kladder-mpi mgemm on PoCL" "mgemm moves its panels by NCCL between CUDA devices, one a rank; rank 0: its device is opencl:" \
+    "${mpirun[@]}" "$mpi_kladder" mgemm --size 64
+[ "$(grep -c 'mgemm moves its panels' bad.txt)" = 1 ] && ok "kladder-mpi mgemm: said once, by rank 0" ||
+    fail "kladder-mpi mgemm's refusal said more than once" bad.txt
+refused "kladder-mpi mgemm with no CUDA device" "rank 0: it has no device (its message above)" \
+    "${mpirun[@]}" "$mpi_kladder" mgemm --device cuda:0 --size 64
 refused "kladder-mpi peak --p2p" "peak --collectives' send_recv rows" \
     "${mpirun[@]}" "$mpi_kladder" peak --p2p
 [ "$fails" -eq 0 ]

@@ -615,6 +615,7 @@ static int run_mgemm(struct cli *c, struct outputs *o)
     req.local = c->local;
     req.kb = c->panel;
     req.peers = c->peers, req.npeers = c->npeers;
+    req.ranks = kl_ranks; /* kladder-mpi's, where it runs this rank */
     memset(&rep, 0, sizeof rep);
     memset(&e, 0, sizeof e);
     kl_cli_watch_run(c, &rep, o);

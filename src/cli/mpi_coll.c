@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/mpi_ranks.h"
 #include "multi/nccl.h"
+#include "multi/ranks.h"
 
 static void barrier(void *self)
 {
@@ -21,17 +23,8 @@ static void barrier(void *self)
 
 static double max_of(void *self, double v)
 {
-    double m = v;
     (void)self;
-    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
-static int all_of(int v)
-{
-    int m = v;
-    MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return m;
+    return kl_mpi_max(v);
 }
 
 /* ---- MPI on host memory ---- */
@@ -87,18 +80,11 @@ static void open_host(struct kl_coll_transport *t, const char *why)
 
 /* ---- the choice ---- */
 
-static int shared_device;
-
-void kl_mpi_coll_shared(int shared)
-{
-    shared_device = shared;
-}
-
 /* Why this rank cannot use NCCL (why, n bytes), or 0 where it can. */
 static int no_nccl_here(struct kl_context *kl, char *why, size_t n)
 {
     struct kl_err e;
-    if (shared_device)
+    if (kl_ranks && kl_ranks->shared)
         return snprintf(why, n, "ranks share a device here; NCCL needs one GPU a rank"), 1;
     if (!kl->ops->device_ptr || !kl->ops->stream_create) /* device addresses and streams */
         return snprintf(why, n, "NCCL needs a CUDA device on every rank; this one's is %s's",
@@ -121,7 +107,7 @@ static enum kl_status open_nccl(struct kl_context *kl, struct kl_coll_transport 
                          : kl_fail(e, KL_ERR_BACKEND, "rank 0 could not make NCCL's unique id");
     MPI_Bcast(id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     enum kl_status st = kl_coll_nccl_open(kl, rank, size, id, t, e);
-    if (!all_of(st == KL_OK)) {
+    if (!kl_mpi_all(st == KL_OK)) {
         if (st == KL_OK)
             t->close(t->self);
         return st != KL_OK ? st
@@ -137,10 +123,10 @@ enum kl_status kl_mpi_coll_open(struct kl_context *kl, struct kl_coll_transport 
     char why[512] = "";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (!all_of(kl != NULL))
+    if (!kl_mpi_all(kl != NULL))
         return kl_fail(e, KL_ERR_NO_DEVICE, "%s",
                        kl ? "another rank could not open its device" : "no device here");
-    int nccl = all_of(!no_nccl_here(kl, why, sizeof why));
+    int nccl = kl_mpi_all(!no_nccl_here(kl, why, sizeof why));
     /* Rank 0's reason speaks for the run where it has one. */
     int reason_at_0 = why[0] != '\0';
     MPI_Bcast(&reason_at_0, 1, MPI_INT, 0, MPI_COMM_WORLD);

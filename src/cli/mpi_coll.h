@@ -11,7 +11,4 @@
 enum kl_status kl_mpi_coll_open(struct kl_context *kl, struct kl_coll_transport *t,
                                 struct kl_err *e);
 
-/* Says that this rank shares its device with another rank (NCCL then cannot be used). */
-void kl_mpi_coll_shared(int shared);
-
 #endif /* KL_MPI_COLL_H */

@@ -10,9 +10,10 @@
  * cuda:all or 0,1; the default is every GPU of the default backend, as
  * `--device all`).
  *
- * peak --collectives is the exception: the ranks measure together, each on
- * its device, through the transport of cli/mpi_coll.c, and rank 0 writes the
- * one run as `kladder` would.
+ * peak --collectives and mgemm are the exceptions: the ranks measure
+ * together, each on its device, through the transport of cli/mpi_coll.c or
+ * the ranks of cli/mpi_ranks.c (NCCL between the ranks' GPUs, on one node or
+ * many), and rank 0 writes the one run as `kladder` would.
  */
 #define _GNU_SOURCE /* mkdtemp, setenv */
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "cli/exit.h"
 #include "cli/fleet_cmd.h"
 #include "cli/mpi_coll.h"
+#include "cli/mpi_ranks.h"
 #include "cli/outputs.h"
 #include "core/util.h"
 #include "cli/options.h"
@@ -35,6 +37,7 @@
 /* What each rank sends rank 0 before its report's text. */
 struct rank_head {
     int exit_code, len; /* len: the report's bytes, 0 when it wrote none */
+    int shared;         /* this rank shares its device with another rank of its node */
     char host[128], spec[KL_FLEET_SPEC];
 };
 
@@ -68,8 +71,11 @@ static int parse_only(int argc, char **argv)
     return kl_cli_parse(argc, argv, &parsed, &parsed_done);
 }
 
-/* The device this rank takes: its local rank's among the node's list; 0 or an exit code. */
-static int my_device(const struct cli *c, int local, int nlocal, int rank, char *spec)
+/*
+ * The device this rank takes: its local rank's among the node's list (*shared: more ranks
+ * on the node than devices); 0 or an exit code.
+ */
+static int my_device(const struct cli *c, int local, int nlocal, int rank, char *spec, int *shared)
 {
     char specs[KL_FLEET_MAX][KL_FLEET_SPEC], list[512];
     const char *dev = c->device ? c->device : getenv("KLADDER_DEVICE");
@@ -86,8 +92,7 @@ static int my_device(const struct cli *c, int local, int nlocal, int rank, char 
         return kl_exit_for(st == KL_ERR_NO_DEVICE ? KL_ERR_ARG : st);
     }
     snprintf(spec, KL_FLEET_SPEC, "%s", specs[local % n]);
-    if (nlocal > n)
-        kl_mpi_coll_shared(1);
+    *shared = nlocal > n;
     if (nlocal > n && local >= n)
         fprintf(stderr, "kladder-mpi: rank %d shares %s: %d ranks on this node, %d device%s\n",
                 rank, spec, nlocal, n, n == 1 ? "" : "s");
@@ -184,7 +189,8 @@ static void free_line(int argc, char **scratch, char **typed)
 static int runs_on_ranks(const char *w)
 {
     const struct kl_workload_def *def = kl_workload_find(w);
-    if (w[0] == '-' || strcmp(w, "peak") == 0 || strcmp(w, "completion") == 0)
+    if (w[0] == '-' || strcmp(w, "peak") == 0 || strcmp(w, "mgemm") == 0 ||
+        strcmp(w, "completion") == 0)
         return 1;
     for (int k = 0; k < kl_cli_command_total(); k++)
         if (kl_cli_command_at(k)->cmd >= 0 && strcmp(kl_cli_command_at(k)->name, w) == 0)
@@ -213,10 +219,9 @@ static int refuse(int argc, char **argv, int rank)
     kl_workload_ladder_names(names, sizeof names);
     if (rank == 0)
         fprintf(stderr,
-                "kladder-mpi runs measurements (peak, %s or the main job) on every rank; use "
-                "kladder %s on one machine%s\n",
-                names, argv[1],
-                strcmp(argv[1], "mgemm") == 0 ? " (it drives every GPU there)" : "");
+                "kladder-mpi runs measurements (peak, mgemm, %s or the main job) on every rank; "
+                "use kladder %s on one machine\n",
+                names, argv[1]);
     return EXIT_USAGE;
 }
 
@@ -290,7 +295,7 @@ static void run_mine_device(struct rank_head *mine, MPI_Comm node, int rank)
     MPI_Get_processor_name(host, &hostlen);
     host[hostlen] = '\0';
     snprintf(mine->host, sizeof mine->host, "%.127s", host);
-    mine->exit_code = my_device(&parsed, local, nlocal, rank, mine->spec);
+    mine->exit_code = my_device(&parsed, local, nlocal, rank, mine->spec, &mine->shared);
 }
 
 /* This rank's run on its device, its head (host, device, exit code) and report (*json). */
@@ -305,11 +310,32 @@ static void run_mine(struct rank_head *mine, MPI_Comm node, int rank, int argc, 
 }
 
 /*
- * peak --collectives: every rank runs the command on its device with kladder-mpi's
- * transport; rank 0 with the line as typed (its outputs), the others quiet and without
- * outputs. The exit code: the worst rank's.
+ * mgemm moves its panels by NCCL between CUDA devices, one a rank: 0 where every rank has
+ * a CUDA device, else EXIT_USAGE on every rank, rank 0 naming the first that has none.
  */
-static int run_collectives(MPI_Comm node, int rank, int argc, char **typed)
+static int mgemm_devices(const struct rank_head *mine, int rank)
+{
+    char why[512];
+    if (mine->exit_code)
+        snprintf(why, sizeof why, "it has no device (its message above)");
+    else
+        snprintf(why, sizeof why, "its device is %s", mine->spec);
+    if (kl_ranks->agree(!mine->exit_code && strncmp(mine->spec, "cuda", 4) == 0, why, sizeof why))
+        return 0;
+    if (rank == 0)
+        fprintf(stderr,
+                "kladder-mpi: mgemm moves its panels by NCCL between CUDA devices, one a rank; "
+                "%s (peak --collectives runs on any device, through MPI where NCCL cannot)\n",
+                why);
+    return EXIT_USAGE;
+}
+
+/*
+ * peak --collectives and mgemm: every rank runs the command on its device, the ranks in
+ * step through kladder-mpi's transport and ranks; rank 0 with the line as typed (its
+ * outputs), the others quiet and without outputs. The exit code: the worst rank's.
+ */
+static int run_together(MPI_Comm node, int rank, int argc, char **typed)
 {
     struct rank_head mine;
     struct outputs o;
@@ -319,8 +345,12 @@ static int run_collectives(MPI_Comm node, int rank, int argc, char **typed)
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc)
         return rc;
-    char **base = rank == 0 ? NULL : kl_cli_member_args(&parsed, argc, typed);
     run_mine_device(&mine, node, rank);
+    kl_ranks = kl_mpi_ranks(mine.host, mine.shared);
+    kl_coll_transport_open = kl_mpi_coll_open;
+    if (parsed.command == CMD_MGEMM && (rc = mgemm_devices(&mine, rank)) != 0)
+        return rc;
+    char **base = rank == 0 ? NULL : kl_cli_member_args(&parsed, argc, typed);
     char **src = rank == 0 ? typed : base, **args = NULL;
     while (src && src[n])
         n++;
@@ -329,7 +359,6 @@ static int run_collectives(MPI_Comm node, int rank, int argc, char **typed)
         args[n++] = "--device", args[n++] = mine.spec;
         if (rank != 0)
             args[n++] = "--quiet";
-        kl_coll_transport_open = kl_mpi_coll_open;
         rc = rank == 0 ? kl_cli_main(n, args) : muted(0, kl_cli_main, n, args);
     } else { /* no device or no memory: the others hear of it in the transport's opening */
         struct kl_coll_transport t;
@@ -358,8 +387,8 @@ int main(int argc, char **argv)
     }
     struct outputs o;
     if ((rc = parse_line(argc, argv, rank, &typed, &scratch)) == 0 && !parsed_done &&
-        parsed.command == CMD_PEAK && parsed.collectives) {
-        rc = run_collectives(node, rank, argc, typed);
+        ((parsed.command == CMD_PEAK && parsed.collectives) || parsed.command == CMD_MGEMM)) {
+        rc = run_together(node, rank, argc, typed);
         free_line(argc, scratch, typed);
         MPI_Comm_free(&node);
         MPI_Finalize();

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 1 to KL_MAX_DEVICES device indices, none negative, none twice. */
 static enum kl_status check_devices(const int *devices, int G, struct kl_err *e)
@@ -48,27 +49,104 @@ static enum kl_status open_device(struct kl_menv *env, struct kl_mdev *x, int in
     return KL_OK;
 }
 
-enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
-                            size_t n, struct kl_err *e)
+/* 1 when every device has device 0's name (with ranks: rank 0's device's). */
+static int same_names(const struct kl_menv *env)
 {
-    enum kl_status st = check_devices(devices, G, e);
+    const struct kl_ranks *R = env->ranks;
+    char first[sizeof env->dev[0].kl->info.name];
+    if (!R) {
+        for (int d = 1; d < env->G; d++)
+            if (strcmp(env->dev[d].kl->info.name, env->dev[0].kl->info.name) != 0)
+                return 0;
+        return 1;
+    }
+    snprintf(first, sizeof first, "%s", kl_menv_first(env)->info.name);
+    R->bcast(first, sizeof first);
+    return R->agree(strcmp(first, kl_menv_first(env)->info.name) == 0, NULL, 0);
+}
+
+/* One process: a communicator per device by ncclCommInitAll. */
+static void nccl_all(struct kl_menv *env, const int *devices, char *why_no_nccl, size_t n)
+{
     struct kl_err why;
-    if (st != KL_OK)
-        return st;
-    env->G = G;
-    env->dev = calloc((size_t)G, sizeof *env->dev);
-    env->comms = calloc((size_t)G, sizeof *env->comms);
-    if (!env->dev || !env->comms)
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    for (int d = 0; d < G; d++)
-        if ((st = open_device(env, &env->dev[d], devices[d], e)) != KL_OK)
-            return st;
     const struct kl_nccl *nccl = kl_nccl_load(&why);
-    if (nccl && kl_nccl_comms(nccl, devices, G, env->comms, &why) == KL_OK)
+    if (nccl && kl_nccl_comms(nccl, devices, env->G, env->comms, &why) == KL_OK)
         env->nccl = nccl;
     else
         snprintf(why_no_nccl, n, "%s", why.msg);
+}
+
+/*
+ * Ranks: NCCL loaded on every rank, rank 0's unique id to all, then a communicator each
+ * (ncclCommInitRank, which waits for every rank). Where any rank cannot, none has NCCL,
+ * and why_no_nccl names the first that could not and why.
+ */
+static void nccl_ranks(struct kl_menv *env, char *why_no_nccl, size_t n)
+{
+    const struct kl_ranks *R = env->ranks;
+    struct kl_context *kl = env->dev[R->rank].kl;
+    struct kl_err why = {""};
+    kl_nccl_unique_id id;
+    kl_nccl_comm *mine = &env->comms[R->rank];
+    const struct kl_nccl *nccl = R->shared ? NULL : kl_nccl_load(&why);
+    memset(&id, 0, sizeof id);
+    if (R->shared)
+        snprintf(why.msg, sizeof why.msg, "ranks share a device here; NCCL needs one GPU a rank");
+    int ok = nccl && (R->rank != 0 || kl_nccl_check(nccl, nccl->get_unique_id(&id),
+                                                    "ncclGetUniqueId", &why) == KL_OK);
+    if (R->agree(ok, why.msg, sizeof why.msg)) {
+        R->bcast(&id, sizeof id);
+        ok = env->ops->make_current(kl->dev, &why) == KL_OK &&
+             kl_nccl_check(nccl, nccl->comm_init_rank(mine, R->size, id, R->rank),
+                           "ncclCommInitRank", &why) == KL_OK;
+        if (R->agree(ok, why.msg, sizeof why.msg)) {
+            env->nccl = nccl;
+            return;
+        }
+    }
+    if (*mine)
+        nccl->comm_destroy(*mine);
+    *mine = NULL;
+    snprintf(why_no_nccl, n, "%s", why.msg);
+}
+
+enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G,
+                            const struct kl_ranks *ranks, char *why_no_nccl, size_t n,
+                            struct kl_err *e)
+{
+    enum kl_status st = check_devices(devices, G, e);
+    if (ranks && st == KL_OK && G != 1)
+        st = kl_fail(e, KL_ERR_ARG, "a rank drives one device (got %d)", G);
+    if (ranks && !ranks->agree(st == KL_OK, e->msg, sizeof e->msg))
+        return st != KL_OK ? st : KL_ERR_ARG;
+    if (st != KL_OK)
+        return st;
+    env->ranks = ranks;
+    env->G = ranks ? ranks->size : G;
+    env->dev = calloc((size_t)env->G, sizeof *env->dev);
+    env->comms = calloc((size_t)env->G, sizeof *env->comms);
+    if (!env->dev || !env->comms)
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    for (int d = 0; d < G && st == KL_OK; d++)
+        st = open_device(env, &env->dev[ranks ? ranks->rank : d], devices[d], e);
+    if (ranks && !ranks->agree(st == KL_OK, e->msg, sizeof e->msg))
+        return st != KL_OK ? st : KL_ERR_BACKEND;
+    if (st != KL_OK)
+        return st;
+    env->same_devices = same_names(env);
+    if (ranks)
+        nccl_ranks(env, why_no_nccl, n);
+    else
+        nccl_all(env, devices, why_no_nccl, n);
     return KL_OK;
+}
+
+struct kl_context *kl_menv_first(const struct kl_menv *env)
+{
+    for (int d = 0; env->dev && d < env->G; d++)
+        if (env->dev[d].kl)
+            return env->dev[d].kl;
+    return NULL;
 }
 
 void kl_menv_close(struct kl_menv *env)

@@ -46,6 +46,8 @@ const char *kl_mgemm_rung_summary(int i)
 
 const char kl_mgemm_peer_names[] = "cublas";
 
+const struct kl_ranks *kl_ranks = NULL;
+
 #ifdef KLADDER_HAVE_CUDA
 
 #include "core/context.h"
@@ -68,9 +70,9 @@ struct mgemm {
     double t0; /* row 0's median */
     struct kl_gemm_reference *ref;
     char ref_note[120]; /* why the reference is the host's though the problem is large */
-    double link_gbps;  /* the link roof: the slowest NCCL send/receive pair; 0: none */
-    const char *local; /* the local rung's exact name */
-    char chose[480];   /* how it was chosen */
+    double link_gbps;   /* the link roof: the slowest NCCL send/receive pair; 0: none */
+    const char *local;  /* the local rung's exact name */
+    char chose[480];    /* how it was chosen */
 };
 
 /* ---- the request, the devices, NCCL ------------------------------------------- */
@@ -222,13 +224,6 @@ static void tried(struct mgemm *L, const char *name, const char *what)
 }
 
 /*
- * The local multiply: the request's rung, else the fastest verified of the
- * float-accurate rungs device 0 has (first_choices; only where none of them
- * verifies, the plain FMA rungs that take row-major buffers), tried at
- * device 0's SUMMA block (m×n, one panel of depth min(kb, K)) and timed
- * briefly.
- */
-/*
  * Tries every candidate in turn on t, the first choices (i < 0) before the
  * plain FMA rungs (only where no first choice verified); the fastest that
  * verifies becomes L->local, each one's time noted in L->chose.
@@ -277,17 +272,28 @@ static void say_choice(struct mgemm *L, const struct trial *t)
     }
 }
 
-static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
+/* With ranks: rank 0's choice (or its failure) is every rank's. */
+static enum kl_status share_choice(struct mgemm *L, enum kl_status st, struct kl_err *e)
+{
+    const struct kl_ranks *R = L->env.ranks;
+    char name[64] = "";
+    if (!R->agree(st == KL_OK, e->msg, sizeof e->msg))
+        return st != KL_OK ? st : KL_ERR_UNSUPPORTED;
+    if (R->rank == 0)
+        snprintf(name, sizeof name, "%s", L->local);
+    R->bcast(name, sizeof name);
+    R->bcast(L->chose, sizeof L->chose);
+    L->local = kl_gemm_rung_find(name)->name;
+    return KL_OK;
+}
+
+/* The trial on device 0 (only the root process has it). */
+static enum kl_status choose_on_device0(struct mgemm *L, struct kl_err *e)
 {
     struct kl_summa plan;
     struct kl_summa_block blk;
     struct trial t = {.kl = L->env.dev[0].kl};
     enum kl_status st;
-    if (L->req->local) {
-        L->local = kl_gemm_rung_find(L->req->local)->name;
-        snprintf(L->chose, sizeof L->chose, "local multiply %s, as asked", L->local);
-        return KL_OK;
-    }
     if ((st = kl_summa_plan(L->req->M, L->req->N, L->req->K, L->env.G, L->kb, &plan, e)) != KL_OK)
         return st;
     kl_summa_block(&plan, 0, &blk);
@@ -303,6 +309,25 @@ static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
     }
     trial_close(&t);
     return st;
+}
+
+/*
+ * The local multiply: the request's rung, else the fastest verified of the
+ * float-accurate rungs device 0 has (first_choices; only where none of them
+ * verifies, the plain FMA rungs that take row-major buffers), tried at
+ * device 0's SUMMA block (m×n, one panel of depth min(kb, K)) and timed
+ * briefly. With ranks, rank 0 (device 0) tries them and every rank takes its
+ * choice.
+ */
+static enum kl_status choose_local(struct mgemm *L, struct kl_err *e)
+{
+    if (L->req->local) {
+        L->local = kl_gemm_rung_find(L->req->local)->name;
+        snprintf(L->chose, sizeof L->chose, "local multiply %s, as asked", L->local);
+        return KL_OK;
+    }
+    enum kl_status st = kl_menv_root(&L->env) ? choose_on_device0(L, e) : KL_OK;
+    return L->env.ranks ? share_choice(L, st, e) : st;
 }
 
 /* ---- the rows --------------------------------------------------------------------- */
@@ -339,7 +364,11 @@ static void link_roof(struct mgemm *L, struct kl_report *rep)
     size_t used = strlen(rep->ceiling_note);
     L->link_gbps = 0;
     memset(&links, 0, sizeof links);
-    if (L->env.G < 2 || !L->env.nccl) {
+    if (L->env.ranks) {
+        snprintf(said, sizeof said,
+                 "no link roof between ranks (kladder-mpi peak --collectives' send_recv rows "
+                 "measure each rank's link)");
+    } else if (L->env.G < 2 || !L->env.nccl) {
         snprintf(said, sizeof said, "%s",
                  L->env.G < 2 ? "no link roof: one device, nothing moves between devices"
                               : "no link roof: NCCL is not loaded");
@@ -398,6 +427,7 @@ static enum kl_status run_row(struct mgemm *L, enum kl_sched sched, const char *
                               struct kl_result *res, struct kl_err *e)
 {
     const struct kl_mgemm_request *req = L->req;
+    const struct kl_ranks *R = sched == KL_SCHED_ONE ? NULL : L->env.ranks;
     struct kl_mrun *run = NULL;
     struct kl_stats stats;
     enum kl_status st;
@@ -405,6 +435,8 @@ static enum kl_status run_row(struct mgemm *L, enum kl_sched sched, const char *
         kl_mrow_skip(res, L->why_no_nccl);
         return KL_OK;
     }
+    if (sched == KL_SCHED_ONE && !kl_menv_root(&L->env))
+        return KL_OK; /* rank 0's device alone */
     st = kl_mrun_open(&L->env, sched, L->kb, local, &run, e);
     if (st == KL_ERR_UNSUPPORTED || st == KL_ERR_NO_MEMORY || st == KL_ERR_ARG) {
         kl_mrow_skip(res, e->msg);
@@ -417,8 +449,14 @@ static enum kl_status run_row(struct mgemm *L, enum kl_sched sched, const char *
     snprintf(res->config, sizeof res->config, "%s", kl_mrun_config(run));
     if ((st = kl_mrun_verify(run, L->C, e)) != KL_OK)
         goto done;
-    kl_gemm_reference_judge(L->ref, L->C, L->have0 ? L->C0 : NULL, "row 0 (0_one_gpu)", L->prec0,
-                            res);
+    if (kl_menv_root(&L->env))
+        kl_gemm_reference_judge(L->ref, L->C, L->have0 ? L->C0 : NULL, "row 0 (0_one_gpu)",
+                                L->prec0, res);
+    if (R) { /* rank 0's verdict: whether every rank times the row */
+        int status = res->status;
+        R->bcast(&status, sizeof status);
+        res->status = (enum kl_result_status)status;
+    }
     if (res->status != KL_RESULT_VERIFIED)
         goto done;
     kl_measure_forget();
@@ -446,7 +484,7 @@ static void header(struct mgemm *L, struct kl_report *rep)
 {
     const struct kl_mgemm_request *req = L->req;
     double M = req->M, N = req->N, K = req->K;
-    kl_ladder_report(rep, L->env.dev[0].kl, "mgemm", KL_FLOAT, req->seed, &req->protocol);
+    kl_ladder_report(rep, kl_menv_first(&L->env), "mgemm", KL_FLOAT, req->seed, &req->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, "M=%d N=%d K=%d devices=%d", req->M, req->N, req->K,
              L->env.G);
     snprintf(rep->size_json, sizeof rep->size_json,
@@ -454,8 +492,11 @@ static void header(struct mgemm *L, struct kl_report *rep)
     rep->flops = 2.0 * M * N * K;
     rep->bytes = (M * K + K * N + M * N) * sizeof(float);
     rep->show_config = 1;
-    snprintf(rep->timing, sizeof rep->timing,
-             "the host clock from a run's first call queued to its last device done");
+    snprintf(rep->timing, sizeof rep->timing, "%s",
+             L->env.ranks ? "each rank's host clock from a barrier to its device done; a run's "
+                            "time is the slowest rank's"
+                          : "the host clock from a run's first call queued to its last device "
+                            "done");
     snprintf(rep->reference, sizeof rep->reference, "%.130s%.120s; %.250s",
              kl_gemm_reference_how(L->ref), L->ref_note, L->chose);
 }
@@ -467,32 +508,34 @@ static void header(struct mgemm *L, struct kl_report *rep)
  */
 static void roofs_of_many(struct mgemm *L, struct kl_report *rep)
 {
-    int same = 1;
-    for (int d = 1; d < L->env.G; d++)
-        same &= strcmp(L->env.dev[d].kl->info.name, L->env.dev[0].kl->info.name) == 0;
+    int same = L->env.same_devices;
     for (int i = 0; i < rep->count; i++)
         if (strcmp(rep->results[i].rung, "0_one_gpu") != 0)
             rep->results[i].pct_ceiling = same ? rep->results[i].pct_ceiling / L->env.G : 0;
 }
 
 /*
- * The host inputs `kladder gemm` draws for the same seed, two results (the
- * row being checked, and row 0's once it verified: they swap) and the
- * reference.
+ * The host inputs `kladder gemm` draws for the same seed (each rank draws them whole and
+ * places its own blocks), and on the root process two results (the row being checked, and
+ * row 0's once it verified: they swap) and the reference.
  */
 static enum kl_status inputs_open(struct mgemm *L, struct kl_err *e)
 {
     const struct kl_mgemm_request *req = L->req;
     size_t M = (size_t)req->M, N = (size_t)req->N, K = (size_t)req->K;
     struct kl_rng rng;
+    int root = kl_menv_root(&L->env);
     L->A = malloc(M * K * sizeof *L->A), L->B = malloc(K * N * sizeof *L->B);
-    L->C = malloc(M * N * sizeof *L->C), L->C0 = malloc(M * N * sizeof *L->C0);
-    if (!L->A || !L->B || !L->C || !L->C0)
+    if (root)
+        L->C = malloc(M * N * sizeof *L->C), L->C0 = malloc(M * N * sizeof *L->C0);
+    if (!L->A || !L->B || (root && (!L->C || !L->C0)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);
     kl_rng_seed(&rng, req->seed);
     kl_fill_uniform(KL_FLOAT, L->A, M * K, &rng);
     kl_fill_uniform(KL_FLOAT, L->B, K * N, &rng);
     L->env.M = req->M, L->env.N = req->N, L->env.K = req->K, L->env.A = L->A, L->env.B = L->B;
+    if (!root)
+        return KL_OK;
     if ((double)M * N * K >= KL_MREF_WORK) { /* the device's first: seconds, not minutes */
         struct kl_err why;
         if (kl_mref_open(&L->env, req->devices[0], req->seed, &L->ref, &why) == KL_OK)
@@ -501,6 +544,31 @@ static enum kl_status inputs_open(struct mgemm *L, struct kl_err *e)
     }
     return kl_gemm_reference_open(KL_FLOAT, req->M, req->N, req->K, L->A, L->B, req->seed, &L->ref,
                                   e);
+}
+
+/* With ranks: st where every rank's is KL_OK; else an error on every rank, the first's. */
+static enum kl_status agreed(struct mgemm *L, enum kl_status st, struct kl_err *e)
+{
+    const struct kl_ranks *R = L->env.ranks;
+    if (!R || R->agree(st == KL_OK, e->msg, sizeof e->msg))
+        return st;
+    return st != KL_OK ? st : KL_ERR_BACKEND;
+}
+
+/* With ranks, the report's ceilings line names every rank: its host and device. */
+static void name_ranks(struct mgemm *L, struct kl_report *rep)
+{
+    const struct kl_ranks *R = L->env.ranks;
+    const struct kl_context *kl = kl_menv_first(&L->env);
+    char mine[256], all[600] = "";
+    if (!R)
+        return;
+    snprintf(mine, sizeof mine, "rank %d on %.60s: CUDA device %d (%.80s)", R->rank, R->host,
+             L->req->devices[0], kl->info.name);
+    R->texts(mine, all, sizeof all);
+    size_t used = strlen(rep->ceiling_note);
+    snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%s%d ranks: %s",
+             used ? "; " : "", R->size, all);
 }
 
 /* The chosen schedules' rows (rungs 0 to 3, in enum kl_sched's order), then the peers'. */
@@ -523,6 +591,7 @@ static enum kl_status ladder_rows(struct mgemm *L, const int *chosen, int nchose
         /* The peer runs rung 3's schedule. */
         st = run_row(L, i < 0 ? KL_SCHED_OVERLAP : (enum kl_sched)i, i < 0 ? NULL : L->local, res,
                      e);
+        st = agreed(L, st, e); /* with ranks, a row's error ends every rank's ladder */
     }
     return st;
 }
@@ -538,12 +607,13 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
     L->req = req;
     L->kb = req->kb ? req->kb : KL_MGEMM_KB;
     if ((st = check_request(req, chosen, &nchosen, e)) != KL_OK ||
-        (st = kl_menv_open(&L->env, req->devices, req->ndevices, L->why_no_nccl,
+        (st = kl_menv_open(&L->env, req->devices, req->ndevices, req->ranks, L->why_no_nccl,
                            sizeof L->why_no_nccl, e)) != KL_OK ||
-        (st = inputs_open(L, e)) != KL_OK || (st = choose_local(L, e)) != KL_OK)
+        (st = agreed(L, inputs_open(L, e), e)) != KL_OK || (st = choose_local(L, e)) != KL_OK)
         goto done;
     header(L, rep);
     link_roof(L, rep);
+    name_ranks(L, rep);
     st = ladder_rows(L, chosen, nchosen, rep, e);
     rep->ladder = L->t0 > 0; /* speed-ups over row 0 only where it ran */
     kl_report_finish(rep);

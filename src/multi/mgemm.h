@@ -26,6 +26,7 @@
 #include "core/params.h"
 #include "core/report.h"
 #include "kladder.h"
+#include "multi/ranks.h"
 
 /* What `kladder mgemm` asks for. */
 struct kl_mgemm_request {
@@ -41,6 +42,11 @@ struct kl_mgemm_request {
     int kb;                   /* SUMMA's panel width, a multiple of 4; 0: KL_MGEMM_KB */
     const char *const *peers; /* "cublas": a row after the rungs */
     int npeers;
+    /* NULL: this process drives every device of `devices`. Else one rank of a job with a
+       process per device (kladder-mpi; multi/ranks.h): devices is this rank's one, device d
+       of the rows is rank d's, every rank calls kl_mgemm_ladder and rank 0's report is the
+       run's (the others' rows carry no verdicts). */
+    const struct kl_ranks *ranks;
 };
 
 /* The default panel width: local multiplies long enough that the accumulation pass (12 bytes

@@ -384,8 +384,8 @@ enum kl_status kl_p2p_measure(const struct kl_p2p_request *req, struct kl_report
         return kl_fail(e, KL_ERR_ARG, "the copies' size must be a multiple of 4 bytes, at least %d",
                        KL_P2P_SMALL);
     if ((st = kl_protocol_check(&req->protocol, e)) != KL_OK ||
-        (st = kl_menv_open(&P.env, req->devices, req->ndevices, P.why_no_nccl, sizeof P.why_no_nccl,
-                           e)) != KL_OK ||
+        (st = kl_menv_open(&P.env, req->devices, req->ndevices, NULL, P.why_no_nccl,
+                           sizeof P.why_no_nccl, e)) != KL_OK ||
         (st = prepare(&P, e)) != KL_OK)
         goto done;
     header(&P, rep);

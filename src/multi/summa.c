@@ -110,6 +110,12 @@ static struct kl_context *ctx(const struct kl_mrun *r, int d)
     return r->env->dev[d].kl;
 }
 
+/* 1 when device d is this process's (every device in one process; with ranks, its own). */
+static int here(const struct kl_mrun *r, int d)
+{
+    return kl_menv_here(r->env, d);
+}
+
 /* A device buffer of elems floats on device d. */
 static enum kl_status alloc_f32(struct kl_mrun *r, int d, size_t elems, struct kl_buf **out,
                                 struct kl_err *e)
@@ -355,7 +361,12 @@ enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int 
     }
     st = sched == KL_SCHED_ROWS ? split_rows(r, e) : split_blocks(r, kb, e);
     for (int d = 0; d < r->G && st == KL_OK; d++)
-        st = open_slot(r, d, e);
+        if (here(r, d))
+            st = open_slot(r, d, e);
+    /* with ranks, a device that cannot take it is every rank's: nothing is half set up */
+    if (env->ranks && r->G > 1 && !env->ranks->agree(st == KL_OK, e->msg, sizeof e->msg) &&
+        st == KL_OK)
+        st = KL_ERR_UNSUPPORTED;
     if (st != KL_OK)
         goto fail;
     if (!local)
@@ -373,6 +384,8 @@ void kl_mrun_close(struct kl_mrun *r)
         return;
     for (int d = 0; d < r->G; d++) {
         struct slot *s = &r->slot[d];
+        if (!here(r, d))
+            continue;
         const struct kl_backend_ops *ops = ctx(r, d)->ops;
         for (int v = 0; v < s->nviews; v++)
             ops->release(s->views[v]);
@@ -425,20 +438,29 @@ static enum kl_status accumulate(struct kl_mrun *r, int d, struct kl_err *e)
                                      l->global, l->local, e);
 }
 
-/* A piece from device `from` to device `to`, one ncclSend/ncclRecv pair (inside a group). */
-static enum kl_status pass(struct kl_mrun *r, int from, const struct kl_buf *src, int to,
-                           const struct kl_buf *dst, size_t count, int comm_stream,
-                           struct kl_err *e)
+/*
+ * Panel p's operand (A's, or B's where b) from device `from` to device `to`, one
+ * ncclSend/ncclRecv pair inside a group: the send where `from` is here, the receive where
+ * `to` is (both in one process; with ranks, each rank its half). count is floats.
+ */
+static enum kl_status pass(struct kl_mrun *r, int p, int b, int from, int to, size_t count,
+                           int comm_stream, struct kl_err *e)
 {
     const struct kl_nccl *n = r->env->nccl;
-    struct kl_mdev *a = &r->env->dev[from], *b = &r->env->dev[to];
+    struct kl_mdev *x = &r->env->dev[from], *y = &r->env->dev[to];
     enum kl_status st;
-    NCCL_TRY(n->send((const void *)(uintptr_t)r->env->ops->device_ptr(src), count, KL_NCCL_FLOAT32,
-                     to, r->env->comms[from], comm_stream ? a->comm : a->comp),
-             "ncclSend");
-    NCCL_TRY(n->recv((void *)(uintptr_t)r->env->ops->device_ptr(dst), count, KL_NCCL_FLOAT32, from,
-                     r->env->comms[to], comm_stream ? b->comm : b->comp),
-             "ncclRecv");
+    if (here(r, from)) {
+        const struct step *s = &r->slot[from].steps[p];
+        NCCL_TRY(n->send((const void *)(uintptr_t)r->env->ops->device_ptr(b ? s->b : s->a), count,
+                         KL_NCCL_FLOAT32, to, r->env->comms[from], comm_stream ? x->comm : x->comp),
+                 "ncclSend");
+    }
+    if (here(r, to)) {
+        const struct step *s = &r->slot[to].steps[p];
+        NCCL_TRY(n->recv((void *)(uintptr_t)r->env->ops->device_ptr(b ? s->b : s->a), count,
+                         KL_NCCL_FLOAT32, from, r->env->comms[to], comm_stream ? y->comm : y->comp),
+                 "ncclRecv");
+    }
     return KL_OK;
 }
 
@@ -461,12 +483,11 @@ static enum kl_status broadcast_panel(struct kl_mrun *r, int p, int comm_stream,
         for (int j = 0; j < s->pc; j++) {
             int d = kl_summa_device(s, i, j), oa = kl_summa_device(s, i, P.a_col),
                 ob = kl_summa_device(s, P.b_row, j);
-            const struct step *x = &r->slot[d].steps[p];
-            size_t m = (size_t)x->m, w = (size_t)x->w, nn = (size_t)x->n;
-            if ((j != P.a_col && (st = pass(r, oa, r->slot[oa].steps[p].a, d, x->a, m * w,
-                                            comm_stream, e)) != KL_OK) ||
-                (i != P.b_row && (st = pass(r, ob, r->slot[ob].steps[p].b, d, x->b, w * nn,
-                                            comm_stream, e)) != KL_OK)) {
+            /* (sizes from the plan: the other devices' steps are not this process's) */
+            const struct kl_summa_block *x = &r->slot[d].blk;
+            size_t m = (size_t)x->m, w = (size_t)P.width, nn = (size_t)x->n;
+            if ((j != P.a_col && (st = pass(r, p, 0, oa, d, m * w, comm_stream, e)) != KL_OK) ||
+                (i != P.b_row && (st = pass(r, p, 1, ob, d, w * nn, comm_stream, e)) != KL_OK)) {
                 n->group_end();
                 return st;
             }
@@ -483,6 +504,8 @@ static enum kl_status run_rows(struct kl_mrun *r, struct kl_err *e)
     enum kl_status st;
     NCCL_TRY(n->group_start(), "ncclGroupStart");
     for (int d = 0; d < r->G; d++) {
+        if (!here(r, d))
+            continue;
         void *b = (void *)(uintptr_t)r->env->ops->device_ptr(r->slot[d].B);
         if ((st = kl_nccl_check(n,
                                 n->broadcast(b, b, K * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
@@ -494,24 +517,27 @@ static enum kl_status run_rows(struct kl_mrun *r, struct kl_err *e)
     }
     NCCL_TRY(n->group_end(), "ncclGroupEnd");
     for (int d = 0; d < r->G; d++)
-        if ((st = multiply(r, d, 0, e)) != KL_OK)
+        if (here(r, d) && (st = multiply(r, d, 0, e)) != KL_OK)
             return st;
     if (r->G == 1)
         return KL_OK;
     NCCL_TRY(n->group_start(), "ncclGroupStart");
     for (int d = 1; d < r->G; d++) {
         const struct slot *s = &r->slot[d];
-        void *to =
-            (void *)(uintptr_t)(r->env->ops->device_ptr(r->slot[0].C) + (size_t)s->row0 * N * F32);
-        if ((st = kl_nccl_check(n,
-                                n->send((const void *)(uintptr_t)r->env->ops->device_ptr(s->C),
-                                        (size_t)s->rows * N, KL_NCCL_FLOAT32, 0, r->env->comms[d],
-                                        r->env->dev[d].comp),
-                                "ncclSend", e)) != KL_OK ||
-            (st = kl_nccl_check(n,
-                                n->recv(to, (size_t)s->rows * N, KL_NCCL_FLOAT32, d,
-                                        r->env->comms[0], r->env->dev[0].comp),
-                                "ncclRecv", e)) != KL_OK) {
+        size_t rows = (size_t)s->rows * N;
+        if ((here(r, d) &&
+             (st = kl_nccl_check(n,
+                                 n->send((const void *)(uintptr_t)r->env->ops->device_ptr(s->C),
+                                         rows, KL_NCCL_FLOAT32, 0, r->env->comms[d],
+                                         r->env->dev[d].comp),
+                                 "ncclSend", e)) != KL_OK) ||
+            (here(r, 0) &&
+             (st = kl_nccl_check(n,
+                                 n->recv((void *)(uintptr_t)(r->env->ops->device_ptr(r->slot[0].C) +
+                                                             (size_t)s->row0 * N * F32),
+                                         rows, KL_NCCL_FLOAT32, d, r->env->comms[0],
+                                         r->env->dev[0].comp),
+                                 "ncclRecv", e)) != KL_OK)) {
             n->group_end();
             return st;
         }
@@ -528,8 +554,8 @@ static enum kl_status run_summa(struct kl_mrun *r, struct kl_err *e)
         if (r->G > 1 && (st = broadcast_panel(r, p, 0, e)) != KL_OK)
             return st;
         for (int d = 0; d < r->G; d++)
-            if ((st = multiply(r, d, p, e)) != KL_OK ||
-                (p > 0 && (st = accumulate(r, d, e)) != KL_OK))
+            if (here(r, d) && ((st = multiply(r, d, p, e)) != KL_OK ||
+                               (p > 0 && (st = accumulate(r, d, e)) != KL_OK)))
                 return st;
     }
     return KL_OK;
@@ -541,7 +567,9 @@ static enum kl_status record_all(struct kl_mrun *r, int used, int b, struct kl_e
     enum kl_status st = KL_OK;
     for (int d = 0; d < r->G && st == KL_OK; d++) {
         struct kl_mdev *x = &r->env->dev[d];
-        st = r->env->ops->event_record(used ? x->used[b] : x->recv[b], used ? x->comp : x->comm, e);
+        if (here(r, d))
+            st = r->env->ops->event_record(used ? x->used[b] : x->recv[b], used ? x->comp : x->comm,
+                                           e);
     }
     return st;
 }
@@ -564,6 +592,8 @@ static enum kl_status run_overlap(struct kl_mrun *r, struct kl_err *e)
         int b = p % 2, next = (p + 1) % 2;
         for (int d = 0; d < r->G; d++) {
             struct kl_mdev *x = &r->env->dev[d];
+            if (!here(r, d))
+                continue;
             if ((st = r->env->ops->stream_wait(x->comp, x->recv[b], e)) != KL_OK ||
                 (st = multiply(r, d, p, e)) != KL_OK ||
                 (st = r->env->ops->event_record(x->used[b], x->comp, e)) != KL_OK ||
@@ -573,8 +603,8 @@ static enum kl_status run_overlap(struct kl_mrun *r, struct kl_err *e)
         if (p + 1 == P)
             break;
         for (int d = 0; d < r->G && p > 0; d++)
-            if ((st = r->env->ops->stream_wait(r->env->dev[d].comm, r->env->dev[d].used[next],
-                                               e)) != KL_OK)
+            if (here(r, d) && (st = r->env->ops->stream_wait(
+                                   r->env->dev[d].comm, r->env->dev[d].used[next], e)) != KL_OK)
                 return st;
         if ((r->G > 1 && (st = broadcast_panel(r, p + 1, 1, e)) != KL_OK) ||
             (st = record_all(r, 0, next, e)) != KL_OK)
@@ -589,6 +619,8 @@ static enum kl_status sync_all(struct kl_mrun *r, struct kl_err *e)
     enum kl_status st = KL_OK;
     for (int d = 0; d < r->G && st == KL_OK; d++) {
         struct kl_mdev *x = &r->env->dev[d];
+        if (!here(r, d))
+            continue;
         st = r->env->ops->stream_sync(x->kl->dev, x->comp, e);
         if (st == KL_OK && r->sched == KL_SCHED_OVERLAP)
             st = r->env->ops->stream_sync(x->kl->dev, x->comm, e);
@@ -596,16 +628,31 @@ static enum kl_status sync_all(struct kl_mrun *r, struct kl_err *e)
     return st;
 }
 
+/*
+ * With ranks (and a schedule over them all), every rank starts together after a barrier,
+ * and the run's time is the slowest rank's: every rank returns the same seconds, so the
+ * protocol takes the same number of runs on each. A failure on any rank is every rank's.
+ */
 enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
 {
     struct kl_mrun *r = run;
+    const struct kl_ranks *R = r->G > 1 ? r->env->ranks : NULL;
+    if (R)
+        R->barrier();
     double t0 = kl_now();
     enum kl_status st = r->sched == KL_SCHED_ROWS      ? run_rows(r, e)
                         : r->sched == KL_SCHED_OVERLAP ? run_overlap(r, e)
                                                        : run_summa(r, e);
     enum kl_status done = sync_all(r, e); /* also after a failure: nothing left queued */
     *seconds = kl_now() - t0;
-    return st != KL_OK ? st : done;
+    if (st == KL_OK)
+        st = done;
+    if (R) {
+        *seconds = R->max(*seconds);
+        if (!R->agree(st == KL_OK, e->msg, sizeof e->msg) && st == KL_OK)
+            st = KL_ERR_BACKEND;
+    }
+    return st;
 }
 
 /* Device d's C block into its place in the host's C (the rows schedule: device 0's whole C). */
@@ -632,25 +679,56 @@ static size_t c_elems(const struct kl_mrun *r, int d)
     return (size_t)s->blk.m * (size_t)s->blk.n;
 }
 
+/*
+ * With ranks: rank 0 gathers its own block, then receives every other rank's (SUMMA's; the
+ * rows schedule gathered C on device 0 in the run) into stage and places it; each other
+ * rank sends its own. Every pair meets even after a failure, so no rank is left waiting.
+ */
+static enum kl_status gather_ranks(struct kl_mrun *r, float *C, float *stage, struct kl_err *e)
+{
+    const struct kl_ranks *R = r->env->ranks;
+    enum kl_status st = here(r, 0) ? gather(r, 0, C, stage, e) : KL_OK;
+    for (int d = 1; d < r->G && r->sched != KL_SCHED_ROWS; d++) {
+        const struct kl_summa_block *x = &r->slot[d].blk;
+        if (here(r, d) && st == KL_OK)
+            st = ctx(r, d)->ops->read(ctx(r, d)->dev, r->slot[d].C, stage, c_elems(r, d) * F32, e);
+        R->to_root(stage, c_elems(r, d) * F32, d);
+        for (size_t i = 0; R->rank == 0 && st == KL_OK && i < (size_t)x->m; i++)
+            memcpy(C + ((size_t)x->m0 + i) * (size_t)r->env->N + (size_t)x->n0,
+                   stage + i * (size_t)x->n, (size_t)x->n * F32);
+    }
+    if (!R->agree(st == KL_OK, e->msg, sizeof e->msg) && st == KL_OK)
+        st = KL_ERR_BACKEND;
+    return st;
+}
+
 enum kl_status kl_mrun_verify(struct kl_mrun *r, float *C, struct kl_err *e)
 {
     size_t most = 1;
     double dummy;
     enum kl_status st = KL_OK;
+    int ranks = r->env->ranks && r->G > 1;
     for (int d = 0; d < r->G; d++)
         most = c_elems(r, d) > most ? c_elems(r, d) : most;
     float *stage = malloc(most * F32);
     if (!stage)
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for C's blocks");
-    kl_poison(KL_FLOAT, stage, most); /* an element no device writes stays NaN and fails */
+        st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for C's blocks");
+    else
+        kl_poison(KL_FLOAT, stage, most); /* an element no device writes stays NaN and fails */
     for (int d = 0; d < r->G && st == KL_OK; d++) {
         struct kl_context *kl = ctx(r, d);
-        st = kl->ops->write(kl->dev, r->slot[d].C, stage, c_elems(r, d) * F32, e);
+        if (here(r, d))
+            st = kl->ops->write(kl->dev, r->slot[d].C, stage, c_elems(r, d) * F32, e);
     }
+    if (ranks && !r->env->ranks->agree(st == KL_OK, e->msg, sizeof e->msg) && st == KL_OK)
+        st = KL_ERR_BACKEND;
     if (st == KL_OK)
         st = kl_mrun_once(r, &dummy, e);
-    for (int d = 0; d < r->G && st == KL_OK; d++)
-        st = gather(r, d, C, stage, e);
+    if (ranks && st == KL_OK)
+        st = gather_ranks(r, C, stage, e);
+    for (int d = 0; d < r->G && st == KL_OK && !ranks; d++)
+        if (here(r, d))
+            st = gather(r, d, C, stage, e);
     free(stage);
     return st;
 }

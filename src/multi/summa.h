@@ -11,6 +11,7 @@
 #include "core/report.h"
 #include "multi/dist.h"
 #include "multi/nccl.h"
+#include "multi/ranks.h"
 
 #define KL_MAX_DEVICES 64 /* devices one process drives */
 
@@ -21,27 +22,51 @@ struct kl_mdev {
     void *recv[2], *used[2]; /* events: panel buffer b has arrived; buffer b is free again */
 };
 
-/* The ladder's devices, communicators and host inputs. */
+/*
+ * The ladder's devices, communicators and host inputs. In one process every device is
+ * here; with ranks (one process a device, multi/ranks.h) device d is rank d's, and this
+ * process holds only its own: dev[d].kl is NULL for the others, whose blocks it still
+ * plans (the plan is arithmetic) but never touches.
+ */
 struct kl_menv {
     int G;
     struct kl_mdev *dev;
     const struct kl_backend_ops *ops; /* dev's backend (one for all): its streams and events */
     const struct kl_nccl *nccl;       /* NULL: no NCCL (only KL_SCHED_ONE runs) */
     kl_nccl_comm *comms;              /* rank d on dev[d] */
+    const struct kl_ranks *ranks;     /* NULL: one process drives every device */
+    int same_devices;                 /* every device has device 0's name */
     int M, N, K;
     const float *A, *B; /* row-major host inputs */
 };
+
+/* 1 when device d is this process's to drive. */
+static inline int kl_menv_here(const struct kl_menv *env, int d)
+{
+    return env->dev[d].kl != NULL;
+}
+
+/* 1 on the process that writes the report: the one process, or rank 0. */
+static inline int kl_menv_root(const struct kl_menv *env)
+{
+    return !env->ranks || env->ranks->rank == 0;
+}
 
 /*
  * Opens "cuda:I" for each of the G devices (1 to KL_MAX_DEVICES, distinct) (env->dev[d] is
  * devices[d]) with its streams and events, then NCCL's communicators over all of them; where NCCL
  * cannot be loaded or set up, env->nccl is NULL and why_no_nccl (n bytes) says why. Errors: a
  * device that cannot be opened (the sentence names it), streams or events that cannot be made.
- * kl_menv_close undoes it all, also after a failure.
+ * With ranks, G is 1 (this rank's device, which becomes dev[rank] of ranks->size) and every
+ * rank opens together: one communicator a rank from a unique id rank 0 makes, and an error
+ * on any rank is every rank's. kl_menv_close undoes it all, also after a failure.
  */
-enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G, char *why_no_nccl,
-                            size_t n, struct kl_err *e);
+enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G,
+                            const struct kl_ranks *ranks, char *why_no_nccl, size_t n,
+                            struct kl_err *e);
 void kl_menv_close(struct kl_menv *env);
+/* The first device this process drives (device 0 in one process and on rank 0). */
+struct kl_context *kl_menv_first(const struct kl_menv *env);
 
 /* Makes res a skipped row whose note is why (cut to fit). */
 void kl_mrow_skip(struct kl_result *res, const char *why);

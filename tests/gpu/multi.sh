@@ -21,6 +21,8 @@
 #     0, or 5 with the event or straggler it names.
 #  7. kladder-mpi peak --collectives, one rank per GPU (where mpirun is there): NCCL between
 #     the ranks, every collective from 8 B to 256 MiB verified on every rank.
+#  8. kladder-mpi mgemm, one rank per GPU (two GPUs or more): NCCL's communicator from an id
+#     MPI broadcasts, every row verified at 1536×1000×777 and at 4096³, the ranks named.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -116,5 +118,21 @@ if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 
         bad "collectives (see $out/collectives.txt)"
 else
     echo "skipped: no mpirun, no kladder-mpi or no GPU"
+fi
+echo "== 8. mgemm between ranks, one a GPU (NCCL's communicator from MPI)"
+if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 2 ]; then
+    mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" mgemm --m 1536 --n 1000 --k 777 \
+        --panel 128 --local 14 --compare cublas --json "$out/mpi_mgemm_odd.json" \
+        >"$out/mpi_mgemm_odd.txt" 2>&1
+    rows "$out/mpi_mgemm_odd.json" 'len(rows) == 5 and all(r["status"] == "verified" for r in rows.values()) and "'"$gpus"' ranks: rank 0 on " in j["ceilings"]' &&
+        ok "mgemm 1536×1000×777 on $gpus ranks: every row verified, the ranks named" ||
+        bad "mgemm between ranks (see $out/mpi_mgemm_odd.txt)"
+    mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" mgemm --size 4096 --rung 0,3 \
+        --json "$out/mpi_mgemm_4096.json" >"$out/mpi_mgemm_4096.txt" 2>&1
+    rows "$out/mpi_mgemm_4096.json" 'len(rows) == 2 and all(r["status"] == "verified" for r in rows.values()) and "cuBLAS DGEMM on CUDA device" in j["reference"]' &&
+        ok "mgemm 4096³ between ranks against cuBLAS DGEMM's reference: verified" ||
+        bad "mgemm 4096³ between ranks (see $out/mpi_mgemm_4096.txt)"
+else
+    echo "skipped: no mpirun, no kladder-mpi or fewer than two GPUs"
 fi
 exit $status

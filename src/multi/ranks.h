@@ -1,0 +1,40 @@
+/*
+ * The ranks of a job that runs one process per device (kladder-mpi under
+ * mpirun or srun), as the multi-GPU GEMM needs them: who this process is,
+ * and the few host-side exchanges that keep every rank at the same step.
+ * NCCL moves the matrices; these move decisions, times and the result to
+ * check. kladder-mpi supplies MPI's (cli/mpi_ranks.c) in kl_ranks before a
+ * rank runs its command; plain kladder leaves it NULL, and one process then
+ * drives every device itself.
+ *
+ * Every entry but to_root is collective: every rank calls it, in the same
+ * order. to_root pairs one rank's call with rank 0's.
+ */
+#ifndef KL_RANKS_H
+#define KL_RANKS_H
+
+#include <stddef.h>
+
+struct kl_ranks {
+    int rank, size; /* this process and how many there are; rank 0 writes the report */
+    int shared;     /* this rank shares its device with another rank of its node */
+    char host[128]; /* this rank's host name */
+    void (*barrier)(void);
+    double (*max)(double v); /* the largest v over the ranks */
+    /*
+     * 1 where every rank's ok is non-zero. Else 0 on every rank, with why (n bytes, on
+     * every rank) the lowest failing rank's own why, as "rank R: ..."
+     */
+    int (*agree)(int ok, char *why, size_t n);
+    void (*bcast)(void *buf, size_t bytes); /* rank 0's bytes into every rank's buf */
+    /* Rank `from`'s buf to rank 0's buf (bytes each): rank from sends, rank 0 receives,
+       the others return at once. */
+    void (*to_root)(void *buf, size_t bytes, int from);
+    /* Every rank's mine joined in rank order into rank 0's all (n bytes), "; " between. */
+    void (*texts)(const char *mine, char *all, size_t n);
+};
+
+/* Set by kladder-mpi before a rank runs its command; NULL in one process. */
+extern const struct kl_ranks *kl_ranks;
+
+#endif /* KL_RANKS_H */
