@@ -203,8 +203,9 @@ else
     echo "ok: peak --quick table has the rows and does not claim a cache"
 fi
 
-# 5. --transfers: four copies at every size from 4 KiB by fours to --bytes, each a point of a
-#    curve with its bytes; nothing cached; the page draws them against the size of a copy.
+# 5. --transfers: six copies at every size from 4 KiB by fours to --bytes (each way and both
+#    ways at once, from pageable and from pinned memory), each a point of a curve with its
+#    bytes (both ways: twice the size); nothing cached; the page draws them against the size.
 "$kladder" peak --transfers --bytes 1048576 --warmup 1 --repeats 3 --min-time 0 \
     --json "$tmp/xfer.json" >"$tmp/xfer.txt" 2>&1
 rc=$?
@@ -215,11 +216,15 @@ if [ "$rc" -eq 0 ] && [ -z "$(ls -A "$KLADDER_CACHE_DIR")" ] &&
 import json, sys
 rows = json.load(open(sys.argv[1]))['results']
 sizes = [4096 * 4 ** k for k in range(5)]
-names = ['h2d_pageable', 'd2h_pageable', 'h2d_pinned', 'd2h_pinned']
+names = ['h2d_pageable', 'd2h_pageable', 'h2d_pinned', 'd2h_pinned', 'both_pageable', 'both_pinned']
 assert [(r['rung'], r['x']) for r in rows] == [(n, s) for s in sizes for n in names], rows
-assert all(r['status'] == 'measured' and r['bytes'] == r['x'] and r['gbps'] > 0 for r in rows)
-" "$tmp/xfer.json"; then
-    echo "ok: peak --transfers: 4 KiB to 1 MiB, four copies each, a curve on the page, nothing cached"
+for r in rows:
+    ways = 2 if r['rung'].startswith('both_') else 1
+    assert r['status'] == 'measured' and r['bytes'] == ways * r['x'] and r['gbps'] > 0, r
+    assert abs(r['gbps'] - r['bytes'] / r['median_s'] * 1e-9) <= 1e-6 * r['gbps'], r
+    assert ('each way' in r['config']) == (ways == 2), r['config']
+" "$tmp/xfer.json" && grep -q 'both_pinned' "$tmp/xfer.html"; then
+    echo "ok: peak --transfers: 4 KiB to 1 MiB, six copies each, a curve on the page, nothing cached"
 else
     echo "FAIL: peak --transfers (exit $rc): $(head -c 2000 "$tmp/xfer.txt")"
     fails=$((fails + 1))

@@ -280,6 +280,13 @@ struct kl_backend_ops {
      * the device's global memory is the limit). May be NULL.
      */
     size_t (*mem_free)(struct kl_dev *dev);
+    /*
+     * Both directions of the host link at once: bytes from host_in into in and bytes of
+     * out into host_out, queued together on two queues (streams) of their own, returning
+     * when both are done. May be NULL (peak --transfers then has no "both" rows).
+     */
+    enum kl_status (*copy_both)(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
+                                struct kl_buf *out, void *host_out, size_t bytes, struct kl_err *e);
     /* Blocking map of a buffer's first bytes for reading or writing; unmap. */
     enum kl_status (*map)(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
                           void **host, struct kl_err *e);

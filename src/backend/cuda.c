@@ -25,6 +25,7 @@ struct kl_dev {
     CUdevice device;
     CUcontext ctx;
     CUevent start, end;
+    CUstream both[2]; /* copy_both's two directions; made on first use */
     int cc_major, cc_minor;
 };
 
@@ -70,6 +71,8 @@ struct kl_kernel {
     X(cuMemGetInfo)                                                                                \
     X(cuMemcpyHtoD)                                                                                \
     X(cuMemcpyDtoH)                                                                                \
+    X(cuMemcpyHtoDAsync)                                                                           \
+    X(cuMemcpyDtoHAsync)                                                                           \
     X(cuMemHostAlloc)                                                                              \
     X(cuMemFreeHost)                                                                               \
     X(cuModuleLoadData)                                                                            \
@@ -292,6 +295,9 @@ static void cuda_close(struct kl_dev *dev)
             cu.cuEventDestroy(dev->start);
         if (dev->end)
             cu.cuEventDestroy(dev->end);
+        for (int k = 0; k < 2; k++)
+            if (dev->both[k])
+                cu.cuStreamDestroy(dev->both[k]);
         cu.cuDevicePrimaryCtxRelease(dev->device);
     }
     free(dev);
@@ -392,6 +398,35 @@ static enum kl_status cuda_read(struct kl_dev *dev, struct kl_buf *buf, void *ds
         return st;
     CU_TRY(cu.cuMemcpyDtoH(dst, buf->ptr, bytes));
 fail:
+    return st;
+}
+
+/*
+ * The two copies on two non-blocking streams of their own, both queued before either is
+ * waited for. From pageable memory the driver stages each copy through pinned buffers of
+ * its own, so they overlap less, or not at all; that is what the rows then show.
+ */
+static enum kl_status cuda_copy_both(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
+                                     struct kl_buf *out, void *host_out, size_t bytes,
+                                     struct kl_err *e)
+{
+    enum kl_status st = check_device_buf(in, bytes, e);
+    if (st != KL_OK || (st = check_device_buf(out, bytes, e)) != KL_OK)
+        return st;
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    for (int k = 0; k < 2; k++)
+        if (!dev->both[k])
+            CU_TRY(cu.cuStreamCreate(&dev->both[k], CU_STREAM_NON_BLOCKING));
+    CU_TRY(cu.cuMemcpyHtoDAsync(in->ptr, host_in, bytes, dev->both[0]));
+    CU_TRY(cu.cuMemcpyDtoHAsync(host_out, out->ptr, bytes, dev->both[1]));
+fail:
+    /* (also after a failure: nothing queued may outlive the host memory it reads or writes) */
+    for (int k = 0; k < 2; k++) {
+        CUresult rc = dev->both[k] ? cu.cuStreamSynchronize(dev->both[k]) : CUDA_SUCCESS;
+        if (st == KL_OK && rc != CUDA_SUCCESS)
+            st = kl_fail(e, status_of(rc), "a copy of copy_both failed: %s (%d)", cu_err_name(rc),
+                         (int)rc);
+    }
     return st;
 }
 
@@ -961,6 +996,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .launch = cuda_launch,
     .mem_free = cuda_mem_free,
     .alloc_pinned = cuda_alloc_pinned,
+    .copy_both = cuda_copy_both,
     .pinned_what = "cuMemHostAlloc",
     .map = cuda_map,
     .unmap = cuda_unmap,

@@ -27,6 +27,7 @@ struct kl_dev {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
+    cl_command_queue queue2; /* copy_both's second direction; made on first use */
     int nv_verbose; /* NVIDIA's compiler: -cl-nv-verbose puts ptxas's register count in the log */
 };
 
@@ -318,6 +319,8 @@ static void ocl_close(struct kl_dev *dev)
         return;
     if (dev->queue)
         clReleaseCommandQueue(dev->queue);
+    if (dev->queue2)
+        clReleaseCommandQueue(dev->queue2);
     if (dev->context)
         clReleaseContext(dev->context);
     free(dev);
@@ -403,6 +406,30 @@ static enum kl_status ocl_read(struct kl_dev *dev, struct kl_buf *buf, void *dst
     enum kl_status st = KL_OK;
     CL_TRY(clEnqueueReadBuffer(dev->queue, buf->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
 fail:
+    return st;
+}
+
+/* The write on the device's queue, the read on a second one, both queued before either waits. */
+static enum kl_status ocl_copy_both(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
+                                    struct kl_buf *out, void *host_out, size_t bytes,
+                                    struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    cl_int rc = CL_SUCCESS, second;
+    if (!dev->queue2) {
+        dev->queue2 = clCreateCommandQueue(dev->context, dev->device, 0, &rc);
+        CL_TRY_RC("clCreateCommandQueue (copy_both's second)");
+    }
+    CL_TRY(clEnqueueWriteBuffer(dev->queue, in->mem, CL_FALSE, 0, bytes, host_in, 0, NULL, NULL));
+    CL_TRY(clEnqueueReadBuffer(dev->queue2, out->mem, CL_FALSE, 0, bytes, host_out, 0, NULL, NULL));
+fail:
+    /* (also after a failure: nothing queued may outlive the host memory it reads or writes) */
+    rc = clFinish(dev->queue);
+    second = dev->queue2 ? clFinish(dev->queue2) : CL_SUCCESS;
+    rc = rc != CL_SUCCESS ? rc : second;
+    if (st == KL_OK && rc != CL_SUCCESS)
+        st = kl_fail(e, status_of(rc), "clFinish after copy_both failed: %s (%d)", cl_err_name(rc),
+                     (int)rc);
     return st;
 }
 
@@ -830,6 +857,7 @@ const struct kl_backend_ops kl_backend_opencl = {
     .kernel_resources = ocl_kernel_resources,
     .launch = ocl_launch,
     .alloc_pinned = ocl_alloc_pinned,
+    .copy_both = ocl_copy_both,
     .pinned_what = "CL_MEM_ALLOC_HOST_PTR, mapped",
     .map = ocl_map,
     .unmap = ocl_unmap,

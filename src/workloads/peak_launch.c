@@ -132,14 +132,16 @@ done:
 /* Transfers of more than this run at the same rate and only take longer. */
 #define XFER_BYTES ((size_t)256 << 20)
 
-enum xfer_kind { X_WRITE, X_READ, X_MAP, X_UNMAP };
+enum xfer_kind { X_WRITE, X_READ, X_MAP, X_UNMAP, X_BOTH };
 
 struct xfer {
     struct kl_context *kl;
     enum xfer_kind kind;
     struct kl_buf *dev;
     void *host;
-    size_t bytes;
+    size_t bytes;        /* each way */
+    struct kl_buf *dev2; /* X_BOTH: the device buffer read back, at once, into host2 */
+    void *host2;
 };
 
 static enum kl_status xfer_once(void *arg, double *seconds, struct kl_err *e)
@@ -153,6 +155,7 @@ static enum kl_status xfer_once(void *arg, double *seconds, struct kl_err *e)
     switch (x->kind) {
     case X_WRITE: st = ops->write(d, x->dev, x->host, x->bytes, e); break;
     case X_READ: st = ops->read(d, x->dev, x->host, x->bytes, e); break;
+    case X_BOTH: st = ops->copy_both(d, x->dev, x->host, x->dev2, x->host2, x->bytes, e); break;
     case X_MAP:
         /* Mapping a device buffer for reading brings its bytes to the host. */
         if ((st = ops->map(d, x->dev, x->bytes, 0, &mapped, e)) != KL_OK)
@@ -184,12 +187,15 @@ static enum kl_status xfer_row(struct xfer *x, const char *name, const char *con
         return kl_fail(&x->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     res->status = KL_RESULT_MEASURED;
     kl_result_set_stats(res, &s);
-    res->bytes = (double)x->bytes;
+    res->bytes = (double)x->bytes * (x->kind == X_BOTH ? 2 : 1); /* both ways: both counted */
     snprintf(res->config, sizeof res->config, "%s", config);
-    snprintf(res->note, sizeof res->note,
-             "host clock around the blocking call; a write and read-back was checked byte "
-             "for byte first");
-    *gbps = (double)x->bytes / s.median * 1e-9;
+    snprintf(res->note, sizeof res->note, "%s",
+             x->kind == X_BOTH
+                 ? "host clock around both copies, queued at once on two queues; GB/s counts "
+                   "the bytes of both directions; both were checked byte for byte first"
+                 : "host clock around the blocking call; a write and read-back was checked byte "
+                   "for byte first");
+    *gbps = res->bytes / s.median * 1e-9;
     return KL_OK;
 }
 
@@ -218,6 +224,40 @@ static enum kl_status round_trip(struct xfer *x, const unsigned char *data, unsi
                  "a write then read of %zu bytes came back "
                  "different",
                  x->bytes);
+    }
+    return KL_OK;
+}
+
+/*
+ * Both directions at once (copy_both), checked as round_trip checks one: x->dev2 holds data
+ * and x->dev zeros first, and after one copy_both from data into x->dev and from x->dev2 into
+ * back, both hold data; *same 0 and a failed row where either does not.
+ */
+static enum kl_status both_trip(struct xfer *x, const unsigned char *data, unsigned char *back,
+                                struct kl_report *rep, int *same)
+{
+    struct kl_context *kl = x->kl;
+    enum kl_status st;
+    *same = 0;
+    memset(back, 0, x->bytes);
+    if ((st = kl->ops->write(kl->dev, x->dev2, data, x->bytes, &kl->err)) != KL_OK ||
+        (st = kl->ops->write(kl->dev, x->dev, back, x->bytes, &kl->err)) != KL_OK ||
+        (st = kl->ops->copy_both(kl->dev, x->dev, data, x->dev2, back, x->bytes, &kl->err)) !=
+            KL_OK)
+        return st;
+    int read_right = memcmp(back, data, x->bytes) == 0;
+    if ((st = kl->ops->read(kl->dev, x->dev, back, x->bytes, &kl->err)) != KL_OK)
+        return st;
+    if (read_right && memcmp(back, data, x->bytes) == 0) {
+        *same = 1;
+        return KL_OK;
+    }
+    struct kl_result *bad = kl_report_add(rep, "both_pageable", NULL);
+    if (bad) {
+        bad->status = KL_RESULT_FAILED;
+        snprintf(bad->note, sizeof bad->note,
+                 "copies of %zu bytes both ways at once: the %s came back different", x->bytes,
+                 read_right ? "host-to-device one" : "device-to-host one");
     }
     return KL_OK;
 }
@@ -289,24 +329,27 @@ static void note_zero_copy(struct kl_report *rep, const struct kl_ceilings *c)
 
 /*
  * The host and device sides of transfers of up to bytes: random bytes (from seed) in
- * page-aligned malloc'd memory and in pinned memory, a device buffer, and room to read back.
+ * page-aligned malloc'd memory and in pinned memory, a device buffer, and room to read back;
+ * for copies both ways at once, a second device buffer and a second pinned one.
  */
 struct xfer_bufs {
     unsigned char *pageable, *back;
-    struct kl_buf *dev, *pinned;
-    void *pinned_host;
+    struct kl_buf *dev, *pinned, *dev2, *pinned2;
+    void *pinned_host, *pinned2_host;
 };
 
 static void bufs_close(struct kl_context *kl, struct xfer_bufs *b)
 {
     kl->ops->release(b->dev);
     kl->ops->release(b->pinned);
+    kl->ops->release(b->dev2);
+    kl->ops->release(b->pinned2);
     free(b->pageable);
     free(b->back);
 }
 
 static enum kl_status bufs_open(struct kl_context *kl, size_t bytes, unsigned long long seed,
-                                struct xfer_bufs *b)
+                                int both, struct xfer_bufs *b)
 {
     struct kl_rng rng;
     enum kl_status st;
@@ -325,6 +368,10 @@ static enum kl_status bufs_open(struct kl_context *kl, size_t bytes, unsigned lo
             KL_OK)
         return st;
     memcpy(b->pinned_host, b->pageable, bytes);
+    if (both && ((st = kl->ops->alloc(kl->dev, bytes, &b->dev2, &kl->err)) != KL_OK ||
+                 (st = kl->ops->alloc_pinned(kl->dev, bytes, &b->pinned2, &b->pinned2_host,
+                                             &kl->err)) != KL_OK))
+        return st;
     return KL_OK;
 }
 
@@ -342,7 +389,7 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
 {
     struct xfer_bufs b;
     struct kl_protocol p = xfer_protocol(req);
-    enum kl_status st = bufs_open(kl, bytes, req->seed, &b);
+    enum kl_status st = bufs_open(kl, bytes, req->seed, 0, &b);
     struct xfer x = {.kl = kl, .bytes = bytes, .dev = b.dev};
     int same = 0;
     if (st == KL_OK && (st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same &&
@@ -352,17 +399,35 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
     return st;
 }
 
-/* The four copies of one size: both ways, from pageable and from pinned memory; x its size. */
-static enum kl_status sweep_size(struct xfer *x, void *pageable, void *pinned,
+/*
+ * The copies of one size (x's): each way, from pageable and from pinned memory, then, where
+ * the backend has copy_both, both ways at once from each.
+ */
+static enum kl_status sweep_size(struct xfer *x, const struct xfer_bufs *b,
                                  const struct kl_protocol *p, struct kl_report *rep)
 {
+    const struct {
+        const char *row;
+        void *host, *host2;
+        const char *what;
+    } both[] = {
+        {"both_pageable", b->pageable, b->back, "malloc'd host memory"},
+        {"both_pinned", b->pinned_host, b->pinned2_host, x->kl->ops->pinned_what},
+    };
     char config[128];
     double gbps;
     enum kl_status st;
-    for (size_t k = 0; k < NCOPIES; k++) {
-        const char *what = copy_host(x, k, pageable, pinned);
-        snprintf(config, sizeof config, "%zu KiB, %s", x->bytes >> 10, what);
-        if ((st = xfer_row(x, copies[k].sweep_row, config, p, rep, &gbps)) != KL_OK)
+    for (size_t k = 0; k < NCOPIES + (b->dev2 ? 2 : 0); k++) {
+        const char *row, *what;
+        if (k < NCOPIES) {
+            what = copy_host(x, k, b->pageable, b->pinned_host), row = copies[k].sweep_row;
+        } else {
+            x->kind = X_BOTH, x->host = both[k - NCOPIES].host, x->host2 = both[k - NCOPIES].host2;
+            what = both[k - NCOPIES].what, row = both[k - NCOPIES].row;
+        }
+        snprintf(config, sizeof config, "%zu KiB%s, %s", x->bytes >> 10,
+                 k < NCOPIES ? "" : " each way", what);
+        if ((st = xfer_row(x, row, config, p, rep, &gbps)) != KL_OK)
             return st;
         rep->results[rep->count - 1].x = (double)x->bytes;
     }
@@ -374,16 +439,18 @@ enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_pea
 {
     struct xfer_bufs b;
     struct kl_protocol p = xfer_protocol(req);
-    enum kl_status st = bufs_open(kl, top, req->seed, &b);
-    struct xfer x = {.kl = kl, .dev = b.dev};
+    enum kl_status st = bufs_open(kl, top, req->seed, kl->ops->copy_both != NULL, &b);
+    struct xfer x = {.kl = kl, .dev = b.dev, .dev2 = b.dev2};
     int same = 1;
     for (size_t s = 4096; s <= top && same && st == KL_OK; s = s == top      ? top + 1
                                                                : s * 4 < top ? s * 4
                                                                              : top) {
         x.bytes = s;
         kl_progress_step(0, 1, "peak: transfers of %zu KiB", s >> 10);
-        if ((st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same)
-            st = sweep_size(&x, b.pageable, b.pinned_host, &p, rep);
+        if ((st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same && b.dev2)
+            st = both_trip(&x, b.pageable, b.back, rep, &same);
+        if (st == KL_OK && same)
+            st = sweep_size(&x, &b, &p, rep);
     }
     bufs_close(kl, &b);
     return st;
