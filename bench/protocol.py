@@ -150,12 +150,14 @@ def transfers(d):
     run = load(f"{d}/transfers.json")
     if not run:
         return
-    print("--- host transfers (peak --transfers), GB/s by bytes per copy")
+    print("--- host transfers (peak --transfers), GB/s by bytes per copy (both: each way, "
+          "GB/s of the two together)")
     by = {}
     for r in run["results"]:
         if r.get("gbps"):
             by.setdefault(int(r["x"]), {})[r["rung"]] = r["gbps"]
-    kinds = ["h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned"]
+    kinds = ["h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned", "both_pageable",
+             "both_pinned"]
     print("    " + f"{'bytes':>12s}" + "".join(f"{k:>14s}" for k in kinds))
     for size in sorted(by):
         print("    " + f"{size:12d}" + "".join(f"{by[size].get(k, float('nan')):14.2f}" for k in kinds))
