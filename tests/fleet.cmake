@@ -17,5 +17,15 @@ if(KLADDER_HAVE_MPI)
   add_test(NAME fleet_collectives COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_collectives.sh
            $<TARGET_FILE:kladder-cli> $<TARGET_FILE:kladder-mpi>)
   list(APPEND KL_FLEET_TESTS fleet_collectives)
+  # MPI's ranks, the controls that keep kladder-mpi mgemm's ranks in step, on three ranks.
+  add_executable(test_ranks ${CMAKE_CURRENT_SOURCE_DIR}/test_ranks.c
+                            ${CMAKE_SOURCE_DIR}/src/cli/mpi_ranks.c)
+  target_include_directories(test_ranks PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_link_libraries(test_ranks PRIVATE MPI::MPI_C)
+  add_test(NAME fleet_ranks COMMAND ${MPIEXEC_EXECUTABLE} -n 3 --oversubscribe
+                                    $<TARGET_FILE:test_ranks>)
+  set_tests_properties(fleet_ranks PROPERTIES ENVIRONMENT
+                       "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  list(APPEND KL_FLEET_TESTS fleet_ranks)
 endif()
 set_tests_properties(${KL_FLEET_TESTS} PROPERTIES LABELS "fleet;pocl" TIMEOUT 300)
