@@ -214,6 +214,31 @@ static int stop(struct kl_context *kl)
     return check_summary();
 }
 
+/*
+ * ---- stop_held: the same request while stops are held (kladder-mpi mgemm's ranks) --
+ * The ladder runs to its end; the request is kept until the hold ends, then takes effect.
+ */
+static int stop_held(struct kl_context *kl)
+{
+    static const struct kl_null_kernel k[] = {{"copy", NULL, stop_run}};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
+    const char *rungs[] = {"ilp2", "ilp4", "ilp8"};
+    struct kl_ladder_request req = {
+        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
+    struct kl_ladder *l = NULL;
+    kl_null_kernels(k, 1);
+    kl_stop_hold(1);
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && l, "held: the ladder ends: %s",
+          kl_last_error(kl));
+    CHECK(l && kl_ladder_count(l) == 3 && kl_ladder_row(l, 2)->status == KL_ROW_VERIFIED,
+          "every row verified");
+    CHECK(kl_stop_held() == -1 && kl_stop_requested() == 0, "the request kept aside");
+    kl_stop_hold(0);
+    CHECK(kl_stop_held() == 0 && kl_stop_requested() == -1, "and in effect once the hold ends");
+    kl_ladder_free(l);
+    return check_summary();
+}
+
 /* ---- timeout: the third launch takes 300 ms against a 50 ms limit ----------- */
 
 static double runaway_limit;
@@ -485,9 +510,9 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(struct kl_context *);
-    } modes[] = {{"protocol", protocol}, {"paths", paths},      {"build", build},
-                 {"stop", stop},         {"timeout", timeout},  {"tune", tune},
-                 {"report", report},     {"registry", registry}};
+    } modes[] = {{"protocol", protocol}, {"paths", paths},         {"build", build},
+                 {"stop", stop},         {"stop_held", stop_held}, {"timeout", timeout},
+                 {"tune", tune},         {"report", report},       {"registry", registry}};
     struct kl_context *kl;
     char err[512];
     for (size_t m = 0; argc == 2 && m < sizeof modes / sizeof *modes; m++) {

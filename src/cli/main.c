@@ -742,7 +742,7 @@ static int run_tune_users(struct cli *c, struct outputs *o)
 static void on_signal(int sig)
 {
     static const char msg[] = "\nkladder: stopping after the current launch (again: at once)\n";
-    if (kl_stop_requested()) {
+    if (kl_stop_requested() || kl_stop_held()) {
         signal(sig, SIG_DFL);
         raise(sig);
         return;

@@ -360,10 +360,14 @@ static int run_together(MPI_Comm node, int rank, int argc, char **typed)
         if (rank != 0)
             args[n++] = "--quiet";
         rc = rank == 0 ? kl_cli_main(n, args) : muted(0, kl_cli_main, n, args);
-    } else { /* no device or no memory: the others hear of it in the transport's opening */
+    } else { /* no device or no memory: the others hear of it at their first agreement */
         struct kl_coll_transport t;
         struct kl_err e;
-        kl_mpi_coll_open(NULL, &t, &e);
+        char why[] = "out of host memory";
+        if (parsed.command == CMD_MGEMM) /* (that of opening the devices, kl_menv_open) */
+            kl_ranks->agree(0, why, sizeof why);
+        else
+            kl_mpi_coll_open(NULL, &t, &e);
         rc = mine.exit_code ? mine.exit_code : EXIT_RUNTIME;
     }
     free(args), free(base);

@@ -6,11 +6,26 @@
 #include <signal.h>
 #include <time.h>
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, held, held_sig;
 
 void kl_stop_request(int sig)
 {
-    stop_sig = sig ? sig : -1;
+    if (held)
+        held_sig = sig ? sig : -1;
+    else
+        stop_sig = sig ? sig : -1;
+}
+
+void kl_stop_hold(int on)
+{
+    held = on;
+    if (!on && held_sig)
+        stop_sig = held_sig, held_sig = 0;
+}
+
+int kl_stop_held(void)
+{
+    return held_sig;
 }
 
 int kl_stop_requested(void)

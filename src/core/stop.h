@@ -25,6 +25,13 @@ int kl_stop_requested(void);
 const char *kl_stop_name(void);
 /* KL_ERR_INTERRUPTED with "stopped by SIGINT before the end" in e. */
 enum kl_status kl_stop_fail(struct kl_err *e);
+/*
+ * Ranks that must stop together (kladder-mpi mgemm): while held (on = 1), a request is kept
+ * aside, seen by kl_stop_held and not by the loops, until the ranks agree to stop at the same
+ * step; on = 0 makes a kept request take effect.
+ */
+void kl_stop_hold(int on);
+int kl_stop_held(void);
 
 typedef void (*kl_runaway_fn)(double limit_s);
 /* Launches longer than limit_s seconds call fn (limit_s <= 0 or fn NULL: no limit). */

@@ -96,10 +96,11 @@ static void nccl_ranks(struct kl_menv *env, char *why_no_nccl, size_t n)
                                                     "ncclGetUniqueId", &why) == KL_OK);
     if (R->agree(ok, why.msg, sizeof why.msg)) {
         R->bcast(&id, sizeof id);
-        ok = env->ops->make_current(kl->dev, &why) == KL_OK &&
-             kl_nccl_check(nccl, nccl->comm_init_rank(mine, R->size, id, R->rank),
-                           "ncclCommInitRank", &why) == KL_OK;
-        if (R->agree(ok, why.msg, sizeof why.msg)) {
+        /* (every rank ready first: ncclCommInitRank waits for all of them) */
+        if (R->agree(env->ops->make_current(kl->dev, &why) == KL_OK, why.msg, sizeof why.msg) &&
+            R->agree(kl_nccl_check(nccl, nccl->comm_init_rank(mine, R->size, id, R->rank),
+                                   "ncclCommInitRank", &why) == KL_OK,
+                     why.msg, sizeof why.msg)) {
             env->nccl = nccl;
             return;
         }
@@ -117,6 +118,9 @@ enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G,
     enum kl_status st = check_devices(devices, G, e);
     if (ranks && st == KL_OK && G != 1)
         st = kl_fail(e, KL_ERR_ARG, "a rank drives one device (got %d)", G);
+    if (ranks && st == KL_OK && ranks->size > KL_MAX_DEVICES)
+        st = kl_fail(e, KL_ERR_ARG, "at most %d ranks take part (got %d)", KL_MAX_DEVICES,
+                     ranks->size);
     if (ranks && !ranks->agree(st == KL_OK, e->msg, sizeof e->msg))
         return st != KL_OK ? st : KL_ERR_ARG;
     if (st != KL_OK)

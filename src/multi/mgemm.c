@@ -13,6 +13,7 @@
 
 #include "core/ladder.h"
 #include "core/progress.h"
+#include "core/stop.h"
 
 static const struct kl_mgemm_rung rungs[] = {
     {"0_one_gpu",
@@ -498,7 +499,7 @@ static void header(struct mgemm *L, struct kl_report *rep)
                           : "the host clock from a run's first call queued to its last device "
                             "done");
     snprintf(rep->reference, sizeof rep->reference, "%.130s%.120s; %.250s",
-             kl_gemm_reference_how(L->ref), L->ref_note, L->chose);
+             L->ref ? kl_gemm_reference_how(L->ref) : "rank 0's", L->ref_note, L->chose);
 }
 
 /*
@@ -606,6 +607,8 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     L->req = req;
     L->kb = req->kb ? req->kb : KL_MGEMM_KB;
+    if (req->ranks)
+        kl_stop_hold(1); /* the ranks stop together, at a run they agree on (kl_mrun_once) */
     if ((st = check_request(req, chosen, &nchosen, e)) != KL_OK ||
         (st = kl_menv_open(&L->env, req->devices, req->ndevices, req->ranks, L->why_no_nccl,
                            sizeof L->why_no_nccl, e)) != KL_OK ||
@@ -619,6 +622,8 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
     kl_report_finish(rep);
     roofs_of_many(L, rep);
 done:
+    if (req->ranks)
+        kl_stop_hold(0);
     kl_gemm_reference_close(L->ref);
     kl_menv_close(&L->env);
     free(L->A);

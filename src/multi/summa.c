@@ -28,6 +28,7 @@
 
 #include "core/launch.h"
 #include "core/params.h"
+#include "core/stop.h"
 #include "core/util.h"
 #include "core/verify.h"
 #include "peers/cublas.h"
@@ -637,6 +638,12 @@ enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
 {
     struct kl_mrun *r = run;
     const struct kl_ranks *R = r->G > 1 ? r->env->ranks : NULL;
+    if (R && R->max(kl_stop_held() != 0) > 0) { /* a stop any rank was asked for: all stop here */
+        kl_stop_hold(0);
+        if (!kl_stop_requested())
+            kl_stop_request(0);
+        return kl_stop_fail(e);
+    }
     if (R)
         R->barrier();
     double t0 = kl_now();
@@ -708,8 +715,10 @@ enum kl_status kl_mrun_verify(struct kl_mrun *r, float *C, struct kl_err *e)
     double dummy;
     enum kl_status st = KL_OK;
     int ranks = r->env->ranks && r->G > 1;
+    /* room for this process's blocks, and on rank 0 for every block it receives */
     for (int d = 0; d < r->G; d++)
-        most = c_elems(r, d) > most ? c_elems(r, d) : most;
+        if (here(r, d) || (ranks && r->env->ranks->rank == 0 && r->sched != KL_SCHED_ROWS))
+            most = c_elems(r, d) > most ? c_elems(r, d) : most;
     float *stage = malloc(most * F32);
     if (!stage)
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for C's blocks");
