@@ -14,6 +14,7 @@ struct kl_dev {
 struct kl_buf {
     size_t bytes;
     unsigned char *mem;
+    int view; /* host_view's: mem is another buffer's */
 };
 struct kl_kernel {
     const struct kl_null_kernel *k;
@@ -126,7 +127,7 @@ static enum kl_status alloc(struct kl_dev *dev, size_t bytes, struct kl_buf **ou
 
 static void release(struct kl_buf *b)
 {
-    if (b)
+    if (b && !b->view)
         free(b->mem);
     free(b);
 }
@@ -229,6 +230,25 @@ static enum kl_status alloc_pinned(struct kl_dev *dev, size_t bytes, struct kl_b
     return st;
 }
 
+/* Both ways at once: one after the other, which the null device's time does not see. */
+static enum kl_status copy_both(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
+                                struct kl_buf *out, void *host_out, size_t bytes, struct kl_err *e)
+{
+    enum kl_status st = write_buf(dev, in, host_in, bytes, e);
+    return st != KL_OK ? st : read_buf(dev, out, host_out, bytes, e);
+}
+
+/* The null device's memory is the host's: a view of a pinned buffer is its memory. */
+static enum kl_status host_view(struct kl_dev *dev, struct kl_buf *pinned, struct kl_buf **out,
+                                struct kl_err *e)
+{
+    (void)dev;
+    if (!(*out = calloc(1, sizeof **out)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    (*out)->mem = pinned->mem, (*out)->bytes = pinned->bytes, (*out)->view = 1;
+    return KL_OK;
+}
+
 static enum kl_status map(struct kl_dev *dev, struct kl_buf *b, size_t bytes, int for_write,
                           void **host, struct kl_err *e)
 {
@@ -273,6 +293,8 @@ const struct kl_backend_ops kl_backend_null = {
     .kernel_resources = kernel_resources,
     .launch = launch,
     .alloc_pinned = alloc_pinned,
+    .copy_both = copy_both,
+    .host_view = host_view,
     .pinned_what = "malloc",
     .map = map,
     .unmap = unmap,

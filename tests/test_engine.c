@@ -35,6 +35,7 @@
 #include "report/run.h"
 #include "tiny_workload.h"
 #include "tune/tune.h"
+#include "workloads/peak.h"
 #include "workloads/registry.h"
 
 #define N 1000 /* elements copied: the copy ladder's request */
@@ -236,6 +237,59 @@ static int stop_held(struct kl_context *kl)
     kl_stop_hold(0);
     CHECK(kl_stop_held() == 0 && kl_stop_requested() == -1, "and in effect once the hold ends");
     kl_ladder_free(l);
+    return check_summary();
+}
+
+/*
+ * ---- transfers: peak --transfers on the null device, which has copy_both and host_view:
+ * every size's six copies and two SM-driven ones (the copy kernel the test's), then a kernel
+ * that leaves the last byte out: its rows fail, untimed, the others stand.
+ */
+static int sm_wrong;
+
+static double bw_copy_run(const struct kl_null_launch *l)
+{
+    const unsigned char *src = kl_null_memory(l->args[0].v.buf);
+    unsigned char *dst = kl_null_memory(l->args[1].v.buf);
+    memcpy(dst, src, (size_t)l->args[2].v.i * 16 - (sm_wrong ? 1 : 0));
+    return 0.002;
+}
+
+static int transfers(struct kl_context *kl)
+{
+    static const struct kl_null_kernel k[] = {{"bw_copy", NULL, bw_copy_run}};
+    static const char *const names[] = {"h2d_pageable",  "d2h_pageable",  "h2d_pinned",
+                                        "d2h_pinned",    "both_pageable", "both_pinned",
+                                        "sm_h2d_pinned", "sm_d2h_pinned"};
+    struct kl_peak_request req = {.bytes = 65536, .transfers = 1, .seed = 7};
+    struct kl_report rep;
+    struct kl_ceilings c;
+    req.protocol = (struct kl_protocol){.warmup = 1, .min_repeats = 3, .max_repeats = 3};
+    kl_null_kernels(k, 1);
+    for (sm_wrong = 0; sm_wrong < 2; sm_wrong++) {
+        memset(&rep, 0, sizeof rep);
+        CHECK(kl_peak_measure(kl, &req, &rep, &c) == KL_OK, "the sweep runs: %s",
+              kl_last_error(kl));
+        CHECK(rep.count == 24, "three sizes, eight copies each: %d rows", rep.count);
+        for (int i = 0; i < rep.count && rep.count == 24; i++) {
+            const struct kl_result *r = &rep.results[i];
+            double size = 4096 << (2 * (i / 8));
+            int sm = i % 8 >= 6, ways = i % 8 == 4 || i % 8 == 5 ? 2 : 1;
+            CHECK(strcmp(r->rung, names[i % 8]) == 0 && r->x == size && r->bytes == ways * size,
+                  "row %d: %s of %g bytes, %g moved", i, r->rung, r->x, r->bytes);
+            if (sm && sm_wrong)
+                CHECK(r->status == KL_RESULT_FAILED && strstr(r->note, "came out wrong") &&
+                          r->repeats == 0,
+                      "row %d, a wrong kernel's copy: failed, untimed: %s", i, r->note);
+            else
+                CHECK(r->status == KL_RESULT_MEASURED && (!sm || r->median_s == 0.002),
+                      "row %d measured (an SM copy at its kernel's 2 ms): %s", i, r->note);
+        }
+        kl_report_free(&rep);
+    }
+    /* a check and 1 + 3 launches per SM row, then a check alone: 3 sizes × 2 rows each */
+    CHECK(kl_null_launches("bw_copy") == 3 * 2 * 5 + 3 * 2, "%ld launches of the copy kernel",
+          kl_null_launches("bw_copy"));
     return check_summary();
 }
 
@@ -511,8 +565,9 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(struct kl_context *);
     } modes[] = {{"protocol", protocol}, {"paths", paths},         {"build", build},
-                 {"stop", stop},         {"stop_held", stop_held}, {"timeout", timeout},
-                 {"tune", tune},         {"report", report},       {"registry", registry}};
+                 {"stop", stop},         {"stop_held", stop_held}, {"transfers", transfers},
+                 {"timeout", timeout},   {"tune", tune},           {"report", report},
+                 {"registry", registry}};
     struct kl_context *kl;
     char err[512];
     for (size_t m = 0; argc == 2 && m < sizeof modes / sizeof *modes; m++) {

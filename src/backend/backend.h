@@ -287,6 +287,14 @@ struct kl_backend_ops {
      */
     enum kl_status (*copy_both)(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
                                 struct kl_buf *out, void *host_out, size_t bytes, struct kl_err *e);
+    /*
+     * A buffer that kernels of dev take as an argument and whose memory is the host memory
+     * of pinned (alloc_pinned's) itself, so that a kernel reading or writing it moves the
+     * bytes across the link (zero-copy; an SM-driven copy). Owns no memory: released with
+     * release, before pinned. May be NULL where kernels cannot address host memory.
+     */
+    enum kl_status (*host_view)(struct kl_dev *dev, struct kl_buf *pinned, struct kl_buf **out,
+                                struct kl_err *e);
     /* Blocking map of a buffer's first bytes for reading or writing; unmap. */
     enum kl_status (*map)(struct kl_dev *dev, struct kl_buf *buf, size_t bytes, int for_write,
                           void **host, struct kl_err *e);

@@ -72,6 +72,7 @@ struct kl_kernel {
     X(cuMemcpyHtoD)                                                                                \
     X(cuMemcpyDtoH)                                                                                \
     X(cuMemcpyHtoDAsync)                                                                           \
+    X(cuMemHostGetDevicePointer)                                                                   \
     X(cuMemcpyDtoHAsync)                                                                           \
     X(cuMemHostAlloc)                                                                              \
     X(cuMemFreeHost)                                                                               \
@@ -430,6 +431,25 @@ fail:
     return st;
 }
 
+/* Pinned memory as the device addresses it (mapped: with unified addressing, every
+   cuMemHostAlloc allocation is); a view, so release frees nothing of it. */
+static enum kl_status cuda_host_view(struct kl_dev *dev, struct kl_buf *pinned, struct kl_buf **out,
+                                     struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    CUdeviceptr p = 0;
+    *out = NULL;
+    if (!pinned || !pinned->host)
+        return kl_fail(e, KL_ERR_ARG, "host_view needs a buffer of alloc_pinned");
+    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuMemHostGetDevicePointer(&p, pinned->host, 0));
+    if (!(*out = calloc(1, sizeof **out)))
+        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    (*out)->ptr = p, (*out)->bytes = pinned->bytes, (*out)->view = 1;
+fail:
+    return st;
+}
+
 static void cuda_kernel_free(struct kl_kernel *k)
 {
     if (!k)
@@ -710,7 +730,7 @@ fail:
 
 /*
  * Pinned host memory from cuMemHostAlloc, which copies reach at full speed.
- * Transfers name it as the host side, never as a kernel argument.
+ * Transfers name it as the host side; a kernel reaches it through host_view.
  */
 static enum kl_status cuda_alloc_pinned(struct kl_dev *dev, size_t bytes, struct kl_buf **out,
                                         void **host, struct kl_err *e)
@@ -997,6 +1017,7 @@ const struct kl_backend_ops kl_backend_cuda = {
     .mem_free = cuda_mem_free,
     .alloc_pinned = cuda_alloc_pinned,
     .copy_both = cuda_copy_both,
+    .host_view = cuda_host_view,
     .pinned_what = "cuMemHostAlloc",
     .map = cuda_map,
     .unmap = cuda_unmap,

@@ -336,10 +336,13 @@ struct xfer_bufs {
     unsigned char *pageable, *back;
     struct kl_buf *dev, *pinned, *dev2, *pinned2;
     void *pinned_host, *pinned2_host;
+    struct kl_buf *view, *view2; /* pinned and pinned2 as kernels see them (host_view) */
 };
 
 static void bufs_close(struct kl_context *kl, struct xfer_bufs *b)
 {
+    kl->ops->release(b->view);
+    kl->ops->release(b->view2);
     kl->ops->release(b->dev);
     kl->ops->release(b->pinned);
     kl->ops->release(b->dev2);
@@ -399,9 +402,100 @@ static enum kl_status measure_transfers(struct kl_context *kl, size_t bytes,
     return st;
 }
 
+/* ---- SM-driven copies: a kernel reads or writes pinned host memory across the link ---- */
+
+/* peak's copy kernel (bw_copy, uint4 elements, four a work-item) over bytes from src to dst. */
+static enum kl_status sm_kernel(struct kl_context *kl, struct kl_buf *src, struct kl_buf *dst,
+                                size_t bytes, struct kl_launch *l)
+{
+    enum kl_status st;
+    double build_s;
+    size_t n = bytes / 16;
+    *l = (struct kl_launch){.kl = kl, .dims = 1, .nargs = 3, .local = {256, 1, 1}};
+    l->global[0] = kl_round_up((n + 3) / 4, 256), l->global[1] = l->global[2] = 1;
+    if ((st = kl_kernel_get(kl, "opencl/peak/bw_copy.cl", "bw_copy", "-DVEC=4 -DEPI=4", &l->kernel,
+                            &build_s)) != KL_OK ||
+        (st = kl_launch_check(l, "bw_copy", &kl->err)) != KL_OK)
+        return st;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = src}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = dst}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
+    return KL_OK;
+}
+
+/*
+ * One SM-driven copy of x->bytes (a multiple of 16), host to device (d2h 0: the kernel reads
+ * b->view into b->dev) or device to host (b->dev into b->view2): checked byte for byte first
+ * (the source holding the data, the destination zeroed), then timed by the device's own
+ * timer around the kernel; a failed row, untimed, where the bytes came out wrong.
+ */
+static enum kl_status sm_row(struct xfer *x, const struct xfer_bufs *b, int d2h,
+                             const struct kl_protocol *p, struct kl_report *rep)
+{
+    struct kl_context *kl = x->kl;
+    struct kl_launch l;
+    struct kl_stats stats;
+    struct kl_result *res;
+    double once;
+    enum kl_status st;
+    const void *got = d2h ? b->pinned2_host : (const void *)b->back;
+    memset(b->back, 0, x->bytes);
+    memcpy(b->pinned_host, b->pageable, x->bytes);
+    if (d2h)
+        memset(b->pinned2_host, 0, x->bytes);
+    if ((st = sm_kernel(kl, d2h ? b->dev : b->view, d2h ? b->view2 : b->dev, x->bytes, &l)) !=
+            KL_OK ||
+        (st = kl->ops->write(kl->dev, b->dev, d2h ? b->pageable : b->back, x->bytes, &kl->err)) !=
+            KL_OK ||
+        (st = kl_launch_timed(&l, &once, &kl->err)) != KL_OK ||
+        (!d2h && (st = kl->ops->read(kl->dev, b->dev, b->back, x->bytes, &kl->err)) != KL_OK))
+        return st;
+    if (!(res = kl_report_add(rep, d2h ? "sm_d2h_pinned" : "sm_h2d_pinned", NULL)))
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    res->x = res->bytes = (double)x->bytes;
+    snprintf(res->config, sizeof res->config, "%zu KiB, a kernel %s %s", x->bytes >> 10,
+             d2h ? "writing" : "reading", kl->ops->pinned_what);
+    if (memcmp(got, b->pageable, x->bytes) != 0) {
+        res->status = KL_RESULT_FAILED;
+        snprintf(res->note, sizeof res->note, "the kernel's copy of %zu bytes %s came out wrong",
+                 x->bytes, d2h ? "into host memory" : "from host memory");
+        return KL_OK;
+    }
+    if ((st = kl_measure(kl, p, kl_launch_timed, &l, &stats, &kl->err)) != KL_OK)
+        return st;
+    res->status = KL_RESULT_MEASURED;
+    kl_result_set_stats(res, &stats);
+    snprintf(res->note, sizeof res->note,
+             "the copy kernel's own time (uint4, 4 a work-item): the SMs move the bytes across "
+             "the link, no copy engine; checked byte for byte first");
+    return KL_OK;
+}
+
+/*
+ * The two pinned buffers as kernels see them, for the SM-driven rows. Where the backend has
+ * a host_view but it fails here (the driver cannot map pinned memory, say), the rows are left
+ * out and the report's reference line says why; only running out of host memory is an error.
+ */
+static enum kl_status sm_views(struct kl_context *kl, struct xfer_bufs *b, struct kl_report *rep)
+{
+    struct kl_err why;
+    enum kl_status st = kl->ops->host_view(kl->dev, b->pinned, &b->view, &why);
+    if (st == KL_OK)
+        st = kl->ops->host_view(kl->dev, b->pinned2, &b->view2, &why);
+    if (st == KL_OK || st == KL_ERR_NO_MEMORY)
+        return st == KL_OK ? st : kl_fail(&kl->err, st, "%s", why.msg);
+    kl->ops->release(b->view);
+    b->view = b->view2 = NULL;
+    size_t used = strlen(rep->reference);
+    snprintf(rep->reference + used, sizeof rep->reference - used, "%sno SM-driven copies: %.300s",
+             used ? "; " : "", why.msg);
+    return KL_OK;
+}
+
 /*
  * The copies of one size (x's): each way, from pageable and from pinned memory, then, where
- * the backend has copy_both, both ways at once from each.
+ * the backend has copy_both, both ways at once from each, and where it has host_view, by
+ * the SMs each way.
  */
 static enum kl_status sweep_size(struct xfer *x, const struct xfer_bufs *b,
                                  const struct kl_protocol *p, struct kl_report *rep)
@@ -417,7 +511,7 @@ static enum kl_status sweep_size(struct xfer *x, const struct xfer_bufs *b,
     char config[128];
     double gbps;
     enum kl_status st;
-    for (size_t k = 0; k < NCOPIES + (b->dev2 ? 2 : 0); k++) {
+    for (size_t k = 0; k < NCOPIES + (x->kl->ops->copy_both ? 2 : 0); k++) {
         const char *row, *what;
         if (k < NCOPIES) {
             what = copy_host(x, k, b->pageable, b->pinned_host), row = copies[k].sweep_row;
@@ -431,6 +525,9 @@ static enum kl_status sweep_size(struct xfer *x, const struct xfer_bufs *b,
             return st;
         rep->results[rep->count - 1].x = (double)x->bytes;
     }
+    for (int d2h = 0; b->view && b->view2 && x->bytes % 16 == 0 && d2h < 2; d2h++)
+        if ((st = sm_row(x, b, d2h, p, rep)) != KL_OK)
+            return st;
     return KL_OK;
 }
 
@@ -439,7 +536,10 @@ enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_pea
 {
     struct xfer_bufs b;
     struct kl_protocol p = xfer_protocol(req);
-    enum kl_status st = bufs_open(kl, top, req->seed, kl->ops->copy_both != NULL, &b);
+    enum kl_status st =
+        bufs_open(kl, top, req->seed, kl->ops->copy_both != NULL || kl->ops->host_view != NULL, &b);
+    if (st == KL_OK && kl->ops->host_view)
+        st = sm_views(kl, &b, rep);
     struct xfer x = {.kl = kl, .dev = b.dev, .dev2 = b.dev2};
     int same = 1;
     for (size_t s = 4096; s <= top && same && st == KL_OK; s = s == top      ? top + 1
@@ -447,7 +547,8 @@ enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_pea
                                                                              : top) {
         x.bytes = s;
         kl_progress_step(0, 1, "peak: transfers of %zu KiB", s >> 10);
-        if ((st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same && b.dev2)
+        if ((st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same &&
+            kl->ops->copy_both)
             st = both_trip(&x, b.pageable, b.back, rep, &same);
         if (st == KL_OK && same)
             st = sweep_size(&x, &b, &p, rep);
