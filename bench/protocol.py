@@ -151,13 +151,13 @@ def transfers(d):
     if not run:
         return
     print("--- host transfers (peak --transfers), GB/s by bytes per copy (both: each way, "
-          "GB/s of the two together)")
+          "GB/s of the two together; sm: a kernel moving them)")
     by = {}
     for r in run["results"]:
         if r.get("gbps"):
             by.setdefault(int(r["x"]), {})[r["rung"]] = r["gbps"]
     kinds = ["h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned", "both_pageable",
-             "both_pinned"]
+             "both_pinned", "sm_h2d_pinned", "sm_d2h_pinned"]
     print("    " + f"{'bytes':>12s}" + "".join(f"{k:>14s}" for k in kinds))
     for size in sorted(by):
         print("    " + f"{size:12d}" + "".join(f"{by[size].get(k, float('nan')):14.2f}" for k in kinds))

@@ -10,7 +10,8 @@
 #               kladder compare's verdicts on A/A pairs and on the real 2, 3 and 5 % slowdowns
 #   cache       --warm-cold for copy, rowdot and GEMV below and above L2
 #   energy      --energy: each row's joules against power × time (energy_power_ratio)
-#   transfers   peak --transfers: host <-> device copies from 4 KiB to 1 GiB, both kinds
+#   transfers   peak --transfers: host <-> device copies from 4 KiB to 1 GiB, each way and
+#               both at once from pageable and pinned memory, and by the SMs (CUDA)
 #   soak        kladder soak for a minute (Hopper's TF32 rung 17 on a GPU): the trace
 # BENCH_QUICK=1 takes sizes a CPU runs in seconds (the script's own check, on PoCL).
 #   bench/protocol.sh [PART ...]        (default: every part; KLADDER_DEVICE picks the device)
