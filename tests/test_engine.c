@@ -193,16 +193,23 @@ static double stop_run(const struct kl_null_launch *l)
     return 0.001;
 }
 
-static int stop(struct kl_context *kl)
+/* The copy ladder over ilp2, ilp4 and ilp8, a stop requested during ilp4 (stop_run). */
+static enum kl_status stop_ladder(struct kl_context *kl, struct kl_ladder **l)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, stop_run}};
     struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
     const char *rungs[] = {"ilp2", "ilp4", "ilp8"};
     struct kl_ladder_request req = {
         .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
-    struct kl_ladder *l = NULL;
+    *l = NULL;
     kl_null_kernels(k, 1);
-    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_INTERRUPTED && l, "stopped: %s", kl_last_error(kl));
+    return kl_ladder_run(kl, &req, l);
+}
+
+static int stop(struct kl_context *kl)
+{
+    struct kl_ladder *l;
+    CHECK(stop_ladder(kl, &l) == KL_ERR_INTERRUPTED && l, "stopped: %s", kl_last_error(kl));
     if (!l)
         return check_summary();
     CHECK(kl_ladder_count(l) == 2, "ilp2 and ilp4, not ilp8: %d rows", kl_ladder_count(l));
@@ -221,16 +228,9 @@ static int stop(struct kl_context *kl)
  */
 static int stop_held(struct kl_context *kl)
 {
-    static const struct kl_null_kernel k[] = {{"copy", NULL, stop_run}};
-    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
-    const char *rungs[] = {"ilp2", "ilp4", "ilp8"};
-    struct kl_ladder_request req = {
-        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
-    struct kl_ladder *l = NULL;
-    kl_null_kernels(k, 1);
+    struct kl_ladder *l;
     kl_stop_hold(1);
-    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && l, "held: the ladder ends: %s",
-          kl_last_error(kl));
+    CHECK(stop_ladder(kl, &l) == KL_OK && l, "held: the ladder ends: %s", kl_last_error(kl));
     CHECK(l && kl_ladder_count(l) == 3 && kl_ladder_row(l, 2)->status == KL_ROW_VERIFIED,
           "every row verified");
     CHECK(kl_stop_held() == -1 && kl_stop_requested() == 0, "the request kept aside");
