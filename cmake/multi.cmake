@@ -5,4 +5,5 @@
 # CUDA backend's block.
 target_sources(kladder PRIVATE src/multi/dist.c src/multi/nccl.c src/multi/menv.c
                                src/multi/mgemm.c src/multi/summa.c src/multi/p2p.c
-                               src/multi/coll.c src/multi/coll_nccl.c src/multi/mref.c)
+                               src/multi/coll.c src/multi/coll_nccl.c src/multi/mref.c
+                               src/multi/links.c)

@@ -2,7 +2,8 @@
  * A stand-in for NVIDIA's management library (built as libnvidia-ml.so.1
  * in its own directory, found through LD_LIBRARY_PATH by test_nvml): the
  * calls kladder makes, answering from the globals below, which the test
- * sets (it dlopens this same library). One GPU, at any PCI bus id.
+ * sets (it dlopens this same library). One GPU, at any PCI bus id; for the
+ * links between GPUs, the bus id is all a GPU is (its handle).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -117,6 +118,25 @@ int nvmlDeviceSetGpuLockedClocks(void *dev, unsigned lo, unsigned hi)
     if (!fake_nvml_allow_lock)
         return NO_PERMISSION;
     fake_nvml_locked = lo == hi ? lo : 0;
+    return OK;
+}
+
+/* NVLink between the GPUs at 0000:1b:00.0 and 0000:1c:00.0 alone. */
+int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status)
+{
+    const char *x = a, *y = b;
+    int one = strcmp(x, "0000:1b:00.0") == 0 || strcmp(y, "0000:1b:00.0") == 0;
+    int other = strcmp(x, "0000:1c:00.0") == 0 || strcmp(y, "0000:1c:00.0") == 0;
+    *status = index == 2 && one && other ? 0 : 5; /* NVLink's index; OK, or not supported */
+    return OK;
+}
+
+/* Any pair meets at one CPU's host bridges (NODE), but the GPU at 0000:ff:00.0 tells nothing. */
+int nvmlDeviceGetTopologyCommonAncestor(void *a, void *b, int *level)
+{
+    if (strcmp(a, "0000:ff:00.0") == 0 || strcmp(b, "0000:ff:00.0") == 0)
+        return NOT_SUPPORTED;
+    *level = 40;
     return OK;
 }
 

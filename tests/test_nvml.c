@@ -20,6 +20,7 @@
 #include "core/measure.h"
 #include "core/util.h"
 #include "core/report.h"
+#include "multi/links.h"
 #include "null_backend.h"
 #include "report/write.h"
 
@@ -191,6 +192,29 @@ static void cooldown(struct kl_context *kl)
     CHECK(kl_machine_cooldown(kl, 10) < 0.05, "no wait when no warmer than at the start");
 }
 
+/* How GPUs are joined (multi/links.c): NVLink, the PCIe path, the network; unknowns left out. */
+static void links(void)
+{
+    const char *bus[] = {"0000:1b:00.0", "0000:1c:00.0", "0000:3d:00.0", "0000:ff:00.0"};
+    const char *hosts[] = {"a", "a", "b", "b"};
+    const char *node = "PCIe, through the host bridges of one CPU";
+    char out[512], want[512];
+    int inits = *fake.inits; /* (the device's own machine holds NVML open) */
+    kl_links_text(4, NULL, bus, -1, out, sizeof out);
+    snprintf(want, sizeof want, "0–1 NVLink; 0–2 %s; 1–2 %s", node, node);
+    CHECK(strcmp(out, want) == 0, "one host's pairs, 0000:ff:00.0's unknown and left out: %s", out);
+    kl_links_text(4, hosts, bus, 0, out, sizeof out);
+    CHECK(strcmp(out, "0–1 NVLink; 0–2 the network; 0–3 the network") == 0,
+          "device 0's pairs over two hosts: %s", out);
+    kl_links_text(4, hosts, bus, 2, out, sizeof out);
+    CHECK(out[0] == '\0', "device 2's one pair, unknown: nothing said (%s)", out);
+    const char *none[] = {"0000:1b:00.0", ""};
+    kl_links_text(2, NULL, none, -1, out, sizeof out);
+    CHECK(out[0] == '\0' && *fake.inits == inits,
+          "a device with no bus id: nothing said, and NVML shut as often as opened (%d, %d)",
+          *fake.inits, inits);
+}
+
 int main(void)
 {
     struct kl_context *kl;
@@ -210,6 +234,7 @@ int main(void)
     report_conditions(kl);
     energy(kl);
     cooldown(kl);
+    links();
     kl_close(kl);
     CHECK(*fake.resets == 1 && *fake.locked == 0 && *fake.inits == 0,
           "closing gives the clocks back (%d resets, %u locked) and shuts NVML (%d)", *fake.resets,

@@ -89,6 +89,9 @@ int main(int argc, char **argv)
     check(R->rank != 0 || strcmp(all, "rank 0 here; rank 1 here; rank 2 here") == 0, R->rank,
           "texts joined on rank 0");
     check(R->rank == 0 || strcmp(all, "untouched") == 0, R->rank, "texts: others untouched");
+    R->texts(R->rank == 1 ? "" : mine, all, sizeof all);
+    check(R->rank != 0 || strcmp(all, "rank 0 here; rank 2 here") == 0, R->rank,
+          "texts: an empty one left out");
 
     int total[2] = {fails, checks};
     MPI_Allreduce(MPI_IN_PLACE, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

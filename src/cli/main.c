@@ -37,6 +37,7 @@
 #include "fleet/fleet.h"
 #include "kladder.h"
 #include "multi/coll.h"
+#include "multi/links.h"
 #include "multi/mgemm.h"
 #include "multi/p2p.h"
 #include "workloads/copy.h"
@@ -583,11 +584,18 @@ static int run_collectives(struct cli *c, struct outputs *o)
     }
     if (st == KL_OK) {
         struct kl_coll_request req = {KL_COLL_MIN_BYTES, (size_t)c->bytes, 0, 0};
+        char links[1024] = "";
+        if (kl_ranks) /* (every rank: the transport opened on all of them) */
+            kl_links_ranks(kl_ranks, kl->info.pci_bus_id, links, sizeof links);
         if (!c->bytes)
             req.max_bytes = t.host_memory ? KL_COLL_HOST_MAX_BYTES : KL_COLL_MAX_BYTES;
         req.repeats = c->protocol.min_repeats > 64 ? 64 : c->protocol.min_repeats;
         kl_cli_watch_run(c, &rep, o);
         st = kl_coll_measure(kl, &req, &t, &rep, &e);
+        size_t used = strlen(rep.ceiling_note);
+        if (links[0])
+            snprintf(rep.ceiling_note + used, sizeof rep.ceiling_note - used, "%slinks: %s",
+                     used ? "; " : "", links);
         t.close(t.self);
     }
     rc = kl_cli_report_end(c, st, e.msg, &rep, o);

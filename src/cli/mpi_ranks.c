@@ -77,7 +77,7 @@ static void to_root(void *buf, size_t bytes, int from)
     }
 }
 
-#define TEXT 256 /* each rank's words in texts() */
+#define TEXT 1024 /* each rank's words in texts(), at most */
 
 static void texts(const char *mine, char *all, size_t n)
 {
@@ -99,7 +99,8 @@ static void texts(const char *mine, char *all, size_t n)
     all[0] = '\0';
     for (int r = 0; r < size && r < 64; r++) {
         size_t used = strlen(all);
-        snprintf(all + used, n - used, "%s%s", r ? "; " : "", many[r]);
+        if (many[r][0])
+            snprintf(all + used, n - used, "%s%s", used ? "; " : "", many[r]);
     }
     if (size > 64) {
         size_t used = strlen(all);

@@ -48,6 +48,9 @@ static struct {
     nvml_return (*temperature)(nvml_device, int, unsigned *);
     nvml_return (*lock)(nvml_device, unsigned, unsigned);
     nvml_return (*unlock)(nvml_device);
+    /* How two GPUs are joined: optional, unknown where absent. */
+    nvml_return (*p2p_status)(nvml_device, nvml_device, int, int *);
+    nvml_return (*common_ancestor)(nvml_device, nvml_device, int *);
 } nv;
 
 struct kl_nvml {
@@ -81,6 +84,8 @@ static int load(void)
     *(void **)&nv.temperature = dlsym(lib, "nvmlDeviceGetTemperature");
     *(void **)&nv.lock = dlsym(lib, "nvmlDeviceSetGpuLockedClocks");
     *(void **)&nv.unlock = dlsym(lib, "nvmlDeviceResetGpuLockedClocks");
+    *(void **)&nv.p2p_status = dlsym(lib, "nvmlDeviceGetP2PStatus");
+    *(void **)&nv.common_ancestor = dlsym(lib, "nvmlDeviceGetTopologyCommonAncestor");
     if (!(*(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons")))
         *(void **)&nv.reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!nv.init || !nv.shutdown || !nv.error_string || !nv.by_bus_id || !nv.clock || !nv.power ||
@@ -126,6 +131,36 @@ void kl_nvml_close(struct kl_nvml *m)
         return;
     free(m);
     nv.shutdown();
+}
+
+/* nvmlGpuP2PCapsIndex_t's NVLink, nvmlGpuP2PStatus_t's OK, and nvmlGpuTopologyLevel_t. */
+enum { P2P_CAPS_NVLINK = 2, P2P_STATUS_OK = 0 };
+static const struct {
+    int level;
+    const char *words;
+} levels[] = {
+    {0, "PCIe, on one board"},
+    {10, "PCIe, through one switch"},
+    {20, "PCIe, through several switches"},
+    {30, "PCIe, through one host bridge"},
+    {40, "PCIe, through the host bridges of one CPU"},
+    {50, "PCIe and the link between CPUs"},
+};
+
+void kl_nvml_link(struct kl_nvml *a, struct kl_nvml *b, char *out, size_t n)
+{
+    int status = -1, level = -1;
+    snprintf(out, n, "%s", "");
+    if (nv.p2p_status && nv.p2p_status(a->dev, b->dev, P2P_CAPS_NVLINK, &status) == 0 &&
+        status == P2P_STATUS_OK) {
+        snprintf(out, n, "NVLink");
+        return;
+    }
+    if (!nv.common_ancestor || nv.common_ancestor(a->dev, b->dev, &level) != 0)
+        return;
+    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++)
+        if (level == levels[i].level)
+            snprintf(out, n, "%s", levels[i].words);
 }
 
 void kl_nvml_read(struct kl_nvml *m, struct kl_nvml_reading *r)

@@ -53,6 +53,13 @@ void kl_nvml_facts(struct kl_nvml *m, struct kl_nvml_facts *f);
 int kl_nvml_lock_clocks(struct kl_nvml *m, unsigned mhz, char *why, size_t n);
 void kl_nvml_unlock_clocks(struct kl_nvml *m);
 
+/*
+ * How NVML says GPUs a and b (of one host) are joined, into out: "NVLink" where they have
+ * NVLink between them, else the PCIe path ("PCIe, through one switch", ... "PCIe and the
+ * link between CPUs"); "" where NVML does not tell.
+ */
+void kl_nvml_link(struct kl_nvml *a, struct kl_nvml *b, char *out, size_t n);
+
 /* The names of the reasons set in mask, comma-separated, into buf ("" for none). */
 void kl_nvml_reason_names(unsigned long long mask, char *buf, size_t n);
 

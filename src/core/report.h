@@ -146,7 +146,8 @@ struct kl_report {
     char date[32];
     struct kl_ceilings ceilings; /* measured roofs, valid when have_ceilings */
     int have_ceilings;
-    char ceiling_note[768]; /* says where the roofs come from, or how to get them */
+    char ceiling_note[2048]; /* where the roofs come from, or how to get them; a multi-GPU
+                                run's ranks and links */
     char timing[160]; /* what timed the rows where no event did ("the host clock ..."); "" events */
     const char *image_in;   /* blur: the picture read (NULL: the generated one) */
     const char *image_out;  /* blur: the picture written (NULL: none) */

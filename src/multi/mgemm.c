@@ -55,6 +55,7 @@ const struct kl_ranks *kl_ranks = NULL;
 #include "core/measure.h"
 #include "core/util.h"
 #include "core/verify.h"
+#include "multi/links.h"
 #include "multi/mref.h"
 #include "multi/summa.h"
 #include "workloads/gemm.h"
@@ -556,20 +557,34 @@ static enum kl_status agreed(struct mgemm *L, enum kl_status st, struct kl_err *
     return st != KL_OK ? st : KL_ERR_BACKEND;
 }
 
-/* With ranks, the report's ceilings line names every rank: its host and device. */
-static void name_ranks(struct mgemm *L, struct kl_report *rep)
+/*
+ * The report's ceilings line names, with ranks, every rank (its host and device), and how
+ * the devices are joined (multi/links.h: NVLink, the PCIe path, the network) where that is
+ * known. With ranks, collective.
+ */
+static void name_devices(struct mgemm *L, struct kl_report *rep)
 {
     const struct kl_ranks *R = L->env.ranks;
     const struct kl_context *kl = kl_menv_first(&L->env);
-    char mine[256], all[600] = "";
-    if (!R)
-        return;
-    snprintf(mine, sizeof mine, "rank %d on %.60s: CUDA device %d (%.80s)", R->rank, R->host,
-             L->req->devices[0], kl->info.name);
-    R->texts(mine, all, sizeof all);
+    const char *bus[KL_MAX_DEVICES];
+    char mine[256], all[1024] = "", links[1024] = "";
     size_t used = strlen(rep->ceiling_note);
-    snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%s%d ranks: %s",
-             used ? "; " : "", R->size, all);
+    if (R) {
+        snprintf(mine, sizeof mine, "rank %d on %.60s: CUDA device %d (%.80s)", R->rank, R->host,
+                 L->req->devices[0], kl->info.name);
+        R->texts(mine, all, sizeof all);
+        kl_links_ranks(R, kl->info.pci_bus_id, links, sizeof links);
+        snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%s%d ranks: %s",
+                 used ? "; " : "", R->size, all);
+    } else {
+        for (int d = 0; d < L->env.G; d++)
+            bus[d] = L->env.dev[d].kl->info.pci_bus_id;
+        kl_links_text(L->env.G, NULL, bus, -1, links, sizeof links);
+    }
+    used = strlen(rep->ceiling_note);
+    if (links[0])
+        snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%slinks: %s",
+                 used ? "; " : "", links);
 }
 
 /* The chosen schedules' rows (rungs 0 to 3, in enum kl_sched's order), then the peers'. */
@@ -616,7 +631,7 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
         goto done;
     header(L, rep);
     link_roof(L, rep);
-    name_ranks(L, rep);
+    name_devices(L, rep);
     st = ladder_rows(L, chosen, nchosen, rep, e);
     rep->ladder = L->t0 > 0; /* speed-ups over row 0 only where it ran */
     kl_report_finish(rep);

@@ -23,6 +23,7 @@
 #include "core/measure.h"
 #include "core/util.h"
 #include "core/verify.h"
+#include "multi/links.h"
 #include "multi/summa.h"
 
 struct p2p {
@@ -370,9 +371,14 @@ static void header(struct p2p *P, struct kl_report *rep)
     char version[32] = "";
     if (P->env.nccl)
         kl_nccl_version_text(P->env.nccl, version, sizeof version);
+    const char *bus[KL_MAX_DEVICES];
+    char links[1024];
+    for (int d = 0; d < P->env.G; d++)
+        bus[d] = ctx(P, d)->info.pci_bus_id;
+    kl_links_text(P->env.G, NULL, bus, -1, links, sizeof links);
     snprintf(rep->ceiling_note, sizeof rep->ceiling_note,
-             "links between devices: no single device's roof applies%s%s", version[0] ? "; " : "",
-             version);
+             "links between devices: no single device's roof applies%s%s%s%s",
+             version[0] ? "; " : "", version, links[0] ? "; links: " : "", links);
 }
 
 enum kl_status kl_p2p_measure(const struct kl_p2p_request *req, struct kl_report *rep,

@@ -30,7 +30,8 @@ struct kl_ranks {
     /* Rank `from`'s buf to rank 0's buf (bytes each): rank from sends, rank 0 receives,
        the others return at once. */
     void (*to_root)(void *buf, size_t bytes, int from);
-    /* Every rank's mine joined in rank order into rank 0's all (n bytes), "; " between. */
+    /* Every rank's mine (up to 1023 bytes of it) joined in rank order into rank 0's all (n
+       bytes), "; " between, an empty one left out. */
     void (*texts)(const char *mine, char *all, size_t n);
 };
 
