@@ -14,6 +14,8 @@
 #               both at once from pageable and pinned memory, and by the SMs (CUDA)
 #   soak        kladder soak for a minute (Hopper's TF32 rung 17 on a GPU): the trace
 # BENCH_QUICK=1 takes sizes a CPU runs in seconds (the script's own check, on PoCL).
+# A GPU's clocks are its owner's: --lock-clocks runs (in conditions and locked) only with
+# KLADDER_MAY_SET_CLOCKS=1, on a machine that is yours; else they are skipped and say so.
 #   bench/protocol.sh [PART ...]        (default: every part; KLADDER_DEVICE picks the device)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -41,6 +43,8 @@ else
     runs=10
     xfer=() soak=(--time 60 --size 4096 --rung 17) lock=${LOCK_MHZ:-1590}
 fi
+may_set=${KLADDER_MAY_SET_CLOCKS:-0}
+[ "${BENCH_QUICK:-0}" = 1 ] && [ ! -e /dev/nvidia0 ] && may_set=1 # (no GPU: nothing to set)
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(conditions repeat locked detect cache energy transfers soak)
 
@@ -56,7 +60,11 @@ for part in "${parts[@]}"; do
     case $part in
     conditions)
         run rowdot_conditions rowdot --rows "$rows" --d "$d" --rung "$rd_rung"
-        run lock rowdot --rows "$rows" --d "$d" --rung "$rd_rung" --lock-clocks 1500
+        if [ "$may_set" = 1 ]; then
+            run lock rowdot --rows "$rows" --d "$d" --rung "$rd_rung" --lock-clocks 1500
+        else
+            echo "skipped --lock-clocks: the GPU's clocks are not ours to set (KLADDER_MAY_SET_CLOCKS=1)"
+        fi
         run minclock99 "${tc[@]}" --min-clock 99
         run minclock75 "${tc[@]}" --min-clock 75 ;;
     repeat)
@@ -69,6 +77,10 @@ for part in "${parts[@]}"; do
             run "rowdot_noise_$i" rowdot --rows "$rows" --d "$d" --noise 0.5 --max-time 3 --min-clock 75
         done ;;
     locked)
+        [ "$may_set" = 1 ] || {
+            echo "skipped: the GPU's clocks are not ours to set (KLADDER_MAY_SET_CLOCKS=1)"
+            continue
+        }
         for i in $(seq 1 "$runs"); do
             run "gemm_locked_$i" "${gemm[@]}" --noise 0.5 --max-time 3 --lock-clocks "$lock"
         done ;;

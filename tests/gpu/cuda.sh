@@ -254,6 +254,12 @@ else
     status=1
 fi
 echo "== 6. --min-clock under a deliberate power cap"
+# A GPU's power limit is its owner's: only with KLADDER_MAY_SET_CLOCKS=1, on a machine that is
+# yours, is it lowered for this step (and put back after).
+if [ "${KLADDER_MAY_SET_CLOCKS:-0}" != 1 ]; then
+    echo "skipped: the power limit is not ours to change (KLADDER_MAY_SET_CLOCKS=1 on your own machine)"
+    exit $status
+fi
 limits=$(nvidia-smi -i 0 --query-gpu=power.limit,power.min_limit --format=csv,noheader,nounits 2>&1)
 old_limit=${limits%%,*}
 low_limit=$(echo "${limits#*,}" | tr -d ' ')
