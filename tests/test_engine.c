@@ -236,6 +236,10 @@ static int stop_held(struct kl_context *kl)
     CHECK(kl_stop_held() == -1 && kl_stop_requested() == 0, "the request kept aside");
     kl_stop_hold(0);
     CHECK(kl_stop_held() == 0 && kl_stop_requested() == -1, "and in effect once the hold ends");
+    kl_stop_hold(1);
+    CHECK(kl_stop_held() == -1 && kl_stop_requested() == 0, "one asked before a hold is kept too");
+    kl_stop_hold(0);
+    CHECK(kl_stop_requested() == -1, "and in effect again after it");
     kl_ladder_free(l);
     return check_summary();
 }

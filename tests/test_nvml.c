@@ -208,6 +208,9 @@ static void links(void)
           "device 0's pairs over two hosts: %s", out);
     kl_links_text(4, hosts, bus, 2, out, sizeof out);
     CHECK(out[0] == '\0', "device 2's one pair, unknown: nothing said (%s)", out);
+    const char *twice[] = {"0000:1b:00.0", "0000:1b:00.0"};
+    kl_links_text(2, hosts, twice, 0, out, sizeof out);
+    CHECK(strcmp(out, "0–1 the same GPU") == 0, "two ranks sharing a GPU: %s", out);
     const char *none[] = {"0000:1b:00.0", ""};
     kl_links_text(2, NULL, none, -1, out, sizeof out);
     CHECK(out[0] == '\0' && *fake.inits == inits,

@@ -404,8 +404,10 @@ fail:
 
 /*
  * The two copies on two non-blocking streams of their own, both queued before either is
- * waited for. From pageable memory the driver stages each copy through pinned buffers of
- * its own, so they overlap less, or not at all; that is what the rows then show.
+ * waited for, after what the default stream holds (a blocking copy from pageable memory
+ * can return before its bytes land, and these streams would not wait for it). From pageable
+ * memory the driver stages each copy through pinned buffers of its own, so they overlap
+ * less, or not at all; that is what the rows then show.
  */
 static enum kl_status cuda_copy_both(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
                                      struct kl_buf *out, void *host_out, size_t bytes,
@@ -415,6 +417,7 @@ static enum kl_status cuda_copy_both(struct kl_dev *dev, struct kl_buf *in, cons
     if (st != KL_OK || (st = check_device_buf(out, bytes, e)) != KL_OK)
         return st;
     CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(cu.cuStreamSynchronize(NULL));
     for (int k = 0; k < 2; k++)
         if (!dev->both[k])
             CU_TRY(cu.cuStreamCreate(&dev->both[k], CU_STREAM_NON_BLOCKING));

@@ -409,7 +409,11 @@ fail:
     return st;
 }
 
-/* The write on the device's queue, the read on a second one, both queued before either waits. */
+/*
+ * The write on the device's queue, the read on a second one, both queued (and flushed, so
+ * that neither waits for the other to be submitted) before either is waited for, after all
+ * the device's queue held: the second queue would not wait for it.
+ */
 static enum kl_status ocl_copy_both(struct kl_dev *dev, struct kl_buf *in, const void *host_in,
                                     struct kl_buf *out, void *host_out, size_t bytes,
                                     struct kl_err *e)
@@ -420,8 +424,11 @@ static enum kl_status ocl_copy_both(struct kl_dev *dev, struct kl_buf *in, const
         dev->queue2 = clCreateCommandQueue(dev->context, dev->device, 0, &rc);
         CL_TRY_RC("clCreateCommandQueue (copy_both's second)");
     }
+    CL_TRY(clFinish(dev->queue));
     CL_TRY(clEnqueueWriteBuffer(dev->queue, in->mem, CL_FALSE, 0, bytes, host_in, 0, NULL, NULL));
     CL_TRY(clEnqueueReadBuffer(dev->queue2, out->mem, CL_FALSE, 0, bytes, host_out, 0, NULL, NULL));
+    CL_TRY(clFlush(dev->queue));
+    CL_TRY(clFlush(dev->queue2));
 fail:
     /* (also after a failure: nothing queued may outlive the host memory it reads or writes) */
     rc = clFinish(dev->queue);

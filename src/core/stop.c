@@ -18,6 +18,8 @@ void kl_stop_request(int sig)
 
 void kl_stop_hold(int on)
 {
+    if (on && stop_sig) /* asked already: kept aside too, until the ranks agree */
+        held_sig = stop_sig, stop_sig = 0;
     held = on;
     if (!on && held_sig)
         stop_sig = held_sig, held_sig = 0;

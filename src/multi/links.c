@@ -32,6 +32,10 @@ void kl_links_text(int n, const char *const *hosts, const char *const *bus, int 
                 add_pair(out, size, i, j, "the network");
                 continue;
             }
+            if (bus[i][0] && strcmp(bus[i], bus[j]) == 0) { /* ranks sharing a GPU */
+                add_pair(out, size, i, j, "the same GPU");
+                continue;
+            }
             if (!gpu[i] || !gpu[j])
                 continue;
             kl_nvml_link(gpu[i], gpu[j], words, sizeof words);

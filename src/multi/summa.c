@@ -638,7 +638,9 @@ enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
 {
     struct kl_mrun *r = run;
     const struct kl_ranks *R = r->G > 1 ? r->env->ranks : NULL;
-    if (R && R->max(kl_stop_held() != 0) > 0) { /* a stop any rank was asked for: all stop here */
+    /* A stop any rank was asked for: all stop here; a run of this rank alone (row 0 on rank
+     * 0) stops at once, and the row's agreement stops the others. */
+    if ((R && R->max(kl_stop_held() != 0) > 0) || (r->env->ranks && !R && kl_stop_held())) {
         kl_stop_hold(0);
         if (!kl_stop_requested())
             kl_stop_request(0);

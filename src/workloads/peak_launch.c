@@ -192,7 +192,8 @@ static enum kl_status xfer_row(struct xfer *x, const char *name, const char *con
     snprintf(res->note, sizeof res->note, "%s",
              x->kind == X_BOTH
                  ? "host clock around both copies, queued at once on two queues; GB/s counts "
-                   "the bytes of both directions; both were checked byte for byte first"
+                   "the bytes of both directions; a copy both ways (from malloc'd memory) was "
+                   "checked byte for byte first"
                  : "host clock around the blocking call; a write and read-back was checked byte "
                    "for byte first");
     *gbps = res->bytes / s.median * 1e-9;
@@ -337,6 +338,7 @@ struct xfer_bufs {
     struct kl_buf *dev, *pinned, *dev2, *pinned2;
     void *pinned_host, *pinned2_host;
     struct kl_buf *view, *view2; /* pinned and pinned2 as kernels see them (host_view) */
+    char no_second[256];         /* why there is no dev2 and pinned2 though asked for */
 };
 
 static void bufs_close(struct kl_context *kl, struct xfer_bufs *b)
@@ -371,10 +373,16 @@ static enum kl_status bufs_open(struct kl_context *kl, size_t bytes, unsigned lo
             KL_OK)
         return st;
     memcpy(b->pinned_host, b->pageable, bytes);
-    if (both && ((st = kl->ops->alloc(kl->dev, bytes, &b->dev2, &kl->err)) != KL_OK ||
-                 (st = kl->ops->alloc_pinned(kl->dev, bytes, &b->pinned2, &b->pinned2_host,
-                                             &kl->err)) != KL_OK))
-        return st;
+    if (both &&
+        (kl->ops->alloc(kl->dev, bytes, &b->dev2, &kl->err) != KL_OK ||
+         kl->ops->alloc_pinned(kl->dev, bytes, &b->pinned2, &b->pinned2_host, &kl->err) != KL_OK)) {
+        /* room for one copy's buffers, not two: only the rows that need two are left out */
+        snprintf(b->no_second, sizeof b->no_second, "%.250s", kl->err.msg);
+        kl->ops->release(b->dev2);
+        kl->ops->release(b->pinned2);
+        b->dev2 = b->pinned2 = NULL;
+        b->pinned2_host = NULL;
+    }
     return KL_OK;
 }
 
@@ -511,7 +519,7 @@ static enum kl_status sweep_size(struct xfer *x, const struct xfer_bufs *b,
     char config[128];
     double gbps;
     enum kl_status st;
-    for (size_t k = 0; k < NCOPIES + (x->kl->ops->copy_both ? 2 : 0); k++) {
+    for (size_t k = 0; k < NCOPIES + (x->kl->ops->copy_both && b->dev2 ? 2 : 0); k++) {
         const char *row, *what;
         if (k < NCOPIES) {
             what = copy_host(x, k, b->pageable, b->pinned_host), row = copies[k].sweep_row;
@@ -538,7 +546,13 @@ enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_pea
     struct kl_protocol p = xfer_protocol(req);
     enum kl_status st =
         bufs_open(kl, top, req->seed, kl->ops->copy_both != NULL || kl->ops->host_view != NULL, &b);
-    if (st == KL_OK && kl->ops->host_view)
+    if (st == KL_OK && b.no_second[0]) {
+        size_t used = strlen(rep->reference);
+        snprintf(rep->reference + used, sizeof rep->reference - used,
+                 "%sno copies both ways at once or by the SMs: %.300s", used ? "; " : "",
+                 b.no_second);
+    }
+    if (st == KL_OK && kl->ops->host_view && b.pinned2)
         st = sm_views(kl, &b, rep);
     struct xfer x = {.kl = kl, .dev = b.dev, .dev2 = b.dev2};
     int same = 1;
@@ -548,7 +562,7 @@ enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_pea
         x.bytes = s;
         kl_progress_step(0, 1, "peak: transfers of %zu KiB", s >> 10);
         if ((st = round_trip(&x, b.pageable, b.back, rep, &same)) == KL_OK && same &&
-            kl->ops->copy_both)
+            kl->ops->copy_both && b.dev2)
             st = both_trip(&x, b.pageable, b.back, rep, &same);
         if (st == KL_OK && same)
             st = sweep_size(&x, &b, &p, rep);
