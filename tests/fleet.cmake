@@ -20,7 +20,7 @@ if(KLADDER_HAVE_MPI)
   # MPI's ranks, the controls that keep kladder-mpi mgemm's ranks in step, on three ranks.
   add_executable(test_ranks ${CMAKE_CURRENT_SOURCE_DIR}/test_ranks.c
                             ${CMAKE_SOURCE_DIR}/src/cli/mpi_ranks.c)
-  target_include_directories(test_ranks PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_include_directories(test_ranks PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
   target_link_libraries(test_ranks PRIVATE MPI::MPI_C)
   add_test(NAME fleet_ranks COMMAND ${MPIEXEC_EXECUTABLE} -n 3 --oversubscribe
                                     $<TARGET_FILE:test_ranks>)

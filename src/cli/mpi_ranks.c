@@ -30,17 +30,12 @@ int kl_mpi_all(int ok)
     return m;
 }
 
-static void bcast_from(void *buf, size_t bytes, int root)
+static void bcast(void *buf, size_t bytes)
 {
     for (size_t done = 0; done < bytes; done += PIECE) {
         size_t n = bytes - done < PIECE ? bytes - done : PIECE;
-        MPI_Bcast((char *)buf + done, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+        MPI_Bcast((char *)buf + done, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
-}
-
-static void bcast(void *buf, size_t bytes)
-{
-    bcast_from(buf, bytes, 0);
 }
 
 static int agree(int ok, char *why, size_t n)

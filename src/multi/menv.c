@@ -121,9 +121,7 @@ enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G,
     if (ranks && st == KL_OK && ranks->size > KL_MAX_DEVICES)
         st = kl_fail(e, KL_ERR_ARG, "at most %d ranks take part (got %d)", KL_MAX_DEVICES,
                      ranks->size);
-    if (ranks && !ranks->agree(st == KL_OK, e->msg, sizeof e->msg))
-        return st != KL_OK ? st : KL_ERR_ARG;
-    if (st != KL_OK)
+    if ((st = kl_ranks_agreed(ranks, st, KL_ERR_ARG, e)) != KL_OK)
         return st;
     env->ranks = ranks;
     env->G = ranks ? ranks->size : G;
@@ -133,9 +131,7 @@ enum kl_status kl_menv_open(struct kl_menv *env, const int *devices, int G,
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     for (int d = 0; d < G && st == KL_OK; d++)
         st = open_device(env, &env->dev[ranks ? ranks->rank : d], devices[d], e);
-    if (ranks && !ranks->agree(st == KL_OK, e->msg, sizeof e->msg))
-        return st != KL_OK ? st : KL_ERR_BACKEND;
-    if (st != KL_OK)
+    if ((st = kl_ranks_agreed(ranks, st, KL_ERR_BACKEND, e)) != KL_OK)
         return st;
     env->same_devices = same_names(env);
     if (ranks)

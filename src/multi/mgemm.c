@@ -279,8 +279,8 @@ static enum kl_status share_choice(struct mgemm *L, enum kl_status st, struct kl
 {
     const struct kl_ranks *R = L->env.ranks;
     char name[64] = "";
-    if (!R->agree(st == KL_OK, e->msg, sizeof e->msg))
-        return st != KL_OK ? st : KL_ERR_UNSUPPORTED;
+    if ((st = kl_ranks_agreed(R, st, KL_ERR_UNSUPPORTED, e)) != KL_OK)
+        return st;
     if (R->rank == 0)
         snprintf(name, sizeof name, "%s", L->local);
     R->bcast(name, sizeof name);
@@ -548,15 +548,6 @@ static enum kl_status inputs_open(struct mgemm *L, struct kl_err *e)
                                   e);
 }
 
-/* With ranks: st where every rank's is KL_OK; else an error on every rank, the first's. */
-static enum kl_status agreed(struct mgemm *L, enum kl_status st, struct kl_err *e)
-{
-    const struct kl_ranks *R = L->env.ranks;
-    if (!R || R->agree(st == KL_OK, e->msg, sizeof e->msg))
-        return st;
-    return st != KL_OK ? st : KL_ERR_BACKEND;
-}
-
 /*
  * The report's ceilings line names, with ranks, every rank (its host and device), and how
  * the devices are joined (multi/links.h: NVLink, the PCIe path, the network) where that is
@@ -607,7 +598,8 @@ static enum kl_status ladder_rows(struct mgemm *L, const int *chosen, int nchose
         /* The peer runs rung 3's schedule. */
         st = run_row(L, i < 0 ? KL_SCHED_OVERLAP : (enum kl_sched)i, i < 0 ? NULL : L->local, res,
                      e);
-        st = agreed(L, st, e); /* with ranks, a row's error ends every rank's ladder */
+        /* with ranks, a row's error ends every rank's ladder */
+        st = kl_ranks_agreed(L->env.ranks, st, KL_ERR_BACKEND, e);
     }
     return st;
 }
@@ -627,7 +619,8 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
     if ((st = check_request(req, chosen, &nchosen, e)) != KL_OK ||
         (st = kl_menv_open(&L->env, req->devices, req->ndevices, req->ranks, L->why_no_nccl,
                            sizeof L->why_no_nccl, e)) != KL_OK ||
-        (st = agreed(L, inputs_open(L, e), e)) != KL_OK || (st = choose_local(L, e)) != KL_OK)
+        (st = kl_ranks_agreed(L->env.ranks, inputs_open(L, e), KL_ERR_BACKEND, e)) != KL_OK ||
+        (st = choose_local(L, e)) != KL_OK)
         goto done;
     header(L, rep);
     link_roof(L, rep);

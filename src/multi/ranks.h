@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "core/error.h"
+
 struct kl_ranks {
     int rank, size; /* this process and how many there are; rank 0 writes the report */
     int shared;     /* this rank shares its device with another rank of its node */
@@ -34,6 +36,19 @@ struct kl_ranks {
        bytes), "; " between, an empty one left out. */
     void (*texts)(const char *mine, char *all, size_t n);
 };
+
+/*
+ * One step's status agreed between the ranks (collective; R NULL, one process: st as it is):
+ * st where every rank's is KL_OK; else an error on every rank, its own or `other` where only
+ * another rank failed, e then holding the first failing rank's sentence.
+ */
+static inline enum kl_status kl_ranks_agreed(const struct kl_ranks *R, enum kl_status st,
+                                             enum kl_status other, struct kl_err *e)
+{
+    if (!R || R->agree(st == KL_OK, e->msg, sizeof e->msg))
+        return st;
+    return st != KL_OK ? st : other;
+}
 
 /* Set by kladder-mpi before a rank runs its command; NULL in one process. */
 extern const struct kl_ranks *kl_ranks;

@@ -365,9 +365,8 @@ enum kl_status kl_mrun_open(const struct kl_menv *env, enum kl_sched sched, int 
         if (here(r, d))
             st = open_slot(r, d, e);
     /* with ranks, a device that cannot take it is every rank's: nothing is half set up */
-    if (env->ranks && r->G > 1 && !env->ranks->agree(st == KL_OK, e->msg, sizeof e->msg) &&
-        st == KL_OK)
-        st = KL_ERR_UNSUPPORTED;
+    if (r->G > 1)
+        st = kl_ranks_agreed(env->ranks, st, KL_ERR_UNSUPPORTED, e);
     if (st != KL_OK)
         goto fail;
     if (!local)
@@ -658,8 +657,7 @@ enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
         st = done;
     if (R) {
         *seconds = R->max(*seconds);
-        if (!R->agree(st == KL_OK, e->msg, sizeof e->msg) && st == KL_OK)
-            st = KL_ERR_BACKEND;
+        st = kl_ranks_agreed(R, st, KL_ERR_BACKEND, e);
     }
     return st;
 }
@@ -706,9 +704,7 @@ static enum kl_status gather_ranks(struct kl_mrun *r, float *C, float *stage, st
             memcpy(C + ((size_t)x->m0 + i) * (size_t)r->env->N + (size_t)x->n0,
                    stage + i * (size_t)x->n, (size_t)x->n * F32);
     }
-    if (!R->agree(st == KL_OK, e->msg, sizeof e->msg) && st == KL_OK)
-        st = KL_ERR_BACKEND;
-    return st;
+    return kl_ranks_agreed(R, st, KL_ERR_BACKEND, e);
 }
 
 enum kl_status kl_mrun_verify(struct kl_mrun *r, float *C, struct kl_err *e)
@@ -731,8 +727,8 @@ enum kl_status kl_mrun_verify(struct kl_mrun *r, float *C, struct kl_err *e)
         if (here(r, d))
             st = kl->ops->write(kl->dev, r->slot[d].C, stage, c_elems(r, d) * F32, e);
     }
-    if (ranks && !r->env->ranks->agree(st == KL_OK, e->msg, sizeof e->msg) && st == KL_OK)
-        st = KL_ERR_BACKEND;
+    if (ranks)
+        st = kl_ranks_agreed(r->env->ranks, st, KL_ERR_BACKEND, e);
     if (st == KL_OK)
         st = kl_mrun_once(r, &dummy, e);
     if (ranks && st == KL_OK)
