@@ -385,7 +385,11 @@ static enum kl_status cuda_write(struct kl_dev *dev, struct kl_buf *buf, const v
     (void)dev;
     if (st != KL_OK)
         return st;
+    /* From pageable memory cuMemcpyHtoD may return once the bytes are staged, before they
+     * land; work on a non-blocking stream (NCCL's, a multi-GPU run's) would not wait for
+     * them. A write returns with its bytes on the device. */
     CU_TRY(cu.cuMemcpyHtoD(buf->ptr, src, bytes));
+    CU_TRY(cu.cuStreamSynchronize(NULL));
 fail:
     return st;
 }
