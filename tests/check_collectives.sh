@@ -2,9 +2,10 @@
 # peak --collectives: between kladder-mpi's ranks, here two ranks on PoCL, so MPI on host
 # memory carries them (no CUDA device, no NCCL) and the header says why. Every collective at
 # every size from 8 B to 64 KiB is checked on both ranks; each row's GB/s is nccl-tests' bus
-# bandwidth of its median, its note the algorithm bandwidth; the text is the size-by-collective
-# matrix and the page its chart. Plain kladder refuses the command, and kladder-mpi refuses
-# peak --p2p, and mgemm on ranks without a CUDA device each, with a message and exit 2.
+# bandwidth of its median, its note the algorithm bandwidth; the ceilings line names each
+# rank's host and device; the text is the size-by-collective matrix and the page its chart.
+# Plain kladder refuses the command, and kladder-mpi refuses mgemm and peak --p2p on ranks
+# without a CUDA device, each with a message and exit 2.
 # usage: check_collectives.sh KLADDER KLADDER_MPI
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +39,7 @@ for x in rows:
     assert f"busbw = algbw x {factor.get(x['rung'], 1.0):.3g}" in x["note"], x["note"]
     assert x["note"].startswith("algbw ") and x["config"] == f"{int(x['x'])} B, 2 ranks", x
 assert "MPI on host memory" in r["ceilings"] and "NCCL needs" in r["ceilings"], r["ceilings"]
+assert "; 2 ranks: rank 0 on " in r["ceilings"] and "; rank 1 on " in r["ceilings"], r["ceilings"]
 assert r["protocol"]["timing"].startswith("the host clock around each loop"), r["protocol"]
 try:
     import jsonschema
@@ -69,11 +71,16 @@ refused "--collectives with --transfers" "one at a time" "$kladder" peak --colle
 # mgemm between ranks needs a CUDA device a rank (NCCL moves its panels): on PoCL every rank
 # refuses together, rank 0 naming the first rank without one; a rank with no device at all too.
 refused "kladder-mpi mgemm on PoCL" "mgemm moves its panels by NCCL between CUDA devices, one a rank; rank 0: its device is opencl:" \
-    "${mpirun[@]}" "$mpi_kladder" mgemm --size 64
+    "${mpirun[@]}" "$mpi_kladder" mgemm --device opencl:0:0 --size 64
 [ "$(grep -c 'mgemm moves its panels' bad.txt)" = 1 ] && ok "kladder-mpi mgemm: said once, by rank 0" ||
     fail "kladder-mpi mgemm's refusal said more than once" bad.txt
 refused "kladder-mpi mgemm with no CUDA device" "rank 0: it has no device (its message above)" \
     "${mpirun[@]}" "$mpi_kladder" mgemm --device cuda:0 --size 64
-refused "kladder-mpi peak --p2p" "peak --collectives' send_recv rows" \
-    "${mpirun[@]}" "$mpi_kladder" peak --p2p
+# (by default mgemm and peak --p2p take every CUDA device, as in one process)
+refused "kladder-mpi mgemm takes CUDA devices by default" "rank 0: --device cuda:all: no cuda device" \
+    "${mpirun[@]}" "$mpi_kladder" mgemm --size 64
+refused "kladder-mpi peak --p2p on PoCL" "peak --p2p moves its copies by NCCL between CUDA devices, one a rank; rank 0: its device is opencl:" \
+    "${mpirun[@]}" "$mpi_kladder" peak --p2p --device opencl:0:0
+refused "kladder-mpi peak --p2p with no CUDA device" "rank 0: it has no device (its message above)" \
+    "${mpirun[@]}" "$mpi_kladder" peak --p2p --device cuda:0
 [ "$fails" -eq 0 ]

@@ -456,12 +456,13 @@ static int run_p2p(struct cli *c, struct outputs *o)
     req.devices = dev, req.ndevices = n;
     req.bytes = (size_t)c->bytes;
     req.protocol = c->protocol;
+    req.ranks = kl_ranks; /* kladder-mpi's, where it runs this rank */
     memset(&rep, 0, sizeof rep);
     memset(&e, 0, sizeof e);
     kl_cli_watch_run(c, &rep, o);
     enum kl_status st = kl_p2p_measure(&req, &rep, &e);
     if (rep.count > 0 && strcmp(c->format, "table") == 0)
-        kl_p2p_matrices(&rep, n, o->main);
+        kl_p2p_matrices(&rep, kl_ranks ? kl_ranks->size : n, o->main);
     return kl_cli_report_end(c, st, e.msg, &rep, o);
 }
 
@@ -584,18 +585,21 @@ static int run_collectives(struct cli *c, struct outputs *o)
     }
     if (st == KL_OK) {
         struct kl_coll_request req = {KL_COLL_MIN_BYTES, (size_t)c->bytes, 0, 0};
-        char links[1024] = "";
-        if (kl_ranks) /* (every rank: the transport opened on all of them) */
-            kl_links_ranks(kl_ranks, kl->info.pci_bus_id, links, sizeof links);
+        char where[2048] = "", device[300];
+        if (kl_ranks) { /* (every rank: the transport opened on all of them) */
+            snprintf(device, sizeof device, "%.100s (%.160s)", c->device ? c->device : "",
+                     kl->info.name);
+            kl_links_ranks_note(kl_ranks, device, kl->info.pci_bus_id, where, sizeof where);
+        }
         if (!c->bytes)
             req.max_bytes = t.host_memory ? KL_COLL_HOST_MAX_BYTES : KL_COLL_MAX_BYTES;
         req.repeats = c->protocol.min_repeats > 64 ? 64 : c->protocol.min_repeats;
         kl_cli_watch_run(c, &rep, o);
         st = kl_coll_measure(kl, &req, &t, &rep, &e);
         size_t used = strlen(rep.ceiling_note);
-        if (links[0])
-            snprintf(rep.ceiling_note + used, sizeof rep.ceiling_note - used, "%slinks: %s",
-                     used ? "; " : "", links);
+        if (where[0])
+            snprintf(rep.ceiling_note + used, sizeof rep.ceiling_note - used, "%s%s",
+                     used ? "; " : "", where);
         t.close(t.self);
     }
     rc = kl_cli_report_end(c, st, e.msg, &rep, o);

@@ -10,8 +10,8 @@
  * cuda:all or 0,1; the default is every GPU of the default backend, as
  * `--device all`).
  *
- * peak --collectives and mgemm are the exceptions: the ranks measure
- * together, each on its device, through the transport of cli/mpi_coll.c or
+ * peak --collectives, peak --p2p and mgemm are the exceptions: the ranks
+ * measure together, each on its device, through the transport of cli/mpi_coll.c or
  * the ranks of cli/mpi_ranks.c (NCCL between the ranks' GPUs, on one node or
  * many), and rank 0 writes the one run as `kladder` would.
  */
@@ -81,9 +81,16 @@ static int my_device(const struct cli *c, int local, int nlocal, int rank, char 
     const char *dev = c->device ? c->device : getenv("KLADDER_DEVICE");
     struct kl_err e;
     int n = 0;
+    /* mgemm and peak --p2p take CUDA devices, as in one process: "all" and "0,1" are CUDA's */
+    const char *backend = c->backend ? c->backend
+                          : (c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p)) &&
+                                  strncmp(dev ? dev : "", "opencl", 6) != 0 &&
+                                  strncmp(dev ? dev : "", "cuda", 4) != 0
+                              ? "cuda"
+                              : NULL;
     if (!dev || !*dev)
         dev = "all";
-    snprintf(list, sizeof list, "%s%s%s", c->backend ? c->backend : "", c->backend ? ":" : "", dev);
+    snprintf(list, sizeof list, "%s%s%s", backend ? backend : "", backend ? ":" : "", dev);
     /* "cuda:all" with --backend cuda and --device all; a single device is a list of one. */
     enum kl_status st = kl_fleet_is_list(list) ? kl_fleet_expand(list, specs, KL_FLEET_MAX, &n, &e)
                                                : kl_fleet_expand(list, specs, 1, &n, &e);
@@ -256,13 +263,6 @@ static int parse_line(int argc, char **argv, int rank, char ***typed, char ***sc
         return rc;
     if (parsed.command == CMD_COMPLETION)
         return answer_completion(rank);
-    if (parsed.command == CMD_PEAK && parsed.p2p) {
-        if (rank == 0)
-            fprintf(stderr, "kladder-mpi: peak --p2p measures the links of one machine's GPUs "
-                            "from one process; use kladder peak --p2p there (between ranks, "
-                            "peak --collectives' send_recv rows measure each rank's link)\n");
-        return EXIT_USAGE;
-    }
     return 0;
 }
 
@@ -310,11 +310,13 @@ static void run_mine(struct rank_head *mine, MPI_Comm node, int rank, int argc, 
 }
 
 /*
- * mgemm moves its panels by NCCL between CUDA devices, one a rank: 0 where every rank has
- * a CUDA device, else EXIT_USAGE on every rank, rank 0 naming the first that has none.
+ * mgemm and peak --p2p take CUDA devices, one a rank, NCCL between them: 0 where every rank
+ * has a CUDA device, else EXIT_USAGE on every rank, rank 0 naming the first that has none.
  */
-static int mgemm_devices(const struct rank_head *mine, int rank)
+static int cuda_ranks(const struct rank_head *mine, int rank)
 {
+    const char *what =
+        parsed.command == CMD_MGEMM ? "mgemm moves its panels" : "peak --p2p moves its copies";
     char why[512];
     if (mine->exit_code)
         snprintf(why, sizeof why, "it has no device (its message above)");
@@ -324,15 +326,15 @@ static int mgemm_devices(const struct rank_head *mine, int rank)
         return 0;
     if (rank == 0)
         fprintf(stderr,
-                "kladder-mpi: mgemm moves its panels by NCCL between CUDA devices, one a rank; "
-                "%s (peak --collectives runs on any device, through MPI where NCCL cannot)\n",
-                why);
+                "kladder-mpi: %s by NCCL between CUDA devices, one a rank; %s (peak "
+                "--collectives runs on any device, through MPI where NCCL cannot)\n",
+                what, why);
     return EXIT_USAGE;
 }
 
 /*
- * peak --collectives and mgemm: every rank runs the command on its device, the ranks in
- * step through kladder-mpi's transport and ranks; rank 0 with the line as typed (its
+ * peak --collectives, peak --p2p and mgemm: every rank runs the command on its device, the
+ * ranks in step through kladder-mpi's transport and ranks; rank 0 with the line as typed (its
  * outputs), the others quiet and without outputs. The exit code: the worst rank's.
  */
 static int run_together(MPI_Comm node, int rank, int argc, char **typed)
@@ -348,7 +350,7 @@ static int run_together(MPI_Comm node, int rank, int argc, char **typed)
     run_mine_device(&mine, node, rank);
     kl_ranks = kl_mpi_ranks(mine.host, mine.shared);
     kl_coll_transport_open = kl_mpi_coll_open;
-    if (parsed.command == CMD_MGEMM && (rc = mgemm_devices(&mine, rank)) != 0)
+    if (!parsed.collectives && (rc = cuda_ranks(&mine, rank)) != 0) /* mgemm, peak --p2p */
         return rc;
     char **base = rank == 0 ? NULL : kl_cli_member_args(&parsed, argc, typed);
     char **src = rank == 0 ? typed : base, **args = NULL;
@@ -364,7 +366,7 @@ static int run_together(MPI_Comm node, int rank, int argc, char **typed)
         struct kl_coll_transport t;
         struct kl_err e;
         char why[] = "out of host memory";
-        if (parsed.command == CMD_MGEMM) /* (that of opening the devices, kl_menv_open) */
+        if (!parsed.collectives) /* mgemm, p2p: that of opening the devices, kl_menv_open */
             kl_ranks->agree(0, why, sizeof why);
         else
             kl_mpi_coll_open(NULL, &t, &e);
@@ -391,7 +393,8 @@ int main(int argc, char **argv)
     }
     struct outputs o;
     if ((rc = parse_line(argc, argv, rank, &typed, &scratch)) == 0 && !parsed_done &&
-        ((parsed.command == CMD_PEAK && parsed.collectives) || parsed.command == CMD_MGEMM)) {
+        ((parsed.command == CMD_PEAK && (parsed.collectives || parsed.p2p)) ||
+         parsed.command == CMD_MGEMM)) {
         rc = run_together(node, rank, argc, typed);
         free_line(argc, scratch, typed);
         MPI_Comm_free(&node);

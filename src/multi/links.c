@@ -70,3 +70,17 @@ void kl_links_ranks(const struct kl_ranks *R, const char *bus, char *out, size_t
     if (R->rank != 0 && size)
         out[0] = '\0';
 }
+
+void kl_links_ranks_note(const struct kl_ranks *R, const char *device, const char *bus, char *line,
+                         size_t n)
+{
+    char mine[256], all[1024] = "", links[1024] = "";
+    snprintf(mine, sizeof mine, "rank %d on %.60s: %.160s", R->rank, R->host, device);
+    R->texts(mine, all, sizeof all);
+    kl_links_ranks(R, bus, links, sizeof links);
+    size_t used = strlen(line);
+    if (R->rank != 0 || used + 1 >= n)
+        return;
+    snprintf(line + used, n - used, "%s%d rank%s: %s%s%s", used ? "; " : "", R->size,
+             R->size == 1 ? "" : "s", all, links[0] ? "; links: " : "", links);
+}

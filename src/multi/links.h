@@ -26,4 +26,12 @@ void kl_links_text(int n, const char *const *hosts, const char *const *bus, int 
  */
 void kl_links_ranks(const struct kl_ranks *R, const char *bus, char *out, size_t size);
 
+/*
+ * With ranks (collective): appends to rank 0's line (a report's ceilings line, n bytes) where
+ * every rank ran and how they are joined: "2 ranks: rank 0 on HOST: DEVICE; rank 1 on ...;
+ * links: 0–1 the network". device names this rank's device, bus is its PCI bus id.
+ */
+void kl_links_ranks_note(const struct kl_ranks *R, const char *device, const char *bus, char *line,
+                         size_t n);
+
 #endif /* KL_LINKS_H */

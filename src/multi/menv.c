@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "multi/links.h"
+
 /* 1 to KL_MAX_DEVICES device indices, none negative, none twice. */
 static enum kl_status check_devices(const int *devices, int G, struct kl_err *e)
 {
@@ -147,6 +149,24 @@ struct kl_context *kl_menv_first(const struct kl_menv *env)
         if (env->dev[d].kl)
             return env->dev[d].kl;
     return NULL;
+}
+
+void kl_menv_note(const struct kl_menv *env, int index, char *line, size_t n)
+{
+    const struct kl_context *kl = kl_menv_first(env);
+    const char *bus[KL_MAX_DEVICES];
+    char device[160], links[1024];
+    if (env->ranks) {
+        snprintf(device, sizeof device, "CUDA device %d (%.80s)", index, kl->info.name);
+        kl_links_ranks_note(env->ranks, device, kl->info.pci_bus_id, line, n);
+        return;
+    }
+    for (int d = 0; d < env->G; d++)
+        bus[d] = env->dev[d].kl->info.pci_bus_id;
+    kl_links_text(env->G, NULL, bus, -1, links, sizeof links);
+    size_t used = strlen(line);
+    if (links[0] && used + 1 < n)
+        snprintf(line + used, n - used, "%slinks: %s", used ? "; " : "", links);
 }
 
 void kl_menv_close(struct kl_menv *env)

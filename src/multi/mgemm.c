@@ -55,7 +55,6 @@ const struct kl_ranks *kl_ranks = NULL;
 #include "core/measure.h"
 #include "core/util.h"
 #include "core/verify.h"
-#include "multi/links.h"
 #include "multi/mref.h"
 #include "multi/summa.h"
 #include "workloads/gemm.h"
@@ -359,7 +358,7 @@ static void note(struct kl_result *res, const char *fmt, ...)
  */
 static void link_roof(struct mgemm *L, struct kl_report *rep)
 {
-    struct kl_p2p_request q = {L->req->devices, L->env.G, (size_t)64 << 20, {0}};
+    struct kl_p2p_request q = {L->req->devices, L->env.G, (size_t)64 << 20, {0}, NULL};
     struct kl_report links;
     struct kl_err e;
     char said[400];
@@ -368,8 +367,8 @@ static void link_roof(struct mgemm *L, struct kl_report *rep)
     memset(&links, 0, sizeof links);
     if (L->env.ranks) {
         snprintf(said, sizeof said,
-                 "no link roof between ranks (kladder-mpi peak --collectives' send_recv rows "
-                 "measure each rank's link)");
+                 "no link roof between ranks (kladder-mpi peak --p2p's nccl rows measure "
+                 "each pair's link)");
     } else if (L->env.G < 2 || !L->env.nccl) {
         snprintf(said, sizeof said, "%s",
                  L->env.G < 2 ? "no link roof: one device, nothing moves between devices"
@@ -548,36 +547,6 @@ static enum kl_status inputs_open(struct mgemm *L, struct kl_err *e)
                                   e);
 }
 
-/*
- * The report's ceilings line names, with ranks, every rank (its host and device), and how
- * the devices are joined (multi/links.h: NVLink, the PCIe path, the network) where that is
- * known. With ranks, collective.
- */
-static void name_devices(struct mgemm *L, struct kl_report *rep)
-{
-    const struct kl_ranks *R = L->env.ranks;
-    const struct kl_context *kl = kl_menv_first(&L->env);
-    const char *bus[KL_MAX_DEVICES];
-    char mine[256], all[1024] = "", links[1024] = "";
-    size_t used = strlen(rep->ceiling_note);
-    if (R) {
-        snprintf(mine, sizeof mine, "rank %d on %.60s: CUDA device %d (%.80s)", R->rank, R->host,
-                 L->req->devices[0], kl->info.name);
-        R->texts(mine, all, sizeof all);
-        kl_links_ranks(R, kl->info.pci_bus_id, links, sizeof links);
-        snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%s%d ranks: %s",
-                 used ? "; " : "", R->size, all);
-    } else {
-        for (int d = 0; d < L->env.G; d++)
-            bus[d] = L->env.dev[d].kl->info.pci_bus_id;
-        kl_links_text(L->env.G, NULL, bus, -1, links, sizeof links);
-    }
-    used = strlen(rep->ceiling_note);
-    if (links[0])
-        snprintf(rep->ceiling_note + used, sizeof rep->ceiling_note - used, "%slinks: %s",
-                 used ? "; " : "", links);
-}
-
 /* The chosen schedules' rows (rungs 0 to 3, in enum kl_sched's order), then the peers'. */
 static enum kl_status ladder_rows(struct mgemm *L, const int *chosen, int nchosen,
                                   struct kl_report *rep, struct kl_err *e)
@@ -624,7 +593,7 @@ enum kl_status kl_mgemm_ladder(const struct kl_mgemm_request *req, struct kl_rep
         goto done;
     header(L, rep);
     link_roof(L, rep);
-    name_devices(L, rep);
+    kl_menv_note(&L->env, req->devices[0], rep->ceiling_note, sizeof rep->ceiling_note);
     st = ladder_rows(L, chosen, nchosen, rep, e);
     rep->ladder = L->t0 > 0; /* speed-ups over row 0 only where it ran */
     kl_report_finish(rep);

@@ -5,6 +5,9 @@
  * bandwidth matrix and NCCL's all-reduce bus bandwidth as nccl-tests
  * defines it. Every row's data is checked after its first run; a row is
  * verified or failed, or skipped with the reason (no NCCL, one device).
+ * Between ranks (kladder-mpi, one a GPU, on one node or many) device I is
+ * rank I's: the copy and latency rows are each device's own (a peer copy
+ * needs one process), the NCCL rows and the all-reduce join the ranks.
  */
 #ifndef KL_P2P_H
 #define KL_P2P_H
@@ -15,12 +18,15 @@
 #include "core/error.h"
 #include "core/report.h"
 #include "kladder.h"
+#include "multi/ranks.h"
 
 struct kl_p2p_request {
     const int *devices; /* CUDA device indices (the caller expands "cuda:all") */
     int ndevices;       /* >= 1 */
     size_t bytes;       /* the large copies and the all-reduce; 0: KL_P2P_BYTES */
     struct kl_protocol protocol;
+    /* kladder-mpi's ranks, one device each (ndevices 1: this rank's), or NULL: one process */
+    const struct kl_ranks *ranks;
 };
 
 #define KL_P2P_BYTES ((size_t)256 << 20) /* 256 MiB: far beyond every cache on the path */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/stop.h"
 
 struct kl_ranks {
     int rank, size; /* this process and how many there are; rank 0 writes the report */
@@ -48,6 +49,21 @@ static inline enum kl_status kl_ranks_agreed(const struct kl_ranks *R, enum kl_s
     if (!R || R->agree(st == KL_OK, e->msg, sizeof e->msg))
         return st;
     return st != KL_OK ? st : other;
+}
+
+/*
+ * A stop held on any rank (kl_stop_hold; collective with R; R NULL: this rank's alone, for a
+ * run of one rank): 1 when there is one, the stop then taken up on this rank (the loops see
+ * it from here on); else 0.
+ */
+static inline int kl_ranks_stop(const struct kl_ranks *R)
+{
+    if (!(R ? R->max(kl_stop_held() != 0) > 0 : kl_stop_held() != 0))
+        return 0;
+    kl_stop_hold(0);
+    if (!kl_stop_requested())
+        kl_stop_request(0);
+    return 1;
 }
 
 /* Set by kladder-mpi before a rank runs its command; NULL in one process. */

@@ -639,12 +639,8 @@ enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
     const struct kl_ranks *R = r->G > 1 ? r->env->ranks : NULL;
     /* A stop any rank was asked for: all stop here; a run of this rank alone (row 0 on rank
      * 0) stops at once, and the row's agreement stops the others. */
-    if ((R && R->max(kl_stop_held() != 0) > 0) || (r->env->ranks && !R && kl_stop_held())) {
-        kl_stop_hold(0);
-        if (!kl_stop_requested())
-            kl_stop_request(0);
+    if (r->env->ranks && kl_ranks_stop(R))
         return kl_stop_fail(e);
-    }
     if (R)
         R->barrier();
     double t0 = kl_now();

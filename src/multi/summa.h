@@ -68,6 +68,13 @@ void kl_menv_close(struct kl_menv *env);
 /* The first device this process drives (device 0 in one process and on rank 0). */
 struct kl_context *kl_menv_first(const struct kl_menv *env);
 
+/*
+ * Appends to a report's ceilings line (n bytes) how the devices are joined (multi/links.h:
+ * NVLink, the PCIe path, the network) where that is known, and with ranks where each rank ran
+ * (its host and device; `index`, this rank's CUDA device index). With ranks, collective.
+ */
+void kl_menv_note(const struct kl_menv *env, int index, char *line, size_t n);
+
 /* Makes res a skipped row whose note is why (cut to fit). */
 void kl_mrow_skip(struct kl_result *res, const char *why);
 
