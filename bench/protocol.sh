@@ -11,7 +11,9 @@
 #   cache       --warm-cold for copy, rowdot and GEMV below and above L2
 #   energy      --energy: each row's joules against power × time (energy_power_ratio)
 #   transfers   peak --transfers: host <-> device copies from 4 KiB to 1 GiB, each way and
-#               both at once from pageable and pinned memory, and by the SMs (CUDA)
+#               both at once from pageable and pinned memory, and by the SMs (CUDA); beside
+#               it torch's copies (bench/transfers_torch.py), and on NVIDIA's OpenCL the
+#               same sweep beside clpeak's --transfer-bandwidth (its .deb carried in .debs/)
 #   soak        kladder soak for a minute (Hopper's TF32 rung 17 on a GPU): the trace
 # BENCH_QUICK=1 takes sizes a CPU runs in seconds (the script's own check, on PoCL).
 # A GPU's clocks are its owner's: --lock-clocks runs (in conditions and locked) only with
@@ -101,7 +103,24 @@ for part in "${parts[@]}"; do
     energy)
         run energy_gemm "${gemm[@]}" --energy --cooldown 10 --shuffle
         run energy_rowdot rowdot --rows "$rows" --d "$d" --energy --cooldown 10 --shuffle ;;
-    transfers) run transfers peak --transfers "${xfer[@]}" ;;
+    transfers)
+        run transfers peak --transfers "${xfer[@]}"
+        # the peers: torch's copies (the same sizes and clock); NVIDIA's OpenCL beside clpeak's
+        if [ -e /dev/nvidia0 ] && [ -x /opt/torch/.venv/bin/python ]; then
+            /opt/torch/.venv/bin/python bench/transfers_torch.py >"$out/transfers_torch.txt" 2>&1 || true
+        fi
+        deb=$(ls .debs/clpeak_*.deb 2>/dev/null | head -n 1 || true)
+        dev=$("$k" devices 2>/dev/null | awk '$1 == "Device" && $2 ~ /^[0-9]+:[0-9]+$/ && /NVIDIA/ {print "opencl:" $2; exit}')
+        if [ -e /dev/nvidia0 ] && [ -n "$dev" ]; then
+            "$k" peak --transfers "${xfer[@]}" --device "$dev" --json "$out/transfers_opencl.json" \
+                >"$out/transfers_opencl.txt" 2>&1 || true
+            if [ -n "$deb" ]; then
+                rm -rf /tmp/clpeak && dpkg -x "$deb" /tmp/clpeak
+                p=${dev#opencl:}
+                /tmp/clpeak/usr/bin/clpeak -p "${p%%:*}" -d "${p##*:}" --transfer-bandwidth \
+                    >"$out/transfers_clpeak.txt" 2>&1 || true
+            fi
+        fi ;;
     soak) run soak soak "${soak[@]}" ;;
     *) echo "unknown part $part (conditions, repeat, locked, detect, cache, energy, transfers, soak)" >&2
        exit 2 ;;

@@ -21,8 +21,10 @@
 #     0, or 5 with the event or straggler it names.
 #  7. kladder-mpi peak --collectives, one rank per GPU (where mpirun is there): NCCL between
 #     the ranks, every collective from 8 B to 256 MiB verified on every rank.
-#  8. kladder-mpi mgemm, one rank per GPU (two GPUs or more): NCCL's communicator from an id
+#  8. kladder-mpi mgemm, one rank per GPU (one GPU: one rank): NCCL's communicator from an id
 #     MPI broadcasts, every row verified at 1536×1000×777 and at 4096³, the ranks named.
+#  9. kladder-mpi peak --p2p, one rank per GPU: each device's copy and latency verified, NCCL's
+#     send/receive between every pair of ranks (two GPUs or more) and the all-reduce verified.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -120,11 +122,12 @@ else
     echo "skipped: no mpirun, no kladder-mpi or no GPU"
 fi
 echo "== 8. mgemm between ranks, one a GPU (NCCL's communicator from MPI)"
-if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 2 ]; then
+named="'$gpus rank$([ "$gpus" = 1 ] || echo s): rank 0 on ' in j['ceilings']"
+if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 1 ]; then
     mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" mgemm --m 1536 --n 1000 --k 777 \
         --panel 128 --local 14 --compare cublas --json "$out/mpi_mgemm_odd.json" \
         >"$out/mpi_mgemm_odd.txt" 2>&1
-    rows "$out/mpi_mgemm_odd.json" 'len(rows) == 5 and all(r["status"] == "verified" for r in rows.values()) and "'"$gpus"' ranks: rank 0 on " in j["ceilings"]' &&
+    rows "$out/mpi_mgemm_odd.json" 'len(rows) == 5 and all(r["status"] == "verified" for r in rows.values()) and '"$named" &&
         ok "mgemm 1536×1000×777 on $gpus ranks: every row verified, the ranks named" ||
         bad "mgemm between ranks (see $out/mpi_mgemm_odd.txt)"
     mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" mgemm --size 4096 --rung 0,3 \
@@ -133,6 +136,17 @@ if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 
         ok "mgemm 4096³ between ranks against cuBLAS DGEMM's reference: verified" ||
         bad "mgemm 4096³ between ranks (see $out/mpi_mgemm_4096.txt)"
 else
-    echo "skipped: no mpirun, no kladder-mpi or fewer than two GPUs"
+    echo "skipped: no mpirun, no kladder-mpi or no GPU"
+fi
+echo "== 9. peak --p2p between ranks, one a GPU"
+if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 1 ]; then
+    mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" peak --p2p --bytes 67108864 \
+        --json "$out/mpi_p2p.json" >"$out/mpi_p2p.txt" 2>&1
+    g=$gpus
+    rows "$out/mpi_p2p.json" 'all(rows[f"{w} {d}>{d}"]["status"] == "verified" for w in ("copy", "latency") for d in range('$g')) and all(rows[f"nccl {i}>{k}"]["status"] == "verified" for i in range('$g') for k in range('$g') if i != k) and ('$g' > 1 or rows["nccl"]["status"] == "skipped") and rows["allreduce"]["status"] == "verified" and len(rows) == 2 * '$g' + max(1, '$g' * ('$g' - 1)) + 1 and '"$named" &&
+        ok "peak --p2p on $g rank(s): every device's copies, NCCL's pairs and the all-reduce verified" ||
+        bad "peak --p2p between ranks (see $out/mpi_p2p.txt)"
+else
+    echo "skipped: no mpirun, no kladder-mpi or no GPU"
 fi
 exit $status
