@@ -128,7 +128,7 @@ if command -v mpirun >/dev/null && [ -x "$build/kladder-mpi" ] && [ "$gpus" -ge 
         --panel 128 --local 14 --compare cublas --json "$out/mpi_mgemm_odd.json" \
         >"$out/mpi_mgemm_odd.txt" 2>&1
     rows "$out/mpi_mgemm_odd.json" 'len(rows) == 5 and all(r["status"] == "verified" for r in rows.values()) and '"$named" &&
-        ok "mgemm 1536×1000×777 on $gpus ranks: every row verified, the ranks named" ||
+        ok "mgemm 1536×1000×777 on $gpus rank(s): every row verified, the ranks named" ||
         bad "mgemm between ranks (see $out/mpi_mgemm_odd.txt)"
     mpirun --allow-run-as-root -n "$gpus" "$build/kladder-mpi" mgemm --size 4096 --rung 0,3 \
         --json "$out/mpi_mgemm_4096.json" >"$out/mpi_mgemm_4096.txt" 2>&1
