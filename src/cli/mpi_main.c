@@ -81,13 +81,11 @@ static int my_device(const struct cli *c, int local, int nlocal, int rank, char 
     const char *dev = c->device ? c->device : getenv("KLADDER_DEVICE");
     struct kl_err e;
     int n = 0;
+    const char *backend = c->backend;
     /* mgemm and peak --p2p take CUDA devices, as in one process: "all" and "0,1" are CUDA's */
-    const char *backend = c->backend ? c->backend
-                          : (c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p)) &&
-                                  strncmp(dev ? dev : "", "opencl", 6) != 0 &&
-                                  strncmp(dev ? dev : "", "cuda", 4) != 0
-                              ? "cuda"
-                              : NULL;
+    if (!backend && (c->command == CMD_MGEMM || (c->command == CMD_PEAK && c->p2p)) &&
+        (!dev || (strncmp(dev, "opencl", 6) != 0 && strncmp(dev, "cuda", 4) != 0)))
+        backend = "cuda";
     if (!dev || !*dev)
         dev = "all";
     snprintf(list, sizeof list, "%s%s%s", backend ? backend : "", backend ? ":" : "", dev);

@@ -247,16 +247,7 @@ struct ranked {
 static enum kl_status ranked_once(void *arg, double *seconds, struct kl_err *e)
 {
     struct ranked *r = arg;
-    const struct kl_ranks *R = r->P->env.ranks;
-    if (!R)
-        return r->fn(r->arg, seconds, e);
-    if (kl_ranks_stop(R)) /* a stop on any rank: every rank stops at this run */
-        return kl_stop_fail(e);
-    R->barrier();
-    *seconds = 0;
-    enum kl_status st = r->fn(r->arg, seconds, e);
-    *seconds = R->max(st == KL_OK ? *seconds : 0);
-    return agreed(r->P, st, e);
+    return kl_ranks_run(r->P->env.ranks, r->fn, r->arg, seconds, e);
 }
 
 /* A row: checked after one run, then timed; a failed check keeps no speed. */

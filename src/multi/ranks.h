@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/measure.h"
 #include "core/stop.h"
 
 struct kl_ranks {
@@ -64,6 +65,26 @@ static inline int kl_ranks_stop(const struct kl_ranks *R)
     if (!kl_stop_requested())
         kl_stop_request(0);
     return 1;
+}
+
+/*
+ * One run of fn(arg) as the ranks time it (collective; R NULL: fn as it is): a stop held on
+ * any rank stops every rank here; else every rank starts after a barrier, *seconds is the
+ * slowest rank's, so each rank's protocol takes the same runs, and a failure on any rank is
+ * every rank's.
+ */
+static inline enum kl_status kl_ranks_run(const struct kl_ranks *R, kl_launch_fn fn, void *arg,
+                                          double *seconds, struct kl_err *e)
+{
+    if (!R)
+        return fn(arg, seconds, e);
+    if (kl_ranks_stop(R))
+        return kl_stop_fail(e);
+    R->barrier();
+    *seconds = 0;
+    enum kl_status st = fn(arg, seconds, e);
+    *seconds = R->max(st == KL_OK ? *seconds : 0);
+    return kl_ranks_agreed(R, st, KL_ERR_BACKEND, e);
 }
 
 /* Set by kladder-mpi before a rank runs its command; NULL in one process. */

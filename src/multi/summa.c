@@ -628,34 +628,31 @@ static enum kl_status sync_all(struct kl_mrun *r, struct kl_err *e)
     return st;
 }
 
-/*
- * With ranks (and a schedule over them all), every rank starts together after a barrier,
- * and the run's time is the slowest rank's: every rank returns the same seconds, so the
- * protocol takes the same number of runs on each. A failure on any rank is every rank's.
- */
-enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
+/* One run of this process's part of the schedule, host clock to every stream done. */
+static enum kl_status run_here(void *run, double *seconds, struct kl_err *e)
 {
     struct kl_mrun *r = run;
-    const struct kl_ranks *R = r->G > 1 ? r->env->ranks : NULL;
-    /* A stop any rank was asked for: all stop here; a run of this rank alone (row 0 on rank
-     * 0) stops at once, and the row's agreement stops the others. */
-    if (r->env->ranks && kl_ranks_stop(R))
-        return kl_stop_fail(e);
-    if (R)
-        R->barrier();
     double t0 = kl_now();
     enum kl_status st = r->sched == KL_SCHED_ROWS      ? run_rows(r, e)
                         : r->sched == KL_SCHED_OVERLAP ? run_overlap(r, e)
                                                        : run_summa(r, e);
     enum kl_status done = sync_all(r, e); /* also after a failure: nothing left queued */
     *seconds = kl_now() - t0;
-    if (st == KL_OK)
-        st = done;
-    if (R) {
-        *seconds = R->max(*seconds);
-        st = kl_ranks_agreed(R, st, KL_ERR_BACKEND, e);
-    }
-    return st;
+    return st == KL_OK ? done : st;
+}
+
+/*
+ * With ranks (and a schedule over them all), every rank runs together, timed as the ranks
+ * time a run (kl_ranks_run: from a barrier, the slowest rank's seconds, any failure every
+ * rank's). A run of this rank alone (row 0 on rank 0) stops at once where it was asked to,
+ * and the row's agreement stops the others.
+ */
+enum kl_status kl_mrun_once(void *run, double *seconds, struct kl_err *e)
+{
+    struct kl_mrun *r = run;
+    if (r->env->ranks && r->G == 1 && kl_ranks_stop(NULL))
+        return kl_stop_fail(e);
+    return kl_ranks_run(r->G > 1 ? r->env->ranks : NULL, run_here, run, seconds, e);
 }
 
 /* Device d's C block into its place in the host's C (the rows schedule: device 0's whole C). */
