@@ -35,7 +35,7 @@
 #include "report/run.h"
 #include "tiny_workload.h"
 #include "tune/tune.h"
-#include "workloads/peak.h"
+#include "workloads/peak/peak.h"
 #include "workloads/registry.h"
 
 #define N 1000 /* elements copied: the copy ladder's request */

@@ -13,7 +13,7 @@
 #include "check.h"
 #include "core/context.h"
 #include "core/verify.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 static const int shapes[][3] = {
     {1, 1, 1},    {1, 37, 1},      {37, 1, 29},   {17, 33, 9},

@@ -1,6 +1,6 @@
 /*
  * The pure pieces of `kladder peak`'s memory hierarchy
- * (src/workloads/peak_memory.h), with no device: the levels found in
+ * (src/workloads/peak/curves.h), with no device: the levels found in
  * bandwidth and latency curves (clean steps, noise, transitions, one level,
  * few points), Sattolo's cycle (one cycle through every node, and a check
  * that tells other links apart) and where a chase ends after any number of
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "workloads/peak_memory.h"
+#include "workloads/peak/curves.h"
 
 #define MAXP 32
 

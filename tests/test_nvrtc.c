@@ -29,11 +29,11 @@
 #include "check.h"
 #include "core/context.h"
 #include "core/params.h"
-#include "workloads/blur.h"
-#include "workloads/copy.h"
-#include "workloads/gemm.h"
-#include "workloads/gemv.h"
-#include "workloads/rowdot.h"
+#include "workloads/blur/blur.h"
+#include "workloads/copy/copy.h"
+#include "workloads/gemm/gemm.h"
+#include "workloads/gemv/gemv.h"
+#include "workloads/rowdot/rowdot.h"
 
 #define CC_MAJOR 9
 #define CC_MINOR 0
@@ -494,7 +494,7 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as
- * blur.c builds it; with PX, every width; with CW (rungs 13 and 13cl), every channel count;
+ * blur/ladder.c builds it; with PX, every width; with CW (rungs 13 and 13cl), every channel count;
  * with SA (rung 14), both; a CUDA C++ or tensor-core rung also at radius 0 and at 40, beyond
  * its unrolled taps. */
 static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only,
@@ -526,7 +526,7 @@ static void add_peak(const char *file)
     if (strcmp(base, "empty.cl") == 0) {
         add_job(file, "");
     } else if (strcmp(base, "mma.cl") == 0) {
-        /* Every precision, as peak_tensor.c builds it, for sm_80 and sm_90a (FP64 m16n8k16:
+        /* Every precision, as peak/tensor.c builds it, for sm_80 and sm_90a (FP64 m16n8k16:
          * 9.0 only). */
         static const char *const tc[] = {"TF32", "F16", "F16ACC", "BF16", "I8", "F64", "F64K16"};
         for (size_t p = 0; p < sizeof tc / sizeof *tc; p++)
@@ -551,7 +551,7 @@ static void add_peak(const char *file)
                 add_job(file, opt);
             }
     } else if (strcmp(base, "local_bw.cl") == 0) {
-        /* The memory hierarchy (peak_memory.c): local_bw's widths; the others take none. */
+        /* The memory hierarchy (peak/memory.c): local_bw's widths; the others take none. */
         for (int v = 1; v <= 4; v *= 2) {
             snprintf(opt, sizeof opt, "-DVEC=%d -DLWORDS=4096", v);
             add_job(file, opt);
@@ -567,7 +567,7 @@ static void add_peak(const char *file)
     }
 }
 
-/* wgmma.cu in every precision peak_tensor.c builds, for sm_90a (its only target). */
+/* wgmma.cu in every precision peak/tensor.c builds, for sm_90a (its only target). */
 static void add_cuda_peak(const char *file)
 {
     static const char *const tc[] = {"TF32", "F16", "F16ACC", "BF16", "E4M3", "E5M2", "I8"};

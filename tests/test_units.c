@@ -23,9 +23,9 @@
 #include "peers/peers.h"
 #include "tune/cache.h"
 #include "tune/tune.h"
-#include "workloads/blur.h"
-#include "workloads/blur_bound.h"
-#include "workloads/gemm.h"
+#include "workloads/blur/blur.h"
+#include "workloads/blur/bound.h"
+#include "workloads/gemm/gemm.h"
 #include "workloads/registry.h"
 
 static void test_stats(void)

@@ -26,7 +26,7 @@ enum command {
     CMD_BLUR,
     CMD_TUNE,
     CMD_MGEMM,
-    CMD_SOAK,       /* a device's health over time (workloads/soak.h) */
+    CMD_SOAK,       /* a device's health over time (workloads/soak/soak.h) */
     CMD_REPORT,     /* saved runs as a page or a chart (cli/report_cmd.c) */
     CMD_COMPARE,    /* two saved runs, rung by rung (cli/compare.c) */
     CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */

@@ -40,14 +40,14 @@
 #include "multi/links.h"
 #include "multi/mgemm.h"
 #include "multi/p2p.h"
-#include "workloads/copy.h"
-#include "workloads/gemm.h"
-#include "workloads/peak.h"
-#include "workloads/blur.h"
-#include "workloads/gemv.h"
+#include "workloads/copy/copy.h"
+#include "workloads/gemm/gemm.h"
+#include "workloads/peak/peak.h"
+#include "workloads/blur/blur.h"
+#include "workloads/gemv/gemv.h"
 #include "workloads/registry.h"
-#include "workloads/rowdot.h"
-#include "workloads/soak.h"
+#include "workloads/rowdot/rowdot.h"
+#include "workloads/soak/soak.h"
 
 /* --list-rungs: the command's ladder from the registry (the main job's is gemm's). */
 static void list_rungs(enum command cmd, FILE *out)
@@ -672,7 +672,7 @@ static int run_tune(const struct cli *c)
     return rc;
 }
 
-/* kladder soak: one GEMM rung and the copy's ilp4 in turn, for --time (workloads/soak.h). */
+/* kladder soak: one GEMM rung and the copy's ilp4 in turn, for --time (workloads/soak/soak.h). */
 static enum kl_status soak_ladder(struct cli *c, struct kl_context *kl, struct outputs *o,
                                   struct kl_report *rep)
 {

@@ -16,7 +16,7 @@
 #include "core/context.h"
 #include "tune/cache.h"
 #include "tune/ladder.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 struct kl_cli_tune {
     int show, clear, all; /* --show, --clear, --all (every device) */

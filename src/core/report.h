@@ -109,7 +109,7 @@ struct kl_result {
     double gflops_per_j, gbps_per_j; /* per joule, where energy was measured (else 0) */
 };
 
-/* One iteration of a soak (workloads/soak.h): when, how long each rung took, the machine. */
+/* One iteration of a soak (workloads/soak/soak.h): when, how long each rung took, the machine. */
 struct kl_trace_point {
     double t;                   /* seconds since the soak began */
     double gemm_s, copy_s;      /* the iteration's medians; NaN where its result was wrong */

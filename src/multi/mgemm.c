@@ -57,7 +57,7 @@ const struct kl_ranks *kl_ranks = NULL;
 #include "core/verify.h"
 #include "multi/mref.h"
 #include "multi/summa.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 /* The ladder's state: devices, NCCL, data, reference, and row 0's result. */
 struct mgemm {

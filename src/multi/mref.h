@@ -2,7 +2,7 @@
  * The multi-GPU GEMM's reference on a device: every element of A·B and of
  * its scale |A|·|B| in double by cuBLAS DGEMM on the ladder's first device,
  * each checked on KL_GEMM_SPOT_CHECKS elements against direct double sums
- * on the host before it is trusted (workloads/gemm.h). At 32768³ the host's
+ * on the host before it is trusted (workloads/gemm/gemm.h). At 32768³ the host's
  * BLAS took minutes for what the device does in seconds. Internal to
  * src/multi; CUDA only.
  */
@@ -10,7 +10,7 @@
 #define KL_MREF_H
 
 #include "multi/summa.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 /* From this many multiply-adds (4096³) mgemm asks the device for its reference first. */
 #define KL_MREF_WORK 68719476736.0

@@ -32,7 +32,7 @@
 #include "core/util.h"
 #include "core/verify.h"
 #include "peers/cublas.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 /* One device's multiply of one panel (the rows schedule and row 0: one panel, all of K). */
 struct step {

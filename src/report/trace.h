@@ -1,5 +1,5 @@
 /*
- * A soak's trace (the JSON's "trace", workloads/soak.h) as a chart: each
+ * A soak's trace (the JSON's "trace", workloads/soak/soak.h) as a chart: each
  * iteration's GEMM rate, copy rate and SM clock as a share of its best over
  * the soak, against time, and the iterations with a wrong result marked.
  */

@@ -8,7 +8,7 @@
 #define KL_TUNE_GEMM_H
 
 #include "tune/tune.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 struct kl_tune_gemm {
     struct kl_context *kl;

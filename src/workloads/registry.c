@@ -8,11 +8,11 @@
 #include "kladder.h"
 
 #include "multi/mgemm.h"
-#include "workloads/blur.h"
-#include "workloads/copy.h"
-#include "workloads/gemm.h"
-#include "workloads/gemv.h"
-#include "workloads/rowdot.h"
+#include "workloads/blur/blur.h"
+#include "workloads/copy/copy.h"
+#include "workloads/gemm/gemm.h"
+#include "workloads/gemv/gemv.h"
+#include "workloads/rowdot/rowdot.h"
 
 /* ---- the ladders' entries: the API's call as each workload's request ---- */
 

@@ -14,7 +14,7 @@
 
 #include "cli/args.h"
 #include "core/params.h"
-#include "workloads/gemm.h"
+#include "workloads/gemm/gemm.h"
 
 #define MAX_ITEMS 16
 

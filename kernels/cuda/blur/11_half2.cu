@@ -30,7 +30,7 @@
  *            weights to half moves the result by at most
  *            128 * sum_ij |w'_i w'_j - w_i w_j| + 128 * |1 - (sum w)^2|.
  *            The host adds these up for the weights of the run
- *            (half2_bound in src/workloads/blur.c) and runs the rung only
+ *            (kl_blur_half2_bound in src/workloads/blur/bound.c) and runs the rung only
  *            where the total is at most 0.5 level, so that the final
  *            rounding (0.5) leaves every output within one level of the
  *            exact blur: 0.33 at sigma = 2; above sigma of about 3.5 the

@@ -45,7 +45,7 @@
  * Error:     inputs 1024 + b are integers, exact in half, the products of
  *            halves are exact, and -1152 sum w' is rounded once to float (its
  *            sum in double is exact). The host's bound
- *            (kl_blur_mma_bound, src/workloads/blur_bound.c) adds up, for
+ *            (kl_blur_mma_bound, src/workloads/blur/bound.c) adds up, for
  *            the run's weights: rounding the weights to half, 128 *
  *            sum_ij |w'_i w'_j - w_i w_j| + 128 |1 - (sum w)^2|; rounding h
  *            to half, half a unit at the largest |h| (sum w' * 128), times

@@ -35,7 +35,7 @@
  *            ring of NK pairs of row results; the next step's values are
  *            loaded before this step's products. WX strips side by side per
  *            block (32 * WX threads); grid ceil(W / 16WX) x ceil(H / SH).
- * Error:     kl_blur_split_bound (src/workloads/blur_bound.c) adds up, for
+ * Error:     kl_blur_split_bound (src/workloads/blur/bound.c) adds up, for
  *            the run's weights and inputs of magnitude up to M: what the
  *            splits miss (vh + vl and wh + wl against v and w, and the dropped
  *            wl vl); each tensor-core instruction within 18 * 2^-23 of the

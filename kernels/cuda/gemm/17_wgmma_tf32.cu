@@ -84,7 +84,7 @@
  *            always waits: a second set of its partial sums would not fit).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
- *            KiB at the defaults). On an H100 kladder's presets (gemm_rungs.c)
+ *            KiB at the defaults). On an H100 kladder's presets (gemm/rungs.c)
  *            change these by size: 128-row tiles for M <= 128, 128 x 64
  *            tiles up to ~1024^3, clusters of two above.
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
