@@ -239,18 +239,19 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
             (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = kl_gemm_local_bytes(r, values, type)}};
 }
 
-/* Checks a device rung's limits, makes its buffers, builds it (cached) and describes its launches.
+/*
+ * Checks a rung of one kernel, makes its buffers, builds it (cached) and
+ * describes its launches: the copy before it where one runs, then the product.
  */
-enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
-                               const int *values, struct kl_timing *t, struct rung_launch *rl)
+enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                      const int *values, struct kl_timing *t,
+                                      struct rung_launch *rl)
 {
     struct kl_context *kl = s->kl;
     struct kl_launch *l = &rl->gemm;
     enum kl_status st;
     double pack_build_s = 0;
     int lda, ldb, packed = kl_gemm_pitches(s, r, &lda, &ldb);
-    if (r->ozaki)
-        return kl_gemm_ozaki_prepare(s, r, values, t, rl);
     *l = (struct kl_launch){.kl = kl};
     rl->pair = (struct kl_launch_pair){.a = packed ? &rl->pack : l, .b = packed ? l : NULL};
     kl_gemm_shape(r, values, s->M, s->N, l);

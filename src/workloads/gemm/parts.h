@@ -1,12 +1,18 @@
 /*
- * What the parts of the GEMM workload share; gemm.h stays its interface.
- * rungs.c: the rung table, each rung's limits and launch geometry.
- * session.c: the problem, its device buffers and one rung's verified,
- * timed run. launch.c: a device rung's launch (the copies that pad A
- * and B first, Hopper's tensor maps). presets.c: where a rung's
- * values come from. reference.c: the reference and the verdict on a
- * result. peers.c: the vendor libraries' rows. bench.c: the
- * tuner's bench. ladder.c: the ladder.
+ * What the parts of the GEMM workload share; gemm.h is its face to the rest
+ * of kladder. The files, each calling only those before it:
+ *   rungs.c      the rung table, each rung's limits and launch geometry
+ *   presets.c    where a rung's values come from (--param, tuned, presets)
+ *   session.c    the problem, its host and device buffers, the request's checks
+ *   reference.c  the reference and the verdict on a result
+ *   launch.c     a rung's kernel: the copies that pad A and B first, its build,
+ *                its arguments (Hopper's tensor maps); one launch on given buffers
+ *   ozaki.c      rung 22's launches, made of rung 20's kernel and its own
+ *   run.c        any rung run once verified, then timed; kl_gemm
+ *   peers.c      the vendor libraries' rows
+ *   bench.c      the tuner's bench: one problem, many candidates
+ *   ladder.c     the ladder
+ * Their sections below are in the same order.
  */
 #ifndef KL_GEMM_PARTS_H
 #define KL_GEMM_PARTS_H
@@ -16,7 +22,7 @@
 #define KL_GEMM_GUARD 1024 /* elements past C that a correct kernel never writes */
 #define KL_OZAKI_MAX 16    /* moduli of rung 22 at most */
 
-/* ---- the rung table (rungs.c) ------------------------------------------ */
+/* ---- the rung table (rungs.c) -------------------------------------------- */
 
 /* The launch geometry of rung r, from M, N and its values v. */
 void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s);
@@ -30,7 +36,21 @@ enum kl_status kl_gemm_rung_check(const struct kl_context *kl, const struct kl_g
                                   const int *v, enum kl_type t, const struct kl_launch *l,
                                   struct kl_err *e);
 
-/* ---- the problem and its data (session.c) ---------------------------------- */
+/* ---- a rung's values (presets.c) ----------------------------------------- */
+
+/* A rung's values: defaults, the items, then the constraints between them. */
+enum kl_status kl_gemm_resolve(const struct kl_gemm_rung *r, const char *const *items, int nitems,
+                               int *values, unsigned *mask, struct kl_err *e);
+/* kl_gemm_resolve of items given by a caller, which may name only rung r's parameters. */
+enum kl_status kl_gemm_resolve_items(const struct kl_gemm_rung *r, const char *const *items,
+                                     int nitems, int *values, struct kl_err *e);
+/* A rung's values in a ladder: --param, else tuned, else its preset, else its defaults. */
+enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
+                                       const struct kl_device_info *dev,
+                                       const struct kl_gemm_rung *r, int *values, unsigned *mask,
+                                       char *config, size_t n, struct kl_err *e);
+
+/* ---- the problem and its buffers (session.c) ----------------------------- */
 
 /*
  * The problem and what the device holds of it. Device buffers (and B
@@ -77,18 +97,39 @@ enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col);
 enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t, int M, int N,
                                      int K, struct kl_err *e);
 
-/* A prepared launch run once on a poisoned C, read into C and checked for writes past it. */
-enum kl_status kl_gemm_verified_run(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
-                                    void *C, double *first_s);
-/* kl_gemm_verified_run, then the launch timed by the protocol and end to end into t. */
-enum kl_status kl_gemm_time_launch(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
-                                   const struct kl_protocol *proto, void *C, struct kl_timing *t);
-/* One rung, host or device, run into C and timed into t. */
-enum kl_status kl_gemm_run_rung(struct gemm_session *s, const struct kl_gemm_rung *r,
-                                const int *values, const struct kl_protocol *proto, void *C,
-                                struct kl_timing *t);
+/* ---- the reference and the verdict (reference.c) ------------------------- */
 
-/* ---- a device rung's launch (launch.c) ---------------------------------- */
+/*
+ * The reference: exact products summed in double, and for each checked
+ * element the sum of |a·b| that scales its tolerance. Full when affordable
+ * (OpenBLAS, or a host loop up to ~1e9 multiply-adds), else on a random
+ * sample of elements; either way every device rung is also compared in
+ * full with the first device rung.
+ */
+struct gemm_ref {
+    size_t n;    /* elements checked */
+    size_t *idx; /* their indices in C; NULL: all, in order */
+    double *ref, *scale;
+    double max_scale;
+    char how[128];
+};
+
+/* The first verified device result, which every later one must also match. */
+struct gemm_baseline {
+    const void *C;               /* NULL: none yet */
+    const char *name;            /* for messages */
+    enum kl_precision precision; /* whose tolerance it met */
+};
+
+/* The reference of the session's A and B into g (seed picks the sample where one is taken). */
+enum kl_status kl_gemm_ref_compute(const struct gemm_session *s, unsigned long long seed,
+                                   struct gemm_ref *g, struct kl_err *e);
+void kl_gemm_ref_free(struct gemm_ref *g);
+/* The verdict on C into res: against the reference, then in full against the baseline. */
+void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const void *C,
+                   const struct gemm_baseline *baseline, struct kl_result *res);
+
+/* ---- a device rung's launch (launch.c) ----------------------------------- */
 
 /*
  * A device rung's launches, timed as one: B's packing where the rung needs
@@ -130,65 +171,39 @@ struct rung_bufs {
 void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
                        int N, int K, const struct rung_bufs *m, struct kl_launch *l);
 
-/* Checks a device rung's limits, makes its buffers, builds it and describes its launches. */
-enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
-                               const int *values, struct kl_timing *t, struct rung_launch *rl);
+/*
+ * A rung of one kernel (every device rung but 22): checks its limits, makes its buffers,
+ * builds it and describes its launches (the copy before the product where one runs).
+ */
+enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                      const int *values, struct kl_timing *t,
+                                      struct rung_launch *rl);
 
-/* ---- the Ozaki scheme II (ozaki.c) ---------------------------------------- */
+/* ---- the Ozaki scheme II (ozaki.c) --------------------------------------- */
 
-/* Rung 22's launches into rl, as kl_gemm_prepare makes a rung's: exponents, residues, the
+/* Rung 22's launches into rl, as kl_gemm_prepare_kernel makes a rung's: exponents, residues, the
    INT8 products (rung 20's int8 kernel, tile from its values) and the reconstruction. */
 enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
                                      const int *values, struct kl_timing *t,
                                      struct rung_launch *rl);
 
-/* ---- a rung's values (presets.c) ---------------------------------------- */
+/* ---- one rung's run (run.c) ---------------------------------------------- */
 
-/* A rung's values: defaults, the items, then the constraints between them. */
-enum kl_status kl_gemm_resolve(const struct kl_gemm_rung *r, const char *const *items, int nitems,
-                               int *values, unsigned *mask, struct kl_err *e);
-/* kl_gemm_resolve of items given by a caller, which may name only rung r's parameters. */
-enum kl_status kl_gemm_resolve_items(const struct kl_gemm_rung *r, const char *const *items,
-                                     int nitems, int *values, struct kl_err *e);
-/* A rung's values in a ladder: --param, else tuned, else its preset, else its defaults. */
-enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
-                                       const struct kl_device_info *dev,
-                                       const struct kl_gemm_rung *r, int *values, unsigned *mask,
-                                       char *config, size_t n, struct kl_err *e);
+/* Any rung's launches into rl: rung 22's (kl_gemm_ozaki_prepare), else its kernel's. */
+enum kl_status kl_gemm_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
+                               const int *values, struct kl_timing *t, struct rung_launch *rl);
+/* A prepared launch run once on a poisoned C, read into C and checked for writes past it. */
+enum kl_status kl_gemm_verified_run(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
+                                    void *C, double *first_s);
+/* kl_gemm_verified_run, then the launch timed by the protocol and end to end into t. */
+enum kl_status kl_gemm_time_launch(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
+                                   const struct kl_protocol *proto, void *C, struct kl_timing *t);
+/* One rung, host or device, run into C and timed into t. */
+enum kl_status kl_gemm_run_rung(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                const int *values, const struct kl_protocol *proto, void *C,
+                                struct kl_timing *t);
 
-/* ---- the reference and the verdict (reference.c) ------------------------ */
-
-/*
- * The reference: exact products summed in double, and for each checked
- * element the sum of |a·b| that scales its tolerance. Full when affordable
- * (OpenBLAS, or a host loop up to ~1e9 multiply-adds), else on a random
- * sample of elements; either way every device rung is also compared in
- * full with the first device rung.
- */
-struct gemm_ref {
-    size_t n;    /* elements checked */
-    size_t *idx; /* their indices in C; NULL: all, in order */
-    double *ref, *scale;
-    double max_scale;
-    char how[128];
-};
-
-/* The first verified device result, which every later one must also match. */
-struct gemm_baseline {
-    const void *C;               /* NULL: none yet */
-    const char *name;            /* for messages */
-    enum kl_precision precision; /* whose tolerance it met */
-};
-
-/* The reference of the session's A and B into g (seed picks the sample where one is taken). */
-enum kl_status kl_gemm_ref_compute(const struct gemm_session *s, unsigned long long seed,
-                                   struct gemm_ref *g, struct kl_err *e);
-void kl_gemm_ref_free(struct gemm_ref *g);
-/* The verdict on C into res: against the reference, then in full against the baseline. */
-void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const void *C,
-                   const struct gemm_baseline *baseline, struct kl_result *res);
-
-/* ---- the vendor libraries (peers.c) ------------------------------------- */
+/* ---- the vendor libraries (peers.c) -------------------------------------- */
 
 /* A peer's row in rep: the product by library peer on the session's data, judged. */
 enum kl_status kl_gemm_run_peer(struct gemm_session *s, const struct gemm_ref *g, const char *peer,
