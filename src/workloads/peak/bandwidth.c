@@ -21,15 +21,6 @@ static const char *const bw_file[] = {"opencl/peak/bw_copy.cl", "opencl/peak/bw_
                                       "opencl/peak/bw_fill.cl"};
 static const char *const bw_entry[] = {"bw_copy", "bw_read", "bw_fill"};
 
-uint32_t kl_peak_hash(uint32_t x, uint32_t seed)
-{
-    x = (x * 0x9E3779B1u) ^ seed;
-    x ^= x >> 16;
-    x *= 0x7FEB352Du;
-    x ^= x >> 15;
-    return x;
-}
-
 /*
  * The buffers of the bandwidth rows. The source holds kl_peak_hash(i, seed), so
  * a copy's and a fill's results are both expect[]; the destination is

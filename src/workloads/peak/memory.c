@@ -9,8 +9,7 @@
  *    peak/atomics.c).
  * Rows in this order: local_bw, cache_sweep (one per working set), l1_bw,
  * l2_bw, chase (one per working set), l1_latency, l2_latency, mem_latency,
- * atomic_one, atomic_spread, atomic_local. The counted launches that the
- * atomics share are here too (declared in peak/parts.h).
+ * atomic_one, atomic_spread, atomic_local.
  */
 #include "workloads/peak/curves.h"
 #include "workloads/peak/parts.h"
@@ -23,80 +22,6 @@
 #include "core/launch.h"
 #include "core/measure.h"
 #include "core/util.h"
-
-/* ---- shared machinery ------------------------------------------------------------ */
-
-/* A kl_launch_fn over a struct kl_peak_counted. */
-enum kl_status kl_peak_counted_launch(void *arg, double *seconds, struct kl_err *e)
-{
-    struct kl_peak_counted *c = arg;
-    enum kl_status st = kl_launch_timed(&c->l, seconds, e);
-    if (st == KL_OK)
-        c->total += (uint64_t)c->l.args[c->loop].v.i;
-    return st;
-}
-
-/* How long one launch should take: long against its overhead, short for the budget. */
-static double launch_target(const struct kl_context *kl)
-{
-    return kl->info.is_gpu ? 1e-3 : 4e-3;
-}
-
-/*
- * Lengthens c's loop count by doubling until one launch takes about the
- * target time (at most max); one launch only when quick. *t: the last time.
- */
-enum kl_status kl_peak_calibrate(struct kl_peak_counted *c, int quick, int max, double *t)
-{
-    int *n = &c->l.args[c->loop].v.i;
-    double target = launch_target(c->l.kl);
-    enum kl_status st;
-    /* A first launch may carry one-time costs (PoCL compiles a kernel for each work-group
-     * size at its first launch; memory is touched for the first time): it decides nothing. */
-    if (!quick && (st = kl_peak_counted_launch(c, t, &c->l.kl->err)) != KL_OK)
-        return st;
-    for (;;) {
-        if ((st = kl_peak_counted_launch(c, t, &c->l.kl->err)) != KL_OK)
-            return st;
-        if (quick || *t >= target / 2 || *n >= max)
-            return KL_OK;
-        /* A launch below the timer's resolution grows sixteenfold at most. */
-        double guess = *t > target / 16 ? *t : target / 16;
-        while (*n < max && guess < target) {
-            *n = *n > max / 2 ? max : *n * 2;
-            guess *= 2;
-        }
-    }
-}
-
-/* The largest power of two at most want that the device and, once built, the kernel take. */
-size_t kl_peak_fit_wg(struct kl_context *kl, struct kl_kernel *k, size_t want)
-{
-    size_t cap = kl->info.max_wg, wg = 1;
-    if (kl->info.max_item[0] && kl->info.max_item[0] < cap)
-        cap = kl->info.max_item[0];
-    if (k && kl->ops->kernel_max_wg(k) && kl->ops->kernel_max_wg(k) < cap)
-        cap = kl->ops->kernel_max_wg(k);
-    while (wg * 2 <= want && wg * 2 <= cap)
-        wg *= 2;
-    return wg;
-}
-
-/* Work-groups for a grid that fills the device: per_cu a compute unit (two a CPU core). */
-size_t kl_peak_grid_groups(const struct kl_context *kl, int quick, size_t per_cu)
-{
-    return quick ? 2 : (size_t)kl->info.compute_units * (kl->info.is_gpu ? per_cu : 2);
-}
-
-/* Appends row NAME: its index, or -1 (kl's error says why) when the report cannot grow. */
-int kl_peak_add_row(struct kl_context *kl, struct kl_report *rep, const char *name)
-{
-    if (!kl_report_add(rep, name, NULL)) {
-        kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-        return -1;
-    }
-    return rep->count - 1;
-}
 
 /* "4 KiB", "256 MiB", "1.5 GiB". */
 static void size_text(char *out, size_t n, double bytes)

@@ -1,11 +1,19 @@
 /*
- * What the parts of `kladder peak` share: peak.c (the FMA units, the search
- * and final measurement every part uses, and the whole measurement),
- * bandwidth.c (device-memory bandwidth), launches.c (launches and
- * transfers), tensor.c (the tensor cores), memory.c (the memory
- * hierarchy: local memory, the caches, latencies; and the counted launches
- * below) and atomics.c (atomics). Each part adds its rows to the
- * report and its figures to the ceilings; none prints.
+ * What the parts of `kladder peak` share; peak.h is its face to the rest of
+ * kladder. Each part adds its rows to the report and its figures to the
+ * ceilings; none prints. The files, each calling only those before it:
+ *   curves.c     the pure pieces of the hierarchy (curves.h, unit-tested)
+ *   search.c     the search and final measurement every part uses, the rows
+ *                they add, counted launches, the grid, the data's hash
+ *   fma.c        the FMA units (FP32, FP64, INT32)
+ *   bandwidth.c  device-memory bandwidth
+ *   launches.c   launches and transfers
+ *   tensor.c     the tensor cores and the packed-half FMAs
+ *   atomics.c    atomics
+ *   memory.c     the memory hierarchy: local memory, the caches, latencies,
+ *                then the atomics
+ *   peak.c       the whole measurement, and the cached figures' printer
+ * Their sections below are in the same order.
  */
 #ifndef KL_PEAK_PARTS_H
 #define KL_PEAK_PARTS_H
@@ -18,6 +26,8 @@
 #include "core/measure.h"
 #include "core/report.h"
 #include "workloads/peak/peak.h"
+
+/* ---- the search, rows, counted launches, the hash (search.c) ------------- */
 
 /* The light protocol that ranks candidate configurations before the best is measured again. */
 extern const struct kl_protocol kl_peak_search_protocol;
@@ -60,12 +70,9 @@ enum kl_status kl_peak_rate_search(struct kl_context *kl, const char *name, kl_p
                                    const struct kl_peak_request *req, struct kl_report *rep,
                                    double *gflops);
 
-/*
- * The hash the peak kernels fill their data with (bw_fill.cl's kl_hash,
- * local_bw.cl's lw_hash): a bijection of x for each seed, so distinct
- * indices get distinct words.
- */
-uint32_t kl_peak_hash(uint32_t x, uint32_t seed);
+/* A skipped row NAME saying why (printf-style); KL_ERR_NO_MEMORY when the report cannot grow. */
+enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
+                            const char *why_fmt, ...);
 
 /*
  * A launch whose loop count is argument `loop`, counting over every launch
@@ -96,13 +103,21 @@ size_t kl_peak_grid_groups(const struct kl_context *kl, int quick, size_t per_cu
 /* Appends row NAME: its index, or -1 (kl's error says why) when the report cannot grow. */
 int kl_peak_add_row(struct kl_context *kl, struct kl_report *rep, const char *name);
 
-/* A skipped row NAME saying why (printf-style); KL_ERR_NO_MEMORY when the report cannot grow. */
-enum kl_status kl_peak_skip(struct kl_context *kl, struct kl_report *rep, const char *name,
-                            const char *why_fmt, ...);
+/*
+ * The hash the peak kernels fill their data with (bw_fill.cl's kl_hash,
+ * local_bw.cl's lw_hash): a bijection of x for each seed, so distinct
+ * indices get distinct words.
+ */
+uint32_t kl_peak_hash(uint32_t x, uint32_t seed);
 
-/* The packed-half FMA rate (row fma_f16x2, c->f16_gflops), or a skipped row saying why not. */
-enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_request *req,
-                                   struct kl_report *rep, struct kl_ceilings *c);
+/* ---- the FMA units (fma.c) ----------------------------------------------- */
+
+/* The FMA rates of FP32, FP64 (where the device has it) and INT32: rows fma_f32, fma_f64 and
+ * fma_i32, each the best of its search, their rates in c. */
+enum kl_status kl_peak_fma(struct kl_context *kl, const struct kl_peak_request *req,
+                           struct kl_report *rep, struct kl_ceilings *c);
+
+/* ---- device memory (bandwidth.c) ----------------------------------------- */
 
 /*
  * Device-memory bandwidth in buffers of bytes: copy, read and write, each
@@ -113,6 +128,8 @@ enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_r
 enum kl_status kl_peak_bandwidth(struct kl_context *kl, const struct kl_peak_request *req,
                                  size_t bytes, unsigned vec_mask, struct kl_report *rep,
                                  struct kl_ceilings *c);
+
+/* ---- launches and transfers (launches.c) --------------------------------- */
 
 /*
  * Launches and transfers: an empty kernel's launch latency (rows
@@ -131,10 +148,24 @@ enum kl_status kl_peak_launches(struct kl_context *kl, const struct kl_peak_requ
 enum kl_status kl_peak_transfer_sweep(struct kl_context *kl, const struct kl_peak_request *req,
                                       size_t top, struct kl_report *rep);
 
+/* ---- the tensor cores (tensor.c) ----------------------------------------- */
+
 /* The tensor cores: every precision's mma.sync and wgmma rows (TF32's only when brief),
  * and their figures in c. */
 enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_request *req,
                               struct kl_report *rep, struct kl_ceilings *c);
+
+/* The packed-half FMA rate (row fma_f16x2, c->f16_gflops), or a skipped row saying why not. */
+enum kl_status kl_peak_packed_half(struct kl_context *kl, const struct kl_peak_request *req,
+                                   struct kl_report *rep, struct kl_ceilings *c);
+
+/* ---- atomics (atomics.c) ------------------------------------------------- */
+
+/* Atomics: rows atomic_one, atomic_spread and atomic_local, their rates in c. */
+enum kl_status kl_peak_atomics(struct kl_context *kl, const struct kl_peak_request *req,
+                               struct kl_report *rep, struct kl_ceilings *c);
+
+/* ---- the memory hierarchy (memory.c) ------------------------------------- */
 
 /*
  * The memory hierarchy: local-memory bandwidth, the read sweep over working
@@ -144,9 +175,5 @@ enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_reques
  */
 enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_request *req,
                               struct kl_report *rep, struct kl_ceilings *c);
-
-/* Atomics: rows atomic_one, atomic_spread and atomic_local, their rates in c. */
-enum kl_status kl_peak_atomics(struct kl_context *kl, const struct kl_peak_request *req,
-                               struct kl_report *rep, struct kl_ceilings *c);
 
 #endif /* KL_PEAK_PARTS_H */
