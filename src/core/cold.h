@@ -23,7 +23,4 @@ size_t kl_cold_bytes(const struct kl_context *kl);
  */
 enum kl_status kl_cold_flush(struct kl_context *kl, struct kl_err *e);
 
-/* Frees what kl_cold_flush kept on the context. */
-void kl_cold_free(struct kl_context *kl);
-
 #endif /* KL_COLD_H */

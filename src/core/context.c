@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cold.h"
 #include "core/machine.h"
 #include "core/util.h"
 
@@ -272,7 +271,8 @@ void kl_close(struct kl_context *kl)
 {
     if (!kl)
         return;
-    kl_cold_free(kl);
+    if (kl->cold.buf)
+        kl->ops->release(kl->cold.buf);
     cache_flush(kl);
     kl_machine_free(kl);
     if (kl->dev)

@@ -13,6 +13,15 @@
 struct kl_cached_kernel;
 struct kl_machine_state;
 
+/* --cold's flush (core/cold.c): a buffer of the context's own, made on first use and released
+ * by kl_close, and the kernel that writes it (one of the cache's). */
+struct kl_cold_flush {
+    struct kl_buf *buf;
+    struct kl_kernel *kernel;
+    size_t words; /* uint4 elements */
+    unsigned seed;
+};
+
 struct kl_context {
     const struct kl_backend_ops *ops;
     int platform, device;
@@ -22,7 +31,7 @@ struct kl_context {
     char *kernel_dir; /* NULL: the sources built into the binary */
     struct kl_cached_kernel *cache;
     struct kl_machine_state *machine; /* what timed launches ran, NVML (core/machine.c) */
-    struct kl_cold *cold;             /* --cold's flush buffer and kernel (core/cold.c) */
+    struct kl_cold_flush cold;        /* --cold's flush (core/cold.c) */
 };
 
 /* One embedded source file; the table ends with a NULL path. */
