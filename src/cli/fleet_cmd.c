@@ -9,16 +9,9 @@
 #include "cli/exit.h"
 #include "cli/options.h"
 #include "cli/outputs.h"
-#include "cli/report_cmd.h"
 #include "core/util.h"
 #include "fleet/spawn.h"
 #include "report/html.h"
-
-int kl_cli_is_member(void)
-{
-    const char *v = getenv("KLADDER_FLEET_MEMBER");
-    return v && *v && strcmp(v, "0") != 0;
-}
 
 /*
  * Refuses (exit 2, having said why) a command that does not run on a

@@ -10,9 +10,6 @@
 #include "cli/cli.h"
 #include "fleet/fleet.h"
 
-/* 1 when this process is a member of a fleet (KLADDER_FLEET_MEMBER is set). */
-int kl_cli_is_member(void);
-
 /*
  * One member's arguments: argv as typed (before kl_cli_parse, which splits
  * some values in place) without the options the fleet sets per member

@@ -35,6 +35,7 @@
 #include "core/stop.h"
 #include "core/util.h"
 #include "fleet/fleet.h"
+#include "fleet/spawn.h"
 #include "kladder.h"
 #include "multi/coll.h"
 #include "multi/links.h"
@@ -843,7 +844,7 @@ static int run_measurement(struct cli *c, int argc, char **typed)
      * kladder-mpi's, one rank a device. */
     int one_process =
         c->command == CMD_MGEMM || (c->command == CMD_PEAK && (c->p2p || c->collectives));
-    if (kl_fleet_is_list(spec) && !kl_cli_is_member() && !one_process)
+    if (kl_fleet_is_list(spec) && !kl_fleet_is_member() && !one_process)
         return (rc = kl_cli_outputs_open(c, &o)) != 0 ? rc : kl_cli_fleet(c, &o, spec, argc, typed);
     /* tune: gemm's own tuner (and --show, --clear), else the ladder's (--kernel, --rung) */
     if (c->command == CMD_TUNE && !c->nkernels && (c->tuned == CMD_GEMM || !c->nrungs))

@@ -1,9 +1,10 @@
 /*
  * The report files of a run and how it ends (cli/outputs.h): each file is
  * opened before the run, so a bad path fails at once, written under a
- * temporary name and renamed into place when whole (kl_out_file).
+ * temporary name and renamed into place when whole (kl_out_file); the
+ * run's page (--report) is made from its own JSON read back.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/outputs.h"
 
 #include <errno.h>
@@ -12,8 +13,9 @@
 #include <unistd.h>
 
 #include "cli/exit.h"
-#include "cli/fleet_cmd.h"
-#include "cli/report_cmd.h"
+#include "fleet/spawn.h"
+#include "report/html.h"
+#include "report/run.h"
 #include "core/progress.h"
 #include "core/stop.h"
 #include "report/write.h"
@@ -61,6 +63,52 @@ int kl_cli_commit(struct kl_out_file *f, int announce)
     return 0;
 }
 
+int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path)
+{
+    /* The run's own JSON, read back: one path from a run to its page. */
+    FILE *tmp = tmpfile();
+    char *text = NULL, err[1024];
+    long len = 0;
+    int rc = EXIT_OK;
+    if (!tmp) {
+        fprintf(stderr, "kladder: cannot write the report %s: no temporary file: %s\n", path,
+                strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    kl_report_json(rep, tmp);
+    if (fflush(tmp) != 0 || ferror(tmp) || (len = ftell(tmp)) < 0 || fseek(tmp, 0, SEEK_SET) != 0 ||
+        !(text = malloc((size_t)len + 1)) || fread(text, 1, (size_t)len, tmp) != (size_t)len) {
+        fprintf(stderr, "kladder: cannot write the report %s: the temporary file failed\n", path);
+        fclose(tmp);
+        free(text);
+        return EXIT_RUNTIME;
+    }
+    fclose(tmp);
+    struct kl_run run;
+    if (kl_run_parse(&run, text, (size_t)len, "this run", err, sizeof err) != 0) {
+        /* Our own JSON not read back is a bug; say so plainly. */
+        fprintf(stderr, "kladder: internal error: the run's JSON does not read back: %s\n", err);
+        rc = EXIT_RUNTIME;
+    } else {
+        kl_html_report(html, &run, 1);
+        if (fflush(html) != 0 || ferror(html)) {
+            fprintf(stderr, "kladder: writing %s failed: %s\n", path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
+    }
+    kl_run_free(&run);
+    free(text);
+    return rc;
+}
+
+void kl_cli_report_announce(FILE *f, const char *path)
+{
+    char *abs = realpath(path, NULL);
+    fprintf(f, "report: %s\n", abs ? abs : path);
+    fflush(f);
+    free(abs);
+}
+
 /* Forgets every file opened, leaving what was at their paths as it was. */
 void kl_cli_outputs_abort(struct outputs *o)
 {
@@ -84,7 +132,7 @@ int kl_cli_outputs_open(const struct cli *c, struct outputs *o)
     /* The main job writes kladder-report.html unless told where; where it cannot, it says so
      * and runs on. A --report path that cannot be written is an error before the run. */
     o->report_path = c->report                                       ? c->report
-                     : c->command == CMD_MAIN && !kl_cli_is_member() ? "kladder-report.html"
+                     : c->command == CMD_MAIN && !kl_fleet_is_member() ? "kladder-report.html"
                                                                      : NULL;
     if (o->report_path && open_one(o, OUT_HTML, o->report_path, &o->report, 1) != 0) {
         fprintf(stderr, "kladder: %scannot write %s: %s%s\n",

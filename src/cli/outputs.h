@@ -1,7 +1,8 @@
 /*
  * The command line's outputs (cli/outputs.c): the report files of a run,
  * opened before it and written whole after it (or when a stop or a runaway
- * launch cut it short), and the exit code of how it ended.
+ * launch cut it short), its page among them, and the exit code of how it
+ * ended.
  */
 #ifndef KL_CLI_OUTPUTS_H
 #define KL_CLI_OUTPUTS_H
@@ -44,6 +45,17 @@ void kl_cli_outputs_abort(struct outputs *o);
  * the others removed. EXIT_RUNTIME when a write was lost.
  */
 int kl_cli_outputs_close(struct outputs *o, int written, int html);
+
+/*
+ * --report: writes the HTML report of a finished run into html (opened by
+ * the caller before the run), reading back its own JSON so that a report of
+ * a run and of its saved file are the same page. 0, or 3 when writing failed
+ * (with a message on stderr).
+ */
+int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path);
+
+/* Prints "report: PATH" with PATH made absolute, for a person to open. */
+void kl_cli_report_announce(FILE *f, const char *path);
 
 /*
  * Prints the report of a run (the rows so far when an error or a stop cut it

@@ -1,6 +1,6 @@
 /*
- * `kladder report` (charts of saved runs as HTML or SVG), `kladder compare`
- * (two runs, rung by rung), and the --report option of the ladder commands.
+ * `kladder report` (charts of saved runs as HTML or SVG) and `kladder compare`
+ * (two runs, rung by rung).
  * Exit codes as main.c: 0 fine; 1 compare found a regression; 2 bad input
  * (a missing, malformed or mismatched file, an unwritable path); 3 a write
  * that failed part-way.
@@ -22,16 +22,5 @@ int kl_cli_compare(const struct cli *c);
 /* `kladder template WORKLOAD` (cli/template_cmd.c), and its help (`template --help`). */
 int kl_cli_template(const struct cli *c);
 void kl_cli_template_usage(FILE *out);
-
-/*
- * --report: writes the HTML report of a finished run into html (opened by
- * the caller before the run), reading back its own JSON so that a report of
- * a run and of its saved file are the same page. 0, or 3 when writing failed
- * (with a message on stderr).
- */
-int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path);
-
-/* Prints "report: PATH" with PATH made absolute, for a person to open. */
-void kl_cli_report_announce(FILE *f, const char *path);
 
 #endif /* KL_CLI_REPORT_CMD_H */

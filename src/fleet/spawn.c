@@ -53,6 +53,12 @@ void kl_fleet_env_free(char **env)
     free(env);
 }
 
+int kl_fleet_is_member(void)
+{
+    const char *v = getenv("KLADDER_FLEET_MEMBER");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 /* Starts member i: args, then its device and outputs; *pid, or an error. */
 static enum kl_status start(char *const *args, char **env, const char *dir, int i,
                             struct kl_fleet_member *m, pid_t *pid, struct kl_err *e)

@@ -20,6 +20,9 @@
 char **kl_fleet_env(void);
 void kl_fleet_env_free(char **env);
 
+/* 1 when this process is a member of a fleet (KLADDER_FLEET_MEMBER is set, and not 0). */
+int kl_fleet_is_member(void);
+
 /*
  * Runs args (args[0]: the program, NULL-terminated) once per member, all at
  * once, each with "--device SPEC --json FILE --quiet" appended, in the
