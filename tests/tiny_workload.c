@@ -4,6 +4,17 @@
  * Its two rungs run on the null device (null_backend.h), whose pretend
  * kernel "scale" the test provides; the file named is only a source for the
  * null device to ignore.
+ *
+ * A built-in workload is a folder, src/workloads/NAME/, whose files each use
+ * only those before it, with NAME.h as its face (here tiny_workload.h). This
+ * file holds the same parts in the same order, a section each, named for the
+ * file that would hold it:
+ *   rungs.c      the rung table
+ *   session.c    the problem's data, on the host and on the device
+ *   reference.c  the reference and the verdict on a result
+ *   run.c        one rung: built, launched once and judged, then timed
+ *   ladder.c     the ladder's entry, which the registry names
+ * (a workload with vendor libraries adds peers.c before ladder.c).
  */
 #include "tiny_workload.h"
 
@@ -15,6 +26,8 @@
 #include "core/launch.h"
 #include "core/measure.h"
 #include "core/report.h"
+
+/* ---- rungs.c: the rung table --------------------------------------------- */
 
 struct tiny_rung {
     const char *name, *summary, *file;
@@ -37,12 +50,46 @@ static const struct tiny_rung rungs[] = {
 
 KL_RUNG_TABLE(scale, struct tiny_rung, rungs);
 
+/* ---- session.c: the data ------------------------------------------------- */
+
 struct tiny {
     struct kl_context *kl;
     int n;
     int32_t *x, *y;
     struct kl_buf *dx, *dy;
 };
+
+static enum kl_status tiny_data(struct tiny *t)
+{
+    struct kl_context *kl = t->kl;
+    enum kl_status st;
+    t->x = malloc(4 * (size_t)t->n);
+    t->y = malloc(4 * (size_t)t->n);
+    if (!t->x || !t->y)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    for (int k = 0; k < t->n; k++)
+        t->x[k] = k % 1000 - 500;
+    if ((st = kl->ops->alloc(kl->dev, 4 * (size_t)t->n, &t->dx, &kl->err)) ||
+        (st = kl->ops->alloc(kl->dev, 4 * (size_t)t->n, &t->dy, &kl->err)))
+        return st;
+    return kl->ops->write(kl->dev, t->dx, t->x, 4 * (size_t)t->n, &kl->err);
+}
+
+/* ---- reference.c: the reference and the verdict -------------------------- */
+
+/* 1 where y = 3·x exactly; else 0, the row failed with the first wrong element. */
+static int tiny_judge(const struct tiny *t, struct kl_result *res)
+{
+    for (int k = 0; k < t->n; k++)
+        if (t->y[k] != 3 * t->x[k]) {
+            res->status = KL_RESULT_FAILED;
+            snprintf(res->note, sizeof res->note, "y[%d] = %d, want %d", k, t->y[k], 3 * t->x[k]);
+            return 0;
+        }
+    return 1;
+}
+
+/* ---- run.c: one rung ----------------------------------------------------- */
 
 static enum kl_status tiny_run(void *self, int i, const int *values,
                                const struct kl_protocol *proto, struct kl_result *res)
@@ -65,12 +112,8 @@ static enum kl_status tiny_run(void *self, int i, const int *values,
     if ((st = kl_launch_timed(&l, &once, &kl->err)) ||
         (st = kl->ops->read(kl->dev, t->dy, t->y, 4 * (size_t)t->n, &kl->err)))
         return st;
-    for (int k = 0; k < t->n; k++)
-        if (t->y[k] != 3 * t->x[k]) {
-            res->status = KL_RESULT_FAILED;
-            snprintf(res->note, sizeof res->note, "y[%d] = %d, want %d", k, t->y[k], 3 * t->x[k]);
-            return KL_OK;
-        }
+    if (!tiny_judge(t, res))
+        return KL_OK;
     if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)))
         return st;
     res->status = KL_RESULT_VERIFIED;
@@ -78,21 +121,7 @@ static enum kl_status tiny_run(void *self, int i, const int *values,
     return KL_OK;
 }
 
-static enum kl_status tiny_data(struct tiny *t)
-{
-    struct kl_context *kl = t->kl;
-    enum kl_status st;
-    t->x = malloc(4 * (size_t)t->n);
-    t->y = malloc(4 * (size_t)t->n);
-    if (!t->x || !t->y)
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    for (int k = 0; k < t->n; k++)
-        t->x[k] = k % 1000 - 500;
-    if ((st = kl->ops->alloc(kl->dev, 4 * (size_t)t->n, &t->dx, &kl->err)) ||
-        (st = kl->ops->alloc(kl->dev, 4 * (size_t)t->n, &t->dy, &kl->err)))
-        return st;
-    return kl->ops->write(kl->dev, t->dx, t->x, 4 * (size_t)t->n, &kl->err);
-}
+/* ---- ladder.c: the entry ------------------------------------------------- */
 
 static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload_call *c,
                                  struct kl_report *rep)
