@@ -14,8 +14,10 @@ A private header is one of a workload's folder (src/workloads/NAME/) other
 than NAME.h, the folder's face, or any header named parts.h or *_impl.h. A
 file of src/ may include one only from its own folder.
 
-Usage: check_layers.py BUILD_DIR SOURCE_DIR   (the objects of a built tree)
-       check_layers.py --self-test           (the checker on made-up files)
+Usage: check_layers.py OBJECTS SOURCE_DIR   (OBJECTS: a file naming the objects of
+                                            src/ that the targets link, one a line,
+                                            as tests/CMakeLists.txt writes it)
+       check_layers.py --self-test         (the checker on made-up files)
 Exit status 0 when the layers hold, 1 naming what breaks them, 2 on bad use.
 """
 import glob
@@ -24,11 +26,6 @@ import re
 import subprocess
 import sys
 import tempfile
-
-# The targets whose objects are src/'s (CMakeFiles/<target>.dir/src/...); the
-# shared library is made of the static one's objects, so it is left out.
-TARGETS = ("kladder", "kladder_cli", "kladder-cli", "kladder-mpi")
-
 
 def symbols(obj):
     """The global symbols obj defines, and those its code sections refer to."""
@@ -150,12 +147,15 @@ def report(graph, includes, out):
     return len(found) + len(includes)
 
 
-def objects_of(build_dir):
+def objects_of(listing):
+    """{source path: object path} of the objects listing names (stale objects a build dir
+    still holds from renamed files are not among them)."""
     objects = {}
-    for target in TARGETS:
-        base = os.path.join(build_dir, "CMakeFiles", target + ".dir")
-        for obj in glob.glob(os.path.join(base, "src", "**", "*.o"), recursive=True):
-            objects[os.path.relpath(obj, base)[:-2]] = obj
+    with open(listing, encoding="utf-8") as f:
+        for obj in f.read().split():
+            m = re.search(r"\.dir/(src/.*)\.o$", obj)
+            if m:
+                objects[m.group(1)] = obj
     return objects
 
 
@@ -209,12 +209,13 @@ def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    build_dir, source_dir = argv
-    objects = objects_of(build_dir)
-    # kladder's own library alone has over 100 files: far fewer means a wrong build dir
-    if len(objects) < 100:
-        print("layers: %d objects of src/ under %s: not a built tree"
-              % (len(objects), build_dir), file=sys.stderr)
+    listing, source_dir = argv
+    objects = objects_of(listing)
+    # kladder's own library alone has over 100 files: far fewer means a wrong listing
+    missing = [o for o in objects.values() if not os.path.exists(o)]
+    if len(objects) < 100 or missing:
+        print("layers: %d objects of src/ named in %s, %d of them not built"
+              % (len(objects), listing, len(missing)), file=sys.stderr)
         return 2
     graph = uses(objects)
     edges = sum(len(v) for v in graph.values())

@@ -632,7 +632,7 @@ def doctor(src, dst, how):
     elif how.startswith("radii:"):
         # A blur run with a recorded copy bandwidth of GBPS (0: none) and NPP's row beside it:
         # verified at 3× the fastest rung's time, failed verification with its time in the
-        # note (as blur/ladder.c writes it), or none.
+        # note (as blur/peers.c writes it), or none.
         _, npp, gbps = how.split(":")
         if float(gbps) > 0:
             r["ceiling_values"] = {"copy_gbps": float(gbps), "read_gbps": None, "write_gbps": None,

@@ -494,7 +494,7 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as
- * blur/ladder.c builds it; with PX, every width; with CW (rungs 13 and 13cl), every channel count;
+ * blur/run.c builds it; with PX, every width; with CW (rungs 13 and 13cl), every channel count;
  * with SA (rung 14), both; a CUDA C++ or tensor-core rung also at radius 0 and at 40, beyond
  * its unrolled taps. */
 static void add_blur(const char *file, const struct kl_param_def *params, int px, int rgba8_only,

@@ -20,7 +20,7 @@
 #define RD_Y0 56
 #define RD_Y1 320
 
-/* The words before NPP's time in the note of its row that failed verification (blur.c). */
+/* The words before NPP's time in the note of its row that failed verification (blur/peers.c). */
 #define NOTE_TIME "its launches took "
 
 static double param(const struct kl_run *run, const char *key)

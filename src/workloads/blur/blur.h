@@ -18,7 +18,7 @@ enum kl_blur_kind {
     KL_BLUR_IMAGE      /* blur_h reads an image object, then blur_v */
 };
 
-/* What a rung keeps in local memory (its size: local_bytes in blur/ladder.c). */
+/* What a rung keeps in local memory (its size: local_bytes in blur/run.c). */
 enum kl_blur_local {
     KL_BLUR_LOCAL_NONE,      /* nothing */
     KL_BLUR_LOCAL_TILE,      /* a 2-D tile and its halo */
