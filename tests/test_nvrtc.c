@@ -14,6 +14,13 @@
  * many threads as there are processors. An argument limits the builds to the
  * files whose path contains it (test_nvrtc opencl/gemm/).
  *
+ * The builds split in two for the test tiers (docs/ARCHITECTURE.md, "Test
+ * tiers"): --first compiles the prelude's checks and each file's first set of
+ * options (every kernel file once: the fast tier's representative), --rest K/N
+ * the K-th of N shares of all the others (the rotating tier's parts); no option,
+ * every build.
+ *   test_nvrtc [--first | --rest K/N] [FILTER]
+ *
  * Exit: 0 all compiled, 1 a failure (file, options and NVRTC's log printed),
  * 77 NVRTC cannot be loaded (CTest SKIP_RETURN_CODE).
  */
@@ -229,10 +236,10 @@ struct job {
 
 static struct job *jobs;
 static int njobs, cap;
-static const char *only; /* argv[1]: compile only files whose path contains it */
+static const char *only; /* FILTER: compile only files whose path contains it */
 
-/* test_nvrtc FILTER: only the files whose path contains FILTER (NULL: every one). */
-static const char *only;
+/* --first and --rest K/N (rest_n 0: every build; see the file's comment). */
+static int first_only, rest_k, rest_n;
 
 static void add_job_cc(const char *file, const char *options, int cc)
 {
@@ -678,6 +685,34 @@ static int collect(void)
     return skipped;
 }
 
+/* 1 where job i is the first collected of its file. */
+static int first_of_file(int i)
+{
+    for (int k = 0; k < i; k++)
+        if (strcmp(jobs[k].file, jobs[i].file) == 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * Keeps the jobs --first or --rest K/N chooses, in order; a job already
+ * failed (a file not built into kladder) is kept whatever is chosen.
+ */
+static void choose(void)
+{
+    int kept = 0, rest = 0;
+    for (int i = 0; i < njobs; i++) {
+        int first = first_of_file(i), keep = 1;
+        if (first_only)
+            keep = first;
+        else if (rest_n)
+            keep = !first && rest++ % rest_n == rest_k;
+        if (keep || jobs[i].status != KL_OK)
+            jobs[kept++] = jobs[i];
+    }
+    njobs = kept;
+}
+
 static int next_job;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -743,7 +778,20 @@ static void compile_all(void)
 int main(int argc, char **argv)
 {
     char why[512];
-    only = argc > 1 ? argv[1] : NULL;
+    int a = 1;
+    if (a < argc && strcmp(argv[a], "--first") == 0) {
+        first_only = 1;
+        a++;
+    } else if (a + 1 < argc && strcmp(argv[a], "--rest") == 0) {
+        if (sscanf(argv[a + 1], "%d/%d", &rest_k, &rest_n) != 2 || rest_n < 1 || rest_k < 0 ||
+            rest_k >= rest_n) {
+            fprintf(stderr, "test_nvrtc: --rest takes K/N with 0 <= K < N (got %s)\n",
+                    argv[a + 1]);
+            return 2;
+        }
+        a += 2;
+    }
+    only = a < argc ? argv[a] : NULL;
     if (!kl_nvrtc_available(why, sizeof why)) {
         printf("skipped: %s\n", why);
         return SKIP;
@@ -755,8 +803,10 @@ int main(int argc, char **argv)
         return 1;
     }
     double t0 = now();
-    test_prelude();
+    if (!rest_n)
+        test_prelude();
     int skipped = collect();
+    choose();
     compile_all();
     int failed = 0;
     for (int i = 0; i < njobs; i++)
