@@ -8,7 +8,9 @@
 # (kernels again, and NVRTC allocating through ASan's allocator takes half an
 # hour), and the narrow_kernels ones, the GEMM rungs in bf16, fp8 and fp8e5m2,
 # whose host code is half's and int8's; the plain suite, scripts/test.sh, runs
-# them.
+# them. Of the rest it runs what scripts/test.sh runs (tests/tiers.cmake): the
+# fast tier and the rotating tier's part of the day; --all (first) runs every
+# part.
 #
 # Any sanitizer report fails the run twice over: the process exits non-zero
 # (so its test fails), and the report, written to build-asan/sanitizer-logs/
@@ -16,10 +18,16 @@
 # could hide it), is printed at the end and makes this script exit 1. Leaks
 # inside the libraries kladder loads (PoCL, LLVM, ...) are suppressed by name
 # in tests/sanitizers/lsan.supp.
-# Extra arguments go to ctest (e.g. -R gemm, or -L blur).
+# Extra arguments go to ctest (e.g. -R gemm).
+#   scripts/sanitize.sh [--all] [CTEST ARGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+tier=()
+if [ "${1:-}" = --all ]; then
+    tier=(--all)
+    shift
+fi
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # clang where there is one (scripts/setup.sh --tests installs it): its single runtime
@@ -53,8 +61,11 @@ export ASAN_OPTIONS="$common:$leaks:detect_stack_use_after_return=1:check_initia
 export LSAN_OPTIONS="$common:$leaks:print_suppressions=0:suppressions=$root/tests/sanitizers/lsan.supp"
 export UBSAN_OPTIONS="$common"
 
+label=$(scripts/tiers.py label build-asan "${tier[@]}")
+echo "sanitize: the tests labelled $label, but oclgrind, cuda and narrow_kernels"
 rc=0
-ctest --test-dir build-asan -LE "oclgrind|cuda|narrow_kernels" --output-on-failure -j"$jobs" "$@" || rc=$?
+ctest --test-dir build-asan -L "$label" -LE "oclgrind|cuda|narrow_kernels" --output-on-failure \
+    -j"$jobs" "$@" || rc=$?
 
 # LeakSanitizer's own stop-the-world tracer now and then crashes at a process's
 # exit ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal
