@@ -13,34 +13,40 @@
 #                                half, fp8; int and int8 (each 5 minutes under
 #                                the simulator) rotate
 #   oclgrind on peak's kernels   vector width 1; widths 2 to 16 rotate
+#   oclgrind on the blur rungs   float pixels; uchar4 rotates
 #   NVRTC                        every kernel file once (nvrtc); the other
 #                                option sets in three shares (nvrtc_rest_K)
-#   the GEMM rungs by type       float, double, half, int8 (each element size,
-#                                and int8's int32 sums); int, bf16, fp8 and
-#                                fp8e5m2 rotate
+#   the GEMM rungs by type       float and int8 (int32 sums); int, double, half,
+#                                bf16, fp8 and fp8e5m2 rotate (oclgrind checks
+#                                every rung daily in double and half too)
+#   rowdot and GEMV by type      float; double rotates
 #   the blur rungs by parameters the defaults, in float and uchar4; the tile,
 #                                one-pixel and eight-pixel sets rotate
+#   the brief search             what it measures and caches (peak_brief); its
+#                                figures against the full search's, three runs
+#                                alone on the machine (peak_brief_figures), rotate
 # A new test longer than 20 s on 2 cores joins a family with its representative
 # here, or says below why it runs every time.
 #
 # Fast tests over 20 s on 2 cores, and why each runs every time:
-#   peak_cache, peak_quick, peak_brief  the ceilings every % roof divides by, and their cache
+#   peak_cache, peak_quick  the ceilings every % roof divides by, and their cache
 #   install           the installed library, package and headers as a user builds against them
 #   user_tune         the tuner on a user's kernel, end to end
 #   report_browser    the page in a real browser
 #   fleet_devices     several devices at once, each a process
 #   hardening_tune_lock  two tuners sharing one cache file
-#   blur_png_native   real pictures in and out
-#   rowdot_float      seed 000's ladder whole
+#   blur_png_native, blur_png_converted  real pictures in and out
 #   cli_main_job_json_clean  the main job as a new user runs it
 
-set(KL_TEST_PARTS 3)
+set(KL_TEST_PARTS 4)
 
 # kl_rotating(PART test...): the tests of the rotating tier in part PART.
 function(kl_rotating part)
   foreach(test IN LISTS ARGN)
     if(NOT TEST ${test} AND test MATCHES "^nvrtc_" AND NOT KLADDER_HAVE_CUDA)
       continue() # built with the CUDA backend only
+    elseif(NOT TEST ${test} AND test STREQUAL "peak_brief_figures" AND KLADDER_SANITIZE)
+      continue() # timing: not under the sanitizers
     elseif(NOT TEST ${test})
       message(FATAL_ERROR "tiers.cmake: no test ${test} to put in part${part}")
     endif()
@@ -48,10 +54,11 @@ function(kl_rotating part)
   endforeach()
 endfunction()
 
-# The parts, each about 6 minutes of one core (2026-12-03, 2 cores).
-kl_rotating(0 oclgrind_int nvrtc_rest_0)
-kl_rotating(1 oclgrind_int8 nvrtc_rest_1)
-kl_rotating(2 nvrtc_rest_2 oclgrind_peak_v2_16
+# The parts, each about 5 to 6 minutes of one core (2026-12-03, 2 cores).
+kl_rotating(0 oclgrind_int rowdot_double gemv_double oclgrind_blur_uchar4)
+kl_rotating(1 oclgrind_int8)
+kl_rotating(2 nvrtc_rest_0 nvrtc_rest_1 gemm_rungs_double gemm_rungs_half peak_brief_figures)
+kl_rotating(3 nvrtc_rest_2 oclgrind_peak_v2_16
             gemm_rungs_int gemm_rungs_bf16 gemm_rungs_fp8 gemm_rungs_fp8e5m2
             blur_rungs_float_tiles blur_rungs_float_px1 blur_rungs_float_px8
             blur_rungs_uchar4_tiles blur_rungs_uchar4_px1 blur_rungs_uchar4_px8)
@@ -72,7 +79,7 @@ endforeach()
 # The longest tests start first (CTest runs in order of COST where it has no
 # timings of its own yet, as on a clean clone): seconds measured on 2 cores.
 foreach(cost IN ITEMS oclgrind_int8:308 oclgrind_int:294 oclgrind_half:87 oclgrind_float:81
-                      oclgrind_double:75 oclgrind_fp8:73 peak_cache:74 peak_brief:64
+                      oclgrind_double:75 oclgrind_fp8:73 peak_cache:74 peak_brief_figures:64
                       oclgrind_peak_v2_16:52 install:44 oclgrind_peak_v1:44 user_tune:42
                       nvrtc_rest_0:40 nvrtc_rest_1:40 nvrtc_rest_2:40 report_browser:35
                       fleet_devices:29)

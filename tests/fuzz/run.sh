@@ -3,10 +3,11 @@
 # for each target: (a) runs every saved input of corpus/<target>/ once (a regression: none may
 # crash; fuzz_user_rung also gets tests/user_kernels/*.cl and kernels/templates/*.cl), then
 # (b) fuzzes it for SECONDS (default 60) on a scratch copy of that corpus, so the tree is
-# left as it was. Prints one line per target: executions, corpus size, result. Exits
-# non-zero on any crash, leak, timeout or out-of-memory, naming the input that caused it
-# (kept under build-fuzz/artifacts/). Installs clang and libFuzzer through scripts/setup.sh
-# when they are missing. TARGETs name some of the targets (default: all).
+# left as it was; as many targets at once as there are processors. Prints one line per
+# target: executions, corpus size, result. Exits non-zero on any crash, leak, timeout or
+# out-of-memory, naming the input that caused it (kept under build-fuzz/artifacts/).
+# Installs clang and libFuzzer through scripts/setup.sh when they are missing. TARGETs name
+# some of the targets (default: all).
 #   tests/fuzz/run.sh [SECONDS [TARGET...]]
 set -euo pipefail
 
@@ -71,14 +72,12 @@ runs() {
     echo "${n:-0}"
 }
 
-failed=0
-start=$SECONDS
-for t in "${targets[@]}"; do
-    bin=$build/tests/fuzz/$t
-    seeds=$here/corpus/$t
-    corpus=$scratch/corpus/$t
-    artifacts=$build/artifacts/$t
-    log=$scratch/$t.log
+# One target: (a) every saved input, once, then (b) fuzzing, new inputs going to the
+# scratch copy of the corpus. Its line goes to $scratch/T.line, what went wrong (the report,
+# from its first line to the sanitizer's summary, and the input) to $scratch/T.report.
+fuzz_one() {
+    local t=$1 bin=$build/tests/fuzz/$1 seeds=$here/corpus/$1 corpus=$scratch/corpus/$1
+    local artifacts=$build/artifacts/$1 log=$scratch/$1.log rc=0 result executions nseeds
     mkdir -p "$corpus" "$artifacts"
     cp "$seeds"/* "$corpus"/
     if [ "$t" = fuzz_user_rung ]; then
@@ -87,15 +86,11 @@ for t in "${targets[@]}"; do
         for f in "$root"/kernels/templates/*.cl; do cp "$f" "$corpus/template_${f##*/}"; done
     fi
     nseeds=$(find "$corpus" -type f | wc -l)
-    opts=(-timeout=10 -rss_limit_mb=2048 "-artifact_prefix=$artifacts/")
-
-    # (a) Every saved input, once.
-    rc=0
+    local opts=(-timeout=10 -rss_limit_mb=2048 "-artifact_prefix=$artifacts/")
     "$bin" "${opts[@]}" "$corpus"/* >"$log" 2>&1 || rc=$?
     result=$(verdict "$log" "$rc")
     executions=$nseeds
     if [ "$result" = ok ]; then
-        # (b) Fuzzing, new inputs going to the scratch copy of the corpus.
         "$bin" "${opts[@]}" -max_total_time="$seconds" -print_final_stats=1 "$corpus" >"$log" 2>&1 ||
             rc=$?
         result=$(verdict "$log" "$rc")
@@ -104,14 +99,33 @@ for t in "${targets[@]}"; do
         result="$result in the saved corpus"
     fi
     printf '%-16s %12s runs   corpus %5d (%d saved)   %s\n' "$t" "$executions" \
-        "$(find "$corpus" -type f | wc -l)" "$nseeds" "$result"
+        "$(find "$corpus" -type f | wc -l)" "$nseeds" "$result" >"$scratch/$t.line"
     if [ "${result%% *}" != ok ]; then
+        {
+            awk '/ERROR: |runtime error:|deadly signal/ { on = 1 } on { print "    " $0 } /^SUMMARY:/ { exit }' \
+                "$log" | head -n 30
+            sed -n -e 's/.*Test unit written to \(.*\)/    input: \1/p' -e 's/^Running: \(.*\)/    input: \1/p' \
+                "$log" | tail -n 1
+        } >"$scratch/$t.report"
+    fi
+}
+
+# As many targets at once as there are processors, each fuzzed for its own SECONDS.
+failed=0
+start=$SECONDS
+width=$(nproc 2>/dev/null || echo 2)
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$width" ]; do
+        wait -n || true
+    done
+    fuzz_one "$t" &
+done
+wait
+for t in "${targets[@]}"; do
+    cat "$scratch/$t.line" 2>/dev/null || { echo "$t: no result"; failed=1; }
+    if [ -s "$scratch/$t.report" ]; then
         failed=1
-        # The report, from its first line to the sanitizer's summary, and the input it was given.
-        awk '/ERROR: |runtime error:|deadly signal/ { on = 1 } on { print "    " $0 } /^SUMMARY:/ { exit }' \
-            "$log" | head -n 30 >&2
-        sed -n -e 's/.*Test unit written to \(.*\)/    input: \1/p' -e 's/^Running: \(.*\)/    input: \1/p' \
-            "$log" | tail -n 1 >&2
+        cat "$scratch/$t.report" >&2
     fi
 done
 echo "fuzz: $(( SECONDS - start )) s for ${#targets[@]} targets, $seconds s of fuzzing each"
