@@ -4,7 +4,8 @@
   tiers.py label BUILD [--all | --part N]
       the CTest label regex (for ctest -L) of the tests to run: the fast tier and the
       part of the day of the year modulo the number of parts (the mutation sample's
-      clock); --part N that part instead; --all every test
+      clock), or of KLADDER_TEST_PART where it is set (to run another day's part, in CI
+      too); --part N that part instead; --all every test
   tiers.py check BUILD
       every test carries exactly one tier label (fast or rotating); every rotating
       test one part label, part0 ... part<P-1>, and no fast test any; and the parts,
@@ -37,6 +38,8 @@ def label(build, how):
     """The -L regex: how is None (today), an int (that part) or "all"."""
     if how == "all":
         return "^(fast|rotating)$"
+    if how is None and os.environ.get("KLADDER_TEST_PART", "").isdigit():
+        how = int(os.environ["KLADDER_TEST_PART"]) % parts_of(build)
     part = how if how is not None else \
         datetime.date.today().timetuple().tm_yday % parts_of(build)
     return "^(fast|part%d)$" % part
