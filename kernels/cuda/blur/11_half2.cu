@@ -10,6 +10,15 @@
  *            tails inwards:  a = 0;  for k = RAD..1: a = fma(w'[k], p_k, a),
  *            p_k = t(-k) + t(+k);  a = fma(w'[0], t(0), a).  The order is
  *            the error bound's (below); asm keeps the compiler to it.
+ * Change:    rung 10 computes float RGBA: four FP32 multiply-adds per tap and
+ *            pixel, and its row pass runs first. Here the column pass runs
+ *            first, on the pixels' exact integers, and both passes in packed
+ *            half2 (fma.rn.f16x2: two channels per instruction), the taps that
+ *            share a weight added before they are multiplied (half the
+ *            multiply-adds): a quarter of rung 10's FMA instructions. Half
+ *            precision costs accuracy, so the host proves an error bound for
+ *            the weights of the run and runs the rung only where every output
+ *            stays within one level.
  * Why half2: 8-bit RGBA takes 4 * 2 * (2RAD+1) multiply-adds per pixel, 104
  *            at RAD = 6, more than the FP32 pipe issues in the time a copy
  *            of the picture takes on an H100. fma.rn.f16x2 does two per

@@ -8,6 +8,15 @@
  *            (i, j = -RAD..RAD, clamped into the image), per channel: w' are
  *            the weights rounded to half, the products exact, the sums in
  *            the tensor cores' FP32, h' is h rounded to half.
+ * Change:    rung 12 does every multiply-add on the FMA pipe, register-blocked.
+ *            Here both passes become matrix products on the tensor cores: a
+ *            strip of 16 outputs is a banded 16 x 16*NK weight matrix times
+ *            16*NK inputs, with the row pass's results kept in registers as
+ *            the next product's operand, so no pass writes shared memory. The
+ *            band wastes products off its diagonals, but the tensor cores
+ *            multiply so much faster than the FMA pipe that the large radii,
+ *            where rung 12 is bound by arithmetic, come down towards the
+ *            memory floor.
  * The band:  one pass over 16 outputs is a 16 x 16*NK matrix times 16*NK
  *            inputs: A[m][k] = w'[k - m - OFF] (0 off the band), the inputs
  *            starting RA8 = RAD rounded up to 8 before the first output, so

@@ -8,6 +8,13 @@
  *            h(x, y')  = sum_i w[i] * src(clamp(x+i), y')
  *            (i, j = -RAD..RAD, clamped into the image) as products of a
  *            banded weight matrix with tiles of values (mma.cuh, 13_mma.cu).
+ * Change:    rung 13 blurs 8-bit pictures, whose values and sums half
+ *            precision holds closely enough. Float pictures need more: each
+ *            value and weight is split into a high and a low half, and each
+ *            product is taken three times (high by high, high by low, low by
+ *            high), so rung 13's banded products keep the float tolerance:
+ *            three times the tensor-core work, still far below rung 12's FMA
+ *            time at large radii.
  * Split:     a float v is vh + vl with vh = half(v) and vl = half(v - vh)
  *            (v - vh is exact in float): v to 2^-22 of itself, or to 2^-25
  *            where vl is subnormal. The band is 2^10 w, split the same way

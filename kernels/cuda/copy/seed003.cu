@@ -13,6 +13,11 @@
  *            rung therefore runs only at such N (every N of the article's
  *            sweep) and is skipped otherwise; the ilpK rungs are the fixed
  *            version for any N.
+ * Change:    rung ilp1 is this kernel made safe for any N in OpenCL C; here is
+ *            the article's own CUDA source, ILP a kernel argument, built by
+ *            NVRTC as written, so that the reader sees what the seed itself
+ *            measured. Its rungs differ from one another in ILP and the
+ *            block size alone.
  * Bandwidth: the article's (2 * 4 * N) bytes per launch, each launch timed
  *            with CUDA events (its TimingGPU did the same).
  */

@@ -4,6 +4,14 @@
  *
  * Computes   C = A * B for float A (M x K, row-major) and B (given
  *            transposed: Bt, N x K, row-major), C float, row-major.
+ * Change:    rung 20 multiplies INT8 inputs on the tensor cores at twice the
+ *            FP16 rate, but float inputs are not INT8. Here each float matrix
+ *            is scaled by rows and columns to integers and reduced modulo
+ *            NMOD small moduli into INT8 residues; rung 20's kernel multiplies
+ *            the residues exactly (int32 sums), and the Chinese remainder
+ *            theorem rebuilds every element of C from its NMOD products. The
+ *            result is float-accurate (3xTF32's class) at INT8's rate: NMOD
+ *            products against three TF32 ones, each four times as fast.
  * Method:    1. exponents: each row i of A is scaled by 2^ea[i] and each
  *               row j of Bt by 2^eb[j] so that its largest magnitude is
  *               below 2^BETA; rounded to integers, A' and B' are exact

@@ -16,6 +16,10 @@
  *            and wrote tid + j * blockDim.x unchecked, i.e. past the end
  *            unless n was a multiple of blockDim * ILP; here each element
  *            is guarded (< n) individually, so any n >= 1 is fine.
+ * Change:    the ladder's first rung: seed 003's copy kernel, each element's
+ *            bound checked on its own. The rungs after it (ilp2 ... ilp16)
+ *            are this file with another ILP and block size: their change is
+ *            in the options alone, and the rung table says what each does.
  * Why:       the ILP loads are issued first (unrolled load phase into
  *            registers), then the stores, so a work-item has ILP loads in
  *            flight at once. The article found that for large n this

@@ -21,6 +21,10 @@
  *            only promises uint alignment, so a compiler that cannot prove
  *            8-byte alignment may split it into 2 scalar accesses,
  *            which would defeat the point of this rung.
+ * Change:    rung ilp4 moves one 4-byte word per load and store; here each
+ *            access moves a uint2, with ILP of them per work-item, and the
+ *            n % 2 words past the last whole vector are copied by one
+ *            work-item.
  * Why:       2 times fewer load/store instructions (and address computations)
  *            for the same bytes, so fewer instructions in flight are needed
  *            to cover the same bytes in flight; with ILP vectors per

@@ -21,6 +21,10 @@
  *            only promises uint alignment, so a compiler that cannot prove
  *            16-byte alignment may split it into 4 scalar accesses,
  *            which would defeat the point of this rung.
+ * Change:    rung vec2 moves 8 bytes per access; here each moves a uint4,
+ *            16 bytes, the widest load a GPU's load unit serves in one
+ *            instruction, and the n % 4 tail words are copied by one
+ *            work-item.
  * Why:       4 times fewer load/store instructions (and address computations)
  *            for the same bytes, so fewer instructions in flight are needed
  *            to cover the same bytes in flight; with ILP vectors per
