@@ -500,7 +500,7 @@ def schema(schema_path, runs):
     # Not vacuous: broken copies are refused.
     r = json.load(open(runs[0]))
     for what, change in (("no schema_version", lambda r: r.pop("schema_version")),
-                         ("schema_version 3", lambda r: r.update(schema_version=3)),
+                         ("schema_version 4", lambda r: r.update(schema_version=4)),
                          ("an unknown status", lambda r: r["results"][0].update(status="fine")),
                          ("a string time", lambda r: r["results"][0].update(median_s="1 ms")),
                          ("no results", lambda r: r.pop("results")),
@@ -706,8 +706,8 @@ def doctor(src, dst, how):
                            "mem_mhz": None}
     elif how == "noimages":
         r.pop("images", None)
-    elif how == "v3":
-        r["schema_version"] = 3
+    elif how == "v4":
+        r["schema_version"] = 4
     elif how == "noversion":
         r.pop("schema_version")
     else:

@@ -371,8 +371,8 @@ bad)
         expect 2 "comma.json: not valid JSON: line 2, column 21: expected a member name in double quotes \(no trailing commas\)" report "$tmp/comma.json" ;;
     wrong_version)
         need_runs
-        python3 "$here/check_report.py" doctor "$g" "$tmp/v3.json" v3 &&
-            expect 2 "v3.json: schema_version 3 is newer than this kladder reads \(2\)" report "$tmp/v3.json" ;;
+        python3 "$here/check_report.py" doctor "$g" "$tmp/v4.json" v4 &&
+            expect 2 "v4.json: schema_version 4 is newer than this kladder reads \(3\)" report "$tmp/v4.json" ;;
     no_version)
         need_runs
         python3 "$here/check_report.py" doctor "$g" "$tmp/old.json" noversion &&

@@ -186,7 +186,7 @@ static void test_run(void)
     }
     kl_run_free(&run);
     test_run_v2();
-    run_refused("\"schema_version\": 1", "\"schema_version\": 3", "schema_version 3 is newer");
+    run_refused("\"schema_version\": 1", "\"schema_version\": 4", "schema_version 4 is newer");
     run_refused("\"schema_version\": 1", "\"schema_version\": 0", "whole number from 1");
     run_refused("\"schema_version\": 1,", "",
                 "no schema_version: a run report from a kladder older");

@@ -48,7 +48,7 @@ static const struct tiny_rung rungs[] = {
      {{"BS", 64, 1, 256, 1, 0, "work-group size"}}},
 };
 
-KL_RUNG_TABLE(scale, struct tiny_rung, rungs);
+KL_RUNG_TABLE_FILES(scale, struct tiny_rung, rungs, NULL);
 
 /* ---- session.c: the data ------------------------------------------------- */
 

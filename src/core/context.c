@@ -330,6 +330,11 @@ static enum kl_status load_one(struct kl_context *kl, const char *file, char **o
     return kl_fail(&kl->err, KL_ERR_IO, "kernel file %s is not built into kladder", file);
 }
 
+enum kl_status kl_kernel_file_text(struct kl_context *kl, const char *file, char **out)
+{
+    return load_one(kl, file, out);
+}
+
 int kl_tensor_cores(const struct kl_device_info *d, const char *precision, char *why, size_t n)
 {
     const char *sp = precision[0] ? " " : "";

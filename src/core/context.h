@@ -108,6 +108,9 @@ int kl_kernel_elsewhere(const struct kl_context *kl, const char *file);
  */
 uint64_t kl_kernel_local_mem(const struct kl_context *kl, const char *file);
 
+/* A kernel file's own text (from --kernel-dir, else built in), malloc'd. */
+enum kl_status kl_kernel_file_text(struct kl_context *kl, const char *file, char **out);
+
 /* Source text of a kernel file (prelude prepended; its includes inlined), malloc'd. */
 enum kl_status kl_kernel_source(struct kl_context *kl, const char *file, char **out);
 

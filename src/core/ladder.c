@@ -1,6 +1,7 @@
 #include "core/ladder.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/context.h"
@@ -482,6 +483,54 @@ static enum kl_status row_error(struct kl_result *res, enum kl_status st, int us
     return st == KL_ERR_VERIFY ? KL_OK : st; /* the row stays failed; the rows so far are kept */
 }
 
+/* 1 where NAME=... is among items (n of them), or in text ("preset sm_90 BM=128,BN=64"). */
+static int names_value(const char *const *items, int n, const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (int k = 0; k < n; k++)
+        if (strncmp(items[k], name, len) == 0 && items[k][len] == '=')
+            return 1;
+    for (const char *p = text ? strstr(text, name) : NULL; p; p = strstr(p + 1, name))
+        if ((p == text || p[-1] == ' ' || p[-1] == ',') && p[len] == '=')
+            return 1;
+    return 0;
+}
+
+/*
+ * What rung i builds and with what, for the article: each parameter's value
+ * and where it came from (--param, the tuned cache or a preset, as the row's
+ * config names them, else the default), and its kernel file with the hash of
+ * the text it was built from.
+ */
+static void record_inputs(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                          const struct kl_user_rung *u, const int *values, struct kl_result *res)
+{
+    struct kl_rung_set s = {w->table, a->users, a->nusers};
+    const struct kl_param_def *p = params_of(&s, i);
+    const char *origin = strncmp(res->config, "tuned", 5) == 0    ? "tuned"
+                         : strncmp(res->config, "preset", 6) == 0 ? "preset"
+                                                                  : NULL;
+    const char *file = u ? u->path : w->table->file ? w->table->file(i) : NULL;
+    char *text = NULL;
+    res->nvalues = kl_param_count(p);
+    for (int k = 0; k < res->nvalues; k++) {
+        struct kl_value_source *v = &res->values[k];
+        snprintf(v->name, sizeof v->name, "%s", p[k].name);
+        v->value = values[k];
+        v->from = names_value(a->params, a->nparams, NULL, p[k].name) ? "--param"
+                  : origin && names_value(NULL, 0, res->config, p[k].name) ? origin
+                                                                          : "default";
+    }
+    if (!file)
+        return; /* a host rung */
+    snprintf(res->source_file, sizeof res->source_file, "%s", file);
+    if (u)
+        kl_text_hash(u->text, res->source_hash);
+    else if (kl_kernel_file_text(w->kl, file, &text) == KL_OK)
+        kl_text_hash(text, res->source_hash);
+    free(text);
+}
+
 /* Rung i's row (u: the user's kernel, or NULL): built, timed and verified, or skipped. */
 static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                                  const struct kl_user_rung *u, const char *name,
@@ -501,8 +550,10 @@ static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_la
     if (res->config[0]) /* values not the defaults: the table says which */
         rep->show_config = 1;
     kl_measure_forget();
-    if (st == KL_OK)
+    if (st == KL_OK) {
+        record_inputs(w, a, i, u, values, res);
         st = run_values(w, u, i, values, a->protocol, res);
+    }
     if (st == KL_OK) {
         kl_result_keep_measured(res); /* its timed launches, for the JSON */
         return KL_OK;

@@ -16,20 +16,49 @@ struct kl_launch;
 struct kl_ladder_args;
 struct kl_kernel_want;
 
+/*
+ * What the article (src/article/) needs of a rung beyond its kernel file's
+ * own Change block: the rung it is read against where that is not the rung
+ * before it (base), and its own paragraph where one file serves several rungs
+ * (change). A list ends with a NULL rung.
+ */
+struct kl_rung_note {
+    const char *rung, *base, *change;
+};
+
 struct kl_rung_table {
     const char *workload; /* for messages: "gemm" */
     int count;
     const char *(*name)(int i);
     const char *(*summary)(int i);
     const struct kl_param_def *(*params)(int i);
+    /* The rung's kernel file under kernels/, NULL for a host rung (the accessor NULL: the
+       table names no files) */
+    const char *(*file)(int i);
+    const struct kl_rung_note *notes; /* NULL: none */
 };
 
 /*
  * The accessors of a workload's rung array: kl_<workload>_rung_count(),
  * kl_<workload>_rung_at(i), a static struct kl_rung_table `table` and
  * kl_<workload>_rungs(), which hands it to the registry (workloads/registry.h).
+ * KL_RUNG_TABLE_FILES does the same for rungs of a type with a member file
+ * (each rung's kernel file, NULL for a host rung), with the article's notes
+ * (a struct kl_rung_note list, or NULL).
  */
 #define KL_RUNG_TABLE(workload, type, array)                                                       \
+    KL_RUNG_ACCESSORS(workload, type, array)                                                       \
+    KL_RUNG_TABLE_OF(workload, array, NULL, NULL)
+
+#define KL_RUNG_TABLE_FILES(workload, type, array, notes_list)                                     \
+    KL_RUNG_ACCESSORS(workload, type, array)                                                       \
+    static const char *rung_file(int i)                                                            \
+    {                                                                                              \
+        return array[i].file;                                                                      \
+    }                                                                                              \
+    KL_RUNG_TABLE_OF(workload, array, rung_file, notes_list)
+
+#define KL_RUNG_ACCESSORS(workload, type, array)                                                   \
     int kl_##workload##_rung_count(void)                                                           \
     {                                                                                              \
         return (int)(sizeof array / sizeof *array);                                                \
@@ -49,14 +78,17 @@ struct kl_rung_table {
     static const struct kl_param_def *rung_params(int i)                                           \
     {                                                                                              \
         return array[i].params;                                                                    \
-    }                                                                                              \
+    }
+
+#define KL_RUNG_TABLE_OF(workload, array, file_fn, notes_list)                                     \
     static const struct kl_rung_table table;                                                       \
     const struct kl_rung_table *kl_##workload##_rungs(void)                                        \
     {                                                                                              \
         return &table;                                                                             \
     }                                                                                              \
-    static const struct kl_rung_table table = {#workload, (int)(sizeof array / sizeof *array),     \
-                                               rung_name, rung_summary, rung_params}
+    static const struct kl_rung_table table = {                                                    \
+        #workload, (int)(sizeof array / sizeof *array), rung_name, rung_summary, rung_params,      \
+        file_fn,   notes_list}
 
 /*
  * The rungs of a ladder: a workload's table, then the user's kernels

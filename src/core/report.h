@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "core/ceilings.h"
 #include "core/machine.h"
+#include "core/params.h"
 #include "kladder.h"
 
 /*
@@ -107,6 +108,16 @@ struct kl_result {
     const char *bound;  /* "memory", "compute" or "latency" (neither roof within reach); NULL
                            where no roof is known */
     double gflops_per_j, gbps_per_j; /* per joule, where energy was measured (else 0) */
+    /* What the row built, for the article (set by the ladder engine; "" / 0 elsewhere): its
+       kernel file (under kernels/, or the user's path) and the hash of its text
+       (kl_text_hash), and each parameter's value and where it came from. */
+    char source_file[4096], source_hash[32];
+    struct kl_value_source {
+        char name[32];
+        int value;
+        const char *from; /* "default", "--param", "preset" or "tuned" */
+    } values[KL_MAX_PARAMS];
+    int nvalues;
 };
 
 /* One iteration of a soak (workloads/soak/soak.h): when, how long each rung took, the machine. */

@@ -159,6 +159,14 @@ char *kl_strdup(const char *s)
     return d;
 }
 
+void kl_text_hash(const char *text, char *out)
+{
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ull;
+    snprintf(out, KL_TEXT_HASH, "fnv1a64:%016llx", h);
+}
+
 void kl_utc_now(char *out, size_t n)
 {
     time_t t = time(NULL);

@@ -32,6 +32,14 @@ int kl_contains_nocase(const char *haystack, const char *needle);
 char *kl_strdup(const char *s);
 
 /*
+ * The hash kladder records of a kernel's source (the run's JSON, so an
+ * article can tell a file changed since): "fnv1a64:" and 16 hex digits of
+ * FNV-1a over the text's bytes, into out (at least KL_TEXT_HASH bytes).
+ */
+#define KL_TEXT_HASH 25
+void kl_text_hash(const char *text, char *out);
+
+/*
  * What a compiler said about a successful build: log, then the lines it
  * printed on standard error (more) that log does not hold, each line once,
  * without blank lines; with warnings_only, only the lines that mention a warning

@@ -271,6 +271,36 @@ static void check_row(struct check *c, const struct kl_json *o, const char *wher
             r->status);
 }
 
+/*
+ * What the row built (version 3; absent before): its source file and hash,
+ * each a string where given, and its values, an array of objects of a name,
+ * a whole value and where it came from.
+ */
+static void read_inputs(struct check *c, const struct kl_json *o, const char *where,
+                        struct kl_run_row *r)
+{
+    const struct kl_json *src = optional(c, o, where, "source", KL_JSON_OBJECT);
+    const struct kl_json *vals = optional(c, o, where, "values", KL_JSON_ARRAY);
+    char at[96];
+    snprintf(at, sizeof at, "%s.source", where);
+    if (src) {
+        r->source_file = str(c, src, at, "file");
+        r->source_hash = str(c, src, at, "hash");
+    }
+    for (int k = 0; vals && k < vals->count && !c->failed; k++) {
+        const struct kl_json *v = vals->items[k];
+        snprintf(at, sizeof at, "%s.values[%d]", where, k);
+        if (v->type != KL_JSON_OBJECT) {
+            bad(c, v, "%s should be an object", at);
+            return;
+        }
+        str(c, v, at, "name");
+        str(c, v, at, "from");
+        num(c, v, at, "value", 0);
+    }
+    r->values = vals;
+}
+
 static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
 {
     char where[48];
@@ -289,6 +319,7 @@ static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_
     if (!isfinite(r->bytes) || r->bytes < 0)
         r->bytes = 0;
     read_machine(c, o, where, r);
+    read_inputs(c, o, where, r);
 }
 
 static void read_ceilings(struct check *c, struct kl_run *run, const struct kl_json *v)

@@ -49,6 +49,11 @@ struct kl_run_row {
     int retaken, low_kept;      /* launches taken again for a low clock; kept under it */
     const struct kl_json *clocks; /* the SM clock after each timed launch (MHz): an array */
     const char *machine_note, *resources_note;
+    /* What it built (version 3): its kernel file and the hash of its text (NULL: unknown),
+       and its parameters' values, an array of {name, value, from} (NULL: unknown). */
+    const char *source_file, *source_hash;
+    const struct kl_json *values;
+    const char *href; /* where the row's marks in a chart link to ("#rung-10_tiled"); NULL */
 };
 
 struct kl_run {
@@ -69,6 +74,7 @@ struct kl_run {
     char ceil_source[256]; /* where the roofs come from */
     struct kl_run_row *rows;
     int nrows;
+    const char *article; /* the path of its article (--article), which its page links to; NULL */
 };
 
 /*

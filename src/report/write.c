@@ -843,6 +843,30 @@ static void json_trace(FILE *out, const struct kl_report *r)
     fputs("\n  ],\n", out);
 }
 
+/*
+ * What a rung built, for the article: "source" (its kernel file and the hash
+ * of its text, null for a host rung, a peer or a row not run through the
+ * engine) and "values" (each parameter's value and where it came from).
+ */
+static void json_inputs(FILE *out, const struct kl_result *x)
+{
+    if (x->source_file[0]) {
+        fputs("\"source\": {", out);
+        json_kv(out, "", "file", x->source_file, ", ");
+        json_kv(out, "", "hash", x->source_hash, "}, ");
+    } else {
+        fputs("\"source\": null, ", out);
+    }
+    fputs("\"values\": [", out);
+    for (int k = 0; k < x->nvalues; k++) {
+        fprintf(out, "%s{", k ? ", " : "");
+        json_kv(out, "", "name", x->values[k].name, ", ");
+        fprintf(out, "\"value\": %d, ", x->values[k].value);
+        json_kv(out, "", "from", x->values[k].from, "}");
+    }
+    fputs("], ", out);
+}
+
 /* One result row: what it is, its numbers (report/fields.h), its notes and its machine. */
 static void json_result(FILE *out, const struct kl_report *r, const struct kl_result *x)
 {
@@ -865,6 +889,7 @@ static void json_result(FILE *out, const struct kl_report *r, const struct kl_re
     json_numbers(out, r, x);
     fputs(", ", out);
     json_kv(out, "", "build_options", x->options, ", ");
+    json_inputs(out, x);
     json_kv(out, "", "note", x->note, "");
     json_machine(out, x, ok);
 }

@@ -20,7 +20,8 @@ void kl_report_csv(const struct kl_report *r, FILE *out);
  */
 void kl_report_matrix(const struct kl_report *r, const char *x_name, FILE *out);
 /* The JSON report: docs/kladder-run.schema.json describes it; schema_version says which. */
-#define KL_REPORT_SCHEMA_VERSION 2 /* 2: bound, resources, clocks, power, energy, samples */
+#define KL_REPORT_SCHEMA_VERSION 3 /* 2: bound, resources, clocks, power, energy, samples; \
+                                      3: each row's source and values */
 void kl_report_json(const struct kl_report *r, FILE *out);
 
 #endif /* KL_REPORT_WRITE_H */

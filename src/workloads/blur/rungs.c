@@ -202,4 +202,4 @@ static const struct kl_blur_rung rungs[] = {
                  {90, KL_BLUR_MMA_MAX_RADIUS, "SH=1024,SA=1"}}},
 };
 
-KL_RUNG_TABLE(blur, struct kl_blur_rung, rungs);
+KL_RUNG_TABLE_FILES(blur, struct kl_blur_rung, rungs, NULL);

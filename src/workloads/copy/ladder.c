@@ -75,7 +75,29 @@ static const struct kl_copy_rung rungs[] = {
 /* clang-format on */
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-KL_RUNG_TABLE(copy, struct kl_copy_rung, rungs);
+/*
+ * The article's notes: the ILP rungs share one file, and so do the seed's,
+ * so each says what its options change; vec2 is read against ilp4, the rung
+ * of its own language and ILP before it.
+ */
+static const struct kl_rung_note notes[] = {
+    {"ilp2", NULL,
+     "twice ilp1's elements per work-item in blocks of half the size: each block still moves "
+     "512 elements, and each work-item has two loads in flight before its first store"},
+    {"ilp4", NULL, "four loads in flight per work-item, blocks of 128"},
+    {"ilp8", NULL, "eight loads in flight per work-item, blocks of 64"},
+    {"ilp16", NULL,
+     "sixteen loads in flight per work-item, blocks of one warp: the fewest resident threads, "
+     "each keeping the most bytes outstanding"},
+    {"seed_ilp2", NULL, "the seed's kernel with ILP=2 as its argument, blocks of 256"},
+    {"seed_ilp4", NULL, "ILP=4, blocks of 128"},
+    {"seed_ilp8", NULL, "ILP=8, blocks of 64"},
+    {"seed_ilp16", NULL, "ILP=16, blocks of 32"},
+    {"vec2", "ilp4", NULL},
+    {NULL, NULL, NULL},
+};
+
+KL_RUNG_TABLE_FILES(copy, struct kl_copy_rung, rungs, notes);
 
 #define GUARD 64 /* elements past N that a correct kernel never writes */
 

@@ -392,7 +392,7 @@ static const struct kl_gemm_rung rungs[] = {
      .relations = mma_relations},
 };
 
-KL_RUNG_TABLE(gemm, struct kl_gemm_rung, rungs);
+KL_RUNG_TABLE_FILES(gemm, struct kl_gemm_rung, rungs, NULL);
 
 const struct kl_gemm_rung *kl_gemm_rung_find(const char *name)
 {

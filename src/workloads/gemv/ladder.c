@@ -69,7 +69,7 @@ static const struct kl_gemv_rung rungs[] = {
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-KL_RUNG_TABLE(gemv, struct kl_gemv_rung, rungs);
+KL_RUNG_TABLE_FILES(gemv, struct kl_gemv_rung, rungs, NULL);
 
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
 

@@ -63,7 +63,7 @@ static const struct kl_rowdot_rung rungs[] = {
 };
 #define RUNG_COUNT ((int)(sizeof rungs / sizeof *rungs))
 
-KL_RUNG_TABLE(rowdot, struct kl_rowdot_rung, rungs);
+KL_RUNG_TABLE_FILES(rowdot, struct kl_rowdot_rung, rungs, NULL);
 
 #define PARAM(name) ((size_t)kl_param_value(r->params, v, name))
 
