@@ -4,7 +4,8 @@
 #
 #   scripts/setup.sh           what kladder itself needs: a compiler, CMake,
 #                              OpenCL with PoCL (a CPU device), OpenBLAS (the
-#                              reference) and libpng (the pictures)
+#                              reference), libpng (the pictures) and libgit2
+#                              (the article's diffs)
 #   scripts/setup.sh --tests   that, and what the test suite and the hardening
 #                              jobs use (oclgrind, CLBlast, clang, Chromium,
 #                              OpenMPI, Python's packaging tools, zsh, ...)
@@ -70,6 +71,9 @@ if [ "${KLADDER_NO_INSTALL:-0}" != 1 ] && command -v dpkg >/dev/null; then
 the reference and libpng for pictures" \
         build-essential cmake ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
         libopenblas-dev libpng-dev
+    # Apart: a distribution without it still builds kladder, whose article then says it needs it.
+    install "for the article's diffs (kladder article): libgit2 and pkg-config, which finds it" \
+        libgit2-dev pkg-config
     if [ $tests -eq 1 ]; then
         install "for the tests: a simulator that checks kernels for races (oclgrind), CLBlast \
 as a peer, clinfo and Python" oclgrind libclblast1 clinfo python3
@@ -84,6 +88,7 @@ as a peer, clinfo and Python" oclgrind libclblast1 clinfo python3
             python3-wheel
         install "for the Python package's DataFrames" python3-pandas
         install "for the command-line tests: the man page, the zsh completion" man-db zsh
+        install "for the article tests: a Markdown parser" python3-markdown-it
         install "for kladder-mpi and its test" openmpi-bin libopenmpi-dev
     fi
 fi

@@ -23,6 +23,7 @@
 #include "peers/peers.h"
 #include "tune/cache.h"
 #include "tune/tune.h"
+#include "article/sources.h"
 #include "workloads/blur/blur.h"
 #include "workloads/blur/bound.h"
 #include "workloads/gemm/gemm.h"
@@ -1524,8 +1525,54 @@ static void test_reference_adopt(void)
     }
 }
 
+/*
+ * The article's reading of kernel files (article/sources.c): a Change field
+ * joined into one paragraph up to the next field, a blank comment line or the
+ * comment's end, and none where a file has none; the includes; the hash.
+ */
+static void test_article_sources(void)
+{
+    static const char text[] = "/*\n"
+                               " * Rung 2: a title line.\n"
+                               " *\n"
+                               " * Computes   C = A B.\n"
+                               " * Change:    one element per work-item, the sum\n"
+                               " *            kept in a register:   fewer stores.\n"
+                               " *            CPU: no gain there.\n"
+                               " * Sizes:     any.\n"
+                               " */\n#include \"hopper.cuh\"\n  #  include \"pixels.cuh\"\n"
+                               "#include <stdio.h>\nkernel void k(void) {}\n";
+    char out[256], names[4][128], hash[KL_TEXT_HASH], again[KL_TEXT_HASH];
+    kl_change_paragraph(text, out, sizeof out);
+    CHECK(strcmp(out, "one element per work-item, the sum kept in a register: fewer stores. CPU: "
+                      "no gain there.") == 0,
+          "change: \"%s\"", out);
+    kl_change_paragraph("/*\n * Change: last field\n *   and its end. */\nx", out, sizeof out);
+    CHECK(strcmp(out, "last field and its end.") == 0, "change at the end: \"%s\"", out);
+    kl_change_paragraph("/*\n * Change: then a blank\n *\n *   not this\n */", out, sizeof out);
+    CHECK(strcmp(out, "then a blank") == 0, "change before a blank line: \"%s\"", out);
+    kl_change_paragraph("/* no fields */ int x; /*\n * Change: later\n */", out, sizeof out);
+    CHECK(out[0] == '\0', "only the first comment counts: \"%s\"", out);
+    kl_change_paragraph("int x;", out, sizeof out);
+    CHECK(out[0] == '\0', "no comment: \"%s\"", out);
+    kl_change_paragraph(text, out, 12);
+    CHECK(strcmp(out, "one element") == 0, "cut to the buffer: \"%s\"", out);
+    int n = kl_source_includes(text, names, 4);
+    CHECK(n == 2 && strcmp(names[0], "hopper.cuh") == 0 && strcmp(names[1], "pixels.cuh") == 0,
+          "includes: %d", n);
+    kl_source_beside("cuda/gemm/17_wgmma_tf32.cu", "hopper.cuh", out, sizeof out);
+    CHECK(strcmp(out, "cuda/gemm/hopper.cuh") == 0, "beside: %s", out);
+    kl_text_hash("", hash);
+    CHECK(strcmp(hash, "fnv1a64:cbf29ce484222325") == 0, "FNV-1a of nothing: %s", hash);
+    kl_text_hash("a", hash);
+    CHECK(strcmp(hash, "fnv1a64:af63dc4c8601ec8c") == 0, "FNV-1a of \"a\": %s", hash);
+    kl_text_hash("b", again);
+    CHECK(strcmp(hash, again) != 0, "one byte changes the hash");
+}
+
 int main(void)
 {
+    test_article_sources();
     test_stats();
     test_reference_adopt();
     test_protocol();

@@ -31,6 +31,7 @@ enum command {
     CMD_COMPARE,    /* two saved runs, rung by rung (cli/compare.c) */
     CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */
     CMD_COMPLETION, /* the shell completion script (cli/shell_docs.c) */
+    CMD_ARTICLE,    /* the ladder as an article (cli/article_cmd.c) */
     CMD_ADDED,      /* the ladders of workloads registered beyond the built-in ones, */
     CMD_ADDED_LAST = CMD_ADDED + 3, /* each a command of its name (cli/options.c) */
     CMD_COUNT                       /* not a command: how many there are */
@@ -63,7 +64,7 @@ struct cli {
     int no_tuned; /* gemm: the defaults, not tuned parameters */
     /* tune */
     const char *workload;
-    enum command tuned;                  /* the workload of `tune WORKLOAD` */
+    enum command tuned; /* the workload of `tune WORKLOAD` and of `article WORKLOAD` */
     const char *workload_opt;            /* an option of the workload's, not of tune gemm's */
     const struct kl_ladder_tuner *tuner; /* tune WORKLOAD --kernel: the search */
     double budget;
@@ -98,7 +99,11 @@ struct cli {
     const char *chart;       /* --chart: the chart of --format svg */
     /* compare */
     double fail_pct; /* --fail-on-regression PCT; below 0: not given */
-    int force;       /* --force: compare runs of different ladders */
+    int force;       /* --force: compare runs of different ladders; write an article whose
+                        sources changed since its run */
+    /* article */
+    const char *article;        /* --article FILE, or article's --output: where it goes */
+    const char *article_format; /* --format of article: html (NULL) or md */
 };
 
 /*

@@ -815,7 +815,7 @@ static const struct {
 } deviceless[] = {
     {CMD_DEVICES, run_devices},       {CMD_REPORT, kl_cli_report},
     {CMD_COMPARE, kl_cli_compare},    {CMD_TEMPLATE, kl_cli_template},
-    {CMD_COMPLETION, run_completion},
+    {CMD_COMPLETION, run_completion}, {CMD_ARTICLE, kl_cli_article},
 };
 
 /* A command on one device, its outputs o open: the tuner, mgemm, peak or a ladder. */
@@ -844,6 +844,12 @@ static int run_measurement(struct cli *c, int argc, char **typed)
      * kladder-mpi's, one rank a device. */
     int one_process =
         c->command == CMD_MGEMM || (c->command == CMD_PEAK && (c->p2p || c->collectives));
+    if (c->article && kl_fleet_is_list(spec)) {
+        fprintf(stderr, "kladder: an article is of one device's run: give one device, or write "
+                        "each device's run with --json and its article with kladder article "
+                        "RUN.json\n");
+        return EXIT_USAGE;
+    }
     if (kl_fleet_is_list(spec) && !kl_fleet_is_member() && !one_process)
         return (rc = kl_cli_outputs_open(c, &o)) != 0 ? rc : kl_cli_fleet(c, &o, spec, argc, typed);
     /* tune: gemm's own tuner (and --show, --clear), else the ladder's (--kernel, --rung) */
@@ -852,6 +858,30 @@ static int run_measurement(struct cli *c, int argc, char **typed)
     if ((rc = load_users(c)) != 0 || (rc = kl_cli_outputs_open(c, &o)) != 0)
         return rc;
     return run_command(c, &o);
+}
+
+/*
+ * kladder article WORKLOAD [OPTIONS]: the ladder's run, its article written
+ * where article's --output says (as the ladder's --article does). 0, or an
+ * exit code; a run's file (article RUN.json) is left to kl_cli_article.
+ */
+static int article_of_ladder(struct cli *c)
+{
+    if (!c->tuned)
+        return 0;
+    if (c->noperands) {
+        fprintf(stderr, "kladder: article %s runs the ladder: it takes no run's file (got %s)\n"
+                        "(kladder help article lists the options)\n",
+                c->workload, c->operands[0]);
+        return EXIT_USAGE;
+    }
+    if (!c->article)
+        c->article = c->article_format && strcmp(c->article_format, "md") == 0
+                         ? "kladder-article"
+                         : "kladder-article.html";
+    c->command = c->tuned;
+    c->tuned = 0;
+    return 0;
 }
 
 /* --version or -V anywhere, whatever the command. */
@@ -878,6 +908,8 @@ static int run_cli(int argc, char **argv, char **typed)
         list_rungs(c.command, stdout);
         return 0;
     }
+    if (c.command == CMD_ARTICLE && (rc = article_of_ladder(&c)) != 0)
+        return rc;
     for (size_t k = 0; k < sizeof deviceless / sizeof *deviceless; k++)
         if (deviceless[k].cmd == c.command)
             return deviceless[k].run(&c);

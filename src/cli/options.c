@@ -45,6 +45,20 @@ static const char compare_detail[] =
     "runs (a.json,b.json,c.json) and their launch times are pooled and the runs resampled\n"
     "too, so the interval holds that drift.";
 
+static const char article_detail[] =
+    "With a ladder (gemm, copy, rowdot, gemv, blur, ...) and its options, runs it and writes\n"
+    "its article; with RUN.json (from --json FILE, any machine's), writes the article of that\n"
+    "run. For each rung in ladder order: the Change paragraph of its kernel file, the diff of\n"
+    "its source from the rung below (unified, line numbers, the whole source folded beneath)\n"
+    "and of its build options, where each parameter value came from (default, --param,\n"
+    "preset, tuning cache), and what it did: time, rate, % of roof, bound, registers,\n"
+    "occupancy, the speed-ups, and a sentence whose faster or slower is kladder compare's\n"
+    "verdict between the two rungs. The ladder chart and the roofline link each rung to its\n"
+    "section. The diffs come from libgit2 (Debian: libgit2-dev), where kladder was built\n"
+    "with it. A kernel file changed since the run (its hash differs) is refused unless\n"
+    "--force, which marks it; a run older than schema version 3 records no hashes, and the\n"
+    "page says its sources are today's.";
+
 const struct command_def kl_cli_commands[] = {
     {"devices", "", CMD_DEVICES, "list every OpenCL platform and device with its facts",
      "kladder devices", .operand = OPD_NONE},
@@ -85,6 +99,12 @@ const struct command_def kl_cli_commands[] = {
      "kladder compare main.json branch.json --fail-on-regression 10", .detail = compare_detail,
      .operand = OPD_FILES, .min_operands = 2, .max_operands = 2,
      .operands_wrong = "give two runs: OLD.json NEW.json"},
+    {"article", "RUN.json | WORKLOAD [OPTIONS]", CMD_ARTICLE,
+     "the ladder as an article: each rung's change (its Change paragraph,\nthe diff of its source "
+     "and options) beside what it did here",
+     "kladder article gemm --size 1024 -o gemm.html", .detail = article_detail,
+     .operand = OPD_FILES, .min_operands = 0, .max_operands = 1,
+     .operands_wrong = "give one run's JSON file (from --json FILE), or a ladder"},
     {"template", "WORKLOAD", CMD_TEMPLATE,
      "print a kernel of the workload's interface to start your own (--kernel)",
      "kladder template gemm > mine.cl", .operand = OPD_WORKLOAD, .min_operands = 1,
@@ -196,6 +216,7 @@ const char *const kl_cli_section_titles[] = {"Device and output (every command)"
                                              "tune",
                                              "report",
                                              "compare",
+                                             "article",
                                              "sizes"};
 
 #define F(f) offsetof(struct cli, f)
@@ -425,6 +446,8 @@ const struct cli_option kl_cli_options[] = {
      0, 0, NULL, 0, NULL, "write the report to FILE instead of standard output"},
     {"--json", NULL, "FILE", ON_RUNS | ON_MGEMM, S_DEVICE, K_STRING, F(json), 0, 0, NULL, 0, NULL,
      "also write the JSON report to FILE (whatever --format is)"},
+    {"--article", NULL, "FILE", ON_LADDERS, S_DEVICE, K_STRING, F(article), 0, 0, NULL, 0, NULL,
+     "also write the ladder as an article (kladder article --help): the\nHTML page FILE"},
     {"--report", NULL, "FILE", ON_LADDERS | ON_MGEMM | ON(CMD_SOAK), S_DEVICE, K_STRING, F(report),
      0, 0, NULL, 0, NULL, "also write an HTML report (charts) to FILE"},
     {"--quiet", "-q", NULL, ON_ALL, S_DEVICE, K_FLAG, F(quiet), 1, 0, NULL, 0, NULL,
@@ -634,6 +657,18 @@ const struct cli_option kl_cli_options[] = {
     {"--force", NULL, NULL, ON_COMPARE, S_COMPARE, K_FLAG, F(force), 1, 0, NULL, 0, NULL,
      "compare runs of different workloads, parameters or devices, saying\nwhat differs (they are "
      "refused otherwise)"},
+    /* article */
+    {"--output", "-o", "PATH", ON_ARTICLE, S_ARTICLE, K_STRING, F(article), 0, 0, NULL, 0, NULL,
+     "the page (default kladder-article.html), or with --format md the\nfolder of article.md and "
+     "its charts (default kladder-article)"},
+    {"--format", NULL, "FMT", ON_ARTICLE, S_ARTICLE, K_CHOICE, F(article_format), 0, 0, "html md",
+     0, NULL, "html (default): one self-contained page; md: Markdown and its charts\nas SVG files"},
+    {"--force", NULL, NULL, ON_ARTICLE, S_ARTICLE, K_FLAG, F(force), 1, 0, NULL, 0, NULL,
+     "write it though a kernel file changed since the run (its hash\ndiffers), each such source "
+     "marked"},
+    {"--kernel-dir", NULL, "DIR", ON_ARTICLE, S_ARTICLE, K_STRING, F(kernel_dir), 0, 0, NULL, 0,
+     NULL, "read the kernels' text from DIR (kernels/ of a source tree), not the\ncopies built "
+     "into kladder"},
     {"--size", NULL, "S[,S]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, NULL, 0, set_sizes,
      "its sizes, one per dimension as its report names them (default:\nthe workload's own)"},
 };

@@ -47,6 +47,7 @@ struct command_def {
 #define ON_ALL (ON_RUNS | ON_TUNE | ON_MGEMM | ON(CMD_DEVICES))
 #define ON_REPORT ON(CMD_REPORT)
 #define ON_COMPARE ON(CMD_COMPARE)
+#define ON_ARTICLE ON(CMD_ARTICLE)
 
 /* Help sections, in the order `kladder help` prints them (titles: kl_cli_section_titles). */
 enum section {
@@ -63,6 +64,7 @@ enum section {
     S_TUNE, /* the last section `kladder help` prints: report and compare have their own help */
     S_REPORT,
     S_COMPARE,
+    S_ARTICLE,
     S_ADDED, /* a registered workload's sizes */
     S_COUNT
 };

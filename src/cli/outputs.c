@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/article_cmd.h"
 #include "cli/exit.h"
 #include "fleet/spawn.h"
 #include "report/html.h"
@@ -63,39 +64,94 @@ int kl_cli_commit(struct kl_out_file *f, int announce)
     return 0;
 }
 
-int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path)
+/*
+ * The run's own JSON, read back into run (*text holds what run points into;
+ * free both): one path from a run to its page and its article, so that they
+ * are the same as those of its saved file. 0, or EXIT_RUNTIME having said why
+ * (what: the file being written).
+ */
+static int read_back(const struct kl_report *rep, struct kl_run *run, char **text,
+                     const char *what)
 {
-    /* The run's own JSON, read back: one path from a run to its page. */
     FILE *tmp = tmpfile();
-    char *text = NULL, err[1024];
+    char err[1024];
     long len = 0;
-    int rc = EXIT_OK;
+    *text = NULL;
     if (!tmp) {
-        fprintf(stderr, "kladder: cannot write the report %s: no temporary file: %s\n", path,
+        fprintf(stderr, "kladder: cannot write %s: no temporary file: %s\n", what,
                 strerror(errno));
         return EXIT_RUNTIME;
     }
     kl_report_json(rep, tmp);
     if (fflush(tmp) != 0 || ferror(tmp) || (len = ftell(tmp)) < 0 || fseek(tmp, 0, SEEK_SET) != 0 ||
-        !(text = malloc((size_t)len + 1)) || fread(text, 1, (size_t)len, tmp) != (size_t)len) {
-        fprintf(stderr, "kladder: cannot write the report %s: the temporary file failed\n", path);
+        !(*text = malloc((size_t)len + 1)) || fread(*text, 1, (size_t)len, tmp) != (size_t)len) {
+        fprintf(stderr, "kladder: cannot write %s: the temporary file failed\n", what);
         fclose(tmp);
-        free(text);
+        free(*text);
+        *text = NULL;
         return EXIT_RUNTIME;
     }
     fclose(tmp);
-    struct kl_run run;
-    if (kl_run_parse(&run, text, (size_t)len, "this run", err, sizeof err) != 0) {
+    if (kl_run_parse(run, *text, (size_t)len, "this run", err, sizeof err) != 0) {
         /* Our own JSON not read back is a bug; say so plainly. */
         fprintf(stderr, "kladder: internal error: the run's JSON does not read back: %s\n", err);
-        rc = EXIT_RUNTIME;
-    } else {
-        kl_html_report(html, &run, 1);
-        if (fflush(html) != 0 || ferror(html)) {
-            fprintf(stderr, "kladder: writing %s failed: %s\n", path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
+        kl_run_free(run);
+        free(*text);
+        *text = NULL;
+        return EXIT_RUNTIME;
     }
+    return 0;
+}
+
+int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path,
+                      const char *article)
+{
+    struct kl_run run;
+    char *text;
+    int rc = read_back(rep, &run, &text, path);
+    if (rc)
+        return rc;
+    run.article = article;
+    kl_html_report(html, &run, 1);
+    if (fflush(html) != 0 || ferror(html)) {
+        fprintf(stderr, "kladder: writing %s failed: %s\n", path, strerror(errno));
+        rc = EXIT_RUNTIME;
+    }
+    kl_run_free(&run);
+    free(text);
+    return rc;
+}
+
+/*
+ * The link from the page at report to the article at article: its name where
+ * both are in one folder, else its absolute path.
+ */
+static void article_href(const char *report, const char *article, char *out, size_t n)
+{
+    const char *rs = strrchr(report, '/'), *as = strrchr(article, '/');
+    size_t rl = rs ? (size_t)(rs - report) : 0, al = as ? (size_t)(as - article) : 0;
+    char dir[4096], *abs;
+    if (rl == al && strncmp(report, article, rl) == 0) {
+        snprintf(out, n, "%s", as ? as + 1 : article);
+        return;
+    }
+    snprintf(dir, sizeof dir, "%.*s", (int)al, as ? article : ".");
+    abs = realpath(al || !as ? dir : "/", NULL);
+    snprintf(out, n, "%s/%s", abs ? abs : dir, as ? as + 1 : article);
+    free(abs);
+}
+
+/* The run's article, at the path its outputs opened; 0, or an exit code having said why. */
+static int article_run(const struct kl_report *rep, struct outputs *o, int quiet)
+{
+    struct kl_run run;
+    char *text;
+    int rc = read_back(rep, &run, &text, o->article.path);
+    if (rc) {
+        kl_cli_article_abort(&o->article);
+        return rc;
+    }
+    rc = kl_cli_article_write(&o->article, &run, quiet);
     kl_run_free(&run);
     free(text);
     return rc;
@@ -114,6 +170,7 @@ void kl_cli_outputs_abort(struct outputs *o)
 {
     for (int k = 0; k < 3; k++)
         kl_out_abort(&o->files[k]);
+    kl_cli_article_abort(&o->article);
     o->main = stdout;
     o->json = o->report = NULL;
 }
@@ -143,6 +200,11 @@ int kl_cli_outputs_open(const struct cli *c, struct outputs *o)
             kl_cli_outputs_abort(o);
             return EXIT_USAGE;
         }
+    }
+    int rc;
+    if (c->article && (rc = kl_cli_article_open(c, &o->article)) != 0) {
+        kl_cli_outputs_abort(o);
+        return rc;
     }
     return 0;
 }
@@ -190,10 +252,19 @@ static int emit(const struct cli *c, enum kl_status st, const struct kl_report *
             io = EXIT_RUNTIME;
         if (io)
             fprintf(stderr, "kladder: writing the report failed: %s\n", strerror(errno));
-        if (o->report && kl_cli_report_run(rep, o->report, o->report_path) == 0)
+        char href[8192];
+        if (o->article.open)
+            article_href(o->report_path ? o->report_path : ".", o->article.path, href,
+                         sizeof href);
+        const char *article = o->article.open ? href : NULL;
+        if (o->report && kl_cli_report_run(rep, o->report, o->report_path, article) == 0)
             *html = 1;
         else if (o->report)
             io = EXIT_RUNTIME;
+        if (o->article.open && article_run(rep, o, !o->announce) != 0)
+            io = io ? io : EXIT_RUNTIME;
+    } else {
+        kl_cli_article_abort(&o->article);
     }
     if (kl_cli_outputs_close(o, written, *html))
         io = EXIT_RUNTIME, *html = 0;

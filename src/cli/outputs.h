@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "cli/article_cmd.h"
 #include "cli/cli.h"
 #include "core/context.h"
 #include "core/report.h"
@@ -27,6 +28,7 @@ struct outputs {
     struct kl_out_file files[3]; /* --output, --json, the HTML report */
     int announce;                /* say "wrote PATH" of each (not --quiet) */
     int announce_html;           /* ... the HTML report too (the main job ends with its path) */
+    struct kl_cli_article article; /* --article: the ladder as an article (open: asked for) */
 };
 
 /* Opens --output, --json and --report (the main job's page) for c; 0 or an exit code. */
@@ -49,10 +51,12 @@ int kl_cli_outputs_close(struct outputs *o, int written, int html);
 /*
  * --report: writes the HTML report of a finished run into html (opened by
  * the caller before the run), reading back its own JSON so that a report of
- * a run and of its saved file are the same page. 0, or 3 when writing failed
- * (with a message on stderr).
+ * a run and of its saved file are the same page; article: the path of the
+ * run's article (--article), which the page links to, or NULL. 0, or 3 when
+ * writing failed (with a message on stderr).
  */
-int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path);
+int kl_cli_report_run(const struct kl_report *rep, FILE *html, const char *path,
+                      const char *article);
 
 /* Prints "report: PATH" with PATH made absolute, for a person to open. */
 void kl_cli_report_announce(FILE *f, const char *path);

@@ -355,6 +355,19 @@ static int tune_workload(const char *word, struct cli *c)
     return fail(err, "help tune");
 }
 
+/* kladder article WORKLOAD: 1 where word is a ladder (then its options apply too); else the
+ * word is a run's file, an operand. */
+static int article_ladder(const char *word, struct cli *c)
+{
+    const struct kl_workload_def *w = kl_workload_find(word);
+    const struct command_def *d = command_named(word);
+    if (!w || !tunable(w))
+        return 0;
+    c->workload = word;
+    c->tuned = (enum command)d->cmd;
+    return 1;
+}
+
 /* The command word at argv[1]; 0 with c->command set, else an exit code (*done set). */
 static int parse_command(int argc, char **argv, int *i, struct cli *c, int *done)
 {
@@ -369,6 +382,8 @@ static int parse_command(int argc, char **argv, int *i, struct cli *c, int *done
     c->command = (enum command)d->cmd;
     if (c->command == CMD_TUNE && *i < argc && argv[*i][0] != '-')
         return tune_workload(argv[(*i)++], c);
+    if (c->command == CMD_ARTICLE && *i < argc && argv[*i][0] != '-' && article_ladder(argv[*i], c))
+        (*i)++;
     return 0;
 }
 
@@ -605,8 +620,8 @@ static const struct rule rules[] = {
 static int check_rules(const struct cli *c)
 {
     char err[512];
-    /* `tune WORKLOAD` takes the workload's sizes. */
-    enum command workload = c->command == CMD_TUNE && c->tuned ? c->tuned : c->command;
+    /* `tune WORKLOAD` and `article WORKLOAD` take the workload's sizes. */
+    enum command workload = c->tuned ? c->tuned : c->command;
     for (size_t k = 0; k < sizeof rules / sizeof *rules; k++) {
         const struct rule *r = &rules[k];
         if (!(r->on & ON(r->by_command ? c->command : workload)))
@@ -625,8 +640,8 @@ static const struct cli_option *lookup(struct cli *c, const char *opt)
 {
     const struct cli_option *o = kl_cli_find(opt, c->command);
     const struct cli_option *w = c->tuned ? kl_cli_find(opt, c->tuned) : NULL;
-    if (!w || (o && (w == o || (w->on & ON_TUNE))))
-        return o;
+    if (!w || (o && (w == o || (w->on & ON_TUNE) || c->command == CMD_ARTICLE)))
+        return o; /* article's own --output, --format and --force come before the ladder's */
     if (!(w->on & ON_TUNE))
         c->workload_opt = w->name;
     return w;

@@ -699,6 +699,14 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
     fputs(" · from ", out);
     esc(out, run->name);
     fputs("</p>\n", out);
+    if (run->article) {
+        fputs("<p class=\"article\">The ladder as an article, each rung's change beside what it "
+              "did: <a href=\"", out);
+        esc(out, run->article);
+        fputs("\">", out);
+        esc(out, run->article);
+        fputs("</a></p>\n", out);
+    }
     verdict(out, run, nm ? ms[0] : KL_METRIC_FLOPS);
     fputs("<div class=\"charts\">\n", out);
     if (run->sweep) {

@@ -274,9 +274,26 @@ static void ladder_missing(FILE *out, const struct kl_run_row *r, int cy)
     fputs("</text>\n", out);
 }
 
+/* Opens a link around a row's marks where it has a target (kl_run_row.href). */
+static void link_open(FILE *out, const struct kl_run_row *r)
+{
+    if (!r->href)
+        return;
+    fputs("<a href=\"", out);
+    kl_xml_text(out, r->href);
+    fputs("\">", out);
+}
+
+static void link_close(FILE *out, const struct kl_run_row *r)
+{
+    if (r->href)
+        fputs("</a>", out);
+}
+
 static void ladder_row(FILE *out, const struct kl_run_row *r, const struct kl_ladder_row *b,
                        const char *unit)
 {
+    link_open(out, r);
     fprintf(out, "<g class=\"row %s\" data-rung=\"", kind_of(r));
     kl_xml_text(out, r->rung);
     fprintf(out, "\" data-status=\"%s\">", r->status);
@@ -291,7 +308,9 @@ static void ladder_row(FILE *out, const struct kl_run_row *r, const struct kl_la
         ladder_bar(out, r, b, unit);
     else
         ladder_missing(out, r, b->cy);
-    fputs("</g>\n", out);
+    fputs("</g>", out);
+    link_close(out, r);
+    fputc('\n', out);
 }
 
 void kl_svg_ladder(FILE *out, const struct kl_run *run, enum kl_metric m, int id, int standalone)
@@ -480,6 +499,7 @@ static void roofline_slopes(FILE *out, const struct kl_roofline_layout *l)
 /* A point, its leader line and its label: rung, % of roof, and the roof it is read against. */
 static void roofline_point(FILE *out, const struct kl_run_row *r, const struct kl_roof_point *p)
 {
+    link_open(out, r);
     fprintf(out, "<g class=\"pt %s\">", kind_of(r));
     row_tooltip(out, r);
     fprintf(out,
@@ -502,7 +522,9 @@ static void roofline_point(FILE *out, const struct kl_run_row *r, const struct k
     if (r->precision && strcmp(r->precision, "fp32") != 0 && strcmp(r->precision, "fp64") &&
         strcmp(r->precision, "int32")) /* of another roof than the solid one */
         fprintf(out, " (%s roof)", r->precision);
-    fputs("</text></g>\n", out);
+    fputs("</text></g>", out);
+    link_close(out, r);
+    fputc('\n', out);
 }
 
 void kl_svg_roofline(FILE *out, const struct kl_run *run, int id, int standalone)
