@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `kladder article` on PoCL (tests/article.cmake):
-#   ladder W ARGS...  the article of ladder W at a small size, as a page (--article beside
-#                     the run) and as Markdown (kladder article W ... --format md), each
-#                     checked by check_article.py: every rung a section in ladder order,
+#   ladder W ARGS...  the article of ladder W at a small size, as a page (kladder article W
+#                     ..., the run's JSON beside it) and as Markdown (kladder article RUN.json --format md, from
+#                     the run's JSON), each checked by check_article.py: every rung a
+#                     section in ladder order,
 #                     none empty, the page well-formed with its links resolving, the
 #                     Markdown parsed, every diff applying to the rung below's source
 #   saved             the article of a saved run, from its JSON alone, in under a second;
@@ -61,12 +62,11 @@ case $mode in
 ladder)
     w=$1
     shift
-    if run 0 page "$w" "$@" "${small[@]}" --json "$tmp/run.json" --article "$tmp/page.html"; then
+    if run 0 page article "$w" "$@" "${small[@]}" --json "$tmp/run.json" -o "$tmp/page.html"; then
         $py html "$tmp/page.html" "$tmp/run.json" || fails=$((fails + 1))
     fi
-    if run 0 md article "$w" "$@" "${small[@]}" --json "$tmp/run2.json" --format md \
-        -o "$tmp/folder"; then
-        $py md "$tmp/folder" "$tmp/run2.json" "$src/kernels" || fails=$((fails + 1))
+    if run 0 md article "$tmp/run.json" --format md -o "$tmp/folder"; then
+        $py md "$tmp/folder" "$tmp/run.json" "$src/kernels" || fails=$((fails + 1))
         leftover=$(find "$tmp" -maxdepth 1 -name 'folder.*')
         [ -z "$leftover" ] && ok "no temporary folder left beside the article's" ||
             fail "a temporary folder left: $leftover"

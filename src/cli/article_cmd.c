@@ -216,6 +216,7 @@ int kl_cli_article(const struct cli *c)
     }
     if (kl_run_load(&run, c->operands[0], err, sizeof err) != 0) {
         fprintf(stderr, "kladder: %s\n", err);
+        kl_run_free(&run);
         return EXIT_USAGE;
     }
     if (run.nrows == 0 || strcmp(run.workload, "peak") == 0) {
