@@ -146,8 +146,13 @@ struct kl_protocol {
                          run began, or this many seconds */
     int shuffle;      /* 1: a ladder's rows run in a random order (the report keeps the
                          ladder's) */
+    int runs;         /* > 1: each row measured in this many separate runs, interleaved across
+                         the rows (row 1 run 1, row 2 run 1, ..., row 1 run 2, ...), so that a
+                         drift of the machine falls on every row alike; its figure is the
+                         median of the runs' medians (at most KL_MAX_RUNS; 0 or 1: one run) */
 };
 #define KL_COLD_BOTH 2
+#define KL_MAX_RUNS 16
 void kl_protocol_default(struct kl_protocol *p);
 
 /*

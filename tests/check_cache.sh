@@ -139,6 +139,34 @@ PY
 else
     fail "(b) a figure's row is not the fastest of the three runs its note lists" "$tmp/peak1.json"
 fi
+# The device's run-to-run spread of memory and FMA rows: the largest (fastest - slowest) /
+# median of the final runs of those figures, in the cache and the JSON (compare's one-run rule).
+if python3 - "$tmp/peak1.json" "$cache" <<'PY'; then
+import json, re, statistics, sys
+run = json.load(open(sys.argv[1]))
+cache = dict(l.split(" ", 1) for l in open(sys.argv[2]).read().splitlines() if " " in l)
+want = {"spread_memory_pct": 0.0, "spread_fma_pct": 0.0}
+for r in run["results"]:
+    m = re.search(r"the fastest of 3 runs \(([^)]*) (GFLOP/s|GB/s)\)", r["note"])
+    if not m or r["status"] != "verified":
+        continue
+    rates = [float(x) for x in m.group(1).split(", ")]
+    pct = 100 * (max(rates) - min(rates)) / statistics.median(rates)
+    key = "spread_fma_pct" if r["rung"].startswith("fma_") else \
+        "spread_memory_pct" if re.fullmatch(r"(copy|read|write)(_v\d+)?", r["rung"]) else None
+    if key:
+        want[key] = max(want[key], pct)
+for k, v in want.items():
+    got = run["ceiling_values"][k]
+    if not (got and abs(got - v) <= 1e-3 * v + 0.02 and abs(float(cache[k]) - got) < 1e-9 * got + 1e-6):
+        print("  %s: JSON %s, cache %s, from the notes %.4g" % (k, got, cache.get(k), v))
+        sys.exit(1)
+print("  spreads: memory %.3g %%, FMA %.3g %%" % (want["spread_memory_pct"], want["spread_fma_pct"]))
+PY
+    ok "(b) the run-to-run spreads of memory and FMA rows, from their final runs, cached"
+else
+    fail "(b) the run-to-run spreads are not the final runs' spreads" "$tmp/peak1.json"
+fi
 
 # (c) The next peak prints the cache at once, as text and as JSON.
 expect_cached peak2 "(c) second run"

@@ -193,10 +193,18 @@ stragglers)
     # d1's rates made 20 % slower on 01 and 3 % on 03, its launch times with them: one
     # straggler, one within the margin. d0's launches are made steady (40, within 0.4 %):
     # on a loaded machine its real ones can spread so far that 20 % slower is rightly
-    # within noise, which the "within noise" case below tests on purpose.
-    python3 - base.json slow.json <<'EOF'
+    # within noise, which the "within noise" case below tests on purpose. Each member's
+    # device has a measured run-to-run spread of 2 % (as kladder peak would find it): a
+    # member of one run is a straggler only beyond it; without it (unspread.json), never.
+    python3 - base.json slow.json unspread.json <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
+for m in f["members"]:
+    c = m["run"].get("ceiling_values") or {"copy_gbps": 1.0, "f32_gflops": 1.0,
+                                            "f64_gflops": 1.0, "i32_giops": 1.0,
+                                            "date": "2026-12-03T00:00:00Z"}
+    c.update(spread_memory_pct=2.0, spread_fma_pct=2.0, spread_tensor_pct=2.0)
+    m["run"]["ceiling_values"] = c
 d0 = {r["rung"]: r for r in f["members"][0]["run"]["results"]}
 for r in d0.values():
     r["samples"] = [r["median_s"] * (1 + 0.001 * (k % 5)) for k in range(40)]
@@ -206,7 +214,15 @@ for r in f["members"][1]["run"]["results"]:
     r["median_s"] = d0[r["rung"]]["median_s"] / scale
     r["samples"] = [t / scale for t in d0[r["rung"]]["samples"]]
 json.dump(f, open(sys.argv[2], "w"))
+for m in f["members"]:
+    m["run"]["ceiling_values"] = None
+json.dump(f, open(sys.argv[3], "w"))
 EOF
+    "$kladder" report unspread.json -o unspread.html 2>unspread.err ||
+        fail "report of the slowed fleet without spreads" unspread.err
+    grep -q "d1 (-11.1%, within noise)" unspread.html &&
+        ok "a member of one run 20 % slower, the device's run-to-run spread unknown: within noise" ||
+        fail "without a measured spread a one-run straggler is flagged" unspread.html
     "$kladder" report slow.json -o slow.html 2>slow.err || fail "report of the slowed fleet" slow.err
     python3 - slow.html <<'EOF' && ok "a member 20 % slower is a straggler; 3 % is not" || fail "stragglers" slow.html
 import re, sys

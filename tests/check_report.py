@@ -674,6 +674,16 @@ def doctor(src, dst, how):
             if timed(x) and x.get("samples"):
                 m = x["median_s"]
                 set_times(x, [m * (1 + 0.001 * (k % 5)) for k in range(len(x["samples"]))])
+    elif how.startswith("spread:"):
+        # The device's run-to-run spread of P % for every kind of row, as `kladder peak` would
+        # have measured it (and the run would carry with its roofs); roofs made up where the
+        # run had none, which compare does not read.
+        p = float(how.split(":")[1])
+        c = r.get("ceiling_values") or {"copy_gbps": 1.0, "f32_gflops": 1.0, "f64_gflops": 1.0,
+                                         "i32_giops": 1.0, "date": "2026-12-03T00:00:00Z"}
+        for k in ("spread_memory_pct", "spread_fma_pct", "spread_tensor_pct"):
+            c[k] = p
+        r["ceiling_values"] = c
     elif how.startswith("scale:"):
         # Every timed row's launch times times F: a known slowdown (F > 1) in real noise.
         f = float(how.split(":")[1])

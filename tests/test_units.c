@@ -1269,6 +1269,75 @@ static void noisy_times(double *x, int n, double m, double sigma, unsigned long 
 }
 
 /*
+ * The verdict where whole runs move (a power cap, another process), as on the null
+ * backend's set times: launches that agree within 0.5 % inside each run, runs that differ
+ * by 8 %. With one run a side the interval holds only the launches' noise, so it excludes 1,
+ * but kl_shift_judge_runs never calls it slower: undecided while the device's run-to-run
+ * spread is unknown, and within it once known; with five runs a side the runs are resampled,
+ * and the interval holds their drift. A real 5 % slowdown of runs that drift by 1 % is slower
+ * with five runs a side; the same change with one run a side is slower only beyond a
+ * measured spread, and names --runs where it is not. A clock 2 % lower with the same cycles
+ * is judged in cycles, and the same there.
+ */
+static void test_shift_runs(void)
+{
+    enum { N = 60, RUNS = 5 };
+    static double a[RUNS][N], b[RUNS][N];
+    static const double drift[RUNS] = {-0.04, 0.04, -0.02, 0.02, 0}, later[RUNS] = {0.04, -0.04,
+                                                                                     0.02, 0, -0.02};
+    struct kl_sample_set sa[RUNS], sb[RUNS];
+    unsigned long long state = 7;
+    struct kl_shift s;
+    char why[256];
+    for (int r = 0; r < RUNS; r++) {
+        noisy_times(a[r], N, 1e-3 * (1 + drift[r]), 0.002, &state);
+        noisy_times(b[r], N, 1e-3 * (1 + later[r]), 0.002, &state);
+        sa[r] = (struct kl_sample_set){a[r], N};
+        sb[r] = (struct kl_sample_set){b[r], N};
+    }
+    /* one run a side, 8 % apart (run 0 at -4 %, run 1 at +4 %) */
+    CHECK(kl_shift_estimate_runs(&sa[0], 1, &sb[0], 1, &s) == 0 && s.lo > 1.05,
+          "one run a side 8 %% apart: an interval [%.3f, %.3f] that excludes 1", s.lo, s.hi);
+    CHECK(kl_shift_judge(&s, 0.01) == KL_SHIFT_SLOWER, "the launches alone call it slower");
+    CHECK(kl_shift_judge_runs(&s, 0.01, 1, 1, 0, why, sizeof why) == KL_SHIFT_UNDECIDED &&
+              strstr(why, "not measured") && strstr(why, "--runs 5"),
+          "one run a side, no spread measured: undecided (%s)", why);
+    CHECK(kl_shift_judge_runs(&s, 0.01, 1, 1, 8.5, why, sizeof why) == KL_SHIFT_UNDECIDED &&
+              strstr(why, "within the device's run-to-run spread of 8.5%"),
+          "one run a side, within a spread of 8.5 %%: undecided (%s)", why);
+    /* five runs a side, the same drifts in another order */
+    CHECK(kl_shift_estimate_runs(sa, RUNS, sb, RUNS, &s) == 0, "five runs a side estimated");
+    enum kl_shift_verdict v = kl_shift_judge_runs(&s, 0.01, RUNS, RUNS, 0, why, sizeof why);
+    CHECK(v == KL_SHIFT_SAME || v == KL_SHIFT_UNDECIDED,
+          "five runs a side that drift alike: %s ([%.3f, %.3f])", kl_shift_verdict_name(v), s.lo,
+          s.hi);
+    /* a real 5 % slowdown, runs drifting by 1 % */
+    for (int r = 0; r < RUNS; r++) {
+        noisy_times(a[r], N, 1e-3 * (1 + drift[r] / 4), 0.002, &state);
+        noisy_times(b[r], N, 1.05e-3 * (1 + later[r] / 4), 0.002, &state);
+    }
+    CHECK(kl_shift_estimate_runs(sa, RUNS, sb, RUNS, &s) == 0 &&
+              kl_shift_judge_runs(&s, 0.01, RUNS, RUNS, 0, why, sizeof why) == KL_SHIFT_SLOWER,
+          "a 5 %% slowdown with five runs a side: slower ([%.3f, %.3f])", s.lo, s.hi);
+    CHECK(kl_shift_estimate_runs(&sa[4], 1, &sb[4], 1, &s) == 0 &&
+              kl_shift_judge_runs(&s, 0.01, 1, 1, 2, why, sizeof why) == KL_SHIFT_SLOWER &&
+              kl_shift_judge_runs(&s, 0.01, 1, 1, 6, why, sizeof why) == KL_SHIFT_UNDECIDED,
+          "a 5 %% slowdown with one run a side: slower beyond a 2 %% spread, not within 6 %%");
+    /* the clock 2 % lower and the time 2 % longer: the same cycles */
+    CHECK(kl_shift_in_cycles(1800, 1764) && !kl_shift_in_cycles(1800, 1790) &&
+              !kl_shift_in_cycles(0, 1764),
+          "a clock 2 %% lower is judged in cycles; 0.6 %% lower, or an unknown clock, is not");
+    for (int i = 0; i < N; i++)
+        b[0][i] = a[0][i] * 1800 / 1764;
+    CHECK(kl_shift_estimate_runs(&sa[0], 1, &sb[0], 1, &s) == 0, "the slower clock estimated");
+    struct kl_shift c = {s.ratio * 1764 / 1800, s.lo * 1764 / 1800, s.hi * 1764 / 1800, 0, 0};
+    CHECK(kl_shift_judge(&s, 0.01) == KL_SHIFT_SLOWER &&
+              kl_shift_judge_runs(&c, 0.01, 1, 1, 0, why, sizeof why) == KL_SHIFT_SAME,
+          "2 %% slower in time at a 2 %% lower clock: the same in cycles ([%.4f, %.4f])", c.lo,
+          c.hi);
+}
+
+/*
  * kl_shift_estimate and its verdicts on launch times of known shifts (5 % noise, 400 launches
  * a run): 20 A/A pairs never regress by 2 % and seldom differ at all; slowdowns of 2, 3 and
  * 5 % are called slower in every pair; the interval holds the true ratio; too few or bad
@@ -1596,6 +1665,7 @@ int main(void)
     test_mma_bound();
     test_split_bound();
     test_shift();
+    test_shift_runs();
     test_blur_presets();
     test_occupancy();
     test_registry();

@@ -5,14 +5,20 @@
  * the interval resamples the runs too, so it holds how runs differ.
  *
  * For each rung: the ratio of the medians (new/old time) and its 95 %
- * bootstrap interval from both runs' launch times (core/shift.h): "same"
- * where it lies within ±1 %, else "slower" or "faster" where the interval
- * excludes 1, "undecided" where it holds 1 but reaches further. Where both rows
- * say their clocks, the interval in cycles is judged too, so a change the
- * clock explains shows: from every launch's time by the clock read after it
- * where both kept those, else the time interval scaled by the mean clocks. Runs that kept no launch
- * times (older files) fall back to the ranges: beyond noise where the ranges from the fastest to
- * the slowest launch do not overlap. With
+ * bootstrap interval from both runs' launch times (core/shift.h), each run
+ * of a row measured with --runs a run of its own: "same" where it lies
+ * within ±1 %, else "slower" or "faster" where the interval excludes 1,
+ * "undecided" where it holds 1 but reaches further. Where a side has one run,
+ * slower or faster needs the interval beyond the device's run-to-run spread
+ * for rows of that kind (the ceilings' figure, kl_shift_judge_runs), else it
+ * is undecided, saying why. Where both rows say their clocks, the interval in
+ * cycles is judged too, so a change the clock explains shows: from every
+ * launch's time by the clock read after it where both kept those, else the
+ * time interval scaled by the mean clocks; where the clocks moved by 2 % or
+ * more and the time calls a row faster or slower that its cycles do not, the
+ * verdict is the one in cycles. Runs that kept no launch times
+ * (older files) fall back to the ranges: beyond noise where the ranges from
+ * the fastest to the slowest launch do not overlap. With
  * --fail-on-regression PCT a rung regressed when its whole interval lies
  * more than PCT % above 1 (by the ranges: its fastest new launch is more
  * than PCT % slower than the slowest old one), or when it verified before
@@ -169,28 +175,52 @@ struct side {
 
 /*
  * The interval of new/old for the row like (its k-th occurrence) from every run of both
- * sides, in time or in cycles; 0, or -1 where a run lacks the row, did not time it or kept
- * too few launch times (or clocks).
+ * sides (each file's, and each of a row's --runs), in time or in cycles; *runs gets each
+ * side's count of runs. 0, or -1 where a run lacks the row, did not time it or kept too few
+ * launch times (or clocks).
  */
+#define MAX_SETS (MAX_SIDE_RUNS * KL_MAX_RUNS)
 static int interval_of(const struct side sides[2], const struct kl_run_row *like, int k, int cycles,
-                       struct kl_shift *s)
+                       struct kl_shift *s, int runs[2])
 {
-    struct kl_sample_set sets[2][MAX_SIDE_RUNS];
-    double *x[2][MAX_SIDE_RUNS] = {{NULL}};
+    static struct kl_sample_set sets[2][MAX_SETS];
+    static double *x[2][MAX_SETS];
     int rc = 0;
-    for (int j = 0; j < 2; j++)
-        for (int r = 0; r < sides[j].count; r++) {
+    for (int j = 0; j < 2; j++) {
+        runs[j] = 0;
+        for (int r = 0; r < sides[j].count && rc == 0; r++) {
             const struct kl_run_row *row = find(&sides[j].runs[r], like, k);
-            x[j][r] = row && row->timed ? kl_run_row_samples(row, cycles, &sets[j][r].n) : NULL;
-            sets[j][r].x = x[j][r];
-            rc |= x[j][r] ? 0 : -1;
+            int nr = row && row->timed ? kl_run_row_runs(row) : 0;
+            rc |= nr ? 0 : -1;
+            for (int q = 0; q < nr && runs[j] < MAX_SETS; q++, runs[j]++) {
+                double *v = kl_run_row_run_samples(row, q, cycles, &sets[j][runs[j]].n);
+                x[j][runs[j]] = v;
+                sets[j][runs[j]].x = v;
+                rc |= v ? 0 : -1;
+            }
         }
+    }
     if (rc == 0)
-        rc = kl_shift_estimate_runs(sets[0], sides[0].count, sets[1], sides[1].count, s);
+        rc = kl_shift_estimate_runs(sets[0], runs[0], sets[1], runs[1], s);
     for (int j = 0; j < 2; j++)
-        for (int r = 0; r < sides[j].count; r++)
-            free(x[j][r]);
+        for (int r = 0; r < runs[j]; r++)
+            free(x[j][r]), x[j][r] = NULL;
     return rc;
+}
+
+/* The device's run-to-run spread for rows like r (%), from either side's ceilings; 0 unknown. */
+static double spread_of(const struct side sides[2], const struct kl_run_row *r)
+{
+    double most = 0;
+    for (int j = 0; j < 2; j++) {
+        const struct kl_run *run = &sides[j].runs[0];
+        double v = !run->have_ceil ? 0
+                   : r->tensor     ? run->ceil.spread_tensor_pct
+                   : r->flops > 0  ? run->ceil.spread_fma_pct
+                                   : run->ceil.spread_memory_pct;
+        most = v > most ? v : most;
+    }
+    return most;
 }
 
 /*
@@ -198,51 +228,108 @@ static int interval_of(const struct side sides[2], const struct kl_run_row *like
  * the interval in time, s[1] the one in cycles from every launch (ratio 0: none; then the
  * time's, scaled by the mean clocks).
  */
+/* The interval in cycles into *c: s[1], else s[0] scaled by the mean clocks; 0 where neither. */
+static int cycles_interval(const struct kl_run_row *o, const struct kl_run_row *n,
+                           const struct kl_shift *s, struct kl_shift *c)
+{
+    if (!(o->sm_mhz > 0) || !(n->sm_mhz > 0))
+        return 0;
+    double f = n->sm_mhz / o->sm_mhz;
+    *c = s[1].ratio > 0 ? s[1] : (struct kl_shift){s->ratio * f, s->lo * f, s->hi * f, 0, 0};
+    return 1;
+}
+
 static void cycles_note(const struct kl_run_row *o, const struct kl_run_row *n,
                         const struct kl_shift *s, enum kl_shift_verdict v, char *out, size_t on)
 {
+    struct kl_shift c;
     out[0] = 0;
-    if (!(o->sm_mhz > 0) || !(n->sm_mhz > 0))
+    if (!cycles_interval(o, n, s, &c))
         return;
-    double f = n->sm_mhz / o->sm_mhz;
-    struct kl_shift c =
-        s[1].ratio > 0 ? s[1] : (struct kl_shift){s->ratio * f, s->lo * f, s->hi * f, 0, 0};
     enum kl_shift_verdict cv = kl_shift_judge(&c, KL_SHIFT_SAME_MARGIN);
     if (cv != v)
         snprintf(out, on, "; in cycles %s (%.0f → %.0f MHz)", kl_shift_verdict_name(cv), o->sm_mhz,
                  n->sm_mhz);
 }
 
-/* The verdict from the interval of new/old, counted in t. */
-static void interval_verdict(const struct kl_run_row *o, const struct kl_run_row *n,
-                             const struct kl_shift *s, double pct, const char *name,
-                             struct tally *t, char *verdict, size_t vn)
+/* What a judged row needs beside its interval: each side's runs and the device's spread. */
+struct judged {
+    int runs[2];
+    double spread_pct;
+};
+
+/* " [power-capped: old at 1470 MHz, new not (1755 MHz)]" where either row was; "". */
+static void capped_note(const struct kl_run_row *o, const struct kl_run_row *n, char *out,
+                        size_t on)
 {
-    enum kl_shift_verdict v = kl_shift_judge(s, KL_SHIFT_SAME_MARGIN);
-    char ci[64], cycles[96];
+    out[0] = '\0';
+    if (o->capped || n->capped)
+        snprintf(out, on, " [power-capped: old %s %.0f MHz, new %s %.0f MHz]",
+                 o->capped ? "at" : "not, at", o->sm_mhz, n->capped ? "at" : "not, at", n->sm_mhz);
+}
+
+/*
+ * The verdict from the interval of new/old (st[0] in time, st[1] in cycles, ratio 0: none),
+ * counted in t; held back to undecided where a side of one run cannot tell the change from
+ * the device's run-to-run spread. Where the clock moved between the runs and the time calls
+ * a row faster or slower that its cycles do not, the clock explains the change: the verdict
+ * is the one in cycles (slower against faster: undecided), and says so. The cycles only take
+ * a verdict away: under a power cap the clock read after a launch is not the clock it ran
+ * at, and an unchanged time at a clock read lower is no change.
+ */
+static void interval_verdict(const struct kl_run_row *o, const struct kl_run_row *n,
+                             const struct kl_shift *st, const struct judged *jd, double pct,
+                             const char *name, struct tally *t, char *verdict, size_t vn)
+{
+    struct kl_shift in_cycles;
+    const struct kl_shift *s = &st[0];
+    char ci[64], cycles[96], why[256], cwhy[256], capped[128], basis[128] = "";
+    enum kl_shift_verdict v = kl_shift_judge_runs(s, KL_SHIFT_SAME_MARGIN, jd->runs[0], jd->runs[1],
+                                                  jd->spread_pct, why, sizeof why);
+    if ((v == KL_SHIFT_SLOWER || v == KL_SHIFT_FASTER) &&
+        kl_shift_in_cycles(o->sm_mhz, n->sm_mhz) && cycles_interval(o, n, st, &in_cycles)) {
+        enum kl_shift_verdict vc = kl_shift_judge_runs(&in_cycles, KL_SHIFT_SAME_MARGIN,
+                                                       jd->runs[0], jd->runs[1], jd->spread_pct,
+                                                       cwhy, sizeof cwhy);
+        if (vc != v) {
+            v = vc == KL_SHIFT_SLOWER || vc == KL_SHIFT_FASTER ? KL_SHIFT_UNDECIDED : vc;
+            s = &in_cycles;
+            snprintf(why, sizeof why, "%s", cwhy);
+            snprintf(basis, sizeof basis, " in cycles: the clock moved %.0f → %.0f MHz",
+                     o->sm_mhz, n->sm_mhz);
+        }
+    }
     snprintf(ci, sizeof ci, "95%% CI %+.1f%% to %+.1f%%", (s->lo - 1) * 100, (s->hi - 1) * 100);
-    cycles_note(o, n, s, v, cycles, sizeof cycles);
+    if (basis[0])
+        cycles[0] = '\0';
+    else
+        cycles_note(o, n, st, v, cycles, sizeof cycles);
+    capped_note(o, n, capped, sizeof capped);
     int regressed = v == KL_SHIFT_SLOWER && pct >= 0 && s->lo > 1 + pct / 100;
     if (regressed) {
+        char item[300];
+        snprintf(item, sizeof item, "%s (%d run%s old, %d new%s)", name, jd->runs[0],
+                 jd->runs[0] == 1 ? "" : "s", jd->runs[1],
+                 o->capped || n->capped ? ", power-capped" : "");
         t->regressions++;
-        add(t->regressed, sizeof t->regressed, name);
+        add(t->regressed, sizeof t->regressed, item);
     }
     t->slower += v == KL_SHIFT_SLOWER;
     t->faster += v == KL_SHIFT_FASTER;
     t->same += v == KL_SHIFT_SAME;
     t->undecided += v == KL_SHIFT_UNDECIDED;
-    snprintf(verdict, vn, "%s%s (%s)%s", regressed ? "REGRESSION: " : "", kl_shift_verdict_name(v),
-             ci, cycles);
+    snprintf(verdict, vn, "%s%s (%s%s)%s%s%s%s", regressed ? "REGRESSION: " : "",
+             kl_shift_verdict_name(v), ci, basis, why[0] ? ": " : "", why, cycles, capped);
 }
 
-/* The verdict on a rung timed in both runs (s: its interval, or NULL), counted in t. */
+/* The verdict on a rung timed in both runs (s: its intervals, or NULL), counted in t. */
 static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n,
-                          const struct kl_shift *s, double pct, const char *name, struct tally *t,
-                          char *verdict, size_t vn)
+                          const struct kl_shift *s, const struct judged *jd, double pct,
+                          const char *name, struct tally *t, char *verdict, size_t vn)
 {
     t->compared++;
     if (s) {
-        interval_verdict(o, n, s, pct, name, t, verdict, vn);
+        interval_verdict(o, n, s, jd, pct, name, t, verdict, vn);
     } else if (n->min_s > o->max_s) {
         double beyond = (n->min_s / o->max_s - 1) * 100;
         t->slower++;
@@ -267,13 +354,14 @@ static void timed_verdict(const struct kl_run_row *o, const struct kl_run_row *n
  * drawn), their ratio, the shown runs' ranges and the verdict.
  */
 static void timed_line(const struct kl_run_row *o, const struct kl_run_row *n,
-                       const struct kl_shift *s, double pct, const char *name, struct tally *t)
+                       const struct kl_shift *s, const struct judged *jd, double pct,
+                       const char *name, struct tally *t)
 {
-    char verdict[256], ro[48], rn[48];
+    char verdict[768], ro[48], rn[48];
     double mo = s ? s->median_a : o->median_s, mn = s ? s->median_b : n->median_s;
     snprintf(ro, sizeof ro, "%.4g–%.4g", o->min_s * 1e3, o->max_s * 1e3);
     snprintf(rn, sizeof rn, "%.4g–%.4g", n->min_s * 1e3, n->max_s * 1e3);
-    timed_verdict(o, n, s, pct, name, t, verdict, sizeof verdict);
+    timed_verdict(o, n, s, jd, pct, name, t, verdict, sizeof verdict);
     printf(" %10.4g %10.4g %8.3f %+7.1f%%  %-23s %-23s  %s\n", mo * 1e3, mn * 1e3, mn / mo,
            (mn / mo - 1) * 100, ro, rn, verdict);
 }
@@ -304,9 +392,9 @@ static void status_line(const struct kl_run_row *o, const struct kl_run_row *n, 
            "", "", "", "", verdict);
 }
 
-/* One line: old and new (s: the interval of a rung timed in both, or NULL), or one missing. */
+/* One line: old and new (s: the intervals of a rung timed in both, or NULL), or one missing. */
 static void line(const struct kl_run_row *o, const struct kl_run_row *n, const struct kl_shift *s,
-                 double pct, struct tally *t)
+                 const struct judged *jd, double pct, struct tally *t)
 {
     char name[200];
     name_cell(o ? o : n, name, sizeof name);
@@ -316,7 +404,7 @@ static void line(const struct kl_run_row *o, const struct kl_run_row *n, const s
                o ? "old" : "new");
         t->only++;
     } else if (o->timed && n->timed) {
-        timed_line(o, n, s, pct, name, t);
+        timed_line(o, n, s, jd, pct, name, t);
     } else {
         status_line(o, n, pct, name, t);
     }
@@ -355,6 +443,7 @@ static int load_sides(const struct cli *c, struct side sides[2])
                 free_sides(sides);
                 return EXIT_USAGE;
             }
+            kl_run_find_ceilings(&sides[j].runs[sides[j].count]); /* its run-to-run spreads */
             sides[j].count++;
             p = p[len] == ',' ? p + len + 1 : NULL;
         }
@@ -375,10 +464,13 @@ static void all_differences(const struct side sides[2], char *refuse, size_t rn,
 static void print_side(const char *label, const struct side *s)
 {
     const struct kl_run *r = &s->runs[0];
-    printf("%s: %s (%s, driver %s)", label, r->name, r->date, r->driver);
+    int runs = 1;
+    for (int i = 0; i < r->nrows; i++)
+        runs = kl_run_row_runs(&r->rows[i]) > runs ? kl_run_row_runs(&r->rows[i]) : runs;
+    printf("%s: %s (%s, driver %s; %d run%s a row)", label, r->name, r->date, r->driver, runs,
+           runs == 1 ? "" : "s");
     if (s->count > 1)
-        printf(" and %d more run%s, their launch times pooled", s->count - 1,
-               s->count == 2 ? "" : "s");
+        printf(" and %d more file%s, their runs pooled", s->count - 1, s->count == 2 ? "" : "s");
     printf("\n");
 }
 
@@ -411,14 +503,17 @@ static void print_rows(const struct side sides[2], double pct, struct tally *t)
         int k = occurrence(o, i);
         const struct kl_run_row *row = &o->rows[i], *other = find(n, row, k);
         struct kl_shift s[2] = {{0}}; /* in time, and in cycles where the launches' clocks are */
-        int has = other && row->timed && other->timed && interval_of(sides, row, k, 0, s) == 0;
-        if (has && interval_of(sides, row, k, 1, &s[1]) != 0)
+        struct judged jd = {{0, 0}, spread_of(sides, row)};
+        int cruns[2];
+        int has =
+            other && row->timed && other->timed && interval_of(sides, row, k, 0, s, jd.runs) == 0;
+        if (has && interval_of(sides, row, k, 1, &s[1], cruns) != 0)
             s[1].ratio = 0;
-        line(row, other, has ? s : NULL, pct, t);
+        line(row, other, has ? s : NULL, &jd, pct, t);
     }
     for (int i = 0; i < n->nrows; i++)
         if (!find(o, &n->rows[i], occurrence(n, i)))
-            line(NULL, &n->rows[i], NULL, pct, t);
+            line(NULL, &n->rows[i], NULL, NULL, pct, t);
 }
 
 /* The counts, and with --fail-on-regression the verdict; the exit code. */
@@ -427,9 +522,12 @@ static int print_summary(const struct tally *t, double pct)
     printf("\nnew/old: ratio of median times (below 1: faster). Verdict: from the 95%% bootstrap "
            "interval of that ratio over both sides' launch times (and their runs, where a side "
            "has several), same where it lies within %g%% of 1, else slower or faster where it "
-           "excludes 1, undecided otherwise; in cycles too where both give clocks. Where a run "
-           "kept no launch times, beyond noise: the ranges of launch times do not overlap.\n",
-           KL_SHIFT_SAME_MARGIN * 100);
+           "excludes 1, undecided otherwise; with one run a side, slower or faster only beyond "
+           "the device's run-to-run spread for such rows (kladder peak measures it); in cycles "
+           "too where both give clocks, and where the clock moved by %g%% or more a change in "
+           "time that the cycles do not show is the clock's, not the rung's. Where a run kept no "
+           "launch times, beyond noise: the ranges of launch times do not overlap.\n",
+           KL_SHIFT_SAME_MARGIN * 100, KL_SHIFT_CLOCK_MOVED * 100);
     printf("%d rung%s timed in both: %d faster, %d slower, %d same, %d undecided", t->compared,
            t->compared == 1 ? "" : "s", t->faster, t->slower, t->same, t->undecided);
     if (t->only)

@@ -488,6 +488,11 @@ const struct cli_option kl_cli_options[] = {
      3600, NULL, M_PROTOCOL, NULL,
      "before each row wait until the GPU is no warmer than when the run\nbegan, or T seconds "
      "(without a temperature: T)"},
+    {"--runs", NULL, "N", ON_LADDERS, S_PROTOCOL, K_INT, F(protocol.runs), 1, KL_MAX_RUNS, NULL,
+     M_PROTOCOL, NULL,
+     "measure each row in N separate runs, interleaved across the rows\n(row 1 run 1, row 2 run 1, "
+     "..., row 1 run 2, ...): a drift of the\nmachine falls on every row alike; the row's time is "
+     "the median of\nthe runs' medians, and compare resamples the runs (default 1)"},
     {"--shuffle", NULL, NULL, ON_LADDERS, S_PROTOCOL, K_FLAG, F(protocol.shuffle), 1, 0, NULL,
      M_PROTOCOL, NULL,
      "run a ladder's rows in a random order (from --seed); the report\nkeeps "

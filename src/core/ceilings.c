@@ -14,8 +14,8 @@
 #include "core/util.h"
 
 #define HEADER                                                                                     \
-    "kladder-ceilings 4" /* 2: tf32_gflops; 3: f16_gflops; 4: the hierarchy, every                 \
-                             tensor-core precision */
+    "kladder-ceilings 5" /* 2: tf32_gflops; 3: f16_gflops; 4: the hierarchy, every                 \
+                             tensor-core precision; 5: the run-to-run spreads */
 
 /* Per-SM rates of the specification, per clock (enum spec_rate below). */
 enum spec_rate {
@@ -116,6 +116,13 @@ const struct kl_ceiling_def kl_ceiling_defs[] = {
         "a blocking map of a device buffer for reading"),
     FIG(unmap_gbps, KL_CEIL_TRANSFER, "GB/s", "unmap after writing", SPEC_NONE,
         "a blocking unmap of a device buffer mapped for writing"),
+    FIG(spread_memory_pct, KL_CEIL_SPREAD, "%", "run to run, memory rows", SPEC_NONE,
+        "the largest (fastest - slowest) / median of the three final runs of the memory "
+        "bandwidth figures (the full search's; the brief one's finals are too short to tell)"),
+    FIG(spread_fma_pct, KL_CEIL_SPREAD, "%", "run to run, FMA rows", SPEC_NONE,
+        "the same over the FMA figures"),
+    FIG(spread_tensor_pct, KL_CEIL_SPREAD, "%", "run to run, tensor-core rows", SPEC_NONE,
+        "the same over the tensor-core figures"),
 };
 #define DEF_COUNT (sizeof kl_ceiling_defs / sizeof *kl_ceiling_defs)
 const int kl_ceiling_count = (int)DEF_COUNT;

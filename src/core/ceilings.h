@@ -46,6 +46,10 @@ struct kl_ceilings {
     double empty_us;       /* an empty kernel's own duration */
     double h2d_pageable, d2h_pageable, h2d_pinned, d2h_pinned; /* GB/s */
     double map_gbps, unmap_gbps;
+    /* The run-to-run spread of each kind of row: the largest, over the figures of that kind,
+       of (fastest - slowest) / median of their final runs' rates (%; 0: not measured).
+       kladder compare needs a change beyond it to call one run a side faster or slower. */
+    double spread_memory_pct, spread_fma_pct, spread_tensor_pct;
     char date[32];
     /* What measured them: KL_CEILINGS_FULL ("kladder peak"), or KL_CEILINGS_BRIEF (the first
      * run's brief search, which leaves the figures the main job does not need at 0). */
@@ -75,6 +79,7 @@ enum kl_ceiling_kind {
     KL_CEIL_ATOMIC,   /* atomic operations per second */
     KL_CEIL_LAUNCH,   /* launch latencies */
     KL_CEIL_TRANSFER, /* host <-> device */
+    KL_CEIL_SPREAD,   /* how much whole runs of one configuration differ (no roof) */
 };
 struct kl_ceiling_def {
     const char *key;

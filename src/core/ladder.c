@@ -1,5 +1,6 @@
 #include "core/ladder.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,6 +562,73 @@ static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_la
     return row_error(res, st, users, e);
 }
 
+/*
+ * --runs: rung i timed again, as run `run` of its row (its place in the run
+ * order seq): built (cached), run once on a poisoned output and verified,
+ * then timed, as its first run was. A run that fails verification fails the
+ * row, saying which run; an error ends the ladder, as in its first run.
+ */
+static enum kl_status rerun_row(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                                const struct kl_user_rung *u, struct kl_result *row, int run,
+                                int first_seq, int seq, struct kl_err *e)
+{
+    int values[KL_MAX_PARAMS], users;
+    struct kl_result x;
+    char config[sizeof row->config];
+    enum kl_status st;
+    if (!kl_result_timed(row))
+        return KL_OK; /* skipped or failed: nothing to time again */
+    memset(&x, 0, sizeof x);
+    x.status = KL_RESULT_FAILED;
+    x.error = x.noise = NAN;
+    if (!u && w->describe) /* its precision, which its tolerance follows, as in its first run */
+        w->describe(w->self, i, &x);
+    if ((st = values_of(w, a, i, values, &users, config, sizeof config, e)) != KL_OK)
+        return st;
+    kl_measure_forget();
+    st = run_values(w, u, i, values, a->protocol, &x);
+    if (st == KL_OK && kl_result_timed(&x)) {
+        kl_result_keep_measured(&x);
+        if (kl_result_add_run(row, first_seq, &x, seq) != 0)
+            st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+    } else if (st == KL_OK || st == KL_ERR_VERIFY) {
+        row->status = KL_RESULT_FAILED;
+        snprintf(row->note, sizeof row->note, "run %d of %d: %.480s", run + 1, a->protocol->runs,
+                 st == KL_OK ? x.note : e->msg);
+        st = KL_OK;
+    }
+    free(x.samples);
+    free(x.clocks);
+    return st;
+}
+
+/*
+ * --runs: runs 2 ... N of every row of this ladder from `from`, the rows in
+ * the order they first ran (order), one pass of them a run.
+ */
+static enum kl_status more_runs(const struct kl_workload *w, const struct kl_ladder_args *a,
+                                const int *chosen, const int *order, int nchosen, int from,
+                                struct kl_report *rep, struct kl_err *e)
+{
+    enum kl_status st = KL_OK;
+    int rows = rep->count - from;
+    for (int run = 1; run < a->protocol->runs && st == KL_OK; run++)
+        for (int k = 0; k < nchosen && k < rows && st == KL_OK; k++) {
+            int i = chosen[order[k]];
+            const struct kl_user_rung *u = user_of(w, a, i);
+            if (kl_stop_requested()) {
+                st = kl_stop_fail(e);
+                break;
+            }
+            kl_progress_step(k, nchosen, "%s %s: run %d of %d", w->table->workload,
+                             u ? u->name : w->table->name(i), run + 1, a->protocol->runs);
+            st = rerun_row(w, a, i, u, &rep->results[from + k], run, k, run * nchosen + k, e);
+        }
+    for (int k = from; k < rep->count; k++)
+        kl_result_close_runs(&rep->results[k]);
+    return st;
+}
+
 int kl_cache_passes(const struct kl_protocol *p)
 {
     return p->cold == KL_COLD_BOTH ? 2 : 1;
@@ -679,6 +747,8 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
                 ran(rep, name);
         }
     }
+    if (st == KL_OK && a->protocol->runs > 1 && !a->tuner)
+        st = more_runs(w, a, chosen, order, nchosen, from, rep, e);
     if (a->protocol->shuffle && !a->tuner)
         ladder_order(rep, from, order, kl_cache_passes(a->protocol));
     return st;

@@ -45,6 +45,7 @@ void kl_protocol_default(struct kl_protocol *p)
     p->min_clock = 0;
     p->cooldown = 0;
     p->shuffle = 0;
+    p->runs = 1;
 }
 
 enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
@@ -68,6 +69,11 @@ enum kl_status kl_protocol_check(const struct kl_protocol *p, struct kl_err *e)
                        p->min_clock * 100);
     if (!(p->cooldown >= 0))
         return kl_fail(e, KL_ERR_ARG, "cool-down must be >= 0 s (got %g)", p->cooldown);
+    if (p->runs < 0 || p->runs > KL_MAX_RUNS)
+        return kl_fail(e, KL_ERR_ARG, "runs must be 1 to %d (got %d)", KL_MAX_RUNS, p->runs);
+    if (p->runs > 1 && p->cold == KL_COLD_BOTH)
+        return kl_fail(e, KL_ERR_ARG,
+                       "--runs and --warm-cold: each makes rows of its own; choose one");
     return KL_OK;
 }
 

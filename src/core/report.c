@@ -117,6 +117,59 @@ void kl_result_keep_measured(struct kl_result *x)
         memcpy(x->clocks, clocks, (size_t)n * sizeof *clocks);
 }
 
+/* Appends n values of b to *a (a run's samples or clocks after the runs before); 0 or -1. */
+static int append(double **a, int have, const double *b, int n)
+{
+    double *more = realloc(*a, (size_t)(have + n) * sizeof *more);
+    if (!more)
+        return -1;
+    memcpy(more + have, b, (size_t)n * sizeof *b);
+    *a = more;
+    return 0;
+}
+
+int kl_result_add_run(struct kl_result *row, int first_seq, const struct kl_result *run, int seq)
+{
+    if (row->nruns == 0) { /* the row's own measurement is run 0 */
+        row->run_n[0] = row->nsamples;
+        row->run_median[0] = row->median_s;
+        row->run_seq[0] = first_seq;
+        row->nruns = 1;
+    }
+    if (row->nruns == KL_MAX_RUNS)
+        return 0;
+    /* Clocks only where every run kept them, so that they stay beside their launches. */
+    if (row->clocks && (!run->clocks || append(&row->clocks, row->nsamples, run->clocks,
+                                               run->nsamples) != 0)) {
+        free(row->clocks);
+        row->clocks = NULL;
+    }
+    if (append(&row->samples, row->nsamples, run->samples, run->nsamples) != 0)
+        return -1;
+    row->nsamples += run->nsamples;
+    row->run_n[row->nruns] = run->nsamples;
+    row->run_median[row->nruns] = run->median_s;
+    row->run_seq[row->nruns] = seq;
+    row->nruns++;
+    row->min_s = run->min_s < row->min_s ? run->min_s : row->min_s;
+    row->max_s = run->max_s > row->max_s ? run->max_s : row->max_s;
+    return 0;
+}
+
+void kl_result_close_runs(struct kl_result *row)
+{
+    double m[KL_MAX_RUNS], lo, hi;
+    struct kl_stats s;
+    if (row->nruns < 2)
+        return;
+    memcpy(m, row->run_median, (size_t)row->nruns * sizeof *m);
+    kl_stats_compute(m, row->nruns, &s);
+    lo = s.min, hi = s.max;
+    row->median_s = s.median;
+    row->repeats = row->nsamples;
+    row->run_spread = s.median > 0 ? (hi - lo) / s.median : 0;
+}
+
 void kl_report_provenance(struct kl_report *r, struct kl_context *kl)
 {
     kl_machine_host(r->host, sizeof r->host, r->cpu, sizeof r->cpu, r->os, sizeof r->os);

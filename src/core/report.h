@@ -112,6 +112,13 @@ struct kl_result {
        kernel file (under kernels/, or the user's path) and the hash of its text
        (kl_text_hash), and each parameter's value and where it came from. */
     char source_file[4096], source_hash[32];
+    /* --runs: the row measured in several runs (kl_result_add_run): each run's launches, in
+       samples (and clocks) one run after the other, their count, the run's median, and its
+       place in the order of every row's runs (from 0) */
+    int nruns;
+    int run_n[KL_MAX_RUNS], run_seq[KL_MAX_RUNS];
+    double run_median[KL_MAX_RUNS];
+    double run_spread; /* (largest - smallest run median) / the median of them; 0: one run */
     struct kl_value_source {
         char name[32];
         int value;
@@ -119,6 +126,17 @@ struct kl_result {
     } values[KL_MAX_PARAMS];
     int nvalues;
 };
+
+/*
+ * --runs: adds the measurement in run (a verified or measured row of the same
+ * rung, timed again) to row as one more run, seq its place in the run order;
+ * the first call records row's own measurement as run 0 (at first_seq).
+ * 0, or -1 out of host memory. kl_result_close_runs then makes the row's
+ * median the median of the runs' medians, its minimum and maximum those of
+ * every launch, its repeats their count, and its run_spread.
+ */
+int kl_result_add_run(struct kl_result *row, int first_seq, const struct kl_result *run, int seq);
+void kl_result_close_runs(struct kl_result *row);
 
 /* One iteration of a soak (workloads/soak/soak.h): when, how long each rung took, the machine. */
 struct kl_trace_point {

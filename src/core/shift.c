@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* splitmix64: a small generator whose fixed seed makes every interval reproducible. */
@@ -161,6 +162,34 @@ enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin)
     if (s->hi < 1)
         return KL_SHIFT_FASTER;
     return KL_SHIFT_UNDECIDED;
+}
+
+enum kl_shift_verdict kl_shift_judge_runs(const struct kl_shift *s, double margin, int runs_a,
+                                          int runs_b, double spread_pct, char *why, size_t n)
+{
+    enum kl_shift_verdict v = kl_shift_judge(s, margin);
+    double spread = spread_pct / 100;
+    why[0] = '\0';
+    if ((v != KL_SHIFT_SLOWER && v != KL_SHIFT_FASTER) || (runs_a > 1 && runs_b > 1))
+        return v;
+    if (!(spread_pct > 0)) {
+        snprintf(why, n,
+                 "a side of one run, and the device's run-to-run spread for such rows is not "
+                 "measured (kladder peak measures it); --runs 5 on both sides decides");
+        return KL_SHIFT_UNDECIDED;
+    }
+    if ((v == KL_SHIFT_SLOWER && s->lo > 1 + spread) || (v == KL_SHIFT_FASTER && s->hi < 1 - spread))
+        return v;
+    snprintf(why, n,
+             "a side of one run, and the change is within the device's run-to-run spread of %.2g%% "
+             "for such rows; --runs 5 on both sides decides",
+             spread_pct);
+    return KL_SHIFT_UNDECIDED;
+}
+
+int kl_shift_in_cycles(double mhz_a, double mhz_b)
+{
+    return mhz_a > 0 && mhz_b > 0 && fabs(mhz_b / mhz_a - 1) >= KL_SHIFT_CLOCK_MOVED - 1e-9;
 }
 
 const char *kl_shift_verdict_name(enum kl_shift_verdict v)

@@ -6,6 +6,8 @@
 #ifndef KL_SHIFT_H
 #define KL_SHIFT_H
 
+#include <stddef.h>
+
 /* Samples each set needs before an interval is drawn from them. */
 #define KL_SHIFT_MIN_SAMPLES 5
 
@@ -61,6 +63,29 @@ enum kl_shift_verdict {
  * slower or faster where it excludes 1, undecided otherwise.
  */
 enum kl_shift_verdict kl_shift_judge(const struct kl_shift *s, double margin);
+
+/*
+ * The verdict where a side may have had one run (runs_a, runs_b: each side's
+ * runs). With several runs a side the interval holds how runs differ, and
+ * kl_shift_judge stands. With one, it holds only how the launches of one
+ * run differ, while a power cap or another process moves whole runs: then a
+ * verdict of slower or faster needs the whole interval beyond the device's
+ * run-to-run spread for rows of this kind (spread_pct, `kladder peak`'s
+ * figure: above 1 + spread, or below 1 - spread); until that spread is
+ * measured (spread_pct <= 0), or within it, the verdict is undecided, and why
+ * (n bytes) says why and which --runs decides it ("" otherwise).
+ */
+enum kl_shift_verdict kl_shift_judge_runs(const struct kl_shift *s, double margin, int runs_a,
+                                          int runs_b, double spread_pct, char *why, size_t n);
+
+/*
+ * Whether to judge in cycles rather than in time: where both sides' SM clocks
+ * are known (MHz > 0) and their medians differ by KL_SHIFT_CLOCK_MOVED or
+ * more, the clock moved between the runs, and the launches' cycles are what a
+ * change of the kernel leaves.
+ */
+#define KL_SHIFT_CLOCK_MOVED 0.02
+int kl_shift_in_cycles(double mhz_a, double mhz_b);
 
 /* "same", "slower", "faster" or "undecided". */
 const char *kl_shift_verdict_name(enum kl_shift_verdict v);

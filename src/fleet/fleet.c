@@ -208,20 +208,40 @@ static int first_timed(const struct kl_fleet *f, int i, const char *rung)
     return i;
 }
 
+/* The members' run-to-run spread for rows like x (%, their ceilings' largest); 0 unknown. */
+static double fleet_spread(const struct kl_fleet *f, const struct kl_run_row *x)
+{
+    double most = 0;
+    for (int m = 0; m < f->n; m++) {
+        const struct kl_run *run = &f->run[m];
+        double v = !f->has_run[m] || !run->have_ceil ? 0
+                   : x->tensor                       ? run->ceil.spread_tensor_pct
+                   : x->flops > 0                    ? run->ceil.spread_fma_pct
+                                                     : run->ceil.spread_memory_pct;
+        most = v > most ? v : most;
+    }
+    return most;
+}
+
 /*
  * A straggler by the median's margin stays one only where its launch times say so beyond
  * noise, as `kladder compare` judges a change: the 95 % interval of its median time over
- * the other members' (each a run, resampled; core/shift.h) lies wholly above 1. Where its
- * row or every other member's kept no launch times the margin alone decides.
+ * the other members' (each a run, resampled; core/shift.h) lies wholly above 1, and, where
+ * the straggler measured one run, above the device's run-to-run spread for such rows
+ * (kl_shift_judge_runs). Where its row or every other member's kept no launch times the
+ * margin alone decides.
  */
 static void beyond_noise(const struct kl_fleet *f, struct kl_fleet_row *r, const char *rung)
 {
     struct kl_sample_set set[KL_FLEET_MAX], others[KL_FLEET_MAX];
     double *x[KL_FLEET_MAX];
+    int runs[KL_FLEET_MAX];
+    char why[256];
     for (int m = 0; m < f->n; m++) {
         const struct kl_run_row *row = member_row(f, m, rung);
         set[m].n = 0;
         set[m].x = x[m] = row && row->timed ? kl_run_row_samples(row, 0, &set[m].n) : NULL;
+        runs[m] = row ? kl_run_row_runs(row) : 1;
     }
     for (int i = 0; i < f->n; i++) {
         struct kl_shift s;
@@ -230,7 +250,9 @@ static void beyond_noise(const struct kl_fleet *f, struct kl_fleet_row *r, const
             if (m != i && x[m])
                 others[k++] = set[m];
         if (k && kl_shift_estimate_runs(others, k, &set[i], 1, &s) == 0 &&
-            kl_shift_judge(&s, KL_SHIFT_SAME_MARGIN) != KL_SHIFT_SLOWER)
+            kl_shift_judge_runs(&s, KL_SHIFT_SAME_MARGIN, k, runs[i],
+                                fleet_spread(f, member_row(f, i, rung)), why,
+                                sizeof why) != KL_SHIFT_SLOWER)
             r->straggler[i] = 0, r->within_noise[i] = 1;
     }
     for (int m = 0; m < f->n; m++)
@@ -286,7 +308,7 @@ enum kl_status kl_fleet_build(struct kl_fleet *f, const char *command,
             snprintf(f->why[i], sizeof f->why[i], "it wrote no report (exit %d)", m[i].exit_code);
         else if (kl_run_parse(&f->run[i], m[i].json, strlen(m[i].json), name, f->why[i],
                               sizeof f->why[i]) == 0)
-            f->has_run[i] = 1;
+            f->has_run[i] = 1, kl_run_find_ceilings(&f->run[i]); /* its run-to-run spreads */
         else
             kl_run_free(&f->run[i]);
     }
@@ -414,7 +436,7 @@ static void fleet_member(struct kl_fleet *f, int i, const struct kl_json *o, con
     if (!run || run->type == KL_JSON_NULL)
         snprintf(f->why[i], sizeof f->why[i], "it wrote no report (exit %d)", m->exit_code);
     else if (kl_run_read(&f->run[i], run, who, f->why[i], sizeof f->why[i]) == 0)
-        f->has_run[i] = 1;
+        f->has_run[i] = 1, kl_run_find_ceilings(&f->run[i]); /* its run-to-run spreads */
     else
         kl_run_free(&f->run[i]);
 }

@@ -404,6 +404,15 @@ static void rung_words(FILE *out, const struct kl_run_row *r)
         esc(out, r->note);
         fputs("</span>", out);
     }
+    if (kl_run_row_runs(r) > 1)
+        fprintf(out,
+                "<br/><span class=\"meta\">%d runs, interleaved: the median of their medians; "
+                "they spread by %.2g %%</span>",
+                kl_run_row_runs(r), 100 * r->run_spread);
+    if (r->capped)
+        fprintf(out, "<br/><span class=\"meta\">power-capped while timed: the SM clock at %.0f "
+                     "MHz (lowest %.0f)</span>",
+                r->sm_mhz, r->sm_mhz_min);
     if (r->options[0]) {
         fputs("<br/><code>", out);
         esc(out, r->options);

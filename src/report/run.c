@@ -299,6 +299,27 @@ static void read_inputs(struct check *c, const struct kl_json *o, const char *wh
         num(c, v, at, "value", 0);
     }
     r->values = vals;
+    const struct kl_json *runs = optional(c, o, where, "runs", KL_JSON_ARRAY);
+    long launches = 0;
+    for (int k = 0; runs && k < runs->count && !c->failed; k++) {
+        const struct kl_json *v = runs->items[k];
+        snprintf(at, sizeof at, "%s.runs[%d]", where, k);
+        if (v->type != KL_JSON_OBJECT) {
+            bad(c, v, "%s should be an object", at);
+            return;
+        }
+        double n_k = num(c, v, at, "launches", 0);
+        num(c, v, at, "seq", 0);
+        num(c, v, at, "median_s", 0);
+        launches += n_k >= 1 && n_k < 1e9 ? (long)n_k : 0;
+    }
+    if (runs && !c->failed && (!r->samples || launches != r->samples->count)) {
+        bad(c, runs, "%s.runs count %ld launches, its samples %d", where, launches,
+            r->samples ? r->samples->count : 0);
+        return;
+    }
+    r->runs = runs && runs->count > 1 ? runs : NULL;
+    r->run_spread = maybe(c, o, where, "run_spread");
 }
 
 static void read_row(struct check *c, const struct kl_json *o, int i, struct kl_run_row *r)
@@ -683,6 +704,32 @@ void kl_run_params_text(const struct kl_run *run, char *out, size_t n)
         if (k > 0)
             used += (size_t)k < n - used ? (size_t)k : n - used - 1;
     }
+}
+
+int kl_run_row_runs(const struct kl_run_row *r)
+{
+    return r->runs ? r->runs->count : 1;
+}
+
+double *kl_run_row_run_samples(const struct kl_run_row *r, int k, int cycles, int *n)
+{
+    int first = 0, count;
+    double *all, *x;
+    if (!r->runs)
+        return kl_run_row_samples(r, cycles, n);
+    for (int j = 0; j < k; j++)
+        first += (int)kl_json_get(r->runs->items[j], "launches")->number;
+    count = (int)kl_json_get(r->runs->items[k], "launches")->number;
+    if (!(all = kl_run_row_samples(r, cycles, n)) || first + count > *n ||
+        !(x = malloc((size_t)count * sizeof *x))) {
+        free(all);
+        *n = 0;
+        return NULL;
+    }
+    memcpy(x, all + first, (size_t)count * sizeof *x);
+    free(all);
+    *n = count;
+    return x;
 }
 
 double *kl_run_row_samples(const struct kl_run_row *r, int cycles, int *n)

@@ -54,6 +54,11 @@ struct kl_run_row {
     const char *source_file, *source_hash;
     const struct kl_json *values;
     const char *href; /* where the row's marks in a chart link to ("#rung-10_tiled"); NULL */
+    /* --runs (version 3): the row's runs, an array of {seq, launches, median_s} whose launches
+       are its samples in order (NULL: one run); run_spread, (largest - smallest run median)
+       over their median (NaN: one run) */
+    const struct kl_json *runs;
+    double run_spread;
 };
 
 struct kl_run {
@@ -87,6 +92,10 @@ struct kl_run {
  * caller frees.
  */
 double *kl_run_row_samples(const struct kl_run_row *r, int cycles, int *n);
+/* The row's runs (1 where it recorded none), and run k's launch times as above (the caller
+   frees; NULL where the samples do not hold the launches the runs count). */
+int kl_run_row_runs(const struct kl_run_row *r);
+double *kl_run_row_run_samples(const struct kl_run_row *r, int k, int cycles, int *n);
 
 int kl_run_parse(struct kl_run *run, const char *text, size_t len, const char *name, char *err,
                  size_t n);

@@ -311,6 +311,29 @@ static void noise_notes(const struct kl_report *r, FILE *out)
                 r->protocol.noise * 100, list);
 }
 
+/*
+ * --runs: each timed row's figure is the median of its runs' medians; the
+ * runs' spread (largest minus smallest median, over their median) of each.
+ */
+static void runs_notes(const struct kl_report *r, FILE *out)
+{
+    char list[2048] = "";
+    size_t used = 0;
+    if (r->protocol.runs < 2)
+        return;
+    for (int i = 0; i < r->count; i++) {
+        const struct kl_result *x = &r->results[i];
+        if (kl_result_timed(x) && x->nruns > 1 && used + 1 < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s %.2g %%",
+                                     used ? ", " : "", x->rung, x->run_spread * 100);
+    }
+    fprintf(out,
+            "\nruns: each row measured in %d runs, interleaved across the rows; its time is the "
+            "median of the runs' medians. Their spread (largest - smallest median, over it): "
+            "%s.\n",
+            r->protocol.runs, used ? list : "none timed");
+}
+
 /* What the columns mean, the compilers' messages, and whether the run was stopped. */
 static void table_legend(const struct kl_report *r, FILE *out, int prec)
 {
@@ -351,6 +374,7 @@ void kl_report_table(const struct kl_report *r, FILE *out)
         table_row(r, &r->results[i], out, cfg, prec);
     table_notes(r, out);
     noise_notes(r, out);
+    runs_notes(r, out);
     if (prec && r->ladder)
         precision_summary(r, out);
     machine_block(r, out);
@@ -540,8 +564,8 @@ static void json_clocks(FILE *out, int show, double sm, double sm_min, double me
  */
 static void json_ceilings(FILE *out, const struct kl_report *r)
 {
-    static const char *const kinds[] = {"memory",  "fma",    "tensor", "cache",
-                                        "latency", "atomic", "launch", "transfer"};
+    static const char *const kinds[] = {"memory",  "fma",    "tensor",   "cache", "latency",
+                                        "atomic",  "launch", "transfer", "spread"};
     const struct kl_ceilings *c = &r->ceilings;
     fputs("  \"ceiling_values\": {", out);
     for (int i = 0; i < kl_ceiling_count; i++) {
@@ -865,6 +889,13 @@ static void json_inputs(FILE *out, const struct kl_result *x)
         json_kv(out, "", "from", x->values[k].from, "}");
     }
     fputs("], ", out);
+    if (x->nruns > 1) { /* --runs: the samples, run after run, and where each run falls */
+        fputs("\"runs\": [", out);
+        for (int k = 0; k < x->nruns; k++)
+            fprintf(out, "%s{\"seq\": %d, \"launches\": %d, \"median_s\": %.9g}", k ? ", " : "",
+                    x->run_seq[k], x->run_n[k], x->run_median[k]);
+        fprintf(out, "], \"run_spread\": %.6g, ", x->run_spread);
+    }
 }
 
 /* One result row: what it is, its numbers (report/fields.h), its notes and its machine. */

@@ -83,6 +83,38 @@ static enum kl_status measure_arithmetic(struct kl_context *kl, const struct kl_
     return kl_peak_tensor(kl, req, rep, c);
 }
 
+/* 1 for a device-memory bandwidth row: copy, read or write, at one vector width or the best. */
+static int bandwidth_row(const char *name)
+{
+    static const char *const kinds[] = {"copy", "read", "write"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(kinds[k]);
+        if (strncmp(name, kinds[k], n) == 0 && (name[n] == '\0' || strncmp(name + n, "_v", 2) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The run-to-run spread of each kind of row: the largest final-runs spread
+ * (kl_peak_final) among the verified rows of that kind, as a percentage.
+ */
+static void spreads(const struct kl_report *rep, struct kl_ceilings *c)
+{
+    for (int i = 0; i < rep->count; i++) {
+        const struct kl_result *x = &rep->results[i];
+        double pct = 100 * x->run_spread, *into;
+        if (x->status != KL_RESULT_VERIFIED || !(pct > 0))
+            continue;
+        into = x->tensor                   ? &c->spread_tensor_pct
+               : x->flops > 0              ? &c->spread_fma_pct
+               : bandwidth_row(x->rung)    ? &c->spread_memory_pct
+                                           : NULL;
+        if (into && pct > *into)
+            *into = pct;
+    }
+}
+
 enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_request *req,
                                struct kl_report *rep, struct kl_ceilings *c)
 {
@@ -121,6 +153,8 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
         if ((st = kl_peak_launches(kl, req, bytes, rep, c)) != KL_OK)
             return st;
     }
+    if (!req->brief) /* the brief search's finals, short and back to back, understate it */
+        spreads(rep, c);
     kl_report_finish(rep);
     /* The run's JSON carries what it measured, as other runs carry the roofs they used
      * (after finish: peak's rows are not judged against themselves). */
@@ -145,7 +179,7 @@ void kl_ceilings_print(const struct kl_ceilings *c, const struct kl_device_info 
 {
     static const char *const kinds[] = {"device memory",  "FMA units", "tensor cores",
                                         "on-chip memory", "latency",   "atomics",
-                                        "launches",       "transfers"};
+                                        "launches",       "transfers", "run-to-run spread"};
     char basis[256], text[64];
     if (format == 2) {
         fprintf(out, "figure,value,unit,specification\n");

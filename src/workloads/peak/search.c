@@ -75,6 +75,11 @@ enum kl_status kl_peak_final(struct kl_context *kl, kl_peak_rate_fn measure, con
             return KL_OK;
     }
     if (runs > 1 && res->status == KL_RESULT_VERIFIED) { /* the row says what it was chosen from */
+        double lo = rates[0], hi = rates[0], mid;
+        for (int i = 1; i < runs; i++)
+            lo = rates[i] < lo ? rates[i] : lo, hi = rates[i] > hi ? rates[i] : hi;
+        mid = runs == 3 ? rates[0] + rates[1] + rates[2] - lo - hi : 0.5 * (lo + hi);
+        res->run_spread = mid > 0 ? (hi - lo) / mid : 0; /* the device's run-to-run spread */
         size_t used = strlen(res->note);
         snprintf(res->note + used, sizeof res->note - used, "; the fastest of %d runs (", runs);
         for (int i = 0; i < runs; i++) {
