@@ -84,6 +84,9 @@ int kl_cli_article_open(const struct cli *c, struct kl_cli_article *a)
                 strerror(errno));
         return EXIT_USAGE;
     }
+    mode_t mask = umask(0); /* mkdtemp's 0700 is for its name's sake: the folder as mkdir's */
+    umask(mask);
+    chmod(a->tmp, 0777 & ~mask);
     a->open = 1;
     return 0;
 }

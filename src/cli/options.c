@@ -450,7 +450,7 @@ const struct cli_option kl_cli_options[] = {
      "also write the ladder as an article (kladder article --help): the\nHTML page FILE"},
     {"--report", NULL, "FILE", ON_LADDERS | ON_MGEMM | ON(CMD_SOAK), S_DEVICE, K_STRING, F(report),
      0, 0, NULL, 0, NULL, "also write an HTML report (charts) to FILE"},
-    {"--quiet", "-q", NULL, ON_ALL, S_DEVICE, K_FLAG, F(quiet), 1, 0, NULL, 0, NULL,
+    {"--quiet", "-q", NULL, ON_ALL | ON_ARTICLE, S_DEVICE, K_FLAG, F(quiet), 1, 0, NULL, 0, NULL,
      "no progress line on a terminal"},
     /* Protocol */
     {"--seed", NULL, "N", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
