@@ -278,6 +278,7 @@ void kl_close(struct kl_context *kl)
     if (kl->dev)
         kl->ops->close(kl->dev);
     free(kl->kernel_dir);
+    free(kl->beside);
     free(kl);
 }
 
@@ -778,7 +779,45 @@ static void prefetch_plan(struct prefetch *p, const struct kl_kernel_want *want,
     }
 }
 
-/* Builds every job: on up to 16 threads where the backend allows, else here. */
+struct kl_beside {
+    void (*fn)(void *arg);
+    void *arg;
+    int ran;
+};
+
+enum kl_status kl_kernel_beside(struct kl_context *kl, void (*fn)(void *arg), void *arg)
+{
+    if (!kl->beside && !(kl->beside = calloc(1, sizeof *kl->beside)))
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    *kl->beside = (struct kl_beside){fn, arg, 0};
+    return KL_OK;
+}
+
+/* The work left beside the builds, run now where there is any. */
+static void beside_run(struct kl_context *kl)
+{
+    struct kl_beside *b = kl->beside;
+    if (b && b->fn) {
+        void (*fn)(void *) = b->fn;
+        b->fn = NULL; /* once, even where fn prefetches kernels itself */
+        fn(b->arg);
+        b->ran = 1;
+    }
+}
+
+int kl_kernel_beside_done(struct kl_context *kl)
+{
+    struct kl_beside *b = kl ? kl->beside : NULL;
+    if (!b)
+        return 0;
+    beside_run(kl);
+    int ran = b->ran;
+    b->ran = 0;
+    return ran;
+}
+
+/* Builds every job: on up to 16 threads where the backend allows (this thread doing the work
+ * left beside them meanwhile), else here. */
 static void prefetch_build(struct prefetch *p)
 {
     struct kl_context *kl = p->kl;
@@ -793,6 +832,8 @@ static void prefetch_build(struct prefetch *p)
             break;
     if (nthreads == 0)
         prefetch_worker(p); /* one at a time, or no thread could start: build here */
+    else
+        beside_run(kl);
     for (int i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
     pthread_mutex_destroy(&p->lock);

@@ -32,6 +32,7 @@ struct kl_context {
     struct kl_cached_kernel *cache;
     struct kl_machine_state *machine; /* what timed launches ran, NVML (core/machine.c) */
     struct kl_cold_flush cold;        /* --cold's flush (core/cold.c) */
+    struct kl_beside *beside;         /* work to do while kernels build (kl_kernel_beside) */
 };
 
 /* One embedded source file; the table ends with a NULL path. */
@@ -143,6 +144,18 @@ struct kl_kernel_want {
  * kl->err is unchanged.
  */
 void kl_kernel_prefetch(struct kl_context *kl, const struct kl_kernel_want *want, int n);
+
+/*
+ * Work for this thread while the next kl_kernel_prefetch builds on others:
+ * fn(arg) runs once, from that prefetch where it builds on threads, else
+ * from kl_kernel_beside_done (the main job's first run measures the
+ * device's ceilings on the GPU while the ladder's kernels compile on the
+ * host's cores). Where fn measures the device, set it only where the
+ * builds run beside the device (a GPU), not on it (PoCL's CPU).
+ */
+enum kl_status kl_kernel_beside(struct kl_context *kl, void (*fn)(void *arg), void *arg);
+/* Runs the work kl_kernel_beside left that no prefetch ran; 1 where it ran, here or there. */
+int kl_kernel_beside_done(struct kl_context *kl);
 
 /*
  * Calls fn for each kernel kl has built whose compiler said something about

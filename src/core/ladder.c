@@ -731,6 +731,8 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
         return st;
     run_order(a, rep->seed, nchosen, order);
     prefetch(w, a, chosen, nchosen, first, total);
+    if (kl_kernel_beside_done(w->kl)) /* the work beside the builds may have measured the roofs */
+        kl_report_load_ceilings(rep);
     for (int k = 0; k < nchosen && st == KL_OK; k++) {
         int i = chosen[order[k]];
         const struct kl_user_rung *u = user_of(w, a, i);

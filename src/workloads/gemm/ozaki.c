@@ -158,6 +158,24 @@ static void tile_values(const struct kl_gemm_rung *r, const int *values,
     }
 }
 
+int kl_gemm_ozaki_kernels(const struct kl_gemm_rung *r, const int *values,
+                          struct kl_kernel_want *want, int max)
+{
+    const struct kl_gemm_rung *r20 = kl_gemm_rung_find("20_wgmma");
+    int v20[KL_MAX_PARAMS];
+    if (max < 2 || !r20)
+        return 0;
+    want[0] = (struct kl_kernel_want){r->file, "exponents", ""};
+    snprintf(want[0].options, sizeof want[0].options, "-DNMOD=%d",
+             kl_param_value(r->params, values, "MODULI"));
+    tile_values(r, values, r20, v20);
+    want[1] = (struct kl_kernel_want){r20->file, "gemm", ""};
+    kl_params_options(r20->params, v20, KL_INT8, want[1].options, sizeof want[1].options);
+    size_t used = strlen(want[1].options);
+    snprintf(want[1].options + used, sizeof want[1].options - used, " -DRESIDUES");
+    return 2;
+}
+
 enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,
                                      const int *values, struct kl_timing *t, struct rung_launch *rl)
 {

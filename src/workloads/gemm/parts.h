@@ -181,6 +181,11 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
 
 /* ---- the Ozaki scheme II (ozaki.c) --------------------------------------- */
 
+/* Rung 22's kernels for kl_kernel_prefetch (at most max, 2 wanted): its own module and rung
+ * 20's product built for int8 with RESIDUES, as kl_gemm_ozaki_prepare builds them. */
+int kl_gemm_ozaki_kernels(const struct kl_gemm_rung *r, const int *values,
+                          struct kl_kernel_want *want, int max);
+
 /* Rung 22's launches into rl, as kl_gemm_prepare_kernel makes a rung's: exponents, residues, the
    INT8 products (rung 20's int8 kernel, tile from its values) and the reconstruction. */
 enum kl_status kl_gemm_ozaki_prepare(struct gemm_session *s, const struct kl_gemm_rung *r,

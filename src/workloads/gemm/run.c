@@ -41,13 +41,18 @@ static enum kl_status host_once(void *arg, double *seconds, struct kl_err *e)
     return KL_OK;
 }
 
-/* Median of three end-to-end runs: upload A and B, launch, download C. */
+/*
+ * Median of three end-to-end runs: upload A and B, launch, download C; one
+ * where it took over 0.1 s (the naive rungs at 2048³), whose transfers'
+ * jitter is then under a percent of it.
+ */
 static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
                                  void *C, double *out)
 {
     struct kl_context *kl = s->kl;
     double t[3];
-    for (int i = 0; i < 3; i++) {
+    int n = 0;
+    while (n < 3 && !(n == 1 && t[0] > 0.1)) {
         enum kl_status st;
         double t0 = kl_now(), dummy;
         if ((st = upload_inputs(s, b_col)) != KL_OK ||
@@ -56,10 +61,10 @@ static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch_pair *
                                 (size_t)s->M * s->N * kl_type_size(kl_type_output(s->type)),
                                 &kl->err)) != KL_OK)
             return st;
-        t[i] = kl_now() - t0;
+        t[n++] = kl_now() - t0;
     }
     struct kl_stats stats;
-    kl_stats_compute(t, 3, &stats);
+    kl_stats_compute(t, n, &stats);
     *out = stats.median;
     return KL_OK;
 }

@@ -404,7 +404,7 @@ static void bw_prefetch(struct kl_context *kl, const struct kl_peak_request *req
     struct kl_kernel_want want[3 * 5 * 5 * 2];
     struct bw_config space[128];
     int n = 0;
-    for (int k = BW_COPY; k <= BW_WRITE; k++)
+    for (int k = BW_COPY; k <= (req->brief ? BW_COPY : BW_WRITE); k++)
         for (int vec = 1; vec <= 16; vec *= 2) {
             if (!(mask & (unsigned)vec))
                 continue;
@@ -458,7 +458,7 @@ enum kl_status kl_peak_bandwidth(struct kl_context *kl, const struct kl_peak_req
     kl_progress_step(0, 17, "peak: building the bandwidth kernels");
     bw_prefetch(kl, req, vec_mask);
     st = bw_init(&s, kl, bytes, req->seed);
-    for (int k = BW_COPY; k <= BW_WRITE && st == KL_OK; k++)
+    for (int k = BW_COPY; k <= (req->brief ? BW_COPY : BW_WRITE) && st == KL_OK; k++)
         st = bw_kind_rows(&s, (enum bw_kind)k, vec_mask, req, rep, gbps[k], cfg[k],
                           sizeof c->copy_cfg);
     bw_free(&s);

@@ -213,7 +213,17 @@ static int fma_space(enum kl_type t, const struct kl_peak_request *req, struct f
     return n;
 }
 
-/* Builds every FMA kernel the searches of FP32, FP64 (where the device has it) and INT32 try. */
+/* 1 where the search measures type t: FP32 always, FP64 where the device has it, INT32; the
+ * brief search FP32 and the main job's type only. */
+static int fma_searches(const struct kl_context *kl, const struct kl_peak_request *req,
+                        enum kl_type t)
+{
+    if (t == KL_DOUBLE && !kl->info.fp64)
+        return 0;
+    return t == KL_FLOAT || !req->brief || req->brief_type == t;
+}
+
+/* Builds every FMA kernel the searches of FP32, FP64 and INT32 try (those it measures). */
 static void fma_prefetch(struct kl_context *kl, const struct kl_peak_request *req)
 {
     struct kl_kernel_want want[3 * 14];
@@ -221,7 +231,7 @@ static void fma_prefetch(struct kl_context *kl, const struct kl_peak_request *re
     int n = 0;
     for (int t = 0; t < 3; t++) {
         enum kl_type type = t == 0 ? KL_FLOAT : t == 1 ? KL_DOUBLE : KL_INT;
-        if (type == KL_DOUBLE && !kl->info.fp64)
+        if (!fma_searches(kl, req, type))
             continue;
         for (int i = 0, m = fma_space(type, req, runs); i < m; i++, n++) {
             want[n] = (struct kl_kernel_want){"opencl/peak/flops.cl", "flops", ""};
@@ -250,8 +260,9 @@ enum kl_status kl_peak_fma(struct kl_context *kl, const struct kl_peak_request *
     enum kl_status st;
     fma_prefetch(kl, req);
     if ((st = fma_search(kl, KL_FLOAT, req->quick, req, rep, &c->f32_gflops)) != KL_OK ||
-        (kl->info.fp64 &&
-         (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK))
+        (fma_searches(kl, req, KL_DOUBLE) &&
+         (st = fma_search(kl, KL_DOUBLE, req->quick, req, rep, &c->f64_gflops)) != KL_OK) ||
+        !fma_searches(kl, req, KL_INT))
         return st;
     return fma_search(kl, KL_INT, req->quick, req, rep, &c->i32_giops);
 }

@@ -793,9 +793,8 @@ enum kl_status kl_peak_memory(struct kl_context *kl, const struct kl_peak_reques
                               struct kl_report *rep, struct kl_ceilings *c)
 {
     enum kl_status st;
-    if ((st = measure_local(kl, req, rep, c)) != KL_OK || req->brief) /* brief: local only */
-        return st;
-    if ((st = measure_caches(kl, req, rep, c)) != KL_OK ||
+    if ((st = measure_local(kl, req, rep, c)) != KL_OK ||
+        (st = measure_caches(kl, req, rep, c)) != KL_OK ||
         (st = measure_latency(kl, req, rep, c)) != KL_OK ||
         (st = kl_peak_atomics(kl, req, rep, c)) != KL_OK)
         return st;

@@ -53,7 +53,9 @@ static void report_head(struct kl_context *kl, const struct kl_peak_request *req
                         struct kl_report *rep, struct kl_ceilings *c)
 {
     rep->workload = "peak";
-    snprintf(rep->sizes, sizeof rep->sizes, "buffers of %.1f MiB", bytes / 1048576.0);
+    char size[32];
+    kl_bytes_text((double)bytes, size, sizeof size);
+    snprintf(rep->sizes, sizeof rep->sizes, "buffers of %s", size);
     snprintf(rep->size_json, sizeof rep->size_json, "\"bytes\": %zu, \"quick\": %s, \"brief\": %s",
              bytes, req->quick ? "true" : "false", req->brief ? "true" : "false");
     rep->type = KL_FLOAT;
@@ -75,7 +77,9 @@ static enum kl_status measure_arithmetic(struct kl_context *kl, const struct kl_
                                          struct kl_report *rep, struct kl_ceilings *c)
 {
     enum kl_status st;
-    kl_progress_step(15, 17, "peak: FMA rate, FP32, FP64 and INT32; the tensor cores; FP16x2");
+    kl_progress_step(15, 17, req->brief ? "peak: FMA rate (FP32); the tensor cores (TF32)"
+                                        : "peak: FMA rate, FP32, FP64 and INT32; the tensor cores; "
+                                          "FP16x2");
     if ((st = kl_peak_fma(kl, req, rep, c)) != KL_OK)
         return st;
     if (!req->brief && (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK)
@@ -126,8 +130,9 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
         return st;
     report_head(kl, req, bytes, rep, c);
     if (req->transfers) { /* a sweep of its own: no roofs measured, nothing to cache */
-        snprintf(rep->sizes, sizeof rep->sizes, "transfers from 4 KiB to %.1f MiB",
-                 bytes / 1048576.0);
+        char upto[32];
+        kl_bytes_text((double)bytes, upto, sizeof upto);
+        snprintf(rep->sizes, sizeof rep->sizes, "transfers from 4 KiB to %s", upto);
         snprintf(rep->reference, sizeof rep->reference,
                  "at every size, a write and read-back of random bytes compared byte for byte "
                  "before the timed copies");
@@ -141,20 +146,20 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
      * 32- and 64-byte vectors). */
     unsigned vec_mask = req->vec_mask ? req->vec_mask : req->brief ? 4 | 8 | 16 : 0x1f;
 
-    /* Memory: every kind × vector width; the best of each kind is its ceiling. */
+    /* Memory: every kind × vector width (brief: the copy); the best of each kind is its
+     * ceiling. */
     if ((st = kl_peak_bandwidth(kl, req, bytes, vec_mask, rep, c)) != KL_OK ||
         (st = measure_arithmetic(kl, req, rep, c)) != KL_OK)
         return st;
-    kl_progress_step(16, 17, "peak: the memory hierarchy");
-    if ((st = kl_peak_memory(kl, req, rep, c)) != KL_OK)
-        return st;
-    if (!req->brief) { /* the main job's report needs neither */
+    if (!req->brief) { /* no row of the main job is judged by these */
+        kl_progress_step(16, 17, "peak: the memory hierarchy");
+        if ((st = kl_peak_memory(kl, req, rep, c)) != KL_OK)
+            return st;
         kl_progress_step(16, 17, "peak: launch latency and transfers");
         if ((st = kl_peak_launches(kl, req, bytes, rep, c)) != KL_OK)
             return st;
+        spreads(rep, c); /* the brief search's finals, short and back to back, understate it */
     }
-    if (!req->brief) /* the brief search's finals, short and back to back, understate it */
-        spreads(rep, c);
     kl_report_finish(rep);
     /* The run's JSON carries what it measured, as other runs carry the roofs they used
      * (after finish: peak's rows are not judged against themselves). */
@@ -168,8 +173,7 @@ enum kl_status kl_peak_measure(struct kl_context *kl, const struct kl_peak_reque
 static void figure_text(const struct kl_ceiling_def *d, double v, char *out, size_t n)
 {
     if (strcmp(d->unit, "bytes") == 0)
-        snprintf(out, n, v >= 1048576 ? "%.1f MiB" : "%.0f KiB",
-                 v >= 1048576 ? v / 1048576 : v / 1024);
+        kl_bytes_text(v, out, n);
     else
         snprintf(out, n, "%.*f %s", v >= 100 ? 1 : 2, v, d->unit);
 }

@@ -16,7 +16,9 @@ struct kl_peak_request {
     size_t bytes;      /* buffer size for bandwidth and transfers; 0: chosen by device */
     int quick;         /* a small search space (tests) */
     int brief;         /* the first run's search: the configurations the full search picks on
-                          common devices, and only the figures the main job's report uses */
+                          common devices, and only the roofs the main job's rows are judged
+                          by: copy, FP32 (and brief_type's FMA figure), TF32 */
+    enum kl_type brief_type; /* brief: the main job's type (double: FP64 too; int: INT32) */
     int wide;          /* a wider search space than the default (checks that it finds the maxima) */
     unsigned vec_mask; /* bandwidth vector widths to try (bit w for width w); 0: all */
     int transfers;     /* only host <-> device copies, over sizes from 4 KiB to bytes (a sweep;

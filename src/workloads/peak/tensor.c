@@ -412,7 +412,8 @@ enum kl_status kl_peak_tensor(struct kl_context *kl, const struct kl_peak_reques
                 nwant++;
             }
     }
-    kl_progress_step(15, 17, "peak: tensor cores, building %d kernels", nwant);
+    if (nwant) /* none where the device has no tensor cores */
+        kl_progress_step(15, 17, "peak: tensor cores, building %d kernels", nwant);
     kl_kernel_prefetch(kl, want, nwant);
     for (size_t r = 0; r < ROWS; r++) {
         int first = rep->count;
