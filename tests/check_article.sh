@@ -106,7 +106,7 @@ bad)
     expect 2 'cut.json: ' article "$tmp/cut.json" -o "$tmp/x.html"
     [ ! -e "$tmp/x.html" ] && ok "nothing left at the path" || fail "a page was left at the path"
     expect 2 'cannot write the article /nonexistent/' article "$tmp/gemm.json" -o /nonexistent/a.html
-    expect 2 'would overwrite its run' article "$tmp/gemm.json" -o "$tmp/gemm.json"
+    expect 2 'would overwrite' article "$tmp/gemm.json" -o "$tmp/gemm.json"
     # A kernel changed since the run: refused, then written with --force and marked.
     cp -r "$src/kernels" "$tmp/kernels"
     echo "/* changed */" >>"$tmp/kernels/opencl/gemm/10_tiled.cl"

@@ -191,7 +191,7 @@ fi
 # (d) gemm reports against the cache: the copy ceiling, and under % roof its rate over the
 # roofline (the lower of the FP32 peak and the intensity times the copy bandwidth).
 run gemm1 gemm --size 16 --rung 01 "${q[@]}" --json "$tmp/gemm1.json"
-if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings:  copy [0-9.]+ GB/s' "$tmp/gemm1.out" ||
+if [ "$rc" -ne 0 ] || ! grep -Eq '^ceilings:  copy [0-9.]+ [GT]B/s' "$tmp/gemm1.out" ||
     ! grep -Eq '^01_naive +verified' "$tmp/gemm1.out" ||
     ! grep -Eq '^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$' <<<"$(roof "$tmp/gemm1.out" 01_naive)" ||
     ! python3 -c '
@@ -206,7 +206,7 @@ assert abs(x["pct_ceiling"] - want) <= 1e-4 * want, (x["pct_ceiling"], want)' "$
     fail "(d) gemm with a cache: exit $rc; expected \"ceilings:  copy ... GB/s\" and a numeric % roof" \
         "$tmp/gemm1.out" "$tmp/gemm1.err"
 else
-    ok "(d) gemm shows \"$(grep -o '^ceilings:  copy [0-9.]* GB/s' "$tmp/gemm1.out")\" and % roof $(roof "$tmp/gemm1.out" 01_naive)"
+    ok "(d) gemm shows \"$(grep -o '^ceilings:  copy [0-9.]* [GT]B/s' "$tmp/gemm1.out")\" and % roof $(roof "$tmp/gemm1.out" 01_naive)"
 fi
 
 # (e, f, g) A damaged cache: gemm and copy warn and carry on without it; peak

@@ -5,7 +5,8 @@
 # every row is verified (the tensor rows skipped with their reason off
 # NVIDIA's GPUs), every bandwidth row has GB/s > 0 and every FMA row
 # GFLOP/s > 0, each bandwidth row moves the bytes its kind does over the
-# buffer, the numbers agree with each other, the hierarchy's sweeps are
+# buffer, each FMA and tensor-core row counts the operations its kernel's
+# shape does over its work-items and iterations, the numbers agree with each other, the hierarchy's sweeps are
 # ordered curves whose summary rows are among their points, the atomics' rows
 # count operations, the JSON carries every ceiling with its unit and method,
 # --vec restricts the widths, and --quick leaves the ceiling cache alone.
@@ -80,6 +81,29 @@ for x in rows:
     if (n.startswith("copy") and b != 2 * buf) or (n.startswith("write") and b != buf) or \
             (n.startswith("read") and not buf < b <= 2 * buf):
         bad.append(f"{n}: {b} bytes a launch over a buffer of {buf}")
+# The operations a launch does (the denominators of every compute % roof), from the shapes
+# of the kernels and what each row ran (its note: work-items and iterations): an FMA row
+# 2·VEC·CHAINS a work-item an iteration; packed halves 2·2·CHAINS; mma.sync CHAINS products
+# of m×n×k a warp an iteration, wgmma one a warpgroup.
+for x in rows:
+    ran = re.search(r"(\d+) work-items, (\d+) iterations", x.get("note") or "")
+    cfg, n = x.get("config") or "", x["rung"]
+    if x["status"] != "verified" or not ran or not (n.startswith("fma_") or n in tensor):
+        continue
+    items, iters = int(ran.group(1)), int(ran.group(2))
+    chains = re.search(r"CHAINS=(\d+)", cfg)
+    mnk = re.search(r"m(\d+)n(\d+)k(\d+)", cfg)
+    if n == "fma_f16x2":
+        ops = 2 * 2 * int(chains.group(1)) * iters * items
+    elif n.startswith("fma_"):
+        ops = 2 * int(re.search(r"VEC=(\d+)", cfg).group(1)) * int(chains.group(1)) * iters * items
+    else:
+        product = 2 * int(mnk.group(1)) * int(mnk.group(2)) * int(mnk.group(3))
+        ops = (items // 32 * int(chains.group(1)) if n.startswith("mma_") else items // 128) \
+            * iters * product
+    if abs((x.get("flops") or 0) - ops) > 1e-9 * ops:
+        bad.append(f"{n}: {x.get('flops')} operations a launch; {cfg} over {items} work-items "
+                   f"and {iters} iterations do {ops}")
 for x in rows:
     if x["rung"].startswith("atomic_") and x["status"] == "verified" and not (x.get("flops") or 0) > 0:
         bad.append(f"{x['rung']}: no count of operations (flops {x.get('flops')})")

@@ -78,7 +78,7 @@ assert 'ecc' in r['conditions'] and 'temperature_start_c' in r['conditions'], r[
 else
     grep -q "<dt>inputs</dt><dd>v, M1 and M2 uniform in \[-1, 1), seed 1</dd>" "$tmp/clock.html" &&
         grep -q "<dt>GPU conditions</dt><dd>no clocks or power: " "$tmp/clock.html" &&
-        grep -q "under 75 % of the highest SM clock taken again (no clock to read here: none)" "$tmp/clock.txt" &&
+        grep -q "under 75 % of the highest SM clock taken again (this device reports no clock: none was)" "$tmp/clock.txt" &&
         python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))

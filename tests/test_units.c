@@ -1,17 +1,19 @@
 /* Unit tests of the pieces every number depends on: statistics, the timing
  * protocol, tolerances and comparison, option parsing, rung lookup, the
  * workload registry. */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, mkdtemp, setenv */
 #include <float.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/ladder.h"
 #include "check.h"
 #include "cli/args.h"
+#include "core/ceilings.h"
 #include "core/context.h"
 #include "core/ladder.h"
 #include "core/machine.h"
@@ -323,7 +325,7 @@ static void test_args(void)
     CHECK(kl_parse_seconds("--time", "10m", 0, 1e6, &d, err, sizeof err) == 0 && d == 600, "10m");
     CHECK(kl_parse_seconds("--time", "2h", 0, 1e6, &d, err, sizeof err) == 0 && d == 7200, "2h");
     CHECK(kl_parse_seconds("--time", "2d", 0, 1e6, &d, err, sizeof err) != 0 &&
-              strstr(err, "is not a number of seconds"),
+              strstr(err, "is not a time"),
           "an unknown unit: %s", err);
     CHECK(kl_parse_seconds("--min-time", "nan", 0, 10, &d, err, sizeof err) != 0, "nan");
     CHECK(kl_parse_seconds("--min-time", "-1", 0, 10, &d, err, sizeof err) != 0, "negative");
@@ -818,6 +820,17 @@ static void test_roofs(void)
               kl_precision_name(cases[i].p) ? kl_precision_name(cases[i].p) : "none",
               cases[i].tensor, pct);
     }
+    /* An FMA rung given bf16 or int8 widens them for the FMA units: FP32's and INT32's roofs. */
+    (void)pct_of(&r, KL_PREC_BF16, 0);
+    r.results[0].fma = 1;
+    kl_report_finish(&r);
+    CHECK(fabs(r.results[0].pct_ceiling - 50.0) < 1e-9, "bf16 on the FMA units: %.4g%% of FP32's",
+          r.results[0].pct_ceiling);
+    (void)pct_of(&r, KL_PREC_INT8, 0);
+    r.results[0].fma = 1;
+    kl_report_finish(&r);
+    CHECK(fabs(r.results[0].pct_ceiling - 100.0) < 1e-9, "int8 on the FMA units: %.4g%% of INT32's",
+          r.results[0].pct_ceiling);
     /* Memory-bound: the same row with 1 GB of traffic meets the copy slope first. */
     (void)pct_of(&r, KL_PREC_BF16, 1);
     r.results[0].bytes = 1e9;
@@ -855,6 +868,87 @@ static void test_roofs(void)
           "unknown per-SM rates give none: %s", basis);
     CHECK(kl_ceiling_spec(kl_ceiling_find("copy_gbps"), &h100, basis, sizeof basis) == 0,
           "no specification for bandwidth: %s", basis);
+}
+
+/* Sizes and rates as every table prints them: three or four significant digits. */
+static void test_texts(void)
+{
+    static const struct {
+        double v;
+        const char *unit, *want;
+    } rates[] = {{595.08, "GB/s", "595 GB/s"},         {4239.7, "GB/s", "4.24 TB/s"},
+                 {65734.7, "GFLOP/s", "65.7 TFLOP/s"}, {1754000, "GFLOP/s", "1754 TFLOP/s"},
+                 {33.35, "GIOP/s", "33.4 GIOP/s"},     {2.5, "GB/s", "2.50 GB/s"}};
+    static const struct {
+        double v;
+        const char *want;
+    } sizes[] = {{100000, "97.7 KiB"}, {4096, "4 KiB"}, {1.5 * 1073741824.0, "1.50 GiB"},
+                 {512, "512 bytes"},   {268435456, "256 MiB"}};
+    char text[64], err[256];
+    long b;
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
+        kl_rate_text(rates[i].v, rates[i].unit, text, sizeof text);
+        CHECK(strcmp(text, rates[i].want) == 0, "%g %s: \"%s\", want \"%s\"", rates[i].v,
+              rates[i].unit, text, rates[i].want);
+    }
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        kl_bytes_text(sizes[i].v, text, sizeof text);
+        CHECK(strcmp(text, sizes[i].want) == 0, "%g bytes: \"%s\", want \"%s\"", sizes[i].v, text,
+              sizes[i].want);
+    }
+    CHECK(kl_parse_bytes("--bytes", "64K", 65536, 1L << 40, &b, err, sizeof err) == 0 && b == 65536,
+          "64K: %ld", b);
+    CHECK(kl_parse_bytes("--bytes", "1GiB", 65536, 1L << 40, &b, err, sizeof err) == 0 &&
+              b == 1073741824,
+          "1GiB: %ld", b);
+    CHECK(kl_parse_bytes("--bytes", "64Q", 65536, 1L << 40, &b, err, sizeof err) != 0 &&
+              strstr(err, "K, M, G or T"),
+          "64Q: %s", err);
+    CHECK(kl_parse_bytes("--bytes", "1K", 65536, 1L << 40, &b, err, sizeof err) != 0 &&
+              strstr(err, "out of range"),
+          "1K: %s", err);
+}
+
+/* A device's roofs through one backend raised to those another measured of it (its PCI id). */
+static void test_roofs_across_backends(void)
+{
+    char dir[] = "/tmp/kladder-units-XXXXXX", from[256];
+    struct kl_device_info cl, cu, other;
+    struct kl_ceilings c;
+    struct kl_err e;
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    setenv("KLADDER_CACHE_DIR", dir, 1);
+    memset(&cl, 0, sizeof cl);
+    snprintf(cl.name, sizeof cl.name, "GPU"), snprintf(cl.platform, sizeof cl.platform, "NVIDIA");
+    snprintf(cl.pci_bus_id, sizeof cl.pci_bus_id, "0000:1b:00.0");
+    cu = cl, other = cl;
+    snprintf(cu.platform, sizeof cu.platform, "CUDA");
+    snprintf(cu.pci_bus_id, sizeof cu.pci_bus_id, "00000000:1B:00.0"); /* CUDA's spelling */
+    snprintf(other.pci_bus_id, sizeof other.pci_bus_id, "0000:3b:00.0");
+    memset(&c, 0, sizeof c);
+    c.copy_gbps = 4400, c.f32_gflops = 65000, c.tf32_gflops = 488000, c.launch_us = 2;
+    CHECK(kl_ceilings_save(&cu, "cuda", &c, &e) == KL_OK, "save cuda's: %s", e.msg);
+    c.copy_gbps = 4300, c.f32_gflops = 65700, c.tf32_gflops = 326000, c.launch_us = 9;
+    CHECK(kl_ceilings_save(&cl, "opencl", &c, &e) == KL_OK, "save opencl's: %s", e.msg);
+    CHECK(kl_ceilings_load(&cl, "opencl", &c, from, sizeof from) == 1, "load opencl's");
+    int took = kl_ceilings_best(&cl, "opencl", &c, from, sizeof from);
+    CHECK(took == 2 && c.tf32_gflops == 488000 && c.copy_gbps == 4400 && c.f32_gflops == 65700 &&
+              c.launch_us == 9 && strstr(from, "TF32") && strstr(from, "through cuda"),
+          "opencl's roofs raised to cuda's where higher: %d (%s), TF32 %g, FP32 %g, launch %g",
+          took, from, c.tf32_gflops, c.f32_gflops, c.launch_us);
+    memset(&c, 0, sizeof c);
+    CHECK(kl_ceilings_best(&other, "opencl", &c, from, sizeof from) == 0 && c.tf32_gflops == 0,
+          "another device's roofs are not taken: %s", from);
+    for (const char *b = "cuda"; b; b = strcmp(b, "cuda") == 0 ? "opencl" : NULL) {
+        char path[4096];
+        kl_ceilings_path(strcmp(b, "cuda") == 0 ? &cu : &cl, b, path, sizeof path);
+        remove(path);
+    }
+    rmdir(dir);
+    unsetenv("KLADDER_CACHE_DIR");
 }
 
 /*
@@ -1655,6 +1749,8 @@ int main(void)
     test_int8_exact();
     test_precision();
     test_roofs();
+    test_roofs_across_backends();
+    test_texts();
     test_args();
     test_rungs();
     test_inline();

@@ -51,7 +51,7 @@ kl_tune_cli(tune_unknown_workload 2 "kladder tune takes a ladder: gemm, copy, ro
 kl_tune_cli(tune_type_int 2 "tune gemm tunes float or double, not --type int" tune gemm --size 8 --type int)
 kl_tune_cli(tune_host_rung 2 "rung host_ijk has no parameters to tune \\(it is a host loop\\)" tune gemm --size 8 --rung host_ijk)
 kl_tune_cli(tune_unknown_rung 2 "unknown rung \"99\". they are:" tune gemm --size 8 --rung 99)
-kl_tune_cli(tune_bad_budget 2 "--budget: \"soon\" is not a number of seconds" tune gemm --budget soon)
+kl_tune_cli(tune_bad_budget 2 "--budget: \"soon\" is not a time" tune gemm --budget soon)
 kl_tune_cli(tune_show_and_size 2 "--show and --clear take only --all, --device and --backend" tune --show --size 8)
 kl_tune_cli(tune_all_alone 2 "--all goes with --show or --clear" tune gemm --all)
 kl_tune_cli(tune_param_not_applicable 2 "option --param applies to tune only with --kernel FILE or --rung R" tune gemm --param TS=8)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "article/article.h"
+#include "cli/args.h"
 #include "cli/exit.h"
 #include "report/html.h"
 #include "report/svg.h"
@@ -180,13 +181,6 @@ int kl_cli_article_write(struct kl_cli_article *a, struct kl_run *run, int quiet
 }
 
 /* 1 where paths a and b name one file (the same device and inode). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 int kl_cli_article(const struct cli *c)
 {
     struct cli args = *c;
@@ -212,7 +206,7 @@ int kl_cli_article(const struct cli *c)
                 c->operands[0], names);
         return EXIT_USAGE;
     }
-    if (same_file(c->operands[0], args.article)) {
+    if (kl_same_file(c->operands[0], args.article)) { /* the default name, where no -o */
         fprintf(stderr, "kladder: the article would overwrite its run %s: give another -o\n",
                 c->operands[0]);
         return EXIT_USAGE;

@@ -61,7 +61,8 @@ struct cli {
     /* gemv, gemm */
     const char *peers[MAX_ITEMS];
     int npeers;
-    int no_tuned; /* gemm: the defaults, not tuned parameters */
+    int no_tuned;     /* gemm: the defaults, not tuned parameters */
+    int strict_peers; /* --strict-peers: a peer's failed verification fails the run */
     /* tune */
     const char *workload;
     enum command tuned; /* the workload of `tune WORKLOAD` and of `article WORKLOAD` */

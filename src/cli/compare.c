@@ -161,7 +161,7 @@ static void name_cell(const struct kl_run_row *r, char *out, size_t n)
 }
 
 struct tally {
-    int compared, faster, slower, same, undecided, regressions, only, other, neither;
+    int compared, faster, slower, same, undecided, regressions, lost, only, other, neither;
     char regressed[512];
 };
 
@@ -366,22 +366,31 @@ static void timed_line(const struct kl_run_row *o, const struct kl_run_row *n,
            (mn / mo - 1) * 100, ro, rn, verdict);
 }
 
-/* A rung timed in one run or neither: the statuses; verified before and failed now is lost. */
+/* A rung the gate (pct >= 0) counts as lost: timed in the old run, not in the new (o, n). */
+static int lost(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
+                const char *name, struct tally *t)
+{
+    if (!(pct >= 0) || !o->timed || (n && n->timed))
+        return 0;
+    t->regressions++;
+    t->lost++;
+    add(t->regressed, sizeof t->regressed, name);
+    return 1;
+}
+
+/* A rung timed in one run or neither: the statuses; timed before and failed or skipped now is
+ * lost. */
 static void status_line(const struct kl_run_row *o, const struct kl_run_row *n, double pct,
                         const char *name, struct tally *t)
 {
     char verdict[160];
-    int lost = o->timed && strcmp(n->status, "failed") == 0;
-    if (lost && pct >= 0) {
-        t->regressions++;
-        add(t->regressed, sizeof t->regressed, name);
-    }
+    int was_lost = lost(o, n, pct, name, t);
     if (o->timed || n->timed)
         t->other++;
     else
         t->neither++; /* skipped (or failed) in both: nothing to compare, and nothing lost */
-    snprintf(verdict, sizeof verdict, "%s%s, was %s", lost && pct >= 0 ? "REGRESSION: " : "",
-             n->status, o->status);
+    snprintf(verdict, sizeof verdict, "%s%s, was %s", was_lost ? "REGRESSION: " : "", n->status,
+             o->status);
     char om[32] = "–", nm[32] = "–";
     if (o->timed)
         snprintf(om, sizeof om, "%.4g", o->median_s * 1e3);
@@ -400,14 +409,50 @@ static void line(const struct kl_run_row *o, const struct kl_run_row *n, const s
     name_cell(o ? o : n, name, sizeof name);
     printf("%-24s", name);
     if (!o || !n) {
-        printf(" %10s %10s %8s %8s  %-23s %-23s  only in %s\n", "", "", "", "", "", "",
-               o ? "old" : "new");
+        int was_lost = o && lost(o, NULL, pct, name, t);
+        printf(" %10s %10s %8s %8s  %-23s %-23s  %sonly in %s\n", "", "", "", "", "", "",
+               was_lost ? "REGRESSION: " : "", o ? "old" : "new");
         t->only++;
     } else if (o->timed && n->timed) {
         timed_line(o, n, s, jd, pct, name, t);
     } else {
         status_line(o, n, pct, name, t);
     }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place). */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * 1 where a ladder row's median is not the median of its launch times (of its runs' medians,
+ * where it has runs): the file was changed after the run, and compare, which judges the
+ * launch times, would judge something other than the figure it shows.
+ */
+static int median_contradicts(const struct kl_run_row *r)
+{
+    double meds[KL_MAX_RUNS];
+    int runs = kl_run_row_runs(r), got = 0;
+    for (int k = 0; r->timed && k < runs && k < KL_MAX_RUNS; k++) {
+        int n;
+        double *x = kl_run_row_run_samples(r, k, 0, &n);
+        if (x && n >= 1)
+            meds[got++] = median_of(x, n);
+        free(x);
+    }
+    if (got < runs)
+        return 0; /* no launch times kept to tell */
+    double m = median_of(meds, got);
+    return fabs(m - r->median_s) > 1e-4 * m;
 }
 
 static void free_sides(struct side sides[2])
@@ -443,6 +488,17 @@ static int load_sides(const struct cli *c, struct side sides[2])
                 free_sides(sides);
                 return EXIT_USAGE;
             }
+            const struct kl_run *run = &sides[j].runs[sides[j].count];
+            for (int r = 0; strcmp(run->workload, "peak") != 0 && r < run->nrows; r++)
+                if (median_contradicts(&run->rows[r])) {
+                    fprintf(stderr,
+                            "kladder compare: %s: row %s's median (%.4g ms) is not the median "
+                            "of its launch times: the file was changed after the run\n",
+                            path, run->rows[r].rung, run->rows[r].median_s * 1e3);
+                    sides[j].count++;
+                    free_sides(sides);
+                    return EXIT_USAGE;
+                }
             kl_run_find_ceilings(&sides[j].runs[sides[j].count]); /* its run-to-run spreads */
             sides[j].count++;
             p = p[len] == ',' ? p + len + 1 : NULL;
@@ -543,8 +599,9 @@ static int print_summary(const struct tally *t, double pct)
         printf("ok: no rung slowed beyond noise by more than %g%%\n", pct);
         return EXIT_OK;
     }
-    printf("FAIL: %d regression%s beyond noise by more than %g%%: %s\n", t->regressions,
-           t->regressions == 1 ? "" : "s", pct, t->regressed);
+    printf("FAIL: %d regression%s beyond noise by more than %g%%%s: %s\n", t->regressions,
+           t->regressions == 1 ? "" : "s", pct,
+           t->lost ? " or lost (failed, skipped or gone in the new run)" : "", t->regressed);
     return EXIT_REGRESSION;
 }
 

@@ -170,20 +170,25 @@ typedef enum kl_status (*ladder_fn)(struct cli *c, struct kl_context *kl, struct
 
 /*
  * The main job's GEMM size when none is given: the power of two (256 to 2048)
- * nearest to the size the device's FP32 roof multiplies in about 1 ms, from
- * its cached ceilings (2048 on a large GPU, 512 on a CPU), so the ladder's
- * best rungs have work enough to show the device's best while its slowest
- * still finish in seconds. Sets c's sizes and returns why, for the device
- * line; without ceilings the defaults stay and "" is returned.
+ * nearest to the size the device's FP32 rate multiplies in about 1 ms (2048
+ * on a large GPU, 512 on a CPU), so the ladder's best rungs have work enough
+ * to show the device's best while its slowest still finish in seconds. The
+ * rate is the cached FP32 roof, else (a first run that measures the roofs
+ * while the ladder's kernels build) the specification's. Sets c's sizes and
+ * returns why, for the device line; with neither the defaults stay and "" is
+ * returned.
  */
 static const char *main_job_size(struct kl_context *kl, struct cli *c)
 {
     struct kl_ceilings ceil;
     char warn[1024];
-    if (kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) != 1 ||
-        !(ceil.f32_gflops > 0))
+    double gflops = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) == 1
+                        ? ceil.f32_gflops
+                        : kl_ceiling_spec(kl_ceiling_find("f32_gflops"), &kl->info, warn,
+                                          sizeof warn);
+    if (!(gflops > 0))
         return "";
-    double side = cbrt(ceil.f32_gflops * 1e9 * 1e-3 / 2); /* 2·N³ FLOP in 1 ms */
+    double side = cbrt(gflops * 1e9 * 1e-3 / 2); /* 2·N³ FLOP in 1 ms */
     int n = 256;
     while (n < 2048 && log2(side) > log2(n) + 0.5)
         n *= 2;
@@ -352,43 +357,74 @@ static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct 
  * so (f: the table's stream): a line before, where no progress line shows,
  * and one after.
  */
-static void first_ceilings(struct kl_context *kl, FILE *f)
+struct first_run {
+    struct kl_context *kl;
+    enum kl_type type; /* the ladder's: FP64's or INT32's roof measured too where it needs it */
+    FILE *f;
+};
+
+static void first_ceilings(void *arg)
 {
+    const struct first_run *r = arg;
+    struct kl_context *kl = r->kl;
     struct kl_ceilings ceil;
     struct kl_peak_request req;
     struct kl_report rep;
     struct kl_err e;
-    char warn[1024], path[4096];
-    if (kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) == 1)
-        return;
+    char path[4096];
     memset(&req, 0, sizeof req);
     memset(&rep, 0, sizeof rep);
     kl_protocol_default(&req.protocol);
     req.seed = 1;
     req.brief = 1;
+    req.brief_type = r->type;
     if (!isatty(STDERR_FILENO)) { /* a terminal shows the progress line instead */
-        fprintf(f, "kladder: first run on this device: measuring its ceilings by the brief "
-                   "search (seconds)\n");
-        fflush(f);
+        fprintf(r->f, "kladder: first run on this device: measuring its ceilings by the brief "
+                      "search (seconds)\n");
+        fflush(r->f);
     }
     double t0 = kl_now();
     enum kl_status st = kl_peak_measure(kl, &req, &rep, &ceil);
     kl_progress_done();
     kl_ceilings_path(&kl->info, kl->ops->name, path, sizeof path);
+    char copy[32], fp32[32];
+    kl_rate_text(ceil.copy_gbps, "GB/s", copy, sizeof copy);
+    kl_rate_text(ceil.f32_gflops, "GFLOP/s", fp32, sizeof fp32);
     if (st == KL_OK && !kl_report_failed(&rep) &&
         kl_ceilings_save(&kl->info, kl->ops->name, &ceil, &e) == KL_OK)
-        fprintf(f,
-                "kladder: first run on this device: measured its ceilings in %.0f s (copy %.1f "
-                "GB/s, FP32 %.1f GFLOP/s; `kladder peak` measures every figure) and cached "
-                "them in %s\n",
-                kl_now() - t0, ceil.copy_gbps, ceil.f32_gflops, path);
+        fprintf(r->f,
+                "kladder: first run on this device: measured its ceilings in %.0f s (copy %s, "
+                "FP32 %s; `kladder peak` measures every figure) and cached them in %s\n",
+                kl_now() - t0, copy, fp32, path);
     else if (st != KL_ERR_INTERRUPTED)
-        fprintf(f,
+        fprintf(r->f,
                 "kladder: note: the device's ceilings could not be measured (%s); `kladder "
                 "peak` says why\n",
                 st != KL_OK ? kl_last_error(kl) : "a row failed");
-    fflush(f);
+    fflush(r->f);
     kl_report_free(&rep);
+}
+
+/*
+ * The main job's first run on a device (no ceilings cached): where the
+ * backend builds kernels on the host's cores beside a GPU and the FP32
+ * specification sizes the ladder, the brief search runs on the GPU while
+ * the ladder's kernels build (kl_kernel_beside); else now, before the ladder,
+ * which is then sized by what it measured.
+ */
+static void first_run(struct kl_context *kl, enum kl_type type, FILE *f)
+{
+    static struct first_run r;
+    struct kl_ceilings ceil;
+    char warn[1024];
+    if (kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) == 1)
+        return;
+    r = (struct first_run){kl, type, f};
+    if (kl->info.is_gpu && kl->ops->parallel_builds && kl->ops->parallel_builds(kl->dev) &&
+        kl_ceiling_spec(kl_ceiling_find("f32_gflops"), &kl->info, warn, sizeof warn) > 0 &&
+        kl_kernel_beside(kl, first_ceilings, &r) == KL_OK)
+        return;
+    first_ceilings(&r);
 }
 
 /* Opens the device, runs one ladder and prints its report. */
@@ -404,7 +440,7 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     memset(&rep, 0, sizeof rep);
     kl_cli_watch_run(c, &rep, o);
     if (c->command == CMD_MAIN)
-        first_ceilings(kl, o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr);
+        first_run(kl, c->type, o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr);
     return kl_cli_finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 
@@ -423,7 +459,10 @@ static int cuda_devices(const struct cli *c, struct outputs *o, int *dev, int *n
         kl_cli_outputs_abort(o);
         return rc;
     }
-    if (strncmp(spec, "opencl", 6) == 0) {
+    /* CUDA's devices only: "all", "cuda:all", "cuda:0", or indices such as "0,1". */
+    int cuda = strncmp(spec, "cuda", 4) == 0 || !spec[0] || strcmp(spec, "all") == 0 ||
+               strspn(spec, "0123456789,") == strlen(spec);
+    if (!cuda) {
         fprintf(stderr,
                 "kladder: %s runs on CUDA devices (--device cuda:all, or a list such as "
                 "0,1), not %s\n",
@@ -546,6 +585,7 @@ static int run_peak(struct cli *c, struct outputs *o)
     req.bytes = (size_t)c->bytes;
     req.quick = c->quick;
     req.brief = c->brief;
+    req.brief_type = c->type;
     req.wide = c->wide;
     req.vec_mask = c->vec_mask;
     req.transfers = c->transfers;

@@ -368,6 +368,13 @@ static int set_pixel(struct cli *c, const struct cli_option *o, const char *val,
     return 0;
 }
 
+/* peak --bytes B: 64 KiB to 1 TiB, in bytes or with K, M, G or T. */
+static int set_bytes(struct cli *c, const struct cli_option *o, const char *val, char *err,
+                     size_t n)
+{
+    return kl_parse_bytes(o->name, val, 65536, 1L << 40, &c->bytes, err, n) != 0;
+}
+
 static int set_vec(struct cli *c, const struct cli_option *o, const char *val, char *err, size_t n)
 {
     char *items[8];
@@ -415,10 +422,16 @@ static int set_pct(struct cli *c, const struct cli_option *o, const char *val, c
     c->fail_pct = strtod(val, &end);
     if (end != val && *end == '%')
         end++;
-    if (end == val || *end || !(c->fail_pct >= 0) || c->fail_pct > 1e6)
+    if (end == val || *end || !(c->fail_pct >= 0))
         return snprintf(err, n,
                         "--fail-on-regression: \"%.100s\" is not a percentage (a number >= 0, "
                         "e.g. 10)",
+                        val),
+               1;
+    if (c->fail_pct > 1e6)
+        return snprintf(err, n,
+                        "--fail-on-regression: %.100s %% is more than a slowdown can be; give at "
+                        "most 1000000",
                         val),
                1;
     return 0;
@@ -448,6 +461,10 @@ const struct cli_option kl_cli_options[] = {
      "also write the JSON report to FILE (whatever --format is)"},
     {"--article", NULL, "FILE", ON_LADDERS, S_DEVICE, K_STRING, F(article), 0, 0, NULL, 0, NULL,
      "also write the ladder as an article (kladder article --help): the\nHTML page FILE"},
+    {"--strict-peers", NULL, NULL, ON_LADDERS | ON_MGEMM, S_DEVICE, K_FLAG, F(strict_peers), 1, 0,
+     NULL, 0, NULL,
+     "a vendor library's row that fails verification fails the run\n(exit 1); by default its "
+     "row and a line say so and the exit\nstatus is the rungs'"},
     {"--report", NULL, "FILE", ON_LADDERS | ON_MGEMM | ON(CMD_SOAK), S_DEVICE, K_STRING, F(report),
      0, 0, NULL, 0, NULL, "also write an HTML report (charts) to FILE"},
     {"--quiet", "-q", NULL, ON_ALL | ON_ARTICLE, S_DEVICE, K_FLAG, F(quiet), 1, 0, NULL, 0, NULL,
@@ -467,7 +484,7 @@ const struct cli_option kl_cli_options[] = {
      "then on until the median's relative standard error is at most PCT %\n(0.5 suits a GPU), "
      "or --max-time passes; the table says which rows\nstopped short"},
     {"--max-time", NULL, "T", ON_RUNS | ON_TUNE | ON_MGEMM, S_PROTOCOL, K_SECONDS,
-     F(protocol.max_time), 0, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
+     F(protocol.max_time), 0.001, 3600, NULL, M_PROTOCOL | M_TIMING, NULL,
      "with --noise: stop a row after T seconds of kernel time (default 10s)"},
     {"--cold", NULL, NULL, ON_RUNS | ON_TUNE, S_PROTOCOL, K_FLAG, F(protocol.cold), 1, 0, NULL,
      M_PROTOCOL | M_TIMING, NULL,
@@ -616,8 +633,7 @@ const struct cli_option kl_cli_options[] = {
      "each checked;\nalgbw and busbw as nccl-tests"},
     {"--refresh", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(refresh), 1, 0, NULL, 0, NULL,
      "measure again even when ceilings are cached for this device"},
-    {"--bytes", NULL, "B", ON(CMD_PEAK), S_PEAK, K_LONG, F(bytes), 65536, 1L << 40, NULL, M_MEASURE,
-     NULL,
+    {"--bytes", NULL, "B", ON(CMD_PEAK), S_PEAK, K_CUSTOM, 0, 0, 0, NULL, M_MEASURE, set_bytes,
      "buffer size for bandwidth and transfers, and the largest working set\nof the cache and "
      "latency sweeps (default: by device)"},
     {"--vec", NULL, "W[,W...]", ON(CMD_PEAK), S_PEAK, K_CUSTOM, 0, 0, 0, "1 2 4 8 16", M_MEASURE,
@@ -625,8 +641,8 @@ const struct cli_option kl_cli_options[] = {
     {"--quick", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(quick), 1, 0, NULL, M_MEASURE, NULL,
      "a small search space (for tests; ceilings are then not cached)"},
     {"--brief", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(brief), 1, 0, NULL, M_MEASURE, NULL,
-     "the first run's search (seconds): memory, FMA, TF32 and local memory\nfrom the "
-     "configurations the full search usually picks; cached"},
+     "the first run's search (seconds): the copy, FP32 and TF32, the roofs\nthe main job's "
+     "rows are judged by, from the configurations the\nfull search usually picks; cached"},
     {"--wide", NULL, NULL, ON(CMD_PEAK), S_PEAK, K_FLAG, F(wide), 1, 0, NULL, M_MEASURE, NULL,
      "a wider search (more elements per work-item, chains and work-group\nsizes; several times "
      "longer), to check that the default finds the maxima"},

@@ -271,6 +271,54 @@ static int emit(const struct cli *c, enum kl_status st, const struct kl_report *
     return io;
 }
 
+/* What a finished run's rows say: rungs and peers that failed verification, rows skipped. */
+struct outcome {
+    int rungs_failed, peers_failed, skipped;
+    const char *peer, *skip; /* the first failed peer, the first skipped row's reason */
+};
+
+static struct outcome outcome_of(const struct kl_report *rep)
+{
+    struct outcome w = {0, 0, 0, NULL, NULL};
+    for (int i = 0; i < rep->count; i++) {
+        const struct kl_result *x = &rep->results[i];
+        if (x->status == KL_RESULT_FAILED && x->peer && !w.peers_failed++)
+            w.peer = x->rung;
+        else if (x->status == KL_RESULT_FAILED && !x->peer)
+            w.rungs_failed++;
+        else if (x->status == KL_RESULT_SKIPPED && !w.skipped++)
+            w.skip = x->note;
+    }
+    return w;
+}
+
+/*
+ * A finished run's exit status from its rows (exit 1 for a rung that failed
+ * verification; a peer's only with --strict-peers, else a note; exit 2 where
+ * every row was skipped), saying why; 0 where they were fine.
+ */
+static int rows_status(const struct cli *c, const struct kl_report *rep)
+{
+    struct outcome w = outcome_of(rep);
+    if (w.rungs_failed || (w.peers_failed && c->strict_peers)) {
+        fprintf(stderr, "kladder: at least one %s FAILED verification\n",
+                w.rungs_failed ? "rung" : "peer (--strict-peers)");
+        return EXIT_VERIFY;
+    }
+    if (w.peers_failed)
+        fprintf(stderr,
+                "kladder: note: %s%s FAILED verification: the library's result, not a rung's "
+                "(its row says by how much); the exit status is the rungs' (--strict-peers "
+                "counts peers)\n",
+                w.peer, w.peers_failed > 1 ? " and other peers" : "");
+    if (rep->count > 0 && w.skipped == rep->count) {
+        fprintf(stderr, "kladder: no row ran: all %d were skipped (the first: %s)\n", rep->count,
+                w.skip);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 /*
  * Prints the report of a run. When an error stopped it, the rungs that ran
  * are still printed, then the error. A failed verification (exit 1) comes
@@ -286,6 +334,8 @@ int kl_cli_report_end(const struct cli *c, enum kl_status st, const char *err,
     kl_watchdog_set(0, NULL);
     if (st == KL_ERR_INTERRUPTED)
         snprintf(rep->stopped, sizeof rep->stopped, "%s", kl_stop_name());
+    if (st != KL_OK) /* the rows a stopped run measured get their rates (peak's too) */
+        kl_report_finish(rep);
     int io = emit(c, st, rep, o, &html);
     if (st == KL_ERR_INTERRUPTED) {
         fprintf(stderr, "kladder: interrupted (%s): %d row%s written\n", rep->stopped, rep->count,
@@ -294,13 +344,10 @@ int kl_cli_report_end(const struct cli *c, enum kl_status st, const char *err,
     } else if (st != KL_OK) {
         fprintf(stderr, "kladder: %s\n", err);
         rc = kl_exit_for(st);
-    } else if (kl_report_failed(rep)) {
-        fprintf(stderr, "kladder: at least one rung FAILED verification\n");
-        rc = EXIT_VERIFY;
-    } else if (rep->health[0] && !io) {
+    } else if (!(rc = rows_status(c, rep)) && rep->health[0] && !io) {
         fprintf(stderr, "kladder: soak: %s\n", rep->health);
         rc = EXIT_HEALTH;
-    } else {
+    } else if (!rc) {
         rc = io;
     }
     if (html && c->command == CMD_MAIN)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -434,6 +435,76 @@ static int picture_named_as_report(const struct cli *c, char *err, size_t n)
     return 0;
 }
 
+/* The files a command reads: its operands (runs, comma lists of them), --input, --kernel. */
+static int inputs_of(const struct cli *c, char names[][16], char paths[][1024], int max)
+{
+    int k = 0;
+    if (c->command == CMD_REPORT || c->command == CMD_COMPARE || c->command == CMD_ARTICLE)
+        for (int i = 0; i < c->noperands; i++) {
+            char list[1024], *items[16];
+            snprintf(list, sizeof list, "%s", c->operands[i]);
+            for (int j = 0, m = kl_split_list(list, items, 16); j < m && k < max; j++, k++)
+                snprintf(names[k], 16, "input"), snprintf(paths[k], 1024, "%s", items[j]);
+        }
+    if (c->input && k < max)
+        snprintf(names[k], 16, "--input"), snprintf(paths[k++], 1024, "%s", c->input);
+    for (int i = 0; i < c->nkernels && k < max; i++, k++) { /* FILE[:ENTRY] */
+        snprintf(names[k], 16, "--kernel");
+        snprintf(paths[k], 1024, "%s", c->kernels[i]);
+        if (access(paths[k], F_OK) != 0 && strrchr(paths[k], ':'))
+            *strrchr(paths[k], ':') = '\0';
+    }
+    return k;
+}
+
+/* Two outputs, or an output and an input, that are one file: refused, naming both. */
+static int same_files(const struct cli *c, char *err, size_t n)
+{
+    const struct {
+        const char *name, *path;
+    } out[] = {{"--output", c->output},  {"--json", c->json},           {"--report", c->report},
+               {"--article", c->article}, {"--output", c->image_out}};
+    char names[24][16], paths[24][1024];
+    int nin = inputs_of(c, names, paths, 24), nout = (int)(sizeof out / sizeof *out);
+    for (int i = 0; i < nout; i++) {
+        for (int j = i + 1; j < nout && out[i].path; j++)
+            if (out[i].path != out[j].path && kl_same_file(out[i].path, out[j].path))
+                return snprintf(err, n, "%s %s and %s %s are the same file: give each its own",
+                                out[i].name, out[i].path, out[j].name, out[j].path),
+                       1;
+        for (int j = 0; j < nin && out[i].path; j++)
+            if (kl_same_file(out[i].path, paths[j]))
+                return snprintf(err, n,
+                                "%s %s would overwrite the %s it reads (%s): write elsewhere",
+                                out[i].name, out[i].path, names[j], paths[j]),
+                       1;
+    }
+    return 0;
+}
+
+static int size_and_dims(const struct cli *c, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return c->size_set && c->mnk_set;
+}
+
+static int transfers_with_search(const struct cli *c, char *err, size_t n)
+{
+    if (!c->transfers || !(c->quick || c->vec_mask || c->brief || c->wide))
+        return 0;
+    snprintf(err, n,
+             "peak --transfers measures host copies over sizes; %s shapes the ceilings' search "
+             "and does not apply to it",
+             c->quick ? "--quick" : c->vec_mask ? "--vec" : c->brief ? "--brief" : "--wide");
+    return 1;
+}
+
+static int soak_kernel_unnamed(const struct cli *c, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return c->nkernels && !c->nrungs;
+}
+
 static int max_n_without_sweep(const struct cli *c, char *err, size_t n)
 {
     (void)err, (void)n;
@@ -578,6 +649,12 @@ static const struct rule rules[] = {
     {ANY, 0, output_rung_alone,
      "--output-rung chooses the rung for --output FILE; give --output too", "help"},
     {ON(CMD_BLUR), 0, picture_named_as_report, NULL, "help blur"},
+    {ANY, 1, same_files, NULL, "help"},
+    {ANY, 0, size_and_dims,
+     "--size sets every dimension and --m, --n, --k one each: give one or the other", "help"},
+    {ON(CMD_PEAK), 1, transfers_with_search, NULL, "help peak"},
+    {ON(CMD_SOAK), 1, soak_kernel_unnamed,
+     "soak runs one GEMM rung: with --kernel FILE, name your kernel's rung with --rung", "help soak"},
     {ANY, 0, max_n_without_sweep, "--max-n sets the end of a --sweep; give --sweep too", "help"},
     {ON(CMD_COPY), 0, sweep_warm_and_cold,
      "--warm-cold and --sweep: one at a time (a sweep's matrix holds one figure a size; --cold "

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/ceilings.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -184,25 +185,25 @@ double kl_ceiling_spec(const struct kl_ceiling_def *d, const struct kl_device_in
 
 void kl_ceilings_summary(const struct kl_ceilings *c, char *out, size_t n)
 {
-    /* Short names of the roofs after the first five, in the table's order. */
+    /* The roofs in the table's order, short names; TF32 said even where there is none. */
     static const struct {
         const char *key, *name;
-    } more[] = {
-        {"f16_tc_gflops", "FP16"}, {"bf16_gflops", "BF16"},          {"fp8_gflops", "FP8"},
-        {"i8_giops", "INT8"},      {"f64_tc_gflops", "FP64 tensor"}, {"f16_gflops", "FP16x2"},
-        {"l2_gbps", "L2 GB/s"},    {"shared_gbps", "shared GB/s"}};
-    size_t used = (size_t)snprintf(out, n,
-                                   "copy %.1f GB/s, FP32 %.1f GFLOP/s, FP64 %.1f, INT32 %.1f "
-                                   "GIOP/s, TF32 ",
-                                   c->copy_gbps, c->f32_gflops, c->f64_gflops, c->i32_giops);
-    if (used < n)
-        used += (size_t)snprintf(out + used, n - used,
-                                 c->tf32_gflops > 0 ? "%.1f GFLOP/s" : "none (no tensor cores)",
-                                 c->tf32_gflops);
-    for (size_t i = 0; i < sizeof more / sizeof *more && used < n; i++) {
-        double v = kl_ceiling_value(c, kl_ceiling_find(more[i].key));
-        if (v > 0)
-            used += (size_t)snprintf(out + used, n - used, ", %s %.1f", more[i].name, v);
+    } roofs[] = {{"copy_gbps", "copy"},         {"f32_gflops", "FP32"},        {"f64_gflops", "FP64"},
+                 {"i32_giops", "INT32"},        {"tf32_gflops", "TF32"},       {"f16_tc_gflops", "FP16"},
+                 {"bf16_gflops", "BF16"},       {"fp8_gflops", "FP8"},         {"i8_giops", "INT8"},
+                 {"f64_tc_gflops", "FP64 tensor"}, {"f16_gflops", "FP16x2"},   {"l2_gbps", "L2"},
+                 {"shared_gbps", "shared"}};
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof roofs / sizeof *roofs && used < n; i++) {
+        const struct kl_ceiling_def *d = kl_ceiling_find(roofs[i].key);
+        double v = kl_ceiling_value(c, d);
+        char rate[32];
+        kl_rate_text(v, d->unit, rate, sizeof rate);
+        if (v > 0 || i < 5)
+            used += (size_t)snprintf(out + used, n - used, "%s%s %s", used ? ", " : "",
+                                     roofs[i].name,
+                                     v > 0 ? rate : i == 4 ? "none (no tensor cores)" : "-");
     }
 }
 
@@ -228,11 +229,12 @@ static const struct {
     {                                                                                              \
 #f, offsetof(struct kl_ceilings, f), sizeof(((struct kl_ceilings *)0)->f)                  \
     }
-    STR(copy_cfg), STR(read_cfg), STR(write_cfg), STR(date), STR(source),
+    STR(copy_cfg), STR(read_cfg), STR(write_cfg), STR(date), STR(source), STR(pci),
 #undef STR
 };
 #define STRING_COUNT (sizeof strings / sizeof *strings)
 #define FIELD_COUNT (DEF_COUNT + STRING_COUNT)
+#define OPTIONAL_COUNT 2 /* the last strings, source and pci, which older files lack */
 
 uint64_t kl_cache_hash(const char *s, size_t n)
 {
@@ -311,10 +313,10 @@ static int read_field(struct kl_ceilings *c, const char *key, const char *value,
 
 /*
  * The "key value" lines after the header, up to the checksum, into c; seen
- * marks each field read. 1 when every line is one and names this device
- * (identity id) on an identity line.
+ * marks each field read and id gets the identity line's value. 1 when every
+ * line is one and there is an identity line.
  */
-static int read_lines(char *text, const char *id, struct kl_ceilings *c, int *seen)
+static int read_lines(char *text, char *id, size_t n, struct kl_ceilings *c, int *seen)
 {
     int ok = 1, id_seen = 0;
     for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
@@ -325,7 +327,7 @@ static int read_lines(char *text, const char *id, struct kl_ceilings *c, int *se
             return 0;
         *space = '\0';
         if (strcmp(line, "identity") == 0) {
-            ok = strcmp(space + 1, id) == 0;
+            snprintf(id, n, "%s", space + 1);
             id_seen = 1;
             continue;
         }
@@ -334,13 +336,35 @@ static int read_lines(char *text, const char *id, struct kl_ceilings *c, int *se
     return ok && id_seen;
 }
 
+/*
+ * The cache file text (freed here) into c and its identity into id: 1 when
+ * it is of this version, whole and has every field but the optional ones;
+ * else 0 with c zeroed (*other: 1 where it is of another version).
+ */
+static int parse(char *text, char *id, size_t n, struct kl_ceilings *c, int *other)
+{
+    int seen[FIELD_COUNT] = {0};
+    memset(c, 0, sizeof *c);
+    /* strtok only when the file passed the checks: strtok(NULL) would resume an old scan. */
+    int ok = checksum_ok(text) && read_lines(text + strlen(HEADER) + 1, id, n, c, seen);
+    for (size_t i = 0; i < FIELD_COUNT - OPTIONAL_COUNT && ok; i++)
+        ok = seen[i];
+    /* Another version of the format (an older kladder's) is named as such, not as damage. */
+    *other = !ok && strncmp(text, "kladder-ceilings ", 17) == 0 &&
+             strncmp(text, HEADER "\n", strlen(HEADER) + 1) != 0;
+    free(text);
+    if (!ok)
+        memset(c, 0, sizeof *c);
+    return ok;
+}
+
 int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
                      char *warn, size_t n)
 {
-    char path[4096], id[1024], *text = NULL;
+    char path[4096], want[1024], id[1024] = "", *text = NULL;
     size_t len = 0;
     struct kl_err e;
-    int seen[FIELD_COUNT] = {0};
+    int other;
     kl_ceilings_path(dev, backend, path, sizeof path);
     memset(c, 0, sizeof *c);
     if (access(path, F_OK) != 0)
@@ -349,22 +373,83 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
         snprintf(warn, n, "cannot read the ceiling cache %s (%s); remeasuring", path, e.msg);
         return -1;
     }
-    kl_cache_identity(dev, backend, id, sizeof id);
-    /* strtok only when the file passed the checks: strtok(NULL) would resume an old scan. */
-    int ok = checksum_ok(text) && read_lines(text + strlen(HEADER) + 1, id, c, seen);
-    for (size_t i = 0; i < FIELD_COUNT - 1 && ok; i++) /* all but the source */
-        ok = seen[i];
-    /* Another version of the format (an older kladder's) is named as such, not as damage. */
-    int other = !ok && strncmp(text, "kladder-ceilings ", 17) == 0 &&
-                strncmp(text, HEADER "\n", strlen(HEADER) + 1) != 0;
-    free(text);
-    if (!ok) {
+    kl_cache_identity(dev, backend, want, sizeof want);
+    if (!parse(text, id, sizeof id, c, &other) || strcmp(id, want) != 0) {
         memset(c, 0, sizeof *c);
         snprintf(warn, n, "the ceiling cache %s is %s; ignoring it and remeasuring", path,
                  other ? "of another version of kladder" : "corrupt or incomplete");
         return -1;
     }
     return 1;
+}
+
+/* 1 where PCI bus ids a and b name the same function ("0000:1b:00.0", "00000000:1B:00.0"). */
+static int same_pci(const char *a, const char *b)
+{
+    unsigned x[4], y[4];
+    return sscanf(a, "%x:%x:%x.%x", &x[0], &x[1], &x[2], &x[3]) == 4 &&
+           sscanf(b, "%x:%x:%x.%x", &y[0], &y[1], &y[2], &y[3]) == 4 && x[0] == y[0] &&
+           x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+}
+
+/* 1 for a figure that is a rate a row may be judged against (not a size, latency or spread). */
+static int roof_figure(const struct kl_ceiling_def *d)
+{
+    return (d->kind == KL_CEIL_MEMORY || d->kind == KL_CEIL_FMA || d->kind == KL_CEIL_TENSOR ||
+            d->kind == KL_CEIL_CACHE) &&
+           strcmp(d->unit, "bytes") != 0;
+}
+
+/* Raises c's roofs to o's (backend b's) where higher, naming each in from; how many. */
+static int take_higher(struct kl_ceilings *c, const struct kl_ceilings *o, const char *b,
+                       char *from, size_t n)
+{
+    int took = 0;
+    for (int i = 0; i < kl_ceiling_count; i++) {
+        const struct kl_ceiling_def *d = &kl_ceiling_defs[i];
+        double v = kl_ceiling_value(o, d);
+        if (!roof_figure(d) || !(v > kl_ceiling_value(c, d)))
+            continue;
+        kl_ceiling_set(c, d, v);
+        size_t used = strlen(from);
+        if (used + 1 < n)
+            snprintf(from + used, n - used, "%s%s", took++ ? ", " : "", d->label);
+    }
+    if (took && !c->date[0])
+        snprintf(c->date, sizeof c->date, "%s", o->date);
+    if (took && strlen(from) + 1 < n)
+        snprintf(from + strlen(from), n - strlen(from), " through %s", b);
+    return took;
+}
+
+int kl_ceilings_best(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
+                     char *from, size_t n)
+{
+    char dir[3072], path[4096], id[1024];
+    int took = 0;
+    from[0] = '\0';
+    kl_cache_dir(dir, sizeof dir);
+    DIR *d = dev->pci_bus_id[0] ? opendir(dir) : NULL;
+    for (struct dirent *f; d && (f = readdir(d)) != NULL;) {
+        struct kl_ceilings o;
+        struct kl_err e;
+        char *text = NULL, *bar;
+        size_t len;
+        int other;
+        if (strncmp(f->d_name, "ceilings-", 9) != 0 || !strstr(f->d_name, ".txt"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+        if (kl_read_file(path, &text, &len, &e) != KL_OK ||
+            !parse(text, id, sizeof id, &o, &other) || !same_pci(o.pci, dev->pci_bus_id) ||
+            !(bar = strchr(id, '|')))
+            continue;
+        *bar = '\0'; /* the identity's first field: the backend that measured them */
+        if (strcmp(id, backend) != 0 && !took)
+            took = take_higher(c, &o, id, from, n);
+    }
+    if (d)
+        closedir(d);
+    return took;
 }
 
 /* mkdir -p for the cache directory. */
@@ -391,6 +476,9 @@ enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *ba
     size_t used;
     kl_ceilings_path(dev, backend, path, sizeof path);
     kl_cache_identity(dev, backend, id, sizeof id);
+    struct kl_ceilings saved = *c;
+    snprintf(saved.pci, sizeof saved.pci, "%s", dev->pci_bus_id); /* found by other backends */
+    c = &saved;
     used = (size_t)snprintf(text, sizeof text, HEADER "\nidentity %s\n", id);
     for (int i = 0; i < kl_ceiling_count && used < sizeof text; i++)
         used += (size_t)snprintf(text + used, sizeof text - used, "%s %.17g\n",

@@ -54,6 +54,7 @@ struct kl_ceilings {
     /* What measured them: KL_CEILINGS_FULL ("kladder peak"), or KL_CEILINGS_BRIEF (the first
      * run's brief search, which leaves the figures the main job does not need at 0). */
     char source[48];
+    char pci[32]; /* the device's PCI bus id where its backend tells ("" in older caches) */
 };
 #define KL_CEILINGS_FULL "kladder peak"
 #define KL_CEILINGS_BRIEF "the first run's brief search"
@@ -127,6 +128,18 @@ void kl_ceilings_path(const struct kl_device_info *dev, const char *backend, cha
  */
 int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
                      char *warn, size_t n);
+
+/*
+ * The device's best roofs whatever backend measured them: c (this
+ * backend's, or zeros where it has none) raised, figure by figure of the
+ * rates (device and on-chip memory, FMA units, tensor cores), to those a
+ * cache of another backend holds for the same device (the same PCI bus id):
+ * NVIDIA's OpenCL cannot reach wgmma, CUDA can, and a TF32 row through
+ * OpenCL is judged against the device's TF32 roof. from gets "TF32, FP16
+ * through cuda" for the figures taken ("" where none was); returns how many.
+ */
+int kl_ceilings_best(const struct kl_device_info *dev, const char *backend, struct kl_ceilings *c,
+                     char *from, size_t n);
 
 /* Writes the cache atomically (temporary file, then rename). */
 enum kl_status kl_ceilings_save(const struct kl_device_info *dev, const char *backend,

@@ -113,6 +113,8 @@ void kl_result_keep_measured(struct kl_result *x)
     x->nsamples = x->samples ? n : 0;
     if (x->samples)
         memcpy(x->samples, s, (size_t)n * sizeof *s);
+    if (isnan(x->noise) && n >= 2) /* workloads that hand over a timing, not the stats (gemm) */
+        x->noise = kl_median_noise(s, n);
     if (x->clocks)
         memcpy(x->clocks, clocks, (size_t)n * sizeof *clocks);
 }
@@ -307,9 +309,10 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int t
 /* The compute roof of a row: its precision's, else the report type's; 0 when unknown. */
 static double compute_peak(const struct kl_report *r, const struct kl_result *x)
 {
-    return kl_precision_peak(
-        &r->ceilings, x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type),
-        x->tensor);
+    enum kl_precision p = x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type);
+    if (x->fma) /* widened for the FMA units */
+        p = p == KL_PREC_INT8 ? KL_PREC_INT32 : KL_PREC_FP32;
+    return kl_precision_peak(&r->ceilings, p, x->tensor);
 }
 
 static double roof(const struct kl_report *r, const struct kl_result *x, double flops, double bytes)
@@ -408,14 +411,17 @@ double kl_report_roof(const struct kl_report *r, const struct kl_result *x, doub
 
 void kl_report_load_ceilings(struct kl_report *r)
 {
-    char warn[512];
+    char warn[512], from[512];
     int got = kl_ceilings_load(&r->device, r->backend, &r->ceilings, warn, sizeof warn);
+    /* Each roof the device's best of its kind, whatever backend measured it. */
+    int others = kl_ceilings_best(&r->device, r->backend, &r->ceilings, from, sizeof from);
     char roofs[640];
-    r->have_ceilings = got == 1;
+    r->have_ceilings = got == 1 || others > 0;
     kl_ceilings_summary(&r->ceilings, roofs, sizeof roofs);
-    if (got == 1)
-        snprintf(r->ceiling_note, sizeof r->ceiling_note, "%s (%s, %s)", roofs,
-                 kl_ceilings_source(&r->ceilings), r->ceilings.date);
+    if (got == 1 || others > 0)
+        snprintf(r->ceiling_note, sizeof r->ceiling_note, "%s (%s, %s%s%s)", roofs,
+                 got == 1 ? kl_ceilings_source(&r->ceilings) : "none through this backend",
+                 r->ceilings.date, others ? "; " : "", from);
     else
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "%s%snone measured for this device: `kladder peak` measures them",

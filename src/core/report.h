@@ -93,7 +93,10 @@ struct kl_result {
     double x;                    /* a sweep's variable (e.g. N), 0 outside sweeps */
     enum kl_precision precision; /* the arithmetic it declares (KL_PREC_NONE: none) */
     int tensor;                  /* its products run on the tensor cores (implied by tf32,
-                                    3xtf32, bf16, fp8 and int8) */
+                                    3xtf32, bf16, fp8 and int8, unless fma) */
+    int fma;                     /* narrow inputs (bf16, fp8, int8) widened for the FMA units
+                                    (an FMA rung given them): judged against the FP32 or
+                                    INT32 roof, not the tensor cores' */
     double error;                /* measured normwise error: max |got - ref| / sum|a·b| over the
                                     elements checked; NaN where none was measured */
     int has_machine;             /* machine holds what its timed launches saw */

@@ -81,6 +81,29 @@ close_file:
     return st;
 }
 
+void kl_bytes_text(double bytes, char *out, size_t n)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && bytes >= 1024) {
+        bytes /= 1024;
+        u++;
+    }
+    int decimals = u == 0 || bytes >= 100 ? 0 : bytes >= 10 ? 1 : 2;
+    if (u > 0 && bytes == (double)(long long)bytes)
+        decimals = 0; /* whole: "4 KiB", "256 MiB" */
+    snprintf(out, n, "%.*f %s", decimals, bytes, unit[u]);
+}
+
+void kl_rate_text(double value, const char *unit, char *out, size_t n)
+{
+    int giga = unit[0] == 'G', tera = giga && value >= 1000; /* 1754 TFLOP/s: four digits */
+    if (tera)
+        value /= 1000;
+    snprintf(out, n, "%.*f %s%s", value >= 100 ? 0 : value >= 10 ? 1 : 2, value,
+             tera ? "T" : giga ? "G" : "", giga ? unit + 1 : unit);
+}
+
 int kl_contains_nocase(const char *haystack, const char *needle)
 {
     size_t n = strlen(needle);

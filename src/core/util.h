@@ -28,6 +28,14 @@ enum kl_status kl_read_file(const char *path, char **out, size_t *len, struct kl
 /* Case-insensitive substring test. */
 int kl_contains_nocase(const char *haystack, const char *needle);
 
+/* A size in bytes with three significant digits in binary units: "512 bytes", "97.7 KiB",
+ * "1.50 GiB" (one text for a size everywhere it is shown). */
+void kl_bytes_text(double bytes, char *out, size_t n);
+
+/* A rate of value giga-units a second (unit "GB/s", "GFLOP/s", "GIOP/s") with three or four
+ * significant digits: "595 GB/s", "4.24 TB/s", "65.7 TFLOP/s", "1754 TFLOP/s". */
+void kl_rate_text(double value, const char *unit, char *out, size_t n);
+
 /* strdup is POSIX, not C11. */
 char *kl_strdup(const char *s);
 

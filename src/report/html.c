@@ -747,7 +747,7 @@ static void run_section(FILE *out, struct kl_run *run, int index, int *chart_id)
         fputs("</figure>\n", out);
     }
     fputs("</div>\n", out);
-    if (!kl_svg_has_roofline(run) && strcmp(run->workload, "peak") != 0)
+    if (run->nrows > 0 && !kl_svg_has_roofline(run) && strcmp(run->workload, "peak") != 0)
         fputs("<p class=\"note\">No roofline: these rows count bytes but no FLOPs, so each rung "
               "is measured against the copy bandwidth (its % of roof) in the chart above.</p>\n",
               out);

@@ -64,8 +64,9 @@ static const struct kl_result *fastest(const struct kl_report *r, enum kl_precis
  */
 static void precision_summary(const struct kl_report *r, FILE *out)
 {
-    static const enum kl_precision order[] = {KL_PREC_FP32, KL_PREC_TF32,  KL_PREC_3XTF32,
-                                              KL_PREC_FP64, KL_PREC_INT32, KL_PREC_FP16};
+    static const enum kl_precision order[] = {
+        KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32, KL_PREC_OZAKI8, KL_PREC_FP64,    KL_PREC_INT32,
+        KL_PREC_FP16, KL_PREC_BF16, KL_PREC_FP8,    KL_PREC_FP8E5M2, KL_PREC_INT8};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
         const struct kl_result *best = fastest(r, order[p], 0), *peer = fastest(r, order[p], 1);
@@ -73,8 +74,9 @@ static void precision_summary(const struct kl_report *r, FILE *out)
             continue;
         if (!lines++)
             fprintf(out, "\nfastest verified rung of each precision:\n");
+        int iops = order[p] == KL_PREC_INT32 || order[p] == KL_PREC_INT8;
         fprintf(out, "  %-6s %-18s %10.1f %s  error %.1e", kl_precision_name(order[p]), best->rung,
-                best->gflops, r->type == KL_INT ? "GIOP/s" : "GFLOP/s", best->error);
+                best->gflops, iops ? "GIOP/s" : "GFLOP/s", best->error);
         if (peer)
             fprintf(out, "  %.2fx %s (%s)", best->gflops / peer->gflops, peer->rung,
                     kl_precision_name(peer->precision));
@@ -82,12 +84,12 @@ static void precision_summary(const struct kl_report *r, FILE *out)
     }
 }
 
-/* A row whose machine was observed: timed, with what its launches saw (a kernel of
- * kladder's, NVML's readings or a bound; not a line of dashes). */
+/* A row whose machine was observed: a device row timed, with what its launches saw (a kernel
+ * of kladder's or NVML's readings; not a line of dashes). */
 static int observed(const struct kl_result *x)
 {
-    return kl_result_timed(x) && x->has_machine &&
-           (x->machine.nkernels > 0 || x->machine.samples > 0 || x->bound);
+    return kl_result_timed(x) && x->has_machine && !x->on_host &&
+           (x->machine.nkernels > 0 || x->machine.samples > 0);
 }
 
 /* The machine block's header; energy: its energy columns too. */
@@ -157,18 +159,21 @@ static void machine_lines(const struct kl_report *r, const struct kl_result *x, 
     }
 }
 
-/* Each distinct reason something is missing, once: they are the device's, so usually alike. */
+/*
+ * Each distinct reason something is missing, once: they are the device's, so usually alike.
+ * Energy's only where it was asked for (--energy: rows timed long enough for the counter).
+ */
 static void machine_reasons(const struct kl_report *r, FILE *out)
 {
     const char *said[8];
-    int nsaid = 0;
+    int nsaid = 0, energy = r->protocol.min_time >= KL_ENERGY_STEADY_S;
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
         const char *why[2 + KL_MACHINE_KERNELS] = {x->machine.res_why, x->machine.why};
         for (int k = 0; k < x->machine.nkernels; k++)
             why[2 + k] = x->machine.res[k].why;
         for (int k = 0; k < 2 + x->machine.nkernels && observed(x); k++) {
-            int seen = !why[k][0];
+            int seen = !why[k][0] || (!energy && strncmp(why[k], "no energy", 9) == 0);
             for (int j = 0; j < nsaid && !seen; j++)
                 seen = strcmp(said[j], why[k]) == 0;
             if (!seen && nsaid < 8)
@@ -239,17 +244,46 @@ static int config_width(const struct kl_report *r)
     return cfg;
 }
 
-/* One row: rung, config, status, precision and error, then its numbers. */
-static void table_row(const struct kl_report *r, const struct kl_result *x, FILE *out, int cfg,
-                      int prec)
+/*
+ * How many rows from i on the table folds into one: 3 or more in a row
+ * skipped for one reason (a CPU's nine CUDA rungs); 0 where none are.
+ */
+static int folded(const struct kl_report *r, int i)
 {
-    fprintf(out, "%-18s ", x->rung);
+    int n = 0;
+    while (i + n < r->count && r->results[i + n].status == KL_RESULT_SKIPPED &&
+           strcmp(r->results[i + n].note, r->results[i].note) == 0)
+        n++;
+    return n >= 3 ? n : 0;
+}
+
+/* The name of n rows from x folded into one: "14..22, 9 rungs" where they are numbered, else
+ * "host_ijk..host_kji". */
+static void folded_name(const struct kl_result *x, int n, char *out, size_t len)
+{
+    const char *last = x[n - 1].rung;
+    size_t a = strspn(x->rung, "0123456789"), b = strspn(last, "0123456789");
+    if (a && b)
+        snprintf(out, len, "%.*s..%.*s, %d rungs", (int)a, x->rung, (int)b, last, n);
+    else
+        snprintf(out, len, "%s..%s", x->rung, last);
+}
+
+/* One row (n rows folded into it where n > 1): rung, config, status, precision and error,
+ * then its numbers. */
+static void table_row(const struct kl_report *r, const struct kl_result *x, int n, FILE *out,
+                      int cfg, int prec)
+{
+    char name[2 * sizeof x->rung + 16];
+    if (n > 1)
+        folded_name(x, n, name, sizeof name);
+    fprintf(out, "%-18s ", n > 1 ? name : x->rung);
     if (cfg)
         fprintf(out, "%-*s ", cfg, x->config);
     fprintf(out, "%-8s", kl_result_status_name(x->status));
     if (prec) {
-        const char *name = kl_precision_name(x->precision);
-        fprintf(out, " %-7s", name ? name : "-");
+        const char *arith = n > 1 ? NULL : kl_precision_name(x->precision);
+        fprintf(out, " %-7s", arith ? arith : "-");
         if (has_error(x))
             fprintf(out, " %7.1e", x->error);
         else
@@ -259,17 +293,23 @@ static void table_row(const struct kl_report *r, const struct kl_result *x, FILE
     fputc('\n', out);
 }
 
-/* Why each row that has no timing failed or was skipped. */
+/* Why each row that has no timing failed or was skipped (once for rows folded together). */
 static void table_notes(const struct kl_report *r, FILE *out)
 {
     int notes = 0;
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
+        int n = folded(r, i);
         if (kl_result_timed(x) || !x->note[0])
             continue;
         if (!notes++)
             fputc('\n', out);
-        fprintf(out, "%s %s: %s\n", x->rung, kl_result_status_name(x->status), x->note);
+        if (n)
+            fprintf(out, "%s to %s (%d rungs) %s: %s\n", x->rung, x[n - 1].rung, n,
+                    kl_result_status_name(x->status), x->note);
+        else
+            fprintf(out, "%s %s: %s\n", x->rung, kl_result_status_name(x->status), x->note);
+        i += n ? n - 1 : 0;
     }
 }
 
@@ -292,8 +332,9 @@ static void noise_notes(const struct kl_report *r, FILE *out)
             continue;
         size_t used = strlen(list);
         if (used + 1 < sizeof list)
-            snprintf(list + used, sizeof list - used, "%s%s (%.2g %%)", short_of ? ", " : "",
-                     x->rung, x->noise * 100);
+            snprintf(list + used, sizeof list - used,
+                     isnan(x->noise) ? "%s%s (too few launches to tell)" : "%s%s (%.2g %%)",
+                     short_of ? ", " : "", x->rung, x->noise * 100);
         short_of++;
     }
     if (!timed)
@@ -303,6 +344,12 @@ static void noise_notes(const struct kl_report *r, FILE *out)
                 "\nnoise: every timed row reached %.3g %% (the median's relative standard "
                 "error).\n",
                 r->protocol.noise * 100);
+    else if (r->workload && strcmp(r->workload, "soak") == 0) /* a row's samples: iterations */
+        fprintf(out,
+                "\nnoise: %d of %d rows' medians over their iterations are above the %.3g %% "
+                "target (each iteration's launches went on until theirs met it, or %.3g s): "
+                "%s.\n",
+                short_of, timed, r->protocol.noise * 100, kl_noise_max_time(&r->protocol), list);
     else
         fprintf(out,
                 "\nnoise: %d of %d timed rows stopped at %.3g s or %d launches above the %.3g %% "
@@ -344,7 +391,8 @@ static void table_legend(const struct kl_report *r, FILE *out, int prec)
         fprintf(out, "prec: the arithmetic (tf32: inputs rounded to 10 mantissa bits, checked "
                      "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "
                      "float-accurate; fp16: packed half2 FMAs, or FP16 inputs on the tensor cores; "
-                     "bf16, fp8 (e4m3), fp8e5m2, int8: inputs of the tensor cores; ozaki8: "
+                     "bf16, fp8 (e4m3), fp8e5m2, int8: inputs of the tensor cores, or widened for "
+                     "the FMA units on the FMA rungs, against their FP32 or INT32 roof; ozaki8: "
                      "float-accurate from INT8 products of residues (Ozaki scheme II); 3xfp16: "
                      "each value split into two FP16 parts, float-accurate; %% roof is "
                      "against the roof of that arithmetic and unit); error: gemm max |c - ref| / "
@@ -370,8 +418,11 @@ void kl_report_table(const struct kl_report *r, FILE *out)
     if (prec)
         fprintf(out, "%-7s %7s ", "prec", "error");
     table_header(r, out);
-    for (int i = 0; i < r->count; i++)
-        table_row(r, &r->results[i], out, cfg, prec);
+    for (int i = 0; i < r->count; i++) {
+        int n = folded(r, i);
+        table_row(r, &r->results[i], n ? n : 1, out, cfg, prec);
+        i += n ? n - 1 : 0;
+    }
     table_notes(r, out);
     noise_notes(r, out);
     runs_notes(r, out);
@@ -911,7 +962,7 @@ static void json_result(FILE *out, const struct kl_report *r, const struct kl_re
     else
         fputs("\"precision\": null, ", out);
     fprintf(out, "\"tensor\": %s, \"error\": ",
-            x->tensor || kl_precision_tensor_only(x->precision) ? "true" : "false");
+            !x->fma && (x->tensor || kl_precision_tensor_only(x->precision)) ? "true" : "false");
     json_num(out, x->error, has_error(x));
     fputs(", ", out);
     json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");

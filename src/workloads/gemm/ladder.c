@@ -16,7 +16,9 @@
 #include "peers/peers.h"
 
 /* Host rungs run only when one loop takes no more than a few seconds. */
-#define HOST_AUTO_LIMIT 1.5e8 /* multiply-adds */
+/* Multiply-adds above which the host rungs are left out unless asked for: 368³, so 256³ runs
+ * them and the main job's 512³ on a CPU does not (the slow loop orders took 8 s each there). */
+#define HOST_AUTO_LIMIT 5e7
 
 /* A ladder's state: what the engine's callbacks share. */
 struct gemm_ladder {
@@ -39,6 +41,9 @@ static void gemm_describe(void *self, int i, struct kl_result *res)
     res->on_host = kl_gemm_rung_at(i)->geometry == KL_GEO_HOST;
     res->precision = kl_gemm_rung_precision(kl_gemm_rung_at(i), L->req->type);
     res->tensor = kl_gemm_rung_at(i)->tensor;
+    /* An FMA rung given a narrow type widens it for the FMA units. */
+    res->fma = !res->tensor && kl_gemm_rung_at(i)->precision == KL_PREC_NONE &&
+               kl_type_narrow(L->req->type);
 }
 
 /* Rungs the device lacks; host rungs that would take seconds, unless asked for. */
@@ -80,12 +85,8 @@ static int gemm_kernels(void *self, int i, const int *values, struct kl_kernel_w
     int lda, ldb, n = 0;
     if (r->geometry == KL_GEO_HOST || max < 2)
         return 0;
-    if (r->ozaki) { /* its own kernels, one module (rung 20's int8 product is built apart) */
-        want[0] = (struct kl_kernel_want){r->file, "exponents", ""};
-        snprintf(want[0].options, sizeof want[0].options, "-DNMOD=%d",
-                 kl_param_value(r->params, values, "MODULI"));
-        return 1;
-    }
+    if (r->ozaki) /* its own module and rung 20's int8 product */
+        return kl_gemm_ozaki_kernels(r, values, want, max);
     want[n] = (struct kl_kernel_want){r->file, "gemm", ""};
     kl_params_options(r->params, values, L->s.type, want[n].options, sizeof want[n].options);
     n++;
