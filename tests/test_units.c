@@ -882,8 +882,11 @@ static void test_texts(void)
     static const struct {
         double v;
         const char *want;
-    } sizes[] = {{100000, "97.7 KiB"}, {4096, "4 KiB"}, {1.5 * 1073741824.0, "1.50 GiB"},
-                 {512, "512 bytes"},   {268435456, "256 MiB"}};
+    } sizes[] = {{100000, "97.7 KiB"},
+                 {4096, "4 KiB"},
+                 {1.5 * 1073741824.0, "1.50 GiB"},
+                 {512, "512 bytes"},
+                 {268435456, "256 MiB"}};
     char text[64], err[256];
     long b;
     for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {

@@ -105,8 +105,7 @@ static int resolved(const char *p, char *out, size_t n)
     char dir[PATH_MAX], real[PATH_MAX];
     const char *slash = strrchr(p, '/');
     const char *base = slash ? slash + 1 : p;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p) + (slash == p) : 1,
-             slash ? p : ".");
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p) + (slash == p) : 1, slash ? p : ".");
     if (!realpath(dir, real))
         return -1;
     snprintf(out, n, "%s/%s", real, base);

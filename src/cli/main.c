@@ -182,10 +182,10 @@ static const char *main_job_size(struct kl_context *kl, struct cli *c)
 {
     struct kl_ceilings ceil;
     char warn[1024];
-    double gflops = kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) == 1
-                        ? ceil.f32_gflops
-                        : kl_ceiling_spec(kl_ceiling_find("f32_gflops"), &kl->info, warn,
-                                          sizeof warn);
+    double gflops =
+        kl_ceilings_load(&kl->info, kl->ops->name, &ceil, warn, sizeof warn) == 1
+            ? ceil.f32_gflops
+            : kl_ceiling_spec(kl_ceiling_find("f32_gflops"), &kl->info, warn, sizeof warn);
     if (!(gflops > 0))
         return "";
     double side = cbrt(gflops * 1e9 * 1e-3 / 2); /* 2·N³ FLOP in 1 ms */
@@ -440,7 +440,8 @@ static int run_ladder(struct cli *c, struct outputs *o, ladder_fn fn)
     memset(&rep, 0, sizeof rep);
     kl_cli_watch_run(c, &rep, o);
     if (c->command == CMD_MAIN)
-        first_run(kl, c->type, o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr);
+        first_run(kl, c->type,
+                  o->main == stdout && strcmp(c->format, "table") == 0 ? stdout : stderr);
     return kl_cli_finish(c, kl, fn(c, kl, o, &rep), &rep, o);
 }
 

@@ -688,7 +688,8 @@ const struct cli_option kl_cli_options[] = {
      "write it though a kernel file changed since the run (its hash\ndiffers), each such source "
      "marked"},
     {"--kernel-dir", NULL, "DIR", ON_ARTICLE, S_ARTICLE, K_STRING, F(kernel_dir), 0, 0, NULL, 0,
-     NULL, "read the kernels' text from DIR (kernels/ of a source tree), not the\ncopies built "
+     NULL,
+     "read the kernels' text from DIR (kernels/ of a source tree), not the\ncopies built "
      "into kladder"},
     {"--size", NULL, "S[,S]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, NULL, 0, set_sizes,
      "its sizes, one per dimension as its report names them (default:\nthe workload's own)"},

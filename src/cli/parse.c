@@ -462,8 +462,11 @@ static int same_files(const struct cli *c, char *err, size_t n)
 {
     const struct {
         const char *name, *path;
-    } out[] = {{"--output", c->output},  {"--json", c->json},           {"--report", c->report},
-               {"--article", c->article}, {"--output", c->image_out}};
+    } out[] = {{"--output", c->output},
+               {"--json", c->json},
+               {"--report", c->report},
+               {"--article", c->article},
+               {"--output", c->image_out}};
     char names[24][16], paths[24][1024];
     int nin = inputs_of(c, names, paths, 24), nout = (int)(sizeof out / sizeof *out);
     for (int i = 0; i < nout; i++) {
@@ -495,7 +498,10 @@ static int transfers_with_search(const struct cli *c, char *err, size_t n)
     snprintf(err, n,
              "peak --transfers measures host copies over sizes; %s shapes the ceilings' search "
              "and does not apply to it",
-             c->quick ? "--quick" : c->vec_mask ? "--vec" : c->brief ? "--brief" : "--wide");
+             c->quick      ? "--quick"
+             : c->vec_mask ? "--vec"
+             : c->brief    ? "--brief"
+                           : "--wide");
     return 1;
 }
 
@@ -654,7 +660,8 @@ static const struct rule rules[] = {
      "--size sets every dimension and --m, --n, --k one each: give one or the other", "help"},
     {ON(CMD_PEAK), 1, transfers_with_search, NULL, "help peak"},
     {ON(CMD_SOAK), 1, soak_kernel_unnamed,
-     "soak runs one GEMM rung: with --kernel FILE, name your kernel's rung with --rung", "help soak"},
+     "soak runs one GEMM rung: with --kernel FILE, name your kernel's rung with --rung",
+     "help soak"},
     {ANY, 0, max_n_without_sweep, "--max-n sets the end of a --sweep; give --sweep too", "help"},
     {ON(CMD_COPY), 0, sweep_warm_and_cold,
      "--warm-cold and --sweep: one at a time (a sweep's matrix holds one figure a size; --cold "

@@ -185,13 +185,16 @@ double kl_ceiling_spec(const struct kl_ceiling_def *d, const struct kl_device_in
 
 void kl_ceilings_summary(const struct kl_ceilings *c, char *out, size_t n)
 {
-    /* The roofs in the table's order, short names; TF32 said even where there is none. */
+    /* The roofs in the table's order, short names: the first five always ("-" where not
+     * measured, TF32 "none" where the device has no tensor cores), the rest where measured. */
     static const struct {
         const char *key, *name;
-    } roofs[] = {{"copy_gbps", "copy"},         {"f32_gflops", "FP32"},        {"f64_gflops", "FP64"},
-                 {"i32_giops", "INT32"},        {"tf32_gflops", "TF32"},       {"f16_tc_gflops", "FP16"},
-                 {"bf16_gflops", "BF16"},       {"fp8_gflops", "FP8"},         {"i8_giops", "INT8"},
-                 {"f64_tc_gflops", "FP64 tensor"}, {"f16_gflops", "FP16x2"},   {"l2_gbps", "L2"},
+    } roofs[] = {{"copy_gbps", "copy"},    {"f32_gflops", "FP32"},
+                 {"f64_gflops", "FP64"},   {"i32_giops", "INT32"},
+                 {"tf32_gflops", "TF32"},  {"f16_tc_gflops", "FP16"},
+                 {"bf16_gflops", "BF16"},  {"fp8_gflops", "FP8"},
+                 {"i8_giops", "INT8"},     {"f64_tc_gflops", "FP64 tensor"},
+                 {"f16_gflops", "FP16x2"}, {"l2_gbps", "L2"},
                  {"shared_gbps", "shared"}};
     size_t used = 0;
     out[0] = '\0';
@@ -201,9 +204,11 @@ void kl_ceilings_summary(const struct kl_ceilings *c, char *out, size_t n)
         char rate[32];
         kl_rate_text(v, d->unit, rate, sizeof rate);
         if (v > 0 || i < 5)
-            used += (size_t)snprintf(out + used, n - used, "%s%s %s", used ? ", " : "",
-                                     roofs[i].name,
-                                     v > 0 ? rate : i == 4 ? "none (no tensor cores)" : "-");
+            used +=
+                (size_t)snprintf(out + used, n - used, "%s%s %s", used ? ", " : "", roofs[i].name,
+                                 v > 0    ? rate
+                                 : i == 4 ? "none (no tensor cores)"
+                                          : "-");
     }
 }
 

@@ -309,7 +309,8 @@ double kl_precision_peak(const struct kl_ceilings *c, enum kl_precision p, int t
 /* The compute roof of a row: its precision's, else the report type's; 0 when unknown. */
 static double compute_peak(const struct kl_report *r, const struct kl_result *x)
 {
-    enum kl_precision p = x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type);
+    enum kl_precision p =
+        x->precision != KL_PREC_NONE ? x->precision : kl_precision_of_type(r->type);
     if (x->fma) /* widened for the FMA units */
         p = p == KL_PREC_INT8 ? KL_PREC_INT32 : KL_PREC_FP32;
     return kl_precision_peak(&r->ceilings, p, x->tensor);

@@ -100,8 +100,15 @@ void kl_rate_text(double value, const char *unit, char *out, size_t n)
     int giga = unit[0] == 'G', tera = giga && value >= 1000; /* 1754 TFLOP/s: four digits */
     if (tera)
         value /= 1000;
-    snprintf(out, n, "%.*f %s%s", value >= 100 ? 0 : value >= 10 ? 1 : 2, value,
-             tera ? "T" : giga ? "G" : "", giga ? unit + 1 : unit);
+    snprintf(out, n, "%.*f %s%s",
+             value >= 100  ? 0
+             : value >= 10 ? 1
+                           : 2,
+             value,
+             tera   ? "T"
+             : giga ? "G"
+                    : "",
+             giga ? unit + 1 : unit);
 }
 
 int kl_contains_nocase(const char *haystack, const char *needle)

@@ -67,7 +67,8 @@ static void protocol_extras(const struct kl_report *r, char *buf, size_t n)
     if (p->min_clock > 0 && used < n)
         used += (size_t)snprintf(
             buf + used, n - used, "; launches under %.3g %% of the highest SM clock taken again%s",
-            p->min_clock * 100, r->conditions.known ? "" : " (this device reports no clock: none was)");
+            p->min_clock * 100,
+            r->conditions.known ? "" : " (this device reports no clock: none was)");
     if (p->cooldown > 0 && used < n)
         used += (size_t)snprintf(buf + used, n - used,
                                  "; before each row a cool-down of up to %.3g s", p->cooldown);

@@ -65,7 +65,7 @@ static const struct kl_result *fastest(const struct kl_report *r, enum kl_precis
 static void precision_summary(const struct kl_report *r, FILE *out)
 {
     static const enum kl_precision order[] = {
-        KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32, KL_PREC_OZAKI8, KL_PREC_FP64,    KL_PREC_INT32,
+        KL_PREC_FP32, KL_PREC_TF32, KL_PREC_3XTF32, KL_PREC_OZAKI8,  KL_PREC_FP64, KL_PREC_INT32,
         KL_PREC_FP16, KL_PREC_BF16, KL_PREC_FP8,    KL_PREC_FP8E5M2, KL_PREC_INT8};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {

@@ -77,9 +77,10 @@ static enum kl_status measure_arithmetic(struct kl_context *kl, const struct kl_
                                          struct kl_report *rep, struct kl_ceilings *c)
 {
     enum kl_status st;
-    kl_progress_step(15, 17, req->brief ? "peak: FMA rate (FP32); the tensor cores (TF32)"
-                                        : "peak: FMA rate, FP32, FP64 and INT32; the tensor cores; "
-                                          "FP16x2");
+    kl_progress_step(15, 17,
+                     req->brief ? "peak: FMA rate (FP32); the tensor cores (TF32)"
+                                : "peak: FMA rate, FP32, FP64 and INT32; the tensor cores; "
+                                  "FP16x2");
     if ((st = kl_peak_fma(kl, req, rep, c)) != KL_OK)
         return st;
     if (!req->brief && (st = kl_peak_packed_half(kl, req, rep, c)) != KL_OK)
