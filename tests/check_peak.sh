@@ -241,7 +241,9 @@ import json, sys
 rows = json.load(open(sys.argv[1]))['results']
 sizes = [4096 * 4 ** k for k in range(5)]
 names = ['h2d_pageable', 'd2h_pageable', 'h2d_pinned', 'd2h_pinned', 'both_pageable', 'both_pinned']
-assert [(r['rung'], r['x']) for r in rows] == [(n, s) for s in sizes for n in names], rows
+sm = ('sm_h2d_pinned', 'sm_d2h_pinned')  # the SMs' own copies: CUDA's only
+assert [(r['rung'], r['x']) for r in rows if r['rung'] not in sm] == \
+    [(n, s) for s in sizes for n in names], rows
 for r in rows:
     ways = 2 if r['rung'].startswith('both_') else 1
     assert r['status'] == 'measured' and r['bytes'] == ways * r['x'] and r['gbps'] > 0, r

@@ -945,6 +945,10 @@ static void test_roofs_across_backends(void)
     memset(&c, 0, sizeof c);
     CHECK(kl_ceilings_best(&other, "opencl", &c, from, sizeof from) == 0 && c.tf32_gflops == 0,
           "another device's roofs are not taken: %s", from);
+    snprintf(other.name, sizeof other.name, "Another GPU");
+    snprintf(other.pci_bus_id, sizeof other.pci_bus_id, "%s", cl.pci_bus_id);
+    CHECK(kl_ceilings_best(&other, "opencl", &c, from, sizeof from) == 0 && c.tf32_gflops == 0,
+          "a cache of the same PCI id but another device's name is not taken: %s", from);
     for (const char *b = "cuda"; b; b = strcmp(b, "cuda") == 0 ? "opencl" : NULL) {
         char path[4096];
         kl_ceilings_path(strcmp(b, "cuda") == 0 ? &cu : &cl, b, path, sizeof path);

@@ -448,8 +448,12 @@ int kl_ceilings_best(const struct kl_device_info *dev, const char *backend, stru
             !parse(text, id, sizeof id, &o, &other) || !same_pci(o.pci, dev->pci_bus_id) ||
             !(bar = strchr(id, '|')))
             continue;
-        *bar = '\0'; /* the identity's first field: the backend that measured them */
-        if (strcmp(id, backend) != 0 && !took)
+        /* The identity is "backend|platform|device|driver": another backend, this device. */
+        const char *name = strchr(bar + 1, '|');
+        size_t len_name = name ? strcspn(name + 1, "|") : 0;
+        *bar = '\0';
+        if (strcmp(id, backend) != 0 && name && len_name == strlen(dev->name) &&
+            strncmp(name + 1, dev->name, len_name) == 0 && !took)
             took = take_higher(c, &o, id, from, n);
     }
     if (d)

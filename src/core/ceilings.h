@@ -133,7 +133,7 @@ int kl_ceilings_load(const struct kl_device_info *dev, const char *backend, stru
  * The device's best roofs whatever backend measured them: c (this
  * backend's, or zeros where it has none) raised, figure by figure of the
  * rates (device and on-chip memory, FMA units, tensor cores), to those a
- * cache of another backend holds for the same device (the same PCI bus id):
+ * cache of another backend holds for the same device (the same PCI bus id and name):
  * NVIDIA's OpenCL cannot reach wgmma, CUDA can, and a TF32 row through
  * OpenCL is judged against the device's TF32 roof. from gets "TF32, FP16
  * through cuda" for the figures taken ("" where none was); returns how many.
