@@ -13,6 +13,11 @@ int kl_result_timed(const struct kl_result *x)
     return x->status == KL_RESULT_VERIFIED || x->status == KL_RESULT_MEASURED;
 }
 
+int kl_result_has_error(const struct kl_result *x)
+{
+    return x->status == KL_RESULT_VERIFIED && isfinite(x->error);
+}
+
 const char *kl_result_status_name(enum kl_result_status s)
 {
     switch (s) {

@@ -267,6 +267,8 @@ double kl_result_flops(const struct kl_report *r, const struct kl_result *x);
 double kl_result_bytes(const struct kl_report *r, const struct kl_result *x);
 /* 1 for a row whose timing counts: verified, or measured where nothing can be checked. */
 int kl_result_timed(const struct kl_result *x);
+/* 1 for a row whose error is shown: measured on a verified result. */
+int kl_result_has_error(const struct kl_result *x);
 /* "verified", "failed", "skipped", "measured", "timeout". */
 const char *kl_result_status_name(enum kl_result_status s);
 

@@ -1,6 +1,7 @@
 /*
  * The renderings of a run's report (core/report.h): a table for people,
- * CSV and JSON (with provenance) for programs.
+ * CSV and JSON (with provenance) for programs (write.c; the JSON
+ * write_json.c).
  */
 #ifndef KL_REPORT_WRITE_H
 #define KL_REPORT_WRITE_H
