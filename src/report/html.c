@@ -58,15 +58,6 @@ static void num_cell(FILE *out, double v, const char *f, int show)
     }
 }
 
-static void bytes_text(char *out, size_t n, double b)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024 && u < 4)
-        b /= 1024, u++;
-    snprintf(out, n, u ? "%.3g %s" : "%.0f %s", b, units[u]);
-}
-
 static void dt(FILE *out, const char *label)
 {
     fputs("<dt>", out);
@@ -549,7 +540,7 @@ static void fact_value(FILE *out, const char *key, const struct kl_json *v)
     else if (v->type == KL_JSON_BOOL)
         snprintf(text, sizeof text, "%s", v->boolean ? "yes" : "no");
     else if (v->type == KL_JSON_NUMBER && kl > 6 && strcmp(key + kl - 6, "_bytes") == 0)
-        bytes_text(text, sizeof text, v->number);
+        kl_bytes_text(v->number, text, sizeof text);
     else if (v->type == KL_JSON_NUMBER)
         snprintf(text, sizeof text, "%.10g", v->number);
     else if (v->type == KL_JSON_NULL)
