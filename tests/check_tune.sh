@@ -290,7 +290,7 @@ PY
         ok "int: $(grep 'peer:openblas skipped' "$tmp/cmpint.out")"
     fi
     run unknown gemm --size 9 --rung 01 --compare openblas,mkl "${q[@]}"
-    if [ "$rc" -ne 2 ] || ! grep -q 'unknown peer "mkl" for gemm (cublas, cublas_tf32, cublaslt, clblast or openblas)' "$tmp/unknown.err" ||
+    if [ "$rc" -ne 2 ] || ! grep -q 'unknown peer "mkl" for gemm (cublas, cublas_tf32, cublaslt, cublaslt_fast, clblast or openblas)' "$tmp/unknown.err" ||
         grep -q 'verified' "$tmp/unknown.out"; then
         fail "--compare mkl: exit $rc; expected exit 2, \"unknown peer\", and nothing run" "$tmp/unknown.out" "$tmp/unknown.err"
     else

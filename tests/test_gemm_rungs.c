@@ -189,9 +189,11 @@ static void run(struct kl_context *kl, enum kl_type t, const int *shape, const c
         /* A verified result measured its error, within its precision's tolerance. */
         CHECK(r->status != KL_RESULT_VERIFIED ||
                   (r->error >= 0 &&
-                   r->error <= kl_gemm_tolerance(r->precision, t, shape[2]) * (1 + 1e-9)),
+                   r->error <=
+                       kl_gemm_tolerance(r->precision, t, shape[2], r->sum_span) * (1 + 1e-9)),
               "%s %s %dx%dx%d: error %g beyond the tolerance factor %g", r->rung, kl_type_name(t),
-              shape[0], shape[1], shape[2], r->error, kl_gemm_tolerance(r->precision, t, shape[2]));
+              shape[0], shape[1], shape[2], r->error,
+              kl_gemm_tolerance(r->precision, t, shape[2], r->sum_span));
         if (r->status == KL_RESULT_VERIFIED && r->repeats >= 1)
             (*ran)++;
     }

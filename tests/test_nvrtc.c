@@ -433,9 +433,37 @@ static void add_ozaki_rung(const struct kl_gemm_rung *r)
 }
 
 /*
+ * Rung 20's FP8 sums: both formats at every PROMOTE the tuner can choose (0,
+ * the fast mode, and 128 to its maximum, doubling) on the preset's tiles
+ * (BN=192), and e4m3 promoted on every tile whose second set of sums fits.
+ */
+static void add_fp8_promotions(const struct kl_gemm_rung *r)
+{
+    const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
+    const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
+    const struct kl_param_def *pr = &r->params[kl_param_index(r->params, "PROMOTE")];
+    char items[3][32];
+    for (enum kl_type t = KL_FP8; t <= KL_FP8E5M2; t++)
+        for (int p = 0; p <= pr->max; p = p ? 2 * p : pr->multiple) {
+            snprintf(items[0], sizeof items[0], "PROMOTE=%d", p);
+            snprintf(items[1], sizeof items[1], "BN=192");
+            add_wgmma_variant_in(r, t, items, 2);
+        }
+    for (int m = bm->min; m <= bm->max; m += bm->multiple)
+        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+            snprintf(items[0], sizeof items[0], "BM=%d", m);
+            snprintf(items[1], sizeof items[1], "BN=%d", n);
+            snprintf(items[2], sizeof items[2], "PROMOTE=%d", pr->def);
+            if (!(m == bm->def && n == 192)) /* built above */
+                add_wgmma_variant_in(r, KL_FP8, items, 3);
+        }
+}
+
+/*
  * Hopper's wgmma rung in the narrow types (rung 20): each type at its
  * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
- * the two kinds (fp32, int32); the ring's extreme depths for half.
+ * the two kinds (fp32, int32); the ring's extreme depths for half; FP8's
+ * promotions (add_fp8_promotions).
  */
 static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 {
@@ -443,6 +471,7 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
     const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
     const struct kl_param_def *st = &r->params[kl_param_index(r->params, "STAGES")];
     char items[2][32];
+    add_fp8_promotions(r);
     for (int t = 0; t < KL_TYPE_COUNT; t++)
         if (r->types & KL_TYPE_BIT(t))
             add_wgmma_variant_in(r, (enum kl_type)t, items, 0);

@@ -337,7 +337,7 @@ static int set_compare(struct cli *c, const struct cli_option *o, const char *va
     if (k == 0)
         return snprintf(err, n,
                         "--compare needs a library name (gemm: cublas, cublas_tf32, cublaslt, "
-                        "clblast, openblas; gemv: clblast, cublas; blur: npp)"),
+                        "cublaslt_fast, clblast, openblas; gemv: clblast, cublas; blur: npp)"),
                1;
     for (int a = c->npeers; a < c->npeers + k; a++)
         for (int b = 0; b < a; b++)
@@ -550,9 +550,10 @@ const struct cli_option kl_cli_options[] = {
     {"--no-host-rungs", NULL, NULL, ON(CMD_MAIN) | ON(CMD_GEMM), S_GEMM, K_FLAG, F(host_rungs), -1,
      0, NULL, 0, NULL, "never run the CPU loop-order rungs"},
     {"--compare", NULL, "L[,L]", ON(CMD_GEMM), S_GEMM, K_CUSTOM, 0, 0, 0,
-     "cublas cublas_tf32 cublaslt clblast openblas", 0, set_compare,
+     "cublas cublas_tf32 cublaslt cublaslt_fast clblast openblas", 0, set_compare,
      "add vendor GEMMs as peers: cublas, clblast, openblas (host);\n"
-     "cublaslt for the narrow types (cublasLtMatmul)"},
+     "cublaslt for the narrow types (cublasLtMatmul; for FP8 also\n"
+     "cublaslt_fast, its fast accumulation)"},
     {"--no-tuned", NULL, NULL, ON(CMD_MAIN) | ON(CMD_GEMM), S_GEMM, K_FLAG, F(no_tuned), 1, 0, NULL,
      0, NULL,
      "the rungs' defaults, not parameters cached by kladder tune\nnor the presets shipped for "

@@ -32,16 +32,33 @@ double kl_dot_tolerance(enum kl_type t, long k);
 double kl_tf32_tolerance(long k);
 
 /*
- * The same for inputs of a narrow type t (half, bf16, fp8, fp8e5m2) whose
- * products are summed in fp32, as the tensor cores sum them: the inputs are
- * exact in their type and a product of two is exact in fp32, so the bound
- * is the fp32 sum's 4u·sqrt(k) plus u_t, the type's unit roundoff (2^-11,
- * 2^-8, 2^-4, 2^-3): room for the tensor cores' sums, which align their
- * addends and truncate (FP8's keep about 14 bits on Hopper), and no more,
- * so that a result that rounded its inputs to the next narrower type (an
- * error of up to 2·u of that type at k = 1) fails. 0 for int8: exact.
+ * The same for inputs of a 16-bit type t (half, bf16) whose products are
+ * summed in fp32, as the tensor cores sum them: the inputs are exact in
+ * their type and a product of two is exact in fp32, so the bound is the
+ * fp32 sum's 4u·sqrt(k) plus u_t, the type's unit roundoff (2^-11, 2^-8):
+ * room for the tensor cores' sums, which align their addends and truncate,
+ * and no more, so that a result that rounded its inputs to the next
+ * narrower type (an error of up to 2·u of that type at k = 1) fails. For
+ * fp8 and fp8e5m2, products summed in fp32: kl_fp8_tolerance(k, 1). 0 for
+ * int8: exact.
  */
 double kl_narrow_tolerance(enum kl_type t, long k);
+
+/*
+ * The same for FP8 inputs (e4m3, e5m2) on tensor cores that keep only about
+ * 13 bits of an FP8 sum, as Hopper's do (addends aligned to the largest and
+ * truncated: u_acc = 2^-13), span elements of K at a time before fp32
+ * registers take the sums over ("promotion"; span >= k, or 0 for unknown:
+ * all of K, the fast mode; 1: every product in fp32, as on the FMA units).
+ * A span's sum of s/32 k-blocks errs by about 4·u_acc·sqrt(s/32) of its own
+ * scale (the fp32 bound's form); spans of s/k of the scale each, with
+ * independent errors, add to sqrt(k/s) of that. So the bound is
+ * 4·u_acc·s / sqrt(32·k), plus the fp32 sum's 4u·sqrt(k) across spans.
+ * The products are exact in fp32, so the inputs' own roundoff takes no
+ * room: at k = 8192 a result promoted every 128 elements has 1.4e-4, the
+ * fast mode 7.8e-3, and a fast result fails the promoted bound.
+ */
+double kl_fp8_tolerance(long k, long span);
 
 #define KL_CHECK_FIRST 3
 struct kl_check {

@@ -57,6 +57,7 @@ enum {
     CUBLAS_COMPUTE_32I = 72,
     CUBLASLT_MATMUL_DESC_TRANSA = 3,
     CUBLASLT_MATMUL_DESC_TRANSB = 4,
+    CUBLASLT_MATMUL_DESC_FAST_ACCUM = 25,
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
     ATTR_CC_MAJOR = 75, /* cudaDeviceAttr (driver_types.h) */
     ATTR_CC_MINOR = 76
@@ -187,16 +188,19 @@ static void run_close(struct lt_run *g)
 /*
  * Row-major C (M×N) = A·B is column-major Cᵀ (N×M, ld N) = (Bt's memory,
  * K×N, ld K)ᵀ · (A's memory, K×M, ld K): transa T, transb N, the "TN" form
- * FP8 and INT8 require.
+ * FP8 and INT8 require. FP8's fast accumulation only where asked for: by
+ * default cuBLASLt adds its FP8 sums into fp32 at intervals of K.
  */
 static int describe(struct lt_run *g, struct lt_types ty)
 {
     const struct kl_gemm_problem *p = g->p;
     int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    int8_t fast = (int8_t)(p->fast != 0);
     uint64_t M = (uint64_t)p->M, N = (uint64_t)p->N, K = (uint64_t)p->K;
     return lt.desc_create(&g->op, ty.compute, ty.scale) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) != 0 ||
            lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) != 0 ||
+           (fast && lt.desc_set(g->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast) != 0) ||
            lt.layout_create(&g->la, ty.in, K, N, (int64_t)K) != 0 ||
            lt.layout_create(&g->lb, ty.in, K, M, (int64_t)K) != 0 ||
            lt.layout_create(&g->lc, ty.out, N, M, (int64_t)N) != 0 ||
@@ -315,7 +319,10 @@ enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_prob
                  "cuBLASLt %zu.%zu.%zu cublasLtMatmul (%s inputs, TN, %s sums; the heuristic's "
                  "best algorithm, %zu MiB workspace) on CUDA device %d, CUDA event time",
                  v / 10000, v / 100 % 100, v % 100, types_of(p->type).name,
-                 p->type == KL_INT8 ? "int32" : "fp32", WORKSPACE >> 20, dev);
+                 p->type == KL_INT8 ? "int32"
+                 : p->fast          ? "FP8 fast-accumulation"
+                                    : "fp32",
+                 WORKSPACE >> 20, dev);
         st = kl_cudart_run_measure(kl, &g.r, gemm_once, &g, proto, C, stats, e);
     }
     run_close(&g);

@@ -23,6 +23,7 @@ static const struct kl_peer_def peers[] = {
     {"cublas", "gemm", .gemm = kl_cublas_gemm},
     {"cublas_tf32", "gemm", .tf32 = 1, .gemm = kl_cublas_gemm},
     {"cublaslt", "gemm", .narrow = 1, .gemm = kl_cublaslt_gemm},
+    {"cublaslt_fast", "gemm", .narrow = 1, .fast = 1, .gemm = kl_cublaslt_gemm},
     {"clblast", "gemm", .gemm = kl_clblast_gemm},
     {"openblas", "gemm", .on_host = 1, .gemm = openblas_gemm},
     {"clblast", "gemv", .gemv = kl_clblast_gemv},
@@ -99,6 +100,14 @@ enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)
     return d && d->tf32 ? KL_PREC_TF32 : kl_precision_of_type(t);
 }
 
+int kl_peer_gemm_sum_span(const char *name, enum kl_type t, int K)
+{
+    const struct kl_peer_def *d = kl_peer_find("gemm", name);
+    if ((t != KL_FP8 && t != KL_FP8E5M2) || !d || !d->narrow)
+        return 0;
+    return d->fast || K <= 128 ? K : 128;
+}
+
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)
 {
     if (st != KL_OK) {
@@ -117,6 +126,10 @@ static enum kl_status gemm_takes(const struct kl_peer_def *d, enum kl_type t, st
 {
     if (d->tf32 && t != KL_FLOAT)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
+    if (d->fast && t != KL_FP8 && t != KL_FP8E5M2)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "fast accumulation is FP8's (--type fp8 or fp8e5m2); %s sums are %s",
+                       kl_type_name(t), t == KL_INT8 ? "exact" : "fp32 already");
     if (d->narrow && !kl_type_narrow(t))
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "%s runs the narrow types (half, bf16, fp8, fp8e5m2, int8), not %s: for "
@@ -146,6 +159,7 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
         return st;
     struct kl_gemm_problem q = *p;
     q.tf32 = d->tf32;
+    q.fast = d->fast;
     *on_host = d->on_host;
     return d->gemm(kl, &q, proto, C, stats, what, n, e);
 }

@@ -45,6 +45,7 @@ struct kl_gemm_problem {
     const void *A, *B;
     int tf32; /* float inputs may be rounded to TF32 (cuBLAS's FAST_TF32 compute type) */
     const void *Bt;
+    int fast; /* FP8: sums kept in the tensor cores over all of K (cuBLASLt's FAST_ACCUM) */
 };
 
 /*
@@ -55,6 +56,8 @@ struct kl_gemm_problem {
  * CUBLAS_COMPUTE_32F_FAST_TF32, float only; p->tf32 is ignored (the name
  * decides). cublaslt (cublasLtMatmul) takes the narrow types only, the
  * others float and double: any other pair is KL_ERR_UNSUPPORTED saying so.
+ * cublaslt_fast is cuBLASLt with FP8's fast accumulation, FP8 only; p->fast
+ * is ignored likewise.
  */
 enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
                             const struct kl_gemm_problem *p, const struct kl_protocol *proto,
@@ -63,6 +66,13 @@ enum kl_status kl_peer_gemm(struct kl_context *kl, const char *peer,
 
 /* The arithmetic of a peer's results in type t: TF32 for cublas_tf32, else the type's own. */
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t);
+/*
+ * FP8 (t e4m3 or e5m2): the elements of K a peer sums in the tensor cores
+ * before fp32 takes the sums over (kl_gemm_sum_span): K for cublaslt_fast,
+ * 128 for cublaslt (CUTLASS's interval, which cuBLASLt does not document);
+ * 0 for other types and peers.
+ */
+int kl_peer_gemm_sum_span(const char *name, enum kl_type t, int K);
 
 /*
  * A Gaussian blur for a library: a W×H picture, rows packed, of float (one
@@ -96,6 +106,7 @@ struct kl_peer_def {
     int tf32;             /* gemm: float inputs rounded to TF32 (its results' precision) */
     int on_host;          /* a host library */
     int narrow;           /* gemm: the narrow input types only (half, bf16, fp8s, int8) */
+    int fast;             /* gemm: FP8 only, its sums kept in the tensor cores over all of K */
     enum kl_status (*gemm)(struct kl_context *kl, const struct kl_gemm_problem *p,
                            const struct kl_protocol *proto, void *C, struct kl_stats *stats,
                            char *what, size_t n, struct kl_err *e);

@@ -424,6 +424,8 @@ static void json_result(FILE *out, const struct kl_report *r, const struct kl_re
     fprintf(out, "\"tensor\": %s, \"error\": ",
             !x->fma && (x->tensor || kl_precision_tensor_only(x->precision)) ? "true" : "false");
     json_num(out, x->error, kl_result_has_error(x));
+    if (x->sum_span > 0) /* FP8: K summed in the tensor cores between promotions */
+        fprintf(out, ", \"sum_span\": %d", x->sum_span);
     fputs(", ", out);
     json_kv(out, "", "summary", x->summary ? x->summary : "", ", ");
     fprintf(out, "\"on_host\": %s, \"peer\": %s", x->on_host ? "true" : "false",

@@ -10,10 +10,13 @@
  *            -DKL_T_INT8 (k32, exact int32 sums).
  * Precision: the type's own: its inputs are exact, the tensor cores
  *            multiply them exactly and sum in fp32 (int32), aligning the
- *            addends to the largest and truncating (FP8's sums keep fewer
- *            bits on Hopper). Checked against the type's tolerance
- *            (kl_narrow_tolerance: its unit roundoff plus the fp32 sum's);
- *            int8 exactly.
+ *            addends to the largest and truncating. Hopper's FP8 sums keep
+ *            only about 13 bits: with PROMOTE > 0 the FP8 types add them
+ *            into fp32 registers every PROMOTE elements of K (checked
+ *            against that bound, kl_fp8_tolerance); PROMOTE=0 leaves the
+ *            whole of K in the tensor cores (the fast mode, checked against
+ *            its own wider bound). half and bf16 against
+ *            kl_narrow_tolerance; int8 exactly.
  * Why Bt:    wgmma reads an operand from shared memory either K-major (rows
  *            of K) or, for 16-bit types only, transposed; FP8 and INT8 take
  *            both operands K-major, as cuBLASLt's FP8 and INT8 GEMMs take
@@ -45,16 +48,27 @@
  *            along K, one wgmma's K).
  * Macros:    BM (128; 64 to 256 in steps of 64), BN (256; 64, 128, 192 or
  *            256; at most 128 with BM > 128, for registers), STAGES (4),
- *            GROUP (8); RESIDUES (int8, for rung 22: C gets each sum's
- *            symmetric residue modulo a last argument, as bytes). Dynamic shared memory STAGES * (BM + BN) * 128
- *            bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB at
- *            the defaults).
+ *            GROUP (8); PROMOTE (FP8 only: elements of K per promotion, a
+ *            multiple of 128; 0 for none; its second set of sums needs
+ *            BN <= 192, and BN = 64 with BM > 128); RESIDUES (int8, for
+ *            rung 22: C gets each sum's symmetric residue modulo a last
+ *            argument, as bytes). Dynamic shared memory STAGES * (BM + BN) *
+ *            128 bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB
+ *            at the defaults).
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
  *            K-major, so it computed C's transpose with B's strips loaded
  *            into registers by the consumers. With both operands K-major in
  *            shared memory the consumers load nothing: the tensor cores
  *            read both tiles themselves, and 16-bit inputs multiply at
  *            twice TF32's rate (8-bit ones at four times).
+ *            FP8 (PROMOTE > 0): the tensor cores keep only about 13 bits of
+ *            a sum of FP8 products (at 8192^3, 60 times cuBLASLt's error),
+ *            so after every PROMOTE elements of K a warpgroup waits for its
+ *            products, adds the partial sums into a second set of fp32
+ *            registers and starts the next span from zero: cuBLASLt's error
+ *            exactly, at 0.98-0.99 of its speed at 8192^3 (H200). While one
+ *            warpgroup adds, the other's products keep the tensor cores
+ *            busy; the second set of sums leaves room for BN = 192.
  * Sizes:     any M, N, K >= 1. TMA needs rows that start 16-byte aligned:
  *            where K is not a multiple of 16 bytes of elements, kladder
  *            first copies A and Bt into rows padded to 128 bytes (kernel
@@ -78,6 +92,9 @@
 #endif
 #ifndef GROUP
 #define GROUP 8
+#endif
+#ifndef PROMOTE
+#define PROMOTE 0
 #endif
 
 #include "hopper.cuh"
@@ -128,6 +145,13 @@ typedef float2 out2_t;
 #define ACC_C "+f"
 #endif
 
+/* FP8 only: slices of K (128 elements each) summed in the tensor cores before a promotion. */
+#if (defined(KL_T_FP8) || defined(KL_T_FP8E5M2)) && PROMOTE > 0
+#define SPAN (PROMOTE / 128)
+#else
+#define SPAN 0
+#endif
+
 #define CWG (BM / 64)            /* consumer warpgroups, 64 rows of C each */
 #define NT (128 * (CWG + 1))     /* threads: the producer warpgroup and the consumers */
 #define ACC (BN / 2)             /* accumulators per consumer thread: 64 x BN / 128 */
@@ -146,6 +170,10 @@ static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
               "20_wgmma: BN is 64, 128, 192 or 256 (wgmma's N)");
 static_assert(BM <= 128 || BN <= 128, "20_wgmma: BM > 128 leaves registers for BN <= 128");
 static_assert(STAGES >= 2, "20_wgmma: at least two stages");
+static_assert(PROMOTE >= 0 && PROMOTE % 128 == 0, "20_wgmma: PROMOTE is a multiple of 128");
+static_assert(SPAN == 0 || BN <= (BM > 128 ? 64 : 192),
+              "20_wgmma: PROMOTE's second set of sums leaves registers for BN <= 192 "
+              "(BN = 64 with BM > 128)");
 
 /* ---- the instructions: D (64 x BN) (+)= A (64 x 32 bytes of K) * B, both by descriptor -- */
 
@@ -330,6 +358,23 @@ static __device__ __forceinline__ void store_tile(const problem &p, const acc_t 
 }
 
 /*
+ * One slice's products, one group: four wgmma (128 / 32 bytes of K) of A's
+ * 64 rows at a and Bt's BN rows at b; fresh: acc starts from zero.
+ */
+static __device__ __forceinline__ void issue_slice(acc_t (&acc)[ACC], unsigned a, unsigned b,
+                                                   bool fresh)
+{
+    hold_all(acc);
+    wgmma_fence();
+    const u64 da = sw128_desc(a), db = sw128_desc(b);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        wgmma(acc, da + 2 * k, db + 2 * k, !fresh || k > 0);
+    wgmma_commit();
+}
+
+#if !SPAN
+/*
  * Consumer warpgroup cw (0 .. CWG-1): rows 64 cw .. 64 cw + 63 of every tile
  * of this block. Per slice four wgmma (one group), then a wait that leaves
  * it running and frees the previous slice's stage.
@@ -349,13 +394,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
             const unsigned a = smem + at.st * STAGE_BYTES + cw * 64 * 128;
             const unsigned b = smem + at.st * STAGE_BYTES + A_BYTES;
             bar_wait(full + 8 * at.st, at.ph);
-            hold_all(acc);
-            wgmma_fence();
-            const u64 da = sw128_desc(a), db = sw128_desc(b);
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                wgmma(acc, da + 2 * k, db + 2 * k, s > 0 || k > 0);
-            wgmma_commit();
+            issue_slice(acc, a, b, s == 0);
             wgmma_wait<1>();
             hold_all(acc);
             if (s > 0)
@@ -369,6 +408,60 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
         store_tile(p, acc, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
     }
 }
+
+#else
+/*
+ * consume with FP8's promotion (SPAN > 0): each span's first slice starts
+ * its sums from zero; its last waits for every group, frees both stages and
+ * adds the sums into tot. Nothing of this warpgroup runs across the
+ * addition: the other warpgroups' products keep the tensor cores busy.
+ */
+static __device__ __forceinline__ void consume_promoted(const problem &p, unsigned smem,
+                                                        unsigned full, unsigned empty, int cw,
+                                                        int warp, int lane)
+{
+    acc_t acc[ACC];
+    float tot[ACC];
+    ring at;
+    unsigned prev = 0;
+#pragma unroll
+    for (int i = 0; i < ACC; i++)
+        acc[i] = 0;
+    for (int u = blockIdx.x; u < p.tiles; u += gridDim.x) {
+        const tile c = tile_at(u, p.tiles_m, p.tiles_n);
+#pragma unroll
+        for (int i = 0; i < ACC; i++)
+            tot[i] = 0;
+        for (int s = 0; s < p.slices; s++) {
+            const unsigned a = smem + at.st * STAGE_BYTES + cw * 64 * 128;
+            const unsigned b = smem + at.st * STAGE_BYTES + A_BYTES;
+            const bool fresh = s % SPAN == 0;
+            bar_wait(full + 8 * at.st, at.ph);
+            issue_slice(acc, a, b, fresh);
+            if (s % SPAN == SPAN - 1 || s == p.slices - 1) {
+                wgmma_wait<0>();
+                hold_all(acc);
+                if (!fresh)
+                    bar_arrive(prev);
+                bar_arrive(empty + 8 * at.st);
+#pragma unroll
+                for (int i = 0; i < ACC; i++)
+                    tot[i] += acc[i];
+            } else {
+                wgmma_wait<1>();
+                hold_all(acc);
+                if (!fresh)
+                    bar_arrive(prev);
+                prev = empty + 8 * at.st;
+            }
+            at.next();
+        }
+        wgmma_wait<0>(); /* the last promotion has waited already */
+        hold_all(acc);
+        store_tile(p, tot, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
+    }
+}
+#endif
 
 /* ---- the kernel ---------------------------------------------------------------------- */
 
@@ -422,7 +515,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             produce(p, &ta, &tb, smem, full, empty);
     } else {
         regs_inc<CONSUMER_REGS>();
+#if SPAN
+        consume_promoted(p, smem, full, empty, wg - 1, warp, lane);
+#else
         consume(p, smem, full, empty, wg - 1, warp, lane);
+#endif
     }
 }
 

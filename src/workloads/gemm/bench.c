@@ -145,6 +145,7 @@ static enum kl_status bench_prepare(struct kl_gemm_bench *b, const struct kl_gem
         return st;
     snprintf(res->options, sizeof res->options, "%s", t.options);
     res->build_s = t.build_s;
+    res->sum_span = kl_gemm_sum_span(r, values, b->s.type, b->s.K);
     return KL_OK;
 }
 
@@ -160,7 +161,7 @@ static enum kl_status keep_baseline(struct kl_gemm_bench *b, const struct kl_gem
         return kl_fail(&b->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     snprintf(b->baseline_name, sizeof b->baseline_name, "the first verified candidate (%s %.500s)",
              r->name, res->options);
-    b->baseline = (struct gemm_baseline){b->C, b->baseline_name, res->precision};
+    b->baseline = (struct gemm_baseline){b->C, b->baseline_name, res->precision, res->sum_span};
     b->C = next;
     return KL_OK;
 }

@@ -150,9 +150,22 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
 
 /*
  * The tolerance factor a result of precision p must meet at depth K
- * (kl_dot_tolerance, or kl_tf32_tolerance for tf32).
+ * (kl_dot_tolerance, or kl_tf32_tolerance for tf32; for FP8,
+ * kl_fp8_tolerance with span elements of K summed in the tensor cores
+ * between promotions to fp32: see kl_gemm_sum_span).
  */
-double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K);
+double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K, int span);
+
+/*
+ * FP8 inputs (e4m3, e5m2): the elements of K that rung r with these values
+ * sums in the tensor cores before fp32 registers take the sums over: 1 on
+ * the FMA units (every product in fp32), 32 for mma.sync (one instruction's
+ * K: it adds into fp32 C), PROMOTE where it has that value (rung 20), else K
+ * (PROMOTE=0: the fast mode); never more than K. 0 for other types.
+ */
+int kl_gemm_sum_span(const struct kl_gemm_rung *r, const int *values, enum kl_type t, int K);
+/* The words a row's note gives for that: "FP8 sums promoted to fp32 every 128 of K", ... */
+const char *kl_gemm_sums_text(enum kl_type t, int K, int span, char *buf, size_t n);
 
 /*
  * Parameters of one rung that replace its defaults (tuned values from

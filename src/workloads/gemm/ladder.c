@@ -126,7 +126,7 @@ static enum kl_status record(struct gemm_ladder *L, const char *name, const stru
     res->status = KL_RESULT_VERIFIED;
     kl_gemm_judge(&L->s, &L->g, L->C, res->on_host ? NULL : &L->baseline, res);
     if (!res->on_host && !L->baseline.C && res->status == KL_RESULT_VERIFIED) {
-        L->baseline = (struct gemm_baseline){L->C, name, res->precision};
+        L->baseline = (struct gemm_baseline){L->C, name, res->precision, res->sum_span};
         L->C = malloc((size_t)L->s.M * L->s.N * kl_type_size(kl_type_output(L->s.type)));
         if (!L->C)
             return kl_fail(&L->s.kl->err, KL_ERR_NO_MEMORY, "out of host memory");
@@ -140,6 +140,7 @@ static enum kl_status gemm_run(void *self, int i, const int *values,
     struct gemm_ladder *L = self;
     struct kl_timing t;
     enum kl_status st = kl_gemm_run_rung(&L->s, kl_gemm_rung_at(i), values, proto, L->C, &t);
+    res->sum_span = kl_gemm_sum_span(kl_gemm_rung_at(i), values, L->s.type, L->s.K);
     return st != KL_OK ? st : record(L, kl_gemm_rung_at(i)->name, &t, res);
 }
 

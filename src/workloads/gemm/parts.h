@@ -119,6 +119,7 @@ struct gemm_baseline {
     const void *C;               /* NULL: none yet */
     const char *name;            /* for messages */
     enum kl_precision precision; /* whose tolerance it met */
+    int sum_span;                /* and its FP8 sums' span (kl_gemm_sum_span) */
 };
 
 /* The reference of the session's A and B into g (seed picks the sample where one is taken). */

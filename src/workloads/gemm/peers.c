@@ -27,10 +27,11 @@ enum kl_status kl_gemm_run_peer(struct gemm_session *s, const struct gemm_ref *g
     res->peer = 1;
     res->on_host = strcmp(peer, "openblas") == 0;
     res->precision = kl_peer_gemm_precision(peer, s->type);
+    res->sum_span = kl_peer_gemm_sum_span(peer, s->type, s->K);
     enum kl_status st = kl_type_narrow(s->type) ? kl_gemm_session_bt(s) : KL_OK;
     if (st != KL_OK)
         return st;
-    struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B, 0, s->Bt};
+    struct kl_gemm_problem p = {s->type, s->M, s->N, s->K, s->A, s->B, 0, s->Bt, 0};
     kl_measure_forget();
     st = kl_peer_gemm(s->kl, peer, &p, proto, C, &stats, what, sizeof what, &on_host, &e);
     res->on_host |= on_host;
@@ -44,20 +45,33 @@ enum kl_status kl_gemm_run_peer(struct gemm_session *s, const struct gemm_ref *g
     return KL_OK;
 }
 
+/* 1 where the request names peer. */
+static int names_peer(const struct kl_gemm_request *req, const char *peer)
+{
+    for (int j = 0; j < req->npeers; j++)
+        if (strcmp(req->peers[j], peer) == 0)
+            return 1;
+    return 0;
+}
+
 /*
  * The peer rows a request asks for, in order: "cublas" is two rows for
  * float, SGEMM (fp32) and cublas_tf32 (TF32), unless cublas_tf32 is named
- * on its own. out has room for 2 · req->npeers names; returns the count.
+ * on its own; "cublaslt" is two for FP8, its sums promoted to fp32 and
+ * cublaslt_fast, unless that is named. out has room for 2 · req->npeers
+ * names; returns the count.
  */
 int kl_gemm_peer_rows(const struct kl_gemm_request *req, const char **out)
 {
-    int n = 0, tf32_named = 0;
-    for (int j = 0; j < req->npeers; j++)
-        tf32_named |= strcmp(req->peers[j], "cublas_tf32") == 0;
+    int n = 0, tf32_named = names_peer(req, "cublas_tf32"),
+        fast_named = names_peer(req, "cublaslt_fast");
+    int fp8 = req->type == KL_FP8 || req->type == KL_FP8E5M2;
     for (int j = 0; j < req->npeers; j++) {
         out[n++] = req->peers[j];
         if (strcmp(req->peers[j], "cublas") == 0 && req->type == KL_FLOAT && !tf32_named)
             out[n++] = "cublas_tf32";
+        if (strcmp(req->peers[j], "cublaslt") == 0 && fp8 && !fast_named)
+            out[n++] = "cublaslt_fast";
     }
     return n;
 }

@@ -182,7 +182,8 @@ void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const
 {
     struct kl_check c;
     size_t MN = (size_t)s->M * s->N;
-    double factor = kl_gemm_tolerance(res->precision, s->type, s->K);
+    double factor = kl_gemm_tolerance(res->precision, s->type, s->K, res->sum_span);
+    char sums[96];
     enum kl_type out = kl_type_output(s->type); /* C's: float, double or int */
     /* int compares exactly; its scales only measure the (zero) error. */
     kl_check(out, C, g->ref, g->scale, g->idx, g->n, factor, &c);
@@ -192,10 +193,10 @@ void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const
         describe_failure(&c, (size_t)s->N, "the reference", res->note, sizeof res->note);
         return;
     }
+    kl_gemm_sums_text(s->type, s->K, res->sum_span, sums, sizeof sums);
     int len = snprintf(res->note, sizeof res->note,
-                       "%zu elements match the reference (worst "
-                       "%.2g of tolerance)",
-                       c.checked, c.worst_ratio);
+                       "%zu elements match the reference (%s%sworst %.2g of tolerance)", c.checked,
+                       sums, sums[0] ? "; " : "", c.worst_ratio);
     if (!baseline || !baseline->C || len < 0)
         return;
     /* Every element against the first device rung. */
@@ -210,7 +211,8 @@ void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const
             scale[x] = g->idx ? g->max_scale : g->scale[x];
         }
         kl_check(out, C, base, out == KL_INT ? NULL : scale, NULL, MN,
-                 factor + kl_gemm_tolerance(baseline->precision, s->type, s->K), &c);
+                 factor + kl_gemm_tolerance(baseline->precision, s->type, s->K, baseline->sum_span),
+                 &c);
         if (c.bad) {
             res->status = KL_RESULT_FAILED;
             describe_failure(&c, (size_t)s->N, baseline->name, res->note, sizeof res->note);
@@ -283,7 +285,7 @@ void kl_gemm_reference_judge(const struct kl_gemm_reference *x, const void *C, c
                              const char *base_name, enum kl_precision base_precision,
                              struct kl_result *res)
 {
-    const struct gemm_baseline baseline = {base, base_name, base_precision};
+    const struct gemm_baseline baseline = {base, base_name, base_precision, 0};
     res->status = KL_RESULT_VERIFIED;
     kl_gemm_judge(&x->s, &x->g, C, &baseline, res);
 }

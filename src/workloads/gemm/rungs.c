@@ -328,7 +328,8 @@ static const struct kl_gemm_rung rungs[] = {
     {.name = "20_wgmma",
      .summary = "CUDA, Hopper: wgmma in the input's own type (FP16, BF16, FP8, INT8), both "
                 "operands read by the tensor cores from shared memory (A and Bᵀ, K-major, "
-                "copied by TMA), persistent tiles",
+                "copied by TMA), persistent tiles; FP8's sums added into fp32 every PROMOTE "
+                "elements of K",
      .types = KL_TYPES_NARROW,
      .tensor = 1,
      .file = "cuda/gemm/20_wgmma.cu",
@@ -336,8 +337,14 @@ static const struct kl_gemm_rung rungs[] = {
      .geometry = KL_GEO_PERSISTENT,
      .local = KL_LOCAL_WGMMA_K,
      .hopper = 1,
-     .params = {P_WGMMA_K},
-     .relations = wgmma_k_relations},
+     .params = {P_WGMMA_K,
+                {"PROMOTE", 128, 0, 4096, 128, 0,
+                 "FP8 only: elements of K summed in the tensor cores (to about 13 bits) between "
+                 "additions into fp32 registers (0: none, the fast mode)"}},
+     .relations = wgmma_k_relations,
+     /* H200 (docs/RESULTS.md): the promoted FP8 sums' second set of registers leaves room
+        for 192 columns. */
+     .presets = {{90, KL_FP8, 99, "BN=192"}, {90, KL_FP8E5M2, 99, "BN=192"}}},
     {.name = "21_dmma",
      .summary = "CUDA: double on the FP64 tensor cores (DMMA: mma.sync m16n8kMK on 9.0, pairs "
                 "of m8n8k4 before) over rung 15's pipeline",
@@ -487,11 +494,43 @@ int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_run
     return !on_tensor_cores(r) || kl_tensor_tf32(&kl->info, why, n);
 }
 
-double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K)
+static int fp8(enum kl_type t)
+{
+    return t == KL_FP8 || t == KL_FP8E5M2;
+}
+
+double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K, int span)
 {
     if (p == KL_PREC_TF32)
         return kl_tf32_tolerance(K);
+    if (fp8(t))
+        return kl_fp8_tolerance(K, span);
     return kl_type_narrow(t) ? kl_narrow_tolerance(t, K) : kl_dot_tolerance(t, K);
+}
+
+int kl_gemm_sum_span(const struct kl_gemm_rung *r, const int *values, enum kl_type t, int K)
+{
+    int at = kl_param_index(r->params, "PROMOTE");
+    if (!fp8(t))
+        return 0;
+    if (!r->tensor)
+        return 1;
+    if (!r->hopper) /* mma.sync: an instruction's 32 products, then fp32 C (H200: fp32 errors) */
+        return K < 32 ? K : 32;
+    return at >= 0 && values[at] > 0 && values[at] < K ? values[at] : K;
+}
+
+const char *kl_gemm_sums_text(enum kl_type t, int K, int span, char *buf, size_t n)
+{
+    if (!fp8(t))
+        snprintf(buf, n, "%s", "");
+    else if (span == 1)
+        snprintf(buf, n, "FP8 products summed in fp32");
+    else if (span > 0 && span < K)
+        snprintf(buf, n, "FP8 sums promoted to fp32 every %d of K", span);
+    else
+        snprintf(buf, n, "fast accumulation: FP8 sums kept in the tensor cores over all of K");
+    return buf;
 }
 
 /* ---- each rung's relations, launch geometry and limits ------------------- */
@@ -607,12 +646,26 @@ static enum kl_status wgmma_relations(const struct kl_gemm_rung *r, const int *v
 static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int *v, enum kl_type t,
                                         struct kl_err *e)
 {
-    (void)t;
-    if (PARAM("BM") > 128 && PARAM("BN") > 128)
+    int promote = kl_param_index(r->params, "PROMOTE");
+    size_t bn_max = PARAM("BM") > 128 ? 128 : 256;
+    if (PARAM("BN") > bn_max)
         return kl_fail(e, KL_ERR_ARG,
                        "rung %s: BM=%zu makes %zu consumer warpgroups, whose share of registers "
                        "holds the accumulators of BN <= 128 columns, not %zu",
                        r->name, PARAM("BM"), PARAM("BM") / 64, PARAM("BN"));
+    if (promote < 0)
+        return KL_OK; /* rung 22 */
+    if (!fp8(t) && v[promote] != r->params[promote].def)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: PROMOTE is FP8's (its sums keep about 13 bits in the tensor "
+                       "cores); %s sums are %s already",
+                       r->name, kl_type_name(t), t == KL_INT8 ? "exact" : "fp32");
+    bn_max = PARAM("BM") > 128 ? 64 : 192;
+    if (fp8(t) && v[promote] > 0 && PARAM("BN") > bn_max)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: PROMOTE=%d keeps a second set of sums, which leaves registers "
+                       "for BN <= %zu at BM=%zu, not %zu (PROMOTE=0 is the fast mode)",
+                       r->name, v[promote], bn_max, PARAM("BM"), PARAM("BN"));
     return KL_OK;
 }
 
