@@ -100,8 +100,8 @@ struct kl_result {
     double error;                /* measured normwise error: max |got - ref| / sum|a·b| over the
                                     elements checked; NaN where none was measured */
     int sum_span;                /* FP8 GEMM: elements of K summed in the tensor cores before
-                                    fp32 registers take the sums over (K: all of it, the fast
-                                    mode; 1: every product in fp32); 0: not FP8, or unknown */
+                                    fp32 registers take the sums over (K or more: all of it;
+                                    1: every product in fp32); 0: not FP8, or unknown */
     int has_machine;             /* machine holds what its timed launches saw */
     struct kl_machine machine;   /* resources, occupancy, clocks, power and energy */
     double *samples;             /* every timed launch's time, in order (keep_measured) */

@@ -105,7 +105,7 @@ int kl_peer_gemm_sum_span(const char *name, enum kl_type t, int K)
     const struct kl_peer_def *d = kl_peer_find("gemm", name);
     if ((t != KL_FP8 && t != KL_FP8E5M2) || !d || !d->narrow)
         return 0;
-    return d->fast || K <= 128 ? K : 128;
+    return d->fast ? K : 128;
 }
 
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)

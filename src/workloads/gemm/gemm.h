@@ -161,7 +161,8 @@ double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K, int span);
  * sums in the tensor cores before fp32 registers take the sums over: 1 on
  * the FMA units (every product in fp32), 32 for mma.sync (one instruction's
  * K: it adds into fp32 C), PROMOTE where it has that value (rung 20), else K
- * (PROMOTE=0: the fast mode); never more than K. 0 for other types.
+ * (PROMOTE=0: the fast mode). A span of K or more is all of K
+ * (kl_fp8_tolerance). 0 for other types.
  */
 int kl_gemm_sum_span(const struct kl_gemm_rung *r, const int *values, enum kl_type t, int K);
 /* The words a row's note gives for that: "FP8 sums promoted to fp32 every 128 of K", ... */

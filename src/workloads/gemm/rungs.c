@@ -516,8 +516,8 @@ int kl_gemm_sum_span(const struct kl_gemm_rung *r, const int *values, enum kl_ty
     if (!r->tensor)
         return 1;
     if (!r->hopper) /* mma.sync: an instruction's 32 products, then fp32 C (H200: fp32 errors) */
-        return K < 32 ? K : 32;
-    return at >= 0 && values[at] > 0 && values[at] < K ? values[at] : K;
+        return 32;
+    return at >= 0 && values[at] > 0 ? values[at] : K;
 }
 
 const char *kl_gemm_sums_text(enum kl_type t, int K, int span, char *buf, size_t n)
@@ -528,8 +528,10 @@ const char *kl_gemm_sums_text(enum kl_type t, int K, int span, char *buf, size_t
         snprintf(buf, n, "FP8 products summed in fp32");
     else if (span > 0 && span < K)
         snprintf(buf, n, "FP8 sums promoted to fp32 every %d of K", span);
-    else
-        snprintf(buf, n, "fast accumulation: FP8 sums kept in the tensor cores over all of K");
+    else if (span > K) /* promoted, at an interval that K does not reach */
+        snprintf(buf, n, "FP8 sums promoted to fp32 every %d of K (K is %d)", span, K);
+    else /* the fast mode (or a promotion interval of exactly K) */
+        snprintf(buf, n, "FP8 sums kept in the tensor cores over all of K");
     return buf;
 }
 
