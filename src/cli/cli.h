@@ -32,9 +32,9 @@ enum command {
     CMD_TEMPLATE,   /* a user kernel to start from (cli/template_cmd.c) */
     CMD_COMPLETION, /* the shell completion script (cli/shell_docs.c) */
     CMD_ARTICLE,    /* the ladder as an article (cli/article_cmd.c) */
-    CMD_ADDED,      /* the ladders of workloads registered beyond the built-in ones, */
-    CMD_ADDED_LAST = CMD_ADDED + 3, /* each a command of its name (cli/options.c) */
-    CMD_COUNT                       /* not a command: how many there are */
+    CMD_ADDED       /* and on, CMD_ADDED + i: the ladders of workloads registered beyond the
+                       built-in ones, each a command of its name, as many as there are
+                       (cli/options.c: kl_cli_command_end) */
 };
 
 struct cli {

@@ -123,34 +123,49 @@ const int kl_cli_command_count = (int)(sizeof kl_cli_commands / sizeof *kl_cli_c
 
 /* ---- commands of workloads registered beyond the table's -------------------- */
 
-#define MAX_ADDED (CMD_ADDED_LAST - CMD_ADDED + 1)
-static struct command_def added[MAX_ADDED];
-static char added_example[MAX_ADDED][64];
-static const struct kl_workload_def *added_def[MAX_ADDED];
+/* An added command: its entry, its example's text, its workload. */
+struct added_command {
+    struct command_def def;
+    char example[64];
+    const struct kl_workload_def *w;
+};
+static struct added_command *added;
 static int nadded = -1; /* -1: not looked up yet */
 
-/* The registry's ladders that no command of the table names, as commands (once). */
+/* 1 where w is a ladder that no command of the table names. */
+static int needs_command(const struct kl_workload_def *w)
+{
+    for (int k = 0; k < kl_cli_command_count; k++)
+        if (strcmp(kl_cli_commands[k].name, w->name) == 0)
+            return 0;
+    return w->ladder && w->run;
+}
+
+/* The registry's ladders that no command of the table names, as commands (once; none where
+   host memory is out). */
 static void find_added(void)
 {
+    int want = 0;
     if (nadded >= 0)
         return;
     nadded = 0;
-    for (int i = 0; i < kl_workload_count() && nadded < MAX_ADDED; i++) {
+    for (int i = 0; i < kl_workload_count(); i++)
+        want += needs_command(kl_workload_at(i));
+    if (want == 0 || !(added = calloc((size_t)want, sizeof *added)))
+        return;
+    for (int i = 0; i < kl_workload_count(); i++) {
         const struct kl_workload_def *w = kl_workload_at(i);
-        int named = 0;
-        for (int k = 0; k < kl_cli_command_count; k++)
-            named |= strcmp(kl_cli_commands[k].name, w->name) == 0;
-        if (named || !w->ladder || !w->run)
+        struct added_command *a = &added[nadded];
+        if (!needs_command(w))
             continue;
-        added_def[nadded] = w;
-        snprintf(added_example[nadded], sizeof added_example[nadded], "kladder %s --list-rungs",
-                 w->name);
-        added[nadded] = (struct command_def){w->name,
-                                             "[OPTIONS]",
-                                             CMD_ADDED + nadded,
-                                             w->summary ? w->summary : w->heading,
-                                             added_example[nadded],
-                                             .operand = OPD_NONE};
+        a->w = w;
+        snprintf(a->example, sizeof a->example, "kladder %s --list-rungs", w->name);
+        a->def = (struct command_def){w->name,
+                                      "[OPTIONS]",
+                                      CMD_ADDED + nadded,
+                                      w->summary ? w->summary : w->heading,
+                                      a->example,
+                                      .operand = OPD_NONE};
         nadded++;
     }
 }
@@ -170,6 +185,12 @@ int kl_cli_command_total(void)
     return kl_cli_command_count + nadded;
 }
 
+int kl_cli_command_end(void)
+{
+    find_added();
+    return CMD_ADDED + nadded;
+}
+
 const struct command_def *kl_cli_command_at(int k)
 {
     int at = added_at();
@@ -178,13 +199,13 @@ const struct command_def *kl_cli_command_at(int k)
         return NULL;
     if (k < at)
         return &kl_cli_commands[k];
-    return k < at + nadded ? &added[k - at] : &kl_cli_commands[k - nadded];
+    return k < at + nadded ? &added[k - at].def : &kl_cli_commands[k - nadded];
 }
 
 const struct kl_workload_def *kl_cli_added_workload(int cmd)
 {
     find_added();
-    return cmd >= CMD_ADDED && cmd - CMD_ADDED < nadded ? added_def[cmd - CMD_ADDED] : NULL;
+    return cmd >= CMD_ADDED && cmd - CMD_ADDED < nadded ? added[cmd - CMD_ADDED].w : NULL;
 }
 
 const char *kl_cli_command_name(int cmd)

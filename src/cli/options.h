@@ -35,9 +35,9 @@ struct command_def {
     void (*help)(FILE *out);    /* its own help text instead of the table's (template) */
 };
 
-/* The commands an option belongs to: ON(CMD_GEMM) | ... */
-#define ON(c) (1u << (c))
-#define ON_ADDED (ON(CMD_ADDED) | ON(CMD_ADDED + 1) | ON(CMD_ADDED + 2) | ON(CMD_ADDED + 3))
+/* The commands an option belongs to: ON(CMD_GEMM) | ...; every added command shares one bit. */
+#define ON(c) (1u << ((c) < CMD_ADDED ? (c) : CMD_ADDED))
+#define ON_ADDED ON(CMD_ADDED)
 #define ON_LADDERS                                                                                 \
     (ON(CMD_MAIN) | ON(CMD_GEMM) | ON(CMD_COPY) | ON(CMD_ROWDOT) | ON(CMD_GEMV) | ON(CMD_BLUR) |   \
      ON_ADDED)
@@ -112,9 +112,11 @@ extern const int kl_cli_command_count;
 /*
  * Every command: the table's, then one for each ladder of a workload
  * registered beyond those the table names (kl_workload_register before the
- * first call; up to four, CMD_ADDED on).
+ * first call; CMD_ADDED on, as many as there are).
  */
 int kl_cli_command_total(void);
+/* One past the last command id: CMD_ADDED + the added commands' count. */
+int kl_cli_command_end(void);
 const struct command_def *kl_cli_command_at(int k);
 /* The registry's workload of an added command (cmd CMD_ADDED on), else NULL. */
 const struct kl_workload_def *kl_cli_added_workload(int cmd);

@@ -60,7 +60,7 @@ static int tune_completes(const struct cli_option *o)
 {
     if (kl_cli_find(o->name, CMD_TUNE))
         return 0;
-    for (int k = CMD_MAIN; k < CMD_COUNT; k++)
+    for (int k = CMD_MAIN; k < kl_cli_command_end(); k++)
         if ((ON(k) & ON_LADDERS) && kl_cli_find(o->name, k))
             return kl_cli_find(o->name, k) == o;
     return 0;
@@ -75,7 +75,7 @@ static int value_pattern(const struct cli_option *o, char *out, size_t size)
 {
     int n = 0;
     out[0] = '\0';
-    for (int k = CMD_MAIN; o->choices && k < CMD_COUNT; k++)
+    for (int k = CMD_MAIN; o->choices && k < kl_cli_command_end(); k++)
         if ((o->on & ON(k)) && kl_cli_find(o->name, k) == o &&
             (k == CMD_MAIN || kl_cli_command(k))) { /* (an added id with no workload: none) */
             size_t used = strlen(out);

@@ -3,6 +3,7 @@
  */
 #include "workloads/registry.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "kladder.h"
@@ -126,9 +127,8 @@ static const struct kl_workload_def workloads[] = {
 };
 
 #define BUILT_IN ((int)(sizeof workloads / sizeof *workloads))
-#define MAX_ADDED 4
 
-static const struct kl_workload_def *added[MAX_ADDED];
+static const struct kl_workload_def **added; /* as many as are registered */
 static int nadded;
 
 int kl_workload_count(void)
@@ -153,9 +153,13 @@ const struct kl_workload_def *kl_workload_find(const char *name)
 
 int kl_workload_register(const struct kl_workload_def *def)
 {
-    if (!def || !def->name || kl_workload_find(def->name) || nadded == MAX_ADDED || def->dims < 0 ||
+    if (!def || !def->name || kl_workload_find(def->name) || def->dims < 0 ||
         def->dims > KL_WORKLOAD_MAX_DIMS || !def->rungs || (def->ladder && !def->run))
         return -1;
+    const struct kl_workload_def **more = realloc(added, (size_t)(nadded + 1) * sizeof *added);
+    if (!more)
+        return -1;
+    added = more;
     added[nadded++] = def;
     return 0;
 }

@@ -60,10 +60,11 @@ const struct kl_workload_def *kl_workload_at(int i);
 /* The workload of that name, or NULL. */
 const struct kl_workload_def *kl_workload_find(const char *name);
 /*
- * Adds a workload after the built-in ones (up to 4), for programs that bring
- * their own; before any other use of the table, from one thread. 0, or -1
- * where the name is taken, the table is full, dims is beyond
- * KL_WORKLOAD_MAX_DIMS, or rungs (or, for a ladder, run) is missing.
+ * Adds a workload after the built-in ones (as many as a program brings), for
+ * programs that bring their own; before any other use of the table, from
+ * one thread. 0, or -1 where the name is taken, dims is beyond
+ * KL_WORKLOAD_MAX_DIMS, rungs (or, for a ladder, run) is missing, or host
+ * memory is out.
  */
 int kl_workload_register(const struct kl_workload_def *def);
 /*
