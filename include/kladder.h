@@ -191,6 +191,10 @@ struct kl_ladder_request {
     int npeers;
     unsigned long long seed;
     const struct kl_protocol *protocol;
+    /* "NAME=VALUE" for a workload's own options (a registered workload's, e.g. an operation
+       or a bin count: each entry declares them); unknown names and values are KL_ERR_ARG */
+    const char *const *options;
+    int noptions;
 };
 
 enum kl_row_status {

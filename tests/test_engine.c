@@ -507,7 +507,7 @@ static double scale_run(const struct kl_null_launch *l)
     const int32_t *x = kl_null_memory(l->args[0].v.buf);
     int32_t *y = kl_null_memory(l->args[1].v.buf);
     for (int k = 0; k < l->args[2].v.i; k++)
-        y[k] = 3 * x[k];
+        y[k] = l->args[3].v.i * x[k];
     return option(l->options, "BS") == 64 ? 0.004 : 0.001;
 }
 
@@ -560,6 +560,27 @@ static int registry(struct kl_context *kl)
     CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
               strstr(kl_last_error(kl), "scale has no peers (gemm and gemv have)"),
           "no peers: %s", kl_last_error(kl));
+    req.peers = NULL, req.npeers = 0;
+    /* its own option reaches the kernel and the reference: y = 5·x, verified */
+    const char *five[] = {"factor=5"}, *zero[] = {"factor=0"}, *other[] = {"speed=2"},
+               *twice[] = {"factor=2", "factor=4"};
+    req.options = five, req.noptions = 1;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && l &&
+              kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED,
+          "factor=5: %s", l ? kl_ladder_row(l, 0)->note : kl_last_error(kl));
+    kl_ladder_free(l);
+    req.options = zero;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
+              strstr(kl_last_error(kl), "factor: \"0\" is not an integer from 1 to 1000"),
+          "factor=0: %s", kl_last_error(kl));
+    req.options = other;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
+              strstr(kl_last_error(kl), "scale has no option \"speed\" (its options: factor)"),
+          "speed=2: %s", kl_last_error(kl));
+    req.options = twice, req.noptions = 2;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
+              strstr(kl_last_error(kl), "option factor is given twice"),
+          "factor twice: %s", kl_last_error(kl));
     return check_summary();
 }
 

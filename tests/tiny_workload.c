@@ -54,7 +54,7 @@ KL_RUNG_TABLE_FILES(scale, struct tiny_rung, rungs, NULL);
 
 struct tiny {
     struct kl_context *kl;
-    int n;
+    int n, factor; /* its size, and its option: y = factor·x */
     int32_t *x, *y;
     struct kl_buf *dx, *dy;
 };
@@ -77,13 +77,14 @@ static enum kl_status tiny_data(struct tiny *t)
 
 /* ---- reference.c: the reference and the verdict -------------------------- */
 
-/* 1 where y = 3·x exactly; else 0, the row failed with the first wrong element. */
+/* 1 where y = factor·x exactly; else 0, the row failed with the first wrong element. */
 static int tiny_judge(const struct tiny *t, struct kl_result *res)
 {
     for (int k = 0; k < t->n; k++)
-        if (t->y[k] != 3 * t->x[k]) {
+        if (t->y[k] != t->factor * t->x[k]) {
             res->status = KL_RESULT_FAILED;
-            snprintf(res->note, sizeof res->note, "y[%d] = %d, want %d", k, t->y[k], 3 * t->x[k]);
+            snprintf(res->note, sizeof res->note, "y[%d] = %d, want %d", k, t->y[k],
+                     t->factor * t->x[k]);
             return 0;
         }
     return 1;
@@ -96,7 +97,7 @@ static enum kl_status tiny_run(void *self, int i, const int *values,
 {
     struct tiny *t = self;
     struct kl_context *kl = t->kl;
-    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 3};
+    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 4};
     struct kl_stats stats;
     double once;
     enum kl_status st;
@@ -109,6 +110,7 @@ static enum kl_status tiny_run(void *self, int i, const int *values,
     l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dx}};
     l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dy}};
     l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = t->n}};
+    l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = t->factor}};
     if ((st = kl_launch_timed(&l, &once, &kl->err)) ||
         (st = kl->ops->read(kl->dev, t->dy, t->y, 4 * (size_t)t->n, &kl->err)))
         return st;
@@ -126,7 +128,7 @@ static enum kl_status tiny_run(void *self, int i, const int *values,
 static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload_call *c,
                                  struct kl_report *rep)
 {
-    struct tiny t = {.kl = kl, .n = c->size[0]};
+    struct tiny t = {.kl = kl, .n = c->size[0], .factor = atoi(c->option[0])};
     struct kl_workload w = {.table = &table, .kl = kl, .type = KL_INT, .self = &t, .run = tiny_run};
     struct kl_ladder_args a = {
         c->req->rungs, c->req->nrungs, c->req->params, c->req->nparams, NULL, 0, &c->protocol,
@@ -138,7 +140,7 @@ static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload
     kl_ladder_report(rep, kl, "scale", KL_INT, c->seed, &c->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, "N=%d", t.n);
     snprintf(rep->size_json, sizeof rep->size_json, "\"N\": %d", t.n);
-    snprintf(rep->reference, sizeof rep->reference, "3·x, exactly");
+    snprintf(rep->reference, sizeof rep->reference, "%d·x, exactly", t.factor);
     rep->bytes = 8.0 * t.n;
     if ((st = tiny_data(&t)) == KL_OK)
         st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, &kl->err);
@@ -161,4 +163,6 @@ const struct kl_workload_def kl_tiny_workload = {
     .ladder = 1,
     .summary = "y = 3·x of N integers: the registry's test workload",
     .run = tiny_entry,
+    /* its own option (the registry's example of one): the factor */
+    .options = {{"factor", NULL, 1, 1000, "3", "y = factor·x"}},
 };

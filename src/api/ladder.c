@@ -66,6 +66,12 @@ static enum kl_status dispatch(struct kl_context *kl, const struct kl_workload_d
     for (int i = 0; i < def->dims; i++)
         if ((st = size_of(kl, req, i, &c.size[i])) != KL_OK)
             return st;
+    if (req->noptions < 0 || (req->noptions > 0 && !req->options))
+        return kl_fail(&kl->err, KL_ERR_ARG, "noptions is %d with %s options list", req->noptions,
+                       req->options ? "an" : "no");
+    if ((st = kl_workload_options_resolve(def, req->options, req->noptions, c.option, &kl->err)) !=
+        KL_OK)
+        return st;
     if (req->npeers && !def->peers) {
         char names[128];
         kl_workload_names(has_peers, " and ", names, sizeof names);

@@ -58,6 +58,11 @@ struct cli {
     /* a workload registered beyond the built-in ones: --size S[,S...] (none: its defaults) */
     long sizes[3];
     int nsizes;
+    /* and its own options (workloads/registry.h), --NAME VALUE as "NAME=VALUE"; 4 is
+       KL_WORKLOAD_MAX_OPTIONS (cli/parse.c asserts it) */
+    const char *wopts[4];
+    char wopt_text[4][96];
+    int nwopts;
     /* gemv, gemm */
     const char *peers[MAX_ITEMS];
     int npeers;

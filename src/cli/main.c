@@ -339,10 +339,14 @@ static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct 
                                     .nparams = c->nparams};
     struct kl_workload_call call = {
         .req = &req, .seed = c->seed, .protocol = c->protocol, .users = users, .nusers = nusers};
+    enum kl_status st;
     (void)o;
+    req.options = c->wopts, req.noptions = c->nwopts;
     if (c->nsizes && c->nsizes != w->dims)
         return kl_fail(&kl->err, KL_ERR_ARG, "%s takes %d size%s with --size (got %d)", w->name,
                        w->dims, w->dims == 1 ? "" : "s", c->nsizes);
+    if ((st = kl_workload_options_resolve(w, c->wopts, c->nwopts, call.option, &kl->err)) != KL_OK)
+        return st;
     for (int i = 0; i < w->dims; i++)
         call.size[i] =
             (int)(c->nsizes ? c->sizes[i] : kl_default_size(w->name, i, kl->info.is_gpu));

@@ -264,6 +264,23 @@ static const struct command_def *command_named(const char *name)
     return NULL;
 }
 
+/* A registered workload's own options (none for NULL): --NAME, its values, its default. */
+static void print_workload_options(const struct kl_workload_def *w, FILE *out)
+{
+    char left[64], values[96];
+    for (int k = 0; w && k < KL_WORKLOAD_MAX_OPTIONS && w->options[k].name; k++) {
+        const struct kl_workload_option *o = &w->options[k];
+        if (k == 0)
+            fprintf(out, "\n%s's own:\n", w->name);
+        snprintf(left, sizeof left, "--%s %s", o->name, o->choices ? "WORD" : "N");
+        if (o->choices)
+            snprintf(values, sizeof values, "%s", o->choices);
+        else
+            snprintf(values, sizeof values, "%ld to %ld", o->min, o->max);
+        fprintf(out, "  %-18s %s (%s; default %s)\n", left, o->help, values, o->def);
+    }
+}
+
 /* kladder help COMMAND: its synopsis, what it does, its options, an example; 0, or -1 for
  * no such command. */
 static int command_help(const char *name, FILE *out)
@@ -280,6 +297,7 @@ static int command_help(const char *name, FILE *out)
         fprintf(out, "\n%s\n", d->detail);
     if (d->cmd >= 0) {
         /* The command's own options first, then the ones every command shares. */
+        print_workload_options(kl_cli_added_workload(d->cmd), out);
         for (int s = S_GEMM; s < S_COUNT; s++)
             print_section((enum section)s, d->cmd, out);
         print_section(S_PROTOCOL, d->cmd, out);
@@ -745,6 +763,47 @@ static int unknown_option(const struct cli *c, const char *opt, const char *word
     return fail(err, help);
 }
 
+_Static_assert(sizeof((struct cli *)0)->wopts / sizeof(char *) == KL_WORKLOAD_MAX_OPTIONS,
+               "struct cli holds every option a workload may declare");
+
+/* An added command's workload's own option (workloads/registry.h) named by word, or NULL. */
+static const struct kl_workload_option *workload_option(const struct cli *c, const char *word)
+{
+    const struct kl_workload_def *w = kl_cli_added_workload(c->command);
+    for (int k = 0;
+         w && strncmp(word, "--", 2) == 0 && k < KL_WORKLOAD_MAX_OPTIONS && w->options[k].name; k++)
+        if (strcmp(word + 2, w->options[k].name) == 0)
+            return &w->options[k];
+    return NULL;
+}
+
+/* --NAME VALUE (val, else the next word) of the workload's own option o: checked, kept as
+   "NAME=VALUE"; 0 or an exit code. */
+static int read_workload_option(int argc, char **argv, int *i, struct cli *c,
+                                const struct kl_workload_option *o, const char *val,
+                                const char *help)
+{
+    char err[512];
+    struct kl_err e;
+    if (!val && *i + 1 >= argc) {
+        snprintf(err, sizeof err, "--%s needs a value", o->name);
+        return fail(err, help);
+    }
+    val = val ? val : argv[++*i];
+    if (kl_workload_option_check(kl_cli_added_workload(c->command), o->name, val, &e) != KL_OK)
+        return fail(e.msg, help);
+    for (int k = 0; k < c->nwopts; k++)
+        if (strncmp(c->wopts[k], o->name, strlen(o->name)) == 0 &&
+            c->wopts[k][strlen(o->name)] == '=') {
+            snprintf(err, sizeof err, "--%s is given twice", o->name);
+            return fail(err, help);
+        }
+    snprintf(c->wopt_text[c->nwopts], sizeof c->wopt_text[0], "%s=%s", o->name, val);
+    c->wopts[c->nwopts] = c->wopt_text[c->nwopts];
+    c->nwopts++;
+    return 0;
+}
+
 /* The option at argv[*i] and its value (--opt=value or --opt value); 0 or an exit code. */
 static int read_option(int argc, char **argv, int *i, struct cli *c, const char *help)
 {
@@ -756,6 +815,9 @@ static int read_option(int argc, char **argv, int *i, struct cli *c, const char 
         opt = name;
         val = eq + 1;
     }
+    const struct kl_workload_option *wo = workload_option(c, opt);
+    if (wo)
+        return read_workload_option(argc, argv, i, c, wo, val, help);
     const struct cli_option *o = lookup(c, opt);
     if (!o)
         return unknown_option(c, opt, argv[*i], help);

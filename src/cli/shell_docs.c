@@ -34,6 +34,12 @@ static void command_words(const struct command_def *d, int *first, FILE *out)
         if ((o->on & ON(d->cmd)) && kl_cli_find(o->name, d->cmd) == o)
             word(o->name, first, out);
     }
+    const struct kl_workload_def *w = kl_cli_added_workload(d->cmd);
+    for (int k = 0; w && k < KL_WORKLOAD_MAX_OPTIONS && w->options[k].name; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "--%s", w->options[k].name);
+        word(name, first, out);
+    }
 }
 
 /* The first words of a command line: every command, then (options) the main job's options. */

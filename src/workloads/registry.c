@@ -191,6 +191,84 @@ void kl_workload_ladder_names(char *out, size_t n)
     kl_workload_names(runs_ladder, ", ", out, n);
 }
 
+/* w's option of that name (len bytes of it), or NULL. */
+static const struct kl_workload_option *option_named(const struct kl_workload_def *w,
+                                                     const char *name, size_t len)
+{
+    for (int i = 0; i < KL_WORKLOAD_MAX_OPTIONS && w->options[i].name; i++)
+        if (strlen(w->options[i].name) == len && strncmp(w->options[i].name, name, len) == 0)
+            return &w->options[i];
+    return NULL;
+}
+
+/* 1 where word is one of the space-separated choices. */
+static int among(const char *choices, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = choices; n && *p; p += strcspn(p, " "), p += *p == ' ')
+        if (strcspn(p, " ") == n && strncmp(p, word, n) == 0)
+            return 1;
+    return 0;
+}
+
+enum kl_status kl_workload_option_check(const struct kl_workload_def *w, const char *name,
+                                        const char *value, struct kl_err *e)
+{
+    const struct kl_workload_option *o = option_named(w, name, strlen(name));
+    char *end;
+    if (!o) {
+        char names[128] = "";
+        size_t used = 0;
+        for (int i = 0; i < KL_WORKLOAD_MAX_OPTIONS && w->options[i].name && used < sizeof names;
+             i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     w->options[i].name);
+        return kl_fail(e, KL_ERR_ARG, "%s has no option \"%s\" (%s%s)", w->name, name,
+                       names[0] ? "its options: " : "it has none", names);
+    }
+    if (o->choices)
+        return among(o->choices, value)
+                   ? KL_OK
+                   : kl_fail(e, KL_ERR_ARG, "%s: \"%s\" is not one of %s", name, value, o->choices);
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || v < o->min || v > o->max)
+        return kl_fail(e, KL_ERR_ARG, "%s: \"%s\" is not an integer from %ld to %ld", name, value,
+                       o->min, o->max);
+    return KL_OK;
+}
+
+enum kl_status kl_workload_options_resolve(const struct kl_workload_def *w,
+                                           const char *const *items, int n, const char **out,
+                                           struct kl_err *e)
+{
+    int named[KL_WORKLOAD_MAX_OPTIONS] = {0};
+    enum kl_status st;
+    for (int i = 0; i < KL_WORKLOAD_MAX_OPTIONS; i++)
+        out[i] = w->options[i].name ? w->options[i].def : NULL;
+    for (int k = 0; k < n; k++) {
+        const char *eq = items[k] ? strchr(items[k], '=') : NULL;
+        if (!eq)
+            return kl_fail(e, KL_ERR_ARG, "%s: option \"%s\" is not NAME=VALUE", w->name,
+                           items[k] ? items[k] : "(null)");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - items[k]), items[k]);
+        if ((st = kl_workload_option_check(w, name, eq + 1, e)) != KL_OK)
+            return st;
+        int i = (int)(option_named(w, name, strlen(name)) - w->options);
+        if (named[i]++)
+            return kl_fail(e, KL_ERR_ARG, "%s: option %s is given twice", w->name, name);
+        out[i] = eq + 1;
+    }
+    return KL_OK;
+}
+
+const char *kl_workload_option(const struct kl_workload_def *w, const struct kl_workload_call *c,
+                               const char *name)
+{
+    const struct kl_workload_option *o = option_named(w, name, strlen(name));
+    return o ? c->option[o - w->options] : NULL;
+}
+
 void kl_workload_list_rungs(const struct kl_workload_def *w, FILE *out)
 {
     const struct kl_rung_table *t = w->rungs();

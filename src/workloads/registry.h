@@ -14,6 +14,19 @@
 #include "core/ladder.h"
 
 #define KL_WORKLOAD_MAX_DIMS 3
+#define KL_WORKLOAD_MAX_OPTIONS 4
+
+/*
+ * An option of a workload's own (an operation, a mode, a bin count): "NAME=VALUE" in a
+ * request's options, --NAME VALUE on its command line.
+ */
+struct kl_workload_option {
+    const char *name;    /* "op"; NULL ends a workload's list */
+    const char *choices; /* "sum min max": one of these words; NULL: an integer min to max */
+    long min, max;
+    const char *def; /* its value where the request gives none, as text */
+    const char *help;
+};
 
 struct kl_ladder_request;
 struct kl_report;
@@ -31,6 +44,8 @@ struct kl_workload_call {
     struct kl_protocol protocol;
     const struct kl_user_rung *users;
     int nusers;
+    const char *option[KL_WORKLOAD_MAX_OPTIONS]; /* each of its options' values, in the
+                                                    entry's order, defaults filled in */
 };
 
 /* Sets the fields every workload's request has (seed, protocol, rungs, params, users) from c. */
@@ -50,6 +65,7 @@ struct kl_workload_def {
     /* `kladder help`'s line for a registered workload's command (the built-ins' are the CLI's) */
     const char *summary;
     int peers; /* vendor libraries may join its ladder (the request's peers) */
+    struct kl_workload_option options[KL_WORKLOAD_MAX_OPTIONS]; /* its own, if any */
     /* The ladder's entry: the call as the workload's own request, run into rep. */
     enum kl_status (*run)(struct kl_context *kl, const struct kl_workload_call *c,
                           struct kl_report *rep);
@@ -75,6 +91,25 @@ void kl_workload_names(int (*keep)(const struct kl_workload_def *w), const char 
                        size_t n);
 /* The names of the workloads with ladder set, for messages: "gemm, copy, rowdot, …". */
 void kl_workload_ladder_names(char *out, size_t n);
+/*
+ * Whether value is one that w's option name takes: KL_OK, or KL_ERR_ARG saying
+ * why (no such option, naming w's; a word not among the choices; an integer
+ * out of range).
+ */
+enum kl_status kl_workload_option_check(const struct kl_workload_def *w, const char *name,
+                                        const char *value, struct kl_err *e);
+/*
+ * The n "NAME=VALUE" items of a request as values of w's options, in its
+ * order, into out (defaults where an item does not name one); each checked,
+ * and none named twice.
+ */
+enum kl_status kl_workload_options_resolve(const struct kl_workload_def *w,
+                                           const char *const *items, int n, const char **out,
+                                           struct kl_err *e);
+/* Option name's value in a call to w (resolved by the API), or NULL where w has none. */
+const char *kl_workload_option(const struct kl_workload_def *w, const struct kl_workload_call *c,
+                               const char *name);
+
 /* --list-rungs: the heading, then each rung's name, summary and parameters. */
 void kl_workload_list_rungs(const struct kl_workload_def *w, FILE *out);
 
