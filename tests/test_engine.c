@@ -577,6 +577,17 @@ static int registry(struct kl_context *kl)
     CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
               strstr(kl_last_error(kl), "scale has no option \"speed\" (its options: factor)"),
           "speed=2: %s", kl_last_error(kl));
+    /* an option of words: one of them, and nothing else, not even a prefix */
+    struct kl_workload_def ops = kl_tiny_workload;
+    struct kl_err e;
+    ops.options[1] = (struct kl_workload_option){"op", "sum min max", 0, 0, "sum", "the op"};
+    CHECK(kl_workload_option_check(&ops, "op", "min", &e) == KL_OK &&
+              kl_workload_option_check(&ops, "op", "max", &e) == KL_OK &&
+              kl_workload_option_check(&ops, "op", "mi", &e) == KL_ERR_ARG &&
+              kl_workload_option_check(&ops, "op", "", &e) == KL_ERR_ARG &&
+              kl_workload_option_check(&ops, "op", "avg", &e) == KL_ERR_ARG &&
+              strstr(e.msg, "op: \"avg\" is not one of sum min max"),
+          "choices: %s", e.msg);
     req.options = twice, req.noptions = 2;
     CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
               strstr(kl_last_error(kl), "option factor is given twice"),
