@@ -130,9 +130,9 @@ static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload
 {
     struct tiny t = {.kl = kl, .n = c->size[0], .factor = atoi(c->option[0])};
     struct kl_workload w = {.table = &table, .kl = kl, .type = KL_INT, .self = &t, .run = tiny_run};
-    struct kl_ladder_args a = {
-        c->req->rungs, c->req->nrungs, c->req->params, c->req->nparams, NULL, 0, &c->protocol,
-        NULL};
+    struct kl_ladder_args a = {c->req->rungs,   c->req->nrungs, c->req->params,
+                               c->req->nparams, NULL,           0,
+                               &c->protocol,    c->tuner};
     int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st = kl_ladder_begin(&w, &a, chosen, &nchosen, &kl->err);
     if (st != KL_OK)

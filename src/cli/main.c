@@ -337,8 +337,12 @@ static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct 
                                     .nrungs = c->nrungs,
                                     .params = c->params,
                                     .nparams = c->nparams};
-    struct kl_workload_call call = {
-        .req = &req, .seed = c->seed, .protocol = c->protocol, .users = users, .nusers = nusers};
+    struct kl_workload_call call = {.req = &req,
+                                    .seed = c->seed,
+                                    .protocol = c->protocol,
+                                    .users = users,
+                                    .nusers = nusers,
+                                    .tuner = c->tuner};
     enum kl_status st;
     (void)o;
     req.options = c->wopts, req.noptions = c->nwopts;

@@ -351,11 +351,18 @@ static int unknown_command(const char *cmd)
     return fail(err, "help");
 }
 
-/* 1 for a workload whose ladder kladder tune takes: one of the command table's. */
+/* 1 for a workload whose ladder kladder tune takes: every ladder with a command. */
 static int tunable(const struct kl_workload_def *w)
 {
     const struct command_def *d = command_named(w->name);
-    return w->ladder && d && d->cmd >= 0 && d->cmd < CMD_ADDED;
+    return w->ladder && d && d->cmd >= 0;
+}
+
+/* 1 for a ladder of the command table's (kladder article's). */
+static int built_in_ladder(const struct kl_workload_def *w)
+{
+    const struct command_def *d = command_named(w->name);
+    return tunable(w) && d->cmd < CMD_ADDED;
 }
 
 /* kladder tune WORKLOAD: a ladder of the registry; its options apply too (for --kernel). */
@@ -380,7 +387,7 @@ static int article_ladder(const char *word, struct cli *c)
 {
     const struct kl_workload_def *w = kl_workload_find(word);
     const struct command_def *d = command_named(word);
-    if (!w || !tunable(w))
+    if (!w || !built_in_ladder(w))
         return 0;
     c->workload = word;
     c->tuned = (enum command)d->cmd;
@@ -769,7 +776,7 @@ _Static_assert(sizeof((struct cli *)0)->wopts / sizeof(char *) == KL_WORKLOAD_MA
 /* An added command's workload's own option (workloads/registry.h) named by word, or NULL. */
 static const struct kl_workload_option *workload_option(const struct cli *c, const char *word)
 {
-    const struct kl_workload_def *w = kl_cli_added_workload(c->command);
+    const struct kl_workload_def *w = kl_cli_added_workload(c->tuned ? c->tuned : c->command);
     for (int k = 0;
          w && strncmp(word, "--", 2) == 0 && k < KL_WORKLOAD_MAX_OPTIONS && w->options[k].name; k++)
         if (strcmp(word + 2, w->options[k].name) == 0)
@@ -790,7 +797,8 @@ static int read_workload_option(int argc, char **argv, int *i, struct cli *c,
         return fail(err, help);
     }
     val = val ? val : argv[++*i];
-    if (kl_workload_option_check(kl_cli_added_workload(c->command), o->name, val, &e) != KL_OK)
+    if (kl_workload_option_check(kl_cli_added_workload(c->tuned ? c->tuned : c->command), o->name,
+                                 val, &e) != KL_OK)
         return fail(e.msg, help);
     for (int k = 0; k < c->nwopts; k++)
         if (strncmp(c->wopts[k], o->name, strlen(o->name)) == 0 &&

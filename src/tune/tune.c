@@ -407,6 +407,7 @@ static enum kl_status evaluate(struct search *x, int i, const struct kl_protocol
         lim.abandon_s = KL_TUNE_SLOW_FACTOR * st->best_median;
     double t0 = kl_now();
     memset(res, 0, sizeof *res);
+    res->status = KL_RESULT_FAILED; /* until the run verifies it (a zeroed row reads verified) */
     enum kl_status rc = t->run(t->self, items, n, proto, &lim, res);
     enum kl_tune_verdict v = verdict_of(rc, res);
     enum kl_status stop = ends_search(x, rc);
@@ -415,8 +416,10 @@ static enum kl_status evaluate(struct search *x, int i, const struct kl_protocol
         return stop;
     if (v == KL_TUNE_VERIFIED)
         *score = res->median_s;
-    if (rc != KL_OK)
+    if (rc != KL_OK) { /* not built, or not run: no result, whatever the row held */
         snprintf(res->note, sizeof res->note, "%.500s", t->err->msg);
+        res->status = KL_RESULT_FAILED;
+    }
     if (!confirming) {
         x->cost += kl_now() - t0;
         tally(x, i, v, *score, res, joined);

@@ -46,6 +46,9 @@ struct kl_workload_call {
     int nusers;
     const char *option[KL_WORKLOAD_MAX_OPTIONS]; /* each of its options' values, in the
                                                     entry's order, defaults filled in */
+    /* NULL; `kladder tune WORKLOAD --rung R` (or --kernel): the tuner of the chosen rung,
+       for the entry to hand its ladder (struct kl_ladder_args) */
+    const struct kl_ladder_tuner *tuner;
 };
 
 /* Sets the fields every workload's request has (seed, protocol, rungs, params, users) from c. */
