@@ -72,6 +72,8 @@ size_t kl_type_size(enum kl_type t);
 enum kl_status kl_type_parse(const char *name, enum kl_type *out);
 /* 1 for the narrow input types (half, bf16, fp8, fp8e5m2, int8). */
 int kl_type_narrow(enum kl_type t);
+/* 1 for the two FP8 formats (fp8, that is e4m3, and fp8e5m2). */
+int kl_type_fp8(enum kl_type t);
 /* The type products of t are summed in and C is returned in: float, int for int8, else t. */
 enum kl_type kl_type_output(enum kl_type t);
 /* The value of narrow element bits in type t (NaN for a NaN or an infinity's bits). */

@@ -128,7 +128,9 @@ static enum kl_status tiny_run(void *self, int i, const int *values,
 static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload_call *c,
                                  struct kl_report *rep)
 {
-    struct tiny t = {.kl = kl, .n = c->size[0], .factor = atoi(c->option[0])};
+    struct tiny t = {.kl = kl,
+                     .n = c->size[0],
+                     .factor = atoi(kl_workload_option(&kl_tiny_workload, c, "factor"))};
     struct kl_workload w = {.table = &table, .kl = kl, .type = KL_INT, .self = &t, .run = tiny_run};
     struct kl_ladder_args a = {c->req->rungs,   c->req->nrungs, c->req->params,
                                c->req->nparams, NULL,           0,

@@ -42,6 +42,11 @@ int kl_type_narrow(enum kl_type t)
     return t >= KL_HALF && t < KL_TYPE_COUNT;
 }
 
+int kl_type_fp8(enum kl_type t)
+{
+    return t == KL_FP8 || t == KL_FP8E5M2;
+}
+
 enum kl_type kl_type_output(enum kl_type t)
 {
     return t == KL_INT8 ? KL_INT : kl_type_narrow(t) ? KL_FLOAT : t;

@@ -42,7 +42,7 @@ static double unit_roundoff(enum kl_type t)
 
 double kl_narrow_tolerance(enum kl_type t, long k)
 {
-    if (t == KL_FP8 || t == KL_FP8E5M2)
+    if (kl_type_fp8(t))
         return kl_fp8_tolerance(k, 1);
     return t == KL_INT8 ? 0.0 : unit_roundoff(t) + kl_dot_tolerance(KL_FLOAT, k);
 }

@@ -286,7 +286,7 @@ static enum kl_status check_peer(const struct kl_context *kl, enum kl_type t, in
     if (load() != 0)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", lt.why);
     lt.rt = kl_cudart(lt.why, sizeof lt.why);
-    if (t != KL_FP8 && t != KL_FP8E5M2)
+    if (!kl_type_fp8(t))
         return KL_OK;
     if (lt.rt->attribute(&major, ATTR_CC_MAJOR, *dev) != 0 ||
         lt.rt->attribute(&minor, ATTR_CC_MINOR, *dev) != 0)

@@ -103,7 +103,7 @@ enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)
 int kl_peer_gemm_sum_span(const char *name, enum kl_type t, int K)
 {
     const struct kl_peer_def *d = kl_peer_find("gemm", name);
-    if ((t != KL_FP8 && t != KL_FP8E5M2) || !d || !d->narrow)
+    if (!kl_type_fp8(t) || !d || !d->narrow)
         return 0;
     return d->fast ? K : 128;
 }
@@ -126,7 +126,7 @@ static enum kl_status gemm_takes(const struct kl_peer_def *d, enum kl_type t, st
 {
     if (d->tf32 && t != KL_FLOAT)
         return kl_fail(e, KL_ERR_UNSUPPORTED, "TF32 multiplies float inputs (--type float)");
-    if (d->fast && t != KL_FP8 && t != KL_FP8E5M2)
+    if (d->fast && !kl_type_fp8(t))
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "fast accumulation is FP8's (--type fp8 or fp8e5m2); %s sums are %s",
                        kl_type_name(t), t == KL_INT8 ? "exact" : "fp32 already");

@@ -65,7 +65,7 @@ int kl_gemm_peer_rows(const struct kl_gemm_request *req, const char **out)
 {
     int n = 0, tf32_named = names_peer(req, "cublas_tf32"),
         fast_named = names_peer(req, "cublaslt_fast");
-    int fp8 = req->type == KL_FP8 || req->type == KL_FP8E5M2;
+    int fp8 = kl_type_fp8(req->type);
     for (int j = 0; j < req->npeers; j++) {
         out[n++] = req->peers[j];
         if (strcmp(req->peers[j], "cublas") == 0 && req->type == KL_FLOAT && !tf32_named)

@@ -467,7 +467,7 @@ static int tensor_type(const struct kl_context *kl, const struct kl_gemm_rung *r
     const struct kl_device_info *d = &kl->info;
     if (!kl_tensor_cores(d, kl_precision_name(kl_gemm_rung_precision(r, t)), why, n))
         return 0;
-    if ((t == KL_FP8 || t == KL_FP8E5M2) && d->cc_major * 10 + d->cc_minor < 89) {
+    if (kl_type_fp8(t) && d->cc_major * 10 + d->cc_minor < 89) {
         snprintf(why, n, "FP8 tensor cores need compute capability 8.9 or more (this is %d.%d)",
                  d->cc_major, d->cc_minor);
         return 0;
@@ -494,16 +494,11 @@ int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_run
     return !on_tensor_cores(r) || kl_tensor_tf32(&kl->info, why, n);
 }
 
-static int fp8(enum kl_type t)
-{
-    return t == KL_FP8 || t == KL_FP8E5M2;
-}
-
 double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K, int span)
 {
     if (p == KL_PREC_TF32)
         return kl_tf32_tolerance(K);
-    if (fp8(t))
+    if (kl_type_fp8(t))
         return kl_fp8_tolerance(K, span);
     return kl_type_narrow(t) ? kl_narrow_tolerance(t, K) : kl_dot_tolerance(t, K);
 }
@@ -511,7 +506,7 @@ double kl_gemm_tolerance(enum kl_precision p, enum kl_type t, int K, int span)
 int kl_gemm_sum_span(const struct kl_gemm_rung *r, const int *values, enum kl_type t, int K)
 {
     int at = kl_param_index(r->params, "PROMOTE");
-    if (!fp8(t))
+    if (!kl_type_fp8(t))
         return 0;
     if (!r->tensor)
         return 1;
@@ -522,7 +517,7 @@ int kl_gemm_sum_span(const struct kl_gemm_rung *r, const int *values, enum kl_ty
 
 const char *kl_gemm_sums_text(enum kl_type t, int K, int span, char *buf, size_t n)
 {
-    if (!fp8(t))
+    if (!kl_type_fp8(t))
         snprintf(buf, n, "%s", "");
     else if (span == 1)
         snprintf(buf, n, "FP8 products summed in fp32");
@@ -657,13 +652,13 @@ static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int 
                        r->name, PARAM("BM"), PARAM("BM") / 64, PARAM("BN"));
     if (promote < 0)
         return KL_OK; /* rung 22 */
-    if (!fp8(t) && v[promote] != r->params[promote].def)
+    if (!kl_type_fp8(t) && v[promote] != r->params[promote].def)
         return kl_fail(e, KL_ERR_ARG,
                        "rung %s: PROMOTE is FP8's (its sums keep about 13 bits in the tensor "
                        "cores); %s sums are %s already",
                        r->name, kl_type_name(t), t == KL_INT8 ? "exact" : "fp32");
     bn_max = PARAM("BM") > 128 ? 64 : 192;
-    if (fp8(t) && v[promote] > 0 && PARAM("BN") > bn_max)
+    if (kl_type_fp8(t) && v[promote] > 0 && PARAM("BN") > bn_max)
         return kl_fail(e, KL_ERR_ARG,
                        "rung %s: PROMOTE=%d keeps a second set of sums, which leaves registers "
                        "for BN <= %zu at BM=%zu, not %zu (PROMOTE=0 is the fast mode)",
