@@ -61,9 +61,10 @@ CASES = {
 
 # a number with a fraction or an exponent: what a measurement or an error prints
 FLOAT = re.compile(r"(?<![\w.])[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)|(?<![\w.])[-+]?\d+\.\d+")
-# result fields that a run measures or that are the machine's own
+# result fields that a run measures or that are the machine's own (noise is null where the
+# timed launches all took the same time, as two launches of a tiny kernel can)
 MEASURED = {"median_s", "min_s", "max_s", "gflops", "gbps", "pct_ceiling", "speedup_first",
-            "speedup_host", "total_s", "build_s", "error", "bound", "resources", "clocks",
+            "speedup_host", "total_s", "build_s", "error", "bound", "noise", "resources", "clocks",
             "power_w", "power_w_max", "window_s", "energy_j", "gflops_per_j", "gbps_per_j",
             "clock_events", "capped", "machine_note", "resources_note", "samples", "x"}
 CSV_KEPT = {"workload", "sizes", "type", "rung", "config", "status", "repeats",
