@@ -189,7 +189,7 @@ struct kl_ladder_request {
     int nparams;
     const char *const *kernels; /* your kernels, "FILE[:ENTRY]" (docs/KERNELS.md), 8 at most */
     int nkernels;
-    const char *const *peers; /* gemm, gemv: "cublas", "clblast", "openblas" rows after them */
+    const char *const *peers; /* gemm, gemv, reduce: "cublas", "clblast", "cub"... rows after */
     int npeers;
     unsigned long long seed;
     const struct kl_protocol *protocol;

@@ -53,6 +53,8 @@ CASES = {
     "copy_json": (["copy", "--n", "4099", *QUICK, "--format", "json"], "json"),
     "rowdot_csv": (["rowdot", "--rows", "13", "--d", "100", *QUICK, "--format", "csv"], "csv"),
     "gemv_json": (["gemv", "--m", "37", "--n", "33", *QUICK, "--format", "json"], "json"),
+    "reduce_csv": (["reduce", "--size", "1001", "--op", "max", "--data", "skewed", *QUICK,
+                    "--format", "csv"], "csv"),
     "blur_table": (["blur", "--width", "17", "--height", "13", "--radius", "3", *QUICK],
                    "table"),
     "blur_json": (["blur", "--width", "17", "--height", "13", "--radius", "3", "--pixel",

@@ -17,7 +17,7 @@ workloads=$("$kladder" template --help | sed -n 's/.*Workloads: //p')
 [ -n "$workloads" ] || { echo "FAIL: template --help lists no workload"; exit 1; }
 types=float
 "$kladder" devices 2>/dev/null | grep -Eq 'Double precision \(fp64\) +yes' && types="float double"
-declare -A extra=([gemm]=int) # gemm also runs in int; copy in words only
+declare -A extra=([gemm]=int [reduce]=int) # gemm and reduce also run in int; copy in words only
 
 . "$(dirname "$0")/sizes.sh" # $sizes: a small, awkward size per workload
 

@@ -40,6 +40,7 @@
 #include "workloads/copy/copy.h"
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
+#include "workloads/reduce/reduce.h"
 #include "workloads/rowdot/rowdot.h"
 
 #define CC_MAJOR 9
@@ -673,6 +674,14 @@ static int collect(void)
         add_rung(kl_rowdot_rung_at(i)->file, kl_rowdot_rung_at(i)->params, real_types, 2, "");
     for (int i = 0; i < kl_gemv_rung_count(); i++)
         add_rung(kl_gemv_rung_at(i)->file, kl_gemv_rung_at(i)->params, real_types, 2, "");
+    /* the reductions: every type and operation, with sub-groups as the CUDA backend builds them */
+    for (int i = 0; i < kl_reduce_rung_count(); i++)
+        for (int op = 0; op < 3; op++) {
+            static const char *const ops[] = {"SUM", "MIN", "MAX"};
+            char extra[64];
+            snprintf(extra, sizeof extra, " -DKL_OP_%s -DKL_SUBGROUPS", ops[op]);
+            add_rung(kl_reduce_rung_at(i)->file, kl_reduce_rung_at(i)->params, all_types, 3, extra);
+        }
     for (int i = 0; i < kl_copy_rung_count(); i++) {
         const struct kl_copy_rung *r = kl_copy_rung_at(i);
         char extra[32] = "";

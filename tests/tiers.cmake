@@ -20,6 +20,7 @@
 #                                bf16, fp8 and fp8e5m2 rotate (oclgrind checks
 #                                every rung daily in double and half too)
 #   rowdot and GEMV by type      float; double rotates
+#   oclgrind on the reduce rungs float; double and int rotate
 #   the blur rungs by parameters the defaults, in float and uchar4; the tile,
 #                                one-pixel and eight-pixel sets rotate
 #   the brief search             what it measures and caches (peak_brief); its
@@ -56,8 +57,9 @@ endfunction()
 
 # The parts, each about 5 to 6 minutes of one core (2026-12-03, 2 cores).
 kl_rotating(0 oclgrind_int rowdot_double gemv_double oclgrind_blur_uchar4)
-kl_rotating(1 oclgrind_int8)
-kl_rotating(2 nvrtc_rest_0 nvrtc_rest_1 gemm_rungs_double gemm_rungs_half peak_brief_figures)
+kl_rotating(1 oclgrind_int8 oclgrind_reduce_double)
+kl_rotating(2 nvrtc_rest_0 nvrtc_rest_1 gemm_rungs_double gemm_rungs_half peak_brief_figures
+            oclgrind_reduce_int)
 kl_rotating(3 nvrtc_rest_2 oclgrind_peak_v2_16
             gemm_rungs_int gemm_rungs_bf16 gemm_rungs_fp8 gemm_rungs_fp8e5m2
             blur_rungs_float_tiles blur_rungs_float_px1 blur_rungs_float_px8

@@ -17,13 +17,14 @@
  *   reqd_work_group_size(X, Y, Z)     launch_bounds(X * Y * Z)
  *   get_global_id, get_local_id ...   blockIdx, threadIdx, blockDim, gridDim
  *   barrier(flags)                    __syncthreads()
- *   mem_fence(flags)                  __threadfence_block()
+ *   mem_fence(flags)                  __threadfence() (global), __threadfence_block()
  *   uchar, ushort, uint, ulong        unsigned char ... unsigned long long (64-bit)
  *   float4, int8, uint16 ...          kl_vec<S, N>, our own vector type (below)
  *   (float4)(a, b, c, d)              not C++: kernels write VEC4(float4, a, b, c, d)
  *   vloadN, vstoreN                   a vector access where the address allows one
  *   sub-groups                        warps of 32 lanes
  *   atomic_add (32-bit int, uint)     atomicAdd, on global or local memory
+ *   atomic_xchg, atomic_or (uint)     atomicExch, atomicOr
  *   half (storage only, no fp16)      kl_half, 16 bits that only vload_half reads
  *   vload_half, vload_halfN           PTX cvt.f32.f16 of each 16-bit element
  *   as_float(uint)                    __uint_as_float (as_<type> in general: memcpy)
@@ -133,9 +134,17 @@ __device__ __forceinline__ size_t get_enqueued_local_size(uint d) { return get_l
 /* __syncthreads() orders global and shared memory within the block. */
 __device__ __forceinline__ void barrier(int) { __syncthreads(); }
 __device__ __forceinline__ void work_group_barrier(int) { __syncthreads(); }
-__device__ __forceinline__ void mem_fence(int) { __threadfence_block(); }
-__device__ __forceinline__ void read_mem_fence(int) { __threadfence_block(); }
-__device__ __forceinline__ void write_mem_fence(int) { __threadfence_block(); }
+/* A fence over global memory orders it as every block sees it (a one-pass reduction's last
+   block reads what the others wrote before their atomic); over local memory, for the block. */
+__device__ __forceinline__ void mem_fence(int flags)
+{
+    if (flags & CLK_GLOBAL_MEM_FENCE)
+        __threadfence();
+    else
+        __threadfence_block();
+}
+__device__ __forceinline__ void read_mem_fence(int flags) { mem_fence(flags); }
+__device__ __forceinline__ void write_mem_fence(int flags) { mem_fence(flags); }
 
 /* ---- Atomics ------------------------------------------------------------- */
 
@@ -147,6 +156,15 @@ __device__ __forceinline__ uint atomic_add(volatile uint *p, uint v)
 __device__ __forceinline__ int atomic_add(volatile int *p, int v)
 {
     return atomicAdd((int *)p, v);
+}
+/* atomic_xchg and atomic_or on a 32-bit uint (a reduction's partial results). */
+__device__ __forceinline__ uint atomic_xchg(volatile uint *p, uint v)
+{
+    return atomicExch((uint *)p, v);
+}
+__device__ __forceinline__ uint atomic_or(volatile uint *p, uint v)
+{
+    return atomicOr((uint *)p, v);
 }
 
 /* ---- Vector types --------------------------------------------------------- */

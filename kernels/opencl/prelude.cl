@@ -161,4 +161,84 @@ typedef T TA;
 #define LD4A(p) (*(const __global T4 *)(p))
 #endif
 
+/*
+ * Reductions (kernels/opencl/reduce), one operation chosen by a build
+ * option: -DKL_OP_SUM, -DKL_OP_MIN or -DKL_OP_MAX.
+ *   R, R4         the values reduced: T, except that int sums run in uint,
+ *                 the same bits, because C promises wrapping modulo 2^32
+ *                 to unsigned arithmetic only
+ *   OP(a, b)      the operation on two R
+ *   IDENTITY      the R that OP leaves unchanged: 0, +inf or -inf (float,
+ *                 double), INT_MAX or INT_MIN (int)
+ *   SUB_GROUP_OP  the operation over a sub-group (cl_khr_subgroups; warps
+ *                 on CUDA), every work-item of it getting the result
+ *   kl_part_store(part, i, v), kl_part_load(part, i)
+ *                 element i of a global R array through 32-bit atomics (a
+ *                 double as its two words): how one work-group hands a value
+ *                 to another in OpenCL 1.x, whose plain loads and stores
+ *                 are ordered only within a work-group
+ */
+#if defined(KL_OP_SUM) || defined(KL_OP_MIN) || defined(KL_OP_MAX)
+#if defined(KL_T_INT) && defined(KL_OP_SUM)
+typedef uint R;
+typedef uint4 R4;
+#else
+typedef T R;
+typedef T4 R4;
+#endif
+#if defined(KL_T_DOUBLE)
+#define KL_R_HUGE as_double(0x7ff0000000000000UL)
+#define KL_R_LOW (-KL_R_HUGE)
+#elif defined(KL_T_INT)
+#define KL_R_HUGE 0x7fffffff
+#define KL_R_LOW (-0x7fffffff - 1)
+#else
+#define KL_R_HUGE as_float(0x7f800000u)
+#define KL_R_LOW (-KL_R_HUGE)
+#endif
+#if defined(KL_OP_SUM)
+#define OP(a, b) ((a) + (b))
+#define IDENTITY ((R)0)
+#define SUB_GROUP_OP(x) sub_group_reduce_add(x)
+#elif defined(KL_OP_MIN)
+#define OP(a, b) ((b) < (a) ? (b) : (a))
+#define IDENTITY ((R)KL_R_HUGE)
+#define SUB_GROUP_OP(x) sub_group_reduce_min(x)
+#else
+#define OP(a, b) ((b) > (a) ? (b) : (a))
+#define IDENTITY ((R)KL_R_LOW)
+#define SUB_GROUP_OP(x) sub_group_reduce_max(x)
+#endif
+#if defined(KL_T_DOUBLE)
+inline void kl_part_store(__global R *part, uint i, R v)
+{
+    const uint2 w = as_uint2(v);
+    atomic_xchg((volatile __global uint *)part + 2 * i, w.x);
+    atomic_xchg((volatile __global uint *)part + 2 * i + 1, w.y);
+}
+inline R kl_part_load(__global R *part, uint i)
+{
+    const uint lo = atomic_or((volatile __global uint *)part + 2 * i, 0u);
+    const uint hi = atomic_or((volatile __global uint *)part + 2 * i + 1, 0u);
+    return as_double(VEC2(uint2, lo, hi));
+}
+#else
+#if defined(KL_T_INT) && defined(KL_OP_SUM)
+#define KL_AS_R(w) (w)
+#elif defined(KL_T_INT)
+#define KL_AS_R(w) as_int(w)
+#else
+#define KL_AS_R(w) as_float(w)
+#endif
+inline void kl_part_store(__global R *part, uint i, R v)
+{
+    atomic_xchg((volatile __global uint *)part + i, as_uint(v));
+}
+inline R kl_part_load(__global R *part, uint i)
+{
+    return KL_AS_R(atomic_or((volatile __global uint *)part + i, 0u));
+}
+#endif
+#endif
+
 #endif /* KLADDER_PRELUDE */

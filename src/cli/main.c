@@ -336,7 +336,9 @@ static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct 
                                     .rungs = c->rungs,
                                     .nrungs = c->nrungs,
                                     .params = c->params,
-                                    .nparams = c->nparams};
+                                    .nparams = c->nparams,
+                                    .peers = c->peers,
+                                    .npeers = c->npeers};
     struct kl_workload_call call = {.req = &req,
                                     .seed = c->seed,
                                     .protocol = c->protocol,
@@ -349,6 +351,9 @@ static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct 
     if (c->nsizes && c->nsizes != w->dims)
         return kl_fail(&kl->err, KL_ERR_ARG, "%s takes %d size%s with --size (got %d)", w->name,
                        w->dims, w->dims == 1 ? "" : "s", c->nsizes);
+    if (c->npeers && !w->peers)
+        return kl_fail(&kl->err, KL_ERR_ARG, "%s runs no vendor library beside it (--compare)",
+                       w->name);
     if ((st = kl_workload_options_resolve(w, c->wopts, c->nwopts, call.option, &kl->err)) != KL_OK)
         return st;
     for (int i = 0; i < w->dims; i++)

@@ -170,13 +170,16 @@ static void find_added(void)
     }
 }
 
-/* Where the added commands go in the list: before help and version (cmd -1). */
+/* Where the added commands go in the list: after the table's last ladder (blur). */
 static int added_at(void)
 {
-    int k = 0;
-    while (k < kl_cli_command_count && kl_cli_commands[k].cmd >= 0)
-        k++;
-    return k;
+    int at = 0;
+    for (int k = 0; k < kl_cli_command_count; k++) {
+        const struct kl_workload_def *w = kl_workload_find(kl_cli_commands[k].name);
+        if (w && w->ladder)
+            at = k + 1;
+    }
+    return at;
 }
 
 int kl_cli_command_total(void)
@@ -356,9 +359,11 @@ static int set_compare(struct cli *c, const struct cli_option *o, const char *va
     (void)o;
     int k = kl_split_list((char *)val, (char **)c->peers + c->npeers, MAX_ITEMS - c->npeers);
     if (k == 0)
-        return snprintf(err, n,
-                        "--compare needs a library name (gemm: cublas, cublas_tf32, cublaslt, "
-                        "cublaslt_fast, clblast, openblas; gemv: clblast, cublas; blur: npp)"),
+        return snprintf(
+                   err, n,
+                   "--compare needs a library name (gemm: cublas, cublas_tf32, cublaslt, "
+                   "cublaslt_fast, clblast, openblas; gemv: clblast, cublas; blur: npp; reduce: "
+                   "cub)"),
                1;
     for (int a = c->npeers; a < c->npeers + k; a++)
         for (int b = 0; b < a; b++)
@@ -715,6 +720,10 @@ const struct cli_option kl_cli_options[] = {
      "into kladder"},
     {"--size", NULL, "S[,S]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, NULL, 0, set_sizes,
      "its sizes, one per dimension as its report names them (default:\nthe workload's own)"},
+    {"--type", NULL, "T", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "float double int", 0, set_type,
+     "element type, of those the workload takes (default float)"},
+    {"--compare", NULL, "L[,L]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "cub", 0, set_compare,
+     "vendor libraries run beside the ladder, of the workload's (reduce:\ncub)"},
 };
 const int kl_cli_option_count = (int)(sizeof kl_cli_options / sizeof *kl_cli_options);
 

@@ -321,11 +321,18 @@ static double compute_peak(const struct kl_report *r, const struct kl_result *x)
     return kl_precision_peak(&r->ceilings, p, x->tensor);
 }
 
+/* The memory roof: the copy bandwidth, or the read bandwidth for a workload that only reads. */
+static double memory_roof(const struct kl_report *r)
+{
+    return r->read_roof && r->ceilings.read_gbps > 0 ? r->ceilings.read_gbps
+                                                     : r->ceilings.copy_gbps;
+}
+
 static double roof(const struct kl_report *r, const struct kl_result *x, double flops, double bytes)
 {
     if (!r->have_ceilings || r->ceilings.copy_gbps <= 0)
         return 0.0;
-    double bw = r->ceilings.copy_gbps, peak = compute_peak(r, x);
+    double bw = memory_roof(r), peak = compute_peak(r, x);
     if (flops <= 0)
         return bw;
     if (bytes <= 0 || peak <= 0)
@@ -336,15 +343,15 @@ static double roof(const struct kl_report *r, const struct kl_result *x, double 
 
 /*
  * What bounds a timed row: the roof it comes closest to, memory (its bytes
- * against the copy bandwidth) or compute (its FLOPs against its precision's
- * peak), where it reaches half of it; latency where it reaches neither half
+ * against the copy bandwidth, or the read bandwidth where it only reads) or compute (its FLOPs
+ * against its precision's peak), where it reaches half of it; latency where it reaches neither half
  * (launch, dependency or occupancy stalls, not a pipe or the memory, hold it).
  * NULL where no roof is known.
  */
 static const char *bound_by(const struct kl_report *r, const struct kl_result *x, double flops,
                             double bytes)
 {
-    double peak = compute_peak(r, x), bw = r->ceilings.copy_gbps;
+    double peak = compute_peak(r, x), bw = memory_roof(r);
     if (!r->have_ceilings || !(bw > 0))
         return NULL;
     double mem = bytes > 0 ? bytes / x->median_s * 1e-9 / bw : 0;

@@ -173,6 +173,8 @@ struct kl_report {
     double flops;           /* per launch */
     double bytes;           /* minimal traffic per launch */
     double items;           /* things processed per launch (pixels), 0: none */
+    int read_roof;          /* its bytes are only read (a reduction): the memory roof is the
+                               read bandwidth, not the copy bandwidth */
     const char *items_unit; /* their rate's column header, e.g. "Mpix/s" */
     char reference[512];    /* how the reference was obtained */
     struct kl_protocol protocol;

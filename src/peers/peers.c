@@ -29,6 +29,7 @@ static const struct kl_peer_def peers[] = {
     {"clblast", "gemv", .gemv = kl_clblast_gemv},
     {"cublas", "gemv", .gemv = kl_cublas_gemv},
     {"npp", "blur", .blur = kl_npp_blur},
+    {"cub", "reduce", .reduce = kl_cub_reduce},
 };
 #define COUNT ((int)(sizeof peers / sizeof *peers))
 
@@ -92,6 +93,15 @@ enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
 {
     const struct kl_peer_def *d = peer_of("blur", peer, e);
     return d ? d->blur(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
+}
+
+enum kl_status kl_peer_reduce(struct kl_context *kl, const char *peer,
+                              const struct kl_reduce_problem *p, const struct kl_protocol *proto,
+                              void *out, struct kl_stats *stats, char *what, size_t n,
+                              struct kl_err *e)
+{
+    const struct kl_peer_def *d = peer_of("reduce", peer, e);
+    return d ? d->reduce(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
 }
 
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)

@@ -96,14 +96,32 @@ enum kl_status kl_peer_blur(struct kl_context *kl, const char *peer,
                             struct kl_err *e);
 
 /*
+ * The sum, minimum or maximum of n elements of type t (float, double or int;
+ * int sums wrap modulo 2^32): op 0, 1 or 2 as enum kl_reduce_op.
+ */
+struct kl_reduce_problem {
+    enum kl_type type;
+    int op;
+    int n;
+    const void *x;
+};
+/*
+ * Runs peer ("cub") once into out (one element, for the caller to verify),
+ * then times it by proto into *stats; *what names the library and call.
+ */
+enum kl_status kl_peer_reduce(struct kl_context *kl, const char *peer,
+                              const struct kl_reduce_problem *p, const struct kl_protocol *proto,
+                              void *out, struct kl_stats *stats, char *what, size_t n,
+                              struct kl_err *e);
+/*
  * A vendor library as a peer of one workload's ladder: its --compare word,
- * the ladder, and its run (the one of gemm, gemv, blur that is not NULL).
+ * the ladder, and its run (the one of gemm, gemv, blur, reduce that is not NULL).
  * cublas and cublas_tf32 are one library run two ways; cublaslt is cuBLAS's
  * matmul API, for the narrow types.
  */
 struct kl_peer_def {
     const char *name;     /* "cublas_tf32" */
-    const char *workload; /* "gemm", "gemv" or "blur" */
+    const char *workload; /* "gemm", "gemv", "blur" or "reduce" */
     int tf32;             /* gemm: float inputs rounded to TF32 (its results' precision) */
     int on_host;          /* a host library */
     int narrow;           /* gemm: the narrow input types only (half, bf16, fp8s, int8) */
@@ -117,6 +135,9 @@ struct kl_peer_def {
     enum kl_status (*blur)(struct kl_context *kl, const struct kl_blur_problem *p,
                            const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                            char *what, size_t n, struct kl_err *e);
+    enum kl_status (*reduce)(struct kl_context *kl, const struct kl_reduce_problem *p,
+                             const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                             char *what, size_t n, struct kl_err *e);
 };
 
 /* The peer of that name for workload, or NULL. */

@@ -196,10 +196,12 @@ static void machine_block(const struct kl_report *r, FILE *out)
         if (observed(&r->results[i]))
             machine_lines(r, &r->results[i], out, energy);
     machine_reasons(r, out);
-    fprintf(out, "bound: the roof a row comes closest to, where it reaches half of it (memory: "
-                 "bytes against the copy bandwidth; compute: FLOPs against its precision's peak); "
-                 "latency where it reaches neither. occup: resident warps over a compute unit's "
-                 "most, by the kernel's registers, shared memory and threads.\n");
+    fprintf(out,
+            "bound: the roof a row comes closest to, where it reaches half of it (memory: "
+            "bytes against the %s bandwidth; compute: FLOPs against its precision's peak); "
+            "latency where it reaches neither. occup: resident warps over a compute unit's "
+            "most, by the kernel's registers, shared memory and threads.\n",
+            r->read_roof ? "read" : "copy");
 }
 
 /* The headers of the table's number columns (report/fields.h), one space apart. */
@@ -378,9 +380,11 @@ static void runs_notes(const struct kl_report *r, FILE *out)
 /* What the columns mean, the compilers' messages, and whether the run was stopped. */
 static void table_legend(const struct kl_report *r, FILE *out, int prec)
 {
-    fprintf(out, "\n%% roof: of the measured roofline (min of compute peak and AI x copy "
-                 "bandwidth); x first: speed-up over the first device rung; x host: over the "
-                 "fastest host rung; e2e: upload + kernel + download.\n");
+    fprintf(out,
+            "\n%% roof: of the measured roofline (min of compute peak and AI x %s "
+            "bandwidth); x first: speed-up over the first device rung; x host: over the "
+            "fastest host rung; e2e: upload + kernel + download.\n",
+            r->read_roof ? "read" : "copy");
     if (prec)
         fprintf(out, "prec: the arithmetic (tf32: inputs rounded to 10 mantissa bits, checked "
                      "against the TF32 tolerance; 3xtf32: each input split into two TF32 parts, "

@@ -13,6 +13,7 @@
 #include "workloads/copy/copy.h"
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
+#include "workloads/reduce/reduce.h"
 #include "workloads/rowdot/rowdot.h"
 
 /* ---- the ladders' entries: the API's call as each workload's request ---- */
@@ -70,6 +71,23 @@ static enum kl_status blur_entry(struct kl_context *kl, const struct kl_workload
     return kl_blur_ladder(kl, &r, rep);
 }
 
+static enum kl_status reduce_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                   struct kl_report *rep)
+{
+    const struct kl_workload_def *w = kl_workload_find("reduce");
+    struct kl_reduce_request r = {
+        .n = c->size[0],
+        .type = c->req->type,
+        .op = (enum kl_reduce_op)kl_reduce_op_parse(kl_workload_option(w, c, "op")),
+        .data = strcmp(kl_workload_option(w, c, "data"), "skewed") == 0 ? KL_REDUCE_SKEWED
+                                                                        : KL_REDUCE_RANDOM,
+        .peers = c->req->peers,
+        .npeers = c->req->npeers,
+        .tuner = c->tuner};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_reduce_ladder(kl, &r, rep);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const struct kl_workload_def workloads[] = {
@@ -120,6 +138,22 @@ static const struct kl_workload_def workloads[] = {
      .cpu = {4096, 4096},
      .ladder = 1,
      .run = blur_entry},
+    {.name = "reduce",
+     .heading = "Reduction ladder (the sum, min or max of N elements), in order:",
+     .rungs = kl_reduce_rungs,
+     .width = 15,
+     .dims = 1,
+     .gpu = {1L << 28},
+     .cpu = {1L << 24},
+     .ladder = 1,
+     .summary = "the reduction ladder: the sum, min or max of N floats, doubles or ints,\n"
+                "from the textbook's tree in local memory to one pass at the read ceiling",
+     .peers = 1,
+     .options = {{"op", "sum min max", 0, 0, "sum", "the operation: sum, min or max"},
+                 {"data", "random skewed", 0, 0, "random",
+                  "the input: random (uniform), or skewed (magnitudes over 2^±20, the extremes "
+                  "last)"}},
+     .run = reduce_entry},
     {.name = "mgemm",
      .heading = "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:",
      .rungs = kl_mgemm_rungs,

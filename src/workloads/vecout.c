@@ -67,9 +67,16 @@ void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
 enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl_launch *l2,
                              const struct kl_protocol *proto, double factor, struct kl_result *res)
 {
+    struct kl_launch_pair p = {.a = l, .b = l2};
+    return kl_vecout_run_all(o, &p, proto, factor, res);
+}
+
+enum kl_status kl_vecout_run_all(struct kl_vecout *o, struct kl_launch_pair *p,
+                                 const struct kl_protocol *proto, double factor,
+                                 struct kl_result *res)
+{
     struct kl_context *kl = o->kl;
     size_t es = kl_type_size(o->type), total = (o->n + GUARD) * es;
-    struct kl_launch_pair p = {.a = l, .b = l2};
     struct kl_stats stats;
     enum kl_status st;
     double dummy;
@@ -77,7 +84,7 @@ enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl
     if (o->init)
         memcpy(o->fill, o->init, o->n * es);
     if ((st = kl->ops->write(kl->dev, o->dev, o->fill, total, &kl->err)) != KL_OK ||
-        (st = kl_launch_pair_timed(&p, &dummy, &kl->err)) != KL_OK ||
+        (st = kl_launch_pair_timed(p, &dummy, &kl->err)) != KL_OK ||
         (st = kl->ops->read(kl->dev, o->dev, o->host, total, &kl->err)) != KL_OK)
         return st;
     if (memcmp((char *)o->host + o->n * es, (char *)o->fill + o->n * es, GUARD * es) != 0) {
@@ -89,7 +96,7 @@ enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl
     kl_vecout_judge(o, o->host, factor, res);
     if (res->status != KL_RESULT_VERIFIED)
         return KL_OK;
-    if ((st = kl_measure(kl, proto, kl_launch_pair_timed, &p, &stats, &kl->err)) != KL_OK) {
+    if ((st = kl_measure(kl, proto, kl_launch_pair_timed, p, &stats, &kl->err)) != KL_OK) {
         res->status = KL_RESULT_FAILED;
         return st;
     }

@@ -34,6 +34,11 @@ void kl_vecout_free(struct kl_vecout *o);
 enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl_launch *l2,
                              const struct kl_protocol *proto, double factor, struct kl_result *res);
 
+/* The same for launches timed as one (a kernel's passes): p's launches in order. */
+enum kl_status kl_vecout_run_all(struct kl_vecout *o, struct kl_launch_pair *p,
+                                 const struct kl_protocol *proto, double factor,
+                                 struct kl_result *res);
+
 /* Checks a result computed elsewhere (a peer's) against the reference. */
 void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
                      struct kl_result *res);
