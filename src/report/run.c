@@ -429,6 +429,8 @@ static void read_top(struct check *c, struct kl_run *run, const struct kl_json *
     run->provenance = member(c, root, "", "provenance", KL_JSON_OBJECT, 0);
     run->flops = num(c, root, "", "flops_per_launch", 0);
     run->bytes = num(c, root, "", "bytes_per_launch", 0);
+    const struct kl_json *roof = kl_json_get(root, "memory_roof"); /* absent before: copy */
+    run->read_roof = roof && roof->type == KL_JSON_STRING && strcmp(roof->string, "read") == 0;
     run->reference = str(c, root, "", "reference");
     run->ceiling_note = str(c, root, "", "ceilings");
     *cv = member(c, root, "", "ceiling_values", KL_JSON_OBJECT, 1);

@@ -70,6 +70,7 @@ struct kl_run {
     const struct kl_json *device, *params, *protocol, *provenance;
     const char *dev_name, *dev_platform, *driver, *backend, *date, *version;
     double flops, bytes; /* per launch, for the whole workload */
+    int read_roof;       /* its memory roof is the read bandwidth ("memory_roof": "read") */
     int sweep;           /* rows vary x (copy --sweep): a curve per rung */
     int curves; /* some rows vary x (peak's cache and latency sweeps): their curves are drawn
                    beside the ladder of the others */

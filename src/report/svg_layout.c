@@ -431,7 +431,9 @@ void kl_roofline_layout(const struct kl_run *run, struct kl_roofline_layout *l)
     double ai, perf;
     int npts = 0;
     memset(l, 0, sizeof *l);
-    l->bw = run->have_ceil ? run->ceil.copy_gbps : 0;
+    l->bw = !run->have_ceil                             ? 0
+            : run->read_roof && run->ceil.read_gbps > 0 ? run->ceil.read_gbps
+                                                        : run->ceil.copy_gbps;
     l->peak = kl_run_compute_peak(run);
     l->slopes[0].gbps = run->have_ceil ? run->ceil.l2_gbps : 0;
     l->slopes[1].gbps = run->have_ceil ? run->ceil.shared_gbps : 0;

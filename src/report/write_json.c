@@ -453,6 +453,7 @@ void kl_report_json(const struct kl_report *r, FILE *out)
             kl_type_name(r->type), r->seed);
     fprintf(out, "  \"flops_per_launch\": %.17g,\n  \"bytes_per_launch\": %.17g,\n", r->flops,
             r->bytes);
+    fprintf(out, "  \"memory_roof\": \"%s\",\n", r->read_roof ? "read" : "copy");
     json_kv(out, "  ", "reference", r->reference, ",\n");
     json_kv(out, "  ", "ceilings", r->ceiling_note, ",\n");
     if (r->have_ceilings) {
