@@ -1717,7 +1717,7 @@ static void test_registry(void)
     CHECK(kl_workload_find("nonesuch") == NULL && kl_workload_find(NULL) == NULL,
           "unknown names are NULL");
     kl_workload_ladder_names(names, sizeof names);
-    CHECK(strcmp(names, "gemm, copy, rowdot, gemv, blur") == 0, "ladders: %s", names);
+    CHECK(strcmp(names, "gemm, copy, rowdot, gemv, blur, reduce") == 0, "ladders: %s", names);
     /* The peer registry: each workload's peers, and a request's unknown one refused. */
     static const char *const known[] = {"cublas", "openblas"}, *const unknown[] = {"npp"};
     struct kl_err e = {0};

@@ -92,36 +92,71 @@ static int tiny_judge(const struct tiny *t, struct kl_result *res)
 
 /* ---- run.c: one rung ----------------------------------------------------- */
 
-static enum kl_status tiny_run(void *self, int i, const int *values,
-                               const struct kl_protocol *proto, struct kl_result *res)
+/* The interface's arguments, for every rung and the user's: x, y, n, factor. */
+static void tiny_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
+{
+    struct tiny *t = self;
+    (void)u;
+    l->nargs = 4;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dx}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dy}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = t->n}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = t->factor}};
+}
+
+/* A launch (built, shaped, its arguments set) run once and judged, then timed. */
+static enum kl_status tiny_launch(void *self, struct kl_launch *l, const struct kl_protocol *proto,
+                                  struct kl_result *res)
 {
     struct tiny *t = self;
     struct kl_context *kl = t->kl;
-    struct kl_launch l = {.kl = kl, .dims = 1, .nargs = 4};
     struct kl_stats stats;
     double once;
     enum kl_status st;
-    kl_params_options(rungs[i].params, values, KL_INT, res->options, sizeof res->options);
     res->bytes = 8.0 * t->n;
-    if ((st = kl_kernel_get(kl, rungs[i].file, "scale", res->options, &l.kernel, &res->build_s)))
-        return st;
-    l.local[0] = (size_t)values[0];
-    l.global[0] = kl_round_up((size_t)(t->n / rungs[i].vec), l.local[0]);
-    l.args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dx}};
-    l.args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = t->dy}};
-    l.args[2] = (struct kl_arg){KL_ARG_INT, {.i = t->n}};
-    l.args[3] = (struct kl_arg){KL_ARG_INT, {.i = t->factor}};
-    if ((st = kl_launch_timed(&l, &once, &kl->err)) ||
+    if ((st = kl_launch_timed(l, &once, &kl->err)) ||
         (st = kl->ops->read(kl->dev, t->dy, t->y, 4 * (size_t)t->n, &kl->err)))
         return st;
     if (!tiny_judge(t, res))
         return KL_OK;
-    if ((st = kl_measure(kl, proto, kl_launch_timed, &l, &stats, &kl->err)))
+    if ((st = kl_measure(kl, proto, kl_launch_timed, l, &stats, &kl->err)))
         return st;
     res->status = KL_RESULT_VERIFIED;
+    snprintf(res->note, sizeof res->note, "%d elements equal %d·x exactly", t->n, t->factor);
     kl_result_set_stats(res, &stats);
     return KL_OK;
 }
+
+static enum kl_status tiny_run(void *self, int i, const int *values,
+                               const struct kl_protocol *proto, struct kl_result *res)
+{
+    struct tiny *t = self;
+    struct kl_launch l = {.kl = t->kl, .dims = 1};
+    enum kl_status st;
+    kl_params_options(rungs[i].params, values, KL_INT, res->options, sizeof res->options);
+    if ((st = kl_kernel_get(t->kl, rungs[i].file, "scale", res->options, &l.kernel, &res->build_s)))
+        return st;
+    l.local[0] = (size_t)values[0];
+    l.global[0] = kl_round_up((size_t)(t->n / rungs[i].vec), l.local[0]);
+    tiny_args(t, NULL, &l);
+    return tiny_launch(t, &l, proto, res);
+}
+
+static long long tiny_size(void *self, int i)
+{
+    (void)i;
+    return ((struct tiny *)self)->n;
+}
+
+/* Users' kernels join the ladder through this interface (the registry's template is one). */
+static const struct kl_user_iface user_iface = {
+    .signature = "scale(global const int *x, global int *y, int n, int factor)",
+    .nsizes = 1,
+    .size_names = {"N"},
+    .size = tiny_size,
+    .args = tiny_args,
+    .run = tiny_launch,
+};
 
 /* ---- ladder.c: the entry ------------------------------------------------- */
 
@@ -131,10 +166,14 @@ static enum kl_status tiny_entry(struct kl_context *kl, const struct kl_workload
     struct tiny t = {.kl = kl,
                      .n = c->size[0],
                      .factor = atoi(kl_workload_option(&kl_tiny_workload, c, "factor"))};
-    struct kl_workload w = {.table = &table, .kl = kl, .type = KL_INT, .self = &t, .run = tiny_run};
-    struct kl_ladder_args a = {c->req->rungs,   c->req->nrungs, c->req->params,
-                               c->req->nparams, NULL,           0,
-                               &c->protocol,    c->tuner};
+    struct kl_workload w = {.table = &table,
+                            .kl = kl,
+                            .type = KL_INT,
+                            .self = &t,
+                            .run = tiny_run,
+                            .user = &user_iface};
+    struct kl_ladder_args a = {c->req->rungs, c->req->nrungs, c->req->params, c->req->nparams,
+                               c->users,      c->nusers,      &c->protocol,   c->tuner};
     int chosen[KL_MAX_RUNGS], nchosen;
     enum kl_status st = kl_ladder_begin(&w, &a, chosen, &nchosen, &kl->err);
     if (st != KL_OK)
@@ -167,4 +206,20 @@ const struct kl_workload_def kl_tiny_workload = {
     .run = tiny_entry,
     /* its own option (the registry's example of one): the factor */
     .options = {{"factor", NULL, 1, 1000, "3", "y = factor·x"}},
+    /* `kladder template scale`: a kernel of its interface, which runs on a real device */
+    .template_text = "/*\n"
+                     " * A scale kernel of your own: y[i] = factor * x[i] for i < N.\n"
+                     " *\n"
+                     " * kladder: workload scale\n"
+                     " * kladder: global round_up(N, WG)\n"
+                     " * kladder: local WG\n"
+                     " * kladder: param WG 64 1..256 -- work-group size\n"
+                     " */\n"
+                     "__kernel void scale(const __global int *x, __global int *y, const int n,\n"
+                     "                    const int factor)\n"
+                     "{\n"
+                     "    const int i = get_global_id(0);\n"
+                     "    if (i < n)\n"
+                     "        y[i] = factor * x[i];\n"
+                     "}\n",
 };

@@ -358,13 +358,6 @@ static int tunable(const struct kl_workload_def *w)
     return w->ladder && d && d->cmd >= 0;
 }
 
-/* 1 for a ladder of the command table's (kladder article's). */
-static int built_in_ladder(const struct kl_workload_def *w)
-{
-    const struct command_def *d = command_named(w->name);
-    return tunable(w) && d->cmd < CMD_ADDED;
-}
-
 /* kladder tune WORKLOAD: a ladder of the registry; its options apply too (for --kernel). */
 static int tune_workload(const char *word, struct cli *c)
 {
@@ -387,7 +380,7 @@ static int article_ladder(const char *word, struct cli *c)
 {
     const struct kl_workload_def *w = kl_workload_find(word);
     const struct command_def *d = command_named(word);
-    if (!w || !built_in_ladder(w))
+    if (!w || !tunable(w))
         return 0;
     c->workload = word;
     c->tuned = (enum command)d->cmd;

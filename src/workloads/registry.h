@@ -69,6 +69,9 @@ struct kl_workload_def {
     const char *summary;
     int peers; /* vendor libraries may join its ladder (the request's peers) */
     struct kl_workload_option options[KL_WORKLOAD_MAX_OPTIONS]; /* its own, if any */
+    /* `kladder template NAME`'s kernel, for a workload that users' kernels join; NULL: the
+       one built into kladder (kernels/templates/NAME.cl), where there is one */
+    const char *template_text;
     /* The ladder's entry: the call as the workload's own request, run into rep. */
     enum kl_status (*run)(struct kl_context *kl, const struct kl_workload_call *c,
                           struct kl_report *rep);

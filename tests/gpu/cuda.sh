@@ -133,6 +133,14 @@ runs=(
     "blur --rung 14 --width 300 --height 70 --sigma 2 --param WX=3 --param SH=37"
     "blur --rung 14 --width 77 --height 50 --sigma 8 --param WX=1"
     "blur --rung 14 --width 40 --height 41 --radius 48"
+    # The reduction ladder: every rung and operation, a size that is no multiple of a group,
+    # small groups (many passes), and the one-pass rungs' counter over repeated launches;
+    # CUB as a peer.
+    "reduce --size 1000007 --compare cub"
+    "reduce --size 100003 --type double --op min --data skewed"
+    "reduce --size 65599 --type int --op max --param WG=32 --param GPC=1 --param U=3"
+    "reduce --size 4099 --rung 09,10 --param WG=64"
+    "reduce --size 1001 --kernel kernels/templates/reduce.cl --rung reduce"
     # NVIDIA NPP as a peer (its own kernels too).
     "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"
