@@ -2,9 +2,10 @@
 # `kladder reduce`: every rung of the reduction ladder verified at awkward
 # sizes (1, 2, 31, 33, 1023, 1025, 10^6 + 7, and 65599, no multiple of any
 # work-group) for every operation, on random and skewed data, in one element
-# type; small and extreme parameters; the template's kernel as a user rung;
-# and a user kernel that leaves its one-pass counter set, which must fail.
-# usage: check_reduce.sh KLADDER float|double|int|params|stale
+# type; small and extreme parameters; and user kernels that are almost right
+# (a one-pass counter left set, an element left out or added twice, a sum of
+# 0), which must fail.
+# usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong
 # One "ok" line per case; FAIL lines and exit 1 on any failure; exit 77
 # (skip) for double on a device without fp64.
 set -u
@@ -104,8 +105,57 @@ KERNEL
         fails=$((fails + 1))
     fi
     ;;
+wrong)
+    # Kernels that are almost right must fail, in float, double and int: one that leaves out
+    # the last element and one that adds it twice (skewed data puts an extreme there), and
+    # one that returns 0 (random data's sum is far from 0 at this size).
+    bugs=("leaves out the last element|i + 1 < (uint)n||skewed"
+        "adds the last element twice|1|if (tid == 0) acc = OP(acc, x[n - 1]);|skewed"
+        "returns 0|0||random")
+    for b in "${bugs[@]}"; do
+        IFS='|' read -r what keep extra data <<<"$b"
+        cat >"$tmp/bug.cl" <<KERNEL
+/*
+ * kladder: workload reduce
+ * kladder: global WG
+ * kladder: local WG
+ * kladder: param WG 64 1..256 pow2 -- work-group size
+ */
+__kernel void reduce(const __global R *x, __global R *y, __global R *part,
+                     __global uint *count, const int n)
+{
+    __local R s[WG];
+    const uint tid = get_local_id(0);
+    R acc = IDENTITY;
+    for (uint i = tid; i < (uint)n; i += WG)
+        if ($keep)
+            acc = OP(acc, x[i]);
+    $extra
+    s[tid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = WG / 2; k > 0; k >>= 1) {
+        if (tid < k)
+            s[tid] = OP(s[tid], s[tid + k]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0)
+        y[0] = s[0];
+}
+KERNEL
+        for t in float double int; do
+            out=$("$kladder" reduce --size 1000007 --type "$t" --data "$data" \
+                --kernel "$tmp/bug.cl" --rung bug "${q[@]}" 2>&1)
+            if grep -q ',failed,' <<<"$out"; then
+                echo "ok: a kernel that $what fails in $t"
+            else
+                printf 'FAIL: a kernel that %s passed in %s\n%s\n' "$what" "$t" "$out"
+                fails=$((fails + 1))
+            fi
+        done
+    done
+    ;;
 *)
-    echo "usage: check_reduce.sh KLADDER float|double|int|params|stale"
+    echo "usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong"
     exit 2
     ;;
 esac

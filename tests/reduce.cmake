@@ -7,9 +7,10 @@ set(KL_RED_TESTS "")
 
 # Every rung verified at 1, 2, 31, 33, 1023, 1025, 65599 and 10^6 + 7 elements, for every
 # operation, on random and skewed data: one test per element type, side by side (double
-# skips, 77, without fp64); small and extreme parameters; a user kernel that leaves its
-# one-pass counter set, failed after the timed launches.
-foreach(mode float double int params stale)
+# skips, 77, without fp64); small and extreme parameters; user kernels that are almost right
+# (a one-pass counter left set, failed after the timed launches; an element left out or
+# added twice; a sum of 0), each failed.
+foreach(mode float double int params stale wrong)
   add_test(NAME reduce_${mode} COMMAND ${KL_RED_CHECK} ${KL_RED_KLADDER} ${mode})
   set_tests_properties(reduce_${mode} PROPERTIES SKIP_RETURN_CODE 77)
   list(APPEND KL_RED_TESTS reduce_${mode})

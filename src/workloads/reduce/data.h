@@ -11,11 +11,11 @@
 /* n inputs of type t (float, double or int) drawn from seed. */
 void kl_reduce_fill(enum kl_type t, enum kl_reduce_data data, void *x, size_t n,
                     unsigned long long seed);
-/* The exact (int, min, max) or compensated (float and double sums) result; *mag the scale of
-   its tolerance: Σ|x| for sums. */
+/* The exact (int, min, max) or compensated (float and double sums) result; *scale the scale
+   of its tolerance: √N·‖x‖₂ for sums. */
 double kl_reduce_reference(enum kl_type t, enum kl_reduce_op op, const void *x, size_t n,
-                           double *mag);
-/* The tolerance as a multiple of *mag: 0 (exact) but for float and double sums. */
+                           double *scale);
+/* The tolerance as a multiple of *scale: 4u for float and double sums, else 0 (exact). */
 double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op, long n);
 /* The report's words for the reference. */
 void kl_reduce_reference_text(enum kl_type t, enum kl_reduce_op op, char *out, size_t n);

@@ -13,6 +13,7 @@
 #include "core/measure.h"
 #include "core/util.h"
 #include "peers/peers.h"
+#include "tune/cache.h"
 #include "workloads/reduce/data.h"
 #include "workloads/reduce/reduce.h"
 #include "workloads/vecout.h"
@@ -286,6 +287,28 @@ static int reduce_available(void *self, int i, char *why, size_t n)
     return 1;
 }
 
+/* Rung i's values: its preset for this device where --param sets none of its own. */
+static enum kl_status reduce_values(void *self, int i, const struct kl_ladder_args *a, int *values,
+                                    int *users, char *config, size_t n, struct kl_err *e)
+{
+    const struct reduce *p = self;
+    const struct kl_reduce_rung *r = rung(i);
+    const char *items[KL_MAX_PARAMS];
+    char buf[256];
+    unsigned mask = 0;
+    enum kl_status st;
+    *users = a->nrungs > 0;
+    if (r->preset.cc && r->preset.cc == p->kl->info.cc_major * 10 + p->kl->info.cc_minor &&
+        !kl_params_mention(a->params, a->nparams, r->params)) {
+        int nitems = kl_tuned_items(r->preset.params, buf, sizeof buf, items, KL_MAX_PARAMS);
+        snprintf(config, n, "preset %s", r->preset.params);
+        return kl_params_resolve(r->name, r->params, items, nitems, values, &mask, e);
+    }
+    st = kl_params_resolve(r->name, r->params, a->params, a->nparams, values, &mask, e);
+    *users |= mask != 0;
+    return st;
+}
+
 static void reduce_describe(void *self, int i, struct kl_result *res)
 {
     (void)self;
@@ -439,6 +462,7 @@ enum kl_status kl_reduce_ladder(struct kl_context *kl, const struct kl_reduce_re
                             .named_is_users = 1,
                             .available = reduce_available,
                             .describe = reduce_describe,
+                            .values = reduce_values,
                             .check = reduce_check,
                             .run = reduce_run,
                             .user = &user_iface};

@@ -28,6 +28,12 @@ enum kl_reduce_geometry {
     KL_RED_RESIDENT  /* min(GPC·compute units, div_up(m, VEC·WG)) groups striding over all */
 };
 
+/* Values measured best for a rung on one kind of device (cc 0: none). */
+struct kl_reduce_preset {
+    int cc;             /* compute capability × 10 (90: Hopper) */
+    const char *params; /* "NAME=VALUE,NAME=VALUE" */
+};
+
 struct kl_reduce_rung {
     const char *name;
     const char *summary;
@@ -37,6 +43,7 @@ struct kl_reduce_rung {
     int one_pass;        /* the last group finishes: one launch, part[] and the counter */
     int needs_subgroups; /* built only where the device has sub-groups */
     struct kl_param_def params[KL_MAX_PARAMS];
+    struct kl_reduce_preset preset; /* where --param sets none of its own */
 };
 
 int kl_reduce_rung_count(void);
