@@ -221,52 +221,73 @@ static enum kl_status run_verified(struct reduce *p, struct kl_launch_pair *pair
     return KL_OK;
 }
 
-/* A device rung's passes: each pass's groups write one value each, until one is left. */
+/* A device rung's launches and the buffers they pass their partial results through. */
+struct passes {
+    struct kl_launch launch[MAX_PASSES], *order[MAX_PASSES];
+    int count;
+    long first;                   /* the first pass's work-groups */
+    struct kl_buf *tmp[2], *part; /* partial results: two buffers taking turns; one-pass's */
+};
+
+/* Rung r's passes over the input, each pass's groups writing one value each, until one is
+   left (the last pass, or a one-pass rung's only one, writes the output). */
+static enum kl_status plan_passes(struct reduce *p, const struct kl_reduce_rung *r,
+                                  const int *values, struct kl_kernel *kernel, struct passes *q)
+{
+    struct kl_context *kl = p->kl;
+    size_t wg = (size_t)kl_param_value(r->params, values, "WG"), es = kl_type_size(p->type);
+    long m = p->n;
+    enum kl_status st;
+    q->first = kl_reduce_groups(r, values, m, kl->info.compute_units);
+    if (!r->one_pass && q->first > 1 &&
+        ((st = kl->ops->alloc(kl->dev, (size_t)q->first * es, &q->tmp[0], &kl->err)) != KL_OK ||
+         (st = kl->ops->alloc(kl->dev, (size_t)q->first * es, &q->tmp[1], &kl->err)) != KL_OK))
+        return st;
+    if ((st = part_alloc(p, (size_t)q->first, &q->part)) != KL_OK)
+        return st;
+    for (struct kl_buf *src = p->dx; q->count == 0 || m > 1; q->count++) {
+        long groups = kl_reduce_groups(r, values, m, kl->info.compute_units);
+        struct kl_buf *dst = groups == 1 || r->one_pass ? p->out.dev : q->tmp[q->count % 2];
+        struct kl_launch *l = &q->launch[q->count];
+        *l = (struct kl_launch){.kl = kl, .kernel = kernel};
+        pass_launch(p, l, wg, groups, src, dst, q->part, m);
+        if ((st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
+            return st;
+        q->order[q->count] = l;
+        src = dst;
+        m = r->one_pass ? 1 : groups;
+    }
+    return KL_OK;
+}
+
+/* A device rung: built, its passes planned, run and verified, then timed as one. */
 static enum kl_status run_device(struct reduce *p, const struct kl_reduce_rung *r,
                                  const int *values, const struct kl_protocol *proto,
                                  struct kl_result *res)
 {
     struct kl_context *kl = p->kl;
-    struct kl_launch launch[MAX_PASSES], *more[MAX_PASSES];
-    struct kl_buf *tmp[2] = {NULL, NULL}, *part = NULL;
+    struct passes *q = calloc(1, sizeof *q);
     struct kl_kernel *kernel;
-    size_t wg = (size_t)kl_param_value(r->params, values, "WG"), es = kl_type_size(p->type);
-    long m = p->n, first = kl_reduce_groups(r, values, m, kl->info.compute_units);
-    int passes = 0;
     enum kl_status st;
-
+    if (!q)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     kl_params_options(r->params, values, p->type, res->options, sizeof res->options);
     op_options(p, res->options, sizeof res->options);
-    if ((st = kl_kernel_get(kl, r->file, "reduce", res->options, &kernel, &res->build_s)) != KL_OK)
-        return st;
-    /* the partial results: two buffers taking turns (the second pass's are fewer) */
-    if (!r->one_pass && first > 1 &&
-        ((st = kl->ops->alloc(kl->dev, (size_t)first * es, &tmp[0], &kl->err)) != KL_OK ||
-         (st = kl->ops->alloc(kl->dev, (size_t)first * es, &tmp[1], &kl->err)) != KL_OK))
-        goto done;
-    if ((st = part_alloc(p, (size_t)first, &part)) != KL_OK)
-        goto done;
-    for (struct kl_buf *src = p->dx; passes == 0 || m > 1; passes++) {
-        long groups = kl_reduce_groups(r, values, m, kl->info.compute_units);
-        struct kl_buf *dst = groups == 1 || r->one_pass ? p->out.dev : tmp[passes % 2];
-        struct kl_launch *l = &launch[passes];
-        *l = (struct kl_launch){.kl = kl, .kernel = kernel};
-        pass_launch(p, l, wg, groups, src, dst, part, m);
-        if ((st = kl_launch_check(l, r->name, &kl->err)) != KL_OK)
-            goto done;
-        more[passes] = l;
-        src = dst;
-        m = r->one_pass ? 1 : groups;
+    if ((st = kl_kernel_get(kl, r->file, "reduce", res->options, &kernel, &res->build_s)) ==
+            KL_OK &&
+        (st = plan_passes(p, r, values, kernel, q)) == KL_OK) {
+        struct kl_launch_pair pair = {
+            .a = q->order[0], .more = q->order + 1, .nmore = q->count - 1};
+        st = run_verified(p, &pair, proto, res);
     }
-    struct kl_launch_pair pair = {.a = more[0], .more = more + 1, .nmore = passes - 1};
-    st = run_verified(p, &pair, proto, res);
-    if (st == KL_OK && res->status == KL_RESULT_VERIFIED && passes > 1)
+    if (st == KL_OK && res->status == KL_RESULT_VERIFIED && q->count > 1)
         snprintf(res->note + strlen(res->note), sizeof res->note - strlen(res->note),
-                 "; %d launches (%ld groups, then fewer), their kernel times added", passes, first);
-done:
-    kl->ops->release(tmp[0]);
-    kl->ops->release(tmp[1]);
-    kl->ops->release(part);
+                 "; %d launches (%ld groups, then fewer), their kernel times added", q->count,
+                 q->first);
+    kl->ops->release(q->tmp[0]);
+    kl->ops->release(q->tmp[1]);
+    kl->ops->release(q->part);
+    free(q);
     return st;
 }
 
