@@ -6,16 +6,14 @@
 # (a one-pass counter left set, an element left out or added twice, a sum of
 # 0), which must fail.
 # usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong
-# One "ok" line per case; FAIL lines and exit 1 on any failure; exit 77
+# One "ok" line per case; FAIL lines (tests/lib.sh) and exit 1 on any failure; exit 77
 # (skip) for double on a device without fp64.
 set -u
 kladder=$1
 mode=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
-fails=0
 rungs=$("$kladder" reduce --list-rungs | grep -Ec '^  [0-9]{2}_')
 subgroups=no
 "$kladder" devices 2>/dev/null | grep -Eq 'Sub-groups \(cl_khr_subgroups\) +yes' && subgroups=yes
@@ -30,10 +28,10 @@ check() {
     rc=$?
     verified=$(grep -c ',verified,' <<<"$out")
     if [ "$rc" -ne 0 ] || [ "$verified" -ne "$n" ] || grep -q ',failed,' <<<"$out"; then
-        printf 'FAIL (%s): exit %s, %s of %s rows verified\n%s\n' "$label" "$rc" "$verified" "$n" "$out"
-        fails=$((fails + 1))
+        echo "$out" >"$tmp/out.txt"
+        fail "$label: exit $rc, $verified of $n rows verified" "$tmp/out.txt"
     else
-        echo "ok ($label): $n rows verified"
+        ok "$label: $n rows verified"
     fi
 }
 
@@ -59,10 +57,9 @@ params)
     check "WG=1024 GPC=64 U=16" 4 --size 100003 --op max --rung 07,08,09,10 --param WG=1024 --param GPC=64 --param U=16
     out=$("$kladder" reduce --size 100 --rung 01 --param WG=1 "${q[@]}" 2>&1)
     if [ $? -eq 2 ] && grep -q "WG must be at least 2" <<<"$out"; then
-        echo "ok: WG=1 on a rung of one element per work-item is refused (exit 2)"
+        ok "WG=1 on a rung of one element per work-item is refused (exit 2)"
     else
-        echo "FAIL: reduce --rung 01 --param WG=1: $out"
-        fails=$((fails + 1))
+        fail "reduce --rung 01 --param WG=1: $out"
     fi
     ;;
 stale)
@@ -99,10 +96,9 @@ __kernel void reduce(const __global R *x, __global R *y, __global R *part,
 KERNEL
     out=$("$kladder" reduce --size 1000 --type int --kernel "$tmp/stale.cl" --rung stale --warmup 0 --repeats 3 --min-time 0 -q --format csv 2>&1)
     if grep -q ',failed,.*verified once, but after the timed launches' <<<"$out"; then
-        echo "ok: a kernel that leaves its counter set fails after the timed launches"
+        ok "a kernel that leaves its counter set fails after the timed launches"
     else
-        printf 'FAIL: the stale-counter kernel was not failed\n%s\n' "$out"
-        fails=$((fails + 1))
+        fail "the stale-counter kernel was not failed: $out"
     fi
     ;;
 wrong)
@@ -146,10 +142,9 @@ KERNEL
             out=$("$kladder" reduce --size 1000007 --type "$t" --data "$data" \
                 --kernel "$tmp/bug.cl" --rung bug "${q[@]}" 2>&1)
             if grep -q ',failed,' <<<"$out"; then
-                echo "ok: a kernel that $what fails in $t"
+                ok "a kernel that $what fails in $t"
             else
-                printf 'FAIL: a kernel that %s passed in %s\n%s\n' "$what" "$t" "$out"
-                fails=$((fails + 1))
+                fail "a kernel that $what passed in $t: $out"
             fi
         done
     done

@@ -19,11 +19,9 @@ if ! command -v oclgrind >/dev/null; then
 fi
 kladder=$1
 type=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
-fails=0
 devices=$(oclgrind "$kladder" devices 2>/dev/null)
 want=$("$kladder" reduce --list-rungs | grep -Ec '^  [0-9]{2}_') # the host rung's row too
 grep -Eq 'Sub-groups \(cl_khr_subgroups\) +yes' <<<"$devices" || want=$((want - 1))
@@ -42,12 +40,10 @@ for op in sum min max; do
         rc=$?
         verified=$(grep -c ',verified,' <<<"$out")
         if [ "$rc" -ne 0 ] || [ -s "$tmp/log" ] || [ "$verified" -ne "$want" ]; then
-            printf 'FAIL (%s %s %s): exit %s, %s of %s rungs verified\n%s\n--- oclgrind log:\n' \
-                "$type" "$op" "$args" "$rc" "$verified" "$want" "$out"
-            head -c 4000 "$tmp/log"
-            fails=$((fails + 1))
+            echo "$out" >"$tmp/out.txt"
+            fail "$type $op $args: exit $rc, $verified of $want rungs verified" "$tmp/out.txt" "$tmp/log"
         else
-            echo "ok ($type $op $args): $want rungs verified, oclgrind reported nothing"
+            ok "$type $op $args: $want rungs verified, oclgrind reported nothing"
         fi
     done
 done

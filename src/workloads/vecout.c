@@ -6,6 +6,7 @@
 
 #include "core/measure.h"
 #include "core/verify.h"
+#include "peers/peers.h"
 
 #define GUARD 256 /* elements past the output that a correct kernel never writes */
 
@@ -62,6 +63,19 @@ void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
     res->status = KL_RESULT_VERIFIED;
     snprintf(res->note, sizeof res->note,
              "%zu results match the reference (worst %.2g of tolerance)", c.checked, c.worst_ratio);
+}
+
+void kl_vecout_peer(const struct kl_vecout *o, enum kl_status st, const struct kl_err *e,
+                    const char *what, const struct kl_stats *stats, double factor,
+                    struct kl_result *res)
+{
+    if (!kl_peer_row(res, st, e, what))
+        return;
+    kl_vecout_judge(o, o->host, factor, res);
+    if (res->status == KL_RESULT_VERIFIED) {
+        kl_result_set_stats(res, stats);
+        kl_result_keep_measured(res);
+    }
 }
 
 enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl_launch *l2,

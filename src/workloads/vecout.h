@@ -43,4 +43,15 @@ enum kl_status kl_vecout_run_all(struct kl_vecout *o, struct kl_launch_pair *p,
 void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
                      struct kl_result *res);
 
+struct kl_err;
+struct kl_stats;
+/*
+ * A peer's row after its run returned st (e the reason; what the library and call) with its
+ * result in o->host: skipped or failed with the reason (kl_peer_row), else judged as a
+ * rung's, and where verified its times and launches kept.
+ */
+void kl_vecout_peer(const struct kl_vecout *o, enum kl_status st, const struct kl_err *e,
+                    const char *what, const struct kl_stats *stats, double factor,
+                    struct kl_result *res);
+
 #endif /* KL_VECOUT_H */

@@ -262,13 +262,7 @@ static enum kl_status run_peer(struct kl_context *kl, const char *peer, enum kl_
     p.A = layout == KL_ROW_MAJOR ? g->A_row : g->A_col;
     kl_measure_forget();
     enum kl_status st = kl_peer_gemv(kl, peer, &p, proto, out->host, &stats, what, sizeof what, &e);
-    if (!kl_peer_row(res, st, &e, what))
-        return KL_OK;
-    kl_vecout_judge(out, out->host, factor, res);
-    if (res->status == KL_RESULT_VERIFIED) {
-        kl_result_set_stats(res, &stats);
-        kl_result_keep_measured(res);
-    }
+    kl_vecout_peer(out, st, &e, what, &stats, factor, res);
     return KL_OK;
 }
 

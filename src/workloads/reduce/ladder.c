@@ -400,13 +400,7 @@ static enum kl_status run_peer(struct reduce *p, const char *peer, const struct 
     kl_measure_forget();
     enum kl_status st =
         kl_peer_reduce(kl, peer, &problem, proto, p->out.host, &stats, what, sizeof what, &e);
-    if (!kl_peer_row(res, st, &e, what))
-        return KL_OK;
-    kl_vecout_judge(&p->out, p->out.host, p->factor, res);
-    if (res->status == KL_RESULT_VERIFIED) {
-        kl_result_set_stats(res, &stats);
-        kl_result_keep_measured(res);
-    }
+    kl_vecout_peer(&p->out, st, &e, what, &stats, p->factor, res);
     return KL_OK;
 }
 
