@@ -26,7 +26,7 @@ struct reduce {
     enum kl_type type;
     enum kl_reduce_op op;
     int n;
-    double factor; /* tolerance over Σ|x| (0: exact) */
+    double factor; /* the tolerance over the reference's scale, √N·‖x‖₂ (0: exact) */
     void *x;
     struct kl_buf *dx, *dcount; /* the input; the one-pass rungs' counter, kept at 0 */
     struct kl_vecout out;       /* the one result, after a guard band */
@@ -46,7 +46,7 @@ static const struct kl_reduce_rung *rung(int i)
         ACC a[8];                                                                                  \
         size_t i = 0;                                                                              \
         for (int k = 0; k < 8; k++)                                                                \
-            a[k] = (ACC)x[0]; /* counted twice in min and max; removed below for sums */           \
+            a[k] = (ACC)x[0]; /* x[0] met again below: the same minimum or maximum */              \
         for (; i + 8 <= n; i += 8)                                                                 \
             for (int k = 0; k < 8; k++)                                                            \
                 a[k] = COMBINE(a[k], (ACC)x[i + k]);                                               \
@@ -56,7 +56,6 @@ static const struct kl_reduce_rung *rung(int i)
             a[0] = COMBINE(a[0], a[k]);                                                            \
         *(TYPE *)out = (TYPE)a[0];                                                                 \
     }
-#define ADD(a, b) ((a) + (b))
 #define MIN(a, b) ((b) < (a) ? (b) : (a))
 #define MAX(a, b) ((b) > (a) ? (b) : (a))
 HOST_REDUCE(float_min, float, float, MIN)
@@ -68,7 +67,7 @@ HOST_REDUCE(int_max, int32_t, int32_t, MAX)
 #undef MIN
 #undef MAX
 
-/* Sums start from 0: the same loop with the accumulators cleared. */
+/* Sums: the same loop from 0. */
 #define HOST_SUM(NAME, TYPE, ACC)                                                                  \
     static void NAME(const void *xv, size_t n, void *out)                                          \
     {                                                                                              \
@@ -87,7 +86,6 @@ HOST_REDUCE(int_max, int32_t, int32_t, MAX)
 HOST_SUM(float_sum, float, float)
 HOST_SUM(double_sum, double, double)
 HOST_SUM(int_sum, int32_t, uint32_t) /* wraps modulo 2^32 */
-#undef ADD
 
 struct host_run {
     const struct reduce *p;
@@ -153,20 +151,27 @@ static enum kl_status part_alloc(struct reduce *p, size_t groups, struct kl_buf 
     return st;
 }
 
-/* One pass's launch: src's m values into one per work-group of dst. */
-static void pass_launch(struct reduce *p, struct kl_launch *l, size_t wg, long groups,
-                        struct kl_buf *src, struct kl_buf *dst, struct kl_buf *part, long m)
+/* The interface's arguments, every rung's and the user's: x, y, part, count, n. */
+static void set_args(const struct reduce *p, struct kl_launch *l, struct kl_buf *src,
+                     struct kl_buf *dst, struct kl_buf *part, long m)
 {
-    l->dims = 1;
-    l->local[0] = wg;
-    l->global[0] = (size_t)groups * wg;
-    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
     l->nargs = 5;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = src}};
     l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = dst}};
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = part}};
     l->args[3] = (struct kl_arg){KL_ARG_BUF, {.buf = p->dcount}};
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = (int)m}};
+}
+
+/* One pass's launch: src's m values into one per work-group of dst. */
+static void pass_launch(const struct reduce *p, struct kl_launch *l, size_t wg, long groups,
+                        struct kl_buf *src, struct kl_buf *dst, struct kl_buf *part, long m)
+{
+    l->dims = 1;
+    l->local[0] = wg;
+    l->global[0] = (size_t)groups * wg;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+    set_args(p, l, src, dst, part, m);
 }
 
 static enum kl_status reduce_check(void *self, int i, const int *values, struct kl_err *e)
@@ -246,6 +251,9 @@ static enum kl_status plan_passes(struct reduce *p, const struct kl_reduce_rung 
     if ((st = part_alloc(p, (size_t)q->first, &q->part)) != KL_OK)
         return st;
     for (struct kl_buf *src = p->dx; q->count == 0 || m > 1; q->count++) {
+        if (q->count == MAX_PASSES) /* not reached: every pass at least halves m */
+            return kl_fail(&kl->err, KL_ERR_ARG, "rung %s: more than %d passes", r->name,
+                           MAX_PASSES);
         long groups = kl_reduce_groups(r, values, m, kl->info.compute_units);
         struct kl_buf *dst = groups == 1 || r->one_pass ? p->out.dev : q->tmp[q->count % 2];
         struct kl_launch *l = &q->launch[q->count];
@@ -344,10 +352,12 @@ static long long reduce_size(void *self, int i)
     return ((struct reduce *)self)->n;
 }
 
+/* The user's launch (its geometry is the kernel's own): the output and part come with its run. */
 static void reduce_args(void *self, const struct kl_user_rung *u, struct kl_launch *l)
 {
+    const struct reduce *p = self;
     (void)u;
-    pass_launch(self, l, l->local[0], 1, ((struct reduce *)self)->dx, NULL, NULL, 0);
+    set_args(p, l, p->dx, p->out.dev, NULL, p->n);
 }
 
 static enum kl_status reduce_user_run(void *self, struct kl_launch *l,
@@ -362,9 +372,7 @@ static enum kl_status reduce_user_run(void *self, struct kl_launch *l,
     enum kl_status st = part_alloc(p, groups, &part);
     if (st != KL_OK)
         return st;
-    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = p->out.dev}};
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = part}};
-    l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = p->n}};
     struct kl_launch_pair pair = {.a = l};
     st = run_verified(p, &pair, proto, res);
     kl->ops->release(part);
