@@ -60,12 +60,25 @@ const char *kl_status_str(enum kl_status s);
  * binary16), bf16, fp8 (OCP e4m3, finite to ±448), fp8e5m2 and int8, whose
  * products are summed and returned in kl_type_output (float; int for int8).
  * Host arrays hold their bits: uint16_t for half and bf16, uint8_t for fp8,
- * int8_t for int8 (kl_narrow_value and kl_narrow_round convert).
+ * int8_t for int8 (kl_narrow_value and kl_narrow_round convert). uchar is
+ * bytes (0 to 255, uint8_t) for the ladders that read them (counted or summed
+ * in uint on the device); no GEMM takes it.
  */
-enum kl_type { KL_FLOAT, KL_DOUBLE, KL_INT, KL_HALF, KL_BF16, KL_FP8, KL_FP8E5M2, KL_INT8 };
-#define KL_TYPE_COUNT 8
+enum kl_type {
+    KL_FLOAT,
+    KL_DOUBLE,
+    KL_INT,
+    KL_HALF,
+    KL_BF16,
+    KL_FP8,
+    KL_FP8E5M2,
+    KL_INT8,
+    KL_UCHAR
+};
+#define KL_TYPE_COUNT 9
 
-/* Name ("float", "double", "int", "half", "bf16", "fp8", "fp8e5m2", "int8") and size in bytes. */
+/* Name ("float", "double", "int", "half", "bf16", "fp8", "fp8e5m2", "int8", "uchar") and size
+   in bytes. */
 const char *kl_type_name(enum kl_type t);
 size_t kl_type_size(enum kl_type t);
 /* Parses a type name; returns KL_ERR_ARG for anything else. */

@@ -698,6 +698,10 @@ static int collect(void)
      * template parameters (kl_S, kl_N, ...) must not meet them. A vector kernel with each. */
     add_job("opencl/copy/vec4.cl",
             "-DKL_T_INT -DA=1 -DB=2 -DC=3 -DD=4 -DN=5 -DS=6 -DX=7 -DBS=256 -DILP=2");
+    /* The byte type's loads (LD, LD4, LD8 of uchar into uint) through the CUDA prelude, in
+     * kernels that read their inputs with them (no ladder takes uchar yet). */
+    add_job("opencl/gemm/01_naive.cl", "-DKL_T_UCHAR");
+    add_job("opencl/gemm/09_vec8.cl", "-DKL_T_UCHAR");
 
     /* Every kernel file built into kladder: the tables' options, else the directory's. */
     for (const struct kl_embedded_file *f = kl_embedded_kernels; f->path; f++) {

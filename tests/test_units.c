@@ -583,6 +583,33 @@ static void test_narrow_codes(void)
           "e4m3's top exponent holds numbers but S.1111.111; e5m2's and half's are Inf/NaN");
 }
 
+/* uchar: bytes, a type of its own: named, one byte, exact, never narrow (no GEMM takes it),
+   filled over 0..255, read as 0..255, compiled as uint sums. */
+static void test_uchar(void)
+{
+    enum kl_type t = KL_FLOAT;
+    uint8_t x[4096], bytes[2] = {0, 255};
+    int seen_low = 0, seen_high = 0;
+    char opt[128];
+    struct kl_rng rng;
+    CHECK(kl_type_parse("uchar", &t) == KL_OK && t == KL_UCHAR &&
+              strcmp(kl_type_name(KL_UCHAR), "uchar") == 0 && kl_type_size(KL_UCHAR) == 1,
+          "uchar's name and size");
+    CHECK(!kl_type_narrow(KL_UCHAR) && !kl_type_fp8(KL_UCHAR) &&
+              kl_type_output(KL_UCHAR) == KL_UCHAR &&
+              kl_precision_of_type(KL_UCHAR) == KL_PREC_INT32,
+          "uchar is no narrow GEMM input, returns itself, counts in int32");
+    CHECK(kl_get(KL_UCHAR, bytes, 0) == 0.0 && kl_get(KL_UCHAR, bytes, 1) == 255.0,
+          "uchar reads 0 and 255 as themselves, not as signed bytes");
+    kl_rng_seed(&rng, 3);
+    kl_fill_uniform(KL_UCHAR, x, sizeof x, &rng);
+    for (size_t i = 0; i < sizeof x; i++)
+        seen_low |= x[i] == 0, seen_high |= x[i] == 255;
+    CHECK(seen_low && seen_high, "uchar's random inputs cover 0 and 255");
+    kl_params_options(NULL, NULL, KL_UCHAR, opt, sizeof opt);
+    CHECK(strstr(opt, "-DKL_T_UCHAR") != NULL, "uchar builds with -DKL_T_UCHAR: %s", opt);
+}
+
 /* Ties to even between every pair of neighbouring finite codes; nearer values to the nearer. */
 static void test_narrow_ties(void)
 {
@@ -1870,6 +1897,7 @@ int main(void)
     test_tolerance();
     test_tf32_tolerance();
     test_narrow_codes();
+    test_uchar();
     test_narrow_ties();
     test_narrow_range();
     test_narrow_tolerance();

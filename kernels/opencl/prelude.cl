@@ -5,14 +5,17 @@
  * kernel file serves every type: -DKL_T_FLOAT (default), -DKL_T_DOUBLE and
  * -DKL_T_INT, whose inputs and sums share one type, and the narrow input
  * types -DKL_T_HALF, -DKL_T_BF16, -DKL_T_FP8 (OCP e4m3), -DKL_T_FP8E5M2 and
- * -DKL_T_INT8, whose products are summed in float (int for int8):
+ * -DKL_T_INT8, whose products are summed in float (int for int8); and
+ * -DKL_T_UCHAR, bytes, counted or summed in uint:
  *   TA                 how A and B are stored: half (read with vload_half,
  *                      core OpenCL without cl_khr_fp16), ushort (bf16's
- *                      bits), uchar (fp8s' bits), char (int8); T otherwise
+ *                      bits), uchar (fp8s' bits; uchar's bytes), char
+ *                      (int8); T otherwise
  *   T, T2, T4, T8      the sums' (and C's) scalar and vector types: float
- *                      for half, bf16 and the fp8s, int for int8, the
- *                      element type itself for float, double and int
- *   KL_SUM_INT         defined where T is int (int and int8)
+ *                      for half, bf16 and the fp8s, int for int8, uint for
+ *                      uchar, the element type itself for float, double
+ *                      and int
+ *   KL_SUM_INT         defined where T is an integer (int, int8, uchar)
  *   LD(p, i)           element i of a TA array (any address space) as a T;
  *                      p[i] where TA is T, so those kernels are unchanged
  *   LD4(o, p), LD8(o, p)  elements 4o..4o+3 (8o..8o+7) of a __global TA
@@ -46,6 +49,13 @@ typedef int T;
 typedef int2 T2;
 typedef int4 T4;
 typedef int8 T8;
+#define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
+#elif defined(KL_T_UCHAR)
+#define KL_SUM_INT
+typedef uint T;
+typedef uint2 T2;
+typedef uint4 T4;
+typedef uint8 T8;
 #define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
 #else
 typedef float T;
@@ -153,6 +163,12 @@ typedef char TA;
 #define LD4(o, p) convert_int4(vload4((o), (p)))
 #define LD8(o, p) convert_int8(vload8((o), (p)))
 #define LD4A(p) convert_int4(*(const __global char4 *)(p))
+#elif defined(KL_T_UCHAR)
+typedef uchar TA;
+#define LD(p, i) ((uint)(p)[i])
+#define LD4(o, p) convert_uint4(vload4((o), (p)))
+#define LD8(o, p) convert_uint8(vload8((o), (p)))
+#define LD4A(p) convert_uint4(*(const __global uchar4 *)(p))
 #else
 typedef T TA;
 #define LD(p, i) ((p)[i])

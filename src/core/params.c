@@ -112,9 +112,11 @@ void kl_params_options(const struct kl_param_def *defs, const int *values, enum 
                        char *out, size_t n)
 {
     static const char *const type_macro[KL_TYPE_COUNT] = {
-        [KL_FLOAT] = "-DKL_T_FLOAT",     [KL_DOUBLE] = "-DKL_T_DOUBLE", [KL_INT] = "-DKL_T_INT",
-        [KL_HALF] = "-DKL_T_HALF",       [KL_BF16] = "-DKL_T_BF16",     [KL_FP8] = "-DKL_T_FP8",
-        [KL_FP8E5M2] = "-DKL_T_FP8E5M2", [KL_INT8] = "-DKL_T_INT8"};
+        [KL_FLOAT] = "-DKL_T_FLOAT",     [KL_DOUBLE] = "-DKL_T_DOUBLE",
+        [KL_INT] = "-DKL_T_INT",         [KL_HALF] = "-DKL_T_HALF",
+        [KL_BF16] = "-DKL_T_BF16",       [KL_FP8] = "-DKL_T_FP8",
+        [KL_FP8E5M2] = "-DKL_T_FP8E5M2", [KL_INT8] = "-DKL_T_INT8",
+        [KL_UCHAR] = "-DKL_T_UCHAR"};
     size_t used = (size_t)snprintf(out, n, "%s", type_macro[t]);
     for (int i = 0; i < kl_param_count(defs) && used < n; i++)
         used += (size_t)snprintf(out + used, n - used, " -D%s=%d", defs[i].name, values[i]);

@@ -58,6 +58,7 @@ enum kl_precision kl_precision_of_type(enum kl_type t)
     case KL_FP8: return KL_PREC_FP8;
     case KL_FP8E5M2: return KL_PREC_FP8E5M2;
     case KL_INT8: return KL_PREC_INT8;
+    case KL_UCHAR: return KL_PREC_INT32; /* bytes, counted or summed in uint */
     default: return KL_PREC_FP32;
     }
 }

@@ -14,7 +14,7 @@ static const struct {
 } types[KL_TYPE_COUNT] = {
     [KL_FLOAT] = {"float", 4},     [KL_DOUBLE] = {"double", 8}, [KL_INT] = {"int", 4},
     [KL_HALF] = {"half", 2},       [KL_BF16] = {"bf16", 2},     [KL_FP8] = {"fp8", 1},
-    [KL_FP8E5M2] = {"fp8e5m2", 1}, [KL_INT8] = {"int8", 1},
+    [KL_FP8E5M2] = {"fp8e5m2", 1}, [KL_INT8] = {"int8", 1},     [KL_UCHAR] = {"uchar", 1},
 };
 
 const char *kl_type_name(enum kl_type t)
@@ -39,7 +39,7 @@ enum kl_status kl_type_parse(const char *name, enum kl_type *out)
 
 int kl_type_narrow(enum kl_type t)
 {
-    return t >= KL_HALF && t < KL_TYPE_COUNT;
+    return t >= KL_HALF && t <= KL_INT8; /* GEMM's narrow inputs: not uchar */
 }
 
 int kl_type_fp8(enum kl_type t)

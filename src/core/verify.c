@@ -18,6 +18,7 @@ void kl_poison(enum kl_type t, void *data, size_t n)
         case KL_FP8:
         case KL_FP8E5M2: ((uint8_t *)data)[i] = (uint8_t)kl_narrow_round(t, NAN); break;
         case KL_INT8: ((int8_t *)data)[i] = INT8_MAX; break;
+        case KL_UCHAR: ((uint8_t *)data)[i] = UINT8_MAX; break;
         }
     }
 }
@@ -29,7 +30,8 @@ double kl_dot_tolerance(enum kl_type t, long k)
     case KL_FLOAT: return 4.0 * (FLT_EPSILON / 2) * root;
     case KL_DOUBLE: return 8.0 * (DBL_EPSILON / 2) * root;
     case KL_INT:
-    case KL_INT8: return 0.0;
+    case KL_INT8:
+    case KL_UCHAR: return 0.0;
     default: return 4.0 * (FLT_EPSILON / 2) * root; /* narrow floating inputs: fp32 sums */
     }
 }
@@ -74,6 +76,7 @@ double kl_get(enum kl_type t, const void *data, size_t i)
     case KL_FP8:
     case KL_FP8E5M2: return kl_narrow_value(t, ((const uint8_t *)data)[i]);
     case KL_INT8: return ((const int8_t *)data)[i];
+    case KL_UCHAR: return ((const uint8_t *)data)[i];
     }
     return NAN;
 }
@@ -96,7 +99,7 @@ void kl_check(enum kl_type t, const void *got, const double *ref, const double *
               const size_t *idx, size_t n, double factor, struct kl_check *out)
 {
     /* The floor only covers results that are zero up to underflow. */
-    int exact = t == KL_INT || t == KL_INT8;
+    int exact = t == KL_INT || t == KL_INT8 || t == KL_UCHAR;
     double floor = t == KL_DOUBLE ? DBL_MIN : exact ? 0.0 : FLT_MIN;
     out->checked = n;
     out->bad = 0;
@@ -138,6 +141,7 @@ void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng)
             ((uint8_t *)x)[i] = (uint8_t)kl_narrow_round(t, kl_rng_uniform(rng));
             break;
         case KL_INT8: ((int8_t *)x)[i] = (int8_t)kl_rng_int(rng, -128, 127); break;
+        case KL_UCHAR: ((uint8_t *)x)[i] = (uint8_t)kl_rng_int(rng, 0, 255); break;
         }
     }
 }

@@ -88,7 +88,7 @@ struct kl_rng;
 /*
  * Random inputs: uniform in [-1, 1) for floating types (rounded to the
  * narrow ones), integers in [-8, 8] for int, the whole range [-128, 127]
- * for int8.
+ * for int8 and [0, 255] for uchar.
  */
 void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng);
 

@@ -107,6 +107,10 @@ enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t
     static const char *const names[] = {"A (M×K)", "B (K×N)", "C (M×N)"};
     if ((unsigned)t >= KL_TYPE_COUNT)
         return kl_fail(e, KL_ERR_ARG, "unknown element type %d", (int)t);
+    if (t == KL_UCHAR)
+        return kl_fail(e, KL_ERR_ARG,
+                       "gemm takes float, double, int, half, bf16, fp8, fp8e5m2 or int8, not "
+                       "--type uchar");
     /* |a·b| <= 2^14 for int8, so K products sum within int32 up to K = 131071 */
     if (t == KL_INT8 && K > INT32_MAX / (128 * 128))
         return kl_fail(e, KL_ERR_ARG,
