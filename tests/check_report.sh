@@ -90,14 +90,17 @@ setup)
         --output blur.png --json blur.json --report blur.html
     run 0 gemv --size 32 --rung 01,11 "${q[@]}" --json gemv.json
     run 0 rowdot --rows 32 --d 20 --rung 01,03 "${q[@]}" --json rowdot.json
-    for f in gemm.json sweep.json blur.json gemv.json rowdot.json gemm.html blur.html blur.png; do
+    run 0 reduce --size 1000 --rung 00,09 "${q[@]}" --json reduce.json
+    run 0 gemm --size 16 --type fp8 --rung 01 "${q[@]}" --json fp8.json
+    for f in gemm.json sweep.json blur.json gemv.json rowdot.json reduce.json fp8.json gemm.html \
+        blur.html blur.png; do
         [ -s "$f" ] || fail "$f was not written"
     done
-    [ $fails -eq 0 ] && echo "ok: five runs in $dir"
+    [ $fails -eq 0 ] && echo "ok: seven runs in $dir"
     ;;
 schema)
     need_runs
-    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot}.json
+    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8}.json
     rc=$?
     [ $rc -eq 77 ] && exit 77
     [ $rc -eq 0 ] || fails=$((fails + 1))
