@@ -5,7 +5,7 @@
 # type; small and extreme parameters; and user kernels that are almost right
 # (a one-pass counter left set, an element left out or added twice, a sum of
 # 0), which must fail.
-# usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong
+# usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong|clblast
 # One "ok" line per case; FAIL lines (tests/lib.sh) and exit 1 on any failure; exit 77
 # (skip) for double on a device without fp64.
 set -u
@@ -149,8 +149,28 @@ KERNEL
         done
     done
     ;;
+clblast)
+    # CLBlast's sum and its index of the minimum and maximum, verified as every rung is;
+    # int, which it has no reduction of, a skipped row that says so.
+    if ! ldconfig -p 2>/dev/null | grep -q libclblast.so && [ "${CI:-}" != true ]; then
+        echo "CLBlast is not installed (Debian: libclblast1): skipped"
+        exit 77
+    fi
+    for t in float double; do
+        for op in sum min max; do
+            check "clblast $t $op" 2 --size 100003 --type "$t" --op "$op" --data skewed --rung 00 \
+                --compare clblast
+        done
+    done
+    out=$("$kladder" reduce --size 1000 --type int --rung 00 --compare clblast "${q[@]}" 2>&1)
+    if grep -q 'peer:clblast,.*skipped,.*CLBlast reduces float and double' <<<"$out"; then
+        ok "CLBlast's int row is skipped, saying why"
+    else
+        fail "CLBlast's int row: $out"
+    fi
+    ;;
 *)
-    echo "usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong"
+    echo "usage: check_reduce.sh KLADDER float|double|int|params|stale|wrong|clblast"
     exit 2
     ;;
 esac

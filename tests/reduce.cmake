@@ -9,8 +9,9 @@ set(KL_RED_TESTS "")
 # operation, on random and skewed data: one test per element type, side by side (double
 # skips, 77, without fp64); small and extreme parameters; user kernels that are almost right
 # (a one-pass counter left set, failed after the timed launches; an element left out or
-# added twice; a sum of 0), each failed.
-foreach(mode float double int params stale wrong)
+# added twice; a sum of 0), each failed; CLBlast's rows verified like every rung (skipped,
+# 77, without CLBlast, but in CI).
+foreach(mode float double int params stale wrong clblast)
   add_test(NAME reduce_${mode} COMMAND ${KL_RED_CHECK} ${KL_RED_KLADDER} ${mode})
   set_tests_properties(reduce_${mode} PROPERTIES SKIP_RETURN_CODE 77)
   list(APPEND KL_RED_TESTS reduce_${mode})
@@ -32,7 +33,7 @@ kl_cli_test(reduce_op_unknown 2 "op: \"avg\" is not one of sum min max" reduce -
 kl_cli_test(reduce_data_unknown 2 "data: \"odd\" is not one of random skewed" reduce --data odd)
 kl_cli_test(reduce_size_zero 2 "--size: 0 is out of range" reduce --size 0)
 kl_cli_test(reduce_two_sizes 2 "reduce takes 1 size with --size \\(got 2\\)" reduce --size 3,4)
-kl_cli_test(reduce_unknown_peer 2 "unknown peer \"npp\" for reduce \\(cub\\)" reduce --size 10 --compare npp ${QUICK})
+kl_cli_test(reduce_unknown_peer 2 "unknown peer \"npp\" for reduce \\(cub or clblast\\)" reduce --size 10 --compare npp ${QUICK})
 kl_cli_test(reduce_unknown_rung 2 "unknown reduce rung \"nosuch\".*00_host 01_interleaved" reduce --rung nosuch ${QUICK})
 kl_cli_test(reduce_wg_not_pow2 2 "rung 01_interleaved: WG=3 is out of range .*power of two" reduce --size 10 --param WG=3 ${QUICK})
 kl_cli_test(reduce_subgroup_named 2 "rung 05_subgroup: the device has no sub-groups" reduce --size 10 --rung 05 ${QUICK})

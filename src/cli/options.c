@@ -363,7 +363,7 @@ static int set_compare(struct cli *c, const struct cli_option *o, const char *va
                    err, n,
                    "--compare needs a library name (gemm: cublas, cublas_tf32, cublaslt, "
                    "cublaslt_fast, clblast, openblas; gemv: clblast, cublas; blur: npp; reduce: "
-                   "cub)"),
+                   "cub, clblast)"),
                1;
     for (int a = c->npeers; a < c->npeers + k; a++)
         for (int b = 0; b < a; b++)
@@ -722,8 +722,9 @@ const struct cli_option kl_cli_options[] = {
      "its sizes, one per dimension as its report names them (default:\nthe workload's own)"},
     {"--type", NULL, "T", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "float double int", 0, set_type,
      "element type, of those the workload takes (default float)"},
-    {"--compare", NULL, "L[,L]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "cub", 0, set_compare,
-     "vendor libraries run beside the ladder, of the workload's (reduce:\ncub)"},
+    {"--compare", NULL, "L[,L]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "cub clblast", 0,
+     set_compare,
+     "vendor libraries run beside the ladder, of the workload's (reduce:\ncub, clblast)"},
 };
 const int kl_cli_option_count = (int)(sizeof kl_cli_options / sizeof *kl_cli_options);
 

@@ -2,6 +2,8 @@
  * CLBlast through its C API, loaded at run time. It runs on kladder's own
  * OpenCL queue and buffers; its time comes from profiling events, from a
  * marker enqueued before the call to the end of the last kernel it runs.
+ * GEMV and GEMM; for the reduction its sum (xSUM) and the index of the
+ * largest or smallest element (xMAX, xMIN), of float and double.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -227,5 +229,80 @@ done:
     ops->release(dA);
     ops->release(dB);
     ops->release(dC);
+    return st;
+}
+
+/* xSUM writes the sum, xMAX and xMIN the index (an unsigned int) of the element. */
+typedef int (*reduce_fn)(size_t, cl_mem, size_t, cl_mem, size_t, size_t, cl_command_queue *,
+                         cl_event *);
+
+struct clblast_reduce {
+    const struct kl_reduce_problem *p;
+    reduce_fn fn;
+    cl_mem x, out;
+    cl_command_queue queue;
+};
+
+static enum kl_status reduce_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct clblast_reduce *r = arg;
+    cl_event ev = NULL, before = marker(r->queue);
+    int rc = r->fn((size_t)r->p->n, r->out, 0, r->x, 0, 1, &r->queue, &ev);
+    if (rc != 0) {
+        if (before)
+            clReleaseEvent(before);
+        return kl_fail(e, KL_ERR_BACKEND, "CLBlast's reduction failed with status %d", rc);
+    }
+    return event_time(before, ev, seconds, e);
+}
+
+enum kl_status kl_clblast_reduce(struct kl_context *kl, const struct kl_reduce_problem *p,
+                                 const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                                 char *what, size_t n, struct kl_err *e)
+{
+    static const char *const calls[2][3] = {{"CLBlastSsum", "CLBlastiSmin", "CLBlastiSmax"},
+                                            {"CLBlastDsum", "CLBlastiDmin", "CLBlastiDmax"}};
+    const struct kl_backend_ops *ops = kl->ops;
+    struct kl_buf *dx = NULL, *dout = NULL;
+    size_t es = kl_type_size(p->type), got = es;
+    unsigned index = 0;
+    double dummy;
+    enum kl_status st;
+    struct clblast_reduce r = {.p = p};
+    if (!ops->opencl_handles)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
+    if (p->type != KL_FLOAT && p->type != KL_DOUBLE)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast reduces float and double, not %s",
+                       kl_type_name(p->type));
+    const char *call = calls[p->type == KL_DOUBLE][p->op];
+    void *f = sym(call, e);
+    if (!f)
+        return KL_ERR_UNSUPPORTED;
+    *(void **)&r.fn = f;
+    snprintf(what, n,
+             "CLBlast (%s) %s%s, events: a marker before the call to its last kernel's end",
+             lib_name, call, p->op ? " (the element at the index it finds)" : "");
+    if (p->op) /* an index, of the element */
+        got = sizeof index;
+    if ((st = ops->alloc(kl->dev, (size_t)p->n * es, &dx, e)) != KL_OK ||
+        (st = ops->alloc(kl->dev, got, &dout, e)) != KL_OK ||
+        (st = ops->write(kl->dev, dx, p->x, (size_t)p->n * es, e)) != KL_OK)
+        goto done;
+    r.x = ops->native_buffer(dx);
+    r.out = ops->native_buffer(dout);
+    r.queue = ops->native_queue(kl->dev);
+    if ((st = reduce_once(&r, &dummy, e)) != KL_OK ||
+        (st = ops->read(kl->dev, dout, p->op ? (void *)&index : out, got, e)) != KL_OK)
+        goto done;
+    if (p->op && index >= (unsigned)p->n) {
+        st = kl_fail(e, KL_ERR_BACKEND, "%s gave index %u of %d elements", call, index, p->n);
+        goto done;
+    }
+    if (p->op)
+        memcpy(out, (const char *)p->x + (size_t)index * es, es);
+    st = kl_measure(kl, proto, reduce_once, &r, stats, e);
+done:
+    ops->release(dx);
+    ops->release(dout);
     return st;
 }

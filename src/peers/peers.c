@@ -30,6 +30,7 @@ static const struct kl_peer_def peers[] = {
     {"cublas", "gemv", .gemv = kl_cublas_gemv},
     {"npp", "blur", .blur = kl_npp_blur},
     {"cub", "reduce", .reduce = kl_cub_reduce},
+    {"clblast", "reduce", .reduce = kl_clblast_reduce},
 };
 #define COUNT ((int)(sizeof peers / sizeof *peers))
 

@@ -24,6 +24,9 @@ enum kl_status kl_cublaslt_gemm(struct kl_context *kl, const struct kl_gemm_prob
 enum kl_status kl_npp_blur(struct kl_context *kl, const struct kl_blur_problem *p,
                            const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                            char *what, size_t n, struct kl_err *e);
+enum kl_status kl_clblast_reduce(struct kl_context *kl, const struct kl_reduce_problem *p,
+                                 const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                                 char *what, size_t n, struct kl_err *e);
 /* CUB's DeviceReduce through kladder's shim library (cub.c). */
 enum kl_status kl_cub_reduce(struct kl_context *kl, const struct kl_reduce_problem *p,
                              const struct kl_protocol *proto, void *out, struct kl_stats *stats,
