@@ -104,6 +104,30 @@ int main(int argc, char **argv)
           "blur: the user's kernel named by --rung: %s", kl_last_error(kl));
     kl_ladder_free(l);
 
+    /* reduce through the API: its own options as NAME=VALUE items, ints whose maximum is exact,
+     * the one-pass rungs named; a value it does not take refused. */
+    const char *max_skewed[] = {"op=max", "data=skewed"}, *one_pass[] = {"09", "10"};
+    req = (struct kl_ladder_request){.workload = "reduce",
+                                     .type = KL_INT,
+                                     .size = {100003},
+                                     .options = max_skewed,
+                                     .noptions = 2,
+                                     .rungs = one_pass,
+                                     .nrungs = 2,
+                                     .protocol = &quick};
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && kl_ladder_count(l) == 2 &&
+              kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED &&
+              kl_ladder_row(l, 1)->status == KL_ROW_VERIFIED &&
+              strcmp(kl_ladder_sizes(l), "N=100003 op=max data=skewed") == 0,
+          "reduce max of skewed ints, rungs 09 and 10: %s (%s)", kl_last_error(kl),
+          l ? kl_ladder_sizes(l) : "no ladder");
+    kl_ladder_free(l);
+    const char *avg[] = {"op=avg"};
+    req.options = avg, req.noptions = 1;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG && !l &&
+              strstr(kl_last_error(kl), "\"avg\" is not one of sum min max"),
+          "reduce op=avg: %s", kl_last_error(kl));
+
     /* Bad requests: refused with the reason, *out NULL. */
     const char *nosuch[] = {"99_nosuch"}, *missing[] = {paths[3]};
     req = (struct kl_ladder_request){.workload = "fft"};
