@@ -344,8 +344,8 @@ static double roof(const struct kl_report *r, const struct kl_result *x, double 
 
 /*
  * What bounds a timed row: the roof it comes closest to, memory (its bytes
- * against the copy bandwidth, or the read bandwidth where it only reads) or compute (its FLOPs
- * against its precision's peak), where it reaches half of it; latency where it reaches neither half
+ * against the memory roof) or compute (its FLOPs against its precision's
+ * peak), where it reaches half of it; latency where it reaches neither half
  * (launch, dependency or occupancy stalls, not a pipe or the memory, hold it).
  * NULL where no roof is known.
  */
