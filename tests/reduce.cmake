@@ -28,7 +28,7 @@ foreach(type float double int)
 endforeach()
 
 # Bad input: a clear message and exit 2; a peer that cannot run here: a skipped row that says why.
-kl_cli_test(reduce_type_half 2 "reduce runs in float, double or int, not --type half" reduce --type half ${QUICK})
+kl_cli_test(reduce_type_half 2 "reduce takes --type float, double or int, not half" reduce --type half ${QUICK})
 kl_cli_test(reduce_op_unknown 2 "op: \"avg\" is not one of sum min max" reduce --op avg)
 kl_cli_test(reduce_data_unknown 2 "data: \"odd\" is not one of random skewed" reduce --data odd)
 kl_cli_test(reduce_size_zero 2 "--size: 0 is out of range" reduce --size 0)

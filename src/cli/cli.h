@@ -53,6 +53,7 @@ struct cli {
     /* gemm */
     int M, N, K, size_set, mnk_set, host_rungs;
     enum kl_type type;
+    int type_set; /* --type was given */
     /* rowdot */
     int rows, d;
     /* a workload registered beyond the built-in ones: --size S[,S...] (none: its defaults) */

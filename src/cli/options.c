@@ -345,6 +345,7 @@ static int set_type(struct cli *c, const struct cli_option *o, const char *val, 
     /* a type that exists: the workload says whether it takes it (gemm takes them all) */
     if (kl_type_parse(val, &t) == KL_OK) {
         c->type = t;
+        c->type_set = 1;
         return 0;
     }
     snprintf(list, sizeof list, "%s", o->choices);
@@ -721,7 +722,7 @@ const struct cli_option kl_cli_options[] = {
     {"--size", NULL, "S[,S]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, NULL, 0, set_sizes,
      "its sizes, one per dimension as its report names them (default:\nthe workload's own)"},
     {"--type", NULL, "T", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "float double int", 0, set_type,
-     "element type, of those the workload takes (default float)"},
+     "element type, of those the workload takes (default: the first; kladder\nWORKLOAD --help)"},
     {"--compare", NULL, "L[,L]", ON_ADDED, S_ADDED, K_CUSTOM, 0, 0, 0, "cub clblast", 0,
      set_compare,
      "vendor libraries run beside the ladder, of the workload's (reduce:\ncub, clblast)"},

@@ -149,6 +149,7 @@ static const struct kl_workload_def workloads[] = {
      .summary = "the reduction ladder: the sum, min or max of N floats, doubles or ints,\n"
                 "from the textbook's tree in local memory to one pass at the read ceiling",
      .peers = 1,
+     .types = "float double int",
      .options = {{"op", "sum min max", 0, 0, "sum", "the operation: sum, min or max"},
                  {"data", "random skewed", 0, 0, "random",
                   "the input: random (uniform), or skewed (magnitudes over 2^±20, the extremes "

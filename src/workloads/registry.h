@@ -72,6 +72,9 @@ struct kl_workload_def {
     /* `kladder template NAME`'s kernel, for a workload that users' kernels join; NULL: the
        one built into kladder (kernels/templates/NAME.cl), where there is one */
     const char *template_text;
+    /* The element types its command's --type takes, the first its default ("float double
+       int"); NULL: it takes no --type. (The API hands the entry the request's type as given.) */
+    const char *types;
     /* The ladder's entry: the call as the workload's own request, run into rep. */
     enum kl_status (*run)(struct kl_context *kl, const struct kl_workload_call *c,
                           struct kl_report *rep);
