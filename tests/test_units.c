@@ -1743,6 +1743,18 @@ static void test_registry(void)
     size_t len = 0;
     CHECK(kl_workload_find("nonesuch") == NULL && kl_workload_find(NULL) == NULL,
           "unknown names are NULL");
+    /* A command's element type: the declared default, a declared one given, others refused. */
+    const struct kl_workload_def *reduce = kl_workload_find("reduce");
+    enum kl_type ty = KL_HALF;
+    struct kl_err te;
+    CHECK(reduce && kl_workload_type(reduce, 0, KL_HALF, &ty, &te) == KL_OK && ty == KL_FLOAT &&
+              kl_workload_type(reduce, 1, KL_INT, &ty, &te) == KL_OK && ty == KL_INT &&
+              kl_workload_type(reduce, 1, KL_HALF, &ty, &te) == KL_ERR_ARG &&
+              strstr(te.msg, "reduce takes --type float, double or int, not half"),
+          "reduce's types: float by default, int given, half refused");
+    CHECK(kl_workload_type(kl_workload_find("gemm"), 1, KL_INT, &ty, &te) == KL_ERR_ARG &&
+              strstr(te.msg, "gemm takes no --type"),
+          "a workload that declares no types refuses one given");
     kl_workload_ladder_names(names, sizeof names);
     CHECK(strcmp(names, "gemm, copy, rowdot, gemv, blur, reduce") == 0, "ladders: %s", names);
     /* The peer registry: each workload's peers, and a request's unknown one refused. */

@@ -323,38 +323,6 @@ static enum kl_status blur_ladder(struct cli *c, struct kl_context *kl, struct o
 }
 
 /*
- * The element type of an added command's run: --type, one of those the workload declares,
- * else the first of them (its default); a workload that declares none takes no --type.
- */
-static enum kl_status added_type(const struct kl_workload_def *w, const struct cli *c,
-                                 enum kl_type *t, struct kl_err *e)
-{
-    char list[96], names[128] = "", *save = NULL, *words[KL_TYPE_COUNT];
-    int n = 0;
-    size_t used = 0;
-    if (!w->types)
-        return c->type_set ? kl_fail(e, KL_ERR_ARG, "%s takes no --type", w->name) : KL_OK;
-    snprintf(list, sizeof list, "%s", w->types);
-    for (char *word = strtok_r(list, " ", &save); word && n < KL_TYPE_COUNT;
-         word = strtok_r(NULL, " ", &save)) {
-        if (!c->type_set || strcmp(word, kl_type_name(c->type)) == 0)
-            return kl_type_parse(word, t) == KL_OK
-                       ? KL_OK
-                       : kl_fail(e, KL_ERR_ARG, "%s declares an unknown type \"%s\"", w->name,
-                                 word);
-        words[n++] = word;
-    }
-    for (int i = 0; i < n; i++) /* "float, double or int" */
-        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                 i == 0       ? ""
-                                 : i == n - 1 ? " or "
-                                              : ", ",
-                                 words[i]);
-    return kl_fail(e, KL_ERR_ARG, "%s takes --type %s, not %s", w->name, names,
-                   kl_type_name(c->type));
-}
-
-/*
  * A ladder of a workload registered beyond the built-in ones: the request
  * the API would make of these options (its sizes from --size, else its
  * defaults), run through the workload's registry entry.
@@ -386,7 +354,7 @@ static enum kl_status added_ladder(struct cli *c, struct kl_context *kl, struct 
     if (c->npeers && !w->peers)
         return kl_fail(&kl->err, KL_ERR_ARG, "%s runs no vendor library beside it (--compare)",
                        w->name);
-    if ((st = added_type(w, c, &req.type, &kl->err)) != KL_OK)
+    if ((st = kl_workload_type(w, c->type_set, c->type, &req.type, &kl->err)) != KL_OK)
         return st;
     if ((st = kl_workload_options_resolve(w, c->wopts, c->nwopts, call.option, &kl->err)) != KL_OK)
         return st;

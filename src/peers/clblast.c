@@ -256,29 +256,43 @@ static enum kl_status reduce_once(void *arg, double *seconds, struct kl_err *e)
     return event_time(before, ev, seconds, e);
 }
 
+/* CLBlast's call for p (*call its name) on this device, or NULL with the reason in e. */
+static reduce_fn reduce_call(const struct kl_context *kl, const struct kl_reduce_problem *p,
+                             const char **call, struct kl_err *e)
+{
+    static const char *const calls[2][3] = {{"CLBlastSsum", "CLBlastiSmin", "CLBlastiSmax"},
+                                            {"CLBlastDsum", "CLBlastiDmin", "CLBlastiDmax"}};
+    reduce_fn fn = NULL;
+    if (!kl->ops->opencl_handles) {
+        kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
+        return NULL;
+    }
+    if (p->type != KL_FLOAT && p->type != KL_DOUBLE) {
+        kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast reduces float and double, not %s",
+                kl_type_name(p->type));
+        return NULL;
+    }
+    *call = calls[p->type == KL_DOUBLE][p->op];
+    void *f = sym(*call, e);
+    if (f)
+        *(void **)&fn = f;
+    return fn;
+}
+
 enum kl_status kl_clblast_reduce(struct kl_context *kl, const struct kl_reduce_problem *p,
                                  const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                                  char *what, size_t n, struct kl_err *e)
 {
-    static const char *const calls[2][3] = {{"CLBlastSsum", "CLBlastiSmin", "CLBlastiSmax"},
-                                            {"CLBlastDsum", "CLBlastiDmin", "CLBlastiDmax"}};
     const struct kl_backend_ops *ops = kl->ops;
     struct kl_buf *dx = NULL, *dout = NULL;
     size_t es = kl_type_size(p->type), got = es;
     unsigned index = 0;
     double dummy;
     enum kl_status st;
-    struct clblast_reduce r = {.p = p};
-    if (!ops->opencl_handles)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
-    if (p->type != KL_FLOAT && p->type != KL_DOUBLE)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast reduces float and double, not %s",
-                       kl_type_name(p->type));
-    const char *call = calls[p->type == KL_DOUBLE][p->op];
-    void *f = sym(call, e);
-    if (!f)
+    const char *call = NULL;
+    struct clblast_reduce r = {.p = p, .fn = reduce_call(kl, p, &call, e)};
+    if (!r.fn)
         return KL_ERR_UNSUPPORTED;
-    *(void **)&r.fn = f;
     snprintf(what, n,
              "CLBlast (%s) %s%s, events: a marker before the call to its last kernel's end",
              lib_name, call, p->op ? " (the element at the index it finds)" : "");

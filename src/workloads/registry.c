@@ -272,6 +272,32 @@ enum kl_status kl_workload_option_check(const struct kl_workload_def *w, const c
     return KL_OK;
 }
 
+enum kl_status kl_workload_type(const struct kl_workload_def *w, int given, enum kl_type t,
+                                enum kl_type *out, struct kl_err *e)
+{
+    char first[16], names[128] = "";
+    size_t used = 0, len;
+    if (!w->types)
+        return given ? kl_fail(e, KL_ERR_ARG, "%s takes no --type", w->name) : KL_OK;
+    if (given && among(w->types, kl_type_name(t)))
+        return *out = t, KL_OK;
+    if (!given) {
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(w->types, " "), w->types);
+        return kl_type_parse(first, out) == KL_OK
+                   ? KL_OK
+                   : kl_fail(e, KL_ERR_ARG, "%s declares an unknown type \"%s\"", w->name, first);
+    }
+    for (const char *p = w->types; *p && used < sizeof names; p += len, p += *p == ' ') {
+        len = strcspn(p, " "); /* "float, double or int" */
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%.*s",
+                                 used == 0 ? ""
+                                 : p[len]  ? ", "
+                                           : " or ",
+                                 (int)len, p);
+    }
+    return kl_fail(e, KL_ERR_ARG, "%s takes --type %s, not %s", w->name, names, kl_type_name(t));
+}
+
 enum kl_status kl_workload_options_resolve(const struct kl_workload_def *w,
                                            const char *const *items, int n, const char **out,
                                            struct kl_err *e)

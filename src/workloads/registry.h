@@ -115,6 +115,13 @@ enum kl_status kl_workload_option_check(const struct kl_workload_def *w, const c
 enum kl_status kl_workload_options_resolve(const struct kl_workload_def *w,
                                            const char *const *items, int n, const char **out,
                                            struct kl_err *e);
+/*
+ * The element type of a run of w's command: t where given (--type) and one of the types w
+ * declares, else the first of them (its default); KL_ERR_ARG saying which it takes otherwise,
+ * and where a type is given to a w that declares none.
+ */
+enum kl_status kl_workload_type(const struct kl_workload_def *w, int given, enum kl_type t,
+                                enum kl_type *out, struct kl_err *e);
 /* Option name's value in a call to w (resolved by the API), or NULL where w has none. */
 const char *kl_workload_option(const struct kl_workload_def *w, const struct kl_workload_call *c,
                                const char *name);

@@ -101,16 +101,24 @@ enum kl_status kl_gemm_session_device(struct gemm_session *s, int b_col)
  * Checked before any host memory is touched, so an impossible request fails
  * at once with the reason.
  */
-enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t, int M, int N,
-                                     int K, struct kl_err *e)
+/* A type a GEMM takes: every one but bytes (uchar). */
+static enum kl_status type_check(enum kl_type t, struct kl_err *e)
 {
-    static const char *const names[] = {"A (M×K)", "B (K×N)", "C (M×N)"};
     if ((unsigned)t >= KL_TYPE_COUNT)
         return kl_fail(e, KL_ERR_ARG, "unknown element type %d", (int)t);
     if (t == KL_UCHAR)
         return kl_fail(e, KL_ERR_ARG,
                        "gemm takes float, double, int, half, bf16, fp8, fp8e5m2 or int8, not "
                        "--type uchar");
+    return KL_OK;
+}
+
+enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t, int M, int N,
+                                     int K, struct kl_err *e)
+{
+    static const char *const names[] = {"A (M×K)", "B (K×N)", "C (M×N)"};
+    if (type_check(t, e) != KL_OK)
+        return KL_ERR_ARG;
     /* |a·b| <= 2^14 for int8, so K products sum within int32 up to K = 131071 */
     if (t == KL_INT8 && K > INT32_MAX / (128 * 128))
         return kl_fail(e, KL_ERR_ARG,

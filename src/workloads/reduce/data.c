@@ -101,9 +101,8 @@ double kl_reduce_reference(enum kl_type t, enum kl_reduce_op op, const void *x, 
  * longest order, one addition after the other, with room; a dropped or doubled block of
  * elements, or a result of 0, lands far outside it.
  */
-double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op, long n)
+double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op)
 {
-    (void)n;
     if (op != KL_REDUCE_SUM || t == KL_INT)
         return 0.0;
     return 4.0 * (t == KL_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2);

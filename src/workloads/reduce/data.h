@@ -16,7 +16,7 @@ void kl_reduce_fill(enum kl_type t, enum kl_reduce_data data, void *x, size_t n,
 double kl_reduce_reference(enum kl_type t, enum kl_reduce_op op, const void *x, size_t n,
                            double *scale);
 /* The tolerance as a multiple of *scale: 4u for float and double sums, else 0 (exact). */
-double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op, long n);
+double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op);
 /* The report's words for the reference. */
 void kl_reduce_reference_text(enum kl_type t, enum kl_reduce_op op, char *out, size_t n);
 

@@ -476,7 +476,7 @@ enum kl_status kl_reduce_ladder(struct kl_context *kl, const struct kl_reduce_re
                        .type = req->type,
                        .op = req->op,
                        .n = req->n,
-                       .factor = kl_reduce_tolerance(req->type, req->op, req->n)};
+                       .factor = kl_reduce_tolerance(req->type, req->op)};
     /* A rung named with --rung is the user's: its misfit is an error, not a skipped row. */
     struct kl_workload w = {.table = kl_reduce_rungs(),
                             .kl = kl,
