@@ -95,11 +95,17 @@ static void note_wrong(struct kl_check *out, size_t at, double got, double want)
     out->first_want[out->nfirst++] = want;
 }
 
+/* 1 for the integer types, whose results compare exactly. */
+static int integer_type(enum kl_type t)
+{
+    return t == KL_INT || t == KL_INT8 || t == KL_UCHAR;
+}
+
 void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
               const size_t *idx, size_t n, double factor, struct kl_check *out)
 {
     /* The floor only covers results that are zero up to underflow. */
-    int exact = t == KL_INT || t == KL_INT8 || t == KL_UCHAR;
+    int exact = integer_type(t);
     double floor = t == KL_DOUBLE ? DBL_MIN : exact ? 0.0 : FLT_MIN;
     out->checked = n;
     out->bad = 0;
