@@ -31,6 +31,8 @@ static const struct kl_peer_def peers[] = {
     {"npp", "blur", .blur = kl_npp_blur},
     {"cub", "reduce", .reduce = kl_cub_reduce},
     {"clblast", "reduce", .reduce = kl_clblast_reduce},
+    {"cub", "scan", .scan = kl_cub_scan},
+    {"cub", "histogram", .histogram = kl_cub_histogram},
 };
 #define COUNT ((int)(sizeof peers / sizeof *peers))
 
@@ -103,6 +105,24 @@ enum kl_status kl_peer_reduce(struct kl_context *kl, const char *peer,
 {
     const struct kl_peer_def *d = peer_of("reduce", peer, e);
     return d ? d->reduce(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
+}
+
+enum kl_status kl_peer_scan(struct kl_context *kl, const char *peer,
+                            const struct kl_scan_problem *p, const struct kl_protocol *proto,
+                            void *out, struct kl_stats *stats, char *what, size_t n,
+                            struct kl_err *e)
+{
+    const struct kl_peer_def *d = peer_of("scan", peer, e);
+    return d ? d->scan(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
+}
+
+enum kl_status kl_peer_histogram(struct kl_context *kl, const char *peer,
+                                 const struct kl_histogram_problem *p,
+                                 const struct kl_protocol *proto, void *out,
+                                 struct kl_stats *stats, char *what, size_t n, struct kl_err *e)
+{
+    const struct kl_peer_def *d = peer_of("histogram", peer, e);
+    return d ? d->histogram(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
 }
 
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)

@@ -113,15 +113,42 @@ enum kl_status kl_peer_reduce(struct kl_context *kl, const char *peer,
                               const struct kl_reduce_problem *p, const struct kl_protocol *proto,
                               void *out, struct kl_stats *stats, char *what, size_t n,
                               struct kl_err *e);
+/* The inclusive or exclusive prefix sums of n elements (float, or int wrapping modulo 2^32). */
+struct kl_scan_problem {
+    enum kl_type type;
+    int exclusive;
+    int n;
+    const void *x;
+};
+/* Runs peer ("cub") once into out (n elements), then times it by proto into *stats. */
+enum kl_status kl_peer_scan(struct kl_context *kl, const char *peer,
+                            const struct kl_scan_problem *p, const struct kl_protocol *proto,
+                            void *out, struct kl_stats *stats, char *what, size_t n,
+                            struct kl_err *e);
+
+/* A histogram of n bytes into bins (2..256) even bins over [0, 256): byte v counts in bin
+   v·bins/256. */
+struct kl_histogram_problem {
+    int n;
+    int bins;
+    const unsigned char *x;
+};
+/* Runs peer ("cub") once into out (bins uint32 counts), then times it by proto into *stats. */
+enum kl_status kl_peer_histogram(struct kl_context *kl, const char *peer,
+                                 const struct kl_histogram_problem *p,
+                                 const struct kl_protocol *proto, void *out,
+                                 struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
+
 /*
  * A vendor library as a peer of one workload's ladder: its --compare word,
- * the ladder, and its run (the one of gemm, gemv, blur, reduce that is not NULL).
+ * the ladder, and its run (the one of gemm, gemv, blur, reduce, scan, histogram that is not
+ * NULL).
  * cublas and cublas_tf32 are one library run two ways; cublaslt is cuBLAS's
  * matmul API, for the narrow types.
  */
 struct kl_peer_def {
     const char *name;     /* "cublas_tf32" */
-    const char *workload; /* "gemm", "gemv", "blur" or "reduce" */
+    const char *workload; /* "gemm", "gemv", "blur", "reduce", "scan" or "histogram" */
     int tf32;             /* gemm: float inputs rounded to TF32 (its results' precision) */
     int on_host;          /* a host library */
     int narrow;           /* gemm: the narrow input types only (half, bf16, fp8s, int8) */
@@ -138,6 +165,12 @@ struct kl_peer_def {
     enum kl_status (*reduce)(struct kl_context *kl, const struct kl_reduce_problem *p,
                              const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                              char *what, size_t n, struct kl_err *e);
+    enum kl_status (*scan)(struct kl_context *kl, const struct kl_scan_problem *p,
+                           const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                           char *what, size_t n, struct kl_err *e);
+    enum kl_status (*histogram)(struct kl_context *kl, const struct kl_histogram_problem *p,
+                                const struct kl_protocol *proto, void *out,
+                                struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
 };
 
 /* The peer of that name for workload, or NULL. */

@@ -31,6 +31,13 @@ enum kl_status kl_clblast_reduce(struct kl_context *kl, const struct kl_reduce_p
 enum kl_status kl_cub_reduce(struct kl_context *kl, const struct kl_reduce_problem *p,
                              const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                              char *what, size_t n, struct kl_err *e);
+/* CUB's DeviceScan (InclusiveSum, ExclusiveSum) and DeviceHistogram (HistogramEven). */
+enum kl_status kl_cub_scan(struct kl_context *kl, const struct kl_scan_problem *p,
+                           const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                           char *what, size_t n, struct kl_err *e);
+enum kl_status kl_cub_histogram(struct kl_context *kl, const struct kl_histogram_problem *p,
+                                const struct kl_protocol *proto, void *out,
+                                struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
 enum kl_status kl_openblas_gemm(const struct kl_gemm_problem *p, const struct kl_protocol *proto,
                                 void *C, struct kl_stats *stats, char *what, size_t n,
                                 struct kl_err *e);
