@@ -25,6 +25,7 @@
  *   sub-groups                        warps of 32 lanes
  *   atomic_add (32-bit int, uint)     atomicAdd, on global or local memory
  *   atomic_xchg, atomic_or (uint)     atomicExch, atomicOr
+ *   atom_add, atom_xchg (64-bit ulong) atomicAdd, atomicExch (cl_khr_int64_base_atomics)
  *   half (storage only, no fp16)      kl_half, 16 bits that only vload_half reads
  *   vload_half, vload_halfN           PTX cvt.f32.f16 of each 16-bit element
  *   as_float(uint)                    __uint_as_float (as_<type> in general: memcpy)
@@ -64,7 +65,8 @@
  *    .z .w, .s0-.sf (lower case), .lo and .hi, vector comparisons and
  *    relational functions, half arithmetic and vstore_half (half is
  *    storage read through vload_half, as in OpenCL without cl_khr_fp16),
- *    get_work_dim, and __local pointer parameters. Scalar shifts keep C++
+ *    get_work_dim, and __local pointer parameters (a helper function spells
+ *    one KL_LOCAL_ARG, prelude.cl). Scalar shifts keep C++
  *    semantics (a count at or above the width is undefined; vector shifts
  *    mask the count as OpenCL does).
  */
@@ -77,6 +79,11 @@
 #define __global
 #define __private
 #define __local __shared__
+#define KL_LOCAL_ARG /* a __local pointer parameter (prelude.cl): a generic pointer here */
+/* A 64-bit word another block publishes (prelude.cl's scans): one volatile load, which NVIDIA
+   GPUs make single-copy atomic, rather than a read-modify-write that every block polling the
+   same word would queue behind. */
+#define KL_WORD_LOAD(p) (*(volatile ulong *)(p))
 #define __constant const
 #define restrict __restrict__
 #define reqd_work_group_size(x, y, z) launch_bounds((x) * (y) * (z))
@@ -165,6 +172,15 @@ __device__ __forceinline__ uint atomic_xchg(volatile uint *p, uint v)
 __device__ __forceinline__ uint atomic_or(volatile uint *p, uint v)
 {
     return atomicOr((uint *)p, v);
+}
+/* cl_khr_int64_base_atomics' atom_add and atom_xchg on a 64-bit ulong (a scan's tile words). */
+__device__ __forceinline__ ulong atom_add(volatile ulong *p, ulong v)
+{
+    return atomicAdd((ulong *)p, v);
+}
+__device__ __forceinline__ ulong atom_xchg(volatile ulong *p, ulong v)
+{
+    return atomicExch((ulong *)p, v);
 }
 
 /* ---- Vector types --------------------------------------------------------- */
@@ -378,21 +394,21 @@ __device__ __forceinline__ bool kl_vector_space(const void *p)
 template <int kl_N, class kl_S>
 __device__ __forceinline__ kl_vec<kl_S, kl_N> kl_vload(size_t off, const kl_S *p)
 {
-    typedef kl_vec<kl_S, kl_N> V;
+    typedef kl_vec<kl_S, kl_N> kl_V;
     const kl_S *q = p + off * kl_N;
     const size_t a = (size_t)q;
     const bool vector = kl_vector_space(q);
-    V r;
-    if (vector && a % sizeof(V) == 0)
-        return *(const V *)q;
-    if constexpr (sizeof(V) > 16) { /* 16-byte pieces: 4 floats, 2 doubles ... */
+    kl_V r;
+    if (vector && a % sizeof(kl_V) == 0)
+        return *(const kl_V *)q;
+    if constexpr (sizeof(kl_V) > 16) { /* 16-byte pieces: 4 floats, 2 doubles ... */
         typedef kl_vec<kl_S, 16 / sizeof(kl_S)> kl_C;
-        constexpr int K = 16 / sizeof(kl_S);
+        constexpr int kl_K = 16 / sizeof(kl_S);
         if (vector && a % 16 == 0) {
-            _Pragma("unroll") for (int c = 0; c < kl_N / K; c++)
+            _Pragma("unroll") for (int c = 0; c < kl_N / kl_K; c++)
             {
                 const kl_C piece = ((const kl_C *)q)[c];
-                _Pragma("unroll") for (int i = 0; i < K; i++) r.e[c * K + i] = piece.e[i];
+                _Pragma("unroll") for (int i = 0; i < kl_K; i++) r.e[c * kl_K + i] = piece.e[i];
             }
             return r;
         }
@@ -404,22 +420,22 @@ __device__ __forceinline__ kl_vec<kl_S, kl_N> kl_vload(size_t off, const kl_S *p
 template <int kl_N, class kl_S>
 __device__ __forceinline__ void kl_vstore(const kl_vec<kl_S, kl_N> &v, size_t off, kl_S *p)
 {
-    typedef kl_vec<kl_S, kl_N> V;
+    typedef kl_vec<kl_S, kl_N> kl_V;
     kl_S *q = p + off * kl_N;
     const size_t a = (size_t)q;
     const bool vector = kl_vector_space(q);
-    if (vector && a % sizeof(V) == 0) {
-        *(V *)q = v;
+    if (vector && a % sizeof(kl_V) == 0) {
+        *(kl_V *)q = v;
         return;
     }
-    if constexpr (sizeof(V) > 16) {
+    if constexpr (sizeof(kl_V) > 16) {
         typedef kl_vec<kl_S, 16 / sizeof(kl_S)> kl_C;
-        constexpr int K = 16 / sizeof(kl_S);
+        constexpr int kl_K = 16 / sizeof(kl_S);
         if (vector && a % 16 == 0) {
-            _Pragma("unroll") for (int c = 0; c < kl_N / K; c++)
+            _Pragma("unroll") for (int c = 0; c < kl_N / kl_K; c++)
             {
                 kl_C piece;
-                _Pragma("unroll") for (int i = 0; i < K; i++) piece.e[i] = v.e[c * K + i];
+                _Pragma("unroll") for (int i = 0; i < kl_K; i++) piece.e[i] = v.e[c * kl_K + i];
                 ((kl_C *)q)[c] = piece;
             }
             return;
@@ -750,6 +766,27 @@ template <class kl_X> __device__ __forceinline__ kl_X sub_group_reduce_min(kl_X 
 template <class kl_X> __device__ __forceinline__ kl_X sub_group_reduce_max(kl_X x)
 {
     return kl_sub_group_reduce(x, kl_op_max());
+}
+/* The sums over the lanes up to and including this one (inclusive) or before it (exclusive,
+   0 in lane 0): Hillis and Steele's steps over shuffles, partial warps included. */
+template <class kl_X> __device__ __forceinline__ kl_X sub_group_scan_inclusive_add(kl_X x)
+{
+    const uint n = get_sub_group_size(), lane = get_sub_group_local_id();
+    const uint mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+    _Pragma("unroll") for (uint off = 1; off < 32; off <<= 1)
+    {
+        const kl_X y = __shfl_up_sync(mask, x, off);
+        if (lane >= off)
+            x += y;
+    }
+    return x;
+}
+template <class kl_X> __device__ __forceinline__ kl_X sub_group_scan_exclusive_add(kl_X x)
+{
+    const uint n = get_sub_group_size(), lane = get_sub_group_local_id();
+    const kl_X y = __shfl_up_sync(n == 32 ? 0xffffffffu : (1u << n) - 1,
+                                  sub_group_scan_inclusive_add(x), 1);
+    return lane == 0 ? (kl_X)0 : y;
 }
 template <class kl_X> __device__ __forceinline__ kl_X sub_group_broadcast(kl_X x, uint lane)
 {

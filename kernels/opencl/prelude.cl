@@ -257,4 +257,27 @@ inline R kl_part_load(__global R *part, uint i)
 #endif
 #endif
 
+/*
+ * Scans (kernels/opencl/scan): the sums run in R (-DKL_OP_SUM above).
+ *   KL_SCAN_OUT(before, x)  element x's result from the sum of the elements
+ *                           before it: that sum (-DKL_EXCLUSIVE), or that
+ *                           sum plus x (inclusive, the default)
+ *   KL_LOCAL_ARG            a __local pointer parameter of a helper
+ *                           function (CUDA's prelude: a generic pointer)
+ *   KL_WORD_LOAD(p)         a 64-bit word another work-group publishes
+ */
+#ifdef KL_EXCLUSIVE
+#define KL_SCAN_OUT(before, x) (before)
+#else
+#define KL_SCAN_OUT(before, x) ((before) + (x))
+#endif
+#ifndef KL_LOCAL_ARG
+#define KL_LOCAL_ARG __local
+#endif
+/* KL_WORD_LOAD(p): a __global 64-bit word that another work-group publishes with atom_xchg,
+   read whole: atom_add(p, 0) (cl_khr_int64_base_atomics; CUDA's prelude: a volatile load). */
+#ifndef KL_WORD_LOAD
+#define KL_WORD_LOAD(p) atom_add((volatile __global ulong *)(p), 0UL)
+#endif
+
 #endif /* KLADDER_PRELUDE */

@@ -38,6 +38,7 @@ struct kl_device_info {
     unsigned pref_vec_float, pref_vec_double, native_vec_float, native_vec_double;
     int fp64;
     int subgroups; /* cl_khr_subgroups: sub_group_reduce_add and friends */
+    int atomics64; /* cl_khr_int64_base_atomics: atom_add, atom_xchg on 64-bit words */
     int images;    /* image objects and samplers (CL_DEVICE_IMAGE_SUPPORT) */
     size_t image2d_max[2];
     int profiling; /* queue profiling (event timing) is available */

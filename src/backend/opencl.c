@@ -282,6 +282,7 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
         if (ext && clGetDeviceInfo(did, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) == CL_SUCCESS) {
             ext[ext_len] = '\0';
             info->subgroups = strstr(ext, "cl_khr_subgroups") != NULL;
+            info->atomics64 = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
             if (strstr(ext, "cl_nv_device_attribute_query")) {
                 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV: which PTX it runs. */
                 info->cc_major = (int)dev_uint(did, 0x4000);
