@@ -55,6 +55,8 @@ CASES = {
     "gemv_json": (["gemv", "--m", "37", "--n", "33", *QUICK, "--format", "json"], "json"),
     "reduce_csv": (["reduce", "--size", "1001", "--op", "max", "--data", "skewed", *QUICK,
                     "--format", "csv"], "csv"),
+    "scan_csv": (["scan", "--size", "1001", "--mode", "exclusive", "--data", "skewed", *QUICK,
+                  "--format", "csv"], "csv"),
     "blur_table": (["blur", "--width", "17", "--height", "13", "--radius", "3", *QUICK],
                    "table"),
     "blur_json": (["blur", "--width", "17", "--height", "13", "--radius", "3", "--pixel",

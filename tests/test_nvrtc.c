@@ -41,6 +41,7 @@
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
 #include "workloads/reduce/reduce.h"
+#include "workloads/scan/scan.h"
 #include "workloads/rowdot/rowdot.h"
 
 #define CC_MAJOR 9
@@ -682,6 +683,14 @@ static int collect(void)
             snprintf(extra, sizeof extra, " -DKL_OP_%s -DKL_SUBGROUPS", ops[op]);
             add_rung(kl_reduce_rung_at(i)->file, kl_reduce_rung_at(i)->params, all_types, 3, extra);
         }
+    /* the scans: float and int, inclusive and exclusive, with sub-groups as CUDA builds them */
+    for (int i = 0; i < kl_scan_rung_count(); i++)
+        for (int exclusive = 0; exclusive < 2; exclusive++) {
+            static const enum kl_type scan_types[] = {KL_FLOAT, KL_INT};
+            const char *extra = exclusive ? " -DKL_OP_SUM -DKL_EXCLUSIVE -DKL_SUBGROUPS"
+                                          : " -DKL_OP_SUM -DKL_SUBGROUPS";
+            add_rung(kl_scan_rung_at(i)->file, kl_scan_rung_at(i)->params, scan_types, 2, extra);
+        }
     for (int i = 0; i < kl_copy_rung_count(); i++) {
         const struct kl_copy_rung *r = kl_copy_rung_at(i);
         char extra[32] = "";
@@ -697,7 +706,7 @@ static int collect(void)
     /* A user's kernel may name its parameters with single letters: the CUDA prelude's own
      * template parameters (kl_S, kl_N, ...) must not meet them. A vector kernel with each. */
     add_job("opencl/copy/vec4.cl",
-            "-DKL_T_INT -DA=1 -DB=2 -DC=3 -DD=4 -DN=5 -DS=6 -DX=7 -DBS=256 -DILP=2");
+            "-DKL_T_INT -DA=1 -DB=2 -DC=3 -DD=4 -DK=8 -DN=5 -DS=6 -DV=9 -DX=7 -DBS=256 -DILP=2");
     /* The byte type's loads (LD, LD4, LD8 of uchar into uint) through the CUDA prelude, in
      * kernels that read their inputs with them (no ladder takes uchar yet). */
     add_job("opencl/gemm/01_naive.cl", "-DKL_T_UCHAR");

@@ -15,6 +15,7 @@
 #include "workloads/gemv/gemv.h"
 #include "workloads/reduce/reduce.h"
 #include "workloads/rowdot/rowdot.h"
+#include "workloads/scan/scan.h"
 
 /* ---- the ladders' entries: the API's call as each workload's request ---- */
 
@@ -88,6 +89,26 @@ static enum kl_status reduce_entry(struct kl_context *kl, const struct kl_worklo
     return kl_reduce_ladder(kl, &r, rep);
 }
 
+static enum kl_status scan_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                 struct kl_report *rep)
+{
+    const struct kl_workload_def *w = kl_workload_find("scan");
+    const char *data = kl_workload_option(w, c, "data");
+    struct kl_scan_request r = {.n = c->size[0],
+                                .type = c->req->type,
+                                .exclusive =
+                                    strcmp(kl_workload_option(w, c, "mode"), "exclusive") == 0,
+                                .data = strcmp(data, "skewed") == 0     ? KL_SCAN_SKEWED
+                                        : strcmp(data, "constant") == 0 ? KL_SCAN_CONSTANT
+                                                                        : KL_SCAN_RANDOM,
+                                .checks = atoi(kl_workload_option(w, c, "checks")),
+                                .peers = c->req->peers,
+                                .npeers = c->req->npeers,
+                                .tuner = c->tuner};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_scan_ladder(kl, &r, rep);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const struct kl_workload_def workloads[] = {
@@ -155,6 +176,27 @@ static const struct kl_workload_def workloads[] = {
                   "the input: random (uniform), or skewed (magnitudes over 2^±20, the extremes "
                   "last)"}},
      .run = reduce_entry},
+    {.name = "scan",
+     .heading = "Prefix-scan ladder (the prefix sums of N elements), in order:",
+     .rungs = kl_scan_rungs,
+     .width = 17,
+     .dims = 1,
+     .gpu = {1L << 28},
+     .cpu = {1L << 24},
+     .ladder = 1,
+     .summary = "the prefix-scan ladder: inclusive or exclusive prefix sums of N floats or\n"
+                "ints, from Hillis and Steele in one work-group to one pass with look-back",
+     .peers = 1,
+     .types = "float int",
+     .options = {{"mode", "inclusive exclusive", 0, 0, "inclusive",
+                  "inclusive (y[i] sums x[0..i]) or exclusive (x[0..i-1])"},
+                 {"data", "random skewed constant", 0, 0, "random",
+                  "the input: random (uniform), skewed (magnitudes over 2^±20), or constant "
+                  "(ones; float: at most 2^24 elements)"},
+                 {"checks", NULL, 1, 1000, "1",
+                  "runs verified after the timed ones, each on a poisoned output (more find a "
+                  "race that shows now and then)"}},
+     .run = scan_entry},
     {.name = "mgemm",
      .heading = "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:",
      .rungs = kl_mgemm_rungs,
