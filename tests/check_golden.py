@@ -57,6 +57,8 @@ CASES = {
                     "--format", "csv"], "csv"),
     "scan_csv": (["scan", "--size", "1001", "--mode", "exclusive", "--data", "skewed", *QUICK,
                   "--format", "csv"], "csv"),
+    "histogram_csv": (["histogram", "--size", "1001", "--bins", "7", "--data", "skewed", *QUICK,
+                       "--format", "csv"], "csv"),
     "blur_table": (["blur", "--width", "17", "--height", "13", "--radius", "3", *QUICK],
                    "table"),
     "blur_json": (["blur", "--width", "17", "--height", "13", "--radius", "3", "--pixel",

@@ -92,15 +92,18 @@ setup)
     run 0 rowdot --rows 32 --d 20 --rung 01,03 "${q[@]}" --json rowdot.json
     run 0 reduce --size 1000 --rung 00,09 "${q[@]}" --json reduce.json
     run 0 gemm --size 16 --type fp8 --rung 01 "${q[@]}" --json fp8.json
-    for f in gemm.json sweep.json blur.json gemv.json rowdot.json reduce.json fp8.json gemm.html \
+    run 0 scan --size 1000 --mode exclusive --rung 00,05 "${q[@]}" --json scan.json
+    run 0 histogram --size 1000 --bins 7 --rung 00,04 "${q[@]}" --json histogram.json
+    for f in gemm.json sweep.json blur.json gemv.json rowdot.json reduce.json fp8.json scan.json \
+        histogram.json gemm.html \
         blur.html blur.png; do
         [ -s "$f" ] || fail "$f was not written"
     done
-    [ $fails -eq 0 ] && echo "ok: seven runs in $dir"
+    [ $fails -eq 0 ] && echo "ok: nine runs in $dir"
     ;;
 schema)
     need_runs
-    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8}.json
+    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8,scan,histogram}.json
     rc=$?
     [ $rc -eq 77 ] && exit 77
     [ $rc -eq 0 ] || fails=$((fails + 1))

@@ -40,6 +40,7 @@
 #include "workloads/copy/copy.h"
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
+#include "workloads/histogram/histogram.h"
 #include "workloads/reduce/reduce.h"
 #include "workloads/scan/scan.h"
 #include "workloads/rowdot/rowdot.h"
@@ -691,6 +692,14 @@ static int collect(void)
                                           : " -DKL_OP_SUM -DKL_SUBGROUPS";
             add_rung(kl_scan_rung_at(i)->file, kl_scan_rung_at(i)->params, scan_types, 2, extra);
         }
+    /* the histograms: bytes, at 256 bins and at an odd count */
+    for (int i = 0; i < kl_histogram_rung_count(); i++) {
+        static const enum kl_type bytes[] = {KL_UCHAR};
+        add_rung(kl_histogram_rung_at(i)->file, kl_histogram_rung_at(i)->params, bytes, 1,
+                 " -DBINS=256");
+        add_rung(kl_histogram_rung_at(i)->file, kl_histogram_rung_at(i)->params, bytes, 1,
+                 " -DBINS=7");
+    }
     for (int i = 0; i < kl_copy_rung_count(); i++) {
         const struct kl_copy_rung *r = kl_copy_rung_at(i);
         char extra[32] = "";

@@ -13,6 +13,7 @@
 #include "workloads/copy/copy.h"
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
+#include "workloads/histogram/histogram.h"
 #include "workloads/reduce/reduce.h"
 #include "workloads/rowdot/rowdot.h"
 #include "workloads/scan/scan.h"
@@ -109,6 +110,23 @@ static enum kl_status scan_entry(struct kl_context *kl, const struct kl_workload
     return kl_scan_ladder(kl, &r, rep);
 }
 
+static enum kl_status histogram_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                      struct kl_report *rep)
+{
+    const struct kl_workload_def *w = kl_workload_find("histogram");
+    const char *data = kl_workload_option(w, c, "data");
+    struct kl_histogram_request r = {.n = c->size[0],
+                                     .bins = atoi(kl_workload_option(w, c, "bins")),
+                                     .data = strcmp(data, "skewed") == 0     ? KL_HIST_SKEWED
+                                             : strcmp(data, "constant") == 0 ? KL_HIST_CONSTANT
+                                                                             : KL_HIST_UNIFORM,
+                                     .peers = c->req->peers,
+                                     .npeers = c->req->npeers,
+                                     .tuner = c->tuner};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_histogram_ladder(kl, &r, rep);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const struct kl_workload_def workloads[] = {
@@ -197,6 +215,22 @@ static const struct kl_workload_def workloads[] = {
                   "runs verified after the timed ones, each on a poisoned output (more find a "
                   "race that shows now and then)"}},
      .run = scan_entry},
+    {.name = "histogram",
+     .heading = "Histogram ladder (N bytes in even bins), in order:",
+     .rungs = kl_histogram_rungs,
+     .width = 18,
+     .dims = 1,
+     .gpu = {1L << 28},
+     .cpu = {1L << 24},
+     .ladder = 1,
+     .summary = "the histogram ladder: N bytes counted in 2 to 256 even bins, from one\n"
+                "global atomic per byte to privatized counts of runs",
+     .peers = 1,
+     .types = "uchar",
+     .options = {{"bins", NULL, 2, 256, "256", "the bins: 2 to 256, even over the byte's values"},
+                 {"data", "uniform skewed constant", 0, 0, "uniform",
+                  "the bytes: uniform, skewed (90% one value) or constant"}},
+     .run = histogram_entry},
     {.name = "mgemm",
      .heading = "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:",
      .rungs = kl_mgemm_rungs,
