@@ -4,7 +4,7 @@
 # uniform, skewed and constant bytes; small and extreme parameters; user
 # kernels that are almost right (a byte left out, a byte counted twice),
 # which must fail.
-# usage: check_histogram.sh KLADDER rungs|params|wrong
+# usage: check_histogram.sh KLADDER rungs BINS...|params|wrong
 # One "ok" line per case; FAIL lines (tests/lib.sh) and exit 1 on any failure.
 set -u
 kladder=$1
@@ -31,7 +31,8 @@ check() {
 
 case $mode in
 rungs)
-    for bins in 2 3 17 256; do
+    shift 2
+    for bins in "$@"; do
         for data in uniform skewed constant; do
             for n in 1 31 33 1023 1025 1000007; do
                 check "bins=$bins $data N=$n" "$want" --bins "$bins" --data "$data" --size "$n"
@@ -66,7 +67,7 @@ wrong)
     check "the template itself" 1 --size 100003 --bins 7 --kernel "$tmp/template.cl" --rung template
     ;;
 *)
-    echo "usage: check_histogram.sh KLADDER rungs|params|wrong"
+    echo "usage: check_histogram.sh KLADDER rungs BINS...|params|wrong"
     exit 2
     ;;
 esac
