@@ -367,7 +367,14 @@ static void histogram_report(struct kl_report *rep, struct kl_context *kl,
     rep->read_roof = 1; /* read once, a few counters written: the read ceiling is its roof */
     snprintf(rep->reference, sizeof rep->reference,
              "counts on the host, exactly (byte v in bin v*bins/256)");
-    kl_report_inputs(rep, "x", KL_UCHAR);
+    if (req->data == KL_HIST_SKEWED)
+        snprintf(rep->inputs, sizeof rep->inputs,
+                 "x 90 %% the byte %d, the rest uniform, seed %llu", SKEWED_VALUE, req->seed);
+    else if (req->data == KL_HIST_CONSTANT)
+        snprintf(rep->inputs, sizeof rep->inputs, "x every byte %d, seed %llu", CONSTANT_VALUE,
+                 req->seed);
+    else
+        snprintf(rep->inputs, sizeof rep->inputs, "x uniform bytes, seed %llu", req->seed);
 }
 
 enum kl_status kl_histogram_ladder(struct kl_context *kl, const struct kl_histogram_request *req,

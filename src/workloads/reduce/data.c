@@ -108,6 +108,17 @@ double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op)
     return 4.0 * (t == KL_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2);
 }
 
+void kl_reduce_inputs_text(enum kl_type t, enum kl_reduce_data data, char *out, size_t n)
+{
+    if (data == KL_REDUCE_SKEWED)
+        snprintf(out, n, "x %s, the largest and the smallest last",
+                 t == KL_INT ? "integers in [-8, 7], one in 1024 near ±2^30"
+                             : "±2^e, e uniform in [-20, 20]");
+    else
+        snprintf(out, n, "x %s",
+                 t == KL_INT ? "every 32-bit integer, uniformly" : "uniform in [-1, 1)");
+}
+
 void kl_reduce_reference_text(enum kl_type t, enum kl_reduce_op op, char *out, size_t n)
 {
     if (op != KL_REDUCE_SUM || t == KL_INT)

@@ -17,6 +17,8 @@ double kl_reduce_reference(enum kl_type t, enum kl_reduce_op op, const void *x, 
                            double *scale);
 /* The tolerance as a multiple of *scale: 4u for float and double sums, else 0 (exact). */
 double kl_reduce_tolerance(enum kl_type t, enum kl_reduce_op op);
+/* The report's words for the inputs. */
+void kl_reduce_inputs_text(enum kl_type t, enum kl_reduce_data data, char *out, size_t n);
 /* The report's words for the reference. */
 void kl_reduce_reference_text(enum kl_type t, enum kl_reduce_op op, char *out, size_t n);
 

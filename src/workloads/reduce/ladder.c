@@ -491,6 +491,7 @@ enum kl_status kl_reduce_ladder(struct kl_context *kl, const struct kl_reduce_re
                             .user = &user_iface};
     struct kl_ladder_args a = KL_LADDER_ARGS(req);
     int chosen[KL_MAX_RUNGS], nchosen;
+    char text[128];
     enum kl_status st;
     if ((st = check_request(kl, req, e)) != KL_OK ||
         (st = kl_ladder_begin(&w, &a, chosen, &nchosen, e)) != KL_OK)
@@ -510,7 +511,8 @@ enum kl_status kl_reduce_ladder(struct kl_context *kl, const struct kl_reduce_re
     rep->bytes = (double)req->n * kl_type_size(req->type);
     rep->read_roof = 1; /* read once, nothing written: the read ceiling is its memory roof */
     kl_reduce_reference_text(req->type, req->op, rep->reference, sizeof rep->reference);
-    kl_report_inputs(rep, "x", req->type);
+    kl_reduce_inputs_text(req->type, req->data, text, sizeof text);
+    snprintf(rep->inputs, sizeof rep->inputs, "%s, seed %llu", text, req->seed);
     if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0,
                               nchosen + req->npeers * kl_cache_passes(&req->protocol), rep, e)) !=
         KL_OK)

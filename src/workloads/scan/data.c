@@ -117,6 +117,19 @@ void kl_scan_check(enum kl_type t, int exclusive, int exact, const void *x, cons
     c->worst_ratio = sqrt(c->worst_ratio);
 }
 
+void kl_scan_inputs_text(enum kl_type t, enum kl_scan_data data, char *out, size_t n)
+{
+    if (data == KL_SCAN_CONSTANT)
+        snprintf(out, n, "x all %s", t == KL_INT ? "65537" : "1");
+    else if (data == KL_SCAN_SKEWED)
+        snprintf(out, n, "x %s",
+                 t == KL_INT ? "integers in [-8, 7], one in 1024 near ±2^30"
+                             : "±2^e, e uniform in [-20, 20]");
+    else
+        snprintf(out, n, "x %s",
+                 t == KL_INT ? "every 32-bit integer, uniformly" : "uniform in [-1, 1)");
+}
+
 /*
  * Each result of a float scan is a sum of m elements in some order (a chain, a tree, a
  * chain of trees). Each addition rounds by at most u of the partial sum it makes; on data of

@@ -27,6 +27,8 @@ struct kl_scan_check {
 void kl_scan_check(enum kl_type t, int exclusive, int exact, const void *x, const void *got,
                    size_t n, struct kl_scan_check *c);
 
+/* The report's words for the inputs. */
+void kl_scan_inputs_text(enum kl_type t, enum kl_scan_data data, char *out, size_t n);
 /* The report's words for the reference. */
 void kl_scan_reference_text(enum kl_type t, int exact, char *out, size_t n);
 

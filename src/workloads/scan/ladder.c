@@ -541,6 +541,7 @@ static void scan_report(struct kl_report *rep, struct kl_context *kl,
                         const struct kl_scan_request *req, int exact)
 {
     const char *mode = req->exclusive ? "exclusive" : "inclusive";
+    char text[128];
     kl_ladder_report(rep, kl, "scan", req->type, req->seed, &req->protocol);
     snprintf(rep->sizes, sizeof rep->sizes, "N=%d mode=%s data=%s", req->n, mode,
              data_names[req->data]);
@@ -549,7 +550,8 @@ static void scan_report(struct kl_report *rep, struct kl_context *kl,
     rep->flops = (double)req->n;
     rep->bytes = 2.0 * req->n * kl_type_size(req->type); /* read once, written once */
     kl_scan_reference_text(req->type, exact, rep->reference, sizeof rep->reference);
-    kl_report_inputs(rep, "x", req->type);
+    kl_scan_inputs_text(req->type, req->data, text, sizeof text);
+    snprintf(rep->inputs, sizeof rep->inputs, "%s, seed %llu", text, req->seed);
 }
 
 enum kl_status kl_scan_ladder(struct kl_context *kl, const struct kl_scan_request *req,
