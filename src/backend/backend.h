@@ -39,6 +39,9 @@ struct kl_device_info {
     int fp64;
     int subgroups; /* cl_khr_subgroups: sub_group_reduce_add and friends */
     int atomics64; /* cl_khr_int64_base_atomics: atom_add, atom_xchg on 64-bit words */
+    /* A work-group that has started keeps running while another waits on it (a scan's
+       look-back): known of CUDA, NVIDIA's OpenCL, CPU devices and oclgrind; 0 elsewhere */
+    int groups_progress;
     int images;    /* image objects and samplers (CL_DEVICE_IMAGE_SUPPORT) */
     size_t image2d_max[2];
     int profiling; /* queue profiling (event timing) is available */

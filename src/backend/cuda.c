@@ -265,6 +265,7 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     info->fp64 = 1;
     info->subgroups = 1; /* a sub-group is a warp: kernels/cuda/prelude.cuh */
     info->atomics64 = 1; /* atom_add, atom_xchg on 64-bit words: kernels/cuda/prelude.cuh */
+    info->groups_progress = 1; /* a started block runs to its end */
     info->images = 0;    /* OpenCL image objects have no mapping here */
     info->profiling = 1;
 

@@ -78,6 +78,7 @@ static const struct row rows[] = {
     {"Double precision (fp64)", ROW_BOOL, F(fp64), ""},
     {"Sub-groups (cl_khr_subgroups)", ROW_BOOL, F(subgroups), ""},
     {"64-bit atomics (cl_khr_int64_base_atomics)", ROW_BOOL, F(atomics64), ""},
+    {"Waiting work-groups progress", ROW_BOOL, F(groups_progress), ""},
     {"Image support", ROW_BOOL, F(images), ""},
     {"Event profiling", ROW_BOOL, F(profiling), ""},
 };

@@ -336,16 +336,6 @@ static enum kl_status scan_run(void *self, int i, const int *values,
     return rung(i)->file ? run_device(p, rung(i), values, proto, res) : run_host(p, proto, res);
 }
 
-/* Whether a work-group may wait on another that has started: CUDA runs every started block
-   to its end; on OpenCL, NVIDIA's GPUs, CPU devices (a work-group a thread) and oclgrind's
-   simulator (one work-group after the other) do. */
-static int groups_progress(const struct kl_context *kl)
-{
-    return strcmp(kl->ops->name, "cuda") == 0 || strcmp(kl->info.type, "CPU") == 0 ||
-           kl_contains_nocase(kl->info.vendor, "nvidia") ||
-           kl_contains_nocase(kl->info.vendor, "oclgrind");
-}
-
 static int scan_available(void *self, int i, char *why, size_t n)
 {
     struct scan *p = self;
@@ -357,7 +347,7 @@ static int scan_available(void *self, int i, char *why, size_t n)
         snprintf(why, n, "the device has no 64-bit atomics (cl_khr_int64_base_atomics)");
         return 0;
     }
-    if (rung(i)->geometry == KL_SCAN_LOOK_BACK && !groups_progress(p->kl)) {
+    if (rung(i)->geometry == KL_SCAN_LOOK_BACK && !p->kl->info.groups_progress) {
         snprintf(why, n,
                  "OpenCL does not promise that a started work-group progresses while another "
                  "waits on it; kladder runs the look-back on CUDA, NVIDIA's OpenCL and CPU "
