@@ -141,6 +141,17 @@ runs=(
     "reduce --size 65599 --type int --op max --param WG=32 --param GPC=1 --param U=3"
     "reduce --size 4099 --rung 09,10 --param WG=64"
     "reduce --size 1001 --kernel kernels/templates/reduce.cl --rung reduce"
+    # The scan ladder: every rung, inclusive and exclusive, small groups and one vector a
+    # work-item (many tiles, long look-backs), repeated checks; CUB as a peer.
+    "scan --size 1000007 --type int --compare cub"
+    "scan --size 100003 --mode exclusive --data skewed"
+    "scan --size 65599 --type int --rung 03,04,05 --param WG=32 --param PER=3 --param V=1 --checks 3"
+    "scan --size 1001 --kernel kernels/templates/scan.cl --rung scan"
+    # The histogram ladder: every rung, odd bin counts, skewed and constant bytes; CUB.
+    "histogram --size 1000007 --compare cub"
+    "histogram --size 100003 --bins 7 --data skewed --param WG=32 --param GPC=1"
+    "histogram --size 65599 --bins 3 --data constant"
+    "histogram --size 1001 --kernel kernels/templates/histogram.cl --rung histogram"
     # NVIDIA NPP as a peer (its own kernels too).
     "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"
