@@ -2,9 +2,9 @@
 # `kladder histogram`: every rung of the histogram ladder verified at awkward
 # sizes (1, 31, 33, 1023, 1025, 10^6 + 7) and bin counts (2, 3, 17, 256) on
 # uniform, skewed and constant bytes; small and extreme parameters; user
-# kernels that are almost right (a byte left out, a byte counted twice),
-# which must fail.
-# usage: check_histogram.sh KLADDER rungs BINS...|params|wrong
+# kernels that are almost right (a byte left out, a byte counted twice, a
+# count right only on the first launch), which must fail.
+# usage: check_histogram.sh KLADDER rungs BINS...|params|wrong|stale
 # One "ok" line per case; FAIL lines (tests/lib.sh) and exit 1 on any failure.
 set -u
 kladder=$1
@@ -66,8 +66,25 @@ wrong)
     done
     check "the template itself" 1 --size 100003 --bins 7 --kernel "$tmp/template.cl" --rung template
     ;;
+stale)
+    # A kernel that leaves state behind for the next launch (it overwrites its first byte, of
+    # constant data, with one of another bin): the verified launch is right, the ones after it
+    # are not, and the row must say so. kladder clears the bins, so x is the one place left.
+    "$kladder" template histogram >"$tmp/template.cl"
+    awk '{ print } /^    barrier\(CLK_LOCAL_MEM_FENCE\);$/ && ++b == 2 {
+        print "    if (get_global_id(0) == 0) ((__global uchar *)x)[0] = 255; /* after the count */" }' \
+        "$tmp/template.cl" >"$tmp/stale.cl"
+    grep -q '= 255;' "$tmp/stale.cl" || fail "the stale mutation did not apply to the template"
+    out=$("$kladder" histogram --size 1000 --bins 7 --data constant --kernel "$tmp/stale.cl" --rung stale \
+        --warmup 0 --repeats 2 --min-time 0 -q --format csv 2>&1)
+    if grep -q ',failed,.*verified once, but after the timed launches' <<<"$out"; then
+        ok "a kernel right only on its first launch fails after the timed launches"
+    else
+        fail "the stale kernel was not failed: $out"
+    fi
+    ;;
 *)
-    echo "usage: check_histogram.sh KLADDER rungs BINS...|params|wrong"
+    echo "usage: check_histogram.sh KLADDER rungs BINS...|params|wrong|stale"
     exit 2
     ;;
 esac

@@ -291,6 +291,8 @@ scan(const __global R *restrict x, __global R *restrict y, __global uint *state,
         const uint first = 4 * (tile * (TILE / 4) + k * WG + tid);
         const R offset = s_prefix + sum[k];
         if (first + 4 <= (uint)n) {
+            /* the vector first, the offset added to it after: oclgrind's compiler turns a
+               vector literal of four sums into undefined values */
             const R4 o = VEC4(R4, e[4 * k], e[4 * k + 1], e[4 * k + 2], e[4 * k + 3]);
             *(__global R4 *)(y + first) = offset + o;
         } else {

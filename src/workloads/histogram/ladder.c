@@ -200,8 +200,9 @@ static enum kl_status run_device(struct histogram *p, const struct kl_histogram_
     st = run_verified(p, &pair, proto, res);
     if (st == KL_OK && res->status == KL_RESULT_VERIFIED)
         snprintf(res->note + strlen(res->note), sizeof res->note - strlen(res->note),
-                 "; 2 launches (the bins cleared, then %ld groups count), their kernel times added",
-                 groups);
+                 "; 2 launches (the bins cleared, then the count by %ld work-group%s), their "
+                 "kernel times added",
+                 groups, groups == 1 ? "" : "s");
     return st;
 }
 
