@@ -128,6 +128,46 @@ int main(int argc, char **argv)
               strstr(kl_last_error(kl), "\"avg\" is not one of sum min max"),
           "reduce op=avg: %s", kl_last_error(kl));
 
+    /* scan and histogram through the API: their options as NAME=VALUE items, the one-pass
+     * look-back and the run-counting rung; a bin count out of range refused. */
+    const char *exclusive_skewed[] = {"mode=exclusive", "data=skewed", "checks=2"};
+    const char *scan_rungs[] = {"03", "05"};
+    req = (struct kl_ladder_request){.workload = "scan",
+                                     .type = KL_INT,
+                                     .size = {100003},
+                                     .options = exclusive_skewed,
+                                     .noptions = 3,
+                                     .rungs = scan_rungs,
+                                     .nrungs = 2,
+                                     .protocol = &quick};
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && kl_ladder_count(l) == 2 &&
+              kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED &&
+              kl_ladder_row(l, 1)->status == KL_ROW_VERIFIED &&
+              strcmp(kl_ladder_sizes(l), "N=100003 mode=exclusive data=skewed") == 0,
+          "scan exclusive of skewed ints, rungs 03 and 05: %s (%s)", kl_last_error(kl),
+          l ? kl_ladder_sizes(l) : "no ladder");
+    kl_ladder_free(l);
+    const char *seven_constant[] = {"bins=7", "data=constant"}, *runs[] = {"04"};
+    req = (struct kl_ladder_request){.workload = "histogram",
+                                     .type = KL_UCHAR,
+                                     .size = {100003},
+                                     .options = seven_constant,
+                                     .noptions = 2,
+                                     .rungs = runs,
+                                     .nrungs = 1,
+                                     .protocol = &quick};
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && kl_ladder_count(l) == 1 &&
+              kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED &&
+              strcmp(kl_ladder_sizes(l), "N=100003 bins=7 data=constant") == 0,
+          "histogram of constant bytes in 7 bins, rung 04: %s (%s)", kl_last_error(kl),
+          l ? kl_ladder_sizes(l) : "no ladder");
+    kl_ladder_free(l);
+    const char *one_bin[] = {"bins=1"};
+    req.options = one_bin, req.noptions = 1;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG && !l &&
+              strstr(kl_last_error(kl), "\"1\" is not an integer from 2 to 256"),
+          "histogram bins=1: %s", kl_last_error(kl));
+
     /* Bad requests: refused with the reason, *out NULL. */
     const char *nosuch[] = {"99_nosuch"}, *missing[] = {paths[3]};
     req = (struct kl_ladder_request){.workload = "fft"};
