@@ -239,7 +239,7 @@ struct launches {
     struct kl_buf *state;
 };
 
-/* Launch k of q: kernel entry of r's file, built with options. */
+/* The next launch of q: kernel entry of r's file, built with options. */
 static enum kl_status add(struct scan *p, struct launches *q, const struct kl_scan_rung *r,
                           const char *entry, const char *options, double *build_s)
 {
