@@ -115,6 +115,18 @@ static const struct kl_user_rung *user_of(const struct kl_workload *w,
     return i >= w->table->count ? &a->users[i - w->table->count] : NULL;
 }
 
+/*
+ * The facts of table rung i's row known before it runs: on the host where the table names
+ * no kernel file for it (a host rung, as struct kl_rung_table says), then the workload's own
+ * (precision and the like).
+ */
+static void describe(const struct kl_workload *w, int i, struct kl_result *res)
+{
+    res->on_host = w->table->file && !w->table->file(i);
+    if (w->describe)
+        w->describe(w->self, i, res);
+}
+
 /* Rung i's values: its defaults, then the NAME=VALUE items; *mask: which the items set. */
 static enum kl_status resolve(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                               const char *const *items, int n, int *values, unsigned *mask,
@@ -425,8 +437,8 @@ enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder
     enum kl_status st = resolve(w, a, i, items, n, values, &mask, e);
     if (st != KL_OK)
         return st;
-    if (!u && w->describe)
-        w->describe(w->self, i, res);
+    if (!u)
+        describe(w, i, res);
     return run_values(w, u, i, values, proto, res);
 }
 
@@ -541,8 +553,8 @@ static enum kl_status ladder_row(const struct kl_workload *w, const struct kl_la
     struct kl_result *res = kl_report_add(rep, name, u ? u->summary : w->table->summary(i));
     if (!res)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
-    if (!u && w->describe)
-        w->describe(w->self, i, res);
+    if (!u)
+        describe(w, i, res);
     if (!u && w->available && !w->available(w->self, i, res->note, sizeof res->note)) {
         res->status = KL_RESULT_SKIPPED;
         return KL_OK;
@@ -581,8 +593,8 @@ static enum kl_status rerun_row(const struct kl_workload *w, const struct kl_lad
     memset(&x, 0, sizeof x);
     x.status = KL_RESULT_FAILED;
     x.error = x.noise = NAN;
-    if (!u && w->describe) /* its precision, which its tolerance follows, as in its first run */
-        w->describe(w->self, i, &x);
+    if (!u) /* its precision, which its tolerance follows, as in its first run */
+        describe(w, i, &x);
     if ((st = values_of(w, a, i, values, &users, config, sizeof config, e)) != KL_OK)
         return st;
     kl_measure_forget();

@@ -173,7 +173,8 @@ struct kl_workload {
     int (*available)(void *self, int i, char *why, size_t n);
     /* 0 where rung i stays out of a whole ladder (one no --rung names); NULL: none does. */
     int (*listed)(void *self, int i);
-    /* Sets the facts of rung i's row known before it runs (on host, precision); may be NULL. */
+    /* Sets the facts of rung i's row known before it runs (precision, tensor cores) beyond
+       on_host, which the engine sets from the table's file; may be NULL. */
     void (*describe)(void *self, int i, struct kl_result *res);
     /*
      * Rung i's values where they come from more than its defaults and

@@ -20,6 +20,14 @@ enum kl_status kl_launch_timed(void *launch, double *seconds, struct kl_err *e)
     return st;
 }
 
+void kl_launch_1d(struct kl_launch *l, size_t groups, size_t wg)
+{
+    l->dims = 1;
+    l->local[0] = wg;
+    l->global[0] = groups * wg;
+    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+}
+
 enum kl_status kl_launch_check(const struct kl_launch *l, const char *rung, struct kl_err *e)
 {
     const struct kl_device_info *dev = &l->kl->info;

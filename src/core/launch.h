@@ -40,6 +40,9 @@ struct kl_launch_pair {
 /* A kl_launch_fn over a struct kl_launch_pair: the event times of all added. */
 enum kl_status kl_launch_pair_timed(void *pair, double *seconds, struct kl_err *e);
 
+/* A 1-D launch of groups work-groups of wg work-items each. */
+void kl_launch_1d(struct kl_launch *l, size_t groups, size_t wg);
+
 /* A float or double argument of type t holding v. */
 struct kl_arg kl_arg_scalar(enum kl_type t, double v);
 

@@ -39,6 +39,16 @@ enum kl_status kl_vecout_run_all(struct kl_vecout *o, struct kl_launch_pair *p,
                                  const struct kl_protocol *proto, double factor,
                                  struct kl_result *res);
 
+/*
+ * kl_vecout_run_all, then p's launches once more on a poisoned output, verified: a kernel
+ * whose result depends on what an earlier launch left (a counter left set, counts added to)
+ * fails there, where the timed launches have moved that state on, and not only in the first
+ * run; res says so.
+ */
+enum kl_status kl_vecout_run_twice(struct kl_vecout *o, struct kl_launch_pair *p,
+                                   const struct kl_protocol *proto, double factor,
+                                   struct kl_result *res);
+
 /* Checks a result computed elsewhere (a peer's) against the reference. */
 void kl_vecout_judge(const struct kl_vecout *o, const void *got, double factor,
                      struct kl_result *res);

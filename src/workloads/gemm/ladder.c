@@ -38,7 +38,6 @@ static int gemm_listed(void *self, int i)
 static void gemm_describe(void *self, int i, struct kl_result *res)
 {
     const struct gemm_ladder *L = self;
-    res->on_host = kl_gemm_rung_at(i)->geometry == KL_GEO_HOST;
     res->precision = kl_gemm_rung_precision(kl_gemm_rung_at(i), L->req->type);
     res->tensor = kl_gemm_rung_at(i)->tensor;
     /* An FMA rung given a narrow type widens it for the FMA units. */

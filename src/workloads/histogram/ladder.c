@@ -115,15 +115,6 @@ static void bins_option(void *self, char *out, size_t n)
     snprintf(out + used, n - used, " -DBINS=%d", p->bins);
 }
 
-/* A 1-D launch of groups work-groups of wg. */
-static void geometry(struct kl_launch *l, size_t wg, long groups)
-{
-    l->dims = 1;
-    l->local[0] = wg;
-    l->global[0] = (size_t)groups * wg;
-    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
-}
-
 /* The interface's arguments, every rung's and the user's: x, bins, n. */
 static void set_args(const struct histogram *p, struct kl_launch *l)
 {
@@ -140,39 +131,19 @@ static enum kl_status clear_launch(struct histogram *p, struct kl_launch *l, con
     double seconds = 0;
     enum kl_status st = kl_kernel_get(p->kl, file, "hist_clear", options, &l->kernel, &seconds);
     *build_s += seconds;
-    geometry(l, CLEAR_WG, (p->bins + CLEAR_WG - 1) / CLEAR_WG);
+    kl_launch_1d(l, (size_t)((p->bins + CLEAR_WG - 1) / CLEAR_WG), CLEAR_WG);
     l->nargs = 1;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = p->out.dev}};
     return st;
 }
 
-/*
- * Runs the launches verified and timed, then once more on a poisoned output and verifies
- * that: a kernel whose result depends on what an earlier launch left fails here.
- */
+/* The launches verified, timed and verified again (kl_vecout_run_twice); the note exact. */
 static enum kl_status run_verified(struct histogram *p, struct kl_launch_pair *pair,
                                    const struct kl_protocol *proto, struct kl_result *res)
 {
-    struct kl_context *kl = p->kl;
-    size_t bytes = (size_t)p->bins * 4;
-    struct kl_result again;
-    double seconds;
-    enum kl_status st = kl_vecout_run_all(&p->out, pair, proto, 0.0, res);
+    enum kl_status st = kl_vecout_run_twice(&p->out, pair, proto, 0.0, res);
     exact_note(p, res);
-    if (st != KL_OK || res->status != KL_RESULT_VERIFIED)
-        return st;
-    memset(&again, 0, sizeof again);
-    if ((st = kl->ops->write(kl->dev, p->out.dev, p->out.fill, bytes, &kl->err)) != KL_OK ||
-        (st = kl_launch_pair_timed(pair, &seconds, &kl->err)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, p->out.dev, p->out.host, bytes, &kl->err)) != KL_OK)
-        return st;
-    judge(p, p->out.host, &again);
-    if (again.status != KL_RESULT_VERIFIED) {
-        res->status = KL_RESULT_FAILED;
-        snprintf(res->note, sizeof res->note, "verified once, but after the timed launches: %.400s",
-                 again.note);
-    }
-    return KL_OK;
+    return st;
 }
 
 static enum kl_status run_device(struct histogram *p, const struct kl_histogram_rung *r,
@@ -191,7 +162,7 @@ static enum kl_status run_device(struct histogram *p, const struct kl_histogram_
     res->build_s += seconds;
     if (st != KL_OK)
         return st;
-    geometry(&count_launch, (size_t)kl_param_value(r->params, values, "WG"), groups);
+    kl_launch_1d(&count_launch, (size_t)groups, (size_t)kl_param_value(r->params, values, "WG"));
     set_args(p, &count_launch);
     if ((st = kl_launch_check(&clear, r->name, &kl->err)) != KL_OK ||
         (st = kl_launch_check(&count_launch, r->name, &kl->err)) != KL_OK)
@@ -221,7 +192,7 @@ static enum kl_status histogram_check(void *self, int i, const int *values, stru
     if (!r->file)
         return KL_OK;
     long wg = kl_param_value(r->params, values, "WG");
-    geometry(&l, (size_t)wg, 1);
+    kl_launch_1d(&l, 1, (size_t)wg);
     enum kl_status st = kl_launch_check(&l, r->name, e);
     /* the resident rungs' copies: one histogram of bins + 1 counters per 32 work-items */
     unsigned long long local = 4ull * (unsigned long long)(wg < 32 ? 1 : wg / 32) * 257;
@@ -230,12 +201,6 @@ static enum kl_status histogram_check(void *self, int i, const int *values, stru
                        "rung %s: needs up to %llu bytes of local memory, the device has %llu",
                        r->name, local, (unsigned long long)p->kl->info.local_mem);
     return st;
-}
-
-static void histogram_describe(void *self, int i, struct kl_result *res)
-{
-    (void)self;
-    res->on_host = rung(i)->file == NULL;
 }
 
 /* ---- the user's kernels: one launch, the bins cleared before it -------------- */
@@ -389,7 +354,6 @@ enum kl_status kl_histogram_ladder(struct kl_context *kl, const struct kl_histog
                             .type = KL_UCHAR,
                             .self = &p,
                             .named_is_users = 1,
-                            .describe = histogram_describe,
                             .check = histogram_check,
                             .run = histogram_run,
                             .user = &user_iface};

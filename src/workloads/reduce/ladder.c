@@ -167,10 +167,7 @@ static void set_args(const struct reduce *p, struct kl_launch *l, struct kl_buf 
 static void pass_launch(const struct reduce *p, struct kl_launch *l, size_t wg, long groups,
                         struct kl_buf *src, struct kl_buf *dst, struct kl_buf *part, long m)
 {
-    l->dims = 1;
-    l->local[0] = wg;
-    l->global[0] = (size_t)groups * wg;
-    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
+    kl_launch_1d(l, (size_t)groups, wg);
     set_args(p, l, src, dst, part, m);
 }
 
@@ -195,35 +192,6 @@ static enum kl_status reduce_check(void *self, int i, const int *values, struct 
                        "rung %s: needs %zu bytes of local memory, the device has %llu", r->name,
                        wg * kl_type_size(p->type), (unsigned long long)p->kl->info.local_mem);
     return st;
-}
-
-/*
- * Runs the launches, verified and timed, then once more on a poisoned output and verifies
- * that: a one-pass kernel that does not set its counter back fails here, where the timed
- * launches have moved the counter on, and not only in the first run.
- */
-static enum kl_status run_verified(struct reduce *p, struct kl_launch_pair *pair,
-                                   const struct kl_protocol *proto, struct kl_result *res)
-{
-    struct kl_context *kl = p->kl;
-    size_t es = kl_type_size(p->type);
-    struct kl_result again;
-    double seconds;
-    enum kl_status st = kl_vecout_run_all(&p->out, pair, proto, p->factor, res);
-    if (st != KL_OK || res->status != KL_RESULT_VERIFIED)
-        return st;
-    memset(&again, 0, sizeof again);
-    if ((st = kl->ops->write(kl->dev, p->out.dev, p->out.fill, es, &kl->err)) != KL_OK ||
-        (st = kl_launch_pair_timed(pair, &seconds, &kl->err)) != KL_OK ||
-        (st = kl->ops->read(kl->dev, p->out.dev, p->out.host, es, &kl->err)) != KL_OK)
-        return st;
-    kl_vecout_judge(&p->out, p->out.host, p->factor, &again);
-    if (again.status != KL_RESULT_VERIFIED) {
-        res->status = KL_RESULT_FAILED;
-        snprintf(res->note, sizeof res->note, "verified once, but after the timed launches: %.400s",
-                 again.note);
-    }
-    return KL_OK;
 }
 
 /* A device rung's launches and the buffers they pass their partial results through. */
@@ -286,7 +254,7 @@ static enum kl_status run_device(struct reduce *p, const struct kl_reduce_rung *
         (st = plan_passes(p, r, values, kernel, q)) == KL_OK) {
         struct kl_launch_pair pair = {
             .a = q->order[0], .more = q->order + 1, .nmore = q->count - 1};
-        st = run_verified(p, &pair, proto, res);
+        st = kl_vecout_run_twice(&p->out, &pair, proto, p->factor, res);
     }
     if (st == KL_OK && res->status == KL_RESULT_VERIFIED && q->count > 1)
         snprintf(res->note + strlen(res->note), sizeof res->note - strlen(res->note),
@@ -338,12 +306,6 @@ static enum kl_status reduce_values(void *self, int i, const struct kl_ladder_ar
     return st;
 }
 
-static void reduce_describe(void *self, int i, struct kl_result *res)
-{
-    (void)self;
-    res->on_host = rung(i)->file == NULL;
-}
-
 /* ---- the user's kernels: one launch that leaves the result in y[0] --------- */
 
 static long long reduce_size(void *self, int i)
@@ -374,7 +336,7 @@ static enum kl_status reduce_user_run(void *self, struct kl_launch *l,
         return st;
     l->args[2] = (struct kl_arg){KL_ARG_BUF, {.buf = part}};
     struct kl_launch_pair pair = {.a = l};
-    st = run_verified(p, &pair, proto, res);
+    st = kl_vecout_run_twice(&p->out, &pair, proto, p->factor, res);
     kl->ops->release(part);
     return st;
 }
@@ -484,7 +446,6 @@ enum kl_status kl_reduce_ladder(struct kl_context *kl, const struct kl_reduce_re
                             .self = &p,
                             .named_is_users = 1,
                             .available = reduce_available,
-                            .describe = reduce_describe,
                             .values = reduce_values,
                             .check = reduce_check,
                             .run = reduce_run,

@@ -186,15 +186,6 @@ static void scan_options(void *self, char *out, size_t n)
              p->kl->info.subgroups ? " -DKL_SUBGROUPS" : "");
 }
 
-/* A 1-D launch of groups work-groups of wg. */
-static void geometry(struct kl_launch *l, size_t wg, long groups)
-{
-    l->dims = 1;
-    l->local[0] = wg;
-    l->global[0] = (size_t)groups * wg;
-    l->local[1] = l->local[2] = l->global[1] = l->global[2] = 1;
-}
-
 static void arg_buf(struct kl_launch *l, struct kl_buf *b)
 {
     l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = b}};
@@ -224,7 +215,7 @@ static enum kl_status init_launch(struct scan *p, struct kl_launch *l, struct kl
     enum kl_status st =
         kl_kernel_get(kl, LOOK_BACK_FILE, "scan_init", options, &l->kernel, &seconds);
     *build_s += seconds;
-    geometry(l, INIT_WG, (words + INIT_WG - 1) / INIT_WG);
+    kl_launch_1d(l, (size_t)((words + INIT_WG - 1) / INIT_WG), INIT_WG);
     l->nargs = 0;
     arg_buf(l, state);
     arg_int(l, words);
@@ -267,11 +258,11 @@ static enum kl_status plan(struct scan *p, const struct kl_scan_rung *r, const i
         if ((st = add(p, q, r, "tile_sums", options, build_s)) != KL_OK ||
             (st = add(p, q, r, "scan_sums", options, build_s)) != KL_OK)
             return st;
-        geometry(&q->launch[0], wg, q->groups);
+        kl_launch_1d(&q->launch[0], (size_t)q->groups, wg);
         arg_buf(&q->launch[0], p->dx);
         arg_buf(&q->launch[0], q->state);
         arg_int(&q->launch[0], p->n);
-        geometry(&q->launch[1], wg, 1);
+        kl_launch_1d(&q->launch[1], 1, wg);
         arg_buf(&q->launch[1], q->state);
         arg_int(&q->launch[1], q->groups);
     } else if (r->geometry == KL_SCAN_LOOK_BACK) {
@@ -284,7 +275,7 @@ static enum kl_status plan(struct scan *p, const struct kl_scan_rung *r, const i
     if ((st = add(p, q, r, "scan", options, build_s)) != KL_OK)
         return st;
     struct kl_launch *last = q->order[q->count - 1];
-    geometry(last, wg, q->groups);
+    kl_launch_1d(last, (size_t)q->groups, wg);
     scan_args(p, last, q->state);
     for (int k = 0; k < q->count; k++)
         if ((st = kl_launch_check(q->order[k], r->name, &kl->err)) != KL_OK)
@@ -364,7 +355,7 @@ static enum kl_status scan_check(void *self, int i, const int *values, struct kl
     struct kl_launch l = {.kl = p->kl};
     if (!r->file)
         return KL_OK;
-    geometry(&l, (size_t)kl_param_value(r->params, values, "WG"), 1);
+    kl_launch_1d(&l, 1, (size_t)kl_param_value(r->params, values, "WG"));
     enum kl_status st = kl_launch_check(&l, r->name, e);
     long local = kl_scan_local_bytes(r, values);
     if (st == KL_OK && (unsigned long long)local > p->kl->info.local_mem)
@@ -372,12 +363,6 @@ static enum kl_status scan_check(void *self, int i, const int *values, struct kl
                        "rung %s: needs %ld bytes of local memory, the device has %llu", r->name,
                        local, (unsigned long long)p->kl->info.local_mem);
     return st;
-}
-
-static void scan_describe(void *self, int i, struct kl_result *res)
-{
-    (void)self;
-    res->on_host = rung(i)->file == NULL;
 }
 
 /* ---- the user's kernels: one launch, its state cleared before it ----------- */
@@ -561,7 +546,6 @@ enum kl_status kl_scan_ladder(struct kl_context *kl, const struct kl_scan_reques
                             .self = &p,
                             .named_is_users = 1,
                             .available = scan_available,
-                            .describe = scan_describe,
                             .check = scan_check,
                             .run = scan_run,
                             .user = &user_iface};
