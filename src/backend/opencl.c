@@ -214,6 +214,17 @@ static void nvidia_limits(struct kl_device_info *info)
         }
 }
 
+/*
+ * Whether a started work-group is known to keep running while another waits on it: NVIDIA's
+ * GPUs (resident blocks run to their end), CPU devices (a work-group a thread, preempted
+ * fairly) and oclgrind (one work-group after the other). OpenCL promises it nowhere.
+ */
+static int groups_progress(cl_device_type type, const char *vendor)
+{
+    return (type & CL_DEVICE_TYPE_CPU) || kl_contains_nocase(vendor, "nvidia") ||
+           kl_contains_nocase(vendor, "oclgrind");
+}
+
 static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info, struct kl_err *e)
 {
     cl_platform_id pid;
@@ -241,12 +252,7 @@ static enum kl_status ocl_device_info(int p, int d, struct kl_device_info *info,
              : (type & CL_DEVICE_TYPE_CPU)         ? "CPU"
              : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
                                                    : "other");
-    /* Where a started work-group is known to keep running while another waits on it: NVIDIA's
-       GPUs (resident blocks run to their end), CPU devices (a work-group a thread, preempted
-       fairly) and oclgrind (one work-group after the other). OpenCL promises it nowhere. */
-    info->groups_progress = (type & CL_DEVICE_TYPE_CPU) ||
-                            kl_contains_nocase(info->vendor, "nvidia") ||
-                            kl_contains_nocase(info->vendor, "oclgrind");
+    info->groups_progress = groups_progress(type, info->vendor);
 
     info->compute_units = dev_uint(did, CL_DEVICE_MAX_COMPUTE_UNITS);
     info->max_clock_mhz = dev_uint(did, CL_DEVICE_MAX_CLOCK_FREQUENCY);
