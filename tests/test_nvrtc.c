@@ -41,6 +41,7 @@
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
 #include "workloads/histogram/histogram.h"
+#include "workloads/transpose/transpose.h"
 #include "workloads/reduce/reduce.h"
 #include "workloads/scan/scan.h"
 #include "workloads/rowdot/rowdot.h"
@@ -699,6 +700,13 @@ static int collect(void)
                  " -DBINS=256");
         add_rung(kl_histogram_rung_at(i)->file, kl_histogram_rung_at(i)->params, bytes, 1,
                  " -DBINS=7");
+    }
+    /* the transposes: 4-, 8- and 2-byte elements, out of place and in place */
+    for (int i = 0; i < kl_transpose_rung_count(); i++) {
+        static const enum kl_type moved[] = {KL_FLOAT, KL_DOUBLE, KL_HALF};
+        const struct kl_transpose_rung *r = kl_transpose_rung_at(i);
+        add_rung(r->file, r->params, moved, 3, " -DIN_PLACE=0");
+        add_rung(r->file, r->params, moved, 3, " -DIN_PLACE=1");
     }
     for (int i = 0; i < kl_copy_rung_count(); i++) {
         const struct kl_copy_rung *r = kl_copy_rung_at(i);

@@ -178,6 +178,35 @@ typedef T TA;
 #endif
 
 /*
+ * Elements moved, never computed (kernels/opencl/transpose): an element's
+ * bits, whatever its type, so a 2-byte element needs no half arithmetic.
+ *   EL              one element: ushort for half and bf16, T otherwise
+ *   ELV, ELV_N      16 bytes of elements as one vector, and how many
+ *   ELV_LOAD(o, p)  vector o of a __global EL array (element alignment is
+ *                   enough, as vloadN)
+ *   ELV_STORE(v, o, p)  its store
+ */
+#if defined(KL_T_DOUBLE)
+typedef double EL;
+typedef double2 ELV;
+#define ELV_N 2
+#define ELV_LOAD(o, p) vload2((o), (p))
+#define ELV_STORE(v, o, p) vstore2((v), (o), (p))
+#elif defined(KL_T_HALF) || defined(KL_T_BF16)
+typedef ushort EL;
+typedef ushort8 ELV;
+#define ELV_N 8
+#define ELV_LOAD(o, p) vload8((o), (p))
+#define ELV_STORE(v, o, p) vstore8((v), (o), (p))
+#else
+typedef T EL;
+typedef T4 ELV;
+#define ELV_N 4
+#define ELV_LOAD(o, p) vload4((o), (p))
+#define ELV_STORE(v, o, p) vstore4((v), (o), (p))
+#endif
+
+/*
  * Reductions (kernels/opencl/reduce), one operation chosen by a build
  * option: -DKL_OP_SUM, -DKL_OP_MIN or -DKL_OP_MAX.
  *   R, R4         the values reduced: T, except that int sums run in uint,

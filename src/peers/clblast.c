@@ -3,7 +3,8 @@
  * OpenCL queue and buffers; its time comes from profiling events, from a
  * marker enqueued before the call to the end of the last kernel it runs.
  * GEMV and GEMM; for the reduction its sum (xSUM) and the index of the
- * largest or smallest element (xMAX, xMIN), of float and double.
+ * largest or smallest element (xMAX, xMIN), of float and double; the
+ * transpose (xOMATCOPY) of float, double and half.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -15,7 +16,12 @@
 #include "peers/peers_impl.h"
 
 /* The CLBlast C API's enums (clblast_c.h): fixed values. */
-enum { CLBLAST_ROW_MAJOR = 101, CLBLAST_COL_MAJOR = 102, CLBLAST_NO_TRANS = 111 };
+enum {
+    CLBLAST_ROW_MAJOR = 101,
+    CLBLAST_COL_MAJOR = 102,
+    CLBLAST_NO_TRANS = 111,
+    CLBLAST_TRANS = 112
+};
 typedef int (*sgemv_fn)(int, int, size_t, size_t, float, cl_mem, size_t, size_t, cl_mem, size_t,
                         size_t, float, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
 typedef int (*dgemv_fn)(int, int, size_t, size_t, double, cl_mem, size_t, size_t, cl_mem, size_t,
@@ -318,5 +324,92 @@ enum kl_status kl_clblast_reduce(struct kl_context *kl, const struct kl_reduce_p
 done:
     ops->release(dx);
     ops->release(dout);
+    return st;
+}
+
+/* B = alpha·Aᵀ: CLBlastSomatcopy, Domatcopy and Homatcopy differ in alpha's type only. */
+typedef int (*somatcopy_fn)(int, int, size_t, size_t, float, cl_mem, size_t, size_t, cl_mem, size_t,
+                            size_t, cl_command_queue *, cl_event *);
+typedef int (*domatcopy_fn)(int, int, size_t, size_t, double, cl_mem, size_t, size_t, cl_mem,
+                            size_t, size_t, cl_command_queue *, cl_event *);
+typedef int (*homatcopy_fn)(int, int, size_t, size_t, cl_half, cl_mem, size_t, size_t, cl_mem,
+                            size_t, size_t, cl_command_queue *, cl_event *);
+
+struct clblast_transpose {
+    const struct kl_transpose_problem *p;
+    union {
+        somatcopy_fn s;
+        domatcopy_fn d;
+        homatcopy_fn h;
+    } fn;
+    cl_mem a, b;
+    cl_command_queue queue;
+};
+
+static enum kl_status transpose_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct clblast_transpose *t = arg;
+    const struct kl_transpose_problem *p = t->p;
+    size_t m = (size_t)p->m, n = (size_t)p->n;
+    cl_event ev = NULL, before = marker(t->queue);
+    int rc;
+    if (p->type == KL_FLOAT)
+        rc = t->fn.s(CLBLAST_ROW_MAJOR, CLBLAST_TRANS, m, n, 1.0f, t->a, 0, n, t->b, 0, m,
+                     &t->queue, &ev);
+    else if (p->type == KL_DOUBLE)
+        rc = t->fn.d(CLBLAST_ROW_MAJOR, CLBLAST_TRANS, m, n, 1.0, t->a, 0, n, t->b, 0, m, &t->queue,
+                     &ev);
+    else /* half: 1.0 is 0x3c00 */
+        rc = t->fn.h(CLBLAST_ROW_MAJOR, CLBLAST_TRANS, m, n, 0x3c00, t->a, 0, n, t->b, 0, m,
+                     &t->queue, &ev);
+    if (rc != 0) {
+        if (before)
+            clReleaseEvent(before);
+        if (rc == -2045) /* CLBlast's kNoHalfPrecision */
+            return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast's half omatcopy needs cl_khr_fp16");
+        return kl_fail(e, KL_ERR_BACKEND, "CLBlast omatcopy failed with status %d", rc);
+    }
+    return event_time(before, ev, seconds, e);
+}
+
+enum kl_status kl_clblast_transpose(struct kl_context *kl, const struct kl_transpose_problem *p,
+                                    const struct kl_protocol *proto, void *out,
+                                    struct kl_stats *stats, char *what, size_t n, struct kl_err *e)
+{
+    const struct kl_backend_ops *ops = kl->ops;
+    struct kl_buf *da = NULL, *db = NULL;
+    size_t bytes = (size_t)p->m * p->n * kl_type_size(p->type);
+    double dummy;
+    enum kl_status st;
+    struct clblast_transpose t = {.p = p};
+    const char *call = p->type == KL_FLOAT    ? "CLBlastSomatcopy"
+                       : p->type == KL_DOUBLE ? "CLBlastDomatcopy"
+                                              : "CLBlastHomatcopy";
+    if (!ops->opencl_handles)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast runs on OpenCL devices only");
+    if (p->type == KL_BF16)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast has no bf16 (its omatcopy takes half)");
+    if (p->in_place)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "CLBlast's omatcopy transposes out of place only");
+    void *f = sym(call, e);
+    if (!f)
+        return KL_ERR_UNSUPPORTED;
+    *(void **)&t.fn = f; /* POSIX: dlsym's pointer converts to a function pointer */
+    snprintf(what, n, "CLBlast (%s) %s, events: a marker before the call to its last kernel's end",
+             lib_name, call);
+    if ((st = ops->alloc(kl->dev, bytes, &da, e)) != KL_OK ||
+        (st = ops->alloc(kl->dev, bytes, &db, e)) != KL_OK ||
+        (st = ops->write(kl->dev, da, p->a, bytes, e)) != KL_OK)
+        goto done;
+    t.a = ops->native_buffer(da);
+    t.b = ops->native_buffer(db);
+    t.queue = ops->native_queue(kl->dev);
+    if ((st = transpose_once(&t, &dummy, e)) != KL_OK ||
+        (st = ops->read(kl->dev, db, out, bytes, e)) != KL_OK)
+        goto done;
+    st = kl_measure(kl, proto, transpose_once, &t, stats, e);
+done:
+    ops->release(da);
+    ops->release(db);
     return st;
 }

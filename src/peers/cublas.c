@@ -24,6 +24,10 @@ typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, c
                                const float *, int, const float *, float *, int);
 typedef int (*cublas_dgemm_fn)(void *, int, int, int, int, int, const double *, const double *, int,
                                const double *, int, const double *, double *, int);
+typedef int (*cublas_sgeam_fn)(void *, int, int, int, int, const float *, const float *, int,
+                               const float *, const float *, int, float *, int);
+typedef int (*cublas_dgeam_fn)(void *, int, int, int, int, const double *, const double *, int,
+                               const double *, const double *, int, double *, int);
 typedef int (*cublas_math_fn)(void *, int);
 typedef int (*cublas_stream_fn)(void *, void *);
 typedef int (*cublas_gemm_ex_fn)(void *, int, int, int, int, int, const void *, const void *, int,
@@ -49,6 +53,8 @@ static struct {
     cublas_dgemv_fn dgemv;
     cublas_sgemm_fn sgemm;
     cublas_dgemm_fn dgemm;
+    cublas_sgeam_fn sgeam;
+    cublas_dgeam_fn dgeam;
     cublas_math_fn math_mode;
     cublas_gemm_ex_fn gemm_ex;
     cublas_stream_fn set_stream;
@@ -82,6 +88,8 @@ static int load(void)
     LOAD(b, dgemv, "cublasDgemv_v2");
     LOAD(b, sgemm, "cublasSgemm_v2");
     LOAD(b, dgemm, "cublasDgemm_v2");
+    LOAD(b, sgeam, "cublasSgeam");
+    LOAD(b, dgeam, "cublasDgeam");
     LOAD(b, math_mode, "cublasSetMathMode");
     LOAD(b, gemm_ex, "cublasGemmEx");
     LOAD(b, set_stream, "cublasSetStream_v2");
@@ -223,6 +231,60 @@ enum kl_status kl_cublas_gemm(struct kl_context *kl, const struct kl_gemm_proble
                  p->type == KL_FLOAT ? "cublasSgemm" : "cublasDgemm", dev);
     if ((st = run_open(&g.r, host, e)) == KL_OK)
         st = kl_cudart_run_measure(kl, &g.r.r, gemm_once, &g, proto, C, stats, e);
+    run_close(&g.r);
+    return st;
+}
+
+struct cublas_transpose {
+    const struct kl_transpose_problem *p;
+    struct cublas_run r; /* A, (none), B */
+};
+
+static enum kl_status transpose_once(void *arg, double *seconds, struct kl_err *e)
+{
+    struct cublas_transpose *g = arg;
+    const struct kl_transpose_problem *p = g->p;
+    void **b = g->r.r.buf;
+    /*
+     * Row-major A (m×n) is column-major Aᵀ with ld n; the row-major n×m result is column-major
+     * m×n with ld m: C = op_T(A) + 0·C, C standing in for the B that beta 0 leaves unread.
+     */
+    int rc;
+    cu.rt->event_record(g->r.r.start, NULL);
+    if (p->type == KL_FLOAT) {
+        const float one = 1.0f, zero = 0.0f;
+        rc = cu.sgeam(g->r.handle, CUBLAS_OP_T, CUBLAS_OP_N, p->m, p->n, &one, b[0], p->n, &zero,
+                      b[2], p->m, b[2], p->m);
+    } else {
+        const double one = 1.0, zero = 0.0;
+        rc = cu.dgeam(g->r.handle, CUBLAS_OP_T, CUBLAS_OP_N, p->m, p->n, &one, b[0], p->n, &zero,
+                      b[2], p->m, b[2], p->m);
+    }
+    cu.rt->event_record(g->r.r.stop, NULL);
+    return kl_cudart_run_time(&g->r.r, rc, "cuBLAS geam", seconds, e);
+}
+
+enum kl_status kl_cublas_transpose(struct kl_context *kl, const struct kl_transpose_problem *p,
+                                   const struct kl_protocol *proto, void *out,
+                                   struct kl_stats *stats, char *what, size_t n, struct kl_err *e)
+{
+    size_t bytes = (size_t)p->m * p->n * kl_type_size(p->type);
+    struct cublas_transpose g = {.p = p, .r.r.bytes = {bytes, 0, bytes}};
+    const void *host[3] = {p->a, NULL, NULL};
+    int dev = 0;
+    if (p->type != KL_FLOAT && p->type != KL_DOUBLE)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "cuBLAS geam transposes float and double, not %s",
+                       kl_type_name(p->type));
+    if (p->in_place)
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "cuBLAS geam transposes out of place only (C = A needs A untransposed)");
+    enum kl_status st = check_peer(kl, &dev, e);
+    if (st != KL_OK)
+        return st;
+    snprintf(what, n, "cuBLAS %s (C = Aᵀ, beta 0) on CUDA device %d, CUDA event time",
+             p->type == KL_FLOAT ? "cublasSgeam" : "cublasDgeam", dev);
+    if ((st = run_open(&g.r, host, e)) == KL_OK)
+        st = kl_cudart_run_measure(kl, &g.r.r, transpose_once, &g, proto, out, stats, e);
     run_close(&g.r);
     return st;
 }

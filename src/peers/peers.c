@@ -33,6 +33,8 @@ static const struct kl_peer_def peers[] = {
     {"clblast", "reduce", .reduce = kl_clblast_reduce},
     {"cub", "scan", .scan = kl_cub_scan},
     {"cub", "histogram", .histogram = kl_cub_histogram},
+    {"cublas", "transpose", .transpose = kl_cublas_transpose},
+    {"clblast", "transpose", .transpose = kl_clblast_transpose},
 };
 #define COUNT ((int)(sizeof peers / sizeof *peers))
 
@@ -123,6 +125,15 @@ enum kl_status kl_peer_histogram(struct kl_context *kl, const char *peer,
 {
     const struct kl_peer_def *d = peer_of("histogram", peer, e);
     return d ? d->histogram(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
+}
+
+enum kl_status kl_peer_transpose(struct kl_context *kl, const char *peer,
+                                 const struct kl_transpose_problem *p,
+                                 const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                                 char *what, size_t n, struct kl_err *e)
+{
+    const struct kl_peer_def *d = peer_of("transpose", peer, e);
+    return d ? d->transpose(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
 }
 
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)

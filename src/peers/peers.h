@@ -140,15 +140,31 @@ enum kl_status kl_peer_histogram(struct kl_context *kl, const char *peer,
                                  struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
 
 /*
+ * The transpose of a row-major m×n matrix of type t (float, double, half or bf16: elements
+ * moved, not computed) into n×m; in_place: a square matrix transposed where it lies.
+ */
+struct kl_transpose_problem {
+    enum kl_type type;
+    int m, n;
+    int in_place;
+    const void *a;
+};
+/* Runs peer ("cublas", "clblast") once into out (n·m elements), then times it by proto. */
+enum kl_status kl_peer_transpose(struct kl_context *kl, const char *peer,
+                                 const struct kl_transpose_problem *p,
+                                 const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                                 char *what, size_t n, struct kl_err *e);
+
+/*
  * A vendor library as a peer of one workload's ladder: its --compare word,
- * the ladder, and its run (the one of gemm, gemv, blur, reduce, scan, histogram that is not
- * NULL).
+ * the ladder, and its run (the one of gemm, gemv, blur, reduce, scan, histogram, transpose
+ * that is not NULL).
  * cublas and cublas_tf32 are one library run two ways; cublaslt is cuBLAS's
  * matmul API, for the narrow types.
  */
 struct kl_peer_def {
     const char *name;     /* "cublas_tf32" */
-    const char *workload; /* "gemm", "gemv", "blur", "reduce", "scan" or "histogram" */
+    const char *workload; /* "gemm", "gemv", "blur", "reduce", "scan", "histogram", ... */
     int tf32;             /* gemm: float inputs rounded to TF32 (its results' precision) */
     int on_host;          /* a host library */
     int narrow;           /* gemm: the narrow input types only (half, bf16, fp8s, int8) */
@@ -171,6 +187,9 @@ struct kl_peer_def {
     enum kl_status (*histogram)(struct kl_context *kl, const struct kl_histogram_problem *p,
                                 const struct kl_protocol *proto, void *out,
                                 struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
+    enum kl_status (*transpose)(struct kl_context *kl, const struct kl_transpose_problem *p,
+                                const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                                char *what, size_t n, struct kl_err *e);
 };
 
 /* The peer of that name for workload, or NULL. */

@@ -38,6 +38,13 @@ enum kl_status kl_cub_scan(struct kl_context *kl, const struct kl_scan_problem *
 enum kl_status kl_cub_histogram(struct kl_context *kl, const struct kl_histogram_problem *p,
                                 const struct kl_protocol *proto, void *out,
                                 struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
+/* cuBLAS's geam (cublas.c) and CLBlast's omatcopy (clblast.c): B = Aᵀ out of place. */
+enum kl_status kl_cublas_transpose(struct kl_context *kl, const struct kl_transpose_problem *p,
+                                   const struct kl_protocol *proto, void *out,
+                                   struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
+enum kl_status kl_clblast_transpose(struct kl_context *kl, const struct kl_transpose_problem *p,
+                                    const struct kl_protocol *proto, void *out,
+                                    struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
 enum kl_status kl_openblas_gemm(const struct kl_gemm_problem *p, const struct kl_protocol *proto,
                                 void *C, struct kl_stats *stats, char *what, size_t n,
                                 struct kl_err *e);

@@ -17,6 +17,7 @@
 #include "workloads/reduce/reduce.h"
 #include "workloads/rowdot/rowdot.h"
 #include "workloads/scan/scan.h"
+#include "workloads/transpose/transpose.h"
 
 /* ---- the ladders' entries: the API's call as each workload's request ---- */
 
@@ -127,6 +128,22 @@ static enum kl_status histogram_entry(struct kl_context *kl, const struct kl_wor
     return kl_histogram_ladder(kl, &r, rep);
 }
 
+static enum kl_status transpose_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                      struct kl_report *rep)
+{
+    const struct kl_workload_def *w = kl_workload_find("transpose");
+    struct kl_transpose_request r = {.m = c->size[0],
+                                     .n = c->size[1],
+                                     .type = c->req->type,
+                                     .in_place =
+                                         strcmp(kl_workload_option(w, c, "place"), "in") == 0,
+                                     .peers = c->req->peers,
+                                     .npeers = c->req->npeers,
+                                     .tuner = c->tuner};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_transpose_ladder(kl, &r, rep);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const struct kl_workload_def workloads[] = {
@@ -231,6 +248,21 @@ static const struct kl_workload_def workloads[] = {
                  {"data", "uniform skewed constant", 0, 0, "uniform",
                   "the bytes: uniform, skewed (90% one value) or constant"}},
      .run = histogram_entry},
+    {.name = "transpose",
+     .heading = "Transpose ladder (b = a transposed, M x N), in order:",
+     .rungs = kl_transpose_rungs,
+     .width = 12,
+     .dims = 2,
+     .gpu = {8192, 8192},
+     .cpu = {1024, 1024},
+     .ladder = 1,
+     .summary = "the transpose ladder: an M x N matrix of floats, doubles or 2-byte elements,\n"
+                "from one element per work-item to 16-byte vectors through a swizzled tile",
+     .peers = 1,
+     .types = "float double half bf16",
+     .options = {{"place", "out in", 0, 0, "out",
+                  "out (b = a transposed, a new matrix) or in (a square matrix, where it lies)"}},
+     .run = transpose_entry},
     {.name = "mgemm",
      .heading = "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:",
      .rungs = kl_mgemm_rungs,

@@ -1,0 +1,124 @@
+/*
+ * Rung 05: 16 bytes a load and a store, a larger tile.
+ *
+ * Computes   b = the transpose of a, as rung 01 (IN_PLACE=1: in place).
+ * Geometry:  local size (TILE / ELV_N, ROWS), one work-group per TILE x
+ *            TILE tile of a; ELV_N elements make 16 bytes (4 floats, 2
+ *            doubles, 8 two-byte elements).
+ * Change:    rung 04 moves one element per load and per store, 4 bytes
+ *            (2 for half), and a tile of 32 x 32. Here a work-item moves
+ *            ELV_N neighbouring elements of a row of a with one 16-byte
+ *            load, and ELV_N neighbouring elements of a row of b with one
+ *            16-byte store, gathered from ELV_N rows of the swizzled tile.
+ *            Each instruction moves four times the bytes (eight for
+ *            half), so fewer instructions keep the same bytes in flight,
+ *            and the default tile grows to 64 x 64 with 256 work-items,
+ *            each with four loads in flight before its first store to
+ *            local memory. Tiles cut by the matrix's edge move one element
+ *            at a time.
+ * Sizes:     any m, n >= 1 (m == n in place); TILE a power of two, a
+ *            multiple of ROWS and of ELV_N.
+ *
+ * Backends:  OpenCL; CUDA from this same source through kernels/cuda/prelude.cuh.
+ */
+#ifndef TILE
+#define TILE 64
+#endif
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef IN_PLACE
+#define IN_PLACE 0
+#endif
+#if TILE % ROWS != 0 || TILE % ELV_N != 0 || (TILE & (TILE - 1)) != 0
+#error "05_vector: TILE must be a power of two and a multiple of ROWS and of ELV_N"
+#endif
+#define K (TILE / ROWS) /* rows of a tile per work-item */
+
+/* The tile's element at row r, column c, swizzled as rung 04's. */
+#define AT(r, c) tile[(r) * TILE + ((c) ^ (r))]
+
+/*
+ * This work-item's part of the rows x cols matrix p's tile at (r0, c0) into
+ * v: rows y + k * ROWS, columns x * ELV_N .. + ELV_N of the tile; one
+ * vector each where the tile is whole, else element by element inside p.
+ */
+inline void take(const __global EL *p, int rows, int cols, int r0, int c0, int x, int y,
+                 EL v[K][ELV_N])
+{
+    const int c = c0 + x * ELV_N;
+    if (r0 + TILE <= rows && c0 + TILE <= cols) {
+        for (int k = 0; k < K; k++) {
+            const ELV w = ELV_LOAD(0, p + (size_t)(r0 + y + k * ROWS) * cols + c);
+            ELV_STORE(w, 0, v[k]);
+        }
+        return;
+    }
+    for (int k = 0; k < K; k++)
+        for (int e = 0; e < ELV_N; e++)
+            if (r0 + y + k * ROWS < rows && c + e < cols)
+                v[k][e] = p[(size_t)(r0 + y + k * ROWS) * cols + c + e];
+}
+
+/* v (as take left it) into the tile. */
+inline void put(KL_LOCAL_ARG EL *tile, int x, int y, EL v[K][ELV_N])
+{
+    for (int k = 0; k < K; k++)
+        for (int e = 0; e < ELV_N; e++)
+            AT(y + k * ROWS, x * ELV_N + e) = v[k][e];
+}
+
+/*
+ * The tile's transpose into the rows x cols matrix p at (r0, c0): row r of
+ * it is column r of the tile, so this work-item's vector k gathers the
+ * tile's (x * ELV_N + e, y + k * ROWS) for each e.
+ */
+inline void give(KL_LOCAL_ARG const EL *tile, __global EL *p, int rows, int cols, int r0, int c0,
+                 int x, int y)
+{
+    const int c = c0 + x * ELV_N;
+    for (int k = 0; k < K; k++) {
+        const int r = y + k * ROWS;
+        EL w[ELV_N];
+        for (int e = 0; e < ELV_N; e++)
+            w[e] = AT(x * ELV_N + e, r);
+        if (r0 + TILE <= rows && c0 + TILE <= cols) {
+            ELV_STORE(ELV_LOAD(0, w), 0, p + (size_t)(r0 + r) * cols + c);
+        } else {
+            for (int e = 0; e < ELV_N; e++)
+                if (r0 + r < rows && c + e < cols)
+                    p[(size_t)(r0 + r) * cols + c + e] = w[e];
+        }
+    }
+}
+
+__kernel void transpose(const __global EL *a, __global EL *b, const int m, const int n)
+{
+    __local EL tile[TILE * TILE];
+    const int tiles_n = (n + TILE - 1) / TILE, g = (int)get_group_id(0);
+    const int tr = g / tiles_n * TILE, tc = g % tiles_n * TILE; /* the tile's corner in a */
+    const int x = (int)get_local_id(0), y = (int)get_local_id(1);
+    EL v[K][ELV_N];
+#if IN_PLACE
+    const int live = tc >= tr, mirror = live && tc != tr;
+    EL q[K][ELV_N]; /* the mirror tile (corner tc, tr), read before anything is written over it */
+    if (mirror)
+        take(b, m, n, tc, tr, x, y, q);
+    if (live)
+        take(b, m, n, tr, tc, x, y, v);
+#else
+    const int live = 1;
+    take(a, m, n, tr, tc, x, y, v);
+#endif
+    put(tile, x, y, v);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (live)
+        give(tile, b, n, m, tc, tr, x, y);
+#if IN_PLACE
+    barrier(CLK_LOCAL_MEM_FENCE); /* the tile's reads done: the mirror takes its place */
+    put(tile, x, y, q);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (mirror)
+        give(tile, b, n, m, tr, tc, x, y);
+#endif
+}
