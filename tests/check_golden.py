@@ -59,6 +59,8 @@ CASES = {
                   "--format", "csv"], "csv"),
     "histogram_csv": (["histogram", "--size", "1001", "--bins", "7", "--data", "skewed", *QUICK,
                        "--format", "csv"], "csv"),
+    "transpose_csv": (["transpose", "--size", "17,33", "--type", "half", *QUICK, "--format",
+                       "csv"], "csv"),
     "blur_table": (["blur", "--width", "17", "--height", "13", "--radius", "3", *QUICK],
                    "table"),
     "blur_json": (["blur", "--width", "17", "--height", "13", "--radius", "3", "--pixel",

@@ -94,16 +94,17 @@ setup)
     run 0 gemm --size 16 --type fp8 --rung 01 "${q[@]}" --json fp8.json
     run 0 scan --size 1000 --mode exclusive --rung 00,05 "${q[@]}" --json scan.json
     run 0 histogram --size 1000 --bins 7 --rung 00,04 "${q[@]}" --json histogram.json
+    run 0 transpose --size 33,33 --place in --rung 00,05 "${q[@]}" --json transpose.json
     for f in gemm.json sweep.json blur.json gemv.json rowdot.json reduce.json fp8.json scan.json \
-        histogram.json gemm.html \
+        histogram.json transpose.json gemm.html \
         blur.html blur.png; do
         [ -s "$f" ] || fail "$f was not written"
     done
-    [ $fails -eq 0 ] && echo "ok: nine runs in $dir"
+    [ $fails -eq 0 ] && echo "ok: ten runs in $dir"
     ;;
 schema)
     need_runs
-    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8,scan,histogram}.json
+    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8,scan,histogram,transpose}.json
     rc=$?
     [ $rc -eq 77 ] && exit 77
     [ $rc -eq 0 ] || fails=$((fails + 1))

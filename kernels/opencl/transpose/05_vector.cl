@@ -42,6 +42,10 @@
  * This work-item's part of the rows x cols matrix p's tile at (r0, c0) into
  * v: rows y + k * ROWS, columns x * ELV_N .. + ELV_N of the tile; one
  * vector each where the tile is whole, else element by element inside p.
+ * Where cols is a multiple of ELV_N every row starts on 16 bytes, and a
+ * pointer cast says so to the compiler (vloadN promises only an element's
+ * alignment, which some compilers, NVIDIA's OpenCL among them, split into
+ * scalar loads).
  */
 inline void take(const __global EL *p, int rows, int cols, int r0, int c0, int x, int y,
                  EL v[K][ELV_N])
@@ -49,15 +53,17 @@ inline void take(const __global EL *p, int rows, int cols, int r0, int c0, int x
     const int c = c0 + x * ELV_N;
     if (r0 + TILE <= rows && c0 + TILE <= cols) {
         for (int k = 0; k < K; k++) {
-            const ELV w = ELV_LOAD(0, p + (size_t)(r0 + y + k * ROWS) * cols + c);
+            const __global EL *at = p + (size_t)(r0 + y + k * ROWS) * cols + c;
+            const ELV w = cols % ELV_N == 0 ? *(const __global ELV *)at : ELV_LOAD(0, at);
             ELV_STORE(w, 0, v[k]);
         }
         return;
     }
     for (int k = 0; k < K; k++)
-        for (int e = 0; e < ELV_N; e++)
-            if (r0 + y + k * ROWS < rows && c + e < cols)
-                v[k][e] = p[(size_t)(r0 + y + k * ROWS) * cols + c + e];
+        for (int e = 0; e < ELV_N; e++) /* 0 outside p: never written out, but defined */
+            v[k][e] = r0 + y + k * ROWS < rows && c + e < cols
+                          ? p[(size_t)(r0 + y + k * ROWS) * cols + c + e]
+                          : (EL)0;
 }
 
 /* v (as take left it) into the tile. */
@@ -83,7 +89,11 @@ inline void give(KL_LOCAL_ARG const EL *tile, __global EL *p, int rows, int cols
         for (int e = 0; e < ELV_N; e++)
             w[e] = AT(x * ELV_N + e, r);
         if (r0 + TILE <= rows && c0 + TILE <= cols) {
-            ELV_STORE(ELV_LOAD(0, w), 0, p + (size_t)(r0 + r) * cols + c);
+            __global EL *at = p + (size_t)(r0 + r) * cols + c;
+            if (cols % ELV_N == 0) /* aligned, as in take */
+                *(__global ELV *)at = ELV_LOAD(0, w);
+            else
+                ELV_STORE(ELV_LOAD(0, w), 0, at);
         } else {
             for (int e = 0; e < ELV_N; e++)
                 if (r0 + r < rows && c + e < cols)
@@ -110,13 +120,15 @@ __kernel void transpose(const __global EL *a, __global EL *b, const int m, const
     const int live = 1;
     take(a, m, n, tr, tc, x, y, v);
 #endif
-    put(tile, x, y, v);
+    if (live)
+        put(tile, x, y, v);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live)
         give(tile, b, n, m, tc, tr, x, y);
 #if IN_PLACE
     barrier(CLK_LOCAL_MEM_FENCE); /* the tile's reads done: the mirror takes its place */
-    put(tile, x, y, q);
+    if (mirror)
+        put(tile, x, y, q);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (mirror)
         give(tile, b, n, m, tr, tc, x, y);
