@@ -3,8 +3,8 @@
 # shapes (1 x 1, 1 x N, N x 1, 17 x 33, 1023 x 1025) out of place and in
 # place at 1, 33 and 1024 square, for one element type; small and extreme
 # parameters; user kernels that are almost right (an element left out, one
-# put in the wrong place, a pair swapped twice in place, a result right only
-# on the first launch), which must fail.
+# put in the wrong place, a pair swapped twice in place, a write past the
+# end, a result right only on the first launch), which must fail.
 # usage: check_transpose.sh KLADDER rungs TYPE|params|wrong|stale
 # One "ok" line per case; FAIL lines (tests/lib.sh) and exit 1 on any failure.
 set -u
@@ -69,12 +69,20 @@ wrong)
     sed 's/b\[(size_t)j \* m + i\] = a\[(size_t)i \* n + j\];/b[(size_t)j * m + i] = a[(size_t)i * n + (j == 1 ? 0 : j)];/' \
         "$tmp/template.cl" >"$tmp/misplace.cl"
     sed 's/if (j > i) {/if (j >= i - 1) {/' "$tmp/template.cl" >"$tmp/twice.cl"
-    for f in drop misplace twice; do
+    sed 's/b\[(size_t)j \* m + i\] = a\[(size_t)i \* n + j\];/b[(size_t)j * m + i] = a[(size_t)i * n + j]; if (i == m - 1 \&\& j == n - 1) b[(size_t)n * m] = a[0];/' \
+        "$tmp/template.cl" >"$tmp/past.cl"
+    for f in drop misplace twice past; do
         cmp -s "$tmp/template.cl" "$tmp/$f.cl" && fail "the $f mutation did not apply to the template"
     done
     fails "the drop kernel (its last element left out)" --size 33,65 --kernel "$tmp/drop.cl" --rung drop
     fails "the misplace kernel (column 0 copied to column 1)" --size 33,65 --kernel "$tmp/misplace.cl" --rung misplace
     fails "the twice kernel (pairs next to the diagonal swapped twice)" --size 40,40 --place in --kernel "$tmp/twice.cl" --rung twice
+    out=$("$kladder" transpose --size 33,65 --kernel "$tmp/past.cl" --rung past "${q[@]}" 2>&1)
+    if grep -q ',failed,.*wrote past the end' <<<"$out"; then
+        ok "the past kernel (every element right, one more past the end) fails"
+    else
+        fail "the past kernel was not failed for its write past the end: $out"
+    fi
     check "the template itself" 1 --size 33,65 --kernel "$tmp/template.cl" --rung template
     check "the template in place" 1 --size 40,40 --place in --kernel "$tmp/template.cl" --rung template
     ;;

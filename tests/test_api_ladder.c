@@ -168,6 +168,28 @@ int main(int argc, char **argv)
               strstr(kl_last_error(kl), "\"1\" is not an integer from 2 to 256"),
           "histogram bins=1: %s", kl_last_error(kl));
 
+    /* transpose through the API: two sizes, in place as an option item, 2-byte elements; a
+     * matrix that is not square refused in place. */
+    const char *in_place[] = {"place=in"}, *vector[] = {"05"};
+    req = (struct kl_ladder_request){.workload = "transpose",
+                                     .type = KL_HALF,
+                                     .size = {65, 65},
+                                     .options = in_place,
+                                     .noptions = 1,
+                                     .rungs = vector,
+                                     .nrungs = 1,
+                                     .protocol = &quick};
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && kl_ladder_count(l) == 1 &&
+              kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED &&
+              strcmp(kl_ladder_sizes(l), "M=65 N=65 place=in") == 0,
+          "transpose of 65x65 halves in place, rung 05: %s (%s)", kl_last_error(kl),
+          l ? kl_ladder_sizes(l) : "no ladder");
+    kl_ladder_free(l);
+    req.size[1] = 64;
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG && !l &&
+              strstr(kl_last_error(kl), "a 65x64 matrix is not square"),
+          "transpose 65x64 in place: %s", kl_last_error(kl));
+
     /* Bad requests: refused with the reason, *out NULL. */
     const char *nosuch[] = {"99_nosuch"}, *missing[] = {paths[3]};
     req = (struct kl_ladder_request){.workload = "fft"};

@@ -152,6 +152,12 @@ runs=(
     "histogram --size 100003 --bins 7 --data skewed --param WG=32 --param GPC=1"
     "histogram --size 65599 --bins 3 --data constant"
     "histogram --size 1001 --kernel kernels/templates/histogram.cl --rung histogram"
+    # The transpose ladder: every rung out of place and in place, 4-, 2- and 8-byte elements,
+    # small tiles; cuBLAS geam.
+    "transpose --size 1023,1025 --compare cublas"
+    "transpose --size 257,257 --place in --type half"
+    "transpose --size 130,130 --place in --type double --param TILE=16 --param ROWS=4"
+    "transpose --size 33,65 --kernel kernels/templates/transpose.cl --rung transpose"
     # NVIDIA NPP as a peer (its own kernels too).
     "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
     "peak --quick --bytes 1048576 --refresh"
