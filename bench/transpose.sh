@@ -71,6 +71,7 @@ grep -v 'exit 0 6 verified' "$out/tr_awkward.txt" | head
 ladder float --backend cuda --size "$side,$side" --rung 01,02,03,04,05 --compare cublas
 ladder half --backend cuda --size "$side,$side" --type half --rung 02,03,04,05
 ladder double --backend cuda --size "$side,$side" --type double --rung 03,04,05 --compare cublas
+ladder double_tiles --backend cuda --size "$side,$side" --type double --rung 05 --param TILE=32 --param ROWS=8
 ladder in_place --backend cuda --size "$side,$side" --place in --rung 02,03,04,05
 ladder odd --backend cuda --size 16383,16385 --rung 04,05 --compare cublas
 python3 - "$side" >"$out/tr_torch.txt" 2>&1 <<'PY'
@@ -91,7 +92,7 @@ for dt in (torch.float32, torch.float16, torch.float64):
         dt, s, s, med * 1e3, 2 * x.numel() * x.element_size() / med * 1e-9, torch.__version__))
 PY
 stamp "torch"; cat "$out/tr_torch.txt"
-timeout 90 "$kl" tune transpose --backend cuda --size "$side,$side" --rung 05 --budget 45s >"$out/tr_tune.txt" 2>&1
+timeout 90 "$kl" tune transpose --backend cuda --size "$((side / 2)),$((side / 2))" --type double --rung 05 --budget 45s >"$out/tr_tune.txt" 2>&1
 stamp "tune: exit $?"; grep -E "^(best|tried|space):" "$out/tr_tune.txt"
 ladder opencl --size 8192,8192 --rung 01,02,03,04,05
 for tool in memcheck racecheck; do
