@@ -3,8 +3,9 @@
  *
  * Computes   b = the transpose of a, as rung 01 (IN_PLACE=1: in place).
  * Geometry:  local size (TILE / ELV_N, ROWS), one work-group per TILE x
- *            TILE tile of a; ELV_N elements make 16 bytes (4 floats, 2
- *            doubles, 8 two-byte elements).
+ *            TILE tile of a, the tiles of a column of tiles side by side;
+ *            ELV_N elements make 16 bytes (4 floats, 2 doubles, 8 two-byte
+ *            elements).
  * Change:    rung 04 moves one element per load and per store, 4 bytes
  *            (2 for half), and a tile of 32 x 32. Here a work-item moves
  *            ELV_N neighbouring elements of a row of a with one 16-byte
@@ -14,7 +15,11 @@
  *            half), so fewer instructions keep the same bytes in flight,
  *            and the default tile grows to 64 x 64 with 256 work-items,
  *            each with four loads in flight before its first store to
- *            local memory. Where a row does not start on 16 bytes (a side
+ *            local memory. And the work-groups take the tiles down a column
+ *            of tiles rather than along a row: neighbouring groups now
+ *            write neighbouring pieces of the same rows of b, so the lines
+ *            (and DRAM pages) of b fill while they are still in the L2.
+ *            Where a row does not start on 16 bytes (a side
  *            not a multiple of ELV_N) or the matrix's edge cuts the tile, a
  *            work-item moves its elements one at a time, every XN-th column
  *            of the tile, so that neighbouring work-items still touch
@@ -120,8 +125,8 @@ inline void give(KL_LOCAL_ARG const EL *tile, __global EL *p, int rows, int cols
 __kernel void transpose(const __global EL *a, __global EL *b, const int m, const int n)
 {
     __local EL tile[TILE * TILE];
-    const int tiles_n = (n + TILE - 1) / TILE, g = (int)get_group_id(0);
-    const int tr = g / tiles_n * TILE, tc = g % tiles_n * TILE; /* the tile's corner in a */
+    const int tiles_m = (m + TILE - 1) / TILE, g = (int)get_group_id(0);
+    const int tc = g / tiles_m * TILE, tr = g % tiles_m * TILE; /* the tile's corner in a */
     const int x = (int)get_local_id(0), y = (int)get_local_id(1);
     const int vec = vectors(m, n, tr, tc);
     EL v[K][ELV_N];
