@@ -19,10 +19,10 @@
  *            of tiles rather than along a row: neighbouring groups now
  *            write neighbouring pieces of the same rows of b, so the lines
  *            (and DRAM pages) of b fill while they are still in the L2.
- *            Where a row does not start on 16 bytes (a side
- *            not a multiple of ELV_N) or the matrix's edge cuts the tile, a
- *            work-item moves its elements one at a time, every XN-th column
- *            of the tile, so that neighbouring work-items still touch
+ *            Where a row does not start on 16 bytes (a side not a multiple
+ *            of ELV_N) or the matrix's edge cuts the tile, a work-item
+ *            moves its elements one at a time, every XN-th column of the
+ *            tile, so that neighbouring work-items still touch
  *            neighbouring elements.
  * Sizes:     any m, n >= 1 (m == n in place); TILE a power of two, a
  *            multiple of ROWS and of ELV_N.

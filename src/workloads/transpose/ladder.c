@@ -371,6 +371,17 @@ static void transpose_free(struct transpose *p)
     free(p->got);
 }
 
+/* An element type of 2, 4 or 8 bytes that the device holds. */
+static enum kl_status check_type(const struct kl_context *kl, enum kl_type t, struct kl_err *e)
+{
+    if (t != KL_FLOAT && t != KL_DOUBLE && t != KL_HALF && t != KL_BF16)
+        return kl_fail(e, KL_ERR_ARG, "transpose takes float, double, half or bf16, not %s",
+                       kl_type_name(t));
+    if (t == KL_DOUBLE && !kl->info.fp64)
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "this device has no double precision (cl_khr_fp64)");
+    return KL_OK;
+}
+
 /* A request the kernels can take, refused at once with the reason otherwise. */
 static enum kl_status check_request(struct kl_context *kl, const struct kl_transpose_request *req,
                                     struct kl_err *e)
@@ -384,17 +395,14 @@ static enum kl_status check_request(struct kl_context *kl, const struct kl_trans
         return kl_fail(e, KL_ERR_ARG, "--size %d,%d: at most 2^31 - 257 elements", req->m, req->n);
     if (req->in_place && req->m != req->n)
         return kl_fail(e, KL_ERR_ARG, "--place in: a %dx%d matrix is not square", req->m, req->n);
-    if (req->type != KL_FLOAT && req->type != KL_DOUBLE && req->type != KL_HALF &&
-        req->type != KL_BF16)
-        return kl_fail(e, KL_ERR_ARG, "transpose takes float, double, half or bf16, not %s",
-                       kl_type_name(req->type));
-    if (req->type == KL_DOUBLE && !kl->info.fp64)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "this device has no double precision (cl_khr_fp64)");
+    enum kl_status st = check_type(kl, req->type, e);
+    if (st != KL_OK)
+        return st;
     if (bytes + GUARD * (double)es > (double)kl->info.max_alloc)
         return kl_fail(e, KL_ERR_NO_MEMORY,
                        "%.1f MiB are more than the device's largest allocation (%.1f MiB)",
                        bytes / 1048576.0, kl->info.max_alloc / 1048576.0);
-    enum kl_status st = kl_device_fits(kl, bytes * (req->in_place ? 1 : 2), "the matrices", e);
+    st = kl_device_fits(kl, bytes * (req->in_place ? 1 : 2), "the matrices", e);
     if (st != KL_OK || (st = kl_peers_check("transpose", req->peers, req->npeers, e)) != KL_OK)
         return st;
     return kl_protocol_check(&req->protocol, e);
