@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The transpose ladder on an NVIDIA GPU: the copy ceiling measured first
-# (kladder peak --brief, which the rows' % roof divide by); every rung
-# through CUDA verified at awkward shapes, out of place and in place, for
+# The transpose ladder on an NVIDIA GPU (rung 06 on compute capability 9.0):
+# the copy ceiling measured first (kladder peak --brief, which the rows' %
+# roof divide by); every rung through CUDA verified at awkward shapes, out of place and in place, for
 # 4-, 8- and 2-byte elements; the ladder beside cuBLAS's geam (the same
 # matrix) and torch's x.t().contiguous() (a matrix of its own); in place;
 # the top rung's parameters searched by the tuner; the ladder through
@@ -56,21 +56,23 @@ stamp "peak: exit $?"; grep -iE "copy" "$out/tr_peak.txt" | head -n 3
 
 q=(--backend cuda --warmup 0 --repeats 1 --min-time 0 -q --format csv)
 for type in float double half; do
-    for size in 1,1 1,1000 1000,1 17,33 1023,1025 4095,33; do
+    for size in 1,1 1,1000 1000,1 17,33 1023,1025 4095,33 8,8 1020,1028 4096,40; do
         "$kl" transpose "${q[@]}" --type "$type" --size "$size" >"$out/tr_a.txt" 2>&1
-        echo "$type $size out: exit $? $(grep -c ',verified,' "$out/tr_a.txt") verified"
+        echo "$type $size out: exit $? $(grep -c ',failed,' "$out/tr_a.txt") failed, $(grep -c ',verified,' "$out/tr_a.txt") verified"
     done
     for size in 1 33 1024 1000; do
         "$kl" transpose "${q[@]}" --type "$type" --size "$size,$size" --place in >"$out/tr_a.txt" 2>&1
-        echo "$type $size in: exit $? $(grep -c ',verified,' "$out/tr_a.txt") verified"
+        echo "$type $size in: exit $? $(grep -c ',failed,' "$out/tr_a.txt") failed, $(grep -c ',verified,' "$out/tr_a.txt") verified"
     done
 done >"$out/tr_awkward.txt"
-stamp "awkward: $(grep -c 'exit 0 6 verified' "$out/tr_awkward.txt") of $(wc -l <"$out/tr_awkward.txt")"
-grep -v 'exit 0 6 verified' "$out/tr_awkward.txt" | head
+# every rung verified; 06_tma skipped (saying why) in place and where a row is not whole
+# 16-byte pieces
+stamp "awkward: $(grep -c 'exit 0 0 failed' "$out/tr_awkward.txt") of $(wc -l <"$out/tr_awkward.txt") without a failure"
+grep -v 'exit 0 0 failed' "$out/tr_awkward.txt" | head
 
-ladder float --backend cuda --size "$side,$side" --rung 01,02,03,04,05 --compare cublas
-ladder half --backend cuda --size "$side,$side" --type half --rung 02,03,04,05
-ladder double --backend cuda --size "$side,$side" --type double --rung 03,04,05 --compare cublas
+ladder float --backend cuda --size "$side,$side" --rung 01,02,03,04,05,06 --compare cublas
+ladder half --backend cuda --size "$side,$side" --type half --rung 02,03,04,05,06
+ladder double --backend cuda --size "$side,$side" --type double --rung 03,04,05,06 --compare cublas
 ladder double_tiles --backend cuda --size "$side,$side" --type double --rung 05 --param TILE=32 --param ROWS=8
 ladder in_place --backend cuda --size "$side,$side" --place in --rung 02,03,04,05
 ladder odd --backend cuda --size 16383,16385 --rung 04,05 --compare cublas
@@ -98,7 +100,7 @@ ladder opencl --size 8192,8192 --rung 01,02,03,04,05
 for tool in memcheck racecheck; do
     for place in out in; do
         timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 10 \
-            "$kl" transpose --size 257,257 --place "$place" --backend cuda \
+            "$kl" transpose --size 260,260 --place "$place" --backend cuda \
             --warmup 0 --repeats 1 --min-time 0 >"$out/tr_${tool}_$place.txt" 2>&1
         stamp "$tool $place: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/tr_${tool}_$place.txt" | head -n 1)"
     done

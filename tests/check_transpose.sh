@@ -13,7 +13,8 @@ mode=$2
 source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
-want=$("$kladder" transpose --list-rungs | grep -Ec '^  [0-9]{2}_')
+# every rung but 06_tma, which runs on CUDA only (a skipped row here, saying so)
+want=$(("$("$kladder" transpose --list-rungs | grep -Ec '^  [0-9]{2}_')" - 1))
 
 # check LABEL WANT ARGS...: kladder transpose ARGS exits 0 with WANT verified rows, none failed.
 check() {

@@ -143,6 +143,13 @@ static void place_option(void *self, char *out, size_t n)
     snprintf(out + used, n - used, " -DIN_PLACE=%d", p->in_place);
 }
 
+/* The TMA rung's dynamic shared memory: TILES boxes of 128 / es rows of 128 bytes each way,
+   and 1 KiB to align them. */
+static size_t tma_shared(const struct kl_transpose_rung *r, const int *values, size_t es)
+{
+    return 2 * (size_t)kl_param_value(r->params, values, "TILES") * (128 / es) * 128 + 1024;
+}
+
 /* The interface's arguments, every rung's and the user's: a, b, m, n (a is b in place). */
 static void set_args(const struct transpose *p, struct kl_launch *l)
 {
@@ -151,6 +158,25 @@ static void set_args(const struct transpose *p, struct kl_launch *l)
     l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = p->db}};
     l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = p->m}};
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = p->n}};
+}
+
+/*
+ * The TMA rung's arguments: a's and b's tensor maps (rows of bytes, boxes of 128 / es rows by
+ * 128 bytes), m, n, and the dynamic shared memory of its TILES boxes in and out.
+ */
+static void tma_args(const struct transpose *p, const struct kl_transpose_rung *r,
+                     const int *values, struct kl_launch *l)
+{
+    unsigned side = (unsigned)(128 / p->es);
+    uint64_t arow = (uint64_t)p->n * p->es, brow = (uint64_t)p->m * p->es;
+    l->nargs = 5;
+    l->args[0] = (struct kl_arg){
+        KL_ARG_TENSOR_MAP, {.map = {p->da, (uint64_t)p->m, arow, arow, side, 128, KL_MAP_U8}}};
+    l->args[1] = (struct kl_arg){
+        KL_ARG_TENSOR_MAP, {.map = {p->db, (uint64_t)p->n, brow, brow, side, 128, KL_MAP_U8}}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = p->m}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = p->n}};
+    l->args[4] = (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = tma_shared(r, values, p->es)}};
 }
 
 /* b set to fill, one launch, b read back and judged (the guard band first) into res. */
@@ -231,7 +257,10 @@ static enum kl_status run_device(struct transpose *p, const struct kl_transpose_
     if (st != KL_OK)
         return st;
     geometry(p, r, values, &l, &groups);
-    set_args(p, &l);
+    if (r->tma)
+        tma_args(p, r, values, &l);
+    else
+        set_args(p, &l);
     if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
     st = run_verified(p, &l, proto, res);
@@ -259,6 +288,16 @@ static enum kl_status transpose_check(void *self, int i, const int *values, stru
     long groups;
     if (!r->file)
         return KL_OK;
+    if (r->tma) {
+        size_t need = tma_shared(r, values, p->es);
+        geometry(p, r, values, &l, &groups);
+        enum kl_status st = kl_launch_check(&l, r->name, e);
+        if (st == KL_OK && need > kl_kernel_local_mem(p->kl, r->file))
+            return kl_fail(e, KL_ERR_UNSUPPORTED,
+                           "rung %s: %zu bytes of shared memory, the device has %llu", r->name,
+                           need, (unsigned long long)kl_kernel_local_mem(p->kl, r->file));
+        return st;
+    }
     enum kl_status st = kl_params_check_multiples(r->name, r->params, values, multiples, e);
     if (st != KL_OK)
         return st;
@@ -276,6 +315,33 @@ static enum kl_status transpose_check(void *self, int i, const int *values, stru
                        "device has %llu",
                        r->name, tile, tile, local, (unsigned long long)p->kl->info.local_mem);
     return KL_OK;
+}
+
+/* Whether rung i runs here: the TMA rung on CUDA at compute capability 9.0, out of place,
+   with rows of whole 16-byte pieces; every other rung anywhere. */
+static int transpose_available(void *self, int i, char *why, size_t n)
+{
+    const struct transpose *p = self;
+    const struct kl_device_info *d = &p->kl->info;
+    if (!rung(i)->tma)
+        return 1;
+    if (kl_kernel_elsewhere(p->kl, rung(i)->file))
+        snprintf(why, n, "CUDA C++: runs with --backend cuda");
+    else if (!(d->cc_major == 9 && d->cc_minor == 0))
+        snprintf(why, n,
+                 "TMA tiles with 128-byte swizzle, built for sm_90a: compute capability "
+                 "9.0 only (this is %d.%d)",
+                 d->cc_major, d->cc_minor);
+    else if (p->in_place)
+        snprintf(why, n, "out of place only");
+    else if ((size_t)p->m * p->es % 16 != 0 || (size_t)p->n * p->es % 16 != 0)
+        snprintf(why, n,
+                 "TMA needs rows of whole 16-byte pieces: M and N times %zu bytes (here "
+                 "%zu and %zu)",
+                 p->es, (size_t)p->m * p->es, (size_t)p->n * p->es);
+    else
+        return 1;
+    return 0;
 }
 
 /* ---- the user's kernels: the same launch and check as a rung's --------------- */
@@ -442,6 +508,7 @@ enum kl_status kl_transpose_ladder(struct kl_context *kl, const struct kl_transp
                             .type = req->type,
                             .self = &p,
                             .named_is_users = 1,
+                            .available = transpose_available,
                             .check = transpose_check,
                             .run = transpose_run,
                             .user = &user_iface};

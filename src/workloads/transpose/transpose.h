@@ -23,6 +23,7 @@ struct kl_transpose_rung {
     const char *file; /* NULL: the host rung */
     int tiled;        /* a TILE × TILE tile in local memory */
     int vector;       /* a work-item moves 16 bytes (ELV_N elements) at a time */
+    int tma;          /* CUDA C++ on compute capability 9.0: boxes copied by TMA */
     struct kl_param_def params[KL_MAX_PARAMS];
 };
 
@@ -32,7 +33,8 @@ const struct kl_rung_table *kl_transpose_rungs(void); /* the registry's view */
 
 /*
  * Rung r's launch (values v) for an m × n matrix of es-byte elements: local
- * size (local[0], local[1]) and groups work-groups, one per TILE × TILE tile.
+ * size (local[0], local[1]) and groups work-groups, one per TILE × TILE tile
+ * (TMA's: one per TILES tiles of 128 / es elements square, down a column).
  */
 void kl_transpose_geometry(const struct kl_transpose_rung *r, const int *v, int m, int n, size_t es,
                            size_t local[2], long *groups);
