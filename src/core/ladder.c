@@ -664,6 +664,24 @@ void kl_cache_label(const struct kl_protocol *p, int k, struct kl_report *rep,
     rep->show_config = 1;
 }
 
+enum kl_status kl_ladder_peers(const struct kl_protocol *proto, const char *const *peers, int n,
+                               enum kl_status (*run)(void *self, const char *peer,
+                                                     const struct kl_protocol *pass,
+                                                     struct kl_report *rep),
+                               void *self, struct kl_report *rep)
+{
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < kl_cache_passes(proto); k++) {
+            struct kl_protocol pass;
+            kl_cache_pass(proto, k, &pass);
+            enum kl_status st = run(self, peers[j], &pass, rep);
+            if (st != KL_OK)
+                return st;
+            kl_cache_label(proto, k, rep, &rep->results[rep->count - 1]);
+        }
+    return KL_OK;
+}
+
 /* Rung i's rows: one, or under --warm-cold one warm and one cold. */
 static enum kl_status rung_rows(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                                 const struct kl_user_rung *u, const char *name,

@@ -286,6 +286,16 @@ void kl_cache_label(const struct kl_protocol *p, int k, struct kl_report *rep,
                     struct kl_result *res);
 
 /*
+ * Each of the n peers run by run(self, peer, pass, rep) once per pass of proto (two under
+ * --warm-cold), the row it adds labelled with its pass; the first error stops them.
+ */
+enum kl_status kl_ladder_peers(const struct kl_protocol *proto, const char *const *peers, int n,
+                               enum kl_status (*run)(void *self, const char *peer,
+                                                     const struct kl_protocol *pass,
+                                                     struct kl_report *rep),
+                               void *self, struct kl_report *rep);
+
+/*
  * Runs the chosen rungs in order, a row of rep each (two under --warm-cold) (progress steps first
  * to first + nchosen - 1 of total). A rung whose own defaults do not fit
  * the device is a skipped row with the reason; one that fails verification

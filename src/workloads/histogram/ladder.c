@@ -245,9 +245,10 @@ static const struct kl_user_iface user_iface = {
 
 /* ---- the peers: the same bytes, the same verdict ----------------------------- */
 
-static enum kl_status run_peer(struct histogram *p, const char *peer,
-                               const struct kl_protocol *proto, struct kl_report *rep)
+static enum kl_status run_peer(void *self, const char *peer, const struct kl_protocol *proto,
+                               struct kl_report *rep)
 {
+    struct histogram *p = self;
     struct kl_context *kl = p->kl;
     char name[64], what[256];
     struct kl_stats stats;
@@ -371,14 +372,7 @@ enum kl_status kl_histogram_ladder(struct kl_context *kl, const struct kl_histog
                               nchosen + req->npeers * kl_cache_passes(&req->protocol), rep, e)) !=
         KL_OK)
         goto done;
-    for (int j = 0; j < req->npeers; j++)
-        for (int k = 0; k < kl_cache_passes(&req->protocol); k++) { /* --warm-cold: two */
-            struct kl_protocol pass;
-            kl_cache_pass(&req->protocol, k, &pass);
-            if ((st = run_peer(&p, req->peers[j], &pass, rep)) != KL_OK)
-                goto done;
-            kl_cache_label(&req->protocol, k, rep, &rep->results[rep->count - 1]);
-        }
+    st = kl_ladder_peers(&req->protocol, req->peers, req->npeers, run_peer, &p, rep);
 done:
     kl_report_finish(rep);
     histogram_free(&p);

@@ -417,9 +417,10 @@ static const struct kl_user_iface user_iface = {
 
 /* ---- the peers: the same data, the same verdict ----------------------------- */
 
-static enum kl_status run_peer(struct scan *p, const char *peer, const struct kl_protocol *proto,
+static enum kl_status run_peer(void *self, const char *peer, const struct kl_protocol *proto,
                                struct kl_report *rep)
 {
+    struct scan *p = self;
     struct kl_context *kl = p->kl;
     char name[64], what[256];
     struct kl_stats stats;
@@ -562,14 +563,7 @@ enum kl_status kl_scan_ladder(struct kl_context *kl, const struct kl_scan_reques
                               nchosen + req->npeers * kl_cache_passes(&req->protocol), rep, e)) !=
         KL_OK)
         goto done;
-    for (int j = 0; j < req->npeers; j++)
-        for (int k = 0; k < kl_cache_passes(&req->protocol); k++) { /* --warm-cold: two */
-            struct kl_protocol pass;
-            kl_cache_pass(&req->protocol, k, &pass);
-            if ((st = run_peer(&p, req->peers[j], &pass, rep)) != KL_OK)
-                goto done;
-            kl_cache_label(&req->protocol, k, rep, &rep->results[rep->count - 1]);
-        }
+    st = kl_ladder_peers(&req->protocol, req->peers, req->npeers, run_peer, &p, rep);
 done:
     kl_report_finish(rep);
     scan_free(&p);
