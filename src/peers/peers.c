@@ -150,6 +150,20 @@ int kl_peer_gemm_sum_span(const char *name, enum kl_type t, int K)
     return d->fast ? K : 128;
 }
 
+struct kl_result *kl_peer_result(struct kl_report *rep, const char *peer, struct kl_err *e)
+{
+    char name[64];
+    snprintf(name, sizeof name, "peer:%s", peer);
+    struct kl_result *res = kl_report_add(rep, name, NULL);
+    if (!res) {
+        kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
+        return NULL;
+    }
+    res->peer = 1;
+    kl_measure_forget();
+    return res;
+}
+
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)
 {
     if (st != KL_OK) {

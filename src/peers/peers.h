@@ -209,5 +209,11 @@ struct kl_result;
  * result is to be verified, as every rung's is.
  */
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what);
+/*
+ * A new row of rep for peer, named "peer:NAME" and marked a peer's, before the peer runs (the
+ * measurement's memory of kladder's last launch forgotten); NULL with e set when host memory
+ * is out.
+ */
+struct kl_result *kl_peer_result(struct kl_report *rep, const char *peer, struct kl_err *e);
 
 #endif /* KL_PEERS_H */

@@ -381,16 +381,13 @@ static enum kl_status run_peer(void *self, const char *peer, const struct kl_pro
 {
     struct transpose *p = self;
     struct kl_context *kl = p->kl;
-    char name[64], what[256];
+    char what[256];
     struct kl_stats stats;
     struct kl_err e;
     struct kl_transpose_problem problem = {p->type, p->m, p->n, p->in_place, p->a};
-    snprintf(name, sizeof name, "peer:%s", peer);
-    struct kl_result *res = kl_report_add(rep, name, NULL);
+    struct kl_result *res = kl_peer_result(rep, peer, &kl->err);
     if (!res)
-        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    res->peer = 1;
-    kl_measure_forget();
+        return KL_ERR_NO_MEMORY;
     enum kl_status st =
         kl_peer_transpose(kl, peer, &problem, proto, p->got, &stats, what, sizeof what, &e);
     if (!kl_peer_row(res, st, &e, what))
