@@ -164,6 +164,14 @@ struct kl_result *kl_peer_result(struct kl_report *rep, const char *peer, struct
     return res;
 }
 
+void kl_peer_keep(struct kl_result *res, const struct kl_stats *stats)
+{
+    if (res->status != KL_RESULT_VERIFIED)
+        return;
+    kl_result_set_stats(res, stats);
+    kl_result_keep_measured(res);
+}
+
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what)
 {
     if (st != KL_OK) {

@@ -209,6 +209,8 @@ struct kl_result;
  * result is to be verified, as every rung's is.
  */
 int kl_peer_row(struct kl_result *res, enum kl_status st, const struct kl_err *e, const char *what);
+/* After the row's check: a verified peer's row keeps its times and launches; any other, none. */
+void kl_peer_keep(struct kl_result *res, const struct kl_stats *stats);
 /*
  * A new row of rep for peer, named "peer:NAME" and marked a peer's, before the peer runs (the
  * measurement's memory of kladder's last launch forgotten); NULL with e set when host memory

@@ -72,10 +72,7 @@ void kl_vecout_peer(const struct kl_vecout *o, enum kl_status st, const struct k
     if (!kl_peer_row(res, st, e, what))
         return;
     kl_vecout_judge(o, o->host, factor, res);
-    if (res->status == KL_RESULT_VERIFIED) {
-        kl_result_set_stats(res, stats);
-        kl_result_keep_measured(res);
-    }
+    kl_peer_keep(res, stats);
 }
 
 enum kl_status kl_vecout_run(struct kl_vecout *o, struct kl_launch *l, struct kl_launch *l2,

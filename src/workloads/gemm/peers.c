@@ -38,10 +38,7 @@ enum kl_status kl_gemm_run_peer(struct gemm_session *s, const struct gemm_ref *g
     if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
     kl_gemm_judge(s, g, C, NULL, res);
-    if (res->status == KL_RESULT_VERIFIED) {
-        kl_result_set_stats(res, &stats);
-        kl_result_keep_measured(res);
-    }
+    kl_peer_keep(res, &stats);
     return KL_OK;
 }
 

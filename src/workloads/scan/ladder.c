@@ -434,10 +434,7 @@ static enum kl_status run_peer(void *self, const char *peer, const struct kl_pro
     if (!kl_peer_row(res, st, &e, what))
         return KL_OK;
     judge(p, res);
-    if (res->status == KL_RESULT_VERIFIED) {
-        kl_result_set_stats(res, &stats);
-        kl_result_keep_measured(res);
-    }
+    kl_peer_keep(res, &stats);
     return KL_OK;
 }
 
