@@ -61,6 +61,8 @@ CASES = {
                        "--format", "csv"], "csv"),
     "transpose_csv": (["transpose", "--size", "17,33", "--type", "half", *QUICK, "--format",
                        "csv"], "csv"),
+    "softmax_csv": (["softmax", "--size", "9,70", "--op", "layernorm", "--type", "bf16", *QUICK,
+                     "--format", "csv"], "csv"),
     "blur_table": (["blur", "--width", "17", "--height", "13", "--radius", "3", *QUICK],
                    "table"),
     "blur_json": (["blur", "--width", "17", "--height", "13", "--radius", "3", "--pixel",

@@ -95,16 +95,17 @@ setup)
     run 0 scan --size 1000 --mode exclusive --rung 00,05 "${q[@]}" --json scan.json
     run 0 histogram --size 1000 --bins 7 --rung 00,04 "${q[@]}" --json histogram.json
     run 0 transpose --size 33,33 --place in --rung 00,05 "${q[@]}" --json transpose.json
+    run 0 softmax --size 33,70 --op rmsnorm --rung 03,04 "${q[@]}" --json softmax.json
     for f in gemm.json sweep.json blur.json gemv.json rowdot.json reduce.json fp8.json scan.json \
-        histogram.json transpose.json gemm.html \
+        histogram.json transpose.json softmax.json gemm.html \
         blur.html blur.png; do
         [ -s "$f" ] || fail "$f was not written"
     done
-    [ $fails -eq 0 ] && echo "ok: ten runs in $dir"
+    [ $fails -eq 0 ] && echo "ok: eleven runs in $dir"
     ;;
 schema)
     need_runs
-    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8,scan,histogram,transpose}.json
+    $py schema "$schema" "$dir"/{gemm,sweep,blur,gemv,rowdot,reduce,fp8,scan,histogram,transpose,softmax}.json
     rc=$?
     [ $rc -eq 77 ] && exit 77
     [ $rc -eq 0 ] || fails=$((fails + 1))

@@ -51,6 +51,7 @@ for w in $workloads; do
     [ "$w" = scan ] && wtypes="float int"
     [ "$w" = histogram ] && wtypes=uchar
     [ "$w" = transpose ] && wtypes="float double half"
+    [ "$w" = softmax ] && wtypes="float half bf16"
     for t in $wtypes; do
         # shellcheck disable=SC2086 # sizes are words
         "$kladder" "$w" ${sizes[$w]} $(type_option "$w" "$t") --kernel "$tmp/template_$w.cl" --rung "template_$w" \

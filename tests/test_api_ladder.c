@@ -190,6 +190,29 @@ int main(int argc, char **argv)
               strstr(kl_last_error(kl), "a 65x64 matrix is not square"),
           "transpose 65x64 in place: %s", kl_last_error(kl));
 
+    /* softmax through the API: layer norm with gamma, beta and eps as option items (real
+     * numbers), bf16 rows; eps 0 refused. */
+    const char *norm[] = {"op=layernorm", "gamma=2.5", "beta=-0.5", "eps=1e-3"},
+               *registers[] = {"04"};
+    req = (struct kl_ladder_request){.workload = "softmax",
+                                     .type = KL_BF16,
+                                     .size = {33, 1031},
+                                     .options = norm,
+                                     .noptions = 4,
+                                     .rungs = registers,
+                                     .nrungs = 1,
+                                     .protocol = &quick};
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_OK && kl_ladder_count(l) == 1 &&
+              kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED &&
+              strcmp(kl_ladder_sizes(l), "rows=33 cols=1031 op=layernorm") == 0,
+          "layer norm of 33 x 1031 bf16s, rung 04: %s (%s)", kl_last_error(kl),
+          l ? kl_ladder_sizes(l) : "no ladder");
+    kl_ladder_free(l);
+    norm[3] = "eps=0";
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG && !l &&
+              strstr(kl_last_error(kl), "eps above 0"),
+          "layer norm with eps 0: %s", kl_last_error(kl));
+
     /* Bad requests: refused with the reason, *out NULL. */
     const char *nosuch[] = {"99_nosuch"}, *missing[] = {paths[3]};
     req = (struct kl_ladder_request){.workload = "fft"};

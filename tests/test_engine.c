@@ -581,7 +581,7 @@ static int registry(struct kl_context *kl)
     /* an option of words: one of them, and nothing else, not even a prefix */
     struct kl_workload_def ops = kl_tiny_workload;
     struct kl_err e;
-    ops.options[1] = (struct kl_workload_option){"op", "sum min max", 0, 0, "sum", "the op"};
+    ops.options[1] = (struct kl_workload_option){"op", "sum min max", 0, 0, "sum", "the op", 0};
     CHECK(kl_workload_option_check(&ops, "op", "min", &e) == KL_OK &&
               kl_workload_option_check(&ops, "op", "max", &e) == KL_OK &&
               kl_workload_option_check(&ops, "op", "mi", &e) == KL_ERR_ARG &&
@@ -589,6 +589,16 @@ static int registry(struct kl_context *kl)
               kl_workload_option_check(&ops, "op", "avg", &e) == KL_ERR_ARG &&
               strstr(e.msg, "op: \"avg\" is not one of sum min max"),
           "choices: %s", e.msg);
+    /* a real option: a number in its range, written any way strtod reads, and nothing else */
+    ops.options[1] = (struct kl_workload_option){"eps", NULL, 0, 1, "1e-5", "the eps", 1};
+    CHECK(kl_workload_option_check(&ops, "eps", "1e-5", &e) == KL_OK &&
+              kl_workload_option_check(&ops, "eps", "0.5", &e) == KL_OK &&
+              kl_workload_option_check(&ops, "eps", "1", &e) == KL_OK &&
+              kl_workload_option_check(&ops, "eps", "1.5", &e) == KL_ERR_ARG &&
+              kl_workload_option_check(&ops, "eps", "nan", &e) == KL_ERR_ARG &&
+              kl_workload_option_check(&ops, "eps", "1e-5x", &e) == KL_ERR_ARG &&
+              strstr(e.msg, "eps: \"1e-5x\" is not a number from 0 to 1"),
+          "real: %s", e.msg);
     req.options = twice, req.noptions = 2;
     CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
               strstr(kl_last_error(kl), "option factor is given twice"),

@@ -41,6 +41,7 @@
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemv/gemv.h"
 #include "workloads/histogram/histogram.h"
+#include "workloads/softmax/softmax.h"
 #include "workloads/transpose/transpose.h"
 #include "workloads/reduce/reduce.h"
 #include "workloads/scan/scan.h"
@@ -707,6 +708,16 @@ static int collect(void)
         const struct kl_transpose_rung *r = kl_transpose_rung_at(i);
         add_rung(r->file, r->params, moved, 3, " -DIN_PLACE=0");
         add_rung(r->file, r->params, moved, 3, " -DIN_PLACE=1");
+    }
+    /* the row ops: float, half and bf16, each op, with sub-groups as the CUDA backend builds them
+     */
+    for (int i = 0; i < kl_softmax_rung_count(); i++) {
+        static const enum kl_type rowed[] = {KL_FLOAT, KL_HALF, KL_BF16};
+        static const char *const ops[] = {" -DOP_SOFTMAX -DKL_SUBGROUPS",
+                                          " -DOP_LAYERNORM -DKL_SUBGROUPS",
+                                          " -DOP_RMSNORM -DKL_SUBGROUPS"};
+        for (int op = 0; op < 3; op++)
+            add_rung(kl_softmax_rung_at(i)->file, kl_softmax_rung_at(i)->params, rowed, 3, ops[op]);
     }
     for (int i = 0; i < kl_copy_rung_count(); i++) {
         const struct kl_copy_rung *r = kl_copy_rung_at(i);

@@ -1756,7 +1756,9 @@ static void test_registry(void)
               strstr(te.msg, "gemm takes no --type"),
           "a workload that declares no types refuses one given");
     kl_workload_ladder_names(names, sizeof names);
-    CHECK(strcmp(names, "gemm, copy, rowdot, gemv, blur, reduce, scan, histogram, transpose") == 0,
+    CHECK(strcmp(names,
+                 "gemm, copy, rowdot, gemv, blur, reduce, scan, histogram, transpose, softmax") ==
+              0,
           "ladders: %s", names);
     /* The peer registry: each workload's peers, and a request's unknown one refused. */
     static const char *const known[] = {"cublas", "openblas"}, *const unknown[] = {"npp"};

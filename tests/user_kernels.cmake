@@ -54,7 +54,7 @@ function(kl_uk_tune name code regex)
   set(KL_UK_TESTS ${KL_UK_TESTS} cli_user_tune_${name} PARENT_SCOPE)
 endfunction()
 kl_uk_tune(needs_kernel 2 "kladder tune rowdot tunes one of its rungs \\(--rung R\\) or the user's kernels \\(--kernel FILE\\)" rowdot)
-kl_uk_tune(not_a_ladder 2 "kladder tune takes a ladder: gemm, copy, rowdot, gemv, blur, reduce, scan, histogram or transpose" peak)
+kl_uk_tune(not_a_ladder 2 "kladder tune takes a ladder: gemm, copy, rowdot, gemv, blur, reduce, scan, histogram, transpose or softmax" peak)
 kl_uk_tune(two_kernels 2 "tune takes one --kernel at a time" rowdot --kernel ${KL_UK}/past_end.cl
            --kernel ${KL_UK}/wrong_result.cl)
 kl_uk_tune(with_param 2 "no --rung, --param, --show or --clear with it" rowdot

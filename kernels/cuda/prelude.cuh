@@ -63,8 +63,9 @@
  *  - Not mapped: images and samplers (the device reports no image support, so
  *    image rungs are skipped), 3-component vectors, swizzles other than .x .y
  *    .z .w, .s0-.sf (lower case), .lo and .hi, vector comparisons and
- *    relational functions, half arithmetic and vstore_half (half is
- *    storage read through vload_half, as in OpenCL without cl_khr_fp16),
+ *    relational functions, half arithmetic (half is storage read through
+ *    vload_half and written through vstore_half_rte(4), as in OpenCL
+ *    without cl_khr_fp16),
  *    get_work_dim, and __local pointer parameters (a helper function spells
  *    one KL_LOCAL_ARG, prelude.cl). Scalar shifts keep C++
  *    semantics (a count at or above the width is undefined; vector shifts
@@ -610,6 +611,24 @@ KL_VLOAD_HALF(4)
 KL_VLOAD_HALF(8)
 KL_VLOAD_HALF(16)
 #undef KL_VLOAD_HALF
+
+/* vstore_half_rte(N): N floats stored as halfs, rounded to nearest even (cvt.rn). */
+__device__ __forceinline__ unsigned short kl_half_bits(float f)
+{
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ void vstore_half_rte(float v, size_t off, half *p)
+{
+    p[off].bits = kl_half_bits(v);
+}
+__device__ __forceinline__ void vstore_half4_rte(const kl_vec<float, 4> &v, size_t off, half *p)
+{
+    kl_vec<ushort, 4> h;
+    _Pragma("unroll") for (int i = 0; i < 4; i++) h.e[i] = kl_half_bits(v.e[i]);
+    kl_vstore<4>(h, off, (ushort *)p);
+}
 
 /* ---- Math ----------------------------------------------------------------- */
 

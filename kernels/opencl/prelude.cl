@@ -178,6 +178,39 @@ typedef T TA;
 #endif
 
 /*
+ * Floats stored as elements (kernels/opencl/softmax), for float, half and
+ * bf16: rounded to nearest even where the element is narrower.
+ *   ST(v, i, p)     element i of a __global TA array set to the float v
+ *   ST4(v, o, p)    elements 4o..4o+3 set to the float4 v (element
+ *                   alignment is enough, as vstore4)
+ *   ST4A(v, p)      the 4 elements at p (__global, 4-element aligned) set
+ *                   to v: one vector store, as LD4A loads
+ */
+#if defined(KL_T_HALF)
+#define ST(v, i, p) vstore_half_rte((v), (i), (p))
+#define ST4(v, o, p) vstore_half4_rte((v), (o), (p))
+#define ST4A(v, p) vstore_half4_rte((v), 0, (p))
+#elif defined(KL_T_BF16)
+inline ushort kl_bf16_bits(float f)
+{
+    const uint u = as_uint(f);
+    return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#define ST(v, i, p) ((p)[i] = kl_bf16_bits(v))
+#define ST4(v, o, p)                                                                               \
+    vstore4(VEC4(ushort4, kl_bf16_bits((v).x), kl_bf16_bits((v).y), kl_bf16_bits((v).z),         \
+                 kl_bf16_bits((v).w)),                                                             \
+            (o), (p))
+#define ST4A(v, p)                                                                                 \
+    (*(__global ushort4 *)(p) = VEC4(ushort4, kl_bf16_bits((v).x), kl_bf16_bits((v).y),          \
+                                     kl_bf16_bits((v).z), kl_bf16_bits((v).w)))
+#else
+#define ST(v, i, p) ((p)[i] = (v))
+#define ST4(v, o, p) vstore4((v), (o), (p))
+#define ST4A(v, p) (*(__global T4 *)(p) = (v))
+#endif
+
+/*
  * Elements moved, never computed (kernels/opencl/transpose): an element's
  * bits, whatever its type, so a 2-byte element needs no half arithmetic.
  *   EL              one element: ushort for half and bf16, T otherwise

@@ -272,7 +272,7 @@ static void print_workload_options(const struct kl_workload_def *w, FILE *out)
         const struct kl_workload_option *o = &w->options[k];
         if (k == 0)
             fprintf(out, "\n%s's own:\n", w->name);
-        snprintf(left, sizeof left, "--%s %s", o->name, o->choices ? "WORD" : "N");
+        snprintf(left, sizeof left, "--%s %s", o->name, o->choices ? "WORD" : o->real ? "X" : "N");
         if (o->choices)
             snprintf(values, sizeof values, "%s", o->choices);
         else

@@ -84,10 +84,31 @@ static double largest(struct minifloat f)
     return ldexp(2.0 - ldexp(1.0, -f.mbits), emax);
 }
 
+/* A half's value from its bits where finite, by bit moves (what kl_narrow_value computes). */
+static double half_value(unsigned bits)
+{
+    unsigned e = (bits >> 10) & 31, m = bits & 1023;
+    double sign = bits & 0x8000 ? -1.0 : 1.0;
+    if (e == 0)
+        return sign * (double)m * (1.0 / 16777216.0); /* 2^-24 */
+    uint32_t f = (e + 112) << 23 | m << 13;           /* the float of the same value */
+    float v;
+    memcpy(&v, &f, sizeof v);
+    return sign * v;
+}
+
 double kl_narrow_value(enum kl_type t, unsigned bits)
 {
     if (t == KL_INT8)
         return (double)(int8_t)(uint8_t)bits;
+    if (t == KL_BF16 && (bits & 0x7f80) != 0x7f80) { /* a float's top half: the fast way */
+        uint32_t f = (uint32_t)bits << 16;
+        float v;
+        memcpy(&v, &f, sizeof v);
+        return v;
+    }
+    if (t == KL_HALF && (bits & 0x7c00) != 0x7c00)
+        return half_value(bits);
     struct minifloat f = format_of(t);
     if (!f.ebits)
         return NAN;

@@ -17,6 +17,7 @@
 #include "workloads/reduce/reduce.h"
 #include "workloads/rowdot/rowdot.h"
 #include "workloads/scan/scan.h"
+#include "workloads/softmax/softmax.h"
 #include "workloads/transpose/transpose.h"
 
 /* ---- the ladders' entries: the API's call as each workload's request ---- */
@@ -144,6 +145,23 @@ static enum kl_status transpose_entry(struct kl_context *kl, const struct kl_wor
     return kl_transpose_ladder(kl, &r, rep);
 }
 
+static enum kl_status softmax_entry(struct kl_context *kl, const struct kl_workload_call *c,
+                                    struct kl_report *rep)
+{
+    const struct kl_workload_def *w = kl_workload_find("softmax");
+    struct kl_softmax_request r = {
+        .rows = c->size[0],
+        .cols = c->size[1],
+        .type = c->req->type,
+        .op = (enum kl_softmax_op)kl_softmax_op_parse(kl_workload_option(w, c, "op")),
+        .gamma = strtod(kl_workload_option(w, c, "gamma"), NULL),
+        .beta = strtod(kl_workload_option(w, c, "beta"), NULL),
+        .eps = strtod(kl_workload_option(w, c, "eps"), NULL),
+        .tuner = c->tuner};
+    KL_WORKLOAD_COMMON(r, c);
+    return kl_softmax_ladder(kl, &r, rep);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const struct kl_workload_def workloads[] = {
@@ -263,6 +281,24 @@ static const struct kl_workload_def workloads[] = {
      .options = {{"place", "out in", 0, 0, "out",
                   "out (b = a transposed, a new matrix) or in (a square matrix, where it lies)"}},
      .run = transpose_entry},
+    {.name = "softmax",
+     .heading = "Softmax ladder (each row of ROWS x COLS: softmax, layer or RMS norm), in order:",
+     .rungs = kl_softmax_rungs,
+     .width = 14,
+     .dims = 2,
+     .gpu = {16384, 4096},
+     .cpu = {256, 4096},
+     .ladder = 1,
+     .summary = "the softmax ladder: softmax, layer norm or RMS norm over each row of floats,\n"
+                "halfs or bf16s, from a work-item per row to a row held by a cluster",
+     .types = "float half bf16",
+     .options = {{"op", "softmax layernorm rmsnorm", 0, 0, "softmax",
+                  "softmax, layernorm ((x - mean) / sqrt(var + eps) * gamma + beta) or rmsnorm "
+                  "(x / sqrt(mean x^2 + eps) * gamma)"},
+                 {"gamma", NULL, -1000000, 1000000, "1", "the norms' scale", 1},
+                 {"beta", NULL, -1000000, 1000000, "0", "layer norm's shift", 1},
+                 {"eps", NULL, 0, 1, "1e-5", "the norms' epsilon, above 0", 1}},
+     .run = softmax_entry},
     {.name = "mgemm",
      .heading = "Multi-GPU GEMM ladder (fp32, CUDA and NCCL), in order:",
      .rungs = kl_mgemm_rungs,
@@ -354,6 +390,18 @@ static int among(const char *choices, const char *word)
     return 0;
 }
 
+/* Whether value is a real number within o's range: KL_OK, or KL_ERR_ARG saying so. */
+static enum kl_status real_check(const struct kl_workload_option *o, const char *name,
+                                 const char *value, struct kl_err *e)
+{
+    char *end;
+    double x = strtod(value, &end);
+    if (end == value || *end || !(x >= (double)o->min && x <= (double)o->max))
+        return kl_fail(e, KL_ERR_ARG, "%s: \"%s\" is not a number from %ld to %ld", name, value,
+                       o->min, o->max);
+    return KL_OK;
+}
+
 enum kl_status kl_workload_option_check(const struct kl_workload_def *w, const char *name,
                                         const char *value, struct kl_err *e)
 {
@@ -373,6 +421,8 @@ enum kl_status kl_workload_option_check(const struct kl_workload_def *w, const c
         return among(o->choices, value)
                    ? KL_OK
                    : kl_fail(e, KL_ERR_ARG, "%s: \"%s\" is not one of %s", name, value, o->choices);
+    if (o->real)
+        return real_check(o, name, value, e);
     long v = strtol(value, &end, 10);
     if (end == value || *end || v < o->min || v > o->max)
         return kl_fail(e, KL_ERR_ARG, "%s: \"%s\" is not an integer from %ld to %ld", name, value,

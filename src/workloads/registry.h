@@ -22,10 +22,11 @@
  */
 struct kl_workload_option {
     const char *name;    /* "op"; NULL ends a workload's list */
-    const char *choices; /* "sum min max": one of these words; NULL: an integer min to max */
+    const char *choices; /* "sum min max": one of these words; NULL: a number min to max */
     long min, max;
     const char *def; /* its value where the request gives none, as text */
     const char *help;
+    int real; /* 1: a real number (1e-5), finite, from min to max; 0: an integer */
 };
 
 struct kl_ladder_request;
