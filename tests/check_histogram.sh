@@ -9,25 +9,11 @@
 set -u
 kladder=$1
 mode=$2
-source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails, check, fails
+workload=histogram
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
 want=$("$kladder" histogram --list-rungs | grep -Ec '^  [0-9]{2}_')
-
-# check LABEL WANT ARGS...: kladder histogram ARGS exits 0 with WANT verified rows, none failed.
-check() {
-    local label=$1 n=$2
-    shift 2
-    out=$("$kladder" histogram "$@" "${q[@]}" 2>&1)
-    rc=$?
-    verified=$(grep -c ',verified,' <<<"$out")
-    if [ "$rc" -ne 0 ] || [ "$verified" -ne "$n" ] || grep -q ',failed,' <<<"$out"; then
-        echo "$out" >"$tmp/out.txt"
-        fail "$label: exit $rc, $verified of $n rows verified" "$tmp/out.txt"
-    else
-        ok "$label: $n rows verified"
-    fi
-}
 
 case $mode in
 rungs)

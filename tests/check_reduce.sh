@@ -11,7 +11,8 @@
 set -u
 kladder=$1
 mode=$2
-source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails, check, fails
+workload=reduce
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
 rungs=$("$kladder" reduce --list-rungs | grep -Ec '^  [0-9]{2}_')
@@ -19,21 +20,6 @@ subgroups=no
 "$kladder" devices 2>/dev/null | grep -Eq 'Sub-groups \(cl_khr_subgroups\) +yes' && subgroups=yes
 want=$rungs
 [ "$subgroups" = no ] && want=$((rungs - 1)) # 05_subgroup skipped, with its reason
-
-# check LABEL WANT ARGS...: kladder reduce ARGS exits 0 with WANT verified rows, none failed.
-check() {
-    local label=$1 n=$2
-    shift 2
-    out=$("$kladder" reduce "$@" "${q[@]}" 2>&1)
-    rc=$?
-    verified=$(grep -c ',verified,' <<<"$out")
-    if [ "$rc" -ne 0 ] || [ "$verified" -ne "$n" ] || grep -q ',failed,' <<<"$out"; then
-        echo "$out" >"$tmp/out.txt"
-        fail "$label: exit $rc, $verified of $n rows verified" "$tmp/out.txt"
-    else
-        ok "$label: $n rows verified"
-    fi
-}
 
 case $mode in
 float | double | int)

@@ -10,40 +10,14 @@
 set -u
 kladder=$1
 mode=$2
-source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails, check, fails
+workload=scan
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
 rungs=$("$kladder" scan --list-rungs | grep -Ec '^  [0-9]{2}_')
 want=$rungs
 "$kladder" devices 2>/dev/null | grep -Eq 'Sub-groups \(cl_khr_subgroups\) +yes' ||
     want=$((rungs - 1)) # 04_subgroup skipped, with its reason
-
-# check LABEL WANT ARGS...: kladder scan ARGS exits 0 with WANT verified rows, none failed.
-check() {
-    local label=$1 n=$2
-    shift 2
-    out=$("$kladder" scan "$@" "${q[@]}" 2>&1)
-    rc=$?
-    verified=$(grep -c ',verified,' <<<"$out")
-    if [ "$rc" -ne 0 ] || [ "$verified" -ne "$n" ] || grep -q ',failed,' <<<"$out"; then
-        echo "$out" >"$tmp/out.txt"
-        fail "$label: exit $rc, $verified of $n rows verified" "$tmp/out.txt"
-    else
-        ok "$label: $n rows verified"
-    fi
-}
-
-# fails LABEL ARGS...: kladder scan ARGS reports a failed row.
-fails() {
-    local label=$1
-    shift
-    out=$("$kladder" scan "$@" "${q[@]}" 2>&1)
-    if grep -q ',failed,' <<<"$out"; then
-        ok "$label: failed, as it must"
-    else
-        fail "$label was not failed: $out"
-    fi
-}
 
 case $mode in
 float | int)

@@ -10,38 +10,12 @@
 set -u
 kladder=$1
 mode=$2
-source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails, check, fails
+workload=transpose
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
 # every rung but 06_tma, which runs on CUDA only (a skipped row here, saying so)
 want=$(("$("$kladder" transpose --list-rungs | grep -Ec '^  [0-9]{2}_')" - 1))
-
-# check LABEL WANT ARGS...: kladder transpose ARGS exits 0 with WANT verified rows, none failed.
-check() {
-    local label=$1 n=$2
-    shift 2
-    out=$("$kladder" transpose "$@" "${q[@]}" 2>&1)
-    rc=$?
-    verified=$(grep -c ',verified,' <<<"$out")
-    if [ "$rc" -ne 0 ] || [ "$verified" -ne "$n" ] || grep -q ',failed,' <<<"$out"; then
-        echo "$out" >"$tmp/out.txt"
-        fail "$label: exit $rc, $verified of $n rows verified" "$tmp/out.txt"
-    else
-        ok "$label: $n rows verified"
-    fi
-}
-
-# fails LABEL ARGS...: kladder transpose ARGS has a failed row.
-fails() {
-    local label=$1
-    shift
-    out=$("$kladder" transpose "$@" "${q[@]}" 2>&1)
-    if grep -q ',failed,' <<<"$out"; then
-        ok "$label fails"
-    else
-        fail "$label was not failed: $out"
-    fi
-}
 
 case $mode in
 rungs)

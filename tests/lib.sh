@@ -2,7 +2,10 @@
 # when the script exits, and the reporting every check uses: `ok WHAT` prints
 # an "ok" line; `fail WHAT [FILE...]` a FAIL line, then the first 3000 bytes of
 # each file, and counts it in $fails. A script ends with
-# `[ $fails -eq 0 ] || exit 1`.
+# `[ $fails -eq 0 ] || exit 1`. For a ladder's script, which sets $kladder,
+# $workload and the array q (the quick protocol's options): `check LABEL N
+# ARGS...`, kladder $workload ARGS exits 0 with N verified rows and none
+# failed; `fails LABEL ARGS...`, it has a failed row.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -13,3 +16,27 @@ fail() {
     fails=$((fails + 1))
 }
 ok() { printf 'ok: %s\n' "$1"; }
+
+check() {
+    local label=$1 n=$2
+    shift 2
+    out=$("$kladder" "$workload" "$@" "${q[@]}" 2>&1)
+    rc=$?
+    verified=$(grep -c ',verified,' <<<"$out")
+    if [ "$rc" -ne 0 ] || [ "$verified" -ne "$n" ] || grep -q ',failed,' <<<"$out"; then
+        echo "$out" >"$tmp/out.txt"
+        fail "$label: exit $rc, $verified of $n rows verified" "$tmp/out.txt"
+    else
+        ok "$label: $n rows verified"
+    fi
+}
+fails() {
+    local label=$1
+    shift
+    out=$("$kladder" "$workload" "$@" "${q[@]}" 2>&1)
+    if grep -q ',failed,' <<<"$out"; then
+        ok "$label fails"
+    else
+        fail "$label was not failed: $out"
+    fi
+}
