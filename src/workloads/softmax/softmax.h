@@ -50,7 +50,7 @@ void kl_softmax_geometry(const struct kl_softmax_rung *r, const int *v, int rows
 
 /*
  * The values rung r runs with for rows of cols elements where --param sets none of its own:
- * for the rungs that hold a row, NT (and CL) sized to hold it, V vectors a work-item; the
+ * for the rungs that hold a row, NT (and CL and VS) sized to hold it, V vectors a work-item; the
  * table's defaults for the others. Into v; config says which (n bytes).
  */
 void kl_softmax_rule(const struct kl_softmax_rung *r, int cols, int *v, char *config, size_t n);
