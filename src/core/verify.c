@@ -8,15 +8,18 @@
 
 void kl_poison(enum kl_type t, void *data, size_t n)
 {
+    /* a narrow float type's NaN, its bits found once */
+    unsigned nan_bits =
+        t == KL_HALF || t == KL_BF16 || kl_type_fp8(t) ? kl_narrow_round(t, NAN) : 0;
     for (size_t i = 0; i < n; i++) {
         switch (t) {
         case KL_FLOAT: ((float *)data)[i] = NAN; break;
         case KL_DOUBLE: ((double *)data)[i] = NAN; break;
         case KL_INT: ((int32_t *)data)[i] = INT32_MAX; break;
         case KL_HALF:
-        case KL_BF16: ((uint16_t *)data)[i] = (uint16_t)kl_narrow_round(t, NAN); break;
+        case KL_BF16: ((uint16_t *)data)[i] = (uint16_t)nan_bits; break;
         case KL_FP8:
-        case KL_FP8E5M2: ((uint8_t *)data)[i] = (uint8_t)kl_narrow_round(t, NAN); break;
+        case KL_FP8E5M2: ((uint8_t *)data)[i] = (uint8_t)nan_bits; break;
         case KL_INT8: ((int8_t *)data)[i] = INT8_MAX; break;
         case KL_UCHAR: ((uint8_t *)data)[i] = UINT8_MAX; break;
         }
