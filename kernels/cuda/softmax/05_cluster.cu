@@ -96,9 +96,7 @@ extern "C" __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(NT, NT <
 #pragma unroll
     for (int j = 0; j < V + VS; j++)
         if (first + j * NT + lid < end) {
-            const float4 w = j < V ? v[j] : stash[(j - V) * NT + lid];
-            c = kl_center_add(kl_center_add(c, w.x), w.y);
-            c = kl_center_add(kl_center_add(c, w.z), w.w);
+            c = kl_center_add4(c, j < V ? v[j] : stash[(j - V) * NT + lid]);
             n += 4.0f;
         }
     c = kl_center_end(c, n);
@@ -113,10 +111,8 @@ extern "C" __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(NT, NT <
             else
                 stash[(j - V) * NT + lid] = h;
         }
-    for (int k = first + (V + VS) * NT + lid; k < end; k += NT) {
-        const float4 w = kl_load4(xr, k, aligned);
-        row = kl_row_add(kl_row_add(kl_row_add(kl_row_add(row, w.x), w.y), w.z), w.w);
-    }
+    for (int k = first + (V + VS) * NT + lid; k < end; k += NT)
+        row = kl_row_add4(row, kl_load4(xr, k, aligned));
     if (rank == CL - 1 && lid < tail)
         row = kl_row_add(row, LD(xr, 4 * nvec + lid));
 

@@ -56,8 +56,7 @@ softmax(const __global TA *restrict x, __global TA *restrict y, const int nrows,
     }
     for (int j = 0; j < V; j++)
         if (j * NT + lid < nvec) {
-            c = kl_center_add(kl_center_add(c, v[j].x), v[j].y);
-            c = kl_center_add(kl_center_add(c, v[j].z), v[j].w);
+            c = kl_center_add4(c, v[j]);
             n += 4.0f;
         }
     c = kl_center_end(c, n);
@@ -69,10 +68,8 @@ softmax(const __global TA *restrict x, __global TA *restrict y, const int nrows,
         }
 
     /* What the registers do not hold: the rest of a long row, and the tail. */
-    for (int k = V * NT + lid; k < nvec; k += NT) {
-        const float4 w = kl_load4(xr, k, aligned);
-        row = kl_row_add(kl_row_add(kl_row_add(kl_row_add(row, w.x), w.y), w.z), w.w);
-    }
+    for (int k = V * NT + lid; k < nvec; k += NT)
+        row = kl_row_add4(row, kl_load4(xr, k, aligned));
     if (lid < tail)
         row = kl_row_add(row, LD(xr, 4 * nvec + lid));
 

@@ -55,6 +55,12 @@ inline float kl_center_add(float c, float x)
 #endif
 }
 
+/* The same after a vector's four elements, in order. */
+inline float kl_center_add4(float c, float4 x)
+{
+    return kl_center_add(kl_center_add(kl_center_add(kl_center_add(c, x.x), x.y), x.z), x.w);
+}
+
 /* The center of n elements from its running value. */
 inline float kl_center_end(float c, float n)
 {
@@ -106,6 +112,12 @@ inline kl_row kl_row_add(kl_row r, float x)
     r.s += x * x;
 #endif
     return r;
+}
+
+/* r with a vector's four elements added, in order. */
+inline kl_row kl_row_add4(kl_row r, float4 x)
+{
+    return kl_row_add(kl_row_add(kl_row_add(kl_row_add(r, x.x), x.y), x.z), x.w);
 }
 
 /* The statistics of a's elements and b's together. */
@@ -247,7 +259,6 @@ inline kl_row kl_row_sub_group(kl_row r)
  */
 inline kl_row kl_row_group(kl_row r, KL_LOCAL_ARG kl_row *part)
 {
-    const uint lid = get_local_id(0);
 #if defined(KL_SUBGROUPS)
     r = kl_row_sub_group(r);
     if (get_sub_group_local_id() == 0)
@@ -257,7 +268,7 @@ inline kl_row kl_row_group(kl_row r, KL_LOCAL_ARG kl_row *part)
     for (uint k = 1; k < get_num_sub_groups(); k++)
         r = kl_row_merge(r, part[k]);
 #else
-    const uint n = get_local_size(0);
+    const uint lid = get_local_id(0), n = get_local_size(0);
     part[lid] = r;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = 1; s < n; s <<= 1) {
