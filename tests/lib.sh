@@ -5,7 +5,9 @@
 # `[ $fails -eq 0 ] || exit 1`. For a ladder's script, which sets $kladder,
 # $workload and the array q (the quick protocol's options): `check LABEL N
 # ARGS...`, kladder $workload ARGS exits 0 with N verified rows and none
-# failed; `fails LABEL ARGS...`, it has a failed row.
+# failed; `fails LABEL ARGS...`, it has a failed row. `need_oclgrind`: a
+# script that runs oclgrind is skipped (exit 77) without it, except in CI
+# (CI=true), where that fails.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -39,4 +41,14 @@ fails() {
     else
         fail "$label was not failed: $out"
     fi
+}
+
+need_oclgrind() {
+    command -v oclgrind >/dev/null && return 0
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: oclgrind is not installed (Debian package oclgrind), and CI=true"
+        exit 1
+    fi
+    echo "oclgrind is not installed (Debian package oclgrind): skipped"
+    exit 77
 }

@@ -8,16 +8,9 @@
 # usage: oclgrind_softmax.sh KLADDER
 # Skipped (exit 77) without oclgrind, except in CI (CI=true), where that fails.
 set -u
-if ! command -v oclgrind >/dev/null; then
-    if [ "${CI:-}" = true ]; then
-        echo "FAIL: oclgrind is not installed (Debian package oclgrind), and CI=true"
-        exit 1
-    fi
-    echo "oclgrind is not installed (Debian package oclgrind): skipped"
-    exit 77
-fi
 kladder=$1
-source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails
+source "$(dirname "$0")/lib.sh" # $tmp, ok, fail, $fails, need_oclgrind
+need_oclgrind
 export KLADDER_CACHE_DIR=$tmp/cache
 q=(--warmup 0 --repeats 1 --min-time 0 -q --format csv)
 # not 05_cluster, which runs on CUDA only
