@@ -559,19 +559,21 @@ static enum kl_status build_failed(cl_int rc, const char *options, const char *l
     return st;
 }
 
-static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
-                                const char *entry, struct kl_kernel **out, struct kl_err *e)
+/* The program built with options and extra (more options, "" for none), and its kernel entry. */
+static enum kl_status build_once(struct kl_dev *dev, const char *source, const char *options,
+                                 const char *extra, const char *entry, struct kl_kernel **out,
+                                 struct kl_err *e)
 {
     enum kl_status st;
     cl_int rc;
     struct kl_kernel *k = calloc(1, sizeof *k);
     char *opts = NULL, *log = NULL;
     *out = NULL;
-    if (!k || !(opts = malloc(strlen(options) + 32))) {
+    if (!k || !(opts = malloc(strlen(options) + strlen(extra) + 32))) {
         free(k);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     }
-    sprintf(opts, "%s%s", options, dev->nv_verbose ? " -cl-nv-verbose" : "");
+    sprintf(opts, "%s%s%s", options, extra, dev->nv_verbose ? " -cl-nv-verbose" : "");
     k->regs = -1;
     k->program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &rc);
     CL_TRY_RC("clCreateProgramWithSource");
@@ -606,6 +608,40 @@ fail:
     free(opts);
     ocl_kernel_free(k);
     return st;
+}
+
+/*
+ * NVIDIA's compiler gives a kernel the registers it likes whatever its
+ * reqd_work_group_size says: a kernel declared for 1024 work-items can come
+ * back allowing 256. CUDA's compiler reads the same attribute (launch bounds
+ * there) as a cap on the registers. So on NVIDIA's OpenCL, where the kernel
+ * allows fewer work-items than it declares, it is built once more with
+ * -cl-nv-maxrregcount at a block's 65536 registers shared among them (in
+ * ptxas's steps of 8); should that build fail, the first stands and the
+ * launch says why.
+ */
+static enum kl_status ocl_build(struct kl_dev *dev, const char *source, const char *options,
+                                const char *entry, struct kl_kernel **out, struct kl_err *e)
+{
+    size_t want[3] = {0, 0, 0};
+    struct kl_kernel *capped;
+    enum kl_status st = build_once(dev, source, options, "", entry, out, e);
+    if (st != KL_OK || !dev->nv_verbose ||
+        clGetKernelWorkGroupInfo((*out)->kernel, dev->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                 sizeof want, want, NULL) != CL_SUCCESS)
+        return st;
+    size_t items = want[0] * want[1] * want[2];
+    if (items <= (*out)->max_wg || items > 1024)
+        return st;
+    char extra[48];
+    size_t regs = 65536 / items / 8 * 8;
+    snprintf(extra, sizeof extra, " -cl-nv-maxrregcount=%zu", regs > 255 ? (size_t)255 : regs);
+    struct kl_err ignored = {0};
+    if (build_once(dev, source, options, extra, entry, &capped, &ignored) == KL_OK) {
+        ocl_kernel_free(*out);
+        *out = capped;
+    }
+    return KL_OK;
 }
 
 /* NVIDIA's OpenCL compiles programs on several threads at once; other implementations' are
