@@ -12,8 +12,9 @@
 # $OUT (default bench/out) as it finishes.
 #
 #   bench/softmax.sh [STEP...]   (steps: check float narrow sweep opencl sanitize; default all)
-#   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders; BUDGET=45: the tuner's
-#   seconds a search.
+#   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders; SIZES="33,1031 3,262147"
+#   the shapes of the check; TORCH=0 leaves torch out; BUDGET=45: the tuner's seconds a
+#   search.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/out}
@@ -102,7 +103,7 @@ for step in $steps; do
         q=(--backend cuda --warmup 0 --repeats 1 --min-time 0 -q --format csv)
         for type in float half bf16; do
             for op in softmax layernorm rmsnorm; do
-                for size in 1,1 33,31 1000,33 33,1031 4,100003 3,262147 2,524288; do
+                for size in ${SIZES:-1,1 33,31 1000,33 33,1031 4,100003 3,262147 2,524288}; do
                     "$kl" softmax "${q[@]}" --type "$type" --op "$op" --size "$size" >"$out/sm_a.txt" 2>&1
                     echo "$type $op $size: exit $? $(grep -c ',failed,' "$out/sm_a.txt") failed, $(grep -c ',verified,' "$out/sm_a.txt") verified, $(grep -c ',skipped,' "$out/sm_a.txt") skipped"
                 done
@@ -124,6 +125,7 @@ for step in $steps; do
                         --size "$(rows_for "$type" "$cols"),$cols" --rung "$rungs"
                 done
             done
+            [ "${TORCH:-1}" = 0 ] && continue
             torch_rows "$type" >"$out/sm_torch_$type.txt" 2>&1
             stamp "torch $type"; cat "$out/sm_torch_$type.txt"
         done

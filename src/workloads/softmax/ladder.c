@@ -275,7 +275,7 @@ static enum kl_status softmax_values(void *self, int i, const struct kl_ladder_a
         kl_params_resolve(rung(i)->name, rung(i)->params, a->params, a->nparams, values, &mask, e);
     *users = mask != 0 || a->nrungs > 0;
     if (st == KL_OK && !kl_params_mention(a->params, a->nparams, rung(i)->params))
-        kl_softmax_rule(rung(i), p->cols, values, config, n);
+        kl_softmax_rule(rung(i), p->cols, (int)kl_type_size(p->type), values, config, n);
     return st;
 }
 

@@ -49,11 +49,13 @@ void kl_softmax_geometry(const struct kl_softmax_rung *r, const int *v, int rows
                          long *groups);
 
 /*
- * The values rung r runs with for rows of cols elements where --param sets none of its own:
- * for the rungs that hold a row, NT (and CL and VS) sized to hold it, V vectors a work-item; the
- * table's defaults for the others. Into v; config says which (n bytes).
+ * The values rung r runs with for rows of cols elements of the given bytes where --param sets
+ * none of its own: for the rungs that hold a row, NT (and CL and VS) sized to hold it, V
+ * vectors a work-item; the table's defaults for the others. Into v; config says which (n
+ * bytes).
  */
-void kl_softmax_rule(const struct kl_softmax_rung *r, int cols, int *v, char *config, size_t n);
+void kl_softmax_rule(const struct kl_softmax_rung *r, int cols, int bytes, int *v, char *config,
+                     size_t n);
 
 struct kl_ladder_tuner;
 
