@@ -28,6 +28,7 @@
  *   atom_add, atom_xchg (64-bit ulong) atomicAdd, atomicExch (cl_khr_int64_base_atomics)
  *   half (storage only, no fp16)      kl_half, 16 bits that only vload_half reads
  *   vload_half, vload_halfN           PTX cvt.f32.f16 of each 16-bit element
+ *   vloada_half4, vstorea_half4_rte   one 8-byte access, no alignment test
  *   as_float(uint)                    __uint_as_float (as_<type> in general: memcpy)
  *
  * Vector types. CUDA's own float4 & co. lack operators, .lo/.hi and .s0-.sf,
@@ -64,7 +65,7 @@
  *    image rungs are skipped), 3-component vectors, swizzles other than .x .y
  *    .z .w, .s0-.sf (lower case), .lo and .hi, vector comparisons and
  *    relational functions, half arithmetic (half is storage read through
- *    vload_half and written through vstore_half_rte(4), as in OpenCL
+ *    vload_half(a) and written through vstore(a)_half_rte(4), as in OpenCL
  *    without cl_khr_fp16),
  *    get_work_dim, and __local pointer parameters (a helper function spells
  *    one KL_LOCAL_ARG, prelude.cl). Scalar shifts keep C++
@@ -612,11 +613,34 @@ KL_VLOAD_HALF(8)
 KL_VLOAD_HALF(16)
 #undef KL_VLOAD_HALF
 
-/* vstore_half_rte(N): N floats stored as halfs, rounded to nearest even (cvt.rn). */
+/* vloada_half4: the aligned form (p + 4 * off on 8 bytes, as OpenCL requires), so one
+   access with no test of the address. */
+__device__ __forceinline__ kl_vec<float, 4> vloada_half4(size_t off, const half *p)
+{
+    const kl_vec<ushort, 4> h = ((const kl_vec<ushort, 4> *)p)[off];
+    return kl_vec<float, 4>(kl_half_value(h.x), kl_half_value(h.y), kl_half_value(h.z),
+                            kl_half_value(h.w));
+}
+
+/* vstore_half_rte(N): N floats stored as halfs, rounded to nearest even (cvt.rn); four
+   converted two an instruction (cvt.rn.f16x2.f32, compute capability 8.0 on). */
 __device__ __forceinline__ unsigned short kl_half_bits(float f)
 {
     unsigned short h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ kl_vec<ushort, 4> kl_half4_bits(const kl_vec<float, 4> &v)
+{
+    kl_vec<ushort, 4> h;
+#if __CUDA_ARCH__ >= 800
+    unsigned lo, hi; /* the first operand goes to the upper half */
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(lo) : "f"(v.y), "f"(v.x));
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(hi) : "f"(v.w), "f"(v.z));
+    h = kl_vec<ushort, 4>(lo & 0xffffu, lo >> 16, hi & 0xffffu, hi >> 16);
+#else
+    _Pragma("unroll") for (int i = 0; i < 4; i++) h.e[i] = kl_half_bits(v.e[i]);
+#endif
     return h;
 }
 __device__ __forceinline__ void vstore_half_rte(float v, size_t off, half *p)
@@ -625,10 +649,25 @@ __device__ __forceinline__ void vstore_half_rte(float v, size_t off, half *p)
 }
 __device__ __forceinline__ void vstore_half4_rte(const kl_vec<float, 4> &v, size_t off, half *p)
 {
-    kl_vec<ushort, 4> h;
-    _Pragma("unroll") for (int i = 0; i < 4; i++) h.e[i] = kl_half_bits(v.e[i]);
-    kl_vstore<4>(h, off, (ushort *)p);
+    kl_vstore<4>(kl_half4_bits(v), off, (ushort *)p);
 }
+__device__ __forceinline__ void vstorea_half4_rte(const kl_vec<float, 4> &v, size_t off, half *p)
+{
+    ((kl_vec<ushort, 4> *)p)[off] = kl_half4_bits(v);
+}
+
+/* bf16, the top half of a float rounded to nearest even: four two an instruction
+   (cvt.rn.bf16x2.f32), for prelude.cl's bf16 stores (KL_BF16X4_BITS). */
+#if __CUDA_ARCH__ >= 800
+#define KL_BF16X4_BITS
+__device__ __forceinline__ kl_vec<ushort, 4> kl_bf16x4_bits(const kl_vec<float, 4> &v)
+{
+    unsigned lo, hi;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(lo) : "f"(v.y), "f"(v.x));
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(hi) : "f"(v.w), "f"(v.z));
+    return kl_vec<ushort, 4>(lo & 0xffffu, lo >> 16, hi & 0xffffu, hi >> 16);
+}
+#endif
 
 /* ---- Math ----------------------------------------------------------------- */
 

@@ -128,7 +128,7 @@ typedef half TA;
 #define LD(p, i) vload_half((i), (p))
 #define LD4(o, p) vload_half4((o), (p))
 #define LD8(o, p) vload_half8((o), (p))
-#define LD4A(p) vload_half4(0, (p))
+#define LD4A(p) vloada_half4(0, (p))
 #elif defined(KL_T_BF16)
 typedef ushort TA;
 #define LD(p, i) as_float((uint)(p)[i] << 16)
@@ -189,21 +189,23 @@ typedef T TA;
 #if defined(KL_T_HALF)
 #define ST(v, i, p) vstore_half_rte((v), (i), (p))
 #define ST4(v, o, p) vstore_half4_rte((v), (o), (p))
-#define ST4A(v, p) vstore_half4_rte((v), 0, (p))
+#define ST4A(v, p) vstorea_half4_rte((v), 0, (p))
 #elif defined(KL_T_BF16)
 inline ushort kl_bf16_bits(float f)
 {
     const uint u = as_uint(f);
     return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
+#if !defined(KL_BF16X4_BITS) /* the CUDA prelude's converts two a instruction */
+inline ushort4 kl_bf16x4_bits(float4 v)
+{
+    return VEC4(ushort4, kl_bf16_bits(v.x), kl_bf16_bits(v.y), kl_bf16_bits(v.z),
+                kl_bf16_bits(v.w));
+}
+#endif
 #define ST(v, i, p) ((p)[i] = kl_bf16_bits(v))
-#define ST4(v, o, p)                                                                               \
-    vstore4(VEC4(ushort4, kl_bf16_bits((v).x), kl_bf16_bits((v).y), kl_bf16_bits((v).z),         \
-                 kl_bf16_bits((v).w)),                                                             \
-            (o), (p))
-#define ST4A(v, p)                                                                                 \
-    (*(__global ushort4 *)(p) = VEC4(ushort4, kl_bf16_bits((v).x), kl_bf16_bits((v).y),          \
-                                     kl_bf16_bits((v).z), kl_bf16_bits((v).w)))
+#define ST4(v, o, p) vstore4(kl_bf16x4_bits(v), (o), (p))
+#define ST4A(v, p) (*(__global ushort4 *)(p) = kl_bf16x4_bits(v))
 #else
 #define ST(v, i, p) ((p)[i] = (v))
 #define ST4(v, o, p) vstore4((v), (o), (p))

@@ -68,7 +68,7 @@ extern "C" __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(NT, NT <
             const float gamma, const float beta, const float eps)
 {
     extern __shared__ float4 stash[]; /* VS * NT vectors: the held ones past the registers' */
-    __shared__ kl_row part[NT];
+    __shared__ kl_row part[NT + 1];
     __shared__ kl_row block_row;
     const int lid = (int)threadIdx.x;
     const unsigned rank = cluster_rank();

@@ -31,7 +31,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 softmax(const __global TA *restrict x, __global TA *restrict y, const int nrows, const int cols,
      const float gamma, const float beta, const float eps)
 {
-    __local kl_row part[WG];
+    __local kl_row part[WG + 1];
     const int lid = (int)get_local_id(0);
     const __global TA *xr = x + (size_t)get_group_id(0) * cols;
     __global TA *yr = y + (size_t)get_group_id(0) * cols;

@@ -40,7 +40,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 softmax(const __global TA *restrict x, __global TA *restrict y, const int nrows, const int cols,
         const float gamma, const float beta, const float eps)
 {
-    __local kl_row part[NT];
+    __local kl_row part[NT + 1];
     const int lid = (int)get_local_id(0);
     const int nvec = cols / 4, tail = cols - 4 * nvec, aligned = tail == 0;
     const __global TA *xr = x + (size_t)get_group_id(0) * cols;

@@ -253,19 +253,35 @@ inline kl_row kl_row_sub_group(kl_row r)
 
 /*
  * The statistics of the whole work-group's elements, in every work-item,
- * from each one's r; part holds one kl_row per work-item. With sub-groups,
- * each merges its own by reductions and the work-group merges theirs in
- * order; without, a tree in local memory. Reached by the whole work-group.
+ * from each one's r; part holds a kl_row per work-item and one more. With sub-groups,
+ * each merges its own by reductions and leaves them in part; the first
+ * sub-group merges those by reductions again (where they are no more than
+ * its work-items: 32 sub-groups of 32 on a GPU), else every work-item
+ * merges them in order. Without, a tree in local memory. Reached by the
+ * whole work-group.
  */
 inline kl_row kl_row_group(kl_row r, KL_LOCAL_ARG kl_row *part)
 {
 #if defined(KL_SUBGROUPS)
+    const uint groups = get_num_sub_groups(), sg = get_sub_group_id();
     r = kl_row_sub_group(r);
     if (get_sub_group_local_id() == 0)
-        part[get_sub_group_id()] = r;
+        part[sg] = r;
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (groups <= get_max_sub_group_size()) {
+        /* Two levels: the partials merged as the work-items' were, one barrier more, in
+           place of a merge for every sub-group in every work-item. */
+        const uint lane = get_sub_group_local_id();
+        if (sg == 0) {
+            r = kl_row_sub_group(lane < groups ? part[lane] : kl_row_empty());
+            if (lane == 0)
+                part[groups] = r;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        return part[groups];
+    }
     r = part[0];
-    for (uint k = 1; k < get_num_sub_groups(); k++)
+    for (uint k = 1; k < groups; k++)
         r = kl_row_merge(r, part[k]);
 #else
     const uint lid = get_local_id(0), n = get_local_size(0);

@@ -289,8 +289,9 @@ static enum kl_status softmax_check(void *self, int i, const int *values, struct
     kl_softmax_geometry(r, values, p->rows, &wg, &groups);
     kl_launch_1d(&l, (size_t)groups, wg);
     enum kl_status st = kl_launch_check(&l, r->name, e);
-    /* kl_row_group's partials: one per work-item (three floats); the cluster rung's vectors */
-    unsigned long long local = 12ull * wg, most = p->kl->info.local_mem;
+    /* kl_row_group's partials: one per work-item and one more (three floats); the cluster
+       rung's vectors */
+    unsigned long long local = 12ull * (wg + 1), most = p->kl->info.local_mem;
     if (r->shape == KL_ROW_IN_CLUSTER && !kl_kernel_elsewhere(p->kl, r->file))
         local += stash_bytes(r, values), most = kl_kernel_local_mem(p->kl, r->file);
     if (st == KL_OK && local > most)
