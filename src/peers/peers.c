@@ -35,6 +35,7 @@ static const struct kl_peer_def peers[] = {
     {"cub", "histogram", .histogram = kl_cub_histogram},
     {"cublas", "transpose", .transpose = kl_cublas_transpose},
     {"clblast", "transpose", .transpose = kl_clblast_transpose},
+    {"cudnn", "softmax", .softmax = kl_cudnn_softmax},
 };
 #define COUNT ((int)(sizeof peers / sizeof *peers))
 
@@ -134,6 +135,15 @@ enum kl_status kl_peer_transpose(struct kl_context *kl, const char *peer,
 {
     const struct kl_peer_def *d = peer_of("transpose", peer, e);
     return d ? d->transpose(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
+}
+
+enum kl_status kl_peer_softmax(struct kl_context *kl, const char *peer,
+                               const struct kl_softmax_problem *p, const struct kl_protocol *proto,
+                               void *out, struct kl_stats *stats, char *what, size_t n,
+                               struct kl_err *e)
+{
+    const struct kl_peer_def *d = peer_of("softmax", peer, e);
+    return d ? d->softmax(kl, p, proto, out, stats, what, n, e) : KL_ERR_ARG;
 }
 
 enum kl_precision kl_peer_gemm_precision(const char *name, enum kl_type t)

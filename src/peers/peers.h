@@ -155,10 +155,24 @@ enum kl_status kl_peer_transpose(struct kl_context *kl, const char *peer,
                                  const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                                  char *what, size_t n, struct kl_err *e);
 
+/* Rows of rows·cols elements (float, half or bf16), op 0 softmax, 1 layer norm, 2 RMS norm
+   (enum kl_softmax_op), each row normalised on its own. */
+struct kl_softmax_problem {
+    enum kl_type type;
+    int op;
+    int rows, cols;
+    const void *x;
+};
+/* Runs peer ("cudnn") once into out (rows·cols elements), then times it by proto. */
+enum kl_status kl_peer_softmax(struct kl_context *kl, const char *peer,
+                               const struct kl_softmax_problem *p, const struct kl_protocol *proto,
+                               void *out, struct kl_stats *stats, char *what, size_t n,
+                               struct kl_err *e);
+
 /*
  * A vendor library as a peer of one workload's ladder: its --compare word,
- * the ladder, and its run (the one of gemm, gemv, blur, reduce, scan, histogram, transpose
- * that is not NULL).
+ * the ladder, and its run (the one of gemm, gemv, blur, reduce, scan, histogram, transpose,
+ * softmax that is not NULL).
  * cublas and cublas_tf32 are one library run two ways; cublaslt is cuBLAS's
  * matmul API, for the narrow types.
  */
@@ -190,6 +204,9 @@ struct kl_peer_def {
     enum kl_status (*transpose)(struct kl_context *kl, const struct kl_transpose_problem *p,
                                 const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                                 char *what, size_t n, struct kl_err *e);
+    enum kl_status (*softmax)(struct kl_context *kl, const struct kl_softmax_problem *p,
+                              const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                              char *what, size_t n, struct kl_err *e);
 };
 
 /* The peer of that name for workload, or NULL. */

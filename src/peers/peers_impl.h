@@ -45,6 +45,10 @@ enum kl_status kl_cublas_transpose(struct kl_context *kl, const struct kl_transp
 enum kl_status kl_clblast_transpose(struct kl_context *kl, const struct kl_transpose_problem *p,
                                     const struct kl_protocol *proto, void *out,
                                     struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
+/* cuDNN's cudnnSoftmaxForward (cudnn.c); its norms are not run, and say so. */
+enum kl_status kl_cudnn_softmax(struct kl_context *kl, const struct kl_softmax_problem *p,
+                                const struct kl_protocol *proto, void *out, struct kl_stats *stats,
+                                char *what, size_t n, struct kl_err *e);
 enum kl_status kl_openblas_gemm(const struct kl_gemm_problem *p, const struct kl_protocol *proto,
                                 void *C, struct kl_stats *stats, char *what, size_t n,
                                 struct kl_err *e);

@@ -157,6 +157,8 @@ static enum kl_status softmax_entry(struct kl_context *kl, const struct kl_workl
         .gamma = strtod(kl_workload_option(w, c, "gamma"), NULL),
         .beta = strtod(kl_workload_option(w, c, "beta"), NULL),
         .eps = strtod(kl_workload_option(w, c, "eps"), NULL),
+        .peers = c->req->peers,
+        .npeers = c->req->npeers,
         .tuner = c->tuner};
     KL_WORKLOAD_COMMON(r, c);
     return kl_softmax_ladder(kl, &r, rep);
@@ -289,6 +291,7 @@ static const struct kl_workload_def workloads[] = {
      .gpu = {16384, 4096},
      .cpu = {256, 4096},
      .ladder = 1,
+     .peers = 1,
      .summary = "the softmax ladder: softmax, layer norm or RMS norm over each row of floats,\n"
                 "halfs or bf16s, from a work-item per row to a row held by a cluster",
      .types = "float half bf16",

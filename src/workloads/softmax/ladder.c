@@ -1,7 +1,7 @@
 /*
  * The softmax ladder's driver: the rows and their reference with each
  * element's bound; one rung's launch, verified, timed and verified again;
- * the user's kernels; the entry.
+ * the user's kernels; cuDNN beside them; the entry.
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +14,7 @@
 #include "core/measure.h"
 #include "core/util.h"
 #include "core/verify.h"
+#include "peers/peers.h"
 #include "workloads/softmax/softmax.h"
 #include "workloads/vecout.h"
 
@@ -353,6 +354,25 @@ static const struct kl_user_iface user_iface = {
     .run = user_run,
 };
 
+/* ---- the peers: the same rows, the same bound ---------------------------------- */
+
+static enum kl_status run_peer(void *self, const char *peer, const struct kl_protocol *proto,
+                               struct kl_report *rep)
+{
+    struct softmax *p = self;
+    char what[256];
+    struct kl_stats stats;
+    struct kl_err e;
+    struct kl_softmax_problem problem = {p->type, (int)p->op, p->rows, p->cols, p->x};
+    struct kl_result *res = kl_peer_result(rep, peer, &p->kl->err);
+    if (!res)
+        return KL_ERR_NO_MEMORY;
+    enum kl_status st =
+        kl_peer_softmax(p->kl, peer, &problem, proto, p->out.host, &stats, what, sizeof what, &e);
+    kl_vecout_peer(&p->out, st, &e, what, &stats, 1.0, res);
+    return KL_OK;
+}
+
 /* ---- the entry -------------------------------------------------------------- */
 
 /* The rows, their reference and bounds, the output and the device's input. */
@@ -401,7 +421,9 @@ static enum kl_status check_request(struct kl_context *kl, const struct kl_softm
                        "%.1f MiB are more than the device's largest allocation (%.1f MiB)",
                        bytes / 1048576.0, kl->info.max_alloc / 1048576.0);
     enum kl_status st = kl_device_fits(kl, bytes * 2, "the rows in and out", e);
-    return st != KL_OK ? st : kl_protocol_check(&req->protocol, e);
+    if (st != KL_OK || (st = kl_peers_check("softmax", req->peers, req->npeers, e)) != KL_OK)
+        return st;
+    return kl_protocol_check(&req->protocol, e);
 }
 
 /* The report's sizes, reference and counts: rows · cols elements read once and written once. */
@@ -463,7 +485,11 @@ enum kl_status kl_softmax_ladder(struct kl_context *kl, const struct kl_softmax_
     if ((st = softmax_data(&p, req->seed, e)) != KL_OK)
         goto done;
     softmax_report(rep, kl, req);
-    st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0, nchosen, rep, e);
+    if ((st = kl_ladder_rungs(&w, &a, chosen, nchosen, 0,
+                              nchosen + req->npeers * kl_cache_passes(&req->protocol), rep, e)) !=
+        KL_OK)
+        goto done;
+    st = kl_ladder_peers(&req->protocol, req->peers, req->npeers, run_peer, &p, rep);
 done:
     kl_report_finish(rep);
     softmax_free(&p);

@@ -73,6 +73,8 @@ struct kl_softmax_request {
     const struct kl_user_rung *users; /* the user's kernels (--kernel), after the table's */
     int nusers;
     const struct kl_ladder_tuner *tuner; /* NULL; else the chosen rung is tuned */
+    const char *const *peers;            /* vendor libraries run beside the ladder ("cudnn") */
+    int npeers;
 };
 
 enum kl_status kl_softmax_ladder(struct kl_context *kl, const struct kl_softmax_request *req,
