@@ -21,6 +21,10 @@
  * every build.
  *   test_nvrtc [--first | --rest K/N] [FILTER]
  *
+ * With KLADDER_SAVE_CUBIN=DIR each build's CUBIN is kept in DIR, named by the
+ * file and a hash of its options (kl_nvrtc_save_cubin): two trees' builds
+ * compared byte for byte tell whether a change moved the code the GPU runs.
+ *
  * Exit: 0 all compiled, 1 a failure (file, options and NVRTC's log printed),
  * 77 NVRTC cannot be loaded (CTest SKIP_RETURN_CODE).
  */
@@ -117,6 +121,13 @@ static enum kl_status compile_for(const char *body, const char *name, const char
     st = kl_nvrtc_compile(src, name, options, cc / 10, cc % 10, &image, &size, NULL, e);
     if (st == KL_OK && (size < 4 || memcmp(image, "\177ELF", 4) != 0))
         st = kl_fail(e, KL_ERR_BACKEND, "the CUBIN of %s is not an ELF image", name);
+    if (st == KL_OK) {
+        char flat[256]; /* the file's path as one name: cuda_gemm_20_wgmma.cu */
+        snprintf(flat, sizeof flat, "%s", name);
+        for (char *c = flat; *c; c++)
+            *c = *c == '/' ? '_' : *c;
+        kl_nvrtc_save_cubin(flat, options, image, size);
+    }
     free(image);
     free(src);
     return st;

@@ -136,6 +136,7 @@
 #endif
 
 #include "hopper.cuh"
+#include "schedule.h"
 
 #if defined(KL_T_DOUBLE) || defined(KL_T_INT)
 #error "wgmma_tf32: the TF32 tensor cores multiply float inputs"
@@ -189,13 +190,14 @@ static __device__ __forceinline__ int units_n(int tiles_n)
 
 /*
  * The tile of this block (rank `rank` of its cluster) in unit u, units
- * taken in groups of GROUP tile-rows, column by column within a group.
+ * taken in groups of GROUP tile-rows, column by column within a group
+ * (schedule.h).
  */
 static __device__ __forceinline__ tile tile_at(int u, int tiles_m, int tiles_n, int rank)
 {
-    const int per_group = GROUP * units_n(tiles_n), first = u / per_group * GROUP;
-    const int rows = min(tiles_m - first, GROUP), r = u % per_group;
-    return {(first + r % rows) * BM, (r / rows * CLUSTER + rank) * BN};
+    int tm, un;
+    kl_tile_of(u, tiles_m, units_n(tiles_n), GROUP, &tm, &un);
+    return {tm * BM, (un * CLUSTER + rank) * BN};
 }
 
 /* The units this block takes: its cluster's index, then every clusters()-th on. */

@@ -99,6 +99,7 @@
 
 #include "hopper.cuh"
 #include "residue.cuh"
+#include "schedule.h"
 
 /* The instruction, for each type: MMA_OP "N" MMA_KIND, then MMA_TAIL after the descriptors. */
 #define MMA_OP "wgmma.mma_async.sync.aligned.m64n"
@@ -267,12 +268,12 @@ struct tile {
     int m0, n0;
 };
 
-/* Tile u of tiles_m x tiles_n, taken in groups of GROUP tile-rows, column by column. */
+/* Tile u of tiles_m x tiles_n, taken in groups of GROUP tile-rows (schedule.h). */
 static __device__ __forceinline__ tile tile_at(int u, int tiles_m, int tiles_n)
 {
-    const int per_group = GROUP * tiles_n, first = u / per_group * GROUP;
-    const int rows = min(tiles_m - first, GROUP), r = u % per_group;
-    return {(first + r % rows) * BM, r / rows * BN};
+    int tm, tn;
+    kl_tile_of(u, tiles_m, tiles_n, GROUP, &tm, &tn);
+    return {tm * BM, tn * BN};
 }
 
 /* A role's place in the ring: its next stage and the parity of that stage's phase. */
