@@ -479,7 +479,8 @@ static void add_fp8_promotions(const struct kl_gemm_rung *r)
  * Hopper's wgmma rung in the narrow types (rung 20): each type at its
  * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
  * the two kinds (fp32, int32); the ring's extreme depths for half; FP8's
- * promotions (add_fp8_promotions).
+ * promotions (add_fp8_promotions); stream-K (SK=1) in each type (FP8 with
+ * PROMOTE=0) and at each BM for half.
  */
 static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 {
@@ -501,6 +502,15 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
     for (int d = st->min; d <= st->max; d += st->max - st->min) {
         snprintf(items[0], sizeof items[0], "STAGES=%d", d);
         add_wgmma_variant_in(r, KL_HALF, items, 1);
+    }
+    snprintf(items[0], sizeof items[0], "SK=1");
+    snprintf(items[1], sizeof items[1], "PROMOTE=0");
+    for (int t = 0; t < KL_TYPE_COUNT; t++)
+        if (r->types & KL_TYPE_BIT(t))
+            add_wgmma_variant_in(r, (enum kl_type)t, items, kl_type_fp8((enum kl_type)t) ? 2 : 1);
+    for (int m = bm->min; m <= bm->max; m += bm->multiple) {
+        snprintf(items[1], sizeof items[1], "BM=%d", m);
+        add_wgmma_variant_in(r, KL_HALF, items, 2);
     }
 }
 

@@ -32,10 +32,20 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
 /* Registers a GPU work-item may use for its block of C and operands before it spills. */
 #define GPU_BLOCK_BYTES 640
 
-/* PROMOTE away from its default: how often FP8 sums reach fp32 sets the result's accuracy. */
-static int changes_accuracy(const struct kl_tune_gemm *g, const int *v)
+/* Parameter i (-1: the rung has none) away from its default. */
+static int off_default(const struct kl_tune_gemm *g, const int *v, int i)
 {
-    return g->promote >= 0 && v[g->promote] != g->rung->params[g->promote].def;
+    return i >= 0 && v[i] != g->rung->params[i].def;
+}
+
+/*
+ * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
+ * result's accuracy) and SK (stream-K is the user's choice until bench/gemm_shapes.sh has
+ * measured where it helps).
+ */
+static int held(const struct kl_tune_gemm *g, const int *v)
+{
+    return off_default(g, v, g->promote) | off_default(g, v, g->sk);
 }
 
 /*
@@ -43,7 +53,7 @@ static int changes_accuracy(const struct kl_tune_gemm *g, const int *v)
  * per multiply-add; on a GPU no work-item block (TM·TN + TM + TN elements)
  * above 640 bytes, 160 32-bit registers; no warp tile whose accumulators
  * (WM·WN/32 per lane) pass 128 registers; PROMOTE at its default (an
- * accuracy, not a speed to trade).
+ * accuracy, not a speed to trade); SK at its default.
  */
 static int rules(void *self, const int *v)
 {
@@ -52,7 +62,7 @@ static int rules(void *self, const int *v)
     int block = g->rung->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
     int warps = g->rung->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
     size_t es = kl_type_size(g->type);
-    int broken = changes_accuracy(g, v);
+    int broken = held(g, v);
     if (block || warps)
         broken |= v[bi] > 4 * v[ci] || v[ci] > 4 * v[bi];
     if (block) {
@@ -104,6 +114,7 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .wm = kl_param_index(p, "WM"),
         .wn = kl_param_index(p, "WN"),
         .promote = kl_param_index(p, "PROMOTE"),
+        .sk = kl_param_index(p, "SK"),
         .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};
     return KL_OK;
 }

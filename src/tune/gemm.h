@@ -18,7 +18,7 @@ struct kl_tune_gemm {
     int M, N, K;
     /* Where TM, TN, BM, BN, WM, WN and PROMOTE sit among the rung's parameters (-1: absent), for
        the rules. */
-    int tm, tn, bm, bn, wm, wn, promote;
+    int tm, tn, bm, bn, wm, wn, promote, sk;
     struct kl_tune_target target; /* self is this struct: keep it in place */
 };
 

@@ -101,6 +101,7 @@ KL_SCHED int kl_sk_owner(const struct kl_stream_k *p, long long i)
 struct kl_work {
     int tile, k0, k1;
     int first_peer, last_peer; /* the blocks whose partials the finisher adds */
+    int n;                     /* the piece's number among its block's */
 };
 
 /* Block b's data-parallel tiles: b, b + blocks, ... below dp_tiles. */
@@ -117,6 +118,7 @@ KL_SCHED int kl_work_at(const struct kl_stream_k *p, int b, int n, struct kl_wor
 {
     const int dp = kl_dp_count(p, b);
     w->first_peer = w->last_peer = -1;
+    w->n = n;
     if (n < dp) {
         w->tile = b + n * p->blocks;
         w->k0 = 0;

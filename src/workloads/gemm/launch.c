@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -233,10 +234,43 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
         else
             l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
         l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
+        if (kl_param_value(r->params, values, "SK"))
+            l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     }
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] =
             (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = kl_gemm_local_bytes(r, values, type)}};
+}
+
+/*
+ * Stream-K's workspace for rung 20 (SK=1) launched as l: the kernel's
+ * FLAG_WORDS flags (a row of 64 words per 64 blocks and warpgroups) set to
+ * zero, then a partial tile per block and consumer warpgroup (BM / 64 of
+ * them, BN / 2 sums of 128 threads each). Made once, larger when a launch
+ * needs more; the kernel leaves the flags at zero.
+ */
+static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                         const int *v, const struct kl_launch *l)
+{
+    struct kl_context *kl = s->kl;
+    size_t bm = (size_t)kl_param_value(r->params, v, "BM");
+    size_t bn = (size_t)kl_param_value(r->params, v, "BN");
+    size_t warpgroups = l->global[0] / l->local[0] * (bm / 64);
+    size_t flags = (warpgroups + 63) / 64 * 64 * 4;
+    size_t bytes = flags + warpgroups * (bn / 2) * 128 * 4;
+    enum kl_status st;
+    if (s->ws && s->ws_bytes >= bytes)
+        return KL_OK;
+    kl->ops->release(s->ws);
+    s->ws = NULL, s->ws_bytes = 0;
+    void *zeros = calloc(1, flags);
+    if (!zeros)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
+    if ((st = kl->ops->alloc(kl->dev, bytes, &s->ws, &kl->err)) == KL_OK &&
+        (st = kl->ops->write(kl->dev, s->ws, zeros, flags, &kl->err)) == KL_OK)
+        s->ws_bytes = bytes;
+    free(zeros);
+    return st;
 }
 
 /*
@@ -267,7 +301,10 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
     struct kl_buf *B = ldb != (r->b_col_major ? s->K : s->N) ? s->dBp
                        : r->b_col_major                      ? s->dBt
                                                              : s->dB;
-    const struct rung_bufs m = {A, B, s->dC, R, lda, ldb};
+    if (kl_param_value(r->params, values, "SK") &&
+        (st = stream_k_workspace(s, r, values, l)) != KL_OK)
+        return st;
+    const struct rung_bufs m = {A, B, s->dC, R, lda, ldb, s->ws};
     kl_gemm_rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
     return KL_OK;
 }
@@ -318,11 +355,16 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
     *out = (struct kl_launch){.kl = kl};
     if ((st = kl_gemm_resolve_request(&req, &kl->info, r, values, &mask, config, n, e)) != KL_OK)
         return st;
+    if (kl_param_value(r->params, values, "SK"))
+        return kl_fail(e, KL_ERR_UNSUPPORTED,
+                       "rung %s: SK=1 needs a workspace this product over several devices does "
+                       "not make; leave SK at 0 here",
+                       r->name);
     kl_gemm_shape(r, values, M, N, out);
     if ((st = kl_gemm_rung_check(kl, r, values, type, out, e)) != KL_OK ||
         (st = kl_gemm_build_rung(kl, r, values, type, NULL, out, t)) != KL_OK)
         return st;
-    const struct rung_bufs m = {A, B, C, NULL, K, N};
+    const struct rung_bufs m = {A, B, C, NULL, K, N, NULL};
     kl_gemm_rung_args(r, values, type, M, N, K, &m, out);
     return KL_OK;
 }

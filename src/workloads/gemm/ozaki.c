@@ -140,7 +140,7 @@ static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung
         return st;
     for (int l = 0; l < n; l++) {
         const struct rung_bufs m = {
-            s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld};
+            s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld, NULL};
         steps[l] = base;
         kl_gemm_rung_args(r20, v20, KL_INT8, s->M, s->N, s->K, &m, &steps[l]);
         steps[l].args[steps[l].nargs++] = (struct kl_arg){KL_ARG_INT, {.i = moduli[l]}};

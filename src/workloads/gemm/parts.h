@@ -74,6 +74,9 @@ struct gemm_session {
        each plane */
     struct kl_buf *oz[6], *oz_view[3][KL_OZAKI_MAX];
     size_t oz_bytes[6]; /* their sizes */
+    /* rung 20 with SK=1: its flags (zero between launches) and partial tiles */
+    struct kl_buf *ws;
+    size_t ws_bytes;
 };
 
 void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t, int M,
@@ -162,6 +165,7 @@ struct rung_bufs {
     struct kl_buf *A, *B, *C;
     struct kl_buf *R; /* A's residual for Hopper's 3xTF32 rung (NULL: it splits A itself) */
     int lda, ldb;     /* A's and B's row pitches */
+    struct kl_buf *ws; /* stream-K's workspace (rung 20, SK=1), else NULL */
 };
 
 /*

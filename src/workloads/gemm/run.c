@@ -104,9 +104,29 @@ enum kl_status kl_gemm_verified_run(struct gemm_session *s, struct kl_launch_pai
 }
 
 /*
+ * The last end-to-end run's C (out) against the verified launch's (C), bit for bit: a
+ * kernel whose result depends on what an earlier launch left (stream-K's flags, a partial
+ * read before it was written) or on the order blocks ran in differs here.
+ */
+static enum kl_status same_bits(const struct gemm_session *s, const void *out, const void *C)
+{
+    size_t es = kl_type_size(kl_type_output(s->type)), n = (size_t)s->M * s->N;
+    if (memcmp(out, C, n * es) == 0)
+        return KL_OK;
+    size_t i = 0;
+    while (i < n && memcmp((const char *)out + i * es, (const char *)C + i * es, es) == 0)
+        i++;
+    return kl_fail(&s->kl->err, KL_ERR_VERIFY,
+                   "C after the timed launches is not the verified launch's bit for bit (first "
+                   "at row %zu, column %zu): the result depends on more than A and B",
+                   i / (size_t)s->N, i % (size_t)s->N);
+}
+
+/*
  * A prepared device launch: run once on a poisoned C, read into C and
  * checked for writes past it, then timed by the protocol and end to end
- * into t (its build time and options left as they are).
+ * into t (its build time and options left as they are); the last end-to-end
+ * run's C must be the verified one's, bit for bit.
  */
 enum kl_status kl_gemm_time_launch(struct gemm_session *s, struct kl_launch_pair *l, int b_col,
                                    const struct kl_protocol *proto, void *C, struct kl_timing *t)
@@ -118,7 +138,8 @@ enum kl_status kl_gemm_time_launch(struct gemm_session *s, struct kl_launch_pair
         (st = kl_gemm_verified_run(s, l, b_col, C, &dummy)) != KL_OK ||
         /* The timed launches overwrite C with the same values; the verified copy is C. */
         (st = kl_measure(s->kl, proto, kl_launch_pair_timed, l, &stats, &s->kl->err)) != KL_OK ||
-        (st = end_to_end(s, l, b_col, s->out, &t->total_s)) != KL_OK)
+        (st = end_to_end(s, l, b_col, s->out, &t->total_s)) != KL_OK ||
+        (st = same_bits(s, s->out, C)) != KL_OK)
         return st;
     t->median_s = stats.median;
     t->min_s = stats.min;

@@ -340,7 +340,10 @@ static const struct kl_gemm_rung rungs[] = {
      .params = {P_WGMMA_K,
                 {"PROMOTE", 128, 0, 4096, 128, 0,
                  "FP8 only: elements of K summed in the tensor cores (to about 13 bits) between "
-                 "additions into fp32 registers (0: none, the fast mode)"}},
+                 "additions into fp32 registers (0: none, the fast mode)"},
+                {"SK", 0, 0, 1, 1, 0,
+                 "1: stream-K, a partial last wave's tiles shared by every SM in slices of K, "
+                 "their partial sums added in a fixed order (not with PROMOTE > 0)"}},
      .relations = wgmma_k_relations,
      /* H200 (docs/RESULTS.md): the promoted FP8 sums' second set of registers leaves room
         for 192 columns. */
@@ -657,6 +660,11 @@ static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int 
                        "rung %s: PROMOTE is FP8's (its sums keep about 13 bits in the tensor "
                        "cores); %s sums are %s already",
                        r->name, kl_type_name(t), t == KL_INT8 ? "exact" : "fp32");
+    if (PARAM("SK") && kl_type_fp8(t) && v[promote] > 0)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: SK=1 shares tiles by slices of K, which FP8's promotion "
+                       "(PROMOTE=%d) does not yet; give PROMOTE=0 with it",
+                       r->name, v[promote]);
     bn_max = PARAM("BM") > 128 ? 64 : 192;
     if (kl_type_fp8(t) && v[promote] > 0 && PARAM("BN") > bn_max)
         return kl_fail(e, KL_ERR_ARG,
@@ -716,6 +724,10 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
         /* a consumer warpgroup per 64 columns (17, 18: C's transpose), or reading Bᵀ per 64
            rows (20), and the producer's */
         s->local[0] = 128 * ((r->b_col_major ? PARAM("BM") : PARAM("BN")) / 64 + 1);
+        /* stream-K (SK): a block per SM, whatever the tiles; the kernel's plan lets those it
+           has no work for leave */
+        if (PARAM("SK"))
+            units = clusters;
         s->global[0] = (units < clusters ? units : clusters) * cluster * s->local[0];
         s->local[1] = s->global[1] = 1;
         break;

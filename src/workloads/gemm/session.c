@@ -25,6 +25,7 @@ void kl_gemm_session_free(struct gemm_session *s)
         s->kl->ops->release(s->dBp);
         s->kl->ops->release(s->dAp);
         s->kl->ops->release(s->dAr);
+        s->kl->ops->release(s->ws);
         for (int i = 0; i < 3; i++)
             for (int l = 0; l < KL_OZAKI_MAX; l++)
                 s->kl->ops->release(s->oz_view[i][l]);
