@@ -558,8 +558,8 @@ static int registry(struct kl_context *kl)
     kl_ladder_free(l);
     req.peers = params, req.npeers = 1;
     CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_ARG &&
-              strstr(kl_last_error(kl),
-                     "scale has no peers (gemm, gemv, reduce, scan, histogram and transpose have)"),
+              strstr(kl_last_error(kl), "scale has no peers (gemm, gemv, reduce, scan, histogram, "
+                                        "transpose and softmax have)"),
           "no peers: %s", kl_last_error(kl));
     req.peers = NULL, req.npeers = 0;
     /* its own option reaches the kernel and the reference: y = 5·x, verified */
