@@ -1912,9 +1912,32 @@ static void test_article_sources(void)
     CHECK(strcmp(hash, again) != 0, "one byte changes the hash");
 }
 
+/* kl_parallel_for: each index of [0, n) once, in shares that meet end to end. */
+static void mark(void *arg, size_t begin, size_t end)
+{
+    unsigned char *seen = arg;
+    for (size_t i = begin; i < end; i++)
+        seen[i]++;
+}
+
+static void test_parallel_for(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 7, 16, 17, 1000};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k], once = 0;
+        unsigned char *seen = calloc(n + 1, 1);
+        kl_parallel_for(n, mark, seen);
+        for (size_t i = 0; i < n; i++)
+            once += seen[i] == 1;
+        CHECK(once == n && seen[n] == 0, "kl_parallel_for over %zu: %zu once", n, once);
+        free(seen);
+    }
+}
+
 int main(void)
 {
     test_article_sources();
+    test_parallel_for();
     test_stats();
     test_reference_adopt();
     test_protocol();

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,4 +290,40 @@ void kl_nvidia_module_version(char *out, size_t n)
             }
         }
     fclose(f);
+}
+
+struct share {
+    pthread_t thread;
+    void (*fn)(void *, size_t, size_t);
+    void *arg;
+    size_t begin, end;
+    int started;
+};
+
+static void *run_share(void *p)
+{
+    struct share *s = p;
+    s->fn(s->arg, s->begin, s->end);
+    return NULL;
+}
+
+void kl_parallel_for(size_t n, void (*fn)(void *arg, size_t begin, size_t end), void *arg)
+{
+    struct share shares[16];
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t k = online < 1 ? 1 : online > 16 ? 16 : (size_t)online;
+    if (k > n)
+        k = n ? n : 1;
+    for (size_t i = 0; i < k; i++) {
+        shares[i] =
+            (struct share){.fn = fn, .arg = arg, .begin = n * i / k, .end = n * (i + 1) / k};
+        if (i > 0)
+            shares[i].started = pthread_create(&shares[i].thread, NULL, run_share, &shares[i]) == 0;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (i == 0 || !shares[i].started)
+            run_share(&shares[i]);
+    for (size_t i = 1; i < k; i++)
+        if (shares[i].started)
+            pthread_join(shares[i].thread, NULL);
 }

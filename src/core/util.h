@@ -92,4 +92,12 @@ void kl_utc_now(char *out, size_t n);
  */
 void kl_nvidia_module_version(char *out, size_t n);
 
+/*
+ * fn(arg, begin, end) over [0, n) in contiguous shares, one a thread, on up to
+ * the processors online (at most 16): for host work that is the same
+ * whichever thread does which share (a reference row by row). Where a thread
+ * cannot start, its share runs on the caller's.
+ */
+void kl_parallel_for(size_t n, void (*fn)(void *arg, size_t begin, size_t end), void *arg);
+
 #endif /* KL_UTIL_H */

@@ -168,15 +168,23 @@ static void norm_row(const struct softmax *p, const double *x, int center, doubl
     }
 }
 
-/* The reference and bounds of every row; the half's smallest step halved below each bound. */
-static enum kl_status make_reference(struct softmax *p, struct kl_err *e)
+/* The reference and bounds of rows begin .. end - 1: one thread's share. */
+struct reference_share {
+    struct softmax *p;
+    int failed; /* a share found no memory for its row */
+};
+static void reference_rows(void *arg, size_t begin, size_t end)
 {
+    struct reference_share *s = arg;
+    struct softmax *p = s->p;
     double *x = malloc((size_t)p->cols * sizeof *x);
     double floor = p->type == KL_HALF ? ldexp(1.0, -25) : 0.0;
-    if (!x)
-        return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a row of %d", p->cols);
-    for (int r = 0; r < p->rows; r++) {
-        size_t at = (size_t)r * p->cols;
+    if (!x) {
+        __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (size_t r = begin; r < end; r++) {
+        size_t at = r * (size_t)p->cols;
         for (int j = 0; j < p->cols; j++)
             x[j] = kl_get(p->type, p->x, at + j);
         if (p->op == KL_SOFTMAX)
@@ -187,7 +195,16 @@ static enum kl_status make_reference(struct softmax *p, struct kl_err *e)
             p->out.scale[at + j] += floor;
     }
     free(x);
-    return KL_OK;
+}
+
+/* The reference and bounds of every row, rows shared among the host's threads (each row's
+   the same whichever computes it); the half's smallest step halved below each bound. */
+static enum kl_status make_reference(struct softmax *p, struct kl_err *e)
+{
+    struct reference_share s = {p, 0};
+    kl_parallel_for((size_t)p->rows, reference_rows, &s);
+    return s.failed ? kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for a row of %d", p->cols)
+                    : KL_OK;
 }
 
 /* ---- the device rungs ---------------------------------------------------------- */
