@@ -196,7 +196,7 @@ inline ushort kl_bf16_bits(float f)
     const uint u = as_uint(f);
     return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
-#if !defined(KL_BF16X4_BITS) /* the CUDA prelude's converts two a instruction */
+#if !defined(KL_BF16X4_BITS) /* the CUDA prelude has its own: two an instruction */
 inline ushort4 kl_bf16x4_bits(float4 v)
 {
     return VEC4(ushort4, kl_bf16_bits(v.x), kl_bf16_bits(v.y), kl_bf16_bits(v.z),
