@@ -1913,9 +1913,10 @@ static void test_article_sources(void)
 }
 
 /* kl_parallel_for: each index of [0, n) once, in shares that meet end to end. */
-static void mark(void *arg, size_t begin, size_t end)
+static void mark(void *arg, size_t share, size_t begin, size_t end)
 {
     unsigned char *seen = arg;
+    (void)share;
     for (size_t i = begin; i < end; i++)
         seen[i]++;
 }
@@ -1934,10 +1935,45 @@ static void test_parallel_for(void)
     }
 }
 
+/*
+ * kl_check past the size it shares among threads finds what one pass finds: every wrong
+ * element counted, the first three in order, the worst the first of the largest error (two
+ * ties here, in different shares), the normwise error; and nothing wrong where all is right.
+ */
+static void test_shared_check(void)
+{
+    size_t n = (size_t)5 << 20, bad[] = {100, n / 3, n / 2 + 7, n - 1};
+    double errors[] = {5.0, 9.0, 9.0, 2.0};
+    float *got = calloc(n, sizeof *got);
+    double *ref = calloc(n, sizeof *ref), *scale = malloc(n * sizeof *scale);
+    struct kl_check c;
+    CHECK(got && ref && scale, "memory for %zu elements", n);
+    if (!got || !ref || !scale)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        scale[i] = 1.0;
+    kl_check(KL_FLOAT, got, ref, scale, NULL, n, 1.0, &c);
+    CHECK(c.checked == n && c.bad == 0 && c.nfirst == 0 && c.worst == 0 && c.max_error == 0.0,
+          "a right result shared: %zu checked, %zu bad, worst at %zu", c.checked, c.bad, c.worst);
+    for (int k = 0; k < 4; k++)
+        got[bad[k]] = (float)errors[k];
+    kl_check(KL_FLOAT, got, ref, scale, NULL, n, 1.0, &c);
+    CHECK(c.checked == n && c.bad == 4 && c.nfirst == 3 && c.first[0] == bad[0] &&
+              c.first[1] == bad[1] && c.first[2] == bad[2] && c.first_got[1] == 9.0 &&
+              c.worst == bad[1] && c.worst_ratio > 8.9 && c.max_error == 9.0,
+          "four wrong shared: %zu bad, first %zu %zu %zu, worst at %zu (%g)", c.bad, c.first[0],
+          c.first[1], c.first[2], c.worst, c.worst_ratio);
+done:
+    free(got);
+    free(ref);
+    free(scale);
+}
+
 int main(void)
 {
     test_article_sources();
     test_parallel_for();
+    test_shared_check();
     test_stats();
     test_reference_adopt();
     test_protocol();

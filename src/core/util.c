@@ -294,29 +294,34 @@ void kl_nvidia_module_version(char *out, size_t n)
 
 struct share {
     pthread_t thread;
-    void (*fn)(void *, size_t, size_t);
+    void (*fn)(void *, size_t, size_t, size_t);
     void *arg;
-    size_t begin, end;
+    size_t index, begin, end;
     int started;
 };
 
 static void *run_share(void *p)
 {
     struct share *s = p;
-    s->fn(s->arg, s->begin, s->end);
+    s->fn(s->arg, s->index, s->begin, s->end);
     return NULL;
 }
 
-void kl_parallel_for(size_t n, void (*fn)(void *arg, size_t begin, size_t end), void *arg)
+size_t kl_parallel_shares(size_t n)
 {
-    struct share shares[16];
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t k = online < 1 ? 1 : online > 16 ? 16 : (size_t)online;
-    if (k > n)
-        k = n ? n : 1;
+    size_t k = online < 1 ? 1 : online > KL_PARALLEL_MAX ? KL_PARALLEL_MAX : (size_t)online;
+    return k > n ? (n ? n : 1) : k;
+}
+
+void kl_parallel_for(size_t n, void (*fn)(void *arg, size_t share, size_t begin, size_t end),
+                     void *arg)
+{
+    struct share shares[KL_PARALLEL_MAX];
+    size_t k = kl_parallel_shares(n);
     for (size_t i = 0; i < k; i++) {
-        shares[i] =
-            (struct share){.fn = fn, .arg = arg, .begin = n * i / k, .end = n * (i + 1) / k};
+        shares[i] = (struct share){
+            .fn = fn, .arg = arg, .index = i, .begin = n * i / k, .end = n * (i + 1) / k};
         if (i > 0)
             shares[i].started = pthread_create(&shares[i].thread, NULL, run_share, &shares[i]) == 0;
     }

@@ -93,11 +93,15 @@ void kl_utc_now(char *out, size_t n);
 void kl_nvidia_module_version(char *out, size_t n);
 
 /*
- * fn(arg, begin, end) over [0, n) in contiguous shares, one a thread, on up to
- * the processors online (at most 16): for host work that is the same
- * whichever thread does which share (a reference row by row). Where a thread
- * cannot start, its share runs on the caller's.
+ * fn(arg, share, begin, end) over [0, n) in kl_parallel_shares(n) contiguous
+ * shares in order (share 0 from 0), one a thread, on up to the processors
+ * online (at most KL_PARALLEL_MAX): for host work that is the same whichever
+ * thread does which share (a reference row by row). Where a thread cannot
+ * start, its share runs on the caller's.
  */
-void kl_parallel_for(size_t n, void (*fn)(void *arg, size_t begin, size_t end), void *arg);
+#define KL_PARALLEL_MAX 16
+size_t kl_parallel_shares(size_t n);
+void kl_parallel_for(size_t n, void (*fn)(void *arg, size_t share, size_t begin, size_t end),
+                     void *arg);
 
 #endif /* KL_UTIL_H */

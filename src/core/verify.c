@@ -3,6 +3,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/util.h"
 
@@ -104,36 +105,90 @@ static int integer_type(enum kl_type t)
     return t == KL_INT || t == KL_INT8 || t == KL_UCHAR;
 }
 
-void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
-              const size_t *idx, size_t n, double factor, struct kl_check *out)
+/* What kl_check compares: got (of type t) against ref within factor * scale. */
+struct check_args {
+    enum kl_type t;
+    const void *got;
+    const double *ref, *scale;
+    const size_t *idx;
+    double factor;
+    struct kl_check part[KL_PARALLEL_MAX]; /* a share's findings (kl_check_parallel) */
+};
+
+/* kl_check over elements begin .. end - 1 into out, as if they were all there were. */
+static void check_range(const struct check_args *a, size_t begin, size_t end, struct kl_check *out)
 {
     /* The floor only covers results that are zero up to underflow. */
-    int exact = integer_type(t);
-    double floor = t == KL_DOUBLE ? DBL_MIN : exact ? 0.0 : FLT_MIN;
-    out->checked = n;
-    out->bad = 0;
-    out->worst = 0;
-    out->worst_got = out->worst_want = 0.0;
-    out->worst_ratio = 0.0;
-    out->max_error = 0.0;
-    out->nfirst = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t at = idx ? idx[i] : i;
-        double g = kl_get(t, got, at), want = ref[i];
-        double tol = scale && !exact ? factor * scale[i] + floor : 0.0;
+    int exact = integer_type(a->t);
+    double floor = a->t == KL_DOUBLE ? DBL_MIN : exact ? 0.0 : FLT_MIN;
+    memset(out, 0, sizeof *out);
+    out->checked = end - begin;
+    for (size_t i = begin; i < end; i++) {
+        size_t at = a->idx ? a->idx[i] : i;
+        double g = kl_get(a->t, a->got, at), want = a->ref[i];
+        double tol = a->scale && !exact ? a->factor * a->scale[i] + floor : 0.0;
         double err = fabs(g - want);
         if (!(err <= tol) && out->bad++ < KL_CHECK_FIRST)
             note_wrong(out, at, g, want);
-        double rel = scale ? in_units(err, scale[i]) : 0.0, ratio = in_units(err, tol);
+        double rel = a->scale ? in_units(err, a->scale[i]) : 0.0, ratio = in_units(err, tol);
         if (rel > out->max_error)
             out->max_error = rel;
-        if (ratio > out->worst_ratio || (i == 0 && out->bad == 0)) {
+        if (ratio > out->worst_ratio || (i == begin && out->bad == 0)) {
             out->worst_ratio = ratio;
             out->worst = at;
             out->worst_got = g;
             out->worst_want = want;
         }
     }
+}
+
+static void check_share(void *arg, size_t share, size_t begin, size_t end)
+{
+    struct check_args *a = arg;
+    check_range(a, begin, end, &a->part[share]);
+}
+
+/*
+ * The shares' findings in order, as one pass would have found them: counts
+ * added, the first wrong elements kept in order, the worst the first of the
+ * largest ratio.
+ */
+static void merge_shares(const struct kl_check *part, size_t k, struct kl_check *out)
+{
+    *out = part[0];
+    out->nfirst = 0;
+    out->bad = 0;
+    for (size_t j = 0; j < k; j++) {
+        for (size_t f = 0; f < part[j].nfirst && out->nfirst < KL_CHECK_FIRST; f++)
+            note_wrong(out, part[j].first[f], part[j].first_got[f], part[j].first_want[f]);
+        out->bad += part[j].bad;
+        if (j > 0) {
+            out->checked += part[j].checked;
+            if (part[j].max_error > out->max_error)
+                out->max_error = part[j].max_error;
+            if (part[j].worst_ratio > out->worst_ratio) {
+                out->worst_ratio = part[j].worst_ratio;
+                out->worst = part[j].worst;
+                out->worst_got = part[j].worst_got;
+                out->worst_want = part[j].worst_want;
+            }
+        }
+    }
+}
+
+/* Past this many elements a check is shared among the host's processors. */
+#define CHECK_SHARED (1u << 22)
+
+void kl_check(enum kl_type t, const void *got, const double *ref, const double *scale,
+              const size_t *idx, size_t n, double factor, struct kl_check *out)
+{
+    struct check_args a = {t, got, ref, scale, idx, factor, {{0}}};
+    if (n < CHECK_SHARED) {
+        check_range(&a, 0, n, out);
+        return;
+    }
+    kl_parallel_for(n, check_share, &a);
+    merge_shares(a.part, kl_parallel_shares(n), out);
 }
 
 void kl_fill_uniform(enum kl_type t, void *x, size_t n, struct kl_rng *rng)
