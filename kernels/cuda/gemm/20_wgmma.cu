@@ -57,9 +57,9 @@
  *            partial last wave's tiles shared by all blocks in slices of K,
  *            a shared tile's partial sums left in the workspace ws, the
  *            kernel's argument after tr, and added by the block holding its
- *            first slice in block order; ws holds FLAG_WORDS(blocks) flags,
- *            zero before the first launch, then blocks * BM / 64 * ACC * 128
- *            sums). Dynamic shared memory STAGES * (BM + BN) *
+ *            first slice in block order; ws holds kl_sk_flag_words(blocks *
+ *            BM / 64) flags, zero before the first launch, then blocks * BM /
+ *            64 * ACC * 128 sums). Dynamic shared memory STAGES * (BM + BN) *
  *            128 bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB
  *            at the defaults).
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
@@ -418,10 +418,6 @@ static __device__ __forceinline__ void issue_slice(acc_t (&acc)[ACC], unsigned a
 #if SK
 /* ---- stream-K: partial tiles left in the workspace, added in block order ------------- */
 
-/* The workspace (the kernel's ws): a flag per block and consumer warpgroup, in 64-word
-   rows, then a partial tile per block and consumer warpgroup. */
-#define FLAG_WORDS(blocks) (((blocks)*CWG + 63) / 64 * 64)
-
 /* Warpgroup cw's own barrier, its 128 threads (named barrier 1 + cw; 0 is __syncthreads). */
 static __device__ __forceinline__ void warpgroup_sync(int cw)
 {
@@ -638,7 +634,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     if ((int)blockIdx.x >= p.plan.blocks)
         return; /* the plan runs fewer blocks than were launched: the whole block leaves */
     p.flags = ws;
-    p.partials = (acc_t *)(ws + FLAG_WORDS(gridDim.x));
+    /* the workspace: a flag per block and consumer warpgroup, then a partial tile each */
+    p.partials = (acc_t *)(ws + kl_sk_flag_words((long long)gridDim.x * CWG));
 #endif
 
     if (threadIdx.x == 0) {

@@ -145,4 +145,15 @@ KL_SCHED int kl_work_at(const struct kl_stream_k *p, int b, int n, struct kl_wor
     return 0;
 }
 
+/*
+ * The 4-byte words of the flags at the head of a stream-K workspace: one per
+ * consumer warpgroup of every block (warpgroups in all), in rows of 64, so
+ * that the partial sums after them start 256-byte aligned. The kernel reads
+ * them there, the host sizes and zeroes them.
+ */
+KL_SCHED long long kl_sk_flag_words(long long warpgroups)
+{
+    return (warpgroups + 63) / 64 * 64;
+}
+
 #endif /* KL_SCHEDULE_H */

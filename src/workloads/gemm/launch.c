@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/gemm/schedule.h" /* the kernels' own: the stream-K workspace's layout */
+
 /*
  * n elements of the session's type rounded up to whole 16-byte pieces: the
  * row pitch of B for a b_pitch rung (n = N). Where that differs from N, B is
@@ -243,11 +245,11 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
 }
 
 /*
- * Stream-K's workspace for rung 20 (SK=1) launched as l: the kernel's
- * FLAG_WORDS flags (a row of 64 words per 64 blocks and warpgroups) set to
- * zero, then a partial tile per block and consumer warpgroup (BM / 64 of
- * them, BN / 2 sums of 128 threads each). Made once, larger when a launch
- * needs more; the kernel leaves the flags at zero.
+ * Stream-K's workspace for rung 20 (SK=1) launched as l: a flag per block and
+ * consumer warpgroup (BM / 64 a block), in kl_sk_flag_words' rows, set to
+ * zero, then a partial tile per block and warpgroup (BN / 2 sums of 128
+ * threads each). Made once, larger when a launch needs more; the kernel
+ * leaves the flags at zero.
  */
 static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
                                          const int *v, const struct kl_launch *l)
@@ -256,7 +258,7 @@ static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl
     size_t bm = (size_t)kl_param_value(r->params, v, "BM");
     size_t bn = (size_t)kl_param_value(r->params, v, "BN");
     size_t warpgroups = l->global[0] / l->local[0] * (bm / 64);
-    size_t flags = (warpgroups + 63) / 64 * 64 * 4;
+    size_t flags = (size_t)kl_sk_flag_words((long long)warpgroups) * 4;
     size_t bytes = flags + warpgroups * (bn / 2) * 128 * 4;
     enum kl_status st;
     if (s->ws && s->ws_bytes >= bytes)
