@@ -112,7 +112,7 @@ struct check_args {
     const double *ref, *scale;
     const size_t *idx;
     double factor;
-    struct kl_check part[KL_PARALLEL_MAX]; /* a share's findings (kl_check_parallel) */
+    struct kl_check part[KL_PARALLEL_MAX]; /* each share's findings, where it is shared */
 };
 
 /* kl_check over elements begin .. end - 1 into out, as if they were all there were. */
@@ -156,22 +156,19 @@ static void check_share(void *arg, size_t share, size_t begin, size_t end)
 static void merge_shares(const struct kl_check *part, size_t k, struct kl_check *out)
 {
     *out = part[0];
-    out->nfirst = 0;
-    out->bad = 0;
-    for (size_t j = 0; j < k; j++) {
-        for (size_t f = 0; f < part[j].nfirst && out->nfirst < KL_CHECK_FIRST; f++)
-            note_wrong(out, part[j].first[f], part[j].first_got[f], part[j].first_want[f]);
-        out->bad += part[j].bad;
-        if (j > 0) {
-            out->checked += part[j].checked;
-            if (part[j].max_error > out->max_error)
-                out->max_error = part[j].max_error;
-            if (part[j].worst_ratio > out->worst_ratio) {
-                out->worst_ratio = part[j].worst_ratio;
-                out->worst = part[j].worst;
-                out->worst_got = part[j].worst_got;
-                out->worst_want = part[j].worst_want;
-            }
+    for (size_t j = 1; j < k; j++) {
+        const struct kl_check *c = &part[j];
+        for (size_t f = 0; f < c->nfirst && out->nfirst < KL_CHECK_FIRST; f++)
+            note_wrong(out, c->first[f], c->first_got[f], c->first_want[f]);
+        out->checked += c->checked;
+        out->bad += c->bad;
+        if (c->max_error > out->max_error)
+            out->max_error = c->max_error;
+        if (c->worst_ratio > out->worst_ratio) {
+            out->worst_ratio = c->worst_ratio;
+            out->worst = c->worst;
+            out->worst_got = c->worst_got;
+            out->worst_want = c->worst_want;
         }
     }
 }
