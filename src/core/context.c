@@ -816,16 +816,15 @@ int kl_kernel_beside_done(struct kl_context *kl)
     return ran;
 }
 
-/* Builds every job: on up to 16 threads where the backend allows (this thread doing the work
- * left beside them meanwhile), else here. */
+/* Builds every job: on as many threads as kl_parallel_shares gives the jobs where the backend
+ * allows (this thread doing the work left beside them meanwhile), else here. */
 static void prefetch_build(struct prefetch *p)
 {
     struct kl_context *kl = p->kl;
-    pthread_t threads[16];
+    pthread_t threads[KL_PARALLEL_MAX];
     int nthreads = 0;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int parallel = kl->ops->parallel_builds && kl->ops->parallel_builds(kl->dev);
-    int want_threads = parallel ? (int)(cpus > 16 ? 16 : cpus > 1 ? cpus : 1) : 1;
+    int want_threads = parallel ? (int)kl_parallel_shares((size_t)p->n) : 1;
     pthread_mutex_init(&p->lock, NULL);
     for (; want_threads > 1 && nthreads < want_threads && nthreads < p->n; nthreads++)
         if (pthread_create(&threads[nthreads], NULL, prefetch_worker, p) != 0)
