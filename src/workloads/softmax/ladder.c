@@ -168,11 +168,13 @@ static void norm_row(const struct softmax *p, const double *x, int center, doubl
     }
 }
 
-/* The reference and bounds of rows begin .. end - 1: one thread's share. */
+/* What the reference's threads share: the problem, and whether one found no memory. */
 struct reference_share {
     struct softmax *p;
-    int failed; /* a share found no memory for its row */
+    int failed;
 };
+
+/* The reference and bounds of rows begin .. end - 1: one thread's share. */
 static void reference_rows(void *arg, size_t share, size_t begin, size_t end)
 {
     struct reference_share *s = arg;
