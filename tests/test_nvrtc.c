@@ -479,15 +479,16 @@ static void add_fp8_promotions(const struct kl_gemm_rung *r)
  * Hopper's wgmma rung in the narrow types (rung 20): each type at its
  * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
  * the two kinds (fp32, int32); the ring's extreme depths for half; FP8's
- * promotions (add_fp8_promotions); stream-K (SK=1) in each type (FP8 with
- * PROMOTE=0) and at each BM for half.
+ * promotions (add_fp8_promotions); stream-K (SK=1) in each type (FP8
+ * promoted on the preset's BN=192, and not) and at each BM for half (on
+ * BN=128, which every BM allows).
  */
 static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 {
     const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
     const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
     const struct kl_param_def *st = &r->params[kl_param_index(r->params, "STAGES")];
-    char items[2][32];
+    char items[3][32];
     add_fp8_promotions(r);
     for (int t = 0; t < KL_TYPE_COUNT; t++)
         if (r->types & KL_TYPE_BIT(t))
@@ -504,13 +505,21 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
         add_wgmma_variant_in(r, KL_HALF, items, 1);
     }
     snprintf(items[0], sizeof items[0], "SK=1");
-    snprintf(items[1], sizeof items[1], "PROMOTE=0");
     for (int t = 0; t < KL_TYPE_COUNT; t++)
-        if (r->types & KL_TYPE_BIT(t))
-            add_wgmma_variant_in(r, (enum kl_type)t, items, kl_type_fp8((enum kl_type)t) ? 2 : 1);
+        if (!(r->types & KL_TYPE_BIT(t))) {
+            continue;
+        } else if (kl_type_fp8((enum kl_type)t)) {
+            snprintf(items[1], sizeof items[1], "BN=192");
+            add_wgmma_variant_in(r, (enum kl_type)t, items, 2);
+            snprintf(items[1], sizeof items[1], "PROMOTE=0");
+            add_wgmma_variant_in(r, (enum kl_type)t, items, 2);
+        } else {
+            add_wgmma_variant_in(r, (enum kl_type)t, items, 1);
+        }
+    snprintf(items[1], sizeof items[1], "BN=128");
     for (int m = bm->min; m <= bm->max; m += bm->multiple) {
-        snprintf(items[1], sizeof items[1], "BM=%d", m);
-        add_wgmma_variant_in(r, KL_HALF, items, 2);
+        snprintf(items[2], sizeof items[2], "BM=%d", m);
+        add_wgmma_variant_in(r, KL_HALF, items, 3);
     }
 }
 
@@ -519,7 +528,9 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
  * H100's 227 KiB of shared memory), the raster's extreme groups at the
  * defaults, every tile in clusters of each other size at the default depth,
- * and (rung 17) every tile and cluster size with INFLIGHT the other way.
+ * (rung 17) every tile and cluster size with INFLIGHT the other way, and
+ * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
+ * with INFLIGHT the other way.
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -553,6 +564,15 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
                     add_wgmma_variant(r, items, 4);
                 }
             }
+    snprintf(items[0], sizeof items[0], "SK=1");
+    for (int c = cl->min; c <= cl->max; c++) {
+        snprintf(items[1], sizeof items[1], "CLUSTER=%d", c);
+        add_wgmma_variant(r, items, 2);
+    }
+    if (in >= 0) {
+        snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
+        add_wgmma_variant(r, items, 2);
+    }
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as

@@ -844,15 +844,18 @@ static void test_fp8_tolerance(void)
     CHECK(r20->relations(r20, v, KL_FP8, &e) == KL_OK &&
               kl_gemm_sum_span(r20, v, KL_FP8, 8192) == 8192,
           "PROMOTE=0 keeps all of K, in any tile");
-    /* stream-K: any type but FP8 promoted */
+    /* stream-K: in any type, FP8 promoted or not; promoted still within its registers */
     int sk = kl_param_index(r20->params, "SK");
     v[sk] = 1, v[bn] = 192;
     CHECK(r20->relations(r20, v, KL_FP8, &e) == KL_OK, "SK=1 with PROMOTE=0: %s", e.msg);
     v[promote] = 128;
-    CHECK(r20->relations(r20, v, KL_FP8, &e) == KL_ERR_ARG && strstr(e.msg, "PROMOTE=0"),
-          "SK=1 with FP8's promotion is refused: %s", e.msg);
+    CHECK(r20->relations(r20, v, KL_FP8, &e) == KL_OK, "SK=1 with PROMOTE=128: %s", e.msg);
     CHECK(r20->relations(r20, v, KL_HALF, &e) == KL_OK, "SK=1 in half (PROMOTE its default): %s",
           e.msg);
+    v[bn] = 256;
+    CHECK(r20->relations(r20, v, KL_FP8, &e) == KL_ERR_ARG && strstr(e.msg, "BN <= 192"),
+          "SK=1 does not lift PROMOTE's bound on BN: %s", e.msg);
+    v[bn] = 192;
     v[sk] = 0, v[promote] = 0, v[bn] = 256;
     CHECK(strstr(kl_gemm_sums_text(KL_FP8, 8192, 128, buf, sizeof buf), "every 128 of K") &&
               strstr(kl_gemm_sums_text(KL_FP8, 8192, 8192, buf, sizeof buf), "over all of K") &&

@@ -33,10 +33,10 @@
 #  5. Device memory: with all but 6 GiB of the GPU's memory held by another
 #     process (tests/gpu/hog.cu), a GEMM whose matrices need 13 GiB is refused
 #     before anything is allocated, exit 2, with both sizes in the message.
-#  6. Stream-K (rung 20, SK=1) in each type at awkward shapes and shapes whose
-#     last wave, or whole product, is shared by slices of K: verified, and its C
-#     after the timed launches the verified one bit for bit; under memcheck and
-#     racecheck.
+#  6. Stream-K (SK=1): rung 20 in each type, rungs 17 (alone and in clusters)
+#     and 18, at awkward shapes and shapes whose last wave, or whole product, is
+#     shared by slices of K: verified, and its C after the timed launches the
+#     verified one bit for bit; under memcheck and racecheck.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -288,44 +288,51 @@ else
     echo "FAIL  device memory: the hog did not build (see $out/hog_build.txt)"
     status=1
 fi
-echo "== 6. Stream-K: rung 20 with SK=1"
-# Each type (FP8 with PROMOTE=0) at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
-# 128 blocks, each tile finished by one block from another's partial), at 4096x4352x4096 (544
-# tiles of 128 x 256 on an H200's 132 SMs: four waves and 16 tiles, the last one to two waves'
-# shared by slices of K) and at 256x16384x8192 (128 tiles: the whole product a stream); each
-# run's C after its timed launches must be the verified launch's bit for bit
-# (kl_gemm_time_launch). Then memcheck and racecheck.
+echo "== 6. Stream-K: the Hopper rungs with SK=1"
+# Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17 alone
+# and in clusters of two, rung 18, at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
+# 128 blocks, each tile finished by one block from another's partial), at 4096x4352x4096 (rung
+# 20: 544 tiles of 128 x 256 on an H200's 132 SMs, four waves and 16 tiles, the last one to two
+# waves' shared by slices of K) and at 256x16384x8192 (128 tiles: the whole product a stream);
+# each run's C after its timed launches must be the verified launch's bit for bit
+# (kl_gemm_time_launch). Then memcheck and racecheck on rungs 20 and 17.
 sk_skipped=0
-for type in half bf16 int8 fp8; do
+for config in "20 half" "20 bf16" "20 int8" "20 fp8" "20 fp8 PROMOTE=0" "17 float" \
+    "17 float CLUSTER=2" "18 float"; do
+    read -r rung type param <<<"$config"
     extra=(--param SK=1)
-    [ "$type" = fp8 ] && extra+=(--param PROMOTE=0)
+    [ -n "$param" ] && extra+=(--param "$param")
     for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "4096 4352 4096" "256 16384 8192"; do
         read -r m n k <<<"$shape"
-        "$kl" gemm --backend cuda --rung 20 --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}" \
-            --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/sk.txt" 2>&1
+        what="rung $rung $type ${param:+$param }${m}x${n}x${k}"
+        "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
+            "${extra[@]}" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/sk.txt" 2>&1
         rc=$?
         if [ $rc = 0 ] && grep -q ',verified,' "$out/sk.txt"; then
-            echo "ok    SK=1 $type ${m}x${n}x${k}"
+            echo "ok    SK=1 $what"
         elif grep -q ',skipped,' "$out/sk.txt"; then
             echo "skip  SK=1: $(tail -n 1 "$out/sk.txt")"
             sk_skipped=1
             break 2
         else
-            echo "FAIL  SK=1 $type ${m}x${n}x${k}: exit $rc ($(tail -n 2 "$out/sk.txt"))"
+            echo "FAIL  SK=1 $what: exit $rc ($(tail -n 2 "$out/sk.txt"))"
             status=1
         fi
     done
 done
 for tool in memcheck racecheck; do
-    [ $sk_skipped = 1 ] && break
-    if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
-        --backend cuda --rung 20 --type half --m 129 --n 8191 --k 65 --param SK=1 --warmup 0 \
-        --repeats 1 --min-time 0 -q >"$out/sk_$tool.txt" 2>&1; then
-        echo "ok    SK=1 under $tool"
-    else
-        echo "FAIL  SK=1 under $tool (see $out/sk_$tool.txt)"
-        status=1
-    fi
+    for config in "20 half" "17 float"; do
+        [ $sk_skipped = 1 ] && break 2
+        read -r rung type <<<"$config"
+        if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
+            --backend cuda --rung "$rung" --type "$type" --m 129 --n 8191 --k 65 --param SK=1 \
+            --warmup 0 --repeats 1 --min-time 0 -q >"$out/sk_$tool.txt" 2>&1; then
+            echo "ok    SK=1 rung $rung under $tool"
+        else
+            echo "FAIL  SK=1 rung $rung under $tool (see $out/sk_$tool.txt)"
+            status=1
+        fi
+    done
 done
 echo "== 7. --min-clock under a deliberate power cap"
 # A GPU's power limit is its owner's: only with KLADDER_MAY_SET_CLOCKS=1, on a machine that is

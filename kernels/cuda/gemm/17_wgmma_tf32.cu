@@ -81,7 +81,15 @@
  *            per thread), STAGES (4), GROUP (8): the tuner found nothing
  *            faster on an H100 at 4096^3 (docs/RESULTS.md); CLUSTER (1, or
  *            2); SPLIT (1, or 3 for 3xTF32); INFLIGHT (1, or 0; 3xTF32
- *            always waits: a second set of its partial sums would not fit).
+ *            always waits: a second set of its partial sums would not fit);
+ *            SK (0; 1: stream-K, stream_k.cuh over the plan of schedule.h,
+ *            whose blocks are the clusters: a partial last wave's units
+ *            shared by all clusters in slices of K, each block's partial
+ *            sums of a shared tile left in the workspace ws, the kernel's
+ *            argument after tr, and added by the same rank of the cluster
+ *            holding the first slice, in cluster order; ws holds
+ *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
+ *            launch, then a BM x BN tile of sums per block).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
  *            KiB at the defaults). On an H100 kladder's presets (gemm/rungs.c)
@@ -134,9 +142,12 @@
 #ifndef INFLIGHT
 #define INFLIGHT 1
 #endif
+#ifndef SK
+#define SK 0
+#endif
 
 #include "hopper.cuh"
-#include "schedule.h"
+#include "stream_k.cuh"
 
 #if defined(KL_T_DOUBLE) || defined(KL_T_INT)
 #error "wgmma_tf32: the TF32 tensor cores multiply float inputs"
@@ -171,6 +182,7 @@ static_assert(SPLIT == 1 || (SPLIT == 3 && BM == 128),
               "wgmma_tf32: 3xTF32 keeps two accumulators, which fit with BM = 128");
 static_assert(STAGES >= 2, "wgmma_tf32: at least two stages");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "wgmma_tf32: clusters of 1 or 2 blocks");
+static_assert(SK == 0 || SK == 1, "wgmma_tf32: SK is 0 or 1");
 
 /* ---- the tile scheduler and the swizzled layout ------------------------------------- */
 
@@ -282,6 +294,9 @@ struct problem {
     bool resid; /* 3xTF32: A's small parts copied by TMA from its residual (tr), not split here */
     bool fma;   /* 3xTF32 with K <= 8: the FMA units multiply, A's slice stays as it is */
     bool ready; /* the consumers wait for the ready barrier (a pass over A's slice), else full */
+#if SK
+    kl_sk<float> sk; /* the stream-K plan over units, and the partial tiles of the warpgroups */
+#endif
 };
 
 /*
@@ -311,9 +326,10 @@ static __device__ __forceinline__ void produce_tma(const problem &p, const tenso
 {
     const unsigned bytes = A_BYTES + B_BYTES + (p.resid ? S_BYTES : 0);
     ring at;
-    for (int u = first_unit(); u < p.units; u += clusters()) {
-        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
-        for (int s = 0; s < p.slices; s++) {
+    FOR_EACH_PIECE(w, p.sk.plan, first_unit(), p.units, clusters(), p.slices)
+    {
+        const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n, p.rank);
+        for (int s = w.k0; s < w.k1; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
             bar_arrive_tx(full + 8 * at.st, bytes);
@@ -337,9 +353,10 @@ static __device__ __forceinline__ void produce_copies(const problem &p, unsigned
                                                       unsigned full, unsigned empty, int lane)
 {
     ring at;
-    for (int u = first_unit(); u < p.units; u += clusters()) {
-        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
-        for (int s = 0; s < p.slices; s++) {
+    FOR_EACH_PIECE(w, p.sk.plan, first_unit(), p.units, clusters(), p.slices)
+    {
+        const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n, p.rank);
+        for (int s = w.k0; s < w.k1; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             const int k = s * BK + lane;
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
@@ -380,8 +397,9 @@ static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned
     if (!p.ready)
         return; /* TMA rounded (and fetched A's small parts): nothing to do */
     ring at;
-    for (int u = first_unit(); u < p.units; u += clusters())
-        for (int s = 0; s < p.slices; s++) {
+    FOR_EACH_PIECE(w, p.sk.plan, first_unit(), p.units, clusters(), p.slices)
+    {
+        for (int s = w.k0; s < w.k1; s++) {
             bar_wait(full + 8 * at.st, at.ph);
             if (!p.fma) {
                 float4 *a = reinterpret_cast<float4 *>(smem + at.st * STAGE_BYTES);
@@ -409,6 +427,7 @@ static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned
             bar_arrive(ready + 8 * at.st);
             at.next();
         }
+    }
 }
 
 /* ---- the consumer warpgroups -------------------------------------------------------- */
@@ -643,11 +662,12 @@ static __device__ __forceinline__ void consume_inflight(const problem &p, unsign
     float acc[ACC];
     unsigned f0[4][4], f1[4][4], prev = 0;
     ring at;
-    for (int u = first_unit(); u < p.units; u += clusters()) {
-        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
-        for (int s = 0; s < p.slices; s += 2) {
-            step(acc, f0, f1, at, prev, smem, ready, col_off, q, t, lane, s == 0, empty);
-            if (s + 1 < p.slices)
+    FOR_EACH_PIECE(w, p.sk.plan, first_unit(), p.units, clusters(), p.slices)
+    {
+        const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n, p.rank);
+        for (int s = w.k0; s < w.k1; s += 2) {
+            step(acc, f0, f1, at, prev, smem, ready, col_off, q, t, lane, s == w.k0, empty);
+            if (s + 1 < w.k1)
                 step(acc, f1, f0, at, prev, smem, ready, col_off, q, t, lane, false, empty);
         }
         wgmma_wait<0>();
@@ -655,6 +675,10 @@ static __device__ __forceinline__ void consume_inflight(const problem &p, unsign
         hold_all(f1);
         hold_all(acc);
         release(prev, lane);
+#if SK
+        if (!sk_settle(p.sk, acc, w, first_unit(), CLUSTER * CWG, p.rank * CWG + cw, cw))
+            continue; /* the tile's finisher adds this block's sums */
+#endif
         store_tile(p, acc, c.m0, c.n0 + col, t);
     }
 }
@@ -678,22 +702,27 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
     float part[ACC];
 #endif
     ring at;
-    for (int u = first_unit(); u < p.units; u += clusters()) {
-        const tile c = tile_at(u, p.tiles_m, p.tiles_n, p.rank);
-        for (int s = 0; s < p.slices; s++) {
+    FOR_EACH_PIECE(w, p.sk.plan, first_unit(), p.units, clusters(), p.slices)
+    {
+        const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n, p.rank);
+        for (int s = w.k0; s < w.k1; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             bar_wait(ready + 8 * at.st, at.ph);
 #if SPLIT == 3
             if (FMA)
                 multiply_fma(acc, a, b, col, t, p.K);
             else
-                multiply3(acc, part, a, b + B_BYTES, b, col_off, q, t, s == 0);
+                multiply3(acc, part, a, b + B_BYTES, b, col_off, q, t, s == w.k0);
 #else
-            multiply(acc, a, b, col_off, q, t, s == 0);
+            multiply(acc, a, b, col_off, q, t, s == w.k0);
 #endif
             release(empty + 8 * at.st, lane);
             at.next();
         }
+#if SK
+        if (!sk_settle(p.sk, acc, w, first_unit(), CLUSTER * CWG, p.rank * CWG + cw, cw))
+            continue;
+#endif
         store_tile(p, acc, c.m0, c.n0 + col, t);
     }
 }
@@ -710,10 +739,15 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 #else
 #define CLUSTER_DIMS
 #endif
+#if SK
+#define WORKSPACE_ARG , unsigned *__restrict__ ws
+#else
+#define WORKSPACE_ARG
+#endif
 extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
          int N, int K, int tma, const __grid_constant__ tensor_map ta,
-         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr)
+         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr WORKSPACE_ARG)
 {
     extern __shared__ unsigned char dynamic[];
     __shared__ __align__(8) u64 bars[3 * STAGES]; /* full, empty, ready: 8 bytes apart */
@@ -731,6 +765,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     p.resid = SPLIT == 3 && tma == 2;
     p.fma = SPLIT == 3 && K <= 8;
     p.ready = !p.tma || (SPLIT == 3 && !p.resid);
+#if SK
+    /* the plan's blocks are the clusters; a slot per block and consumer warpgroup */
+    p.sk = sk_begin<float>(p.units, p.slices, clusters(), gridDim.x * CWG, ws);
+    if (first_unit() >= p.sk.plan.blocks)
+        return; /* the plan runs fewer clusters than were launched: the whole cluster leaves */
+#endif
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {

@@ -52,14 +52,14 @@
  *            multiple of 128; 0 for none; its second set of sums needs
  *            BN <= 192, and BN = 64 with BM > 128); RESIDUES (int8, for
  *            rung 22: C gets each sum's symmetric residue modulo a last
- *            argument, as bytes); SK (0; 1: the stream-K plan of
- *            kernels/cuda/gemm/schedule.h, not with FP8's promotion: a
- *            partial last wave's tiles shared by all blocks in slices of K,
- *            a shared tile's partial sums left in the workspace ws, the
+ *            argument, as bytes); SK (0; 1: stream-K, stream_k.cuh over
+ *            the plan of schedule.h: a partial last wave's tiles shared by
+ *            all blocks in slices of K, a shared tile's partial sums (FP8
+ *            promoted: its fp32 totals) left in the workspace ws, the
  *            kernel's argument after tr, and added by the block holding its
  *            first slice in block order; ws holds kl_sk_flag_words(blocks *
- *            BM / 64) flags, zero before the first launch, then blocks * BM /
- *            64 * ACC * 128 sums). Dynamic shared memory STAGES * (BM + BN) *
+ *            BM / 64) flags, zero before the first launch, then a BM x BN
+ *            tile of sums per block). Dynamic shared memory STAGES * (BM + BN) *
  *            128 bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB
  *            at the defaults).
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
@@ -109,7 +109,7 @@
 
 #include "hopper.cuh"
 #include "residue.cuh"
-#include "schedule.h"
+#include "stream_k.cuh"
 
 /* The instruction, for each type: MMA_OP "N" MMA_KIND, then MMA_TAIL after the descriptors. */
 #define MMA_OP "wgmma.mma_async.sync.aligned.m64n"
@@ -185,8 +185,7 @@ static_assert(PROMOTE >= 0 && PROMOTE % 128 == 0, "20_wgmma: PROMOTE is a multip
 static_assert(SPAN == 0 || BN <= (BM > 128 ? 64 : 192),
               "20_wgmma: PROMOTE's second set of sums leaves registers for BN <= 192 "
               "(BN = 64 with BM > 128)");
-static_assert(SK == 0 || (SK == 1 && SPAN == 0),
-              "20_wgmma: SK is 0 or 1, and 1 not with FP8's promotion (PROMOTE=0 there)");
+static_assert(SK == 0 || SK == 1, "20_wgmma: SK is 0 or 1");
 
 /* ---- the instructions: D (64 x BN) (+)= A (64 x 32 bytes of K) * B, both by descriptor -- */
 
@@ -304,34 +303,9 @@ struct problem {
     int M, N, K, tiles_m, tiles_n, tiles, slices;
     int modulus; /* RESIDUES: C holds the sums modulo it */
 #if SK
-    kl_stream_k plan; /* which slices of which tiles each block takes (schedule.h) */
-    unsigned *flags;  /* a flag per block and consumer warpgroup: its partial is there */
-    acc_t *partials;  /* a partial tile per block: CWG x ACC x 128 sums */
+    kl_sk<acc_t> sk; /* the stream-K plan, and the partial tiles of a block's warpgroups */
 #endif
 };
-
-/*
- * FOR_EACH_PIECE(p, w) { ... }: this block's pieces of work w in turn:
- * whole tiles, blockIdx.x, + the blocks, ...; with SK the stream-K plan's
- * pieces (schedule.h), slices w.k0 .. w.k1 - 1 of tile w.tile each.
- * Without SK, an inner loop of one turn declares the piece inside the plain
- * loop over tiles: the compiler then makes, byte for byte, the CUBIN it made
- * of that loop before the stream-K plan existed.
- */
-#if SK
-static __device__ __forceinline__ kl_work piece(const problem &p, int n)
-{
-    kl_work w;
-    if (!kl_work_at(&p.plan, blockIdx.x, n, &w))
-        w.tile = -1;
-    return w;
-}
-#define FOR_EACH_PIECE(p, w) for (kl_work w = piece(p, 0); w.tile >= 0; w = piece(p, w.n + 1))
-#else
-#define FOR_EACH_PIECE(p, w)                                                                       \
-    for (int u_ = blockIdx.x; u_ < (p).tiles; u_ += gridDim.x)                                     \
-        for (const kl_work w = {u_, 0, (p).slices, -1, -1, 0}, *once_ = &w; once_; once_ = nullptr)
-#endif
 
 /* A sum as C holds it: itself, or (RESIDUES) its symmetric residue modulo p.modulus. */
 static __device__ __forceinline__ out_t out(const problem &p, acc_t x)
@@ -352,7 +326,7 @@ static __device__ __forceinline__ void produce(const problem &p, const tensor_ma
                                                unsigned empty)
 {
     ring at;
-    FOR_EACH_PIECE(p, w)
+    FOR_EACH_PIECE(w, p.sk.plan, blockIdx.x, p.tiles, gridDim.x, p.slices)
     {
         const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n);
         for (int s = w.k0; s < w.k1; s++) {
@@ -415,78 +389,6 @@ static __device__ __forceinline__ void issue_slice(acc_t (&acc)[ACC], unsigned a
     wgmma_commit();
 }
 
-#if SK
-/* ---- stream-K: partial tiles left in the workspace, added in block order ------------- */
-
-/* Warpgroup cw's own barrier, its 128 threads (named barrier 1 + cw; 0 is __syncthreads). */
-static __device__ __forceinline__ void warpgroup_sync(int cw)
-{
-    asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
-}
-
-/* Block b's warpgroup cw's partial sums: sum i of thread t at i * 128 + t (coalesced). */
-static __device__ __forceinline__ acc_t *partial_of(const problem &p, int b, int cw)
-{
-    return p.partials + ((size_t)b * CWG + cw) * ACC * 128;
-}
-
-/*
- * This warpgroup's sums of a tile whose first slice another block holds:
- * into this block's slot, then its flag raised (a release, after every
- * thread's stores and fence). A block leaves at most one partial a launch.
- */
-static __device__ __forceinline__ void leave_partial(const problem &p, const acc_t (&acc)[ACC],
-                                                     int cw)
-{
-    const int t = threadIdx.x % 128;
-    acc_t *slot = partial_of(p, blockIdx.x, cw);
-#pragma unroll
-    for (int i = 0; i < ACC; i++)
-        __stcg(slot + i * 128 + t, acc[i]);
-    __threadfence();
-    warpgroup_sync(cw);
-    if (t == 0)
-        asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(p.flags + blockIdx.x * CWG + cw)
-                     : "memory");
-}
-
-/*
- * The finisher's: the partials of blocks first .. last added to acc in that
- * order (so the tile's sums are the same bits every run), each once its
- * flag is up (an acquire by one thread, then the warpgroup's barrier); the
- * flag is lowered for the next launch. A flag still down after about two
- * seconds traps: an error, not a hang.
- */
-static __device__ __forceinline__ void add_partials(const problem &p, acc_t (&acc)[ACC], int cw,
-                                                    int first, int last)
-{
-    const int t = threadIdx.x % 128;
-    for (int b = first; b <= last; b++) {
-        unsigned *flag = p.flags + b * CWG + cw;
-        if (t == 0)
-            for (long spins = 0;; spins++) {
-                unsigned up;
-                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                             : "=r"(up)
-                             : "l"(flag)
-                             : "memory");
-                if (up)
-                    break;
-                if (spins > (1L << 24))
-                    __trap();
-                __nanosleep(128);
-            }
-        warpgroup_sync(cw);
-        const acc_t *slot = partial_of(p, b, cw);
-#pragma unroll
-        for (int i = 0; i < ACC; i++)
-            acc[i] += __ldcg(slot + i * 128 + t);
-        if (t == 0)
-            *flag = 0; /* read by the next launch only, after this one ends */
-    }
-}
-#endif
-
 #if !SPAN
 /*
  * Consumer warpgroup cw (0 .. CWG-1): rows 64 cw .. 64 cw + 63 of every tile
@@ -502,7 +404,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 #pragma unroll
     for (int i = 0; i < ACC; i++)
         acc[i] = 0;
-    FOR_EACH_PIECE(p, w)
+    FOR_EACH_PIECE(w, p.sk.plan, blockIdx.x, p.tiles, gridDim.x, p.slices)
     {
         const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n);
         for (int s = w.k0; s < w.k1; s++) {
@@ -521,12 +423,8 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
         hold_all(acc);
         bar_arrive(prev);
 #if SK
-        if (w.k0 > 0) { /* the tile's finisher adds this block's sums */
-            leave_partial(p, acc, cw);
-            continue;
-        }
-        if (w.k1 < p.slices)
-            add_partials(p, acc, cw, w.first_peer, w.last_peer);
+        if (!sk_settle(p.sk, acc, w, blockIdx.x, CWG, cw, cw))
+            continue; /* the tile's finisher adds this block's sums */
 #endif
         store_tile(p, acc, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
     }
@@ -550,18 +448,20 @@ static __device__ __forceinline__ void consume_promoted(const problem &p, unsign
 #pragma unroll
     for (int i = 0; i < ACC; i++)
         acc[i] = 0;
-    for (int u = blockIdx.x; u < p.tiles; u += gridDim.x) {
-        const tile c = tile_at(u, p.tiles_m, p.tiles_n);
+    FOR_EACH_PIECE(w, p.sk.plan, blockIdx.x, p.tiles, gridDim.x, p.slices)
+    {
+        const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n);
 #pragma unroll
         for (int i = 0; i < ACC; i++)
             tot[i] = 0;
-        for (int s = 0; s < p.slices; s++) {
+        for (int s = w.k0; s < w.k1; s++) {
             const unsigned a = smem + at.st * STAGE_BYTES + cw * 64 * 128;
             const unsigned b = smem + at.st * STAGE_BYTES + A_BYTES;
-            const bool fresh = s % SPAN == 0;
+            const int j = s - w.k0; /* spans counted from the piece's first slice */
+            const bool fresh = j % SPAN == 0;
             bar_wait(full + 8 * at.st, at.ph);
             issue_slice(acc, a, b, fresh);
-            if (s % SPAN == SPAN - 1 || s == p.slices - 1) {
+            if (j % SPAN == SPAN - 1 || s == w.k1 - 1) {
                 wgmma_wait<0>();
                 hold_all(acc);
                 if (!fresh)
@@ -581,6 +481,10 @@ static __device__ __forceinline__ void consume_promoted(const problem &p, unsign
         }
         wgmma_wait<0>(); /* the last promotion has waited already */
         hold_all(acc);
+#if SK
+        if (!sk_settle(p.sk, tot, w, blockIdx.x, CWG, cw, cw))
+            continue; /* the tile's finisher adds this block's sums */
+#endif
         store_tile(p, tot, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
     }
 }
@@ -630,12 +534,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     p.tiles = p.tiles_m * p.tiles_n;
     p.slices = (K + BKE - 1) / BKE;
 #if SK
-    p.plan = kl_stream_k_plan(p.tiles, p.slices, gridDim.x, 1);
-    if ((int)blockIdx.x >= p.plan.blocks)
+    /* a slot per block and consumer warpgroup */
+    p.sk = sk_begin<acc_t>(p.tiles, p.slices, gridDim.x, gridDim.x * CWG, ws);
+    if ((int)blockIdx.x >= p.sk.plan.blocks)
         return; /* the plan runs fewer blocks than were launched: the whole block leaves */
-    p.flags = ws;
-    /* the workspace: a flag per block and consumer warpgroup, then a partial tile each */
-    p.partials = (acc_t *)(ws + kl_sk_flag_words((long long)gridDim.x * CWG));
 #endif
 
     if (threadIdx.x == 0) {

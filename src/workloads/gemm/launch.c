@@ -199,8 +199,8 @@ static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int c
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
  * for Hopper's rungs whether the copies are TMA's and A's, B's and A's
- * residual's tensor maps (lda, ldb their row pitches), then the dynamic
- * shared memory of a CUDA C++ rung.
+ * residual's tensor maps (lda, ldb their row pitches) and, with SK=1,
+ * stream-K's workspace, then the dynamic shared memory of a CUDA C++ rung.
  */
 void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
                        int N, int K, const struct rung_bufs *m, struct kl_launch *l)
@@ -245,11 +245,12 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
 }
 
 /*
- * Stream-K's workspace for rung 20 (SK=1) launched as l: a flag per block and
- * consumer warpgroup (BM / 64 a block), in kl_sk_flag_words' rows, set to
- * zero, then a partial tile per block and warpgroup (BN / 2 sums of 128
- * threads each). Made once, larger when a launch needs more; the kernel
- * leaves the flags at zero.
+ * Stream-K's workspace for a Hopper rung with SK=1 launched as l
+ * (kernels/cuda/gemm/stream_k.cuh): a flag per block and consumer warpgroup
+ * (every warpgroup of the block but the producer), in kl_sk_flag_words'
+ * rows, set to zero, then a partial tile of 4-byte sums per block (BM x BN,
+ * shared among its consumer warpgroups). Made once, larger when a launch
+ * needs more; the kernel leaves the flags at zero.
  */
 static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
                                          const int *v, const struct kl_launch *l)
@@ -257,9 +258,9 @@ static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl
     struct kl_context *kl = s->kl;
     size_t bm = (size_t)kl_param_value(r->params, v, "BM");
     size_t bn = (size_t)kl_param_value(r->params, v, "BN");
-    size_t warpgroups = l->global[0] / l->local[0] * (bm / 64);
+    size_t blocks = l->global[0] / l->local[0], warpgroups = blocks * (l->local[0] / 128 - 1);
     size_t flags = (size_t)kl_sk_flag_words((long long)warpgroups) * 4;
-    size_t bytes = flags + warpgroups * (bn / 2) * 128 * 4;
+    size_t bytes = flags + blocks * bm * bn * 4;
     enum kl_status st;
     if (s->ws && s->ws_bytes >= bytes)
         return KL_OK;

@@ -74,7 +74,7 @@ struct gemm_session {
        each plane */
     struct kl_buf *oz[6], *oz_view[3][KL_OZAKI_MAX];
     size_t oz_bytes[6]; /* their sizes */
-    /* rung 20 with SK=1: its flags (zero between launches) and partial tiles */
+    /* a Hopper rung with SK=1: its flags (zero between launches) and partial tiles */
     struct kl_buf *ws;
     size_t ws_bytes;
 };
@@ -165,7 +165,7 @@ struct rung_bufs {
     struct kl_buf *A, *B, *C;
     struct kl_buf *R; /* A's residual for Hopper's 3xTF32 rung (NULL: it splits A itself) */
     int lda, ldb;     /* A's and B's row pitches */
-    struct kl_buf *ws; /* stream-K's workspace (rung 20, SK=1), else NULL */
+    struct kl_buf *ws; /* stream-K's workspace (a Hopper rung with SK=1), else NULL */
 };
 
 /*

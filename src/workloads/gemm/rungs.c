@@ -107,6 +107,9 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     {"BK", bk, 8, 128, 8, 1, "elements of K per slice (19: a multiple of 32 bytes)"}, \
     {"WM", wm, 16, 128, 16, 0, "rows of C per warp (16 per mma tile)"}, \
     {"WN", wn, 8, 128, 8, 0, "columns of C per warp (8 per mma tile)"}
+/* Stream-K in the Hopper rungs (kernels/cuda/gemm/stream_k.cuh). */
+#define P_SK {"SK", 0, 0, 1, 1, 0, "1: stream-K, a partial last wave's tiles shared by every " \
+              "SM in slices of K, their partial sums added in a fixed order"}
 /* Hopper's wgmma rungs: BM rows (wgmma's N: 128 or 256) by BN columns (64 per consumer
  * warpgroup) per tile, K-slices of 32, a STAGES-deep ring, tiles in groups of GROUP rows,
  * blocks in clusters of CLUSTER that share A's slices (TMA multicast). */
@@ -116,7 +119,8 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     {"STAGES", stages, 2, 8, 1, 0, "K-slices of 32 in the shared-memory ring"}, \
     {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}, \
     {"CLUSTER", cluster, 1, 2, 1, 0, "blocks per cluster, side by side along N, sharing " \
-     "A's slices by TMA multicast"}
+     "A's slices by TMA multicast"}, \
+    P_SK
 /* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
  * N) per tile, K-slices of 128 bytes, a STAGES-deep ring, tiles in groups of GROUP rows. */
 #define P_WGMMA_K \
@@ -341,9 +345,7 @@ static const struct kl_gemm_rung rungs[] = {
                 {"PROMOTE", 128, 0, 4096, 128, 0,
                  "FP8 only: elements of K summed in the tensor cores (to about 13 bits) between "
                  "additions into fp32 registers (0: none, the fast mode)"},
-                {"SK", 0, 0, 1, 1, 0,
-                 "1: stream-K, a partial last wave's tiles shared by every SM in slices of K, "
-                 "their partial sums added in a fixed order (not with PROMOTE > 0)"}},
+                P_SK},
      .relations = wgmma_k_relations,
      /* H200 (docs/RESULTS.md): the promoted FP8 sums' second set of registers leaves room
         for 192 columns. */
@@ -660,11 +662,6 @@ static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int 
                        "rung %s: PROMOTE is FP8's (its sums keep about 13 bits in the tensor "
                        "cores); %s sums are %s already",
                        r->name, kl_type_name(t), t == KL_INT8 ? "exact" : "fp32");
-    if (PARAM("SK") && kl_type_fp8(t) && v[promote] > 0)
-        return kl_fail(e, KL_ERR_ARG,
-                       "rung %s: SK=1 shares tiles by slices of K, which FP8's promotion "
-                       "(PROMOTE=%d) does not yet; give PROMOTE=0 with it",
-                       r->name, v[promote]);
     bn_max = PARAM("BM") > 128 ? 64 : 192;
     if (kl_type_fp8(t) && v[promote] > 0 && PARAM("BN") > bn_max)
         return kl_fail(e, KL_ERR_ARG,
