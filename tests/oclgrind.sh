@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every device rung of the GEMM ladder under oclgrind's simulator with
 # data-race and uninitialised-value detection, at small odd sizes (with
-# default and with small chunk/tile parameters, and the vectorized rungs at
-# every residue of N and K modulo 8): oclgrind must report nothing, and every
-# rung must be verified.
+# default and with small chunk/tile parameters, rung 13 split along K, and
+# the vectorized rungs at every residue of N and K modulo 8): oclgrind must
+# report nothing, and every rung must be verified.
 # The register-blocked rungs 12 and 13 transpose 4 x 4 blocks in registers,
 # which LLVM's optimiser turns into vector shuffles with undefined lanes;
 # oclgrind 21.10's --uninitialized crashes on those. So they run twice:
@@ -60,6 +60,10 @@ check 3 "$all --build-options -cl-opt-disable" --rung 11,12,13 --m 9 --n 10 --k 
     --param BM=8 --param BN=8 --param BK=12 --param TM=4 --param TN=4
 check 1 "$all --build-options -cl-opt-disable" --rung 11 --m 17 --n 9 --k 13 \
     --param BM=6 --param BN=10 --param BK=3 --param TM=3 --param TN=5
+# Split-K (13): three splits of small blocks, one of them empty at K = 13 with BK = 8 (its
+# partial product zeros), then split_k.cl's sum; optimised, races and bounds.
+check 1 "--data-races" --rung 13 --m 19 --n 37 --k 13 --param SPLITK=3 \
+    --param BM=16 --param BN=32 --param BK=8 --param TM=4 --param TN=4
 # The vectorized rungs' tails: N and K of every residue modulo 8 (the widest vector), each
 # shape pairing one residue of N with another of K, so that a load or store past a row's end
 # in any tail is an out-of-bounds access oclgrind reports (the zero padding would hide it

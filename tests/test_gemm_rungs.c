@@ -50,6 +50,17 @@ static const char *const warp_params[] = {"BM=32", "BN=64", "BK=8", "WM=32",
                                           "WN=32", "TM=4",  "TN=8", "STAGES=2"};
 
 /*
+ * Split-K (rungs 13 and 14): three splits of the small blocks above (at K = 29
+ * with BK = 16 one of them has no slice and sums zeros), and sixteen of the
+ * default blocks, most of them empty at these K.
+ */
+static const char *const split_rungs[] = {"13_double_buffer", "14_warptile"};
+static const char *const split13_params[] = {"BM=8", "BN=12", "BK=16", "TM=4", "TN=4", "SPLITK=3"};
+static const char *const split14_params[] = {"BM=32", "BN=64", "BK=8",     "WM=32",   "WN=32",
+                                             "TM=4",  "TN=8",  "STAGES=2", "SPLITK=3"};
+static const char *const split_many[] = {"SPLITK=16"};
+
+/*
  * The tensor-core rungs (TF32 mma.sync; float only) with small tiles: 2 warps
  * of 32 x 16, a 32 x 32 block, K-slices of 16, two stages, so that several
  * blocks, slices and the pipeline's drain run at small shapes.
@@ -275,6 +286,13 @@ int main(int argc, char **argv)
         run(kl, t, block_shapes[s], warp_params, 8, warp_rung, 1, &ran);
         run(kl, t, block_shapes[s], tensor_params, 6, tensor_rungs, 4, &ran);
         expected += 2 * block_here + regblock + warp + tensor;
+    }
+    int split13 = kl_gemm_rung_available(kl, kl_gemm_rung_find(split_rungs[0]), t, why, sizeof why);
+    for (size_t s = 0; s < sizeof block_shapes / sizeof *block_shapes; s++) {
+        run(kl, t, block_shapes[s], split13_params, 6, split_rungs, 1, &ran);
+        run(kl, t, block_shapes[s], split14_params, 9, split_rungs + 1, 1, &ran);
+        run(kl, t, block_shapes[s], split_many, 1, split_rungs, 2, &ran);
+        expected += 2 * split13 + 2 * warp;
     }
     int typed = 0;
     for (int i = 0; i < 2; i++)

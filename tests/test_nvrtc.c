@@ -714,6 +714,11 @@ static int collect(void)
         for (int t = 0; t < 5 && !r->hopper && r->precision == KL_PREC_NONE; t++)
             if (r->types & KL_TYPE_BIT(narrow_types[t])) /* the narrow input types it takes */
                 add_rung(r->file, r->params, &narrow_types[t], 1, "");
+        if (kl_param_index(r->params, "SPLITK") >= 0) { /* split-K: wide types, and half */
+            add_rung_with(r->file, r->params, all_types, 3, "", "SPLITK", 4);
+            if (r->types & KL_TYPE_BIT(KL_HALF))
+                add_rung_with(r->file, r->params, narrow_types, 1, "", "SPLITK", 4);
+        }
     }
     for (int i = 0; i < kl_rowdot_rung_count(); i++)
         add_rung(kl_rowdot_rung_at(i)->file, kl_rowdot_rung_at(i)->params, real_types, 2, "");

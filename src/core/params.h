@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "kladder.h"
 
-#define KL_MAX_PARAMS 8
+#define KL_MAX_PARAMS 10
 
 struct kl_param_def {
     const char *name; /* NULL ends a rung's list */

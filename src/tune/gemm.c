@@ -40,12 +40,12 @@ static int off_default(const struct kl_tune_gemm *g, const int *v, int i)
 
 /*
  * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
- * result's accuracy) and SK (stream-K is the user's choice until bench/gemm_shapes.sh has
- * measured where it helps).
+ * result's accuracy), SK and SPLITK (stream-K and split-K are the user's choice until
+ * bench/gemm_shapes.sh has measured where they help).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
-    return off_default(g, v, g->promote) | off_default(g, v, g->sk);
+    return off_default(g, v, g->promote) | off_default(g, v, g->sk) | off_default(g, v, g->splitk);
 }
 
 /*
@@ -53,7 +53,7 @@ static int held(const struct kl_tune_gemm *g, const int *v)
  * per multiply-add; on a GPU no work-item block (TM·TN + TM + TN elements)
  * above 640 bytes, 160 32-bit registers; no warp tile whose accumulators
  * (WM·WN/32 per lane) pass 128 registers; PROMOTE at its default (an
- * accuracy, not a speed to trade); SK at its default.
+ * accuracy, not a speed to trade); SK and SPLITK at their defaults.
  */
 static int rules(void *self, const int *v)
 {
@@ -115,6 +115,7 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .wn = kl_param_index(p, "WN"),
         .promote = kl_param_index(p, "PROMOTE"),
         .sk = kl_param_index(p, "SK"),
+        .splitk = kl_param_index(p, "SPLITK"),
         .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};
     return KL_OK;
 }

@@ -37,6 +37,9 @@
 #     and 18, at awkward shapes and shapes whose last wave, or whole product, is
 #     shared by slices of K: verified, and its C after the timed launches the
 #     verified one bit for bit; under memcheck and racecheck.
+#  6b. Split-K (SPLITK > 1): rungs 14 and 13 in several types at the awkward
+#     shapes and a skinny one, verified and bit for bit after the timed
+#     launches; rung 14 under memcheck.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -334,6 +337,35 @@ for tool in memcheck racecheck; do
         fi
     done
 done
+echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
+# Each split's partial product into the workspace, then their sum in order: verified at the
+# awkward shapes and at a skinny one whose 32 blocks would leave most SMs idle alone, C after
+# the timed launches the verified one bit for bit; then memcheck.
+for config in "14 float SPLITK=4" "14 double SPLITK=3" "14 int SPLITK=16" "13 float SPLITK=5" \
+    "13 half SPLITK=2"; do
+    read -r rung type param <<<"$config"
+    for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "128 8192 8192"; do
+        read -r m n k <<<"$shape"
+        what="rung $rung $type $param ${m}x${n}x${k}"
+        "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
+            --param "$param" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/splitk.txt" 2>&1
+        rc=$?
+        if [ $rc = 0 ] && grep -q ',verified,' "$out/splitk.txt"; then
+            echo "ok    $what"
+        else
+            echo "FAIL  $what: exit $rc ($(tail -n 2 "$out/splitk.txt"))"
+            status=1
+        fi
+    done
+done
+if compute-sanitizer --tool memcheck --error-exitcode 97 --print-limit 20 "$kl" gemm \
+    --backend cuda --rung 14 --m 129 --n 8191 --k 65 --param SPLITK=4 --warmup 0 --repeats 1 \
+    --min-time 0 -q >"$out/splitk_memcheck.txt" 2>&1; then
+    echo "ok    SPLITK=4 rung 14 under memcheck"
+else
+    echo "FAIL  SPLITK=4 rung 14 under memcheck (see $out/splitk_memcheck.txt)"
+    status=1
+fi
 echo "== 7. --min-clock under a deliberate power cap"
 # A GPU's power limit is its owner's: only with KLADDER_MAY_SET_CLOCKS=1, on a machine that is
 # yours, is it lowered for this step (and put back after).

@@ -22,7 +22,14 @@
  *            64 x 64, 128 accumulators per thread, one block per SM.
  *            Dynamic shared memory STAGES * BK * (BM + 4 + BN) elements,
  *            passed at launch (97 KiB for the float defaults: above 48 KiB,
- *            so the kernel is opted in to more).
+ *            so the kernel is opted in to more). SPLITK (1): with more,
+ *            blockIdx.z splits K: block z multiplies slices z S / SPLITK ..
+ *            (z + 1) S / SPLITK - 1 of the S slices and writes its partial
+ *            product into C + z M N (kladder passes a workspace of SPLITK
+ *            products there), which kernel reduce_splits
+ *            (kernels/opencl/gemm/split_k.cl) then adds into C in order: C's
+ *            blocks times SPLITK fill the SMs where C's blocks alone leave
+ *            most of them idle (M or N small, K long).
  * Layout:    stage s holds A's slice transposed, As[s][k][m] with a row of
  *            BM + 4 elements, and B's slice as in B, Bs[s][k][n].
  *            A's rows are K-contiguous in memory but the inner loop wants m
@@ -86,6 +93,9 @@
 #endif
 #ifndef STAGES
 #define STAGES 4
+#endif
+#ifndef SPLITK
+#define SPLITK 1
 #endif
 
 #if defined(KL_T_DOUBLE)
@@ -258,7 +268,15 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
     const loader l = {tid / 8, tid % 8, tid / (BN / EPC), tid % (BN / EPC) * EPC,
                       m0, n0, M, N, K, ldb, ldb % EPC == 0,
                       ldb % EPC == 0 && m0 + BM <= M && n0 + BN <= ldb};
-    const int nslices = (K + BK - 1) / BK;
+    /* This block's nslices slices of K from slice t0 (all of them without SPLITK). */
+    const int slices_k = (K + BK - 1) / BK;
+#if SPLITK > 1
+    const int t0 = (int)((long long)blockIdx.z * slices_k / SPLITK);
+    const int nslices = (int)((long long)(blockIdx.z + 1) * slices_k / SPLITK) - t0;
+    C += blockIdx.z * (size_t)M * N; /* its partial product in the workspace */
+#else
+    const int t0 = 0, nslices = slices_k;
+#endif
 
     T acc[TM][TN];
 #pragma unroll
@@ -271,7 +289,7 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < nslices)
-            load_slice(A, B, As + s * BK * SA, Bs + s * BK * BN, l, s * BK, tid);
+            load_slice(A, B, As + s * BK * SA, Bs + s * BK * BN, l, (t0 + s) * BK, tid);
         commit_group();
     }
 
@@ -283,7 +301,7 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
         const int next = t + STAGES - 1;
         if (next < nslices)
             load_slice(A, B, As + next % STAGES * BK * SA, Bs + next % STAGES * BK * BN, l,
-                       next * BK, tid);
+                       (t0 + next) * BK, tid);
         commit_group();
 
         /*

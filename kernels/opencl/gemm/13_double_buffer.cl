@@ -11,7 +11,14 @@
  *            BM x BN block of C; reqd_work_group_size.
  * Macros:    BM, BN (default 128), BK (default 8), TM (default 16), TN
  *            (default 8), PAD (default 1), as rung 12; all multiples of 4,
- *            BM of TM and BN of TN. Local memory 2 * BK * (BM + 4*PAD + BN)
+ *            BM of TM and BN of TN. SPLITK (default 1): with more, the
+ *            launch's third dimension splits K: work-group z multiplies
+ *            slices z S / SPLITK .. (z + 1) S / SPLITK - 1 of the S slices
+ *            and writes its partial product into C + z M N (kladder passes
+ *            a workspace of SPLITK products there), which kernel
+ *            reduce_splits (split_k.cl) then adds into C in order. Where
+ *            the blocks of C are fewer than the device's compute units (M
+ *            or N small, K long), the splits keep them all busy. Local memory 2 * BK * (BM + 4*PAD + BN)
  *            elements (two buffers): 33 KiB for the default doubles, so
  *            they fit a 48 KiB device; BK = 16 is faster for floats on an
  *            H100 (docs/RESULTS.md), but needs 66 KiB for doubles.
@@ -63,6 +70,9 @@
 #ifndef PAD
 #define PAD 1
 #endif
+#ifndef SPLITK
+#define SPLITK 1
+#endif
 #if BM % 4 != 0 || BN % 4 != 0 || BK % 4 != 0 || TM % 4 != 0 || TN % 4 != 0
 #error "13_double_buffer: BM, BN, BK, TM and TN must be multiples of 4"
 #endif
@@ -110,7 +120,15 @@ gemm(const __global TA *restrict A, const __global TA *restrict B,
     /* Uniform over the work-group: which load path this block may take (see Sizes). */
     const bool rows_in = bm0 + BM <= M, cols_in = bn0 + BN <= N;
     const bool fast_a = rows_in && K % 4 == 0, fast_b = cols_in && N % 4 == 0;
+    /* This work-group's slices of K, t0 .. t1 - 1 (all of them without SPLITK). */
     const int nslices = (K + BK - 1) / BK;
+#if SPLITK > 1
+    const int t0 = (int)((long)get_group_id(2) * nslices / SPLITK);
+    const int t1 = (int)((long)(get_group_id(2) + 1) * nslices / SPLITK);
+    C += get_group_id(2) * (size_t)M * N; /* its partial product in the workspace */
+#else
+    const int t0 = 0, t1 = nslices;
+#endif
 
 #pragma unroll
     for (int i = 0; i < TM; i++)
@@ -124,9 +142,9 @@ gemm(const __global TA *restrict A, const __global TA *restrict B,
      * slice t into buffer t & 1. That buffer was last read in iteration
      * t - 1, before its barrier, so one barrier per iteration suffices.
      */
-    for (int t = 0; t <= nslices; t++) {
+    for (int t = t0; t <= t1; t++) {
         const int k0 = t * BK;
-        if (t < nslices) {
+        if (t < t1) {
             const bool k_in = k0 + BK <= K;
             /* A: work-item block ia is rows q + c*BM/4 (c < 4), columns k4..k4+3;
              * neighbouring work-items take neighbouring k4 of the same rows. */
@@ -180,7 +198,7 @@ gemm(const __global TA *restrict A, const __global TA *restrict B,
             }
         }
 
-        if (t > 0) {
+        if (t > t0) {
             const int cur = (t - 1) & 1;
 #pragma unroll
             for (int k = 0; k < BK; k++) {
@@ -198,7 +216,7 @@ gemm(const __global TA *restrict A, const __global TA *restrict B,
             }
         }
 
-        if (t < nslices) {
+        if (t < t1) {
             /* To local memory: A's 4 x 4 blocks transposed, B as loaded. */
 #pragma unroll
             for (int l = 0; l < LA; l++) {

@@ -1,8 +1,10 @@
 /*
  * A GEMM device rung's launch: the row pitches it reads A and B with, the
  * copies that pad them first (pack_b, and Hopper's pad with A's residual),
- * its build and its arguments (Hopper's tensor maps among them); and one
- * launch on buffers the caller owns, for products over several devices.
+ * its build and its arguments (Hopper's tensor maps among them), the
+ * workspace of stream-K and split-K and split-K's sum after the product;
+ * and one launch on buffers the caller owns, for products over several
+ * devices.
  */
 #include "workloads/gemm/parts.h"
 
@@ -245,12 +247,34 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
 }
 
 /*
+ * The session's workspace, at least bytes long (what names its use for a
+ * message that it does not fit): made once, larger when a launch needs
+ * more; its contents are what its last user left.
+ */
+static enum kl_status session_workspace(struct gemm_session *s, size_t bytes, const char *what)
+{
+    struct kl_context *kl = s->kl;
+    enum kl_status st;
+    if (s->ws && s->ws_bytes >= bytes)
+        return KL_OK;
+    kl->ops->release(s->ws);
+    s->ws = NULL, s->ws_bytes = 0;
+    if (bytes > kl->info.max_alloc)
+        return kl_fail(&kl->err, KL_ERR_NO_MEMORY,
+                       "%s need %.1f MiB, more than the device's largest allocation (%.1f MiB)",
+                       what, bytes / 1048576.0, kl->info.max_alloc / 1048576.0);
+    if ((st = kl_device_fits(kl, (double)bytes, what, &kl->err)) == KL_OK &&
+        (st = kl->ops->alloc(kl->dev, bytes, &s->ws, &kl->err)) == KL_OK)
+        s->ws_bytes = bytes;
+    return st;
+}
+
+/*
  * Stream-K's workspace for a Hopper rung with SK=1 launched as l
  * (kernels/cuda/gemm/stream_k.cuh): a flag per block and consumer warpgroup
  * (every warpgroup of the block but the producer), in kl_sk_flag_words'
- * rows, set to zero, then a partial tile of 4-byte sums per block (BM x BN,
- * shared among its consumer warpgroups). Made once, larger when a launch
- * needs more; the kernel leaves the flags at zero.
+ * rows, set to zero here (the kernel leaves them so), then a partial tile
+ * of 4-byte sums per block (BM x BN, shared among its consumer warpgroups).
  */
 static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
                                          const int *v, const struct kl_launch *l)
@@ -260,20 +284,45 @@ static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl
     size_t bn = (size_t)kl_param_value(r->params, v, "BN");
     size_t blocks = l->global[0] / l->local[0], warpgroups = blocks * (l->local[0] / 128 - 1);
     size_t flags = (size_t)kl_sk_flag_words((long long)warpgroups) * 4;
-    size_t bytes = flags + blocks * bm * bn * 4;
     enum kl_status st;
-    if (s->ws && s->ws_bytes >= bytes)
-        return KL_OK;
-    kl->ops->release(s->ws);
-    s->ws = NULL, s->ws_bytes = 0;
     void *zeros = calloc(1, flags);
     if (!zeros)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = kl->ops->alloc(kl->dev, bytes, &s->ws, &kl->err)) == KL_OK &&
-        (st = kl->ops->write(kl->dev, s->ws, zeros, flags, &kl->err)) == KL_OK)
-        s->ws_bytes = bytes;
+    if ((st = session_workspace(s, flags + blocks * bm * bn * 4,
+                                "stream-K's flags and partial tiles")) == KL_OK)
+        st = kl->ops->write(kl->dev, s->ws, zeros, flags, &kl->err);
     free(zeros);
     return st;
+}
+
+/*
+ * Split-K's sum after the product of a rung with SPLITK > 1 (13, 14): the
+ * product leaves a partial product of C per split in the session's
+ * workspace, and kernel reduce_splits (opencl/gemm/split_k.cl, built once
+ * per type) adds them into C in split order; a work-item per element.
+ */
+static enum kl_status prepare_split_sum(struct gemm_session *s, int splits, struct kl_launch *l,
+                                        double *build_s)
+{
+    struct kl_context *kl = s->kl;
+    size_t n = (size_t)s->M * (size_t)s->N, es = kl_type_size(kl_type_output(s->type));
+    enum kl_status st;
+    char options[64], what[80];
+    kl_gemm_copy_options(s->type, options, sizeof options);
+    snprintf(what, sizeof what, "SPLITK=%d's partial products of C", splits);
+    *l = (struct kl_launch){.kl = kl, .nargs = 4, .dims = 1, .local = {256, 1, 1}};
+    l->global[0] = kl_round_up(n, 256);
+    l->global[1] = l->global[2] = 1;
+    if ((st = session_workspace(s, (size_t)splits * n * es, what)) != KL_OK ||
+        (st = kl_kernel_get(kl, "opencl/gemm/split_k.cl", "reduce_splits", options, &l->kernel,
+                            build_s)) != KL_OK ||
+        (st = kl_launch_check(l, "split-K's sum", &kl->err)) != KL_OK)
+        return st;
+    l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ws}};
+    l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
+    l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
+    l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = splits}};
+    return KL_OK;
 }
 
 /*
@@ -307,7 +356,20 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
     if (kl_param_value(r->params, values, "SK") &&
         (st = stream_k_workspace(s, r, values, l)) != KL_OK)
         return st;
-    const struct rung_bufs m = {A, B, s->dC, R, lda, ldb, s->ws};
+    /* split-K: the product into the workspace, then its sum into C (after any copy first) */
+    int splits = kl_param_value(r->params, values, "SPLITK");
+    double sum_build_s = 0;
+    if (splits > 1) {
+        if ((st = prepare_split_sum(s, splits, &rl->sum, &sum_build_s)) != KL_OK)
+            return st;
+        t->build_s += sum_build_s;
+        rl->order[0] = &rl->sum;
+        if (packed)
+            rl->pair.more = rl->order, rl->pair.nmore = 1;
+        else
+            rl->pair.b = &rl->sum;
+    }
+    const struct rung_bufs m = {A, B, splits > 1 ? s->ws : s->dC, R, lda, ldb, s->ws};
     kl_gemm_rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
     return KL_OK;
 }
@@ -358,10 +420,10 @@ enum kl_status kl_gemm_launch_on(struct kl_context *kl, const char *rung, enum k
     *out = (struct kl_launch){.kl = kl};
     if ((st = kl_gemm_resolve_request(&req, &kl->info, r, values, &mask, config, n, e)) != KL_OK)
         return st;
-    if (kl_param_value(r->params, values, "SK"))
+    if (kl_param_value(r->params, values, "SK") || kl_param_value(r->params, values, "SPLITK") > 1)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "rung %s: SK=1 needs a workspace this product over several devices does "
-                       "not make; leave SK at 0 here",
+                       "rung %s: SK=1 and SPLITK > 1 need a workspace this product over several "
+                       "devices does not make; leave SK at 0 and SPLITK at 1 here",
                        r->name);
     kl_gemm_shape(r, values, M, N, out);
     if ((st = kl_gemm_rung_check(kl, r, values, type, out, e)) != KL_OK ||

@@ -74,7 +74,8 @@ struct gemm_session {
        each plane */
     struct kl_buf *oz[6], *oz_view[3][KL_OZAKI_MAX];
     size_t oz_bytes[6]; /* their sizes */
-    /* a Hopper rung with SK=1: its flags (zero between launches) and partial tiles */
+    /* a rung's workspace: stream-K's flags and partial tiles (a Hopper rung with SK=1), or
+       split-K's partial products of C (SPLITK > 1) */
     struct kl_buf *ws;
     size_t ws_bytes;
 };
@@ -142,8 +143,10 @@ void kl_gemm_judge(const struct gemm_session *s, const struct gemm_ref *g, const
  */
 struct rung_launch {
     struct kl_launch pack, gemm;
+    struct kl_launch sum; /* split-K's sum of the partial products after gemm (SPLITK > 1) */
     struct kl_launch_pair pair;
-    /* a composed rung's further launches (rung 22: its INT8 products and reconstruction) */
+    /* further launches: split-K's sum after a copy and the product, or a composed rung's
+       (rung 22: its INT8 products and reconstruction) */
     struct kl_launch steps[KL_OZAKI_MAX + 1];
     struct kl_launch *order[KL_OZAKI_MAX + 1];
 };

@@ -128,6 +128,9 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     {"BN", 256, 64, 256, 64, 0, "columns of C per tile (wgmma's N)"}, \
     {"STAGES", 4, 2, 8, 1, 0, "K-slices of 128 bytes in the shared-memory ring"}, \
     {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}
+/* Split-K in the FMA rungs 13 and 14 (kernels/opencl/gemm/split_k.cl). */
+#define P_SPLITK {"SPLITK", 1, 1, 16, 1, 0, "splits of K, each multiplied by its own blocks " \
+                  "into a workspace, then summed into C in order (1: none)"}
 #define P_PAD {"PAD", 1, 0, 1, 1, 0, "T4s of padding per row of A's local tile (0: none, " \
                "stores of A's tile then conflict in local memory banks)"}
 #define M_BLOCK {{"BM", "TM"}, {"BN", "TN"}}
@@ -248,7 +251,7 @@ static const struct kl_gemm_rung rungs[] = {
      .file = "opencl/gemm/13_double_buffer.cl",
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_BLOCK4X2,
-     .params = {P_BLOCK(4), P_PAD},
+     .params = {P_BLOCK(4), P_PAD, P_SPLITK},
      .multiples = M_BLOCK},
     {.name = "14_warptile",
      .summary = "CUDA: warp tiles over a STAGES-deep cp.async pipeline in shared memory "
@@ -256,7 +259,7 @@ static const struct kl_gemm_rung rungs[] = {
      .file = "cuda/gemm/14_warptile.cu",
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_STAGES,
-     .params = {P_WARPTILE},
+     .params = {P_WARPTILE, P_SPLITK},
      .multiples = M_WARPTILE,
      .relations = warptile_relations,
      .b_pitch = 1,
@@ -730,6 +733,11 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
         break;
     }
     case KL_GEO_HOST: s->dims = 0; break;
+    }
+    /* split-K: the splits along a third dimension, the same blocks in each */
+    if (kl_param_value(r->params, v, "SPLITK") > 1) {
+        s->dims = 3;
+        s->global[2] = PARAM("SPLITK");
     }
 }
 
