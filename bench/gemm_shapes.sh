@@ -17,7 +17,9 @@
 # 13 beside OpenBLAS at 64 to 512. BENCH_SHAPES="M N K,M N K,..." and
 # BENCH_RUNGS replace the shapes and the rungs. Extra options go to every row, and rungs
 # without a --param ignore it: OUT=bench/out/sk bench/gemm_shapes.sh --param SK=1 sweeps the
-# Hopper rungs as stream-K into a second set of pages beside the first.
+# Hopper rungs as stream-K into a second set of pages beside the first, and
+# OUT=bench/out/split BENCH_RUNGS=13,14 bench/gemm_shapes.sh --param SPLITK=4 the FMA rungs
+# split along K.
 # Each shape's table and JSON go to $OUT (default bench/out)/shapes/; each
 # type's page (shapes_TYPE.html) and chart alone (shapes_TYPE.svg) beside
 # them; the chart's legend says at how many shapes kladder reaches 0.95x the

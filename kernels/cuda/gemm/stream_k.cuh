@@ -94,12 +94,23 @@ static __device__ __forceinline__ void sk_leave(const kl_sk<T> &sk, const T (&ac
         asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(sk.flags + slot) : "memory");
 }
 
+/* The GPU's global timer, in nanoseconds. */
+static __device__ __forceinline__ unsigned long long sk_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 /*
  * The finisher's: the partials of the plan's blocks first .. last added to
  * acc in that order (so the tile's sums are the same bits every run), each
  * once its flag is up (an acquire by one thread, then the warpgroup's
- * barrier); the flag is lowered for the next launch. A flag still down after
- * about two seconds traps: an error, not a hang.
+ * barrier); the flag is lowered for the next launch. A flag still down 20 s
+ * after the wait began (by the global timer: a sleep's length is only
+ * approximate; a peer under a sanitizer may take seconds) traps: an error,
+ * not a hang, were a peer never to run (blocks waiting on all the SMs the
+ * launch was given while their peers wait for one).
  */
 template <typename T, int N>
 static __device__ __forceinline__ void sk_add(const kl_sk<T> &sk, T (&acc)[N], int first, int last,
@@ -110,7 +121,7 @@ static __device__ __forceinline__ void sk_add(const kl_sk<T> &sk, T (&acc)[N], i
         const int slot = b * stride + offset;
         unsigned *flag = sk.flags + slot;
         if (t == 0)
-            for (long spins = 0;; spins++) {
+            for (const unsigned long long start = sk_now();;) {
                 unsigned up;
                 asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
                              : "=r"(up)
@@ -118,7 +129,7 @@ static __device__ __forceinline__ void sk_add(const kl_sk<T> &sk, T (&acc)[N], i
                              : "memory");
                 if (up)
                     break;
-                if (spins > (1L << 24))
+                if (sk_now() - start > 20000000000ull)
                     __trap();
                 __nanosleep(128);
             }
