@@ -247,11 +247,12 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
 }
 
 /*
- * The session's workspace, at least bytes long (what names its use for a
- * message that it does not fit): made once, larger when a launch needs
- * more; its contents are what its last user left.
+ * The session's workspace, at least bytes long (what names its use, and
+ * hint what to do, for a message that it does not fit): made once, larger
+ * when a launch needs more; its contents are what its last user left.
  */
-static enum kl_status session_workspace(struct gemm_session *s, size_t bytes, const char *what)
+static enum kl_status session_workspace(struct gemm_session *s, size_t bytes, const char *what,
+                                        const char *hint)
 {
     struct kl_context *kl = s->kl;
     enum kl_status st;
@@ -261,8 +262,9 @@ static enum kl_status session_workspace(struct gemm_session *s, size_t bytes, co
     s->ws = NULL, s->ws_bytes = 0;
     if (bytes > kl->info.max_alloc)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY,
-                       "%s need %.1f MiB, more than the device's largest allocation (%.1f MiB)",
-                       what, bytes / 1048576.0, kl->info.max_alloc / 1048576.0);
+                       "%s need %.1f MiB, more than the device's largest allocation (%.1f MiB); "
+                       "%s",
+                       what, bytes / 1048576.0, kl->info.max_alloc / 1048576.0, hint);
     if ((st = kl_device_fits(kl, (double)bytes, what, &kl->err)) == KL_OK &&
         (st = kl->ops->alloc(kl->dev, bytes, &s->ws, &kl->err)) == KL_OK)
         s->ws_bytes = bytes;
@@ -289,7 +291,7 @@ static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl
     if (!zeros)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     if ((st = session_workspace(s, flags + blocks * bm * bn * 4,
-                                "stream-K's flags and partial tiles")) == KL_OK)
+                                "stream-K's flags and partial tiles", "use SK=0")) == KL_OK)
         st = kl->ops->write(kl->dev, s->ws, zeros, flags, &kl->err);
     free(zeros);
     return st;
@@ -313,7 +315,7 @@ static enum kl_status prepare_split_sum(struct gemm_session *s, int splits, stru
     *l = (struct kl_launch){.kl = kl, .nargs = 4, .dims = 1, .local = {256, 1, 1}};
     l->global[0] = kl_round_up(n, 256);
     l->global[1] = l->global[2] = 1;
-    if ((st = session_workspace(s, (size_t)splits * n * es, what)) != KL_OK ||
+    if ((st = session_workspace(s, (size_t)splits * n * es, what, "use a lower SPLITK")) != KL_OK ||
         (st = kl_kernel_get(kl, "opencl/gemm/split_k.cl", "reduce_splits", options, &l->kernel,
                             build_s)) != KL_OK ||
         (st = kl_launch_check(l, "split-K's sum", &kl->err)) != KL_OK)
