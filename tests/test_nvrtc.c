@@ -50,6 +50,7 @@
 #include "workloads/reduce/reduce.h"
 #include "workloads/scan/scan.h"
 #include "workloads/rowdot/rowdot.h"
+#include "tune/cache.h"
 
 #define CC_MAJOR 9
 #define CC_MINOR 0
@@ -660,6 +661,27 @@ static void add_cuda_peak(const char *file)
     }
 }
 
+/*
+ * A GEMM rung's presets, each as kladder builds it on the devices it is
+ * for (test_units checks that each is a valid set of the rung's values).
+ */
+static void add_gemm_presets(const struct kl_gemm_rung *r)
+{
+    for (int i = 0; i < KL_MAX_PRESETS && r->presets[i].cc; i++) {
+        const struct kl_gemm_preset *p = &r->presets[i];
+        const char *items[KL_MAX_PARAMS];
+        int values[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_err e;
+        char buf[256], opt[256];
+        int n = kl_tuned_items(p->params, buf, sizeof buf, items, KL_MAX_PARAMS);
+        if (n < 1 || kl_params_resolve(r->name, r->params, items, n, values, &mask, &e) != KL_OK)
+            continue;
+        kl_params_options(r->params, values, p->type, opt, sizeof opt);
+        add_job_cc(r->file, opt, p->cc);
+    }
+}
+
 /* Files no rung table names: the directory's usual options. */
 static void add_by_directory(const char *file)
 {
@@ -714,6 +736,8 @@ static int collect(void)
         for (int t = 0; t < 5 && !r->hopper && r->precision == KL_PREC_NONE; t++)
             if (r->types & KL_TYPE_BIT(narrow_types[t])) /* the narrow input types it takes */
                 add_rung(r->file, r->params, &narrow_types[t], 1, "");
+        if (!r->ozaki)
+            add_gemm_presets(r);
         if (kl_param_index(r->params, "SPLITK") >= 0) { /* split-K: wide types, and half */
             add_rung_with(r->file, r->params, all_types, 3, "", "SPLITK", 4);
             if (r->types & KL_TYPE_BIT(KL_HALF))

@@ -252,7 +252,12 @@ static const struct kl_gemm_rung rungs[] = {
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_BLOCK4X2,
      .params = {P_BLOCK(4), P_PAD, P_SPLITK},
-     .multiples = M_BLOCK},
+     .multiples = M_BLOCK,
+     /* Hopper (H100 through NVIDIA's OpenCL, floats, docs/RESULTS.md): at 1024³ blocks of 64 ×
+        64 by 8 × 8 with BK = 16 (31.4 TFLOP/s against 16.8: 128 × 128 blocks make 64
+        work-groups for 132 SMs); from 2048³ up BK = 16 (45.7 against 42.5 at 4096³ and
+        8192³, 0.89× cuBLAS instead of 0.83×). Doubles keep BK = 8 (16 needs 66 KiB). */
+     .presets = {{90, KL_FLOAT, 31, "BM=64,BN=64,TM=8,BK=16"}, {90, KL_FLOAT, 99, "BK=16"}}},
     {.name = "14_warptile",
      .summary = "CUDA: warp tiles over a STAGES-deep cp.async pipeline in shared memory "
                 "beyond OpenCL's 48 KiB (up to 227 KiB); register use set by launch bounds",
