@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # the steps are functions called by name, from STEPS
 # The CUDA backend on a real NVIDIA GPU (CI has none; run this on the GPU
 # machine): `bash tests/gpu/cuda.sh [build-dir]`. Outputs go to $OUT
-# (default tests/gpu/out).
+# (default tests/gpu/out); STEPS="6 6b" runs those steps alone (default: all,
+# in order).
 #
 #  1. The CTest suite again with KLADDER_DEVICE=cuda:0, so every rung of every
 #     workload runs through CUDA at the awkward sizes of the OpenCL tests and
@@ -61,156 +63,162 @@ fi
 status=0
 export KLADDER_CACHE_DIR=$out/cache
 
-echo "== 1. CTest through the CUDA backend"
-# NVRTC's first build in a process takes seconds, as a sanitized PoCL's does (tune.cmake):
-# the tuner's budget tests allow that much past the budget.
-export KL_TEST_BUDGET_SLACK_MS=${KL_TEST_BUDGET_SLACK_MS:-10000}
-for round in $(seq 1 "${ROUNDS:-3}"); do
-    (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type|e2e_args|user_build_log|fleet_|cli_golden|copy_cold' \
-        --output-on-failure) >"$out/ctest_cuda_$round.txt" 2>&1 || status=1
-    echo "round $round: $(grep 'tests passed' "$out/ctest_cuda_$round.txt")"
-done
-
-echo "== 2. compute-sanitizer"
-if ! command -v compute-sanitizer >/dev/null; then
-    echo "compute-sanitizer not found" >&2
-    exit 1
-fi
-quick=(--backend cuda --warmup 0 --repeats 1 --min-time 0)
-runs=(
-    "gemm --m 17 --n 13 --k 29"
-    "gemm --m 100 --n 37 --k 65 --type double"
-    "gemm --m 33 --n 31 --k 35 --type int"
-    # The warp-tiled CUDA rung across several blocks: interior blocks with
-    # 16-byte copies of B, edge blocks, unaligned rows, and small tiles.
-    "gemm --rung 14 --m 300 --n 520 --k 80 --no-tuned"
-    "gemm --rung 14 --m 300 --n 265 --k 67"
-    "gemm --rung 14 --m 130 --n 200 --k 45 --param BM=32 --param BN=64 --param BK=8 --param WM=32 --param WN=32 --param TM=4 --param TN=8 --param STAGES=2"
-    # The tensor-core rungs: aligned rows (16-byte copies), unaligned rows (4-byte copies),
-    # one product (K = 1, with the 3xTF32 correction), and small tiles over many blocks.
-    "gemm --rung 15,16,15cl,16cl --m 260 --n 264 --k 96"
-    "gemm --rung 15,16,15cl,16cl --m 300 --n 265 --k 67"
-    "gemm --rung 15,16,15cl,16cl --m 37 --n 41 --k 1"
-    "gemm --rung 15,16,15cl,16cl --m 130 --n 100 --k 75 --param BM=32 --param BN=32 --param BK=16 --param WM=32 --param WN=16 --param STAGES=2"
-    # Hopper's wgmma rungs (skipped elsewhere): TMA and cp.async paths, K <= 8 (3xTF32 on
-    # the FMA units), and more tiles than multiprocessors with the smallest tiles.
-    "gemm --rung 17,18 --m 260 --n 264 --k 96"
-    "gemm --rung 17,18 --m 300 --n 265 --k 67"
-    "gemm --rung 17,18 --m 37 --n 41 --k 1"
-    "gemm --rung 17,18 --m 1100 --n 1300 --k 70 --param BM=128 --param BN=64 --param STAGES=2 --param GROUP=2"
-    # B's padded copy shared by rung 14 (16-byte pitch) and rung 17 (128-byte pitch), in that order.
-    "gemm --rung 14,17 --m 33 --n 35 --k 37"
-    "gemm --rung 17 --m 300 --n 265 --k 67 --param INFLIGHT=0"
-    "copy --n 100003"
-    "rowdot --rows 37 --d 1003"
-    "gemv --m 37 --n 1003"
-    "gemv --m 100 --n 33 --type double"
-    "blur --width 100 --height 37 --sigma 1"
-    "blur --width 17 --height 13 --radius 9 --pixel uchar4"
-    # The cp.async blur rung over several blocks and strips (16-byte copies inside).
-    "blur --rung 09 --width 300 --height 70 --sigma 2 --param BX=8 --param SY=5 --param ST=3"
-    "blur --rung 09 --width 301 --height 33 --radius 4 --pixel uchar4 --param BX=16 --param SY=7"
-    # The tile rung: interior tiles (16-byte copies, rows in place), edge tiles, uchar4's
-    # second array, and a radius whose window leaves registers.
-    "blur --rung 10 --width 300 --height 70 --sigma 2 --param WY=2 --param RY=5"
-    "blur --rung 10 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
-    "blur --rung 10 --width 260 --height 41 --radius 20"
-    # Packed halves on 8-bit pixels: edge tiles, small tiles, two pixels per thread.
-    "blur --rung 11 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
-    "blur --rung 11 --width 300 --height 70 --sigma 2 --pixel uchar4 --param WY=2 --param RY=5 --param RX=2"
-    # The register-blocked strips: several strips and chunks, uchar4's four channel
-    # blocks, tiny strips, and a radius past the unrolled taps.
-    "blur --rung 12 --width 301 --height 33 --radius 4 --pixel uchar4"
-    "blur --rung 12 --width 1030 --height 200 --sigma 8 --pixel uchar4"
-    "blur --rung 12 --width 300 --height 70 --sigma 2 --param TW=8 --param RX=4 --param CH=3 --param CY=1 --param SH=6 --param NT=32"
-    "blur --rung 12 --width 260 --height 41 --radius 40"
-    # The tensor-core rung: edge strips (4-byte loads), odd widths, every channel count,
-    # short strips, and a radius whose window spans seven blocks of 16.
-    "blur --rung 13 --width 301 --height 33 --radius 4 --pixel uchar4"
-    "blur --rung 13 --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
-    "blur --rung 13 --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
-    "blur --rung 13 --width 40 --height 41 --radius 48 --pixel uchar4"
-    # Its OpenCL C twin through the CUDA prelude: the same cases.
-    "blur --rung 13cl --width 301 --height 33 --radius 4 --pixel uchar4"
-    "blur --rung 13cl --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
-    "blur --rung 13cl --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
-    "blur --rung 13cl --width 40 --height 41 --radius 48 --pixel uchar4"
-    # The float tensor-core rung: the same shapes, float pixels.
-    "blur --rung 14 --width 301 --height 33 --radius 4"
-    "blur --rung 14 --width 300 --height 70 --sigma 2 --param WX=3 --param SH=37"
-    "blur --rung 14 --width 77 --height 50 --sigma 8 --param WX=1"
-    "blur --rung 14 --width 40 --height 41 --radius 48"
-    # The reduction ladder: every rung and operation, a size that is no multiple of a group,
-    # small groups (many passes), and the one-pass rungs' counter over repeated launches;
-    # CUB as a peer.
-    "reduce --size 1000007 --compare cub"
-    "reduce --size 100003 --type double --op min --data skewed"
-    "reduce --size 65599 --type int --op max --param WG=32 --param GPC=1 --param U=3"
-    "reduce --size 4099 --rung 09,10 --param WG=64"
-    "reduce --size 1001 --kernel kernels/templates/reduce.cl --rung reduce"
-    # The scan ladder: every rung, inclusive and exclusive, small groups and one vector a
-    # work-item (many tiles, long look-backs), repeated checks; CUB as a peer.
-    "scan --size 1000007 --type int --compare cub"
-    "scan --size 100003 --mode exclusive --data skewed"
-    "scan --size 65599 --type int --rung 03,04,05 --param WG=32 --param PER=3 --param V=1 --checks 3"
-    "scan --size 1001 --kernel kernels/templates/scan.cl --rung scan"
-    # The histogram ladder: every rung, odd bin counts, skewed and constant bytes; CUB.
-    "histogram --size 1000007 --compare cub"
-    "histogram --size 100003 --bins 7 --data skewed --param WG=32 --param GPC=1"
-    "histogram --size 65599 --bins 3 --data constant"
-    "histogram --size 1001 --kernel kernels/templates/histogram.cl --rung histogram"
-    # The transpose ladder: every rung out of place and in place, 4-, 2- and 8-byte elements,
-    # small tiles; cuBLAS geam.
-    "transpose --size 1023,1025 --compare cublas"
-    "transpose --size 257,257 --place in --type half"
-    "transpose --size 130,130 --place in --type double --param TILE=16 --param ROWS=4"
-    "transpose --size 33,65 --kernel kernels/templates/transpose.cl --rung transpose"
-    # The softmax ladder: every rung and op, 4- and 2-byte elements, a row held by a cluster of
-    # 8 blocks in registers and shared memory, a long row streamed.
-    "softmax --size 37,1031 --op layernorm"
-    "softmax --size 3,262147 --type half"
-    "softmax --size 5,100003 --op rmsnorm --type bf16 --rung 04,05 --param NT=128 --param V=2"
-    "softmax --size 33,70 --kernel kernels/templates/softmax.cl --rung softmax"
-    # NVIDIA NPP as a peer (its own kernels too).
-    "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
-    "peak --quick --bytes 1048576 --refresh"
-    # The TF32 tensor-core roof alone is not an option: peak --quick runs its kernel small.
-    # Users' kernels (every workload's template): counting a kernel's parameters ends in
-    # the driver's one refused index, an API error the sanitizer is told not to report.
-    "rowdot --rows 37 --d 1003 --kernel kernels/templates/rowdot.cl --rung rowdot"
-    "gemm --m 33 --n 17 --k 9 --kernel kernels/templates/gemm.cl --rung gemm"
-    "gemv --m 37 --n 1003 --kernel kernels/templates/gemv.cl --rung gemv"
-    "copy --n 100003 --kernel kernels/templates/copy.cl --rung copy"
-    "blur --width 100 --height 37 --sigma 1 --kernel kernels/templates/blur.cl --rung blur"
-)
-for tool in memcheck racecheck; do
-    for r in "${runs[@]}"; do
-        api=()
-        [[ "$r" == *--kernel* ]] && api=(--report-api-errors no)
-        # shellcheck disable=SC2086
-        if compute-sanitizer --tool "$tool" "${api[@]}" --error-exitcode 97 --print-limit 20 \
-            "$kl" $r "${quick[@]}" >"$out/tmp.txt" 2>&1; then
-            echo "ok    $tool  kladder $r"
-        else
-            echo "FAIL  $tool  kladder $r"
-            status=1
-        fi
-        { echo "\$ compute-sanitizer --tool $tool kladder $r ${quick[*]}"; cat "$out/tmp.txt"; } \
-            >>"$out/sanitizer_$tool.txt"
+step_1() {
+    echo "== 1. CTest through the CUDA backend"
+    # NVRTC's first build in a process takes seconds, as a sanitized PoCL's does (tune.cmake):
+    # the tuner's budget tests allow that much past the budget.
+    export KL_TEST_BUDGET_SLACK_MS=${KL_TEST_BUDGET_SLACK_MS:-10000}
+    for round in $(seq 1 "${ROUNDS:-3}"); do
+        (cd "$build" && KLADDER_DEVICE=cuda:0 ctest -j8 -E 'oclgrind|clblast|private_too_big|tune_rejects_wrong|cli_user_arg_type|e2e_args|user_build_log|fleet_|cli_golden|copy_cold' \
+            --output-on-failure) >"$out/ctest_cuda_$round.txt" 2>&1 || status=1
+        echo "round $round: $(grep 'tests passed' "$out/ctest_cuda_$round.txt")"
     done
-done
-rm -f "$out/tmp.txt"
+}
 
-echo "== 3. NVIDIA NPP"
-for pix in float uchar4; do
-    if ! "$kl" blur --backend cuda --pixel "$pix" --width 1000 --height 997 --sigma 2 --rung 10 \
-        --compare npp --warmup 0 --repeats 2 --min-time 0 --json "$out/npp_$pix.json" \
-        >"$out/npp_$pix.txt" 2>&1 && [ "$pix" = float ]; then
-        echo "FAIL  npp $pix: kladder blur --compare npp failed (see $out/npp_$pix.txt)"
+step_2() {
+    echo "== 2. compute-sanitizer"
+    if ! command -v compute-sanitizer >/dev/null; then
+        echo "compute-sanitizer not found" >&2
         status=1
-        continue
+        return
     fi
-    python3 - "$out/npp_$pix.json" "$pix" <<'PY' || status=1
+    quick=(--backend cuda --warmup 0 --repeats 1 --min-time 0)
+    runs=(
+        "gemm --m 17 --n 13 --k 29"
+        "gemm --m 100 --n 37 --k 65 --type double"
+        "gemm --m 33 --n 31 --k 35 --type int"
+        # The warp-tiled CUDA rung across several blocks: interior blocks with
+        # 16-byte copies of B, edge blocks, unaligned rows, and small tiles.
+        "gemm --rung 14 --m 300 --n 520 --k 80 --no-tuned"
+        "gemm --rung 14 --m 300 --n 265 --k 67"
+        "gemm --rung 14 --m 130 --n 200 --k 45 --param BM=32 --param BN=64 --param BK=8 --param WM=32 --param WN=32 --param TM=4 --param TN=8 --param STAGES=2"
+        # The tensor-core rungs: aligned rows (16-byte copies), unaligned rows (4-byte copies),
+        # one product (K = 1, with the 3xTF32 correction), and small tiles over many blocks.
+        "gemm --rung 15,16,15cl,16cl --m 260 --n 264 --k 96"
+        "gemm --rung 15,16,15cl,16cl --m 300 --n 265 --k 67"
+        "gemm --rung 15,16,15cl,16cl --m 37 --n 41 --k 1"
+        "gemm --rung 15,16,15cl,16cl --m 130 --n 100 --k 75 --param BM=32 --param BN=32 --param BK=16 --param WM=32 --param WN=16 --param STAGES=2"
+        # Hopper's wgmma rungs (skipped elsewhere): TMA and cp.async paths, K <= 8 (3xTF32 on
+        # the FMA units), and more tiles than multiprocessors with the smallest tiles.
+        "gemm --rung 17,18 --m 260 --n 264 --k 96"
+        "gemm --rung 17,18 --m 300 --n 265 --k 67"
+        "gemm --rung 17,18 --m 37 --n 41 --k 1"
+        "gemm --rung 17,18 --m 1100 --n 1300 --k 70 --param BM=128 --param BN=64 --param STAGES=2 --param GROUP=2"
+        # B's padded copy shared by rung 14 (16-byte pitch) and rung 17 (128-byte pitch), in that order.
+        "gemm --rung 14,17 --m 33 --n 35 --k 37"
+        "gemm --rung 17 --m 300 --n 265 --k 67 --param INFLIGHT=0"
+        "copy --n 100003"
+        "rowdot --rows 37 --d 1003"
+        "gemv --m 37 --n 1003"
+        "gemv --m 100 --n 33 --type double"
+        "blur --width 100 --height 37 --sigma 1"
+        "blur --width 17 --height 13 --radius 9 --pixel uchar4"
+        # The cp.async blur rung over several blocks and strips (16-byte copies inside).
+        "blur --rung 09 --width 300 --height 70 --sigma 2 --param BX=8 --param SY=5 --param ST=3"
+        "blur --rung 09 --width 301 --height 33 --radius 4 --pixel uchar4 --param BX=16 --param SY=7"
+        # The tile rung: interior tiles (16-byte copies, rows in place), edge tiles, uchar4's
+        # second array, and a radius whose window leaves registers.
+        "blur --rung 10 --width 300 --height 70 --sigma 2 --param WY=2 --param RY=5"
+        "blur --rung 10 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
+        "blur --rung 10 --width 260 --height 41 --radius 20"
+        # Packed halves on 8-bit pixels: edge tiles, small tiles, two pixels per thread.
+        "blur --rung 11 --width 301 --height 33 --radius 4 --pixel uchar4 --param RY=3"
+        "blur --rung 11 --width 300 --height 70 --sigma 2 --pixel uchar4 --param WY=2 --param RY=5 --param RX=2"
+        # The register-blocked strips: several strips and chunks, uchar4's four channel
+        # blocks, tiny strips, and a radius past the unrolled taps.
+        "blur --rung 12 --width 301 --height 33 --radius 4 --pixel uchar4"
+        "blur --rung 12 --width 1030 --height 200 --sigma 8 --pixel uchar4"
+        "blur --rung 12 --width 300 --height 70 --sigma 2 --param TW=8 --param RX=4 --param CH=3 --param CY=1 --param SH=6 --param NT=32"
+        "blur --rung 12 --width 260 --height 41 --radius 40"
+        # The tensor-core rung: edge strips (4-byte loads), odd widths, every channel count,
+        # short strips, and a radius whose window spans seven blocks of 16.
+        "blur --rung 13 --width 301 --height 33 --radius 4 --pixel uchar4"
+        "blur --rung 13 --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
+        "blur --rung 13 --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
+        "blur --rung 13 --width 40 --height 41 --radius 48 --pixel uchar4"
+        # Its OpenCL C twin through the CUDA prelude: the same cases.
+        "blur --rung 13cl --width 301 --height 33 --radius 4 --pixel uchar4"
+        "blur --rung 13cl --width 300 --height 70 --sigma 2 --pixel uchar4 --param CW=2 --param WX=3 --param SH=32"
+        "blur --rung 13cl --width 77 --height 50 --sigma 8 --pixel uchar4 --param CW=1"
+        "blur --rung 13cl --width 40 --height 41 --radius 48 --pixel uchar4"
+        # The float tensor-core rung: the same shapes, float pixels.
+        "blur --rung 14 --width 301 --height 33 --radius 4"
+        "blur --rung 14 --width 300 --height 70 --sigma 2 --param WX=3 --param SH=37"
+        "blur --rung 14 --width 77 --height 50 --sigma 8 --param WX=1"
+        "blur --rung 14 --width 40 --height 41 --radius 48"
+        # The reduction ladder: every rung and operation, a size that is no multiple of a group,
+        # small groups (many passes), and the one-pass rungs' counter over repeated launches;
+        # CUB as a peer.
+        "reduce --size 1000007 --compare cub"
+        "reduce --size 100003 --type double --op min --data skewed"
+        "reduce --size 65599 --type int --op max --param WG=32 --param GPC=1 --param U=3"
+        "reduce --size 4099 --rung 09,10 --param WG=64"
+        "reduce --size 1001 --kernel kernels/templates/reduce.cl --rung reduce"
+        # The scan ladder: every rung, inclusive and exclusive, small groups and one vector a
+        # work-item (many tiles, long look-backs), repeated checks; CUB as a peer.
+        "scan --size 1000007 --type int --compare cub"
+        "scan --size 100003 --mode exclusive --data skewed"
+        "scan --size 65599 --type int --rung 03,04,05 --param WG=32 --param PER=3 --param V=1 --checks 3"
+        "scan --size 1001 --kernel kernels/templates/scan.cl --rung scan"
+        # The histogram ladder: every rung, odd bin counts, skewed and constant bytes; CUB.
+        "histogram --size 1000007 --compare cub"
+        "histogram --size 100003 --bins 7 --data skewed --param WG=32 --param GPC=1"
+        "histogram --size 65599 --bins 3 --data constant"
+        "histogram --size 1001 --kernel kernels/templates/histogram.cl --rung histogram"
+        # The transpose ladder: every rung out of place and in place, 4-, 2- and 8-byte elements,
+        # small tiles; cuBLAS geam.
+        "transpose --size 1023,1025 --compare cublas"
+        "transpose --size 257,257 --place in --type half"
+        "transpose --size 130,130 --place in --type double --param TILE=16 --param ROWS=4"
+        "transpose --size 33,65 --kernel kernels/templates/transpose.cl --rung transpose"
+        # The softmax ladder: every rung and op, 4- and 2-byte elements, a row held by a cluster of
+        # 8 blocks in registers and shared memory, a long row streamed.
+        "softmax --size 37,1031 --op layernorm"
+        "softmax --size 3,262147 --type half"
+        "softmax --size 5,100003 --op rmsnorm --type bf16 --rung 04,05 --param NT=128 --param V=2"
+        "softmax --size 33,70 --kernel kernels/templates/softmax.cl --rung softmax"
+        # NVIDIA NPP as a peer (its own kernels too).
+        "blur --rung 10 --width 300 --height 70 --sigma 2 --compare npp"
+        "peak --quick --bytes 1048576 --refresh"
+        # The TF32 tensor-core roof alone is not an option: peak --quick runs its kernel small.
+        # Users' kernels (every workload's template): counting a kernel's parameters ends in
+        # the driver's one refused index, an API error the sanitizer is told not to report.
+        "rowdot --rows 37 --d 1003 --kernel kernels/templates/rowdot.cl --rung rowdot"
+        "gemm --m 33 --n 17 --k 9 --kernel kernels/templates/gemm.cl --rung gemm"
+        "gemv --m 37 --n 1003 --kernel kernels/templates/gemv.cl --rung gemv"
+        "copy --n 100003 --kernel kernels/templates/copy.cl --rung copy"
+        "blur --width 100 --height 37 --sigma 1 --kernel kernels/templates/blur.cl --rung blur"
+    )
+    for tool in memcheck racecheck; do
+        for r in "${runs[@]}"; do
+            api=()
+            [[ "$r" == *--kernel* ]] && api=(--report-api-errors no)
+            # shellcheck disable=SC2086
+            if compute-sanitizer --tool "$tool" "${api[@]}" --error-exitcode 97 --print-limit 20 \
+                "$kl" $r "${quick[@]}" >"$out/tmp.txt" 2>&1; then
+                echo "ok    $tool  kladder $r"
+            else
+                echo "FAIL  $tool  kladder $r"
+                status=1
+            fi
+            { echo "\$ compute-sanitizer --tool $tool kladder $r ${quick[*]}"; cat "$out/tmp.txt"; } \
+                >>"$out/sanitizer_$tool.txt"
+        done
+    done
+    rm -f "$out/tmp.txt"
+}
+
+step_3() {
+    echo "== 3. NVIDIA NPP"
+    for pix in float uchar4; do
+        if ! "$kl" blur --backend cuda --pixel "$pix" --width 1000 --height 997 --sigma 2 --rung 10 \
+            --compare npp --warmup 0 --repeats 2 --min-time 0 --json "$out/npp_$pix.json" \
+            >"$out/npp_$pix.txt" 2>&1 && [ "$pix" = float ]; then
+            echo "FAIL  npp $pix: kladder blur --compare npp failed (see $out/npp_$pix.txt)"
+            status=1
+            continue
+        fi
+        python3 - "$out/npp_$pix.json" "$pix" <<'PY' || status=1
 import json, re, sys
 rows = {r["rung"]: r for r in json.load(open(sys.argv[1]))["results"]}
 n = rows.get("peer:npp", {})
@@ -223,16 +231,18 @@ if sys.argv[2] == "uchar4" and m and float(m.group(1)) < 1.01:
     print(f"ok    npp uchar4: within {m.group(1)} levels (NPP truncates): {n['note']}"); sys.exit(0)
 print(f"FAIL  npp {sys.argv[2]}: {n.get('status')}: {n.get('note')}"); sys.exit(1)
 PY
-done
+    done
+}
 
-echo "== 4. The machine: registers against cuobjdump, energy against power × time"
-cubins=$(mktemp -d)
-if KLADDER_SAVE_CUBIN=$cubins "$kl" gemm --backend cuda --rung 14 --size 1024 --warmup 0 \
-    --repeats 2 --min-time 0 --json "$out/machine_regs.json" >"$out/machine_regs.txt" 2>&1 &&
-    command -v cuobjdump >/dev/null; then
-    for f in "$cubins"/gemm-*.cubin; do cuobjdump --dump-resource-usage "$f"; done \
-        >"$out/machine_cuobjdump.txt" 2>&1
-    python3 - "$out/machine_regs.json" "$out/machine_cuobjdump.txt" <<'PY' || status=1
+step_4() {
+    echo "== 4. The machine: registers against cuobjdump, energy against power × time"
+    cubins=$(mktemp -d)
+    if KLADDER_SAVE_CUBIN=$cubins "$kl" gemm --backend cuda --rung 14 --size 1024 --warmup 0 \
+        --repeats 2 --min-time 0 --json "$out/machine_regs.json" >"$out/machine_regs.txt" 2>&1 &&
+        command -v cuobjdump >/dev/null; then
+        for f in "$cubins"/gemm-*.cubin; do cuobjdump --dump-resource-usage "$f"; done \
+            >"$out/machine_cuobjdump.txt" 2>&1
+        python3 - "$out/machine_regs.json" "$out/machine_cuobjdump.txt" <<'PY' || status=1
 import json, re, sys
 rows = {r["rung"]: r for r in json.load(open(sys.argv[1]))["results"]}
 regs = (rows.get("14_warptile", {}).get("resources") or [{}])[0].get("regs")
@@ -243,14 +253,14 @@ if regs is not None and found == [regs]:
 else:
     print(f"FAIL  machine: JSON says {regs} registers, cuobjdump {found}"); sys.exit(1)
 PY
-else
-    echo "FAIL  machine: kladder gemm --rung 14 or cuobjdump failed (see $out/machine_regs.txt)"
-    status=1
-fi
-rm -rf "$cubins"
-if "$kl" gemm --backend cuda --rung 14 --size 4096 --compare cublas --energy --min-time 3 \
-    --json "$out/machine_energy.json" >"$out/machine_energy.txt" 2>&1; then
-    python3 - "$out/machine_energy.json" <<'PY' || status=1
+    else
+        echo "FAIL  machine: kladder gemm --rung 14 or cuobjdump failed (see $out/machine_regs.txt)"
+        status=1
+    fi
+    rm -rf "$cubins"
+    if "$kl" gemm --backend cuda --rung 14 --size 4096 --compare cublas --energy --min-time 3 \
+        --json "$out/machine_energy.json" >"$out/machine_energy.txt" 2>&1; then
+        python3 - "$out/machine_energy.json" <<'PY' || status=1
 import json, sys
 bad = 0
 for r in json.load(open(sys.argv[1]))["results"]:
@@ -267,121 +277,133 @@ for r in json.load(open(sys.argv[1]))["results"]:
           f"{p:.0f} W x {w:.2f} s = {p * w:.1f} J ({ratio:.3f}); {r.get('gflops_per_j')} GFLOP/J")
 sys.exit(bad)
 PY
-else
-    echo "FAIL  energy: kladder gemm --energy failed (see $out/machine_energy.txt)"
-    status=1
-fi
-echo "== 5. Device memory: a problem larger than the memory free is refused"
-if nvcc -o "$out/hog" tests/gpu/hog.cu >"$out/hog_build.txt" 2>&1; then
-    "$out/hog" 6144 >"$out/hog.txt" 2>&1 &
-    hog=$!
-    for _ in $(seq 100); do grep -q held "$out/hog.txt" && break; sleep 0.1; done
-    # 30000² floats: A, B twice and C, 13.4 GiB, with 6 GiB free.
-    "$kl" gemm --backend cuda --size 30000 --rung 14 >"$out/too_big.txt" 2>&1
-    rc=$?
-    kill $hog
-    wait $hog 2>/dev/null
-    if [ $rc = 2 ] && grep -Eq "need 1[0-9]{4}\.[0-9] MiB of device memory, more than the [0-9]+\.[0-9] MiB free" "$out/too_big.txt"; then
-        echo "ok    $(grep -o 'the matrices.*' "$out/too_big.txt")"
     else
-        echo "FAIL  device memory: exit $rc ($(cat "$out/hog.txt"); $(tail -n 2 "$out/too_big.txt"))"
+        echo "FAIL  energy: kladder gemm --energy failed (see $out/machine_energy.txt)"
         status=1
     fi
-else
-    echo "FAIL  device memory: the hog did not build (see $out/hog_build.txt)"
-    status=1
-fi
-echo "== 6. Stream-K: the Hopper rungs with SK=1"
-# Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17 alone
-# and in clusters of two, rung 18, at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
-# 128 blocks, each tile finished by one block from another's partial), at 4096x4352x4096 (rung
-# 20: 544 tiles of 128 x 256 on an H200's 132 SMs, four waves and 16 tiles, the last one to two
-# waves' shared by slices of K) and at 256x16384x8192 (128 tiles: the whole product a stream);
-# each run's C after its timed launches must be the verified launch's bit for bit
-# (kl_gemm_time_launch). Then memcheck and racecheck on rungs 20 and 17.
-sk_skipped=0
-for config in "20 half" "20 bf16" "20 int8" "20 fp8" "20 fp8 PROMOTE=0" "17 float" \
-    "17 float CLUSTER=2" "18 float"; do
-    read -r rung type param <<<"$config"
-    extra=(--param SK=1)
-    [ -n "$param" ] && extra+=(--param "$param")
-    for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "4096 4352 4096" "256 16384 8192"; do
-        read -r m n k <<<"$shape"
-        what="rung $rung $type ${param:+$param }${m}x${n}x${k}"
-        "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
-            "${extra[@]}" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/sk.txt" 2>&1
+}
+
+step_5() {
+    echo "== 5. Device memory: a problem larger than the memory free is refused"
+    if nvcc -o "$out/hog" tests/gpu/hog.cu >"$out/hog_build.txt" 2>&1; then
+        "$out/hog" 6144 >"$out/hog.txt" 2>&1 &
+        hog=$!
+        for _ in $(seq 100); do grep -q held "$out/hog.txt" && break; sleep 0.1; done
+        # 30000² floats: A, B twice and C, 13.4 GiB, with 6 GiB free.
+        "$kl" gemm --backend cuda --size 30000 --rung 14 >"$out/too_big.txt" 2>&1
         rc=$?
-        if [ $rc = 0 ] && grep -q ',verified,' "$out/sk.txt"; then
-            echo "ok    SK=1 $what"
-        elif grep -q ',skipped,' "$out/sk.txt"; then
-            echo "skip  SK=1: $(tail -n 1 "$out/sk.txt")"
-            sk_skipped=1
-            break 2
+        kill "$hog"
+        wait "$hog" 2>/dev/null
+        if [ "$rc" = 2 ] && grep -Eq "need 1[0-9]{4}\.[0-9] MiB of device memory, more than the [0-9]+\.[0-9] MiB free" "$out/too_big.txt"; then
+            echo "ok    $(grep -o 'the matrices.*' "$out/too_big.txt")"
         else
-            echo "FAIL  SK=1 $what: exit $rc ($(tail -n 2 "$out/sk.txt"))"
+            echo "FAIL  device memory: exit $rc ($(cat "$out/hog.txt"); $(tail -n 2 "$out/too_big.txt"))"
             status=1
         fi
+    else
+        echo "FAIL  device memory: the hog did not build (see $out/hog_build.txt)"
+        status=1
+    fi
+}
+
+step_6() {
+    echo "== 6. Stream-K: the Hopper rungs with SK=1"
+    # Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17 alone
+    # and in clusters of two, rung 18, at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
+    # 128 blocks, each tile finished by one block from another's partial), at 4096x4352x4096 (rung
+    # 20: 544 tiles of 128 x 256 on an H200's 132 SMs, four waves and 16 tiles, the last one to two
+    # waves' shared by slices of K) and at 256x16384x8192 (128 tiles: the whole product a stream);
+    # each run's C after its timed launches must be the verified launch's bit for bit
+    # (kl_gemm_time_launch). Then memcheck and racecheck on rungs 20 and 17.
+    sk_skipped=0
+    for config in "20 half" "20 bf16" "20 int8" "20 fp8" "20 fp8 PROMOTE=0" "17 float" \
+        "17 float CLUSTER=2" "18 float"; do
+        read -r rung type param <<<"$config"
+        extra=(--param SK=1)
+        [ -n "$param" ] && extra+=(--param "$param")
+        for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "4096 4352 4096" "256 16384 8192"; do
+            read -r m n k <<<"$shape"
+            what="rung $rung $type ${param:+$param }${m}x${n}x${k}"
+            "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
+                "${extra[@]}" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/sk.txt" 2>&1
+            rc=$?
+            if [ "$rc" = 0 ] && grep -q ',verified,' "$out/sk.txt"; then
+                echo "ok    SK=1 $what"
+            elif grep -q ',skipped,' "$out/sk.txt"; then
+                echo "skip  SK=1: $(tail -n 1 "$out/sk.txt")"
+                sk_skipped=1
+                break 2
+            else
+                echo "FAIL  SK=1 $what: exit $rc ($(tail -n 2 "$out/sk.txt"))"
+                status=1
+            fi
+        done
     done
-done
-for tool in memcheck racecheck; do
-    for config in "20 half" "17 float"; do
-        [ $sk_skipped = 1 ] && break 2
-        read -r rung type <<<"$config"
-        if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
-            --backend cuda --rung "$rung" --type "$type" --m 129 --n 8191 --k 65 --param SK=1 \
-            --warmup 0 --repeats 1 --min-time 0 -q >"$out/sk_$tool.txt" 2>&1; then
-            echo "ok    SK=1 rung $rung under $tool"
-        else
-            echo "FAIL  SK=1 rung $rung under $tool (see $out/sk_$tool.txt)"
-            status=1
-        fi
+    for tool in memcheck racecheck; do
+        for config in "20 half" "17 float"; do
+            [ "$sk_skipped" = 1 ] && break 2
+            read -r rung type <<<"$config"
+            if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
+                --backend cuda --rung "$rung" --type "$type" --m 129 --n 8191 --k 65 --param SK=1 \
+                --warmup 0 --repeats 1 --min-time 0 -q >"$out/sk_$tool.txt" 2>&1; then
+                echo "ok    SK=1 rung $rung under $tool"
+            else
+                echo "FAIL  SK=1 rung $rung under $tool (see $out/sk_$tool.txt)"
+                status=1
+            fi
+        done
     done
-done
-echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
-# Each split's partial product into the workspace, then their sum in order: verified at the
-# awkward shapes and at a skinny one whose 32 blocks would leave most SMs idle alone, C after
-# the timed launches the verified one bit for bit; then memcheck.
-for config in "14 float SPLITK=4" "14 double SPLITK=3" "14 int SPLITK=16" "13 float SPLITK=5" \
-    "13 half SPLITK=2"; do
-    read -r rung type param <<<"$config"
-    for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "128 8192 8192"; do
-        read -r m n k <<<"$shape"
-        what="rung $rung $type $param ${m}x${n}x${k}"
-        "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
-            --param "$param" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/splitk.txt" 2>&1
+}
+
+step_6b() {
+    echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
+    # Each split's partial product into the workspace, then their sum in order: verified at the
+    # awkward shapes and at a skinny one whose 32 blocks would leave most SMs idle alone, C after
+    # the timed launches the verified one bit for bit; then memcheck.
+    for config in "14 float SPLITK=4" "14 double SPLITK=3" "14 int SPLITK=16" "13 float SPLITK=5" \
+        "13 half SPLITK=2"; do
+        read -r rung type param <<<"$config"
+        for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "128 8192 8192"; do
+            read -r m n k <<<"$shape"
+            what="rung $rung $type $param ${m}x${n}x${k}"
+            "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
+                --param "$param" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/splitk.txt" 2>&1
+            rc=$?
+            if [ "$rc" = 0 ] && grep -q ',verified,' "$out/splitk.txt"; then
+                echo "ok    $what"
+            else
+                echo "FAIL  $what: exit $rc ($(tail -n 2 "$out/splitk.txt"))"
+                status=1
+            fi
+        done
+    done
+    if compute-sanitizer --tool memcheck --error-exitcode 97 --print-limit 20 "$kl" gemm \
+        --backend cuda --rung 14 --m 129 --n 8191 --k 65 --param SPLITK=4 --warmup 0 --repeats 1 \
+        --min-time 0 -q >"$out/splitk_memcheck.txt" 2>&1; then
+        echo "ok    SPLITK=4 rung 14 under memcheck"
+    else
+        echo "FAIL  SPLITK=4 rung 14 under memcheck (see $out/splitk_memcheck.txt)"
+        status=1
+    fi
+}
+
+step_7() {
+    echo "== 7. --min-clock under a deliberate power cap"
+    # A GPU's power limit is its owner's: only with KLADDER_MAY_SET_CLOCKS=1, on a machine that is
+    # yours, is it lowered for this step (and put back after).
+    if [ "${KLADDER_MAY_SET_CLOCKS:-0}" != 1 ]; then
+        echo "skipped: the power limit is not ours to change (KLADDER_MAY_SET_CLOCKS=1 on your own machine)"
+        return
+    fi
+    limits=$(nvidia-smi -i 0 --query-gpu=power.limit,power.min_limit --format=csv,noheader,nounits 2>&1)
+    old_limit=${limits%%,*}
+    low_limit=$(echo "${limits#*,}" | tr -d ' ')
+    if nvidia-smi -i 0 -pl "$low_limit" >"$out/power_cap.txt" 2>&1; then
+        "$kl" gemm --backend cuda --size 8192 --rung 17 --min-clock 90 --json "$out/capped.json" \
+            >"$out/capped.txt" 2>&1
         rc=$?
-        if [ $rc = 0 ] && grep -q ',verified,' "$out/splitk.txt"; then
-            echo "ok    $what"
-        else
-            echo "FAIL  $what: exit $rc ($(tail -n 2 "$out/splitk.txt"))"
-            status=1
-        fi
-    done
-done
-if compute-sanitizer --tool memcheck --error-exitcode 97 --print-limit 20 "$kl" gemm \
-    --backend cuda --rung 14 --m 129 --n 8191 --k 65 --param SPLITK=4 --warmup 0 --repeats 1 \
-    --min-time 0 -q >"$out/splitk_memcheck.txt" 2>&1; then
-    echo "ok    SPLITK=4 rung 14 under memcheck"
-else
-    echo "FAIL  SPLITK=4 rung 14 under memcheck (see $out/splitk_memcheck.txt)"
-    status=1
-fi
-echo "== 7. --min-clock under a deliberate power cap"
-# A GPU's power limit is its owner's: only with KLADDER_MAY_SET_CLOCKS=1, on a machine that is
-# yours, is it lowered for this step (and put back after).
-if [ "${KLADDER_MAY_SET_CLOCKS:-0}" != 1 ]; then
-    echo "skipped: the power limit is not ours to change (KLADDER_MAY_SET_CLOCKS=1 on your own machine)"
-    exit $status
-fi
-limits=$(nvidia-smi -i 0 --query-gpu=power.limit,power.min_limit --format=csv,noheader,nounits 2>&1)
-old_limit=${limits%%,*}
-low_limit=$(echo "${limits#*,}" | tr -d ' ')
-if nvidia-smi -i 0 -pl "$low_limit" >"$out/power_cap.txt" 2>&1; then
-    "$kl" gemm --backend cuda --size 8192 --rung 17 --min-clock 90 --json "$out/capped.json" \
-        >"$out/capped.txt" 2>&1
-    rc=$?
-    nvidia-smi -i 0 -pl "$old_limit" >>"$out/power_cap.txt" 2>&1
-    if [ $rc = 0 ] && python3 - "$out/capped.json" <<'PY'
+        nvidia-smi -i 0 -pl "$old_limit" >>"$out/power_cap.txt" 2>&1
+        if [ "$rc" = 0 ] && python3 - "$out/capped.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 x = r["results"][0]
@@ -389,11 +411,20 @@ assert x["status"] == "verified" and (x["retaken"] > 0 or x["low_clock_kept"] > 
 print(f"ok    power held to {r['conditions'].get('power_limit_w')} W: {x['retaken']} launches taken "
       f"again, {x['low_clock_kept']} kept low, clock {x['clocks']['sm_mhz']} MHz")
 PY
-    then :; else
-        echo "FAIL  --min-clock under a power cap: exit $rc (see $out/capped.txt)"
-        status=1
+        then :; else
+            echo "FAIL  --min-clock under a power cap: exit $rc (see $out/capped.txt)"
+            status=1
+        fi
+    else
+        echo "skipped: no power cap here ($(head -c 200 "$out/power_cap.txt"))"
     fi
-else
-    echo "skipped: no power cap here ($(head -c 200 "$out/power_cap.txt"))"
-fi
+}
+
+for s in ${STEPS:-1 2 3 4 5 6 6b 7}; do
+    if ! declare -F "step_$s" >/dev/null; then
+        echo "no step $s (steps: 1 2 3 4 5 6 6b 7)" >&2
+        exit 2
+    fi
+    "step_$s"
+done
 exit $status
