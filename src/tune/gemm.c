@@ -40,12 +40,33 @@ static int off_default(const struct kl_tune_gemm *g, const int *v, int i)
 
 /*
  * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
- * result's accuracy), SK and SPLITK (stream-K and split-K are the user's choice until
- * bench/gemm_shapes.sh has measured where they help).
+ * result's accuracy) and SK (stream-K is the user's choice until a GPU has run it).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
-    return off_default(g, v, g->promote) | off_default(g, v, g->sk) | off_default(g, v, g->splitk);
+    return off_default(g, v, g->promote) | off_default(g, v, g->sk);
+}
+
+static size_t ceil_div(size_t a, size_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/*
+ * Split-K (SPLITK > 1) where it cannot help: where C's blocks alone occupy
+ * every compute unit, with more splits than fill the units twice over, or
+ * with splits of fewer than four slices of K.
+ */
+static int split_useless(const struct kl_tune_gemm *g, const int *v)
+{
+    if (g->splitk < 0 || v[g->splitk] <= 1 || g->bm < 0 || g->bn < 0 || g->bk < 0)
+        return 0;
+    size_t splits = (size_t)v[g->splitk], units = g->kl->info.compute_units;
+    size_t blocks =
+        ceil_div((size_t)g->M, (size_t)v[g->bm]) * ceil_div((size_t)g->N, (size_t)v[g->bn]);
+    units = units ? units : 1;
+    return blocks >= units || splits > ceil_div(2 * units, blocks) ||
+           ceil_div((size_t)g->K, (size_t)v[g->bk]) < 4 * splits;
 }
 
 /*
@@ -53,7 +74,8 @@ static int held(const struct kl_tune_gemm *g, const int *v)
  * per multiply-add; on a GPU no work-item block (TM·TN + TM + TN elements)
  * above 640 bytes, 160 32-bit registers; no warp tile whose accumulators
  * (WM·WN/32 per lane) pass 128 registers; PROMOTE at its default (an
- * accuracy, not a speed to trade); SK and SPLITK at their defaults.
+ * accuracy, not a speed to trade); SK at its default; SPLITK only where it may
+ * help (split_useless).
  */
 static int rules(void *self, const int *v)
 {
@@ -62,7 +84,7 @@ static int rules(void *self, const int *v)
     int block = g->rung->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
     int warps = g->rung->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
     size_t es = kl_type_size(g->type);
-    int broken = held(g, v);
+    int broken = held(g, v) | split_useless(g, v);
     if (block || warps)
         broken |= v[bi] > 4 * v[ci] || v[ci] > 4 * v[bi];
     if (block) {
@@ -116,6 +138,7 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .promote = kl_param_index(p, "PROMOTE"),
         .sk = kl_param_index(p, "SK"),
         .splitk = kl_param_index(p, "SPLITK"),
+        .bk = kl_param_index(p, "BK"),
         .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};
     return KL_OK;
 }
