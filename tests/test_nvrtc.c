@@ -427,7 +427,7 @@ static void add_wgmma_variant(const struct kl_gemm_rung *r, char (*items)[32], i
 }
 
 /* The Ozaki scheme's kernels (rung 22) with the fewest, the default and the most moduli, and
- * rung 20's int8 kernel as rung 22 builds it. */
+ * rung 20's int8 kernel as rung 22 builds it, and so with stream-K (SK=1). */
 static void add_ozaki_rung(const struct kl_gemm_rung *r)
 {
     const struct kl_param_def *m = &r->params[kl_param_index(r->params, "MODULI")];
@@ -441,12 +441,14 @@ static void add_ozaki_rung(const struct kl_gemm_rung *r)
         snprintf(opt, sizeof opt, "-DNMOD=%d", counts[i]);
         add_job_cc(r->file, opt, 90);
     }
-    /* its products: rung 20 in int8 storing residues */
-    if (kl_params_resolve(r20->name, r20->params, NULL, 0, values, &mask, &e) == KL_OK) {
-        kl_params_options(r20->params, values, KL_INT8, opt, sizeof opt);
-        strncat(opt, " -DRESIDUES", sizeof opt - strlen(opt) - 1);
-        add_job_cc(r20->file, opt, 90);
-    }
+    /* its products: rung 20 in int8 storing residues, and so with stream-K */
+    static const char *const sk[] = {"SK=1"};
+    for (int k = 0; k < 2; k++)
+        if (kl_params_resolve(r20->name, r20->params, sk, k, values, &mask, &e) == KL_OK) {
+            kl_params_options(r20->params, values, KL_INT8, opt, sizeof opt);
+            strncat(opt, " -DRESIDUES", sizeof opt - strlen(opt) - 1);
+            add_job_cc(r20->file, opt, 90);
+        }
 }
 
 /*

@@ -35,8 +35,8 @@
 #  5. Device memory: with all but 6 GiB of the GPU's memory held by another
 #     process (tests/gpu/hog.cu), a GEMM whose matrices need 13 GiB is refused
 #     before anything is allocated, exit 2, with both sizes in the message.
-#  6. Stream-K (SK=1): rung 20 in each type, rungs 17 (alone and in clusters)
-#     and 18, at awkward shapes and shapes whose last wave, or whole product, is
+#  6. Stream-K (SK=1): rung 20 in each type, rungs 17 (alone and in clusters),
+#     18 and 22, at awkward shapes and shapes whose last wave, or whole product, is
 #     shared by slices of K: verified, and its C after the timed launches the
 #     verified one bit for bit; under memcheck and racecheck.
 #  6b. Split-K (SPLITK > 1): rungs 14 and 13 in several types at the awkward
@@ -309,7 +309,7 @@ step_5() {
 step_6() {
     echo "== 6. Stream-K: the Hopper rungs with SK=1"
     # Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17 alone
-    # and in clusters of two, rung 18, at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
+    # and in clusters of two, rung 18, rung 22 (rung 20's int8 products), at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
     # 128 blocks, each tile finished by one block from another's partial), at 4096x4352x4096 (rung
     # 20: 544 tiles of 128 x 256 on an H200's 132 SMs, four waves and 16 tiles, the last one to two
     # waves' shared by slices of K) and at 256x16384x8192 (128 tiles: the whole product a stream);
@@ -317,7 +317,7 @@ step_6() {
     # (kl_gemm_time_launch). Then memcheck and racecheck on rungs 20 and 17.
     sk_skipped=0
     for config in "20 half" "20 bf16" "20 int8" "20 fp8" "20 fp8 PROMOTE=0" "17 float" \
-        "17 float CLUSTER=2" "18 float"; do
+        "17 float CLUSTER=2" "18 float" "22 float"; do
         read -r rung type param <<<"$config"
         extra=(--param SK=1)
         [ -n "$param" ] && extra+=(--param "$param")

@@ -278,8 +278,8 @@ static enum kl_status session_workspace(struct gemm_session *s, size_t bytes, co
  * rows, set to zero here (the kernel leaves them so), then a partial tile
  * of 4-byte sums per block (BM x BN, shared among its consumer warpgroups).
  */
-static enum kl_status stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
-                                         const int *v, const struct kl_launch *l)
+enum kl_status kl_gemm_stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                          const int *v, const struct kl_launch *l)
 {
     struct kl_context *kl = s->kl;
     size_t bm = (size_t)kl_param_value(r->params, v, "BM");
@@ -356,7 +356,7 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
                        : r->b_col_major                      ? s->dBt
                                                              : s->dB;
     if (kl_param_value(r->params, values, "SK") &&
-        (st = stream_k_workspace(s, r, values, l)) != KL_OK)
+        (st = kl_gemm_stream_k_workspace(s, r, values, l)) != KL_OK)
         return st;
     /* split-K: the product into the workspace, then its sum into C (after any copy first) */
     int splits = kl_param_value(r->params, values, "SPLITK");

@@ -125,7 +125,8 @@ static enum kl_status planes(struct gemm_session *s, int n, size_t ld)
 /*
  * The INT8 products, one per modulus l into steps[l]: rung 20's kernel built for int8 with
  * RESIDUES (once), which stores each sum modulo p_l, its last argument; the launches differ
- * only in their planes and modulus.
+ * only in their planes and modulus. With SK=1 they share stream-K's workspace (one after
+ * another, each leaves its flags down for the next).
  */
 static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung *r20,
                                const int *v20, int n, int ld, struct kl_launch *steps,
@@ -138,9 +139,12 @@ static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung
     if (st != KL_OK ||
         (st = kl_gemm_build_rung(kl, r20, v20, KL_INT8, "-DRESIDUES", &base, t)) != KL_OK)
         return st;
+    if (kl_param_value(r20->params, v20, "SK") &&
+        (st = kl_gemm_stream_k_workspace(s, r20, v20, &base)) != KL_OK)
+        return st;
     for (int l = 0; l < n; l++) {
         const struct rung_bufs m = {
-            s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld, NULL};
+            s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld, s->ws};
         steps[l] = base;
         kl_gemm_rung_args(r20, v20, KL_INT8, s->M, s->N, s->K, &m, &steps[l]);
         steps[l].args[steps[l].nargs++] = (struct kl_arg){KL_ARG_INT, {.i = moduli[l]}};
@@ -148,7 +152,7 @@ static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung
     return KL_OK;
 }
 
-/* Rung 22's tile values handed to rung 20's kernel: its BM, BN, STAGES, GROUP. */
+/* Rung 22's values handed to rung 20's kernel: its BM, BN, STAGES, GROUP and SK. */
 static void tile_values(const struct kl_gemm_rung *r, const int *values,
                         const struct kl_gemm_rung *r20, int *v20)
 {

@@ -163,6 +163,13 @@ enum kl_status kl_gemm_build_rung(struct kl_context *kl, const struct kl_gemm_ru
                                   const int *values, enum kl_type type, const char *extra,
                                   struct kl_launch *l, struct kl_timing *t);
 
+/*
+ * Stream-K's workspace in the session for rung r with values v launched as l
+ * (SK=1): its flags zeroed, room for its partial tiles.
+ */
+enum kl_status kl_gemm_stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                          const int *v, const struct kl_launch *l);
+
 /* The matrices a device rung reads and writes, as its launch passes them. */
 struct rung_bufs {
     struct kl_buf *A, *B, *C;

@@ -389,7 +389,8 @@ static const struct kl_gemm_rung rungs[] = {
      .params = {P_WGMMA_K,
                 {"MODULI", 7, 2, KL_OZAKI_MAX, 1, 0,
                  "moduli, an INT8 product each: more keep more bits of A and B (7: below cuBLAS "
-                 "SGEMM's error on an H100, docs/RESULTS.md)"}},
+                 "SGEMM's error on an H100, docs/RESULTS.md)"},
+                P_SK},
      .relations = wgmma_k_relations},
     {.name = "15cl_mma_tf32",
      .summary = "rung 15 in OpenCL C: mma.sync TF32 through inline PTX (NVIDIA only), fed by "
