@@ -133,6 +133,7 @@ static __device__ __forceinline__ void sk_add(const kl_sk<T> &sk, T (&acc)[N], i
                     __trap();
                 __nanosleep(128);
             }
+        __syncwarp(); /* thread 0's warp whole again before the barrier */
         warpgroup_sync(cw);
         const T *sums = sk.partials + (size_t)slot * N * 128;
 #pragma unroll

@@ -17,8 +17,8 @@
 __kernel void reduce_splits(const __global T *restrict W, __global T *restrict C, const int n,
                             const int splits)
 {
-    const int i = get_global_id(0);
-    if (i >= n)
+    const size_t i = get_global_id(0); /* the launch is rounded up past n */
+    if (i >= (size_t)n)
         return;
     T sum = W[i];
     for (int z = 1; z < splits; z++)
