@@ -298,18 +298,26 @@ enum kl_status kl_gemm_stream_k_workspace(struct gemm_session *s, const struct k
 }
 
 /*
- * Split-K's sum after the product of a rung with SPLITK > 1 (13, 14): the
- * product leaves a partial product of C per split in the session's
- * workspace, and kernel reduce_splits (opencl/gemm/split_k.cl, built once
- * per type) adds them into C in split order; a work-item per element.
+ * Split-K's sum after the product of a rung with SPLITK > 1 (13, 14), into
+ * rl (nothing for other rungs): the product leaves a partial product of C
+ * per split in the session's workspace, and kernel reduce_splits
+ * (opencl/gemm/split_k.cl, built once per type) adds them into C in split
+ * order, a work-item per element, as the launch pair's second launch, or
+ * its third after a copy and the product.
  */
-static enum kl_status prepare_split_sum(struct gemm_session *s, int splits, struct kl_launch *l,
-                                        double *build_s)
+static enum kl_status prepare_split_sum(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                        const int *values, struct rung_launch *rl,
+                                        struct kl_timing *t)
 {
     struct kl_context *kl = s->kl;
+    struct kl_launch *l = &rl->sum;
+    int splits = kl_param_value(r->params, values, "SPLITK");
     size_t n = (size_t)s->M * (size_t)s->N, es = kl_type_size(kl_type_output(s->type));
+    double build_s = 0;
     enum kl_status st;
     char options[64], what[80];
+    if (splits <= 1)
+        return KL_OK;
     kl_gemm_copy_options(s->type, options, sizeof options);
     snprintf(what, sizeof what, "SPLITK=%d's partial products of C", splits);
     *l = (struct kl_launch){.kl = kl, .nargs = 4, .dims = 1, .local = {256, 1, 1}};
@@ -317,14 +325,31 @@ static enum kl_status prepare_split_sum(struct gemm_session *s, int splits, stru
     l->global[1] = l->global[2] = 1;
     if ((st = session_workspace(s, (size_t)splits * n * es, what, "use a lower SPLITK")) != KL_OK ||
         (st = kl_kernel_get(kl, "opencl/gemm/split_k.cl", "reduce_splits", options, &l->kernel,
-                            build_s)) != KL_OK ||
+                            &build_s)) != KL_OK ||
         (st = kl_launch_check(l, "split-K's sum", &kl->err)) != KL_OK)
         return st;
+    t->build_s += build_s;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = s->ws}};
     l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = s->dC}};
     l->args[2] = (struct kl_arg){KL_ARG_INT, {.i = (int)n}};
     l->args[3] = (struct kl_arg){KL_ARG_INT, {.i = splits}};
+    rl->order[0] = l;
+    if (rl->pair.b) /* a copy, then the product */
+        rl->pair.more = rl->order, rl->pair.nmore = 1;
+    else
+        rl->pair.b = l;
     return KL_OK;
+}
+
+/* What a rung's workspace holds, if any: stream-K's flags and partial tiles, or split-K's
+   partial products and their sum's launch. */
+static enum kl_status prepare_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                        const int *values, struct rung_launch *rl,
+                                        struct kl_timing *t)
+{
+    if (kl_param_value(r->params, values, "SK"))
+        return kl_gemm_stream_k_workspace(s, r, values, &rl->gemm);
+    return prepare_split_sum(s, r, values, rl, t);
 }
 
 /*
@@ -355,23 +380,11 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
     struct kl_buf *B = ldb != (r->b_col_major ? s->K : s->N) ? s->dBp
                        : r->b_col_major                      ? s->dBt
                                                              : s->dB;
-    if (kl_param_value(r->params, values, "SK") &&
-        (st = kl_gemm_stream_k_workspace(s, r, values, l)) != KL_OK)
+    if ((st = prepare_workspace(s, r, values, rl, t)) != KL_OK)
         return st;
-    /* split-K: the product into the workspace, then its sum into C (after any copy first) */
-    int splits = kl_param_value(r->params, values, "SPLITK");
-    double sum_build_s = 0;
-    if (splits > 1) {
-        if ((st = prepare_split_sum(s, splits, &rl->sum, &sum_build_s)) != KL_OK)
-            return st;
-        t->build_s += sum_build_s;
-        rl->order[0] = &rl->sum;
-        if (packed)
-            rl->pair.more = rl->order, rl->pair.nmore = 1;
-        else
-            rl->pair.b = &rl->sum;
-    }
-    const struct rung_bufs m = {A, B, splits > 1 ? s->ws : s->dC, R, lda, ldb, s->ws};
+    /* split-K: the product into the workspace, whose sum goes into C */
+    int split = kl_param_value(r->params, values, "SPLITK") > 1;
+    const struct rung_bufs m = {A, B, split ? s->ws : s->dC, R, lda, ldb, s->ws};
     kl_gemm_rung_args(r, values, s->type, s->M, s->N, s->K, &m, l);
     return KL_OK;
 }

@@ -680,6 +680,16 @@ static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int 
     return KL_OK;
 }
 
+/* Split-K (SPLITK > 1): the splits along a third dimension of l, the same blocks in each. */
+static void split_dimension(const struct kl_gemm_rung *r, const int *v, struct kl_launch *l)
+{
+    int splits = kl_param_value(r->params, v, "SPLITK");
+    if (splits > 1) {
+        l->dims = 3;
+        l->global[2] = (size_t)splits;
+    }
+}
+
 /* The launch geometry of a rung, from M, N and its parameters. */
 void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s)
 {
@@ -740,11 +750,7 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
     }
     case KL_GEO_HOST: s->dims = 0; break;
     }
-    /* split-K: the splits along a third dimension, the same blocks in each */
-    if (kl_param_value(r->params, v, "SPLITK") > 1) {
-        s->dims = 3;
-        s->global[2] = PARAM("SPLITK");
-    }
+    split_dimension(r, v, s);
 }
 
 static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t elem)
