@@ -60,21 +60,29 @@
  *            first slice in block order; ws holds kl_sk_flag_words(blocks *
  *            BM / 64) flags, zero before the first launch, then a BM x BN
  *            tile of sums per block; with RESIDUES the int32 sums, whose
- *            residues the finisher takes of the whole tile's). Dynamic shared memory STAGES * (BM +
- * BN) * 128 bytes plus 1 KiB to align the ring to 1024 bytes (193 KiB at the defaults). Change:
- * rung 17 multiplied TF32, whose B operand wgmma reads only K-major, so it computed C's transpose
- * with B's strips loaded into registers by the consumers. With both operands K-major in shared
- * memory the consumers load nothing: the tensor cores read both tiles themselves, and 16-bit inputs
- * multiply at twice TF32's rate (8-bit ones at four times). FP8 (PROMOTE > 0): the tensor cores
- * keep only about 13 bits of a sum of FP8 products (at 8192^3, 60 times cuBLASLt's error), so after
- * every PROMOTE elements of K a warpgroup waits for its products, adds the partial sums into a
- * second set of fp32 registers and starts the next span from zero: cuBLASLt's error exactly, at
- * 0.98-0.99 of its speed at 8192^3 (H200). While one warpgroup adds, the other's products keep the
- * tensor cores busy; the second set of sums leaves room for BN = 192. Sizes:     any M, N, K >= 1.
- * TMA needs rows that start 16-byte aligned: where K is not a multiple of 16 bytes of elements,
- * kladder first copies A and Bt into rows padded to 128 bytes (kernel pad below, timed with the
- * product); boxes past the matrices read zeros. Stores are guarded; two adjacent elements at a time
- * where N is even.
+ *            residues the finisher takes of the whole tile's). Dynamic
+ *            shared memory STAGES * (BM + BN) * 128 bytes plus 1 KiB to
+ *            align the ring to 1024 bytes (193 KiB at the defaults).
+ * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
+ *            K-major, so it computed C's transpose with B's strips loaded
+ *            into registers by the consumers. With both operands K-major in
+ *            shared memory the consumers load nothing: the tensor cores
+ *            read both tiles themselves, and 16-bit inputs multiply at
+ *            twice TF32's rate (8-bit ones at four times).
+ *            FP8 (PROMOTE > 0): the tensor cores keep only about 13 bits of
+ *            a sum of FP8 products (at 8192^3, 60 times cuBLASLt's error),
+ *            so after every PROMOTE elements of K a warpgroup waits for its
+ *            products, adds the partial sums into a second set of fp32
+ *            registers and starts the next span from zero: cuBLASLt's error
+ *            exactly, at 0.98-0.99 of its speed at 8192^3 (H200). While one
+ *            warpgroup adds, the other's products keep the tensor cores
+ *            busy; the second set of sums leaves room for BN = 192.
+ * Sizes:     any M, N, K >= 1. TMA needs rows that start 16-byte aligned:
+ *            where K is not a multiple of 16 bytes of elements, kladder
+ *            first copies A and Bt into rows padded to 128 bytes (kernel
+ *            pad below, timed with the product); boxes past the matrices
+ *            read zeros. Stores are guarded; two adjacent elements at a
+ *            time where N is even.
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and Bt's tensor maps (cuTensorMapEncodeTiled:

@@ -18,10 +18,11 @@
  *            a workspace of SPLITK products there), which kernel
  *            reduce_splits (split_k.cl) then adds into C in order. Where
  *            the blocks of C are fewer than the device's compute units (M
- *            or N small, K long), the splits keep them all busy. Local memory 2 * BK * (BM + 4*PAD + BN)
- *            elements (two buffers): 33 KiB for the default doubles, so
- *            they fit a 48 KiB device; BK = 16 is faster for floats on an
- *            H100 (docs/RESULTS.md), but needs 66 KiB for doubles.
+ *            or N small, K long), the splits keep them all busy.
+ *            Local memory 2 * BK * (BM + 4*PAD + BN) elements (two
+ *            buffers): 33 KiB for the default doubles, so they fit a 48 KiB
+ *            device; BK = 16 is faster for floats on an H100
+ *            (docs/RESULTS.md), but needs 66 KiB for doubles.
  * Layout:    as rung 12 (A's tile transposed, rows packed BM/4 apart in a
  *            T4, padded by PAD T4s per row; B's tile as in B; 8 x 4
  *            work-items per warp), with a buffer index in front.
