@@ -1,9 +1,10 @@
 /*
- * Stream-K in the Hopper GEMM kernels (rungs 17, 18 and 20): the loop over a
- * block's pieces of work, and the partial tiles that blocks sharing a tile
- * leave for the one that finishes it. The plan itself, which slices of
- * which tiles each block takes, is schedule.h's; this is what a kernel does
- * with it. The including kernel defines SK (0 or 1) first.
+ * Stream-K in the Hopper GEMM kernels (rungs 17, 18, 20 and 22, whose INT8
+ * products are rung 20's): the loop over a block's pieces of work, and the
+ * partial tiles that blocks sharing a tile leave for the one that finishes
+ * it. The plan itself, which slices of which tiles each block takes, is
+ * schedule.h's; this is what a kernel does with it. The including kernel
+ * defines SK (0 or 1) first.
  *
  * Blocks of a cluster. The plan's "blocks" are the kernel's units of
  * scheduling: single blocks (rung 20), or clusters of CLUSTER blocks that
