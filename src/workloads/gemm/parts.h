@@ -175,7 +175,7 @@ struct rung_bufs {
     struct kl_buf *A, *B, *C;
     struct kl_buf *R; /* A's residual for Hopper's 3xTF32 rung (NULL: it splits A itself) */
     int lda, ldb;     /* A's and B's row pitches */
-    struct kl_buf *ws; /* stream-K's workspace (a Hopper rung with SK=1), else NULL */
+    struct kl_buf *ws; /* stream-K's workspace, read by a Hopper rung with SK=1 only */
 };
 
 /*
