@@ -78,10 +78,10 @@ PY
             name="$out/schedule/${m}x${n}x${k}_r${rungs//,/_}_${type}"
             opts=(--m "$m" --n "$n" --k "$k" --type "$type" --rung "$rungs" "${target[@]}"
                 --compare "$peer" "${proto[@]}")
-            "$kl" gemm "${opts[@]}" --json "$name.json" >"$name.txt" 2>&1
+            timeout 600 "$kl" gemm "${opts[@]}" --json "$name.json" >"$name.txt" 2>&1
             for option in $options; do
                 sched="${name}_${option//=/}"
-                "$kl" gemm "${opts[@]}" --param "$option" --json "$sched.json" \
+                timeout 600 "$kl" gemm "${opts[@]}" --param "$option" --json "$sched.json" \
                     >"$sched.txt" 2>&1
                 summarize "$name.json" "$sched.json" "$type $option"
             done

@@ -308,13 +308,15 @@ step_5() {
 
 step_6() {
     echo "== 6. Stream-K: the Hopper rungs with SK=1"
-    # Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17 alone
-    # and in clusters of two, rung 18, rung 22 (rung 20's int8 products), at the awkward shapes (129x8191x65: 64 tiles of 2 slices on
-    # 128 blocks, each tile finished by one block from another's partial), at 4096x4352x4096 (rung
-    # 20: 544 tiles of 128 x 256 on an H200's 132 SMs, four waves and 16 tiles, the last one to two
-    # waves' shared by slices of K) and at 256x16384x8192 (128 tiles: the whole product a stream);
-    # each run's C after its timed launches must be the verified launch's bit for bit
-    # (kl_gemm_time_launch). Then memcheck and racecheck on rungs 20 and 17.
+    # Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17
+    # alone and in clusters of two, rung 18 and rung 22 (rung 20's int8 products), at the awkward
+    # shapes (129x8191x65: 64 tiles of 2 slices on 128 blocks, each tile finished by one block
+    # from another's partial), at 4096x4352x4096 (rung 20: 544 tiles of 128 x 256 on an H200's
+    # 132 SMs, four waves and 16 tiles, the last one to two waves' shared by slices of K) and at
+    # 256x16384x8192 (128 tiles: the whole product a stream); each run's C after its timed
+    # launches must be the verified launch's bit for bit (kl_gemm_time_launch), within 5 minutes
+    # (timeout: exit 124); a failed run's output is kept. Then memcheck and racecheck on rungs
+    # 20 and 17.
     sk_skipped=0
     for config in "20 half" "20 bf16" "20 int8" "20 fp8" "20 fp8 PROMOTE=0" "17 float" \
         "17 float CLUSTER=2" "18 float" "22 float"; do
@@ -324,8 +326,9 @@ step_6() {
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "4096 4352 4096" "256 16384 8192"; do
             read -r m n k <<<"$shape"
             what="rung $rung $type ${param:+$param }${m}x${n}x${k}"
-            "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
-                "${extra[@]}" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/sk.txt" 2>&1
+            timeout 300 "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" \
+                --k "$k" "${extra[@]}" --warmup 1 --repeats 3 --min-time 0 --format csv -q \
+                >"$out/sk.txt" 2>&1
             rc=$?
             if [ "$rc" = 0 ] && grep -q ',verified,' "$out/sk.txt"; then
                 echo "ok    SK=1 $what"
@@ -335,6 +338,7 @@ step_6() {
                 break 2
             else
                 echo "FAIL  SK=1 $what: exit $rc ($(tail -n 2 "$out/sk.txt"))"
+                cp "$out/sk.txt" "$out/sk_failed_${rung}_${type}_${m}x${n}x${k}.txt"
                 status=1
             fi
         done
@@ -359,20 +363,22 @@ step_6b() {
     echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
     # Each split's partial product into the workspace, then their sum in order: verified at the
     # awkward shapes and at a skinny one whose 32 blocks would leave most SMs idle alone, C after
-    # the timed launches the verified one bit for bit; then memcheck.
+    # the timed launches the verified one bit for bit, each within 5 minutes; then memcheck.
     for config in "14 float SPLITK=4" "14 double SPLITK=3" "14 int SPLITK=16" "13 float SPLITK=5" \
         "13 half SPLITK=2"; do
         read -r rung type param <<<"$config"
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "128 8192 8192"; do
             read -r m n k <<<"$shape"
             what="rung $rung $type $param ${m}x${n}x${k}"
-            "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" \
-                --param "$param" --warmup 1 --repeats 3 --min-time 0 --format csv -q >"$out/splitk.txt" 2>&1
+            timeout 300 "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" \
+                --k "$k" --param "$param" --warmup 1 --repeats 3 --min-time 0 --format csv -q \
+                >"$out/splitk.txt" 2>&1
             rc=$?
             if [ "$rc" = 0 ] && grep -q ',verified,' "$out/splitk.txt"; then
                 echo "ok    $what"
             else
                 echo "FAIL  $what: exit $rc ($(tail -n 2 "$out/splitk.txt"))"
+                cp "$out/splitk.txt" "$out/splitk_failed_${rung}_${type}_${m}x${n}x${k}.txt"
                 status=1
             fi
         done
