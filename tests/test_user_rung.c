@@ -128,6 +128,41 @@ static void test_block(void)
     }
 }
 
+/*
+ * As many parameters as a rung may declare beside eight sizes, all of them
+ * names the geometry may read: the last parameter and the last size here.
+ */
+static void test_most_names(void)
+{
+    struct kl_user_rung u;
+    struct kl_err e;
+    char text[2048], line[96];
+    snprintf(text, sizeof text,
+             "// kladder: workload gemv\n// kladder: global P%d * 4, S7\n"
+             "// kladder: local P%d, 1\n",
+             KL_MAX_PARAMS - 1, KL_MAX_PARAMS - 1);
+    for (int i = 0; i < KL_MAX_PARAMS; i++) {
+        snprintf(line, sizeof line, "// kladder: param P%d %d 1..1024\n", i, i + 1);
+        strncat(text, line, sizeof text - strlen(text) - 1);
+    }
+    enum kl_status st = parse(text, &u, &e);
+    CHECK(st == KL_OK && kl_param_count(u.params) == KL_MAX_PARAMS, "%d parameters: %s",
+          KL_MAX_PARAMS, e.msg);
+    if (st != KL_OK)
+        return;
+    const char *const sn[] = {"S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7"};
+    const long long sv[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int pv[KL_MAX_PARAMS], dims;
+    size_t g[3], l[3];
+    for (int i = 0; i < KL_MAX_PARAMS; i++)
+        pv[i] = i + 1;
+    st = kl_user_rung_geometry(&u, sn, sv, 8, pv, &dims, g, l, &e);
+    CHECK(st == KL_OK && g[0] == 4 * KL_MAX_PARAMS && l[0] == KL_MAX_PARAMS && g[1] == 8,
+          "geometry of eight sizes and %d parameters %zu×%zu / %zu: %s", KL_MAX_PARAMS, g[0], g[1],
+          l[0], e.msg);
+    kl_user_rung_free(&u);
+}
+
 static void test_load(void)
 {
     struct kl_user_rung u;
@@ -142,6 +177,7 @@ int main(void)
 {
     test_expressions();
     test_block();
+    test_most_names();
     test_load();
     return check_summary();
 }

@@ -546,8 +546,9 @@ enum kl_status kl_user_rung_geometry(const struct kl_user_rung *u, const char *c
                                      const long long *sizes, int nsizes, const int *values,
                                      int *dims, size_t *global, size_t *local, struct kl_err *e)
 {
-    const char *names[16];
-    long long vals[16];
+    /* up to 8 sizes, then the parameters */
+    const char *names[8 + KL_MAX_PARAMS];
+    long long vals[8 + KL_MAX_PARAMS];
     int n = 0, np = kl_param_count(u->params);
     for (int i = 0; i < nsizes && n < 8; i++, n++) {
         names[n] = size_names[i];
