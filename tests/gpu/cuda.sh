@@ -306,6 +306,29 @@ step_5() {
     fi
 }
 
+# verified_run FILE WHAT ARGS...: kladder gemm ARGS through CUDA within 5 minutes, its rows in
+# $out/FILE.txt: "ok" where it verified (returns 0); 2 where it was skipped; else "FAIL", its
+# output kept beside (FILE_failed_WHAT.txt), status 1 (returns 1).
+verified_run() {
+    local file=$1 what=$2 rc
+    shift 2
+    timeout 300 "$kl" gemm --backend cuda "$@" --warmup 1 --repeats 3 --min-time 0 --format csv \
+        -q >"$out/$file.txt" 2>&1
+    rc=$?
+    if [ "$rc" = 0 ] && grep -q ',verified,' "$out/$file.txt"; then
+        echo "ok    $what"
+        return 0
+    fi
+    if grep -q ',skipped,' "$out/$file.txt"; then
+        echo "skip  $what: $(tail -n 1 "$out/$file.txt")"
+        return 2
+    fi
+    echo "FAIL  $what: exit $rc ($(tail -n 2 "$out/$file.txt"))"
+    cp "$out/$file.txt" "$out/${file}_failed_${what//[^A-Za-z0-9]/_}.txt"
+    status=1
+    return 1
+}
+
 step_6() {
     echo "== 6. Stream-K: the Hopper rungs with SK=1"
     # Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17
@@ -325,21 +348,11 @@ step_6() {
         [ -n "$param" ] && extra+=(--param "$param")
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "4096 4352 4096" "256 16384 8192"; do
             read -r m n k <<<"$shape"
-            what="rung $rung $type ${param:+$param }${m}x${n}x${k}"
-            timeout 300 "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" \
-                --k "$k" "${extra[@]}" --warmup 1 --repeats 3 --min-time 0 --format csv -q \
-                >"$out/sk.txt" 2>&1
-            rc=$?
-            if [ "$rc" = 0 ] && grep -q ',verified,' "$out/sk.txt"; then
-                echo "ok    SK=1 $what"
-            elif grep -q ',skipped,' "$out/sk.txt"; then
-                echo "skip  SK=1: $(tail -n 1 "$out/sk.txt")"
+            verified_run sk "SK=1 rung $rung $type ${param:+$param }${m}x${n}x${k}" --rung "$rung" \
+                --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
+            if [ $? = 2 ]; then
                 sk_skipped=1
                 break 2
-            else
-                echo "FAIL  SK=1 $what: exit $rc ($(tail -n 2 "$out/sk.txt"))"
-                cp "$out/sk.txt" "$out/sk_failed_${rung}_${type}_${m}x${n}x${k}.txt"
-                status=1
             fi
         done
     done
@@ -369,18 +382,9 @@ step_6b() {
         read -r rung type param <<<"$config"
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "128 8192 8192"; do
             read -r m n k <<<"$shape"
-            what="rung $rung $type $param ${m}x${n}x${k}"
-            timeout 300 "$kl" gemm --backend cuda --rung "$rung" --type "$type" --m "$m" --n "$n" \
-                --k "$k" --param "$param" --warmup 1 --repeats 3 --min-time 0 --format csv -q \
-                >"$out/splitk.txt" 2>&1
-            rc=$?
-            if [ "$rc" = 0 ] && grep -q ',verified,' "$out/splitk.txt"; then
-                echo "ok    $what"
-            else
-                echo "FAIL  $what: exit $rc ($(tail -n 2 "$out/splitk.txt"))"
-                cp "$out/splitk.txt" "$out/splitk_failed_${rung}_${type}_${m}x${n}x${k}.txt"
-                status=1
-            fi
+            verified_run splitk "rung $rung $type $param ${m}x${n}x${k}" --rung "$rung" \
+                --type "$type" --m "$m" --n "$n" --k "$k" --param "$param"
+            [ $? = 2 ] && status=1 # rungs 13 and 14 run on every CUDA GPU
         done
     done
     if compute-sanitizer --tool memcheck --error-exitcode 97 --print-limit 20 "$kl" gemm \
