@@ -331,7 +331,8 @@ verified_run() {
 
 step_6() {
     echo "== 6. Stream-K: the Hopper rungs with SK=1"
-    # Rung 20 in each type (FP8 promoted on its preset's tiles, and with PROMOTE=0), rung 17
+    # Rung 20 in each type (FP8 promoted on its preset's tiles, BN=192, given again: a --param
+    # sets presets aside; and with PROMOTE=0), rung 17
     # alone and in clusters of two, rung 18 and rung 22 (rung 20's int8 products), at the awkward
     # shapes (129x8191x65: 64 tiles of 2 slices on 128 blocks, each tile finished by one block
     # from another's partial), at 4096x4352x4096 (rung 20: 544 tiles of 128 x 256 on an H200's
@@ -341,7 +342,7 @@ step_6() {
     # (timeout: exit 124); a failed run's output is kept. Then memcheck and racecheck on rungs
     # 20 and 17.
     sk_skipped=0
-    for config in "20 half" "20 bf16" "20 int8" "20 fp8" "20 fp8 PROMOTE=0" "17 float" \
+    for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" "17 float" \
         "17 float CLUSTER=2" "18 float" "22 float"; do
         read -r rung type param <<<"$config"
         extra=(--param SK=1)

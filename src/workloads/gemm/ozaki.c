@@ -147,6 +147,11 @@ static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung
             s->oz_view[0][l], s->oz_view[1][l], s->oz_view[2][l], NULL, ld, ld, s->ws};
         steps[l] = base;
         kl_gemm_rung_args(r20, v20, KL_INT8, s->M, s->N, s->K, &m, &steps[l]);
+        if (steps[l].nargs >= KL_MAX_ARGS)
+            return kl_fail(&kl->err, KL_ERR_ARG,
+                           "rung 20's INT8 product passes %d arguments, "
+                           "and its modulus one more than a launch holds (%d)",
+                           steps[l].nargs, KL_MAX_ARGS);
         steps[l].args[steps[l].nargs++] = (struct kl_arg){KL_ARG_INT, {.i = moduli[l]}};
     }
     return KL_OK;
