@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The schedules against the plain one and the library (not a test: a benchmark
-# for docs/RESULTS.md): at each shape, each rung once as it is and once with
-# stream-K (SK=1) or split-K (SPLITK=S), the library beside it in the same
-# process, so that the ratios of one row hold up against each other.
+# for docs/RESULTS.md): at each shape, each rung once plain (SK=0, SPLITK=1)
+# and once with stream-K (SK=1) or split-K (SPLITK=S), the library beside it
+# in the same process, so that the ratios of one row hold up against each
+# other.
 #
 #   bench/gemm_schedule.sh
 #
@@ -23,18 +24,22 @@ kl=build/kladder
 mkdir -p "$out/schedule"
 export KLADDER_CACHE_DIR=$out/cache
 read -r -a splits <<<"${SPLITS:-2 4 8}"
-if "$kl" devices 2>/dev/null | grep -q "^  Device cuda:0"; then
+if grep -q "^  Device cuda:0" "$out/devices.txt"; then # (env.sh's list)
     target=(--backend cuda)
     shapes=("4096 4096 4096" "4095 4097 4093" "10000 10000 512" "128 8192 8192"
         "8191 8193 257" "4096 4352 4096" "256 16384 8192")
-    # rungs|type|peer|the scheduled runs' options, one run each
-    configs=("17,18|float|cublas|SK=1" "20|half|cublaslt|SK=1" "20|fp8|cublaslt|SK=1"
-        "22|float|cublas|SK=1" "14|float|cublas|$(printf 'SPLITK=%s ' "${splits[@]}")")
+    # rungs|type|peer|every run's values|the plain run's option, then the scheduled runs', one
+    # run each. A --param that names a rung's parameter sets aside its preset and stream-K's
+    # rule: the plain run says SK=0 (SPLITK=1), and every run carries the preset's values (rung
+    # 20's FP8 BN=192).
+    configs=("17,18|float|cublas||SK=0 SK=1" "20|half|cublaslt||SK=0 SK=1"
+        "20|fp8|cublaslt|BN=192|SK=0 SK=1" "22|float|cublas||SK=0 SK=1"
+        "14|float|cublas||SPLITK=1 $(printf 'SPLITK=%s ' "${splits[@]}")")
     proto=(--warmup 2 --repeats 5 --min-time 0.2)
 else
     target=()
     shapes=("8 256 1024" "16 64 4096" "64 64 64")
-    configs=("13|float|openblas|$(printf 'SPLITK=%s ' "${splits[@]}")")
+    configs=("13|float|openblas||SPLITK=1 $(printf 'SPLITK=%s ' "${splits[@]}")")
     proto=(--warmup 1 --repeats 3 --min-time 0.05)
 fi
 [ -n "${SHAPES:-}" ] && IFS=, read -r -a shapes <<<"$SHAPES"
@@ -74,11 +79,14 @@ PY
         read -r m n k <<<"$s"
         echo "${m}x${n}x${k} (TFLOP/s; ratios to the library of the same run)"
         for c in "${configs[@]}"; do
-            IFS='|' read -r rungs type peer options <<<"$c"
+            IFS='|' read -r rungs type peer values options <<<"$c"
             name="$out/schedule/${m}x${n}x${k}_r${rungs//,/_}_${type}"
             opts=(--m "$m" --n "$n" --k "$k" --type "$type" --rung "$rungs" "${target[@]}"
                 --compare "$peer" "${proto[@]}")
-            timeout 600 "$kl" gemm "${opts[@]}" --json "$name.json" >"$name.txt" 2>&1
+            for v in $values; do opts+=(--param "$v"); done
+            read -r plain options <<<"$options"
+            timeout 600 "$kl" gemm "${opts[@]}" --param "$plain" --json "$name.json" \
+                >"$name.txt" 2>&1
             for option in $options; do
                 sched="${name}_${option//=/}"
                 timeout 600 "$kl" gemm "${opts[@]}" --param "$option" --json "$sched.json" \
