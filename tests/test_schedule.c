@@ -145,6 +145,36 @@ static void check_plan(int tiles, int k_iters, int blocks, int stream)
     free(named);
 }
 
+/*
+ * Stream-K's rule: the busiest block's slices, without fixup costs, are its
+ * whole tiles and the longest range of the stream (ranges differ by at most
+ * one slice); partials add fixup slices each, and only in a stream; whole waves and data-parallel
+ * plans never choose stream-K; the rule chooses it where the model says the
+ * busiest block gains more than the margin, and not otherwise.
+ */
+static void check_rule(int tiles, int k_iters, int blocks)
+{
+    const struct kl_stream_k p = kl_stream_k_plan(tiles, k_iters, blocks, 1);
+    const long long dp = (long long)((tiles + blocks - 1) / blocks) * k_iters;
+    const long long bare = kl_stream_k_slices(&p, 0);
+    const long long range = (p.sk_iters + p.blocks - 1) / p.blocks;
+    CHECK(bare == (long long)kl_dp_count(&p, 0) * k_iters + range,
+          "%d tiles of %d slices on %d blocks: busiest %lld", tiles, k_iters, blocks, bare);
+    const long long fixups = kl_stream_k_slices(&p, 5) - bare;
+    CHECK(fixups >= 0 && (p.dp_tiles < tiles || fixups == 0),
+          "%d tiles of %d slices on %d blocks: %lld slices of fixups", tiles, k_iters, blocks,
+          fixups);
+    if (p.dp_tiles == tiles)
+        CHECK(!kl_stream_k_pays(tiles, k_iters, blocks, 0, 0) && bare == dp,
+              "%d tiles on %d blocks, data-parallel: chosen, or %lld slices for %lld", tiles,
+              blocks, bare, dp);
+    else
+        CHECK(kl_stream_k_pays(tiles, k_iters, blocks, 3, 2) ==
+                  (kl_stream_k_slices(&p, 3) * 102 < dp * 100),
+              "%d tiles of %d slices on %d blocks: the rule against its model", tiles, k_iters,
+              blocks);
+}
+
 int main(void)
 {
     static const int tile_counts[] = {1, 2, 7, 64, 131, 132, 133, 200, 263, 264, 272, 397, 1024};
@@ -159,6 +189,19 @@ int main(void)
             for (size_t c = 0; c < sizeof block_counts / sizeof *block_counts; c++)
                 for (int stream = 0; stream < 2; stream++)
                     check_plan(tile_counts[a], slices[b], block_counts[c], stream);
+    for (size_t a = 0; a < sizeof tile_counts / sizeof *tile_counts; a++)
+        for (size_t b = 0; b < sizeof slices / sizeof *slices; b++)
+            for (size_t c = 0; c < sizeof block_counts / sizeof *block_counts; c++)
+                check_rule(tile_counts[a], slices[b], block_counts[c]);
+    /* On 132 blocks: 32 tiles of 128 slices (128 x 8192 x 8192 in 128 x 256 tiles, K in
+       slices of 64) leave 100 blocks idle: stream-K; 544 of 64 (4096 x 4352 x 4096): a fifth
+       wave of 16 tiles: stream-K; 512 of 64 (4096^3): 3.9 waves, too little to gain; 128 of
+       128 (256 x 16384 x 8192): one wave, data-parallel. */
+    if (!kl_stream_k_pays(32, 128, 132, 8, 10) || !kl_stream_k_pays(544, 64, 132, 8, 10) ||
+        kl_stream_k_pays(512, 64, 132, 8, 10) || kl_stream_k_pays(128, 128, 132, 8, 10)) {
+        printf("FAIL: the rule at the issue's shapes\n");
+        failures++;
+    }
     /* 272 tiles on 132 blocks: two whole waves and 8 tiles, data-parallel */
     struct kl_stream_k p = kl_stream_k_plan(272, 64, 132, 1);
     printf("272 tiles of 64 slices on 132 blocks: %d whole, the stream %lld slices, %lld or "

@@ -346,22 +346,26 @@ static void known_bad(struct kl_context *kl, const struct kl_device_info *real,
           "01_naive 4x4 in the GPU space");
     CHECK(!in_space(kl, kl_gemm_rung_find("12_vec_local"), KL_FLOAT, 2048, 2048, 2048, skinny, 6),
           "12_vec_local 512x32 block in the space");
-    /* Split-K where C's 64 blocks of 128 x 128 leave a 132-unit GPU half idle, up to the
-     * splits that fill it twice (5), each of at least four slices of K; none at 2048³ in
-     * 128 x 128 blocks (256 of them) or at K = 24 (3 slices of 8). */
+    /* Split-K where split-K's model gains: C's 64 blocks of 128 x 128 leave a 132-unit GPU
+     * half idle (SPLITK=4 and 8: two waves of 256 or four of 512 shorter blocks, half the
+     * time of one wave of the 64); at 3000^3 576 such blocks take 4.4 waves (SPLITK=2: 8.7
+     * waves of blocks half as long); none at 2048^3 (256 blocks, 1.9 waves: split in two,
+     * 3.9 waves of half blocks and the partial products' traffic) or at K = 24 (3 slices of
+     * 8). */
     struct kl_device_info big = *gpu;
     big.compute_units = 132;
     kl->info = big;
-    static const char *const split4[] = {"SPLITK=4"}, *const split6[] = {"SPLITK=6"},
+    static const char *const split4[] = {"SPLITK=4"}, *const split8[] = {"SPLITK=8"},
                              *const split2[] = {"SPLITK=2"},
                              *const split2_128[] = {"BM=128", "BN=128", "SPLITK=2"};
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
-    CHECK(in_space(kl, r13, KL_FLOAT, 128, 8192, 8192, split4, 1),
-          "13 SPLITK=4 missing from the space at 128x8192x8192");
-    CHECK(!in_space(kl, r13, KL_FLOAT, 128, 8192, 8192, split6, 1),
-          "13 SPLITK=6 in the space at 128x8192x8192 (more than fills the GPU twice)");
+    CHECK(in_space(kl, r13, KL_FLOAT, 128, 8192, 8192, split4, 1) &&
+              in_space(kl, r13, KL_FLOAT, 128, 8192, 8192, split8, 1),
+          "13 SPLITK=4 or 8 missing from the space at 128x8192x8192");
+    CHECK(in_space(kl, r13, KL_FLOAT, 3000, 3000, 3000, split2_128, 3),
+          "13 SPLITK=2 missing from the space at 3000^3 (4.4 waves of blocks)");
     CHECK(!in_space(kl, r13, KL_FLOAT, 2048, 2048, 2048, split2_128, 3),
-          "13 SPLITK=2 in the space at 2048^3 (its blocks fill the GPU)");
+          "13 SPLITK=2 in the space at 2048^3 (its blocks fill whole waves)");
     CHECK(!in_space(kl, r13, KL_FLOAT, 128, 8192, 24, split2, 1),
           "13 SPLITK=2 in the space at K = 24 (splits of fewer than four slices)");
     /* Nothing beyond the matrix: at 64³ no TS above 64. */

@@ -29,6 +29,7 @@
 #include "workloads/blur/blur.h"
 #include "workloads/blur/bound.h"
 #include "workloads/gemm/gemm.h"
+#include "workloads/gemm/parts.h"
 #include "workloads/registry.h"
 
 static void test_stats(void)
@@ -765,6 +766,85 @@ static double fp8_tensor_sum(const double *p, long K, long span)
             total += (float)run, run = 0;
     }
     return span < K ? total + (float)run : run;
+}
+
+/* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single
+   row or column of tiles where the model gains 10 %, never for many rows of tiles or where SK
+   is set already; rung 17's units are its clusters. Then split-K's, and both together. */
+static void test_schedule_rules(void)
+{
+    const struct kl_gemm_rung *r17 = kl_gemm_rung_find("17_wgmma_tf32"),
+                              *r20 = kl_gemm_rung_find("20_wgmma"),
+                              *r14 = kl_gemm_rung_find("14_warptile");
+    struct kl_device_info dev = {.compute_units = 132};
+    int v17[KL_MAX_PARAMS], v20[KL_MAX_PARAMS], v14[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_err e;
+    CHECK(r17 && r20 && r14 &&
+              kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK &&
+              kl_params_resolve(r20->name, r20->params, NULL, 0, v20, &mask, &e) == KL_OK &&
+              kl_params_resolve(r14->name, r14->params, NULL, 0, v14, &mask, &e) == KL_OK,
+          "rungs 14, 17 and 20");
+    /* rung 20 in half, 128 x 256 tiles, K in slices of 64 */
+    CHECK(kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 128, 8192, 8192, v20) &&
+              kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 8192, 256, 8192, v20),
+          "one row (column) of 32 (64) tiles on 132 SMs: stream-K");
+    CHECK(!kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 192, 12288, 12288, v20) &&
+              !kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 4096, 4352, 4096, v20),
+          "two rows of tiles, or 17 of them: data-parallel");
+    CHECK(!kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 128, 8192, 128, v20),
+          "K of two slices: too short to gain");
+    /* rung 17, 256 x 128 tiles: 192 rows are one row of them; in clusters of two, one unit */
+    CHECK(kl_gemm_stream_k_rule(r17, &dev, KL_FLOAT, 192, 12288, 12288, v17),
+          "rung 17: 192 rows in one row of tiles");
+    v17[kl_param_index(r17->params, "CLUSTER")] = 2;
+    CHECK(kl_gemm_stream_k_rule(r17, &dev, KL_FLOAT, 256, 512, 32768, v17) &&
+              !kl_gemm_stream_k_rule(r17, &dev, KL_FLOAT, 256, 256, 8192, v17),
+          "rung 17 in clusters: two of them on 66 for 1024 slices, but not one for 256 (its "
+          "finisher would add 65 partials)");
+    v17[kl_param_index(r17->params, "SK")] = 1;
+    dev.compute_units = 0;
+    CHECK(!kl_gemm_stream_k_rule(r17, &(struct kl_device_info){.compute_units = 132}, KL_FLOAT, 256,
+                                 512, 32768, v17) &&
+              !kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 128, 8192, 8192, v20) &&
+              !kl_gemm_stream_k_rule(r14, &(struct kl_device_info){.compute_units = 132}, KL_FLOAT,
+                                     128, 8192, 8192, v14),
+          "SK set already, no compute units known, or a rung without stream-K: left alone");
+    /* the rules' choices, and where they came from, in a row's config: rung 14's 32 blocks of
+       128 x 256 at 128 x 8192 x 8192 in four splits (a wave of 128 blocks a quarter as long);
+       none where its 512 blocks make 3.9 waves (4096^3), for rung 13 (OpenCL: not measured),
+       or on tuned values */
+    dev.compute_units = 132;
+    int v[KL_MAX_PARAMS];
+    char config[128] = "";
+    struct kl_gemm_request q = {.M = 128, .N = 8192, .K = 8192, .type = KL_FLOAT};
+    memcpy(v, v14, sizeof v);
+    kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r14->params, "SPLITK")] == 4 &&
+              strcmp(config, "SPLITK=4 (split-K's rule)") == 0,
+          "rung 14 at 128 x 8192 x 8192: SPLITK=%d, \"%s\"",
+          v[kl_param_index(r14->params, "SPLITK")], config);
+    q.M = q.N = q.K = 4096, config[0] = '\0';
+    memcpy(v, v14, sizeof v);
+    kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r14->params, "SPLITK")] == 1 && !config[0], "rung 14 at 4096^3");
+    const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
+    q.M = 128, q.N = q.K = 8192;
+    CHECK(r13 && kl_params_resolve(r13->name, r13->params, NULL, 0, v, &mask, &e) == KL_OK,
+          "rung 13");
+    kl_gemm_schedule_rules(r13, &dev, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r13->params, "SPLITK")] == 1 && !config[0], "rung 13: %s", config);
+    memcpy(v, v14, sizeof v);
+    snprintf(config, sizeof config, "tuned BM=128");
+    kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r14->params, "SPLITK")] == 1 && strcmp(config, "tuned BM=128") == 0,
+          "tuned values are left alone: %s", config);
+    q.type = KL_HALF, config[0] = '\0';
+    memcpy(v, v20, sizeof v);
+    kl_gemm_schedule_rules(r20, &dev, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r20->params, "SK")] == 1 &&
+              strcmp(config, "SK=1 (stream-K's rule)") == 0,
+          "rung 20 at 128 x 8192 x 8192: \"%s\"", config);
 }
 
 /*
@@ -1989,6 +2069,7 @@ int main(void)
     test_narrow_range();
     test_narrow_tolerance();
     test_fp8_tolerance();
+    test_schedule_rules();
     test_int8_exact();
     test_precision();
     test_roofs();

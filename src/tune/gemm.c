@@ -53,20 +53,21 @@ static size_t ceil_div(size_t a, size_t b)
 }
 
 /*
- * Split-K (SPLITK > 1) where it cannot help: where C's blocks alone occupy
- * every compute unit, with more splits than fill the units twice over, or
- * with splits of fewer than four slices of K.
+ * Split-K (SPLITK > 1) where it cannot help: where split-K's model
+ * (kl_gemm_split_gain: the waves of blocks against the partial products'
+ * traffic) has it no faster, as where C's blocks fill whole waves of the
+ * compute units, or with splits of fewer than four slices of K.
  */
 static int split_useless(const struct kl_tune_gemm *g, const int *v)
 {
     if (g->splitk < 0 || v[g->splitk] <= 1 || g->bm < 0 || g->bn < 0 || g->bk < 0)
         return 0;
-    size_t splits = (size_t)v[g->splitk], units = g->kl->info.compute_units;
+    size_t units = g->kl->info.compute_units ? g->kl->info.compute_units : 1;
     size_t blocks =
         ceil_div((size_t)g->M, (size_t)v[g->bm]) * ceil_div((size_t)g->N, (size_t)v[g->bn]);
-    units = units ? units : 1;
-    return blocks >= units || splits > ceil_div(2 * units, blocks) ||
-           ceil_div((size_t)g->K, (size_t)v[g->bk]) < 4 * splits;
+    return kl_gemm_split_gain(blocks, units, v[g->splitk], g->K,
+                              kl_type_size(kl_type_output(g->type))) <= 1.0 ||
+           ceil_div((size_t)g->K, (size_t)v[g->bk]) < 4 * (size_t)v[g->splitk];
 }
 
 /*

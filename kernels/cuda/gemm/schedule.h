@@ -146,6 +146,38 @@ KL_SCHED int kl_work_at(const struct kl_stream_k *p, int b, int n, struct kl_wor
 }
 
 /*
+ * Stream-K's model, for the host's rule (gemm/presets.c): the time of the
+ * busiest block, in slices of K. Data-parallel, a block takes up to
+ * ceil(tiles / blocks) whole tiles. By the plan, block b's time is the
+ * slices of its pieces plus `fixup` slices for each partial tile it leaves
+ * or adds (a partial's stores or loads, and the wait).
+ */
+KL_SCHED long long kl_stream_k_slices(const struct kl_stream_k *p, int fixup)
+{
+    long long busiest = 0;
+    for (int b = 0; b < p->blocks; b++) {
+        struct kl_work w;
+        long long t = 0;
+        for (int n = 0; kl_work_at(p, b, n, &w); n++)
+            t += w.k1 - w.k0 +
+                 (w.k0 > 0 ? fixup
+                  : w.first_peer >= 0 ? (long long)fixup * (w.last_peer - w.first_peer + 1)
+                                      : 0);
+        busiest = t > busiest ? t : busiest;
+    }
+    return busiest;
+}
+
+/* 1 where the plan has a stream and its busiest block is faster than data-parallel's by more
+   than `percent` % by the model. */
+KL_SCHED int kl_stream_k_pays(int tiles, int k_iters, int blocks, int fixup, int percent)
+{
+    const struct kl_stream_k p = kl_stream_k_plan(tiles, k_iters, blocks, 1);
+    const long long dp = (long long)((tiles + blocks - 1) / blocks) * k_iters;
+    return p.dp_tiles < tiles && kl_stream_k_slices(&p, fixup) * (100 + percent) < dp * 100;
+}
+
+/*
  * The 4-byte words of the flags at the head of a stream-K workspace: one per
  * consumer warpgroup of every block (warpgroups in all), in rows of 64, so
  * that the partial sums after them start 256-byte aligned. The kernel reads

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda/gemm/schedule.h" /* the kernels' own: stream-K's plan, for its rule */
 #include "tune/cache.h"
 
 /* A rung's parameter values: defaults, the user's items, then the constraints between them. */
@@ -38,6 +39,111 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
             (!r->presets[i].max_m || M <= r->presets[i].max_m))
             return &r->presets[i];
     return NULL;
+}
+
+/*
+ * Stream-K's rule for a Hopper rung whose SK the user left alone: SK=1 where
+ * C is a single row or column of tiles (of the rung's units: rung 17's
+ * clusters) and schedule.h's model has the stream's busiest block at least
+ * SK_PERCENT % faster, a partial tile left or added costing SK_FIXUP
+ * slices. Measured on an H200 (docs/RESULTS.md): where tiles of several
+ * rows share columns of B (or of several columns rows of A), data-parallel
+ * blocks run over the same slices at once and find them in L2, while
+ * stream-K's run at different depths of K and read them again from memory:
+ * at 4096^3 stream-K cost rung 17 22 % and rung 20 5 %, at 192 x 12288 x
+ * 12288 (two rows of rung 20's tiles, 96 tiles on 132 SMs) 21 %, although
+ * the model alone had it faster by 17 %. With one row of tiles (128 x 8192
+ * x 8192: 32 to 64 tiles) it won 4 to 49 %.
+ */
+#define SK_FIXUP 8
+#define SK_PERCENT 10
+
+int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                          enum kl_type t, int M, int N, int K, const int *values)
+{
+    const int sk = kl_param_index(r->params, "SK");
+    if (sk < 0 || values[sk] || !dev->compute_units)
+        return 0;
+    const int bm = kl_param_value(r->params, values, "BM");
+    const int bn = kl_param_value(r->params, values, "BN");
+    const int cluster = kl_param_index(r->params, "CLUSTER") >= 0
+                            ? kl_param_value(r->params, values, "CLUSTER")
+                            : 1;
+    /* a slice: 32 elements (17, 18: TF32), or 128 bytes of the inputs (20, and 22's int8) */
+    const int slice = r->local == KL_LOCAL_WGMMA ? 32 : r->ozaki ? 128 : 128 / (int)kl_type_size(t);
+    const int rows = (M + bm - 1) / bm, cols = ((N + bn - 1) / bn + cluster - 1) / cluster;
+    const int blocks = (int)dev->compute_units / cluster;
+    return blocks > 0 && (rows == 1 || cols == 1) &&
+           kl_stream_k_pays(rows * cols, (K + slice - 1) / slice, blocks, SK_FIXUP, SK_PERCENT);
+}
+
+/*
+ * Split-K's model: SPLITK = splits against 1 for `blocks` blocks of C on
+ * `units` compute units, a block on each at once (rung 14's, at 249
+ * registers a thread). Without splits, ceil(blocks / units) waves of
+ * blocks of all of K; with them, ceil(splits * blocks / units) waves of
+ * blocks of a split's share. Against that gain, each split's partial
+ * product of C is written and read once more: 2 * splits * es bytes per
+ * element of C, where the product spent 2K FLOP, at SPLIT_BALANCE FLOP per
+ * byte (an H200's FFMA rate over its memory's: 48 TFLOP/s, 4.4 TB/s).
+ * Measured on an H200 (docs/RESULTS.md): at 128 x 8192 x 8192 (32 blocks
+ * of 128 x 256) SPLITK=4 ran 3.7x as fast, the model's choice at 3.9x;
+ * at 3000^3 (288 blocks: 2.2 waves) 1.22x, the model 1.26x; where blocks
+ * fill whole waves (4096^3, 8191 x 8193 x 257) every split was slower.
+ */
+#define SPLIT_BALANCE 11.0
+
+double kl_gemm_split_gain(size_t blocks, size_t units, int splits, int K, size_t es)
+{
+    if (!blocks || !units || splits < 1 || K < 1)
+        return 1.0;
+    double whole = (double)((blocks + units - 1) / units);
+    double split = (double)((splits * blocks + units - 1) / units) / splits;
+    return whole / split / (1.0 + 2.0 * splits * (double)es * SPLIT_BALANCE / (2.0 * K));
+}
+
+/*
+ * Split-K's rule for rung 14 (CUDA; rung 13's OpenCL has no measurement to
+ * fit): the splits the model gains most with, at least 10 %, among 2, 4, 8
+ * and 16 (the tuner's values, and the measured ones), each of at least four
+ * slices of K; else 1.
+ */
+static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                      enum kl_type t, int M, int N, int K, const int *values)
+{
+    const int i = kl_param_index(r->params, "SPLITK");
+    if (i < 0 || values[i] != 1 || !dev->compute_units || !kl_kernel_is_cuda(r->file))
+        return 1;
+    const size_t bm = (size_t)kl_param_value(r->params, values, "BM");
+    const size_t bn = (size_t)kl_param_value(r->params, values, "BN");
+    const int slices =
+        (K + kl_param_value(r->params, values, "BK") - 1) / kl_param_value(r->params, values, "BK");
+    const size_t blocks = ((size_t)M + bm - 1) / bm * (((size_t)N + bn - 1) / bn);
+    const size_t es = kl_type_size(kl_type_output(t));
+    int best = 1;
+    double gain = 1.1;
+    for (int s = 2; s <= r->params[i].max && slices >= 4 * s; s *= 2) {
+        double g = kl_gemm_split_gain(blocks, dev->compute_units, s, K, es);
+        if (g > gain)
+            best = s, gain = g;
+    }
+    return best;
+}
+
+void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                            const struct kl_gemm_request *q, int *values, char *config, size_t n)
+{
+    size_t used = strlen(config);
+    int splits;
+    if (strncmp(config, "tuned", 5) == 0)
+        return;
+    if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
+        values[kl_param_index(r->params, "SK")] = 1;
+        snprintf(config + used, n - used, "%sSK=1 (stream-K's rule)", used ? " " : "");
+    } else if ((splits = split_rule(r, dev, q->type, q->M, q->N, q->K, values)) > 1) {
+        values[kl_param_index(r->params, "SPLITK")] = splits;
+        snprintf(config + used, n - used, "%sSPLITK=%d (split-K's rule)", used ? " " : "", splits);
+    }
 }
 
 /* "WHAT NAME=V NAME=V" into config (n bytes). */
