@@ -15,11 +15,12 @@
 # (M or N at most 256), short K (at most 512), all three sides prime, and
 # sides that are not multiples of 8. Elsewhere (PoCL on a CPU): rungs 10 to
 # 13 beside OpenBLAS at 64 to 512. BENCH_SHAPES="M N K,M N K,..." and
-# BENCH_RUNGS replace the shapes and the rungs. Extra options go to every row, and rungs
-# without a --param ignore it: OUT=bench/out/sk bench/gemm_shapes.sh --param SK=1 sweeps the
-# Hopper rungs as stream-K into a second set of pages beside the first, and
-# OUT=bench/out/split BENCH_RUNGS=13,14 bench/gemm_shapes.sh --param SPLITK=4 the FMA rungs
-# split along K.
+# BENCH_RUNGS replace the shapes and the rungs. The rows take the rungs' presets and the
+# schedule's rules (stream-K, split-K; their config column says where they chose). Extra
+# options go to every row, and rungs without a --param ignore it; a --param sets the presets
+# and rules aside: OUT=bench/out/sk bench/gemm_shapes.sh --param SK=1 sweeps the Hopper rungs
+# as stream-K into a second set of pages beside the first, and OUT=bench/out/split
+# BENCH_RUNGS=13,14 bench/gemm_shapes.sh --param SPLITK=4 the FMA rungs split along K.
 # Each shape's table and JSON go to $OUT (default bench/out)/shapes/; each
 # type's page (shapes_TYPE.html) and chart alone (shapes_TYPE.svg) beside
 # them; the chart's legend says at how many shapes kladder reaches 0.95x the
