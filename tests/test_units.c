@@ -768,6 +768,31 @@ static double fp8_tensor_sum(const double *p, long K, long span)
     return span < K ? total + (float)run : run;
 }
 
+/* Every device GEMM rung's launch holds its arguments, with SK=1 where it has it, and rung 20's
+   with room for the modulus rung 22's INT8 products add (13 once overwrote a launch's count
+   and dimensions). */
+static void test_gemm_launch_args(void)
+{
+    for (int i = 0; i < kl_gemm_rung_count(); i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        int v[KL_MAX_PARAMS], sk = kl_param_index(r->params, "SK");
+        unsigned mask;
+        struct kl_err e;
+        if (r->geometry == KL_GEO_HOST ||
+            kl_params_resolve(r->name, r->params, NULL, 0, v, &mask, &e) != KL_OK)
+            continue;
+        if (sk >= 0)
+            v[sk] = 1;
+        struct kl_launch l;
+        memset(&l, 0, sizeof l);
+        const struct rung_bufs m = {NULL, NULL, NULL, NULL, 64, 64, NULL};
+        kl_gemm_rung_args(r, v, KL_FLOAT, 64, 64, 64, &m, &l);
+        CHECK(l.nargs + (strcmp(r->name, "20_wgmma") == 0) <= KL_MAX_ARGS,
+              "rung %s passes %d arguments%s, a launch holds %d", r->name, l.nargs,
+              strcmp(r->name, "20_wgmma") == 0 ? " and rung 22's modulus" : "", KL_MAX_ARGS);
+    }
+}
+
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single
    row or column of tiles where the model gains 10 %, never for many rows of tiles or where SK
    is set already; rung 17's units are its clusters. Then split-K's, and both together. */
@@ -2070,6 +2095,7 @@ int main(void)
     test_narrow_tolerance();
     test_fp8_tolerance();
     test_schedule_rules();
+    test_gemm_launch_args();
     test_int8_exact();
     test_precision();
     test_roofs();
