@@ -870,6 +870,12 @@ static void test_schedule_rules(void)
     CHECK(v[kl_param_index(r20->params, "SK")] == 1 &&
               strcmp(config, "SK=1 (stream-K's rule)") == 0,
           "rung 20 at 128 x 8192 x 8192: \"%s\"", config);
+    /* and the row's values name the rule as SK's source, not a preset's */
+    CHECK(kl_ladder_set_by_rule(config, "SK") && !kl_ladder_set_by_rule(config, "K") &&
+              !kl_ladder_set_by_rule("preset sm_90 BN=192 SK=1", "SK") &&
+              kl_ladder_set_by_rule("preset sm_90 BN=192 SPLITK=4 (split-K's rule)", "SPLITK") &&
+              !kl_ladder_set_by_rule("preset sm_90 BN=192 SPLITK=4 (split-K's rule)", "BN"),
+          "a value the rules set is told from a preset's");
 }
 
 /*

@@ -509,11 +509,26 @@ static int names_value(const char *const *items, int n, const char *text, const 
     return 0;
 }
 
+int kl_ladder_set_by_rule(const char *config, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = strstr(config, name); p; p = strstr(p + 1, name)) {
+        const char *v = p + len, *close;
+        if ((p != config && p[-1] != ' ') || *v != '=')
+            continue;
+        v += strcspn(v, " ");
+        if (strncmp(v, " (", 2) == 0 && (close = strchr(v, ')')) && close - v >= 6 &&
+            strncmp(close - 4, "rule", 4) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /*
  * What rung i builds and with what, for the article: each parameter's value
  * and where it came from (--param, the tuned cache or a preset, as the row's
- * config names them, else the default), and its kernel file with the hash of
- * the text it was built from.
+ * config names them, a rule where the config says one set it, else the
+ * default), and its kernel file with the hash of the text it was built from.
  */
 static void record_inputs(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                           const struct kl_user_rung *u, const int *values, struct kl_result *res)
@@ -530,9 +545,10 @@ static void record_inputs(const struct kl_workload *w, const struct kl_ladder_ar
         struct kl_value_source *v = &res->values[k];
         snprintf(v->name, sizeof v->name, "%s", p[k].name);
         v->value = values[k];
-        v->from = names_value(a->params, a->nparams, NULL, p[k].name) ? "--param"
+        v->from = names_value(a->params, a->nparams, NULL, p[k].name)      ? "--param"
+                  : kl_ladder_set_by_rule(res->config, p[k].name)          ? "rule"
                   : origin && names_value(NULL, 0, res->config, p[k].name) ? origin
-                                                                          : "default";
+                                                                           : "default";
     }
     if (!file)
         return; /* a host rung */

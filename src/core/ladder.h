@@ -306,4 +306,9 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
                                const int *chosen, int nchosen, int first, int total,
                                struct kl_report *rep, struct kl_err *e);
 
+/* 1 where a row's config names NAME=V followed by "(...rule)": a value a workload's rule set
+   (gemm's stream-K and split-K rules: "SK=1 (stream-K's rule)"); its source in the row's
+   values is then "rule". */
+int kl_ladder_set_by_rule(const char *config, const char *name);
+
 #endif /* KL_LADDER_H */
