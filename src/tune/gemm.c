@@ -40,16 +40,12 @@ static int off_default(const struct kl_tune_gemm *g, const int *v, int i)
 
 /*
  * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
- * result's accuracy) and SK (stream-K is the user's choice until a GPU has run it).
+ * result's accuracy) and SK (stream-K is its rule's choice or the user's: a wait that traps
+ * would end the tuner's context, and the rule knows where it pays).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
     return off_default(g, v, g->promote) | off_default(g, v, g->sk);
-}
-
-static size_t ceil_div(size_t a, size_t b)
-{
-    return (a + b - 1) / b;
 }
 
 /*
@@ -63,11 +59,7 @@ static int split_useless(const struct kl_tune_gemm *g, const int *v)
     if (g->splitk < 0 || v[g->splitk] <= 1 || g->bm < 0 || g->bn < 0 || g->bk < 0)
         return 0;
     size_t units = g->kl->info.compute_units ? g->kl->info.compute_units : 1;
-    size_t blocks =
-        ceil_div((size_t)g->M, (size_t)v[g->bm]) * ceil_div((size_t)g->N, (size_t)v[g->bn]);
-    return kl_gemm_split_gain(blocks, units, v[g->splitk], g->K,
-                              kl_type_size(kl_type_output(g->type))) <= 1.0 ||
-           ceil_div((size_t)g->K, (size_t)v[g->bk]) < 4 * (size_t)v[g->splitk];
+    return kl_gemm_split_gain(g->rung, v, g->type, units, g->M, g->N, g->K, v[g->splitk]) <= 1.0;
 }
 
 /*

@@ -202,9 +202,11 @@ struct kl_gemm_request {
     int no_presets; /* 1: the rungs' own defaults, not their presets (kl_gemm_preset) */
 };
 
-/* Split-K's model (gemm/presets.c): how many times faster SPLITK = splits runs than 1 for
-   `blocks` blocks of C on `units` compute units over K, C's elements es bytes. */
-double kl_gemm_split_gain(size_t blocks, size_t units, int splits, int K, size_t es);
+/* Split-K's model (gemm/presets.c): how many times faster SPLITK = splits runs than 1 in rung
+   r with values v (BM, BN, BK) at M x N x K in type t on `units` compute units; 0 where a
+   split would have fewer than four slices of K. */
+double kl_gemm_split_gain(const struct kl_gemm_rung *r, const int *v, enum kl_type t, size_t units,
+                          int M, int N, int K, int splits);
 
 /* 1 when the request runs rung r: named by --rung, or the whole ladder (host rungs unless -1). */
 int kl_gemm_request_chooses(const struct kl_gemm_request *req, const struct kl_gemm_rung *r);

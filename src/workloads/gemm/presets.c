@@ -78,35 +78,44 @@ int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_i
 }
 
 /*
- * Split-K's model: SPLITK = splits against 1 for `blocks` blocks of C on
- * `units` compute units, a block on each at once (rung 14's, at 249
- * registers a thread). Without splits, ceil(blocks / units) waves of
- * blocks of all of K; with them, ceil(splits * blocks / units) waves of
- * blocks of a split's share. Against that gain, each split's partial
- * product of C is written and read once more: 2 * splits * es bytes per
- * element of C, where the product spent 2K FLOP, at SPLIT_BALANCE FLOP per
- * byte (an H200's FFMA rate over its memory's: 48 TFLOP/s, 4.4 TB/s).
- * Measured on an H200 (docs/RESULTS.md): at 128 x 8192 x 8192 (32 blocks
- * of 128 x 256) SPLITK=4 ran 3.7x as fast, the model's choice at 3.9x;
- * at 3000^3 (288 blocks: 2.2 waves) 1.22x, the model 1.26x; where blocks
- * fill whole waves (4096^3, 8191 x 8193 x 257) every split was slower.
+ * Split-K's model: SPLITK = splits against 1 for rung r with values v (its
+ * BM x BN blocks, slices of BK) on `units` compute units, a block on each at
+ * once (rung 14's, at 249 registers a thread). Without splits, the blocks
+ * of C take ceil(blocks / units) waves over all of K; with them,
+ * ceil(splits * blocks / units) waves over a split's share. Against that
+ * gain, each split's partial product of C is written and read once more:
+ * 2 * splits * es bytes per element of C, where the product spent 2K FLOP,
+ * at SPLIT_BALANCE FLOP per byte (an H200's FFMA rate over its memory's:
+ * 48 TFLOP/s, 4.4 TB/s). Splits of fewer than four slices of K are no
+ * gain (0). Measured on an H200 (docs/RESULTS.md): at 128 x 8192 x 8192
+ * (32 blocks of 128 x 256) SPLITK=4 ran 3.7x as fast, the model's choice at
+ * 3.9x; at 3000^3 (288 blocks: 2.2 waves) 1.22x, the model 1.26x; where
+ * blocks fill whole waves (4096^3, 8191 x 8193 x 257) every split was
+ * slower.
  */
 #define SPLIT_BALANCE 11.0
 
-double kl_gemm_split_gain(size_t blocks, size_t units, int splits, int K, size_t es)
+double kl_gemm_split_gain(const struct kl_gemm_rung *r, const int *v, enum kl_type t, size_t units,
+                          int M, int N, int K, int splits)
 {
-    if (!blocks || !units || splits < 1 || K < 1)
+    const size_t bm = (size_t)kl_param_value(r->params, v, "BM");
+    const size_t bn = (size_t)kl_param_value(r->params, v, "BN");
+    const int bk = kl_param_value(r->params, v, "BK");
+    const size_t blocks = ((size_t)M + bm - 1) / bm * (((size_t)N + bn - 1) / bn);
+    const double es = (double)kl_type_size(kl_type_output(t));
+    if (!units || !blocks || splits < 1 || K < 1)
         return 1.0;
+    if ((K + bk - 1) / bk < 4 * splits)
+        return 0.0;
     double whole = (double)((blocks + units - 1) / units);
     double split = (double)((splits * blocks + units - 1) / units) / splits;
-    return whole / split / (1.0 + 2.0 * splits * (double)es * SPLIT_BALANCE / (2.0 * K));
+    return whole / split / (1.0 + splits * es * SPLIT_BALANCE / K);
 }
 
 /*
  * Split-K's rule for rung 14 (CUDA; rung 13's OpenCL has no measurement to
  * fit): the splits the model gains most with, at least 10 %, among 2, 4, 8
- * and 16 (the tuner's values, and the measured ones), each of at least four
- * slices of K; else 1.
+ * and 16 (the tuner's values, and the measured ones); else 1.
  */
 static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                       enum kl_type t, int M, int N, int K, const int *values)
@@ -114,16 +123,10 @@ static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info 
     const int i = kl_param_index(r->params, "SPLITK");
     if (i < 0 || values[i] != 1 || !dev->compute_units || !kl_kernel_is_cuda(r->file))
         return 1;
-    const size_t bm = (size_t)kl_param_value(r->params, values, "BM");
-    const size_t bn = (size_t)kl_param_value(r->params, values, "BN");
-    const int slices =
-        (K + kl_param_value(r->params, values, "BK") - 1) / kl_param_value(r->params, values, "BK");
-    const size_t blocks = ((size_t)M + bm - 1) / bm * (((size_t)N + bn - 1) / bn);
-    const size_t es = kl_type_size(kl_type_output(t));
     int best = 1;
     double gain = 1.1;
-    for (int s = 2; s <= r->params[i].max && slices >= 4 * s; s *= 2) {
-        double g = kl_gemm_split_gain(blocks, dev->compute_units, s, K, es);
+    for (int s = 2; s <= r->params[i].max; s *= 2) {
+        double g = kl_gemm_split_gain(r, values, t, dev->compute_units, M, N, K, s);
         if (g > gain)
             best = s, gain = g;
     }
