@@ -5,7 +5,8 @@
 # shapes, with the overflow and tiny-variance rows, for float, half and
 # bf16; the ladders at 4k, 32k and 256k columns (1 GiB of input) for
 # softmax, layer norm and RMS norm beside torch (the same shapes, its own
-# data) and, for softmax, cuDNN (--compare cudnn: the same rows); the rungs that hold a row at other block shapes (how the rule in
+# data) and cuDNN (--compare cudnn: the same rows); the rungs that hold a row at other
+# block shapes (how the rule in
 # src/workloads/softmax/rungs.c was chosen); the ladder through NVIDIA's
 # OpenCL; compute-sanitizer's memcheck and racecheck.
 # Not a test: a benchmark for docs/RESULTS.md. Each step's output goes to
@@ -121,10 +122,8 @@ for step in $steps; do
                     rungs=03,04,05
                     [ "$op" = softmax ] && [ "$type" = float ] && rungs=01,02,03,04,05
                     rungs=${RUNGS:-$rungs}
-                    peer=()
-                    [ "$op" = softmax ] && peer=(--compare cudnn)
                     ladder "${type}_${op}_$cols" --backend cuda --type "$type" --op "$op" \
-                        --size "$(rows_for "$type" "$cols"),$cols" --rung "$rungs" "${peer[@]}"
+                        --size "$(rows_for "$type" "$cols"),$cols" --rung "$rungs" --compare cudnn
                 done
             done
             [ "${TORCH:-1}" = 0 ] && continue

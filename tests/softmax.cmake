@@ -39,5 +39,5 @@ kl_cli_test(softmax_unknown_rung 2 "unknown softmax rung \"nosuch\".*01_three_pa
 kl_cli_test(softmax_nt_multiple 2 "rung 04_registers: NT=48 is out of range .*multiple of 32" softmax --size 4,70 --rung 04 --param NT=48 ${QUICK})
 kl_cli_test(softmax_unknown_peer 2 "unknown peer \"cublas\" for softmax \\(cudnn\\)" softmax --size 4,70 --compare cublas ${QUICK})
 kl_cli_test(softmax_compare_elsewhere 0 "peer:cudnn skipped: cuDNN runs beside NVIDIA devices only" softmax --size 4,70 --rung 01 --compare cudnn ${QUICK})
-kl_cli_test(softmax_compare_norm 0 "peer:cudnn skipped: cuDNN's layer and RMS norms are in its graph API only" softmax --size 4,70 --rung 01 --op layernorm --compare cudnn ${QUICK})
+kl_cli_test(softmax_compare_norm 0 "peer:cudnn skipped: cuDNN runs beside NVIDIA devices only" softmax --size 4,70 --rung 01 --op layernorm --compare cudnn ${QUICK})
 kl_cli_test(softmax_cluster_elsewhere 2 "rung 05_cluster: CUDA C\\+\\+: runs with --backend cuda" softmax --size 4,70 --rung 05 ${QUICK})

@@ -156,12 +156,14 @@ enum kl_status kl_peer_transpose(struct kl_context *kl, const char *peer,
                                  char *what, size_t n, struct kl_err *e);
 
 /* Rows of rows·cols elements (float, half or bf16), op 0 softmax, 1 layer norm, 2 RMS norm
-   (enum kl_softmax_op), each row normalised on its own. */
+   (enum kl_softmax_op), each row normalised on its own; the norms' gamma, beta (layer norm)
+   and eps. */
 struct kl_softmax_problem {
     enum kl_type type;
     int op;
     int rows, cols;
     const void *x;
+    float gamma, beta, eps;
 };
 /* Runs peer ("cudnn") once into out (rows·cols elements), then times it by proto. */
 enum kl_status kl_peer_softmax(struct kl_context *kl, const char *peer,

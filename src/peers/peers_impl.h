@@ -45,10 +45,17 @@ enum kl_status kl_cublas_transpose(struct kl_context *kl, const struct kl_transp
 enum kl_status kl_clblast_transpose(struct kl_context *kl, const struct kl_transpose_problem *p,
                                     const struct kl_protocol *proto, void *out,
                                     struct kl_stats *stats, char *what, size_t n, struct kl_err *e);
-/* cuDNN's cudnnSoftmaxForward (cudnn.c); its norms are not run, and say so. */
+/* cuDNN's cudnnSoftmaxForward, and its graph API's layer and RMS norms (cudnn.c). */
 enum kl_status kl_cudnn_softmax(struct kl_context *kl, const struct kl_softmax_problem *p,
                                 const struct kl_protocol *proto, void *out, struct kl_stats *stats,
                                 char *what, size_t n, struct kl_err *e);
+/*
+ * The norm's operation (p->op 1 or 2) as the peer builds it before it needs a GPU, made,
+ * finalized by cuDNN and freed: unsupported where libcudnn or its graph API is missing, a
+ * failure where cuDNN refuses the descriptors. For the tests, which check kladder's
+ * descriptors against the library wherever it is installed, GPU or not.
+ */
+enum kl_status kl_cudnn_norm_operation(const struct kl_softmax_problem *p, struct kl_err *e);
 enum kl_status kl_openblas_gemm(const struct kl_gemm_problem *p, const struct kl_protocol *proto,
                                 void *C, struct kl_stats *stats, char *what, size_t n,
                                 struct kl_err *e);

@@ -28,6 +28,10 @@
 #     reference; 8-bit pixels, which NPP rounds down, either verified or failed
 #     by less than 1.01 levels (the truncation), never by more (wrong weights,
 #     border or layout would be).
+#  3b. NVIDIA cuDNN beside the softmax ladder: softmax (legacy API), layer norm
+#     and RMS norm (graph API) in float, half and bf16, at 37 x 1031 and
+#     3 x 262147, each peer row verified within the ladder's bound (a skipped
+#     row fails too: this machine is meant to have cuDNN 9).
 #  4. The machine: rung 14's register count in the JSON equals what cuobjdump
 #     reads from the very cubin kladder ran (KLADDER_SAVE_CUBIN), and with
 #     --energy every row's joules per launch times its launches agrees with its
@@ -234,6 +238,31 @@ PY
     done
 }
 
+step_3b() {
+    echo "== 3b. NVIDIA cuDNN: softmax, layer norm, RMS norm"
+    for op in softmax layernorm rmsnorm; do
+        for type in float half bf16; do
+            for size in 37,1031 3,262147; do
+                name="$out/cudnn_${op}_${type}_$size"
+                "$kl" softmax --backend cuda --op "$op" --type "$type" --size "$size" --rung 04 \
+                    --compare cudnn --warmup 0 --repeats 2 --min-time 0 --json "$name.json" \
+                    >"$name.txt" 2>&1
+                python3 - "$name.json" "$op $type $size" <<'PY' || status=1
+import json, sys
+try:
+    rows = {r["rung"]: r for r in json.load(open(sys.argv[1]))["results"]}
+except (OSError, ValueError) as e:
+    print(f"FAIL  cudnn {sys.argv[2]}: no JSON ({e})"); sys.exit(1)
+n = rows.get("peer:cudnn", {})
+if n.get("status") == "verified":
+    print(f"ok    cudnn {sys.argv[2]}: verified, {n['median_s'] * 1e3:.3f} ms"); sys.exit(0)
+print(f"FAIL  cudnn {sys.argv[2]}: {n.get('status')}: {n.get('note')}"); sys.exit(1)
+PY
+            done
+        done
+    done
+}
+
 step_4() {
     echo "== 4. The machine: registers against cuobjdump, energy against power × time"
     cubins=$(mktemp -d)
@@ -431,9 +460,9 @@ PY
     fi
 }
 
-for s in ${STEPS:-1 2 3 4 5 6 6b 7}; do
+for s in ${STEPS:-1 2 3 3b 4 5 6 6b 7}; do
     if ! declare -F "step_$s" >/dev/null; then
-        echo "no step $s (steps: 1 2 3 4 5 6 6b 7)" >&2
+        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 7)" >&2
         exit 2
     fi
     "step_$s"

@@ -383,7 +383,14 @@ static enum kl_status run_peer(void *self, const char *peer, const struct kl_pro
     char what[256];
     struct kl_stats stats;
     struct kl_err e;
-    struct kl_softmax_problem problem = {p->type, (int)p->op, p->rows, p->cols, p->x};
+    struct kl_softmax_problem problem = {.type = p->type,
+                                         .op = (int)p->op,
+                                         .rows = p->rows,
+                                         .cols = p->cols,
+                                         .x = p->x,
+                                         .gamma = p->gamma,
+                                         .beta = p->beta,
+                                         .eps = p->eps};
     struct kl_result *res = kl_peer_result(rep, peer, &p->kl->err);
     if (!res)
         return KL_ERR_NO_MEMORY;
