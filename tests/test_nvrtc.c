@@ -479,12 +479,41 @@ static void add_fp8_promotions(const struct kl_gemm_rung *r)
 }
 
 /*
+ * Rung 20's stores of C by TMA (EPI=1): each type at its defaults (FP8 on its
+ * preset's BN=192, promoted and not), so with stream-K, and for half every
+ * BM on BN=128 in a ring of 3 (with 4, BM = 256's boxes pass 227 KiB).
+ */
+static void add_tma_stores(const struct kl_gemm_rung *r)
+{
+    const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
+    char items[4][32];
+    for (int sk = 0; sk <= 1; sk++)
+        for (int t = 0; t < KL_TYPE_COUNT; t++) {
+            if (!(r->types & KL_TYPE_BIT(t)))
+                continue;
+            snprintf(items[0], sizeof items[0], "EPI=1");
+            snprintf(items[1], sizeof items[1], "SK=%d", sk);
+            snprintf(items[2], sizeof items[2], "BN=%d", kl_type_fp8((enum kl_type)t) ? 192 : 256);
+            add_wgmma_variant_in(r, (enum kl_type)t, items, 3);
+            snprintf(items[3], sizeof items[3], "PROMOTE=0");
+            if (kl_type_fp8((enum kl_type)t))
+                add_wgmma_variant_in(r, (enum kl_type)t, items, 4);
+        }
+    snprintf(items[1], sizeof items[1], "BN=128");
+    snprintf(items[2], sizeof items[2], "STAGES=3");
+    for (int m = bm->min; m <= bm->max; m += bm->multiple) {
+        snprintf(items[3], sizeof items[3], "BM=%d", m);
+        add_wgmma_variant_in(r, KL_HALF, items, 4);
+    }
+}
+
+/*
  * Hopper's wgmma rung in the narrow types (rung 20): each type at its
  * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
  * the two kinds (fp32, int32); the ring's extreme depths for half; FP8's
  * promotions (add_fp8_promotions); stream-K (SK=1) in each type (FP8
  * promoted on the preset's BN=192, and not) and at each BM for half (on
- * BN=128, which every BM allows).
+ * BN=128, which every BM allows); the stores by TMA (add_tma_stores).
  */
 static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 {
@@ -524,6 +553,7 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
         snprintf(items[2], sizeof items[2], "BM=%d", m);
         add_wgmma_variant_in(r, KL_HALF, items, 3);
     }
+    add_tma_stores(r);
 }
 
 /*

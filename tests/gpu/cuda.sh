@@ -46,6 +46,10 @@
 #  6b. Split-K (SPLITK > 1): rungs 14 and 13 in several types at the awkward
 #     shapes and a skinny one, verified and bit for bit after the timed
 #     launches; rung 14 under memcheck.
+#  6c. C stored through shared memory by TMA (EPI=1): rung 20 in each type,
+#     with stream-K and without, at shapes whose C rows TMA can store and at
+#     two it cannot (the registers' stores instead), verified and bit for bit
+#     after the timed launches; under memcheck and racecheck.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -402,6 +406,41 @@ step_6() {
     done
 }
 
+step_6c() {
+    echo "== 6c. C stored by TMA: rung 20 with EPI=1"
+    # Each type (FP8 on its preset's BN=192, promoted and not), with stream-K and without, at
+    # shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3 ends in part
+    # tiles both ways) and at two whose N is not (the stores from registers); C after the timed
+    # launches the verified one bit for bit. Then memcheck and racecheck.
+    for config in "half" "bf16" "int8" "fp8 BN=192" "fp8 PROMOTE=0"; do
+        read -r type param <<<"$config"
+        for sk in 0 1; do
+            extra=(--param EPI=1 --param "SK=$sk")
+            [ -n "$param" ] && extra+=(--param "$param")
+            for shape in "1 4 1" "64 300 70" "4095 36 4097" "129 8188 65" "1000 1000 1000" \
+                "4096 4352 4096" "4095 33 4097" "129 8191 65"; do
+                read -r m n k <<<"$shape"
+                verified_run epi "EPI=1 SK=$sk rung 20 $type ${param:+$param }${m}x${n}x${k}" \
+                    --rung 20 --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
+                [ $? = 2 ] && return
+            done
+        done
+    done
+    for tool in memcheck racecheck; do
+        for sk in 0 1; do
+            if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
+                --backend cuda --rung 20 --type half --m 1000 --n 1000 --k 130 --param EPI=1 \
+                --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q >"$out/epi_$tool.txt" 2>&1
+            then
+                echo "ok    EPI=1 SK=$sk rung 20 under $tool"
+            else
+                echo "FAIL  EPI=1 SK=$sk rung 20 under $tool (see $out/epi_$tool.txt)"
+                status=1
+            fi
+        done
+    done
+}
+
 step_6b() {
     echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
     # Each split's partial product into the workspace, then their sum in order: verified at the
@@ -460,9 +499,9 @@ PY
     fi
 }
 
-for s in ${STEPS:-1 2 3 3b 4 5 6 6b 7}; do
+for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 7}; do
     if ! declare -F "step_$s" >/dev/null; then
-        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 7)" >&2
+        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 7)" >&2
         exit 2
     fi
     "step_$s"

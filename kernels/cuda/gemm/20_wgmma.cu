@@ -60,9 +60,12 @@
  *            first slice in block order; ws holds kl_sk_flag_words(blocks *
  *            BM / 64) flags, zero before the first launch, then a BM x BN
  *            tile of sums per block; with RESIDUES the int32 sums, whose
- *            residues the finisher takes of the whole tile's). Dynamic
- *            shared memory STAGES * (BM + BN) * 128 bytes plus 1 KiB to
- *            align the ring to 1024 bytes (193 KiB at the defaults).
+ *            residues the finisher takes of the whole tile's); EPI (0; 1:
+ *            C through shared memory by TMA stores, store_tile_tma, where N
+ *            is a multiple of 4; not with RESIDUES). Dynamic shared memory
+ *            STAGES * (BM + BN) * 128 bytes plus 1 KiB to align the ring to
+ *            1024 bytes (193 KiB at the defaults), and with EPI=1 two boxes
+ *            of 8 KiB per consumer warpgroup after it (225 KiB).
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
  *            K-major, so it computed C's transpose with B's strips loaded
  *            into registers by the consumers. With both operands K-major in
@@ -82,12 +85,16 @@
  *            first copies A and Bt into rows padded to 128 bytes (kernel
  *            pad below, timed with the product); boxes past the matrices
  *            read zeros. Stores are guarded; two adjacent elements at a
- *            time where N is even.
+ *            time where N is even; with EPI=1 TMA clips its boxes at C's
+ *            edges, and C's rows must start 16-byte aligned (N % 4 == 0;
+ *            elsewhere the stores are the registers' own, as with EPI=0).
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and Bt's tensor maps (cuTensorMapEncodeTiled:
  *            boxes of BM rows and of BN rows by 128 bytes; FLOAT16, BFLOAT16,
- *            or UINT8 for the 8-bit types, whose bits TMA copies as bytes).
+ *            or UINT8 for the 8-bit types, whose bits TMA copies as bytes),
+ *            and with EPI=1 C's (boxes of 64 rows by 32 sums, FLOAT32, whose
+ *            bits TMA copies for int32 sums as well).
  */
 #ifndef BM
 #define BM 128
@@ -106,6 +113,9 @@
 #endif
 #ifndef SK
 #define SK 0
+#endif
+#ifndef EPI
+#define EPI 0
 #endif
 
 #include "hopper.cuh"
@@ -176,6 +186,8 @@ typedef float2 out2_t;
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS_ ((LAUNCH_REGS * NT - 128 * PRODUCER_REGS) / (128 * CWG) / 8 * 8)
 #define CONSUMER_REGS (CONSUMER_REGS_ > 256 ? 256 : CONSUMER_REGS_)
+/* EPI=1: a TMA store's box of C (64 rows of 32 sums, 128 bytes each), two per consumer. */
+#define BOX_BYTES (64 * 128)
 
 static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256, "20_wgmma: BM is 64, 128, 192 or 256");
 static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
@@ -187,6 +199,10 @@ static_assert(SPAN == 0 || BN <= (BM > 128 ? 64 : 192),
               "20_wgmma: PROMOTE's second set of sums leaves registers for BN <= 192 "
               "(BN = 64 with BM > 128)");
 static_assert(SK == 0 || SK == 1, "20_wgmma: SK is 0 or 1");
+static_assert(EPI == 0 || EPI == 1, "20_wgmma: EPI is 0 or 1");
+#if EPI && defined(RESIDUES)
+#error "20_wgmma: EPI=1 stores sums of 4 bytes; rung 22's residues of one take EPI=0"
+#endif
 
 /* ---- the instructions: D (64 x BN) (+)= A (64 x 32 bytes of K) * B, both by descriptor -- */
 
@@ -303,6 +319,10 @@ struct problem {
     out_t *C;
     int M, N, K, tiles_m, tiles_n, tiles, slices;
     int modulus; /* RESIDUES: C holds the sums modulo it */
+#if EPI
+    const tensor_map *tc; /* C's map (where N % 4 == 0) */
+    unsigned staging;     /* the consumers' boxes, after the ring */
+#endif
 #if SK
     kl_sk<acc_t> sk; /* the stream-K plan, and the partial tiles of a block's warpgroups */
 #endif
@@ -374,6 +394,75 @@ static __device__ __forceinline__ void store_tile(const problem &p, const acc_t 
         }
 }
 
+#if EPI
+/* Two sums into shared memory at `at`, as floats ("f" registers: moved through "r" ones, ptxas
+   finds too few registers left for the wgmma pipeline and serializes it) or ints. */
+static __device__ __forceinline__ void st_shared2(unsigned at, float x, float y)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(x), "f"(y) : "memory");
+}
+static __device__ __forceinline__ void st_shared2(unsigned at, int x, int y)
+{
+    asm volatile("st.shared.v2.s32 [%0], {%1, %2};\n" ::"r"(at), "r"(x), "r"(y) : "memory");
+}
+
+/*
+ * EPI=1: acc into C through shared memory, the warpgroup's 64 rows of the
+ * tile (from row m0) a box of 64 x 32 sums at a time. The warpgroup writes
+ * a box into one of its two buffers at staging (rows of 128 bytes, 128-byte
+ * swizzled as C's map says: the 16-byte chunk j of row r at j ^ (r % 8), so
+ * that a warp's 8-byte writes fill two wavefronts), fences it for the
+ * asynchronous proxy, and its first thread stores it by TMA, which clips the
+ * box at C's edges. Nobody waits for a store but the warpgroup's write into
+ * the same buffer two boxes later (wait_group.read 1: every older store has
+ * read its box), so the last boxes of a tile leave while the next tile's
+ * products run. Element i of lane 4g + t of warp w: as store_tile.
+ */
+static __device__ __forceinline__ void store_tile_tma(const problem &p, const acc_t (&acc)[ACC],
+                                                      unsigned staging, int m0, int n0, int cw,
+                                                      int warp, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+    const bool first = threadIdx.x % 128 == 0;
+#pragma unroll
+    for (int j = 0; j < BN / 32; j++) {
+        const unsigned box = staging + (j % 2) * BOX_BYTES;
+        if (first)
+            bulk_wait_read<1>();
+        warpgroup_sync(cw);
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int i = 16 * j + 4 * q + 2 * h, r = 16 * warp + g + 8 * h;
+                st_shared2(box + r * 128 + (((2 * q + t / 2) ^ g) << 4) + (t % 2) * 8,
+                           out(p, acc[i]), out(p, acc[i + 1]));
+            }
+        fence_async_shared();
+        warpgroup_sync(cw);
+        if (first) {
+            tma_store(p.tc, n0 + 32 * j, m0, box);
+            bulk_commit();
+        }
+    }
+}
+#endif
+
+/* A tile's sums into C by consumer warpgroup cw: by TMA where EPI=1 and C's rows are 16-byte
+   aligned (N % 4 == 0), from the registers elsewhere. */
+static __device__ __forceinline__ void store_sums(const problem &p, const acc_t (&acc)[ACC],
+                                                  const tile &c, int cw, int warp, int lane)
+{
+#if EPI
+    if (p.N % 4 == 0) {
+        store_tile_tma(p, acc, p.staging + cw * 2 * BOX_BYTES, c.m0 + 64 * cw, c.n0, cw, warp,
+                       lane);
+        return;
+    }
+#endif
+    store_tile(p, acc, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
+}
+
 /*
  * One slice's products, one group: four wgmma (128 / 32 bytes of K) of A's
  * 64 rows at a and Bt's BN rows at b; fresh: acc starts from zero.
@@ -427,7 +516,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
         if (!sk_settle(p.sk, acc, w, blockIdx.x, CWG, cw, cw))
             continue; /* the tile's finisher adds this block's sums */
 #endif
-        store_tile(p, acc, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
+        store_sums(p, acc, c, cw, warp, lane);
     }
 }
 
@@ -486,7 +575,7 @@ static __device__ __forceinline__ void consume_promoted(const problem &p, unsign
         if (!sk_settle(p.sk, tot, w, blockIdx.x, CWG, cw, cw))
             continue; /* the tile's finisher adds this block's sums */
 #endif
-        store_tile(p, tot, c.m0 + 64 * cw + 16 * warp + lane / 4, c.n0, lane % 4);
+        store_sums(p, tot, c, cw, warp, lane);
     }
 }
 #endif
@@ -510,11 +599,16 @@ static __device__ __forceinline__ void consume_promoted(const problem &p, unsign
 #else
 #define WORKSPACE_ARG
 #endif
+#if EPI
+#define C_MAP_ARG , const __grid_constant__ tensor_map tc
+#else
+#define C_MAP_ARG
+#endif
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm(const void *__restrict__ A, const void *__restrict__ Bt, out_t *__restrict__ C, int M,
          int N, int K, int tma, const __grid_constant__ tensor_map ta,
          const __grid_constant__ tensor_map tb,
-         const __grid_constant__ tensor_map tr WORKSPACE_ARG MODULUS_ARG)
+         const __grid_constant__ tensor_map tr C_MAP_ARG WORKSPACE_ARG MODULUS_ARG)
 {
     (void)A, (void)Bt, (void)tma, (void)tr;
     extern __shared__ unsigned char dynamic[];
@@ -532,6 +626,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     p.tiles_m = (M + BM - 1) / BM, p.tiles_n = (N + BN - 1) / BN;
     p.tiles = p.tiles_m * p.tiles_n;
     p.slices = (K + BKE - 1) / BKE;
+#if EPI
+    p.tc = &tc, p.staging = smem + STAGES * STAGE_BYTES;
+#endif
 #if SK
     /* a slot per block and consumer warpgroup */
     p.sk = sk_begin<acc_t>(p.tiles, p.slices, gridDim.x, gridDim.x * CWG, ws);
@@ -559,6 +656,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         consume_promoted(p, smem, full, empty, wg - 1, warp, lane);
 #else
         consume(p, smem, full, empty, wg - 1, warp, lane);
+#endif
+#if EPI
+        if (threadIdx.x % 128 == 0)
+            bulk_wait_all(); /* the last stores done before the block's shared memory goes */
 #endif
     }
 }

@@ -1,10 +1,10 @@
 /*
- * Hopper's instructions for the wgmma rungs (17, 18), each a line or two of
- * PTX: mbarriers (in this block's shared memory or a cluster peer's), the
+ * Hopper's instructions for the wgmma rungs (17, 18, 20), each a line or two
+ * of PTX: mbarriers (in this block's shared memory or a cluster peer's), the
  * tensor memory accelerator's tiled copies (TMA, multicast to a cluster
- * included), the proxy fence, clusters of blocks, register reallocation
- * between warpgroups (setmaxnreg), and wgmma.mma_async in TF32 with A from
- * registers and B from shared memory.
+ * included) and its stores, the proxy fence, a warpgroup's barrier, clusters
+ * of blocks, register reallocation between warpgroups (setmaxnreg), and
+ * wgmma.mma_async in TF32 with A from registers and B from shared memory.
  * They need sm_90a (kladder builds for it on compute capability 9.0); the
  * PTX ISA's sections on mbarrier, cp.async.bulk.tensor and wgmma say what
  * each does.
@@ -107,6 +107,32 @@ static __device__ __forceinline__ void tma_load_multicast(unsigned dst, const te
                  : "memory");
 }
 
+/*
+ * The box of map at (x, y) from shared memory at src into global memory (its
+ * parts outside the matrix are not written), as one bulk group of this
+ * thread's (cp.async.bulk.commit_group closes it).
+ */
+static __device__ __forceinline__ void tma_store(const tensor_map *map, int x, int y, unsigned src)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                 ::"l"(map), "r"(x), "r"(y), "r"(src)
+                 : "memory");
+}
+static __device__ __forceinline__ void bulk_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+/* Waits until at most N of this thread's bulk groups may still read their shared memory. */
+template <int N> static __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+/* Waits until every bulk group of this thread has completed, its writes done. */
+static __device__ __forceinline__ void bulk_wait_all()
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
 /* 4 bytes by cp.async, of which src_bytes (4 or 0) are read and the rest zero. */
 static __device__ __forceinline__ void copy4(unsigned dst, const float *src, int src_bytes)
 {
@@ -119,6 +145,13 @@ static __device__ __forceinline__ void copy4(unsigned dst, const float *src, int
 static __device__ __forceinline__ void fence_async_shared()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* Consumer warpgroup cw's own barrier, its 128 threads (named barrier 1 + cw; 0 is
+   __syncthreads). */
+static __device__ __forceinline__ void warpgroup_sync(int cw)
+{
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
 }
 
 /* ---- clusters ------------------------------------------------------------------------ */

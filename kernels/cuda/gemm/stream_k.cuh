@@ -4,7 +4,7 @@
  * partial tiles that blocks sharing a tile leave for the one that finishes
  * it. The plan itself, which slices of which tiles each block takes, is
  * schedule.h's; this is what a kernel does with it. The including kernel
- * defines SK (0 or 1) first.
+ * defines SK (0 or 1) and includes hopper.cuh first.
  *
  * Blocks of a cluster. The plan's "blocks" are the kernel's units of
  * scheduling: single blocks (rung 20), or clusters of CLUSTER blocks that
@@ -66,13 +66,6 @@ static __device__ __forceinline__ kl_sk<T> sk_begin(int units, int slices, int w
     sk.flags = ws;
     sk.partials = (T *)(ws + kl_sk_flag_words(slots));
     return sk;
-}
-
-/* Consumer warpgroup cw's own barrier, its 128 threads (named barrier 1 + cw; 0 is
-   __syncthreads). */
-static __device__ __forceinline__ void warpgroup_sync(int cw)
-{
-    asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
 }
 
 /*

@@ -201,8 +201,9 @@ static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int c
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
  * for Hopper's rungs whether the copies are TMA's and A's, B's and A's
- * residual's tensor maps (lda, ldb their row pitches) and, with SK=1,
- * stream-K's workspace, then the dynamic shared memory of a CUDA C++ rung.
+ * residual's tensor maps (lda, ldb their row pitches), with EPI=1 C's map
+ * and, with SK=1, stream-K's workspace, then the dynamic shared memory of a
+ * CUDA C++ rung.
  */
 void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
                        int N, int K, const struct rung_bufs *m, struct kl_launch *l)
@@ -238,6 +239,13 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
         else
             l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
         l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
+        /* EPI=1 (rung 20): C's, in boxes of 64 rows by 128 bytes, where its rows are 16-byte
+           aligned (the kernel stores from registers elsewhere) */
+        if (kl_param_value(r->params, values, "EPI")) {
+            enum kl_type out = kl_type_output(type);
+            int aligned = N % (int)(16 / kl_type_size(out)) == 0;
+            l->args[l->nargs++] = map_arg(aligned ? m->C : NULL, out, M, N, N, 64, 0);
+        }
         if (kl_param_value(r->params, values, "SK"))
             l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     }

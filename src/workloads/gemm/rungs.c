@@ -353,7 +353,11 @@ static const struct kl_gemm_rung rungs[] = {
                 {"PROMOTE", 128, 0, 4096, 128, 0,
                  "FP8 only: elements of K summed in the tensor cores (to about 13 bits) between "
                  "additions into fp32 registers (0: none, the fast mode)"},
-                P_SK},
+                P_SK,
+                {"EPI", 0, 0, 1, 1, 0,
+                 "1: C through shared memory, a box of 64 x 32 sums at a time stored by TMA "
+                 "while the next tile's products run (rows of C 16-byte aligned: N a multiple "
+                 "of 4); 0: each thread stores its sums"}},
      .relations = wgmma_k_relations,
      /* H200 (docs/RESULTS.md): the promoted FP8 sums' second set of registers leaves room
         for 192 columns. */
@@ -774,8 +778,9 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
         return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem;
     }
-    case KL_LOCAL_WGMMA_K: /* bytes whatever the type: rows of 128 bytes */
-        return PARAM("STAGES") * 128 * (PARAM("BM") + PARAM("BN")) + 1024 + 256;
+    case KL_LOCAL_WGMMA_K: /* bytes whatever the type: rows of 128 bytes; EPI's boxes */
+        return PARAM("STAGES") * 128 * (PARAM("BM") + PARAM("BN")) + 1024 + 256 +
+               (kl_param_value(r->params, v, "EPI") ? PARAM("BM") * 256 : 0);
     case KL_LOCAL_MMA_T: /* elem is 1 or 2: 16 bytes of padding are whole elements */
         return PARAM("STAGES") * (PARAM("BM") + PARAM("BN")) * (PARAM("BK") + 16 / elem) * elem;
     case KL_LOCAL_DMMA: {
