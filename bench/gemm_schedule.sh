@@ -8,14 +8,15 @@
 #   bench/gemm_schedule.sh
 #
 # On a GPU that CUDA runs: rungs 17 and 18 beside cuBLAS (SGEMM and TF32),
-# rung 20 in half and in fp8 (promoted) beside cuBLASLt, rung 22 beside
-# cuBLAS SGEMM, each plain and with SK=1; rung 14 beside cuBLAS SGEMM plain
-# and with each of SPLITS (default "2 4 8"). The shapes (SHAPES="M N K,..."
+# rung 20 in half, fp8 (promoted) and int8 beside cuBLASLt, rung 22 beside
+# cuBLAS SGEMM, each plain and with SK=1; rung 20 in half and fp8 with C
+# stored from registers (EPI=0) and by TMA (EPI=1); rung 14 beside cuBLAS
+# SGEMM plain and with each of SPLITS (default "2 4 8"). The shapes (SHAPES="M N K,..."
 # replaces them): the partial waves and short or skinny sides issue 63 and 64
 # name, 4096^3 as the square reference. Elsewhere (PoCL on a CPU): rung 13
 # plain and split beside OpenBLAS at small skinny shapes.
-# Each run's table and JSON go to $OUT (default bench/out)/schedule/ (the
-# scheduled runs' names end in their option, SK1 or SPLITK4), and
+# Each run's table and JSON go to $OUT (default bench/out)/schedule/ (names end
+# in the plain run's option, SK0, and the scheduled run's after it, SK1), and
 # summary.txt has a line per shape and rung: TFLOP/s plain and scheduled,
 # their ratio, and each against the library of the same run.
 set -uo pipefail
@@ -33,7 +34,9 @@ if grep -q "^  Device cuda:0" "$out/devices.txt"; then # (env.sh's list)
     # rule: the plain run says SK=0 (SPLITK=1), and every run carries the preset's values (rung
     # 20's FP8 BN=192).
     configs=("17,18|float|cublas||SK=0 SK=1" "20|half|cublaslt||SK=0 SK=1"
-        "20|fp8|cublaslt|BN=192|SK=0 SK=1" "22|float|cublas||SK=0 SK=1"
+        "20|fp8|cublaslt|BN=192|SK=0 SK=1" "20|int8|cublaslt||SK=0 SK=1"
+        "20|half|cublaslt|SK=0|EPI=0 EPI=1" "20|fp8|cublaslt|BN=192 SK=0|EPI=0 EPI=1"
+        "22|float|cublas||SK=0 SK=1"
         "14|float|cublas||SPLITK=1 $(printf 'SPLITK=%s ' "${splits[@]}")")
     proto=(--warmup 2 --repeats 5 --min-time 0.2)
 else
@@ -80,11 +83,11 @@ PY
         echo "${m}x${n}x${k} (TFLOP/s; ratios to the library of the same run)"
         for c in "${configs[@]}"; do
             IFS='|' read -r rungs type peer values options <<<"$c"
-            name="$out/schedule/${m}x${n}x${k}_r${rungs//,/_}_${type}"
+            read -r plain options <<<"$options"
+            name="$out/schedule/${m}x${n}x${k}_r${rungs//,/_}_${type}_${plain//=/}"
             opts=(--m "$m" --n "$n" --k "$k" --type "$type" --rung "$rungs" "${target[@]}"
                 --compare "$peer" "${proto[@]}")
             for v in $values; do opts+=(--param "$v"); done
-            read -r plain options <<<"$options"
             timeout 600 "$kl" gemm "${opts[@]}" --param "$plain" --json "$name.json" \
                 >"$name.txt" 2>&1
             for option in $options; do

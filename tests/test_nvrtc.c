@@ -119,9 +119,15 @@ static enum kl_status compile_for(const char *body, const char *name, const char
     free(text);
     if (st != KL_OK)
         return st;
-    st = kl_nvrtc_compile(src, name, options, cc / 10, cc % 10, &image, &size, NULL, e);
+    char *said = NULL;
+    st = kl_nvrtc_compile(src, name, options, cc / 10, cc % 10, &image, &size, &said, e);
     if (st == KL_OK && (size < 4 || memcmp(image, "\177ELF", 4) != 0))
         st = kl_fail(e, KL_ERR_BACKEND, "the CUBIN of %s is not an ELF image", name);
+    /* ptxas's advice C7511: a Hopper rung's wgmma serialized for want of registers, which
+       costs it most of its speed and no compile error would show */
+    if (st == KL_OK && said && strstr(said, "C7511"))
+        st = kl_fail(e, KL_ERR_BUILD, "%s: ptxas serialized its wgmma: %s", name, said);
+    free(said);
     if (st == KL_OK) {
         char flat[256]; /* the file's path as one name: cuda_gemm_20_wgmma.cu */
         snprintf(flat, sizeof flat, "%s", name);

@@ -395,15 +395,15 @@ static __device__ __forceinline__ void store_tile(const problem &p, const acc_t 
 }
 
 #if EPI
-/* Two sums into shared memory at `at`, as floats ("f" registers: moved through "r" ones, ptxas
-   finds too few registers left for the wgmma pipeline and serializes it) or ints. */
-static __device__ __forceinline__ void st_shared2(unsigned at, float x, float y)
+/* Two sums into shared memory at `at`: floats as "f" operands (moved through "r" ones, ptxas
+   finds too few registers left for the wgmma pipeline and serializes it), or ints. */
+static __device__ __forceinline__ void st_shared2(unsigned at, out_t x, out_t y)
 {
-    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(x), "f"(y) : "memory");
-}
-static __device__ __forceinline__ void st_shared2(unsigned at, int x, int y)
-{
+#if defined(KL_T_INT8)
     asm volatile("st.shared.v2.s32 [%0], {%1, %2};\n" ::"r"(at), "r"(x), "r"(y) : "memory");
+#else
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(x), "f"(y) : "memory");
+#endif
 }
 
 /*
