@@ -361,6 +361,40 @@ static int preset_values(const char *rung, const struct kl_param_def *params,
 }
 
 /*
+ * A --param naming one of a rung's values sets its preset (or tuned set) aside, and the row's
+ * config says which: rung 20 in FP8 on Hopper, whose preset is BN=192.
+ */
+static void test_set_aside(const struct kl_device_info *hopper)
+{
+    const struct kl_gemm_rung *r = kl_gemm_rung_find("20_wgmma");
+    const char *sk[] = {"SK=1"}, *tuned_items[] = {"BM=64", "BN=128"};
+    const struct kl_gemm_rung_params tuned = {"20_wgmma", tuned_items, 2};
+    struct kl_gemm_request q = {.M = 4096, .N = 4096, .K = 4096, .type = KL_FP8};
+    int v[KL_MAX_PARAMS], bn = kl_param_index(r->params, "BN");
+    unsigned mask;
+    char config[256];
+    struct kl_err e;
+    CHECK(kl_gemm_resolve_request(&q, hopper, r, v, &mask, config, sizeof config, &e) == KL_OK &&
+              strcmp(config, "preset sm_90 BN=192") == 0 && v[bn] == 192,
+          "the preset alone: \"%s\", BN=%d", config, v[bn]);
+    q.params = sk, q.nparams = 1;
+    CHECK(kl_gemm_resolve_request(&q, hopper, r, v, &mask, config, sizeof config, &e) == KL_OK &&
+              strcmp(config, "set aside by --param: preset sm_90 BN=192") == 0 && v[bn] == 256,
+          "--param SK=1: \"%s\", BN=%d", config, v[bn]);
+    q.tuned = &tuned, q.ntuned = 1;
+    CHECK(kl_gemm_resolve_request(&q, hopper, r, v, &mask, config, sizeof config, &e) == KL_OK &&
+              strcmp(config, "set aside by --param: tuned BM=64 BN=128") == 0 && v[bn] == 256,
+          "--param SK=1 over a tuned set: \"%s\"", config);
+    q.tuned = NULL, q.ntuned = 0, q.no_presets = 1;
+    CHECK(kl_gemm_resolve_request(&q, hopper, r, v, &mask, config, sizeof config, &e) == KL_OK &&
+              config[0] == '\0',
+          "--no-tuned: nothing set aside, \"%s\"", config);
+    CHECK(!kl_ladder_set_by_rule("set aside by --param: preset sm_90 BM=128,BN=128,STAGES=6",
+                                 "STAGES"),
+          "a preset set aside is no rule's");
+}
+
+/*
  * A GEMM rung's presets are valid sets of its parameters (preset_values, and its relations);
  * within an architecture and a bound on M their size classes rise, so each one can be chosen.
  */
@@ -458,6 +492,7 @@ static void test_rungs(void)
               strstr(cube->params, "BN=64") && wide && strstr(wide->params, "CLUSTER=2") &&
               big == wide && !kl_gemm_preset_find(r17, &a100, KL_FLOAT, 8192, 8192, 8192),
           "rung 17's Hopper presets by M and by size");
+    test_set_aside(&h100);
 }
 
 /* x rounded to TF32 as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, ties away from zero. */

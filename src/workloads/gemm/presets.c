@@ -157,30 +157,58 @@ static void describe(char *config, size_t n, const char *what, const char *const
         used += (size_t)snprintf(config + used, n - used, " %s", items[j]);
 }
 
+/* The rung's tuned set in req, or NULL. */
+static const struct kl_gemm_rung_params *tuned_of(const struct kl_gemm_request *req,
+                                                  const struct kl_gemm_rung *r)
+{
+    for (int i = 0; i < req->ntuned; i++)
+        if (strcmp(req->tuned[i].rung, r->name) == 0)
+            return &req->tuned[i];
+    return NULL;
+}
+
 /*
- * A rung's values in a ladder: --param when it sets one of the rung's own;
- * else its tuned parameters (req->tuned); else its preset for this device
- * and size; else its defaults. Tuned and preset values, like defaults,
- * leave *mask empty (a misfit makes the rung skipped). config (n bytes)
- * gets where tuned or preset values came from and what they are, or "".
+ * Where --param names one of the rung's values: what it sets aside, the
+ * tuned set or the preset the rung would have run with, into config ("" where
+ * neither), so that a row run with a single --param says why its other values
+ * are the defaults.
+ */
+static void set_aside(const struct kl_gemm_request *req, const struct kl_device_info *dev,
+                      const struct kl_gemm_rung *r, char *config, size_t n)
+{
+    const struct kl_gemm_rung_params *tuned = tuned_of(req, r);
+    const struct kl_gemm_preset *preset;
+    if (tuned)
+        describe(config, n, "set aside by --param: tuned", tuned->items, tuned->nitems);
+    else if (!req->no_presets &&
+             (preset = kl_gemm_preset_find(r, dev, req->type, req->M, req->N, req->K)))
+        snprintf(config, n, "set aside by --param: preset sm_%d %s", preset->cc, preset->params);
+}
+
+/*
+ * A rung's values in a ladder: --param when it sets one of the rung's own
+ * (config then names the tuned set or preset it set aside); else its tuned
+ * parameters (req->tuned); else its preset for this device and size; else its
+ * defaults. Tuned and preset values, like defaults, leave *mask empty (a
+ * misfit makes the rung skipped). config (n bytes) gets where tuned or preset
+ * values came from and what they are, or "".
  */
 enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
                                        const struct kl_device_info *dev,
                                        const struct kl_gemm_rung *r, int *values, unsigned *mask,
                                        char *config, size_t n, struct kl_err *e)
 {
-    const struct kl_gemm_rung_params *tuned = NULL;
+    const struct kl_gemm_rung_params *tuned = tuned_of(req, r);
     const struct kl_gemm_preset *preset;
     const char *items[KL_MAX_PARAMS];
     char buf[512];
     int nitems;
     enum kl_status st;
     config[0] = '\0';
-    if (kl_params_mention(req->params, req->nparams, r->params))
+    if (kl_params_mention(req->params, req->nparams, r->params)) {
+        set_aside(req, dev, r, config, n);
         return kl_gemm_resolve(r, req->params, req->nparams, values, mask, e);
-    for (int i = 0; i < req->ntuned && !tuned; i++)
-        if (strcmp(req->tuned[i].rung, r->name) == 0)
-            tuned = &req->tuned[i];
+    }
     if (tuned) {
         st = kl_gemm_resolve(r, tuned->items, tuned->nitems, values, mask, e);
         describe(config, n, "tuned", tuned->items, tuned->nitems);
