@@ -10,8 +10,11 @@
 # On a GPU that CUDA runs: rungs 17 and 18 beside cuBLAS (SGEMM and TF32),
 # rung 20 in half, fp8 (promoted) and int8 beside cuBLASLt, rung 22 beside
 # cuBLAS SGEMM, each plain and with SK=1; rung 20 in half and fp8 with C
-# stored from registers (EPI=0) and by TMA (EPI=1); rung 14 beside cuBLAS
-# SGEMM plain and with each of SPLITS (default "2 4 8"). The shapes (SHAPES="M N K,..."
+# stored from registers (EPI=0) and by TMA (EPI=1); rung 21 beside cuBLAS
+# DGEMM at its defaults, with one set of fragments (PREFETCH=0) and so on
+# 128 x 128 blocks (an option's comma-separated values are one run's);
+# rung 14 beside cuBLAS SGEMM plain and with each of SPLITS (default
+# "2 4 8"). The shapes (SHAPES="M N K,..."
 # replaces them): the partial waves and short or skinny sides issue 63 and 64
 # name, 4096^3 as the square reference. Elsewhere (PoCL on a CPU): rung 13
 # plain and split beside OpenBLAS at small skinny shapes.
@@ -36,6 +39,7 @@ if grep -q "^  Device cuda:0" "$out/devices.txt"; then # (env.sh's list)
     configs=("17,18|float|cublas||SK=0 SK=1" "20|half|cublaslt||SK=0 SK=1"
         "20|fp8|cublaslt|BN=192|SK=0 SK=1" "20|int8|cublaslt||SK=0 SK=1"
         "20|half|cublaslt|SK=0|EPI=0 EPI=1" "20|fp8|cublaslt|BN=192 SK=0|EPI=0 EPI=1"
+        "21|double|cublas||PREFETCH=1 PREFETCH=0 BM=128,BN=128,WM=32,WN=64,PREFETCH=0"
         "22|float|cublas||SK=0 SK=1"
         "14|float|cublas||SPLITK=1 $(printf 'SPLITK=%s ' "${splits[@]}")")
     proto=(--warmup 2 --repeats 5 --min-time 0.2)
@@ -46,6 +50,13 @@ else
     proto=(--warmup 1 --repeats 3 --min-time 0.05)
 fi
 [ -n "${SHAPES:-}" ] && IFS=, read -r -a shapes <<<"$SHAPES"
+
+# params OPTION: into array p, --param for each of an option's NAME=V, comma-separated
+params() {
+    local v
+    p=()
+    for v in ${1//,/ }; do p+=(--param "$v"); done
+}
 
 # summarize PLAIN.json SCHEDULED.json WHAT: a line per rung of both runs
 summarize() {
@@ -88,11 +99,12 @@ PY
             opts=(--m "$m" --n "$n" --k "$k" --type "$type" --rung "$rungs" "${target[@]}"
                 --compare "$peer" "${proto[@]}")
             for v in $values; do opts+=(--param "$v"); done
-            timeout 600 "$kl" gemm "${opts[@]}" --param "$plain" --json "$name.json" \
-                >"$name.txt" 2>&1
+            params "$plain"
+            timeout 600 "$kl" gemm "${opts[@]}" "${p[@]}" --json "$name.json" >"$name.txt" 2>&1
             for option in $options; do
-                sched="${name}_${option//=/}"
-                timeout 600 "$kl" gemm "${opts[@]}" --param "$option" --json "$sched.json" \
+                sched="${name}_$(tr ',' '_' <<<"${option//=/}")"
+                params "$option"
+                timeout 600 "$kl" gemm "${opts[@]}" "${p[@]}" --json "$sched.json" \
                     >"$sched.txt" 2>&1
                 summarize "$name.json" "$sched.json" "$type $option"
             done

@@ -365,13 +365,14 @@ static void add_tensor_rung(const struct kl_gemm_rung *r)
  * A tensor-core GEMM rung in its inputs' own types (r->tensor: 19_mma in the
  * narrow types, 21_dmma in double): for each type it takes, its defaults and
  * the tile sets below that it accepts in that type (smaller, larger, deeper,
- * an odd number of n8 tiles per warp, other instruction depths), for the
+ * an odd number of n8 tiles per warp, other instruction depths, rung 21's
+ * single set of fragments), for the
  * oldest architecture with that type's mma.sync (sm_80; sm_89 for FP8) and
  * for the H100's (sm_90).
  */
 static void add_typed_tensor_rung(const struct kl_gemm_rung *r)
 {
-    static const char *const sets[][7] = {
+    static const char *const sets[][8] = {
         {NULL},
         {"BM=64", "BN=128", "BK=64", "WM=32", "WN=64", NULL},
         {"BM=128", "BN=256", "BK=32", "WM=64", "WN=64", "STAGES=3", NULL},
@@ -382,6 +383,11 @@ static void add_typed_tensor_rung(const struct kl_gemm_rung *r)
         {"MK=8", NULL},
         {"MK=16", NULL},
         {"BM=64", "BN=64", "BK=32", "WM=32", "WN=32", "MK=16", NULL},
+        /* rung 21's single set of fragments, at its defaults and on 128 x 128 blocks */
+        {"PREFETCH=0", NULL},
+        {"BM=128", "BN=128", "WM=32", "WN=64", "PREFETCH=0", NULL},
+        {"BM=128", "BN=128", "WM=32", "WN=64", "MK=16", "PREFETCH=0", NULL},
+        {"BM=128", "BN=128", "BK=8", "WM=64", "WN=32", "STAGES=4", "PREFETCH=0"},
     };
     char opt[256];
     for (int t = 0; t < KL_TYPE_COUNT; t++) {

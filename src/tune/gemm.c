@@ -41,13 +41,15 @@ static int off_default(const struct kl_tune_gemm *g, const int *v, int i)
 /*
  * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
  * result's accuracy), SK (stream-K is its rule's choice or the user's: a wait that traps
- * would end the tuner's context, and the rule knows where it pays) and EPI (rung 20's stores
- * by TMA, not yet run on a GPU: tests/gpu/cuda.sh, step 6c, is to verify them first, as a
- * fault would end the tuner's context too).
+ * would end the tuner's context, and the rule knows where it pays), EPI (rung 20's stores by
+ * TMA) and PREFETCH (rung 21's single set of fragments): not yet run on a GPU, and
+ * tests/gpu/cuda.sh, steps 6c and 6d, is to verify them first, as a fault would end the
+ * tuner's context too.
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
-    return off_default(g, v, g->promote) | off_default(g, v, g->sk) | off_default(g, v, g->epi);
+    return off_default(g, v, g->promote) | off_default(g, v, g->sk) | off_default(g, v, g->epi) |
+           off_default(g, v, g->prefetch);
 }
 
 /*
@@ -133,6 +135,7 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .promote = kl_param_index(p, "PROMOTE"),
         .sk = kl_param_index(p, "SK"),
         .epi = kl_param_index(p, "EPI"),
+        .prefetch = kl_param_index(p, "PREFETCH"),
         .splitk = kl_param_index(p, "SPLITK"),
         .bk = kl_param_index(p, "BK"),
         .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};

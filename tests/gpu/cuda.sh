@@ -50,6 +50,9 @@
 #     with stream-K and without, at shapes whose C rows TMA can store and at
 #     two it cannot (the registers' stores instead), verified and bit for bit
 #     after the timed launches; under memcheck and racecheck.
+#  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
+#     128 x 128 blocks, verified at awkward shapes and bit for bit after the
+#     timed launches; under memcheck and racecheck.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -441,6 +444,32 @@ step_6c() {
     done
 }
 
+step_6d() {
+    echo "== 6d. Rung 21 with one set of fragments (PREFETCH=0)"
+    # At its defaults and on 128 x 128 blocks of 32 x 64 warp tiles (MK 8 and 16), at the
+    # awkward shapes and 1000^3 (part blocks both ways), C after the timed launches the verified
+    # one bit for bit; then memcheck and racecheck on the 128 x 128 blocks.
+    big=(--param BM=128 --param BN=128 --param WM=32 --param WN=64)
+    for config in "" "${big[*]}" "${big[*]} --param MK=16"; do
+        for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "1000 1000 1000"; do
+            read -r m n k <<<"$shape"
+            # shellcheck disable=SC2086 # config is words of options
+            verified_run dmma "PREFETCH=0 rung 21 ${config:-defaults} ${m}x${n}x${k}" --rung 21 \
+                --type double --m "$m" --n "$n" --k "$k" --param PREFETCH=0 $config
+        done
+    done
+    for tool in memcheck racecheck; do
+        if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
+            --backend cuda --rung 21 --type double --m 300 --n 257 --k 70 --param PREFETCH=0 \
+            "${big[@]}" --warmup 0 --repeats 1 --min-time 0 -q >"$out/dmma_$tool.txt" 2>&1; then
+            echo "ok    PREFETCH=0 rung 21 under $tool"
+        else
+            echo "FAIL  PREFETCH=0 rung 21 under $tool (see $out/dmma_$tool.txt)"
+            status=1
+        fi
+    done
+}
+
 step_6b() {
     echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
     # Each split's partial product into the workspace, then their sum in order: verified at the
@@ -499,9 +528,9 @@ PY
     fi
 }
 
-for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 7}; do
+for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 6d 7}; do
     if ! declare -F "step_$s" >/dev/null; then
-        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 7)" >&2
+        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 6d 7)" >&2
         exit 2
     fi
     "step_$s"

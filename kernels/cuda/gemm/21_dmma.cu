@@ -26,7 +26,14 @@
  *            55.6 TFLOP/s, where 128-row blocks of 64 x 32 warp tiles at
  *            MK = 4 made 45.7. Dynamic shared memory STAGES * (BM * (BK +
  *            4) + BK * SB) doubles, SB = BN rounded up to 4 more than a
- *            multiple of 16 (80 KiB at the defaults).
+ *            multiple of 16 (80 KiB at the defaults). PREFETCH (1): the next
+ *            step's fragments read while this step's products run, from a
+ *            second set of registers; 0: one set, read just before its
+ *            products (the scheduler's other warp hides the reads), which
+ *            leaves 128 x 128 blocks of 32 x 64 warp tiles at MK = 8 in 238
+ *            registers, no spills (with two sets they spill): twice the
+ *            products per byte a block brings in from L2 as the defaults'
+ *            64 x 128 blocks. Not yet run on a GPU.
  * Layout:    stage s holds A's slice as in A, As[s][m][k] with rows of
  *            BK + 4 doubles, and B's as in B, Bs[s][k][n] with rows of SB
  *            doubles. Both arrive by 16-byte cp.async. A lane reads its
@@ -69,6 +76,9 @@
 #endif
 #ifndef MK
 #define MK 8
+#endif
+#ifndef PREFETCH
+#define PREFETCH 1
 #endif
 
 #ifndef KL_T_DOUBLE
@@ -363,6 +373,7 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
      * STAGES - 1 is issued at the first step of slice s, into the stage of slice s - 1, whose last
      * fragments every warp read before the barrier of slice s - 1.
      */
+#if PREFETCH
     wait_group<STAGES - 2>();
     __syncthreads();
     frags f[2];
@@ -401,6 +412,30 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
                 slice(s + 1, step_parity<1>());
         }
     }
+#else
+    /*
+     * PREFETCH=0: one set of fragments, read just before its products (the other warps of
+     * the scheduler hide the reads' latency), so that larger warp tiles keep their
+     * accumulators in registers. One barrier per slice, at its start: slice s has landed in
+     * every thread's view, and every warp has read slice s - 1, whose stage the copies of
+     * slice s + STAGES - 1 then refill.
+     */
+    frags f;
+    for (int s = 0; s < nslices; s++) {
+        wait_group<STAGES - 2>();
+        __syncthreads();
+        const int next = s + STAGES - 1;
+        if (next < nslices)
+            load_slice(A, B, As + next % STAGES * A_STAGE * 8, Bs + next % STAGES * B_STAGE * 8,
+                       t, q, next * BK, tid);
+        commit_group();
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++) {
+            load_frags(f, a_lane + s % STAGES * A_STAGE, b_lane + s % STAGES * B_STAGE, kk * MK);
+            multiply(acc, f);
+        }
+    }
+#endif
     wait_group<0>(); /* no copy may outlive the block (the trailing groups are empty) */
 
     /* Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each m16 x n8 tile. */
