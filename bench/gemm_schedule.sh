@@ -17,7 +17,10 @@
 # "2 4 8"). The shapes (SHAPES="M N K,..."
 # replaces them): the partial waves and short or skinny sides issue 63 and 64
 # name, 4096^3 as the square reference. Elsewhere (PoCL on a CPU): rung 13
-# plain and split beside OpenBLAS at small skinny shapes.
+# plain and split beside OpenBLAS at small skinny shapes. CONFIGS replaces the
+# runs, ';' between them, each "rungs|type|peer|every run's values|the plain
+# run's option, then the others'" (as below), e.g.
+# CONFIGS="14|float|cublas||SPLITK=1 BM=64,WM=32,TM=4".
 # Each run's table and JSON go to $OUT (default bench/out)/schedule/ (names end
 # in the plain run's option, SK0, and the scheduled run's after it, SK1), and
 # summary.txt has a line per shape and rung: TFLOP/s plain and scheduled,
@@ -50,6 +53,7 @@ else
     proto=(--warmup 1 --repeats 3 --min-time 0.05)
 fi
 [ -n "${SHAPES:-}" ] && IFS=, read -r -a shapes <<<"$SHAPES"
+[ -n "${CONFIGS:-}" ] && IFS=';' read -r -a configs <<<"$CONFIGS"
 
 # params OPTION: into array p, --param for each of an option's NAME=V, comma-separated
 params() {
