@@ -56,13 +56,38 @@ static struct {
     cudnn_execute_fn execute;
 } dnn;
 
-/* POSIX allows converting dlsym's object pointer to a function pointer. */
-#define LOAD(field, name) (*(void **)&dnn.field = dlsym(h, name))
+/* The calls kladder takes from libcudnn: where each goes, and which API needs it. */
+enum { BOTH, LEGACY, GRAPH };
+#define CALL(field, name, api)                                                                     \
+    {                                                                                              \
+        (void **)&dnn.field, name, api                                                             \
+    }
+static const struct {
+    void **slot; /* POSIX allows converting dlsym's object pointer to a function pointer */
+    const char *name;
+    int api;
+} calls[] = {
+    CALL(create, "cudnnCreate", BOTH),
+    CALL(destroy, "cudnnDestroy", BOTH),
+    CALL(string, "cudnnGetErrorString", BOTH),
+    CALL(version, "cudnnGetVersion", BOTH),
+    CALL(create_desc, "cudnnCreateTensorDescriptor", LEGACY),
+    CALL(destroy_desc, "cudnnDestroyTensorDescriptor", LEGACY),
+    CALL(set4d, "cudnnSetTensor4dDescriptor", LEGACY),
+    CALL(softmax, "cudnnSoftmaxForward", LEGACY),
+    CALL(make, "cudnnBackendCreateDescriptor", GRAPH),
+    CALL(unmake, "cudnnBackendDestroyDescriptor", GRAPH),
+    CALL(finalize, "cudnnBackendFinalize", GRAPH),
+    CALL(set, "cudnnBackendSetAttribute", GRAPH),
+    CALL(get, "cudnnBackendGetAttribute", GRAPH),
+    CALL(execute, "cudnnBackendExecute", GRAPH),
+};
 
 static int load(void)
 {
     /* libcudnn.so.9 is cuDNN 9's shim: it loads libcudnn_ops and libcudnn_graph as needed. */
     static const char *const names[] = {"libcudnn.so.9", "libcudnn.so"};
+    int found[3] = {1, 1, 1}; /* BOTH, LEGACY, GRAPH: every call of theirs found */
     void *h;
     if (dnn.loaded)
         return dnn.loaded > 0 ? 0 : -1;
@@ -72,18 +97,14 @@ static int load(void)
                  "NVIDIA cuDNN is not available (libcudnn.so.9 not found)");
         return -1;
     }
-    if (!LOAD(create, "cudnnCreate") || !LOAD(destroy, "cudnnDestroy") ||
-        !LOAD(string, "cudnnGetErrorString") || !LOAD(version, "cudnnGetVersion")) {
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+        if (!(*calls[i].slot = dlsym(h, calls[i].name)))
+            found[calls[i].api] = 0;
+    if (!found[BOTH]) {
         snprintf(dnn.why, sizeof dnn.why, "libcudnn lacks cudnnCreate or cudnnGetVersion");
         return -1;
     }
-    dnn.legacy = LOAD(create_desc, "cudnnCreateTensorDescriptor") &&
-                 LOAD(destroy_desc, "cudnnDestroyTensorDescriptor") &&
-                 LOAD(set4d, "cudnnSetTensor4dDescriptor") && LOAD(softmax, "cudnnSoftmaxForward");
-    dnn.graph = LOAD(make, "cudnnBackendCreateDescriptor") &&
-                LOAD(unmake, "cudnnBackendDestroyDescriptor") &&
-                LOAD(finalize, "cudnnBackendFinalize") && LOAD(set, "cudnnBackendSetAttribute") &&
-                LOAD(get, "cudnnBackendGetAttribute") && LOAD(execute, "cudnnBackendExecute");
+    dnn.legacy = found[LEGACY], dnn.graph = found[GRAPH];
     dnn.loaded = 1;
     return 0;
 }

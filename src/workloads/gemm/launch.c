@@ -198,6 +198,17 @@ static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int c
 }
 
 /*
+ * EPI=1 (rung 20): C's map, of the sums' type, in boxes of 64 rows by 128 bytes, where its
+ * rows are 16-byte aligned; none elsewhere (the kernel then stores from registers).
+ */
+static struct kl_arg c_map_arg(struct kl_buf *C, enum kl_type type, int M, int N)
+{
+    enum kl_type out = kl_type_output(type);
+    int aligned = N % (int)(16 / kl_type_size(out)) == 0;
+    return map_arg(aligned ? C : NULL, out, M, N, N, 64, 0);
+}
+
+/*
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
  * for Hopper's rungs whether the copies are TMA's and A's, B's and A's
@@ -239,13 +250,8 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
         else
             l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
         l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
-        /* EPI=1 (rung 20): C's, in boxes of 64 rows by 128 bytes, where its rows are 16-byte
-           aligned (the kernel stores from registers elsewhere) */
-        if (kl_param_value(r->params, values, "EPI")) {
-            enum kl_type out = kl_type_output(type);
-            int aligned = N % (int)(16 / kl_type_size(out)) == 0;
-            l->args[l->nargs++] = map_arg(aligned ? m->C : NULL, out, M, N, N, 64, 0);
-        }
+        if (kl_param_value(r->params, values, "EPI"))
+            l->args[l->nargs++] = c_map_arg(m->C, type, M, N);
         if (kl_param_value(r->params, values, "SK"))
             l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     }

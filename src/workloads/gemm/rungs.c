@@ -761,6 +761,16 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
     split_dimension(r, v, s);
 }
 
+/*
+ * Rung 20's (and 22's products'): rows of 128 bytes whatever the type, 1 KiB to align the ring,
+ * and with EPI=1 two boxes of 64 x 128 bytes per consumer warpgroup of 64 rows.
+ */
+static size_t wgmma_k_bytes(const struct kl_gemm_rung *r, const int *v)
+{
+    size_t staging = kl_param_value(r->params, v, "EPI") ? PARAM("BM") / 64 * 2 * 64 * 128 : 0;
+    return PARAM("STAGES") * 128 * (PARAM("BM") + PARAM("BN")) + 1024 + 256 + staging;
+}
+
 static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t elem)
 {
     switch (r->local) {
@@ -782,9 +792,7 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
         return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem;
     }
-    case KL_LOCAL_WGMMA_K: /* bytes whatever the type: rows of 128 bytes; EPI's boxes */
-        return PARAM("STAGES") * 128 * (PARAM("BM") + PARAM("BN")) + 1024 + 256 +
-               (kl_param_value(r->params, v, "EPI") ? PARAM("BM") * 256 : 0);
+    case KL_LOCAL_WGMMA_K: return wgmma_k_bytes(r, v);
     case KL_LOCAL_MMA_T: /* elem is 1 or 2: 16 bytes of padding are whole elements */
         return PARAM("STAGES") * (PARAM("BM") + PARAM("BN")) * (PARAM("BK") + 16 / elem) * elem;
     case KL_LOCAL_DMMA: {
