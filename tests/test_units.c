@@ -831,6 +831,42 @@ static void test_gemm_launch_args(void)
 }
 
 /*
+ * The Hopper rungs' pitches: rows TMA cannot read (K or N not a multiple of 4 floats) padded
+ * to whole 128-byte lines first, unless PAD=0 (rungs 17 and 18: read as they are, by
+ * cp.async); rung 18 reads A's residual from the pad's copy (K > 8) but not with PAD=0;
+ * rung 20, which has no other way in, always pads.
+ */
+static void test_gemm_pitches(void)
+{
+    const struct kl_gemm_rung *r17 = kl_gemm_rung_find("17_wgmma_tf32"),
+                              *r18 = kl_gemm_rung_find("18_wgmma_3xtf32"),
+                              *r20 = kl_gemm_rung_find("20_wgmma");
+    struct gemm_session s = {.type = KL_FLOAT, .M = 100, .N = 4097, .K = 4093};
+    int v[KL_MAX_PARAMS], lda, ldb;
+    unsigned mask;
+    struct kl_err e;
+    const char *pad0[] = {"PAD=0"};
+    for (int n = 0; n <= 1; n++) {
+        kl_params_resolve(r17->name, r17->params, pad0, n, v, &mask, &e);
+        int copy = kl_gemm_pitches(&s, r17, v, &lda, &ldb);
+        CHECK(n ? !copy && lda == 4093 && ldb == 4097 : copy && lda == 4096 && ldb == 4128,
+              "rung 17, PAD=%d: copy %d, pitches %d and %d", !n, copy, lda, ldb);
+    }
+    s.N = 4096, s.K = 4096;
+    for (int n = 0; n <= 1; n++) {
+        kl_params_resolve(r18->name, r18->params, pad0, n, v, &mask, &e);
+        int copy = kl_gemm_pitches(&s, r18, v, &lda, &ldb);
+        CHECK(copy == !n && lda == 4096 && ldb == 4096,
+              "rung 18, PAD=%d, aligned rows: copy %d (the residual), pitches %d and %d", !n, copy,
+              lda, ldb);
+    }
+    s.type = KL_HALF, s.K = 4093;
+    kl_params_resolve(r20->name, r20->params, NULL, 0, v, &mask, &e);
+    CHECK(kl_gemm_pitches(&s, r20, v, &lda, &ldb) && lda == 4096 && ldb == 4096,
+          "rung 20 pads K = 4093 in half: pitches %d and %d", lda, ldb);
+}
+
+/*
  * Rung 20 with EPI=1: C's tensor map after the residual's and before stream-K's workspace, in
  * boxes of 64 rows by 32 four-byte sums, of C where N is a multiple of 4 (rows 16-byte
  * aligned) and of nothing elsewhere (the kernel then stores from registers); its shared memory
@@ -2185,6 +2221,7 @@ int main(void)
     test_schedule_rules();
     test_gemm_launch_args();
     test_gemm_c_map();
+    test_gemm_pitches();
     test_int8_exact();
     test_precision();
     test_roofs();

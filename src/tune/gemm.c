@@ -32,24 +32,23 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
 /* Registers a GPU work-item may use for its block of C and operands before it spills. */
 #define GPU_BLOCK_BYTES 640
 
-/* Parameter i (-1: the rung has none) away from its default. */
-static int off_default(const struct kl_tune_gemm *g, const int *v, int i)
-{
-    return i >= 0 && v[i] != g->rung->params[i].def;
-}
-
 /*
  * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
  * result's accuracy), SK (stream-K is its rule's choice or the user's: a wait that traps
- * would end the tuner's context, and the rule knows where it pays), EPI (rung 20's stores by
- * TMA) and PREFETCH (rung 21's single set of fragments): not yet run on a GPU, and
- * tests/gpu/cuda.sh, steps 6c and 6d, is to verify them first, as a fault would end the
- * tuner's context too.
+ * would end the tuner's context, and the rule knows where it pays), and what has not yet run
+ * on a GPU, which tests/gpu/cuda.sh is to verify first, as a fault would end the tuner's
+ * context too: EPI (rung 20's stores by TMA, step 6c), PREFETCH (rung 21's single set of
+ * fragments, step 6d) and PAD=0 (rungs 17 and 18 reading unaligned rows by cp.async, step 6e).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
-    return off_default(g, v, g->promote) | off_default(g, v, g->sk) | off_default(g, v, g->epi) |
-           off_default(g, v, g->prefetch);
+    static const char *const names[] = {"PROMOTE", "SK", "EPI", "PREFETCH", "PAD"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        int i = kl_param_index(g->rung->params, names[k]);
+        if (i >= 0 && v[i] != g->rung->params[i].def)
+            return 1;
+    }
+    return 0;
 }
 
 /*
@@ -132,10 +131,6 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .bn = kl_param_index(p, "BN"),
         .wm = kl_param_index(p, "WM"),
         .wn = kl_param_index(p, "WN"),
-        .promote = kl_param_index(p, "PROMOTE"),
-        .sk = kl_param_index(p, "SK"),
-        .epi = kl_param_index(p, "EPI"),
-        .prefetch = kl_param_index(p, "PREFETCH"),
         .splitk = kl_param_index(p, "SPLITK"),
         .bk = kl_param_index(p, "BK"),
         .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};

@@ -16,9 +16,9 @@ struct kl_tune_gemm {
     const struct kl_gemm_rung *rung;
     enum kl_type type;
     int M, N, K;
-    /* Where TM, TN, BM, BN, BK, WM, WN, PROMOTE, SK, EPI, PREFETCH and SPLITK sit among the
-       rung's parameters (-1: absent), for the rules. */
-    int tm, tn, bm, bn, bk, wm, wn, promote, sk, epi, prefetch, splitk;
+    /* Where TM, TN, BM, BN, BK, WM, WN and SPLITK sit among the rung's parameters (-1:
+       absent), for the rules. */
+    int tm, tn, bm, bn, bk, wm, wn, splitk;
     struct kl_tune_target target; /* self is this struct: keep it in place */
 };
 

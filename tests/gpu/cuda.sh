@@ -53,6 +53,9 @@
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
 #     128 x 128 blocks, verified at awkward shapes and bit for bit after the
 #     timed launches; under memcheck and racecheck.
+#  6e. Rungs 17 and 18 reading rows TMA cannot (K or N not a multiple of 4)
+#     by cp.async as they are (PAD=0), verified and bit for bit after the
+#     timed launches; rung 17 under memcheck and racecheck.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -470,6 +473,32 @@ step_6d() {
     done
 }
 
+step_6e() {
+    echo "== 6e. Rungs 17 and 18 reading unaligned rows by cp.async (PAD=0)"
+    # Shapes whose K or N is not a multiple of 4 (rows TMA cannot read) and one whose are: the
+    # producer's cp.async copies, rounding (17) or splitting (18) A in shared memory, C after
+    # the timed launches the verified one bit for bit; then memcheck and racecheck on rung 17.
+    for config in "17" "17 --param CLUSTER=2" "18"; do
+        for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "1000 1002 998" \
+            "4095 4097 4093"; do
+            read -r m n k <<<"$shape"
+            # shellcheck disable=SC2086 # config is the rung and its options
+            verified_run pad "PAD=0 rung $config ${m}x${n}x${k}" --rung $config --m "$m" \
+                --n "$n" --k "$k" --param PAD=0
+        done
+    done
+    for tool in memcheck racecheck; do
+        if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
+            --backend cuda --rung 17 --m 300 --n 257 --k 70 --param PAD=0 --warmup 0 \
+            --repeats 1 --min-time 0 -q >"$out/pad_$tool.txt" 2>&1; then
+            echo "ok    PAD=0 rung 17 under $tool"
+        else
+            echo "FAIL  PAD=0 rung 17 under $tool (see $out/pad_$tool.txt)"
+            status=1
+        fi
+    done
+}
+
 step_6b() {
     echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
     # Each split's partial product into the workspace, then their sum in order: verified at the
@@ -528,9 +557,9 @@ PY
     fi
 }
 
-for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 6d 7}; do
+for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 6d 6e 7}; do
     if ! declare -F "step_$s" >/dev/null; then
-        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 6d 7)" >&2
+        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 6d 6e 7)" >&2
         exit 2
     fi
     "step_$s"

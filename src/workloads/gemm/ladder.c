@@ -94,7 +94,7 @@ static int gemm_kernels(void *self, int i, const int *values, struct kl_kernel_w
     want[n] = (struct kl_kernel_want){r->file, "gemm", ""};
     kl_params_options(r->params, values, L->s.type, want[n].options, sizeof want[n].options);
     n++;
-    if (kl_gemm_pitches(&L->s, r, &lda, &ldb)) {
+    if (kl_gemm_pitches(&L->s, r, values, &lda, &ldb)) {
         want[n] = (struct kl_kernel_want){r->file, r->hopper ? "pad" : "pack_b", ""};
         kl_gemm_copy_options(L->s.type, want[n].options, sizeof want[n].options);
         n++;

@@ -42,27 +42,42 @@ static int tma_pitch(const struct gemm_session *s, int n)
 }
 
 /*
- * 1 where Hopper's 3xTF32 rung reads A's residual (a - tf32(a), which kernel
- * pad writes first) so that TMA splits A as it copies it; not where K <= 8,
- * where the rung multiplies A exactly on the FMA units (its file says why).
+ * 1 where a Hopper rung pads (kernel pad) the rows TMA cannot read: always for
+ * rung 20, which has no other way in; for 17 and 18 unless PAD=0, where their
+ * producer reads such rows by cp.async as they are.
  */
-static int reads_residual(const struct gemm_session *s, const struct kl_gemm_rung *r)
+static int pads(const struct kl_gemm_rung *r, const int *values)
 {
-    return r->hopper && r->precision == KL_PREC_3XTF32 && s->K > 8;
+    return r->hopper &&
+           (kl_param_index(r->params, "PAD") < 0 || kl_param_value(r->params, values, "PAD"));
 }
 
 /*
- * The row pitches rung r reads A and B with (tma_pitch for a Hopper rung,
- * pitch16 for B of a b_pitch rung, else K and N); 1 where either differs
- * from the matrix's width or A's residual is read, so a copy (pad or
+ * 1 where Hopper's 3xTF32 rung reads A's residual (a - tf32(a), which kernel
+ * pad writes first) so that TMA splits A as it copies it; not where K <= 8,
+ * where the rung multiplies A exactly on the FMA units (its file says why),
+ * nor with PAD=0, where it splits A in shared memory itself.
+ */
+static int reads_residual(const struct gemm_session *s, const struct kl_gemm_rung *r,
+                          const int *values)
+{
+    return pads(r, values) && r->precision == KL_PREC_3XTF32 && s->K > 8;
+}
+
+/*
+ * The row pitches rung r reads A and B with (tma_pitch for a Hopper rung
+ * that pads, pitch16 for B of a b_pitch rung, else K and N); 1 where either
+ * differs from the matrix's width or A's residual is read, so a copy (pad or
  * pack_b) runs before the product.
  */
-int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda, int *ldb)
+int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, const int *values,
+                    int *lda, int *ldb)
 {
     int bw = r->b_col_major ? s->K : s->N; /* the width of B's rows as the rung reads them */
-    *lda = r->hopper ? tma_pitch(s, s->K) : s->K;
-    *ldb = r->hopper ? tma_pitch(s, bw) : r->b_pitch ? pitch16(s, s->N) : bw;
-    return *lda != s->K || *ldb != bw || reads_residual(s, r);
+    int pad = pads(r, values);
+    *lda = pad ? tma_pitch(s, s->K) : s->K;
+    *ldb = pad ? tma_pitch(s, bw) : r->b_pitch ? pitch16(s, s->N) : bw;
+    return *lda != s->K || *ldb != bw || reads_residual(s, r, values);
 }
 
 /*
@@ -120,12 +135,13 @@ static enum kl_status prepare_pack(struct gemm_session *s, const struct kl_gemm_
  * where the rung reads it; a block of 256 threads per row of A, then of B.
  * Built once per type, as pack_b is.
  */
-static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_rung *r, int lda,
-                                  int ldb, struct kl_launch *l, double *build_s)
+static enum kl_status prepare_pad(struct gemm_session *s, const struct kl_gemm_rung *r,
+                                  const int *values, int lda, int ldb, struct kl_launch *l,
+                                  double *build_s)
 {
     struct kl_context *kl = s->kl;
     int bw = r->b_col_major ? s->K : s->N, brows = r->b_col_major ? s->N : s->K;
-    int pad_a = lda != s->K, pad_b = ldb != bw, resid = reads_residual(s, r);
+    int pad_a = lda != s->K, pad_b = ldb != bw, resid = reads_residual(s, r, values);
     size_t a_elems = (size_t)s->M * (size_t)lda;
     enum kl_status st;
     char options[64];
@@ -378,7 +394,7 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
     struct kl_launch *l = &rl->gemm;
     enum kl_status st;
     double pack_build_s = 0;
-    int lda, ldb, packed = kl_gemm_pitches(s, r, &lda, &ldb);
+    int lda, ldb, packed = kl_gemm_pitches(s, r, values, &lda, &ldb);
     *l = (struct kl_launch){.kl = kl};
     rl->pair = (struct kl_launch_pair){.a = packed ? &rl->pack : l, .b = packed ? l : NULL};
     kl_gemm_shape(r, values, s->M, s->N, l);
@@ -386,11 +402,12 @@ enum kl_status kl_gemm_prepare_kernel(struct gemm_session *s, const struct kl_ge
         (st = kl_gemm_session_device(s, r->b_col_major)) != KL_OK ||
         (st = kl_gemm_build_rung(kl, r, values, s->type, NULL, l, t)) != KL_OK)
         return st;
-    if (packed && (st = r->hopper ? prepare_pad(s, r, lda, ldb, &rl->pack, &pack_build_s)
+    if (packed && (st = r->hopper ? prepare_pad(s, r, values, lda, ldb, &rl->pack, &pack_build_s)
                                   : prepare_pack(s, r, ldb, &rl->pack, &pack_build_s)) != KL_OK)
         return st;
     t->build_s += pack_build_s;
-    struct kl_buf *A = lda != s->K ? s->dAp : s->dA, *R = reads_residual(s, r) ? s->dAr : NULL;
+    struct kl_buf *A = lda != s->K ? s->dAp : s->dA;
+    struct kl_buf *R = reads_residual(s, r, values) ? s->dAr : NULL;
     struct kl_buf *B = ldb != (r->b_col_major ? s->K : s->N) ? s->dBp
                        : r->b_col_major                      ? s->dBt
                                                              : s->dB;

@@ -161,7 +161,8 @@ struct rung_launch {
 };
 
 /* The row pitches rung r reads A and B with; 1 where a copy (pad or pack_b) runs first. */
-int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, int *lda, int *ldb);
+int kl_gemm_pitches(const struct gemm_session *s, const struct kl_gemm_rung *r, const int *values,
+                    int *lda, int *ldb);
 /* The build options of the copies before a product: the element type's alone. */
 void kl_gemm_copy_options(enum kl_type type, char *out, size_t n);
 /*

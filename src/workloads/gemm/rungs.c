@@ -120,7 +120,9 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     {"GROUP", 8, 1, 32, 1, 0, "tile-rows per group of the persistent raster"}, \
     {"CLUSTER", cluster, 1, 2, 1, 0, "blocks per cluster, side by side along N, sharing " \
      "A's slices by TMA multicast"}, \
-    P_SK
+    P_SK, \
+    {"PAD", 1, 0, 1, 1, 0, "1: rows of A or B that TMA cannot read (not 16-byte aligned) " \
+     "copied first into padded rows, timed with the product; 0: read as they are by cp.async"}
 /* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
  * N) per tile, K-slices of 128 bytes, a STAGES-deep ring, tiles in groups of GROUP rows. */
 #define P_WGMMA_K \
