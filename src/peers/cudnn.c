@@ -58,10 +58,9 @@ static struct {
 
 /* The calls kladder takes from libcudnn: where each goes, and which API needs it. */
 enum { BOTH, LEGACY, GRAPH };
-#define CALL(field, name, api)                                                                     \
-    {                                                                                              \
-        (void **)&dnn.field, name, api                                                             \
-    }
+/* clang-format off */
+#define CALL(field, name, api) {(void **)&dnn.field, name, api}
+/* clang-format on */
 static const struct {
     void **slot; /* POSIX allows converting dlsym's object pointer to a function pointer */
     const char *name;
