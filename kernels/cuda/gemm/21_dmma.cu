@@ -363,6 +363,16 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
     /* Lane (g, t)'s first elements: A's row g, column t; B's row t, column g. */
     const double *const a_lane = Af + (wm0 + g) * SA + tq;
     const double *const b_lane = Bf + tq * SB + wn0 + g;
+    /* At slice s: the copies of slice s + STAGES - 1 into the stage of slice s - 1, whose
+       fragments every warp read before the barrier that precedes this; one commit group
+       each time, empty or not. */
+    auto refill = [&](const int s) {
+        const int next = s + STAGES - 1;
+        if (next < nslices)
+            load_slice(A, B, As + next % STAGES * A_STAGE * 8, Bs + next % STAGES * B_STAGE * 8,
+                       t, q, next * BK, tid);
+        commit_group();
+    };
 
     /*
      * The main loop, as rung 15's: the fragments of the next step are read while this step's
@@ -384,13 +394,8 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
         constexpr int P = decltype(parity)::value;
 #pragma unroll
         for (int kk = 0; kk < KSTEPS; kk++) {
-            if (kk == 0) {
-                const int next = s + STAGES - 1;
-                if (next < nslices)
-                    load_slice(A, B, As + next % STAGES * A_STAGE * 8,
-                               Bs + next % STAGES * B_STAGE * 8, t, q, next * BK, tid);
-                commit_group();
-            }
+            if (kk == 0)
+                refill(s);
             if (kk == KSTEPS - 1) { /* slice s + 1 has arrived, for every thread */
                 wait_group<STAGES - 2>();
                 __syncthreads();
@@ -424,11 +429,7 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
     for (int s = 0; s < nslices; s++) {
         wait_group<STAGES - 2>();
         __syncthreads();
-        const int next = s + STAGES - 1;
-        if (next < nslices)
-            load_slice(A, B, As + next % STAGES * A_STAGE * 8, Bs + next % STAGES * B_STAGE * 8,
-                       t, q, next * BK, tid);
-        commit_group();
+        refill(s);
 #pragma unroll
         for (int kk = 0; kk < KSTEPS; kk++) {
             load_frags(f, a_lane + s % STAGES * A_STAGE, b_lane + s % STAGES * B_STAGE, kk * MK);
