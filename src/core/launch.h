@@ -8,7 +8,7 @@
 #include "core/context.h"
 
 /* the most a launch passes: rung 22's INT8 products with stream-K pass 13 (rung 20's 12 and
-   a modulus) */
+   a modulus), as rung 20 does with EPI=1 and stream-K */
 #define KL_MAX_ARGS 16
 
 struct kl_launch {

@@ -239,6 +239,8 @@ static void graph_free(struct graph *g)
         dnn.unmake(g->made[--g->n]);
 }
 
+#define NO_GRAPH "libcudnn lacks the graph API (cudnnBackend*)"
+
 /* The ids of the norm's tensors in its graph and its variant pack. */
 enum { X_ID = 1, Y_ID, SCALE_ID, BIAS_ID, EPS_ID };
 
@@ -292,8 +294,7 @@ enum kl_status kl_cudnn_norm_operation(const struct kl_softmax_problem *p, struc
 {
     struct graph g = {.n = 0};
     if (load() != 0 || !dnn.graph)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s",
-                       dnn.why[0] ? dnn.why : "libcudnn lacks the graph API");
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", dnn.why[0] ? dnn.why : NO_GRAPH);
     norm_operation(&g, p);
     enum kl_status st = status_of(g.rc, g.call, e);
     graph_free(&g);
@@ -415,7 +416,7 @@ static enum kl_status dnn_norm(struct kl_context *kl, const struct kl_softmax_pr
     char why[256], how[96] = "";
     enum kl_status st;
     if (!dnn.graph)
-        return kl_fail(e, KL_ERR_UNSUPPORTED, "libcudnn lacks the graph API (cudnnBackend*)");
+        return kl_fail(e, KL_ERR_UNSUPPORTED, "%s", NO_GRAPH);
     s.rt = kl_cudart(why, sizeof why);
     if ((st = status_of(dnn.create(&s.handle), "cudnnCreate", e)) != KL_OK)
         return st;

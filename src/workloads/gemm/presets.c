@@ -169,14 +169,15 @@ static const struct kl_gemm_rung_params *tuned_of(const struct kl_gemm_request *
 
 /*
  * Where --param names one of the rung's values: what it sets aside, the
- * tuned set or the preset the rung would have run with, into config ("" where
+ * tuned set (tuned: the rung's, or NULL) or the preset the rung would have
+ * run with, into config ("" where
  * neither), so that a row run with a single --param says why its other values
  * are the defaults.
  */
 static void set_aside(const struct kl_gemm_request *req, const struct kl_device_info *dev,
-                      const struct kl_gemm_rung *r, char *config, size_t n)
+                      const struct kl_gemm_rung *r, const struct kl_gemm_rung_params *tuned,
+                      char *config, size_t n)
 {
-    const struct kl_gemm_rung_params *tuned = tuned_of(req, r);
     const struct kl_gemm_preset *preset;
     if (tuned)
         describe(config, n, "set aside by --param: tuned", tuned->items, tuned->nitems);
@@ -206,7 +207,7 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
     enum kl_status st;
     config[0] = '\0';
     if (kl_params_mention(req->params, req->nparams, r->params)) {
-        set_aside(req, dev, r, config, n);
+        set_aside(req, dev, r, tuned, config, n);
         return kl_gemm_resolve(r, req->params, req->nparams, values, mask, e);
     }
     if (tuned) {
