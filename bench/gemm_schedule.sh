@@ -9,8 +9,8 @@
 #
 # On a GPU that CUDA runs: rungs 17 and 18 beside cuBLAS (SGEMM and TF32),
 # rung 20 in half, fp8 (promoted) and int8 beside cuBLASLt, rung 22 beside
-# cuBLAS SGEMM, each plain and with SK=1; rung 20 in half and fp8 with C
-# stored from registers (EPI=0) and by TMA (EPI=1); rung 21 beside cuBLAS
+# cuBLAS SGEMM, each plain and with SK=1; rung 20 in half and fp8 and rungs
+# 17 and 18 with C stored from registers (EPI=0) and by TMA (EPI=1); rung 21 beside cuBLAS
 # DGEMM at its defaults, with one set of fragments (PREFETCH=0) and so on
 # 128 x 128 blocks (an option's comma-separated values are one run's); rungs
 # 17 and 18 with unaligned rows padded first (PAD=1) and read by cp.async (PAD=0);
@@ -43,6 +43,7 @@ if grep -q "^  Device cuda:0" "$out/devices.txt"; then # (env.sh's list)
     configs=("17,18|float|cublas||SK=0 SK=1" "20|half|cublaslt||SK=0 SK=1"
         "20|fp8|cublaslt|BN=192|SK=0 SK=1" "20|int8|cublaslt||SK=0 SK=1"
         "20|half|cublaslt|SK=0|EPI=0 EPI=1" "20|fp8|cublaslt|BN=192 SK=0|EPI=0 EPI=1"
+        "17,18|float|cublas|SK=0|EPI=0 EPI=1"
         "21|double|cublas||PREFETCH=1 PREFETCH=0 BM=128,BN=128,WM=32,WN=64,PREFETCH=0"
         "17,18|float|cublas||PAD=1 PAD=0"
         "22|float|cublas||SK=0 SK=1"

@@ -573,9 +573,9 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
  * H100's 227 KiB of shared memory), the raster's extreme groups at the
  * defaults, every tile in clusters of each other size at the default depth,
- * (rung 17) every tile and cluster size with INFLIGHT the other way, and
+ * (rung 17) every tile and cluster size with INFLIGHT the other way,
  * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
- * with INFLIGHT the other way.
+ * with INFLIGHT the other way, and the stores by TMA (EPI=1).
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -617,6 +617,22 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
     if (in >= 0) {
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
         add_wgmma_variant(r, items, 2);
+    }
+    /* C stored by TMA: at the defaults, in clusters of two, with stream-K, (rung 17) with
+       INFLIGHT the other way and on 128 x 256 tiles, four consumer warpgroups' boxes */
+    snprintf(items[0], sizeof items[0], "EPI=1");
+    add_wgmma_variant(r, items, 1);
+    snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
+    add_wgmma_variant(r, items, 2);
+    snprintf(items[1], sizeof items[1], "SK=1");
+    add_wgmma_variant(r, items, 2);
+    if (in >= 0) {
+        snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
+        add_wgmma_variant(r, items, 2);
+        snprintf(items[1], sizeof items[1], "BM=128");
+        snprintf(items[2], sizeof items[2], "BN=256");
+        snprintf(items[3], sizeof items[3], "STAGES=3");
+        add_wgmma_variant(r, items, 4);
     }
 }
 

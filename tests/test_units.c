@@ -867,47 +867,59 @@ static void test_gemm_pitches(void)
 }
 
 /*
- * Rung 20 with EPI=1: C's tensor map after the residual's and before stream-K's workspace, in
- * boxes of 64 rows by 32 four-byte sums, of C where N is a multiple of 4 (rows 16-byte
- * aligned) and of nothing elsewhere (the kernel then stores from registers); its shared memory
- * two 8 KiB boxes more per consumer warpgroup. Without EPI, no map.
+ * Rungs 20 and 17 with EPI=1: C's tensor map after the residual's and before stream-K's
+ * workspace, in boxes of 64 rows (rung 20: a consumer warpgroup's) or 32 (rung 17) by 32
+ * four-byte sums, of C where N is a multiple of 4 (rows 16-byte aligned) and of nothing
+ * elsewhere (the kernel then stores from registers); its shared memory 16 KiB more per consumer
+ * warpgroup (rung 20: two boxes of 8 KiB; 17: four of 4 KiB). Without EPI, no map.
  */
 static void test_gemm_c_map(void)
 {
-    const struct kl_gemm_rung *r = kl_gemm_rung_find("20_wgmma");
-    struct kl_buf *fake = (struct kl_buf *)&r; /* an address, never dereferenced */
-    const struct rung_bufs m = {fake, fake, fake, NULL, 64, 64, fake};
-    int v[KL_MAX_PARAMS];
-    unsigned mask;
-    struct kl_err e;
-    const char *items[] = {"EPI=1", "SK=1"};
-    for (int n = 0; n <= 2; n++) {
-        CHECK(kl_params_resolve(r->name, r->params, items, n, v, &mask, &e) == KL_OK, "%s", e.msg);
-        for (int N = 4096; N <= 4098; N += 2) {
-            struct kl_launch l;
-            memset(&l, 0, sizeof l);
-            kl_gemm_rung_args(r, v, KL_INT8, 1000, N, 64, &m, &l);
-            const struct kl_arg *c = &l.args[10];
-            const int maps = c->kind == KL_ARG_TENSOR_MAP;
-            CHECK(maps == (n > 0) && l.nargs == 10 + (n > 0) + (n > 1) + 1,
-                  "EPI=%d SK=%d N=%d: %d arguments, C's map %s", n > 0, n > 1, N, l.nargs,
-                  maps ? "passed" : "not passed");
-            if (maps)
-                CHECK(c->v.map.buf == (N % 4 == 0 ? fake : NULL) && c->v.map.rows == 1000 &&
-                          c->v.map.cols == (uint64_t)N && c->v.map.pitch == (uint64_t)N * 4 &&
-                          c->v.map.box_rows == 64 && c->v.map.box_cols == 32 &&
-                          c->v.map.type == KL_MAP_F32,
-                      "N=%d: C's map of %llu x %llu, pitch %llu, box %u x %u", N,
-                      (unsigned long long)c->v.map.rows, (unsigned long long)c->v.map.cols,
-                      (unsigned long long)c->v.map.pitch, c->v.map.box_rows, c->v.map.box_cols);
-            if (n > 1)
-                CHECK(l.args[11].kind == KL_ARG_BUF && l.args[11].v.buf == fake,
-                      "stream-K's workspace after C's map");
+    static const struct {
+        const char *rung;
+        enum kl_type type;
+        unsigned box_rows;
+        const char *consumers; /* the parameter whose value / 64 counts the consumers */
+    } cases[] = {{"20_wgmma", KL_INT8, 64, "BM"}, {"17_wgmma_tf32", KL_FLOAT, 32, "BN"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_find(cases[i].rung);
+        struct kl_buf *fake = (struct kl_buf *)&r; /* an address, never dereferenced */
+        const struct rung_bufs m = {fake, fake, fake, NULL, 64, 64, fake};
+        int v[KL_MAX_PARAMS];
+        unsigned mask;
+        struct kl_err e;
+        const char *items[] = {"EPI=1", "SK=1"};
+        for (int n = 0; n <= 2; n++) {
+            CHECK(kl_params_resolve(r->name, r->params, items, n, v, &mask, &e) == KL_OK, "%s",
+                  e.msg);
+            for (int N = 4096; N <= 4098; N += 2) {
+                struct kl_launch l;
+                memset(&l, 0, sizeof l);
+                kl_gemm_rung_args(r, v, cases[i].type, 1000, N, 64, &m, &l);
+                const struct kl_arg *c = &l.args[10];
+                const int maps = c->kind == KL_ARG_TENSOR_MAP;
+                CHECK(maps == (n > 0) && l.nargs == 10 + (n > 0) + (n > 1) + 1,
+                      "rung %s EPI=%d SK=%d N=%d: %d arguments, C's map %s", r->name, n > 0, n > 1,
+                      N, l.nargs, maps ? "passed" : "not passed");
+                if (maps)
+                    CHECK(c->v.map.buf == (N % 4 == 0 ? fake : NULL) && c->v.map.rows == 1000 &&
+                              c->v.map.cols == (uint64_t)N && c->v.map.pitch == (uint64_t)N * 4 &&
+                              c->v.map.box_rows == cases[i].box_rows && c->v.map.box_cols == 32 &&
+                              c->v.map.type == KL_MAP_F32,
+                          "rung %s N=%d: C's map of %llu x %llu, pitch %llu, box %u x %u", r->name,
+                          N, (unsigned long long)c->v.map.rows, (unsigned long long)c->v.map.cols,
+                          (unsigned long long)c->v.map.pitch, c->v.map.box_rows, c->v.map.box_cols);
+                if (n > 1)
+                    CHECK(l.args[11].kind == KL_ARG_BUF && l.args[11].v.buf == fake,
+                          "rung %s: stream-K's workspace after C's map", r->name);
+            }
+            size_t plain = kl_gemm_local_bytes(r, v, cases[i].type);
+            size_t consumers = (size_t)kl_param_value(r->params, v, cases[i].consumers) / 64;
+            v[kl_param_index(r->params, "EPI")] = 0;
+            CHECK(plain - kl_gemm_local_bytes(r, v, cases[i].type) ==
+                      (n > 0 ? consumers * 16384 : 0u),
+                  "rung %s EPI=%d: %zu bytes of shared memory", r->name, n > 0, plain);
         }
-        size_t plain = kl_gemm_local_bytes(r, v, KL_HALF);
-        v[kl_param_index(r->params, "EPI")] = 0;
-        CHECK(plain - kl_gemm_local_bytes(r, v, KL_HALF) == (n > 0 ? 2 * 2 * 8192u : 0u),
-              "EPI=%d: %zu bytes of shared memory", n > 0, plain);
     }
 }
 

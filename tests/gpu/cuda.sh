@@ -47,9 +47,10 @@
 #     shapes and a skinny one, verified and bit for bit after the timed
 #     launches; rung 14 under memcheck.
 #  6c. C stored through shared memory by TMA (EPI=1): rung 20 in each type,
-#     with stream-K and without, at shapes whose C rows TMA can store and at
-#     two it cannot (the registers' stores instead), verified and bit for bit
-#     after the timed launches; under memcheck and racecheck.
+#     rung 17 alone and in clusters of two, rung 18, with stream-K and
+#     without, at shapes whose C rows TMA can store and at two it cannot (the
+#     registers' stores instead), verified and bit for bit after the timed
+#     launches; rungs 20 and 17 under memcheck and racecheck.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
 #     128 x 128 blocks, verified at awkward shapes and bit for bit after the
 #     timed launches; under memcheck and racecheck.
@@ -413,34 +414,38 @@ step_6() {
 }
 
 step_6c() {
-    echo "== 6c. C stored by TMA: rung 20 with EPI=1"
-    # Each type (FP8 on its preset's BN=192, promoted and not), with stream-K and without, at
-    # shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3 ends in part
-    # tiles both ways) and at two whose N is not (the stores from registers); C after the timed
-    # launches the verified one bit for bit. Then memcheck and racecheck.
-    for config in "half" "bf16" "int8" "fp8 BN=192" "fp8 PROMOTE=0"; do
-        read -r type param <<<"$config"
+    echo "== 6c. C stored by TMA: rungs 20, 17 and 18 with EPI=1"
+    # Rung 20 in each type (FP8 on its preset's BN=192, promoted and not), rung 17 alone and in
+    # clusters of two (whose second block's tile may lie past N) and rung 18, with stream-K and
+    # without, at shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3
+    # ends in part tiles both ways) and at two whose N is not (the stores from registers); C
+    # after the timed launches the verified one bit for bit. Then memcheck and racecheck.
+    for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" \
+        "17 float" "17 float CLUSTER=2" "18 float"; do
+        read -r rung type param <<<"$config"
         for sk in 0 1; do
             extra=(--param EPI=1 --param "SK=$sk")
             [ -n "$param" ] && extra+=(--param "$param")
             for shape in "1 4 1" "64 300 70" "4095 36 4097" "129 8188 65" "1000 1000 1000" \
                 "4096 4352 4096" "4095 33 4097" "129 8191 65"; do
                 read -r m n k <<<"$shape"
-                verified_run epi "EPI=1 SK=$sk rung 20 $type ${param:+$param }${m}x${n}x${k}" \
-                    --rung 20 --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
+                verified_run epi "EPI=1 SK=$sk rung $rung $type ${param:+$param }${m}x${n}x${k}" \
+                    --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
                 [ $? = 2 ] && return
             done
         done
     done
     for tool in memcheck racecheck; do
-        for sk in 0 1; do
+        for config in "20 half 0" "20 half 1" "17 float 0" "17 float 1"; do
+            read -r rung type sk <<<"$config"
             if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
-                --backend cuda --rung 20 --type half --m 1000 --n 1000 --k 130 --param EPI=1 \
-                --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q >"$out/epi_$tool.txt" 2>&1
+                --backend cuda --rung "$rung" --type "$type" --m 1000 --n 1000 --k 130 \
+                --param EPI=1 --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q \
+                >"$out/epi_${rung}_$tool.txt" 2>&1
             then
-                echo "ok    EPI=1 SK=$sk rung 20 under $tool"
+                echo "ok    EPI=1 SK=$sk rung $rung under $tool"
             else
-                echo "FAIL  EPI=1 SK=$sk rung 20 under $tool (see $out/epi_$tool.txt)"
+                echo "FAIL  EPI=1 SK=$sk rung $rung under $tool (see $out/epi_${rung}_$tool.txt)"
                 status=1
             fi
         done

@@ -89,10 +89,14 @@
  *            argument after tr, and added by the same rank of the cluster
  *            holding the first slice, in cluster order; ws holds
  *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
- *            launch, then a BM x BN tile of sums per block).
+ *            launch, then a BM x BN tile of sums per block); EPI (0; 1: C
+ *            through shared memory by TMA stores, store_tile_tma, where N
+ *            is a multiple of 4 and kladder passes C's map, tc, after tr).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
- *            KiB at the defaults). On an H100 kladder's presets (gemm/rungs.c)
+ *            KiB at the defaults), and with EPI=1 four boxes of 32 x 32
+ *            sums per consumer warpgroup (16 KiB a warpgroup: 225 KiB at the
+ *            defaults, of the 227 a block may have). On an H100 kladder's presets (gemm/rungs.c)
  *            change these by size: 128-row tiles for M <= 128, 128 x 64
  *            tiles up to ~1024^3, clusters of two above.
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
@@ -111,7 +115,9 @@
  *            such buffers as they are (tma = 0: kl_gemm_launch_on), the
  *            producer warp copies them element by element with cp.async
  *            (zero-filled), a far slower path. Stores are guarded; two
- *            adjacent floats at a time where N is even.
+ *            adjacent floats at a time where N is even; with EPI=1 TMA
+ *            clips its boxes at C's edges (N % 4 != 0: the registers'
+ *            stores, as with EPI=0).
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled:
@@ -119,7 +125,9 @@
  *            for rung 17; for rung 18 B's FLOAT32, since its split needs
  *            every bit, and A's TFLOAT32 beside the map of A's residual tr
  *            (tma = 2; made by kernel pad), or FLOAT32 without it (tma = 1:
- *            K <= 8, or buffers given as they are).
+ *            K <= 8, or buffers given as they are); with EPI=1 C's (boxes
+ *            of 32 rows by 32 floats, FLOAT32, 128-byte swizzled; none
+ *            where N % 4 != 0).
  */
 #ifndef BM
 #define BM 256
@@ -145,6 +153,9 @@
 #ifndef SK
 #define SK 0
 #endif
+#ifndef EPI
+#define EPI 0
+#endif
 
 #include "hopper.cuh"
 #include "stream_k.cuh"
@@ -162,6 +173,8 @@
 #define S_BYTES (SPLIT == 3 ? A_BYTES : 0) /* the small parts of A's slice (3xTF32) */
 #define STAGE_BYTES (A_BYTES + B_BYTES + S_BYTES)
 #define PREPARERS 96 /* warps 1-3 of the producer warpgroup round A's slice */
+/* EPI=1: a TMA store's box of C (32 rows of 32 floats, 128 bytes each), four per consumer. */
+#define BOX_BYTES (32 * 128)
 /*
  * Registers per thread once the warpgroups have traded (setmaxnreg, two or more consumers).
  * A block starts with LAUNCH_REGS per thread (what __launch_bounds__(NT, 1) allows, in
@@ -183,6 +196,7 @@ static_assert(SPLIT == 1 || (SPLIT == 3 && BM == 128),
 static_assert(STAGES >= 2, "wgmma_tf32: at least two stages");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "wgmma_tf32: clusters of 1 or 2 blocks");
 static_assert(SK == 0 || SK == 1, "wgmma_tf32: SK is 0 or 1");
+static_assert(EPI == 0 || EPI == 1, "wgmma_tf32: EPI is 0 or 1");
 
 /* ---- the tile scheduler and the swizzled layout ------------------------------------- */
 
@@ -264,6 +278,14 @@ static __device__ __forceinline__ float2 lds2(unsigned addr)
     return v;
 }
 
+#if EPI
+/* Two floats into shared memory, as "f" operands (rung 20's st_shared2 says why). */
+static __device__ __forceinline__ void sts2(unsigned addr, float x, float y)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+#endif
+
 /* x rounded to TF32, to nearest (one F2FP instruction on 9.0). */
 static __device__ __forceinline__ unsigned tf32(float x)
 {
@@ -296,6 +318,10 @@ struct problem {
     bool ready; /* the consumers wait for the ready barrier (a pass over A's slice), else full */
 #if SK
     kl_sk<float> sk; /* the stream-K plan over units, and the partial tiles of the warpgroups */
+#endif
+#if EPI
+    const tensor_map *tc; /* C's map */
+    unsigned staging;     /* the consumers' boxes, after the ring */
 #endif
 };
 
@@ -588,6 +614,75 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
         }
 }
 
+#if EPI
+/*
+ * EPI=1: acc into C through shared memory, the warpgroup's BM rows by 64
+ * columns (from m0, n0) 32 rows at a time: warps 0 and 1 write the box of
+ * the first 32 columns, warps 2 and 3 the second's, into one of the two
+ * pairs of buffers at staging (rows of 128 bytes, 128-byte swizzled as C's
+ * map says: the 16-byte chunk j of row r at j ^ (r % 8)); the warpgroup
+ * fences them for the asynchronous proxy, and its first thread stores both
+ * by TMA, which clips the boxes at C's edges. A pair of buffers is written
+ * again once its stores, two boxes of rows before, have read it
+ * (wait_group.read 1), so the last boxes of a tile leave while the next
+ * tile's products run.
+ * A lane's sums for rows 2t and 2t + 1 of an 8-row group lie in the same
+ * chunks, swizzled by (2t) and (2t + 1) % 8: written in that order, the
+ * rows of a warp's store would land on four of the eight chunk positions
+ * four deep. Lanes of odd t take their second row first (qq below), so
+ * that each store fills all eight positions two deep: two wavefronts, the
+ * least 256 bytes take. Element i of lane 4g + t: as store_tile.
+ */
+static __device__ __forceinline__ void store_tile_tma(const problem &p, const float (&acc)[ACC],
+                                                      int m0, int n0, int cw, int warp, int lane)
+{
+    const int g = lane / 4, t = lane % 4, q = 2 * (g / 2) + warp % 2;
+    const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
+    const bool first = threadIdx.x % 128 == 0;
+#pragma unroll
+    for (int b = 0; b < BM / 32; b++) {
+        if (m0 + 32 * b >= p.M)
+            break; /* the same for the whole warpgroup: the tile's rows past C's */
+        const unsigned pair = staging + (b % 2) * 2 * BOX_BYTES, box = pair + warp / 2 * BOX_BYTES;
+        if (first)
+            bulk_wait_read<1>();
+        warpgroup_sync(cw);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int k = 0; k < 2; k++) {
+                const int i = 4 * (4 * b + j), qq = (t & 1) ^ k, r = 8 * j + 2 * t + qq;
+                sts2(box + r * 128 + ((q ^ (r % 8)) << 4) + (g % 2) * 8, qq ? acc[i + 1] : acc[i],
+                     qq ? acc[i + 3] : acc[i + 2]);
+            }
+        fence_async_shared();
+        warpgroup_sync(cw);
+        if (first) {
+            tma_store(p.tc, n0, m0 + 32 * b, pair);
+            tma_store(p.tc, n0 + 32, m0 + 32 * b, pair + BOX_BYTES);
+            bulk_commit();
+        }
+    }
+}
+#endif
+
+/* A tile's sums into C by consumer warpgroup cw: by TMA where EPI=1 and C's rows are 16-byte
+   aligned (N % 4 == 0), from the registers elsewhere; col and t: the lane's place. */
+static __device__ __forceinline__ void store_sums(const problem &p, const float (&acc)[ACC],
+                                                  const tile &c, int cw, int warp, int lane,
+                                                  int col, int t)
+{
+#if EPI
+    if (p.N % 4 == 0) {
+        store_tile_tma(p, acc, c.m0, c.n0 + 64 * cw, cw, warp, lane);
+        return;
+    }
+#else
+    (void)cw, (void)warp, (void)lane;
+#endif
+    store_tile(p, acc, c.m0, c.n0 + col, t);
+}
+
 /*
  * A consumer thread has finished with a stage (its fragment loads, and the
  * wgmma that read it): it arrives on the stage's empty barrier, and with
@@ -679,7 +774,7 @@ static __device__ __forceinline__ void consume_inflight(const problem &p, unsign
         if (!sk_settle(p.sk, acc, w, first_unit(), CLUSTER * CWG, p.rank * CWG + cw, cw))
             continue; /* the tile's finisher adds this block's sums */
 #endif
-        store_tile(p, acc, c.m0, c.n0 + col, t);
+        store_sums(p, acc, c, cw, warp, lane, col, t);
     }
 }
 #endif
@@ -723,7 +818,7 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
         if (!sk_settle(p.sk, acc, w, first_unit(), CLUSTER * CWG, p.rank * CWG + cw, cw))
             continue;
 #endif
-        store_tile(p, acc, c.m0, c.n0 + col, t);
+        store_sums(p, acc, c, cw, warp, lane, col, t);
     }
 }
 
@@ -744,10 +839,16 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 #else
 #define WORKSPACE_ARG
 #endif
+#if EPI
+#define C_MAP_ARG , const __grid_constant__ tensor_map tc
+#else
+#define C_MAP_ARG
+#endif
 extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
          int N, int K, int tma, const __grid_constant__ tensor_map ta,
-         const __grid_constant__ tensor_map tb, const __grid_constant__ tensor_map tr WORKSPACE_ARG)
+         const __grid_constant__ tensor_map tb,
+         const __grid_constant__ tensor_map tr C_MAP_ARG WORKSPACE_ARG)
 {
     extern __shared__ unsigned char dynamic[];
     __shared__ __align__(8) u64 bars[3 * STAGES]; /* full, empty, ready: 8 bytes apart */
@@ -765,6 +866,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     p.resid = SPLIT == 3 && tma == 2;
     p.fma = SPLIT == 3 && K <= 8;
     p.ready = !p.tma || (SPLIT == 3 && !p.resid);
+#if EPI
+    p.tc = &tc, p.staging = smem + STAGES * STAGE_BYTES;
+#endif
 #if SK
     /* the plan's blocks are the clusters; a slot per block and consumer warpgroup */
     p.sk = sk_begin<float>(p.units, p.slices, clusters(), gridDim.x * CWG, ws);
@@ -814,6 +918,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
             consume_inflight(p, smem, wait, empty, wg - 1, warp, lane);
 #else
             consume<false>(p, smem, wait, empty, wg - 1, warp, lane);
+#endif
+#if EPI
+        if (threadIdx.x % 128 == 0)
+            bulk_wait_all(); /* the last stores done before the block's shared memory goes */
 #endif
     }
 #if CLUSTER == 2

@@ -122,7 +122,10 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
      "A's slices by TMA multicast"}, \
     P_SK, \
     {"PAD", 1, 0, 1, 1, 0, "1: rows of A or B that TMA cannot read (not 16-byte aligned) " \
-     "copied first into padded rows, timed with the product; 0: read as they are by cp.async"}
+     "copied first into padded rows, timed with the product; 0: read as they are by cp.async"}, \
+    {"EPI", 0, 0, 1, 1, 0, "1: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
+     "while the next tile's products run (rows of C 16-byte aligned: N a multiple of 4); 0: " \
+     "each thread stores its sums"}
 /* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
  * N) per tile, K-slices of 128 bytes, a STAGES-deep ring, tiles in groups of GROUP rows. */
 #define P_WGMMA_K \
@@ -790,9 +793,10 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         size_t sb = PARAM("BN") + (40 - PARAM("BN") % 32) % 32;
         return stages * (PARAM("BM") * (PARAM("BK") + 4) + PARAM("BK") * sb) * elem;
     }
-    case KL_LOCAL_WGMMA: {
+    case KL_LOCAL_WGMMA: { /* with EPI=1 four boxes of 32 x 32 floats per consumer warpgroup */
         size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
-        return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem;
+        size_t staging = PARAM("EPI") ? PARAM("BN") / 64 * 4 * 32 * 128 : 0;
+        return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem + staging;
     }
     case KL_LOCAL_WGMMA_K: return wgmma_k_bytes(r, v);
     case KL_LOCAL_MMA_T: /* elem is 1 or 2: 16 bytes of padding are whole elements */
