@@ -214,15 +214,16 @@ static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int c
 }
 
 /*
- * EPI=1: C's map, of the sums' type, in boxes of 128 bytes by box_rows rows (rung 20: a
- * consumer warpgroup's 64; rungs 17 and 18: 32), where its rows are 16-byte aligned; none
- * elsewhere (the kernel then stores from registers).
+ * EPI=1: C's map, of the sums' type, in boxes of 128 bytes by a consumer warpgroup's 64 rows
+ * (rung 20) or 32 (rungs 17 and 18, whose pairs of warps each store 32 columns), where its rows
+ * are 16-byte aligned; none elsewhere (the kernel then stores from registers).
  */
-static struct kl_arg c_map_arg(struct kl_buf *C, enum kl_type type, int M, int N, unsigned box_rows)
+static struct kl_arg c_map_arg(const struct kl_gemm_rung *r, struct kl_buf *C, enum kl_type type,
+                               int M, int N)
 {
     enum kl_type out = kl_type_output(type);
     int aligned = N % (int)(16 / kl_type_size(out)) == 0;
-    return map_arg(aligned ? C : NULL, out, M, N, N, box_rows, 0);
+    return map_arg(aligned ? C : NULL, out, M, N, N, r->local == KL_LOCAL_WGMMA ? 32 : 64, 0);
 }
 
 /*
@@ -268,7 +269,7 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
             l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
         l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
         if (kl_param_value(r->params, values, "EPI"))
-            l->args[l->nargs++] = c_map_arg(m->C, type, M, N, r->local == KL_LOCAL_WGMMA ? 32 : 64);
+            l->args[l->nargs++] = c_map_arg(r, m->C, type, M, N);
         if (kl_param_value(r->params, values, "SK"))
             l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     }

@@ -767,6 +767,18 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
 }
 
 /*
+ * Rungs 17 and 18: slices of 32 floats of A and B (and 3xTF32's small parts of A), 1 KiB to
+ * align the ring and 256 bytes, and with EPI=1 four boxes of 32 x 32 floats per consumer
+ * warpgroup of 64 columns.
+ */
+static size_t wgmma_bytes(const struct kl_gemm_rung *r, const int *v, size_t elem)
+{
+    size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
+    size_t staging = PARAM("EPI") ? PARAM("BN") / 64 * 4 * 32 * 128 : 0;
+    return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem + staging;
+}
+
+/*
  * Rung 20's (and 22's products'): rows of 128 bytes whatever the type, 1 KiB to align the ring,
  * and with EPI=1 two boxes of 64 x 128 bytes per consumer warpgroup of 64 rows.
  */
@@ -793,11 +805,7 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
         size_t sb = PARAM("BN") + (40 - PARAM("BN") % 32) % 32;
         return stages * (PARAM("BM") * (PARAM("BK") + 4) + PARAM("BK") * sb) * elem;
     }
-    case KL_LOCAL_WGMMA: { /* with EPI=1 four boxes of 32 x 32 floats per consumer warpgroup */
-        size_t split = r->precision == KL_PREC_3XTF32 ? PARAM("BM") : 0;
-        size_t staging = PARAM("EPI") ? PARAM("BN") / 64 * 4 * 32 * 128 : 0;
-        return (PARAM("STAGES") * 32 * (PARAM("BM") + PARAM("BN") + split) + 320) * elem + staging;
-    }
+    case KL_LOCAL_WGMMA: return wgmma_bytes(r, v, elem);
     case KL_LOCAL_WGMMA_K: return wgmma_k_bytes(r, v);
     case KL_LOCAL_MMA_T: /* elem is 1 or 2: 16 bytes of padding are whole elements */
         return PARAM("STAGES") * (PARAM("BM") + PARAM("BN")) * (PARAM("BK") + 16 / elem) * elem;
