@@ -453,10 +453,11 @@ static void add_ozaki_rung(const struct kl_gemm_rung *r)
         snprintf(opt, sizeof opt, "-DNMOD=%d", counts[i]);
         add_job_cc(r->file, opt, 90);
     }
-    /* its products: rung 20 in int8 storing residues, and so with stream-K */
-    static const char *const sk[] = {"SK=1"};
-    for (int k = 0; k < 2; k++)
-        if (kl_params_resolve(r20->name, r20->params, sk, k, values, &mask, &e) == KL_OK) {
+    /* its products: rung 20 in int8 storing residues (from the registers: EPI=0, as
+       gemm/ozaki.c hands them), and so with stream-K */
+    static const char *const items[] = {"EPI=0", "SK=1"};
+    for (int k = 1; k <= 2; k++)
+        if (kl_params_resolve(r20->name, r20->params, items, k, values, &mask, &e) == KL_OK) {
             kl_params_options(r20->params, values, KL_INT8, opt, sizeof opt);
             strncat(opt, " -DRESIDUES", sizeof opt - strlen(opt) - 1);
             add_job_cc(r20->file, opt, 90);
@@ -491,11 +492,12 @@ static void add_fp8_promotions(const struct kl_gemm_rung *r)
 }
 
 /*
- * Rung 20's stores of C by TMA (EPI=1): each type at its defaults (FP8 on its
- * preset's BN=192, promoted and not), so with stream-K, and for half every
- * BM on BN=128 in a ring of 3 (with 4, BM = 256's boxes pass 227 KiB).
+ * Rung 20's stores of C from the registers (EPI=0; the default stores by TMA):
+ * each type at its defaults (FP8 on its preset's BN=192, promoted and not), so
+ * with stream-K; and for half every BM on BN=128, from the registers in a ring
+ * of 4 and by TMA in a ring of 3 (with 4, BM = 256's boxes pass 227 KiB).
  */
-static void add_tma_stores(const struct kl_gemm_rung *r)
+static void add_register_stores(const struct kl_gemm_rung *r)
 {
     const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
     char items[4][32];
@@ -503,7 +505,7 @@ static void add_tma_stores(const struct kl_gemm_rung *r)
         for (int t = 0; t < KL_TYPE_COUNT; t++) {
             if (!(r->types & KL_TYPE_BIT(t)))
                 continue;
-            snprintf(items[0], sizeof items[0], "EPI=1");
+            snprintf(items[0], sizeof items[0], "EPI=0");
             snprintf(items[1], sizeof items[1], "SK=%d", sk);
             snprintf(items[2], sizeof items[2], "BN=%d", kl_type_fp8((enum kl_type)t) ? 192 : 256);
             add_wgmma_variant_in(r, (enum kl_type)t, items, 3);
@@ -512,10 +514,13 @@ static void add_tma_stores(const struct kl_gemm_rung *r)
                 add_wgmma_variant_in(r, (enum kl_type)t, items, 4);
         }
     snprintf(items[1], sizeof items[1], "BN=128");
-    snprintf(items[2], sizeof items[2], "STAGES=3");
-    for (int m = bm->min; m <= bm->max; m += bm->multiple) {
-        snprintf(items[3], sizeof items[3], "BM=%d", m);
-        add_wgmma_variant_in(r, KL_HALF, items, 4);
+    for (int epi = 0; epi <= 1; epi++) {
+        snprintf(items[0], sizeof items[0], "EPI=%d", epi);
+        snprintf(items[2], sizeof items[2], "STAGES=%d", epi ? 3 : 4);
+        for (int m = bm->min; m <= bm->max; m += bm->multiple) {
+            snprintf(items[3], sizeof items[3], "BM=%d", m);
+            add_wgmma_variant_in(r, KL_HALF, items, 4);
+        }
     }
 }
 
@@ -525,7 +530,7 @@ static void add_tma_stores(const struct kl_gemm_rung *r)
  * the two kinds (fp32, int32); the ring's extreme depths for half; FP8's
  * promotions (add_fp8_promotions); stream-K (SK=1) in each type (FP8
  * promoted on the preset's BN=192, and not) and at each BM for half (on
- * BN=128, which every BM allows); the stores by TMA (add_tma_stores).
+ * BN=128, which every BM allows); the stores from the registers (add_register_stores).
  */
 static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 {
@@ -565,7 +570,7 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
         snprintf(items[2], sizeof items[2], "BM=%d", m);
         add_wgmma_variant_in(r, KL_HALF, items, 3);
     }
-    add_tma_stores(r);
+    add_register_stores(r);
 }
 
 /*
@@ -575,7 +580,8 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
  * defaults, every tile in clusters of each other size at the default depth,
  * (rung 17) every tile and cluster size with INFLIGHT the other way,
  * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
- * with INFLIGHT the other way, and the stores by TMA (EPI=1).
+ * with INFLIGHT the other way; all of them storing C by TMA where its boxes
+ * fit (EPI=1, the default), and from the registers (EPI=0) on every tile.
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -618,10 +624,16 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
         add_wgmma_variant(r, items, 2);
     }
-    /* C stored by TMA: at the defaults, in clusters of two, with stream-K, (rung 17) with
-       INFLIGHT the other way and on 128 x 256 tiles, four consumer warpgroups' boxes */
-    snprintf(items[0], sizeof items[0], "EPI=1");
-    add_wgmma_variant(r, items, 1);
+    /* C stored from the registers (EPI=0; the loops above store by TMA where its boxes fit):
+       every tile at the default depth, in clusters of two, with stream-K and (rung 17) with
+       INFLIGHT the other way */
+    snprintf(items[0], sizeof items[0], "EPI=0");
+    for (int m = bm->min; m <= bm->max; m += bm->multiple)
+        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+            snprintf(items[1], sizeof items[1], "BM=%d", m);
+            snprintf(items[2], sizeof items[2], "BN=%d", n);
+            add_wgmma_variant(r, items, 3);
+        }
     snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
     add_wgmma_variant(r, items, 2);
     snprintf(items[1], sizeof items[1], "SK=1");
@@ -629,10 +641,6 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
     if (in >= 0) {
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
         add_wgmma_variant(r, items, 2);
-        snprintf(items[1], sizeof items[1], "BM=128");
-        snprintf(items[2], sizeof items[2], "BN=256");
-        snprintf(items[3], sizeof items[3], "STAGES=3");
-        add_wgmma_variant(r, items, 4);
     }
 }
 

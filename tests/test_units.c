@@ -867,11 +867,11 @@ static void test_gemm_pitches(void)
 }
 
 /*
- * Rungs 20 and 17 with EPI=1: C's tensor map after the residual's and before stream-K's
- * workspace, in boxes of 64 rows (rung 20: a consumer warpgroup's) or 32 (rung 17) by 32
- * four-byte sums, of C where N is a multiple of 4 (rows 16-byte aligned) and of nothing
+ * Rungs 20 and 17 with EPI=1, their default: C's tensor map after the residual's and before
+ * stream-K's workspace, in boxes of 64 rows (rung 20: a consumer warpgroup's) or 32 (rung 17)
+ * by 32 four-byte sums, of C where N is a multiple of 4 (rows 16-byte aligned) and of nothing
  * elsewhere (the kernel then stores from registers); its shared memory 16 KiB more per consumer
- * warpgroup (rung 20: two boxes of 8 KiB; 17: four of 4 KiB). Without EPI, no map.
+ * warpgroup (rung 20: two boxes of 8 KiB; 17: four of 4 KiB). With EPI=0, no map.
  */
 static void test_gemm_c_map(void)
 {
@@ -888,10 +888,13 @@ static void test_gemm_c_map(void)
         int v[KL_MAX_PARAMS];
         unsigned mask;
         struct kl_err e;
-        const char *items[] = {"EPI=1", "SK=1"};
+        /* n = 0: EPI=0; 1: the defaults (EPI=1); 2: the defaults and SK=1 */
+        const char *epi0[] = {"EPI=0"}, *sk1[] = {"SK=1"};
+        const char **sets[] = {epi0, NULL, sk1};
         for (int n = 0; n <= 2; n++) {
-            CHECK(kl_params_resolve(r->name, r->params, items, n, v, &mask, &e) == KL_OK, "%s",
-                  e.msg);
+            CHECK(kl_params_resolve(r->name, r->params, (const char *const *)sets[n], n != 1, v,
+                                    &mask, &e) == KL_OK,
+                  "%s", e.msg);
             for (int N = 4096; N <= 4098; N += 2) {
                 struct kl_launch l;
                 memset(&l, 0, sizeof l);

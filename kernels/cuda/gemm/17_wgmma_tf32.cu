@@ -89,15 +89,17 @@
  *            argument after tr, and added by the same rank of the cluster
  *            holding the first slice, in cluster order; ws holds
  *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
- *            launch, then a BM x BN tile of sums per block); EPI (0; 1: C
+ *            launch, then a BM x BN tile of sums per block); EPI (1: C
  *            through shared memory by TMA stores, store_tile_tma, where N
- *            is a multiple of 4 and kladder passes C's map, tc, after tr).
+ *            is a multiple of 4 and kladder passes C's map, tc, after tr;
+ *            0: from the registers, store_tile).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
  *            KiB at the defaults), and with EPI=1 four boxes of 32 x 32
  *            sums per consumer warpgroup (16 KiB a warpgroup: 225 KiB at the
- *            defaults, of the 227 a block may have). On an H100 kladder's presets (gemm/rungs.c)
- *            change these by size: 128-row tiles for M <= 128, 128 x 64
+ *            defaults, of the 227 a block may have). On an H100 kladder's
+ *            presets (gemm/rungs.c) change these by size: 128-row tiles for
+ *            M <= 128, 128 x 64
  *            tiles up to ~1024^3, clusters of two above.
  * Change:    rung 15 issued mma.sync, Ampere's warp-wide instruction, whose
  *            operands every warp loads into registers itself, and copied
@@ -154,7 +156,7 @@
 #define SK 0
 #endif
 #ifndef EPI
-#define EPI 0
+#define EPI 1
 #endif
 
 #include "hopper.cuh"

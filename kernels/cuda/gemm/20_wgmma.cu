@@ -60,9 +60,9 @@
  *            first slice in block order; ws holds kl_sk_flag_words(blocks *
  *            BM / 64) flags, zero before the first launch, then a BM x BN
  *            tile of sums per block; with RESIDUES the int32 sums, whose
- *            residues the finisher takes of the whole tile's); EPI (0; 1:
- *            C through shared memory by TMA stores, store_tile_tma, where N
- *            is a multiple of 4; not with RESIDUES). Dynamic shared memory
+ *            residues the finisher takes of the whole tile's); EPI (1: C
+ *            through shared memory by TMA stores, store_tile_tma, where N is
+ *            a multiple of 4; 0: from the registers, as RESIDUES always). Dynamic shared memory
  *            STAGES * (BM + BN) * 128 bytes plus 1 KiB to align the ring to
  *            1024 bytes (193 KiB at the defaults), and with EPI=1 two boxes
  *            of 8 KiB per consumer warpgroup after it (225 KiB).
@@ -115,7 +115,11 @@
 #define SK 0
 #endif
 #ifndef EPI
+#if defined(RESIDUES)
 #define EPI 0
+#else
+#define EPI 1
+#endif
 #endif
 
 #include "hopper.cuh"

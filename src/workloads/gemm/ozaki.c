@@ -157,7 +157,8 @@ static enum kl_status products(struct gemm_session *s, const struct kl_gemm_rung
     return KL_OK;
 }
 
-/* Rung 22's values handed to rung 20's kernel: its BM, BN, STAGES, GROUP and SK. */
+/* Rung 22's values handed to rung 20's kernel: its BM, BN, STAGES, GROUP and SK; EPI=0, as
+   the residues are bytes, which the stores by TMA (sums of 4 bytes) do not write. */
 static void tile_values(const struct kl_gemm_rung *r, const int *values,
                         const struct kl_gemm_rung *r20, int *v20)
 {
@@ -165,6 +166,7 @@ static void tile_values(const struct kl_gemm_rung *r, const int *values,
         int j = kl_param_index(r->params, r20->params[i].name);
         v20[i] = j >= 0 ? values[j] : r20->params[i].def;
     }
+    v20[kl_param_index(r20->params, "EPI")] = 0;
 }
 
 int kl_gemm_ozaki_kernels(const struct kl_gemm_rung *r, const int *values,

@@ -123,7 +123,7 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     P_SK, \
     {"PAD", 1, 0, 1, 1, 0, "1: rows of A or B that TMA cannot read (not 16-byte aligned) " \
      "copied first into padded rows, timed with the product; 0: read as they are by cp.async"}, \
-    {"EPI", 0, 0, 1, 1, 0, "1: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
+    {"EPI", 1, 0, 1, 1, 0, "1: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
      "while the next tile's products run (rows of C 16-byte aligned: N a multiple of 4); 0: " \
      "each thread stores its sums"}
 /* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
@@ -359,7 +359,7 @@ static const struct kl_gemm_rung rungs[] = {
                  "FP8 only: elements of K summed in the tensor cores (to about 13 bits) between "
                  "additions into fp32 registers (0: none, the fast mode)"},
                 P_SK,
-                {"EPI", 0, 0, 1, 1, 0,
+                {"EPI", 1, 0, 1, 1, 0,
                  "1: C through shared memory, a box of 64 x 32 sums at a time stored by TMA "
                  "while the next tile's products run (rows of C 16-byte aligned: N a multiple "
                  "of 4); 0: each thread stores its sums"}},
@@ -871,8 +871,11 @@ enum kl_status kl_gemm_rung_check(const struct kl_context *kl, const struct kl_g
     uint64_t room = kl_kernel_local_mem(kl, r->file);
     if (lb > room)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
-                       "rung %s: needs %zu bytes of local memory, the device has %llu", r->name, lb,
-                       (unsigned long long)room);
+                       "rung %s: needs %zu bytes of local memory, the device has %llu%s", r->name,
+                       lb, (unsigned long long)room,
+                       kl_param_value(r->params, v, "EPI")
+                           ? " (with EPI=1's staging for C: fewer STAGES, or EPI=0)"
+                           : "");
     size_t wg = l->local[0] * (l->dims > 1 ? l->local[1] : 1);
     size_t priv = private_elems(r, v) * wg * es;
     if (!dev->is_gpu && priv > CPU_PRIVATE_LIMIT)
