@@ -926,6 +926,59 @@ static void test_gemm_c_map(void)
     }
 }
 
+/*
+ * The tiles' rule on an H200 (132 SMs, compute capability 9.0), at the shapes it was fitted to:
+ * rung 14's 128 x 128 blocks where N = 4097 leaves a sliver of a 33rd column of 128 x 256 (and
+ * no split then), its default at 4096^3 and 3000^3 (the same waves; split-K's rule then splits
+ * 3000^3 in four, as before); rung 20 in half on 128 x
+ * 192 tiles at 3000^3 and 192 x 12288 x 12288, on 128 x 64 at 128 x 8192 x 8192 (and no
+ * stream-K: 128 tiles), its default at 4096^3, at 4096 x 4352 x 4096 (the model's 4 % within
+ * its margin) and in bf16 (not measured); nothing on compute capability 8.0, under a preset,
+ * or with no compute units known.
+ */
+static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_rung *r20,
+                           const int *v14, const int *v20)
+{
+    static const struct {
+        int rung20, M, N, K, bm, bn, splits;
+        enum kl_type type;
+    } cases[] = {
+        {0, 4095, 4097, 4093, 128, 128, 1, KL_FLOAT}, {0, 4096, 4096, 4096, 128, 256, 1, KL_FLOAT},
+        {0, 3000, 3000, 3000, 128, 256, 4, KL_FLOAT}, {1, 3000, 3000, 3000, 128, 192, 1, KL_HALF},
+        {1, 192, 12288, 12288, 128, 192, 1, KL_HALF}, {1, 128, 8192, 8192, 128, 64, 1, KL_HALF},
+        {1, 4096, 4096, 4096, 128, 256, 1, KL_HALF},  {1, 4096, 4352, 4096, 128, 256, 1, KL_HALF},
+        {1, 3000, 3000, 3000, 128, 256, 1, KL_BF16}};
+    struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct kl_gemm_rung *r = cases[i].rung20 ? r20 : r14;
+        struct kl_gemm_request q = {
+            .M = cases[i].M, .N = cases[i].N, .K = cases[i].K, .type = cases[i].type};
+        int v[KL_MAX_PARAMS];
+        char config[128] = "";
+        memcpy(v, cases[i].rung20 ? v20 : v14, sizeof v);
+        kl_gemm_schedule_rules(r, &h200, &q, v, config, sizeof config);
+        const int bm = v[kl_param_index(r->params, "BM")], bn = v[kl_param_index(r->params, "BN")];
+        const int sk = kl_param_index(r->params, "SK"), split = kl_param_index(r->params, "SPLITK");
+        const int changed = bn != r->params[kl_param_index(r->params, "BN")].def;
+        CHECK(
+            bm == cases[i].bm && bn == cases[i].bn && (sk < 0 || v[sk] == 0) &&
+                (split < 0 || v[split] == cases[i].splits) &&
+                (changed ? strstr(config, "(the tiles' rule)") != NULL : !strstr(config, "tiles")),
+            "rung %s %s at %dx%dx%d: BM=%d BN=%d, \"%s\"", r->name, kl_type_name(cases[i].type),
+            q.M, q.N, q.K, bm, bn, config);
+    }
+    struct kl_device_info a100 = {.compute_units = 108, .cc_major = 8}, unknown = {.cc_major = 9};
+    CHECK(!kl_gemm_tile_rule(r14, &a100, KL_FLOAT, 4095, 4097) &&
+              !kl_gemm_tile_rule(r14, &unknown, KL_FLOAT, 4095, 4097),
+          "the tiles' rule where it was not measured, or without compute units");
+    struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 4093, .type = KL_FLOAT};
+    int v[KL_MAX_PARAMS];
+    char config[128] = "preset sm_90 BK=16";
+    memcpy(v, v14, sizeof v);
+    kl_gemm_schedule_rules(r14, &h200, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r14->params, "BN")] == 256, "a preset's tile stays");
+}
+
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single
    row or column of tiles where the model gains 10 %, never for many rows of tiles or where SK
    is set already; rung 17's units are its clusters. Then split-K's, and both together. */
@@ -986,6 +1039,7 @@ static void test_schedule_rules(void)
     memcpy(v, v14, sizeof v);
     kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
     CHECK(v[kl_param_index(r14->params, "SPLITK")] == 1 && !config[0], "rung 14 at 4096^3");
+    test_tile_rule(r14, r20, v14, v20);
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
     q.M = 128, q.N = q.K = 8192;
     CHECK(r13 && kl_params_resolve(r13->name, r13->params, NULL, 0, v, &mask, &e) == KL_OK,

@@ -133,13 +133,84 @@ static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info 
     return best;
 }
 
+/*
+ * Tiles by shape: a rung's tiles (its default first), each with its rate
+ * where it fills whole waves, against the default's, and how many run on a
+ * multiprocessor at once. A shape of t tiles takes ceil(t / (SMs * per_sm))
+ * waves, each as long as a tile's area times per_sm over its rate; the rule
+ * takes the tile the model has fastest where it gains TILE_PERCENT % on the
+ * default. Measured on an H200 (docs/RESULTS.md, 2026-12-05): rung 14's
+ * 128 x 128 blocks (two an SM) run 0.96x of its 128 x 256 at 4096^3 and
+ * 3000^3, where both make the same waves, and 1.16x at 4095 x 4097 x 4093,
+ * where N leaves a 33rd column of 128 x 256 blocks one column wide (5 waves
+ * against 4; the model 1.20x). Rung 20 in half (at 4096^3 with ragged or
+ * part waves: the rates are fitted): 128 x 192 tiles 1.07x at 3000^3 and
+ * 1.11x at 192 x 12288 x 12288, 128 x 64 1.65x at 128 x 8192 x 8192 (one
+ * row of tiles, memory-bound: 128 tiles stream B on 128 SMs); the model
+ * chooses these and keeps 128 x 256 at the other nine shapes measured. Its
+ * 128 x 128 tiles ran slower than the model says at 3000^3 (0.88x, the model
+ * 1.12x) and 192 x 12288 x 12288 (0.72x, 0.94x), and are never its choice
+ * there. bf16, the other types and other GPUs than compute capability 9.0
+ * are not measured: no rule.
+ */
+struct tile_choice {
+    const char *rung;
+    enum kl_type type;
+    struct kl_gemm_tile tile;
+    int per_sm;
+    double rate;
+};
+static const struct tile_choice tile_choices[] = {
+    {"14_warptile", KL_FLOAT, {128, 256}, 1, 1.0}, {"14_warptile", KL_FLOAT, {128, 128}, 2, 0.96},
+    {"20_wgmma", KL_HALF, {128, 256}, 1, 1.0},     {"20_wgmma", KL_HALF, {128, 192}, 1, 0.87},
+    {"20_wgmma", KL_HALF, {128, 128}, 1, 0.935},   {"20_wgmma", KL_HALF, {128, 64}, 1, 0.66},
+};
+#define TILE_PERCENT 5
+
+/* The model's time of tile c at M x N on sms multiprocessors, in a default tile's waves. */
+static double tile_time(const struct tile_choice *c, int M, int N, size_t sms)
+{
+    size_t bm = (size_t)c->tile.bm, bn = (size_t)c->tile.bn;
+    size_t tiles = ((size_t)M + bm - 1) / bm * (((size_t)N + bn - 1) / bn);
+    size_t slots = sms * (size_t)c->per_sm, waves = (tiles + slots - 1) / slots;
+    return (double)waves * (double)(bm * bn) * c->per_sm / c->rate / (128.0 * 256.0);
+}
+
+const struct kl_gemm_tile *kl_gemm_tile_rule(const struct kl_gemm_rung *r,
+                                             const struct kl_device_info *dev, enum kl_type t,
+                                             int M, int N)
+{
+    const struct tile_choice *first = NULL, *best = NULL;
+    double best_time = 0;
+    if (dev->cc_major != 9 || !dev->compute_units || M < 1 || N < 1)
+        return NULL;
+    for (size_t i = 0; i < sizeof tile_choices / sizeof *tile_choices; i++) {
+        const struct tile_choice *c = &tile_choices[i];
+        if (strcmp(c->rung, r->name) != 0 || c->type != t)
+            continue;
+        double time = tile_time(c, M, N, dev->compute_units);
+        if (!first)
+            first = best = c, best_time = time * (1.0 - TILE_PERCENT / 100.0);
+        else if (time < best_time)
+            best = c, best_time = time;
+    }
+    return best == first ? NULL : &best->tile;
+}
+
 void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                             const struct kl_gemm_request *q, int *values, char *config, size_t n)
 {
     size_t used = strlen(config);
     int splits;
+    const struct kl_gemm_tile *tile;
     if (strncmp(config, "tuned", 5) == 0)
         return;
+    if (!used && (tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N))) {
+        values[kl_param_index(r->params, "BM")] = tile->bm;
+        values[kl_param_index(r->params, "BN")] = tile->bn;
+        used = (size_t)snprintf(config, n, "BM=%d BN=%d (the tiles' rule)", tile->bm, tile->bn);
+        used = used < n ? used : n - 1;
+    }
     if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
         values[kl_param_index(r->params, "SK")] = 1;
         snprintf(config + used, n - used, "%sSK=1 (stream-K's rule)", used ? " " : "");
