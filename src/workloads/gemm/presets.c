@@ -206,9 +206,16 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     if (strncmp(config, "tuned", 5) == 0)
         return;
     if (!used && (tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N))) {
-        values[kl_param_index(r->params, "BM")] = tile->bm;
-        values[kl_param_index(r->params, "BN")] = tile->bn;
-        used = (size_t)snprintf(config, n, "BM=%d BN=%d (the tiles' rule)", tile->bm, tile->bn);
+        /* each value it changes named, with the rule, as kl_ladder_set_by_rule reads them */
+        const char *names[] = {"BM", "BN"};
+        const int sizes[] = {tile->bm, tile->bn};
+        for (int j = 0; j < 2; j++) {
+            int *at = &values[kl_param_index(r->params, names[j])];
+            if (*at != sizes[j] && used < n)
+                used += (size_t)snprintf(config + used, n - used, "%s%s=%d (the tiles' rule)",
+                                         used ? " " : "", names[j], sizes[j]);
+            *at = sizes[j];
+        }
         used = used < n ? used : n - 1;
     }
     if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
