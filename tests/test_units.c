@@ -932,9 +932,9 @@ static void test_gemm_c_map(void)
  * no split then), its default at 4096^3 and 3000^3 (the same waves; split-K's rule then splits
  * 3000^3 in four, as before); rung 20 in half on 128 x
  * 192 tiles at 3000^3 and 192 x 12288 x 12288, on 128 x 64 at 128 x 8192 x 8192 (and no
- * stream-K: 128 tiles), its default at 4096^3, at 4096 x 4352 x 4096 (the model's 4 % within
- * its margin) and in bf16 (not measured); nothing on compute capability 8.0, under a preset,
- * or with no compute units known.
+ * stream-K: 128 tiles), its default at 4096^3, at 4096 x 6272 x 4096 (128 x 192 tiles there
+ * gain 1.5 % by the model: within its margin) and in bf16 (not measured); nothing on compute
+ * capability 8.0, under a preset, or with no compute units known.
  */
 static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_rung *r20,
                            const int *v14, const int *v20)
@@ -946,7 +946,7 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
         {0, 4095, 4097, 4093, 128, 128, 1, KL_FLOAT}, {0, 4096, 4096, 4096, 128, 256, 1, KL_FLOAT},
         {0, 3000, 3000, 3000, 128, 256, 4, KL_FLOAT}, {1, 3000, 3000, 3000, 128, 192, 1, KL_HALF},
         {1, 192, 12288, 12288, 128, 192, 1, KL_HALF}, {1, 128, 8192, 8192, 128, 64, 1, KL_HALF},
-        {1, 4096, 4096, 4096, 128, 256, 1, KL_HALF},  {1, 4096, 4352, 4096, 128, 256, 1, KL_HALF},
+        {1, 4096, 4096, 4096, 128, 256, 1, KL_HALF},  {1, 4096, 6272, 4096, 128, 256, 1, KL_HALF},
         {1, 3000, 3000, 3000, 128, 256, 1, KL_BF16}};
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
