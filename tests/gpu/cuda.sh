@@ -418,8 +418,10 @@ step_6c() {
     # Rung 20 in each type (FP8 on its preset's BN=192, promoted and not), rung 17 alone and in
     # clusters of two (whose second block's tile may lie past N) and rung 18, with stream-K and
     # without, at shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3
-    # ends in part tiles both ways) and at two whose N is not (the stores from registers); C
-    # after the timed launches the verified one bit for bit. Then memcheck and racecheck.
+    # ends in part tiles both ways; at 129x38400x65 each block stores several tiles of 129
+    # rows, their staging reused from tile to tile) and at two whose N is not (the stores from
+    # registers); C after the timed launches the verified one bit for bit. Then memcheck and
+    # racecheck.
     for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" \
         "17 float" "17 float CLUSTER=2" "18 float"; do
         read -r rung type param <<<"$config"
@@ -427,7 +429,7 @@ step_6c() {
             extra=(--param EPI=1 --param "SK=$sk")
             [ -n "$param" ] && extra+=(--param "$param")
             for shape in "1 4 1" "64 300 70" "4095 36 4097" "129 8188 65" "1000 1000 1000" \
-                "4096 4352 4096" "4095 33 4097" "129 8191 65"; do
+                "4096 4352 4096" "4095 33 4097" "129 8191 65" "129 38400 65"; do
                 read -r m n k <<<"$shape"
                 verified_run epi "EPI=1 SK=$sk rung $rung $type ${param:+$param }${m}x${n}x${k}" \
                     --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"

@@ -641,10 +641,11 @@ static __device__ __forceinline__ void store_tile_tma(const problem &p, const fl
     const int g = lane / 4, t = lane % 4, q = 2 * (g / 2) + warp % 2;
     const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
     const bool first = threadIdx.x % 128 == 0;
+    /* Every box, also those wholly past C's rows (TMA writes nothing of them): a tile's count
+       of boxes stays even, so that each tile's first pair is the one its last store but one
+       read, as the wait below assumes. */
 #pragma unroll
     for (int b = 0; b < BM / 32; b++) {
-        if (m0 + 32 * b >= p.M)
-            break; /* the same for the whole warpgroup: the tile's rows past C's */
         const unsigned pair = staging + (b % 2) * 2 * BOX_BYTES, box = pair + warp / 2 * BOX_BYTES;
         if (first)
             bulk_wait_read<1>();
