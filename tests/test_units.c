@@ -930,11 +930,11 @@ static void test_gemm_c_map(void)
  * The tiles' rule on an H200 (132 SMs, compute capability 9.0), at the shapes it was fitted to:
  * rung 14's 128 x 128 blocks where N = 4097 leaves a sliver of a 33rd column of 128 x 256 (and
  * no split then), its default at 4096^3 and 3000^3 (the same waves; split-K's rule then splits
- * 3000^3 in four, as before); rung 20 in half on 128 x
- * 192 tiles at 3000^3 and 192 x 12288 x 12288, on 128 x 64 at 128 x 8192 x 8192 (and no
- * stream-K: 128 tiles), its default at 4096^3, at 4096 x 6272 x 4096 (128 x 192 tiles there
- * gain 1.5 % by the model: within its margin) and in bf16 (not measured); nothing on compute
- * capability 8.0, under a preset, or with no compute units known.
+ * 3000^3 in four, as before); rung 20 in half on 128 x 192 tiles at 3000^3 and 192 x 12288 x
+ * 12288, on 128 x 64 at 128 x 8192 x 8192 (and no stream-K: 128 tiles), its default at 4096^3,
+ * at 4096 x 6272 x 4096 (128 x 192 tiles there gain 1.5 % by the model: within its margin) and
+ * in bf16 (not measured); nothing on compute capability 8.0 or with no compute units known;
+ * over a preset of rung 14's stages, but not over one that names the tile.
  */
 static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_rung *r20,
                            const int *v14, const int *v20)
@@ -972,12 +972,24 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
     CHECK(!kl_gemm_tile_rule(r14, &a100, KL_FLOAT, 4095, 4097) &&
               !kl_gemm_tile_rule(r14, &unknown, KL_FLOAT, 4095, 4097),
           "the tiles' rule where it was not measured, or without compute units");
+    /* over rung 14's sm_90 preset of 8 stages, which names no tile: 128 x 128 blocks at the 4
+       stages they were measured with; a preset that names the tile keeps it */
     struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 4093, .type = KL_FLOAT};
     int v[KL_MAX_PARAMS];
-    char config[128] = "preset sm_90 BK=16";
+    char config[128] = "preset sm_90 STAGES=8";
     memcpy(v, v14, sizeof v);
+    v[kl_param_index(r14->params, "STAGES")] = 8;
     kl_gemm_schedule_rules(r14, &h200, &q, v, config, sizeof config);
-    CHECK(v[kl_param_index(r14->params, "BN")] == 256, "a preset's tile stays");
+    CHECK(v[kl_param_index(r14->params, "BN")] == 128 &&
+              v[kl_param_index(r14->params, "STAGES")] == 4 &&
+              kl_ladder_set_by_rule(config, "STAGES") && kl_ladder_set_by_rule(config, "BN"),
+          "over a preset of stages: BN=%d STAGES=%d, \"%s\"", v[kl_param_index(r14->params, "BN")],
+          v[kl_param_index(r14->params, "STAGES")], config);
+    snprintf(config, sizeof config, "preset sm_90 BM=128,BN=64,STAGES=4");
+    memcpy(v, v14, sizeof v);
+    v[kl_param_index(r14->params, "BN")] = 64;
+    kl_gemm_schedule_rules(r14, &h200, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r14->params, "BN")] == 64, "a preset's tile stays");
 }
 
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single

@@ -153,7 +153,11 @@ static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info 
  * model 1.12x) and 192 x 12288 x 12288 (0.72x against 0.94x), so that
  * where the model alone would take them (4095 x 4097 x 4093) nothing
  * measured supports it. bf16, the other types and other GPUs than compute
- * capability 9.0 are not measured: no rule.
+ * capability 9.0 are not measured: no rule. Rung 14's blocks were measured
+ * at 4 stages, two to an SM (at its sm_90 preset's 8, one would fit): the
+ * rule sets STAGES=4 with them, over that preset (which names no tile; the
+ * preset's 8 stages on 128 x 256 blocks at 4095 x 4097 x 4093 are not
+ * measured).
  */
 struct tile_choice {
     const char *rung;
@@ -163,9 +167,11 @@ struct tile_choice {
     double rate;
 };
 static const struct tile_choice tile_choices[] = {
-    {"14_warptile", KL_FLOAT, {128, 256}, 1, 1.0}, {"14_warptile", KL_FLOAT, {128, 128}, 2, 0.96},
-    {"20_wgmma", KL_HALF, {128, 256}, 1, 1.0},     {"20_wgmma", KL_HALF, {128, 192}, 1, 0.87},
-    {"20_wgmma", KL_HALF, {128, 64}, 1, 0.66},
+    {"14_warptile", KL_FLOAT, {128, 256, 0}, 1, 1.0},
+    {"14_warptile", KL_FLOAT, {128, 128, 4}, 2, 0.96},
+    {"20_wgmma", KL_HALF, {128, 256, 0}, 1, 1.0},
+    {"20_wgmma", KL_HALF, {128, 192, 0}, 1, 0.87},
+    {"20_wgmma", KL_HALF, {128, 64, 0}, 1, 0.66},
 };
 #define TILE_PERCENT 5
 
@@ -199,27 +205,40 @@ const struct kl_gemm_tile *kl_gemm_tile_rule(const struct kl_gemm_rung *r,
     return best == first ? NULL : &best->tile;
 }
 
+/*
+ * The tiles' rule into values where no preset set the tile (config empty, or a preset naming
+ * neither BM nor BN), each value it changes named in config with the rule, as
+ * kl_ladder_set_by_rule reads them; config's length after.
+ */
+static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                        const struct kl_gemm_request *q, int *values, char *config, size_t n)
+{
+    size_t used = strlen(config);
+    const struct kl_gemm_tile *tile;
+    int preset_tile =
+        strncmp(config, "preset", 6) != 0 || strstr(config, "BM=") || strstr(config, "BN=");
+    if ((used && preset_tile) || !(tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N)))
+        return used;
+    const char *names[] = {"BM", "BN", "STAGES"};
+    const int sizes[] = {tile->bm, tile->bn, tile->stages};
+    for (int j = 0; j < 3 && sizes[j]; j++) {
+        int *at = &values[kl_param_index(r->params, names[j])];
+        if (*at != sizes[j] && used < n)
+            used += (size_t)snprintf(config + used, n - used, "%s%s=%d (the tiles' rule)",
+                                     used ? " " : "", names[j], sizes[j]);
+        *at = sizes[j];
+    }
+    return used < n ? used : n - 1;
+}
+
 void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                             const struct kl_gemm_request *q, int *values, char *config, size_t n)
 {
-    size_t used = strlen(config);
+    size_t used;
     int splits;
-    const struct kl_gemm_tile *tile;
     if (strncmp(config, "tuned", 5) == 0)
         return;
-    if (!used && (tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N))) {
-        /* each value it changes named, with the rule, as kl_ladder_set_by_rule reads them */
-        const char *names[] = {"BM", "BN"};
-        const int sizes[] = {tile->bm, tile->bn};
-        for (int j = 0; j < 2; j++) {
-            int *at = &values[kl_param_index(r->params, names[j])];
-            if (*at != sizes[j] && used < n)
-                used += (size_t)snprintf(config + used, n - used, "%s%s=%d (the tiles' rule)",
-                                         used ? " " : "", names[j], sizes[j]);
-            *at = sizes[j];
-        }
-        used = used < n ? used : n - 1;
-    }
+    used = tile_rule(r, dev, q, values, config, n);
     if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
         values[kl_param_index(r->params, "SK")] = 1;
         snprintf(config + used, n - used, "%sSK=1 (stream-K's rule)", used ? " " : "");
