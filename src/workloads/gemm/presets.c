@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ladder.h"
 #include "cuda/gemm/schedule.h" /* the kernels' own: stream-K's plan, for its rule */
 #include "tune/cache.h"
 
@@ -215,9 +216,9 @@ static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_inf
 {
     size_t used = strlen(config);
     const struct kl_gemm_tile *tile;
-    int preset_tile =
-        strncmp(config, "preset", 6) != 0 || strstr(config, "BM=") || strstr(config, "BN=");
-    if ((used && preset_tile) || !(tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N)))
+    int tile_set = strncmp(config, "preset", 6) != 0 || kl_ladder_config_names(config, "BM") ||
+                   kl_ladder_config_names(config, "BN");
+    if ((used && tile_set) || !(tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N)))
         return used;
     const char *names[] = {"BM", "BN", "STAGES"};
     const int sizes[] = {tile->bm, tile->bn, tile->stages};
