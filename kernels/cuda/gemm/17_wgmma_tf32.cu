@@ -943,9 +943,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
  * rows of lda: r = a - tf32(a), exact in float, which a TFLOAT32 tensor map
  * rounds into the small part tf32(a - big) as it copies it, while A's own
  * map rounds a into big, so that no warp splits A in shared memory. One
- * block per row: rows 0 .. M-1 are A's, M .. M+K-1 B's; each thread reads
- * four adjacent floats (the source rows are only 4-byte aligned where they
- * need padding) and writes them as one 16-byte store (lda and ldb are
+ * block per row: rows 0 .. M-1 are A's, M .. M+K-1 B's; each thread takes
+ * four floats at a time, cut from two aligned 16-byte loads where the row is
+ * not 16-byte aligned (pad_row), and stores them as one (lda and ldb are
  * multiples of 4, and of 32 where padded: rows of whole 128-byte lines, as
  * TMA's boxes read them). kladder launches it before gemm where K or N is
  * not a multiple of 4, or for the residual, so that TMA copies every slice.
@@ -960,20 +960,18 @@ extern "C" __global__ void pad(const float *__restrict__ A, const float *__restr
     if (!copy && !split)
         return;
     const int row = in_a ? blockIdx.x : blockIdx.x - M;
-    const float *src = (in_a ? A : B) + (size_t)row * n;
+    const size_t total = (size_t)(in_a ? M : K) * n * sizeof(float);
     float4 *dst = reinterpret_cast<float4 *>((in_a ? Ap : Bp) + (size_t)row * ld);
     float4 *res = reinterpret_cast<float4 *>(R + (size_t)row * ld);
-    for (int c = 4 * threadIdx.x; c < ld; c += 4 * blockDim.x) {
-        float4 v;
-        v.x = c < n ? src[c] : 0.0f;
-        v.y = c + 1 < n ? src[c + 1] : 0.0f;
-        v.z = c + 2 < n ? src[c + 2] : 0.0f;
-        v.w = c + 3 < n ? src[c + 3] : 0.0f;
-        if (copy)
-            dst[c / 4] = v;
-        if (split) {
-            const float4 big = round4(v);
-            res[c / 4] = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
-        }
-    }
+    pad_row(reinterpret_cast<const unsigned char *>(in_a ? A : B), total, row, 4 * n, 4 * ld,
+            [&](int i, uint4 u) {
+                const float4 v = make_float4(__uint_as_float(u.x), __uint_as_float(u.y),
+                                             __uint_as_float(u.z), __uint_as_float(u.w));
+                if (copy)
+                    dst[i] = v;
+                if (split) {
+                    const float4 big = round4(v);
+                    res[i] = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
+                }
+            });
 }

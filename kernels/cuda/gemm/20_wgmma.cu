@@ -674,23 +674,24 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
  * Rows of A (M x K) into Ap with rows of lda elements, where lda != K, and
  * rows of Bt (N x K) into Bp with rows of ldb, where ldb != K; zeros after
  * each row's end. One block per row: rows 0 .. M-1 are A's, M .. M+N-1 Bt's;
- * byte by byte (the source rows are only element-aligned where they need
- * padding). kladder launches it before gemm where K is not a multiple of 16
- * bytes of elements. The arguments mirror rung 17's pad (R, resid unused).
+ * 16 bytes a thread at a time, cut from two aligned 16-byte loads (pad_row:
+ * the source rows are only element-aligned where they need padding; lda and
+ * ldb are whole 128-byte lines there). kladder launches it before gemm where
+ * K is not a multiple of 16 bytes of elements. The arguments mirror rung
+ * 17's pad (R, resid unused).
  */
 extern "C" __global__ void pad(const unsigned char *__restrict__ A,
                                const unsigned char *__restrict__ Bt, unsigned char *Ap,
                                unsigned char *Bp, void *R, int M, int N, int K, int lda, int ldb,
                                int resid)
 {
-    (void)R, (void)resid, (void)N;
+    (void)R, (void)resid;
     const bool in_a = (int)blockIdx.x < M;
     const int ld = in_a ? lda : ldb;
     if (ld == K)
         return;
     const size_t row = in_a ? blockIdx.x : blockIdx.x - M;
-    const unsigned char *src = (in_a ? A : Bt) + row * K * ESIZE;
-    unsigned char *dst = (in_a ? Ap : Bp) + row * ld * ESIZE;
-    for (int c = threadIdx.x; c < ld * ESIZE; c += blockDim.x)
-        dst[c] = c < K * ESIZE ? src[c] : 0;
+    const size_t total = (size_t)(in_a ? M : N) * K * ESIZE;
+    uint4 *dst = reinterpret_cast<uint4 *>((in_a ? Ap : Bp) + row * ld * ESIZE);
+    pad_row(in_a ? A : Bt, total, row, K * ESIZE, ld * ESIZE, [&](int i, uint4 v) { dst[i] = v; });
 }

@@ -301,5 +301,59 @@ static __device__ __forceinline__ void wgmma_n256(float (&d)[128], const unsigne
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
 }
 
+/* ---- rows into padded rows: the copies before a product whose rows TMA cannot read ---- */
+
+/*
+ * Row `row` of matrix m (rows of w bytes, total bytes in all; m starts 16-byte
+ * aligned, its rows need not) as 16-byte pieces of a row of ldw bytes (ldw a
+ * multiple of 16), zeros after its w bytes: piece i, bytes 16i .. 16i+15,
+ * goes to put(i, piece). The block's threads take a piece each, along the row.
+ * A row starting o bytes past a 16-byte boundary has each of its pieces in
+ * two aligned 16-byte words of m, the piece's own and the next: both are
+ * loaded (a neighbour's load too, so from L1), and the piece cut out of them
+ * word by word, s = o / 4 words in and a funnel shift by the rest, so that a
+ * thread moves 16 bytes with two loads where element-wide copies took one
+ * load per element. The matrix's last piece or two, whose next word lies past
+ * the end of m, are read byte by byte.
+ */
+template <class Put>
+static __device__ __forceinline__ void pad_row(const unsigned char *__restrict__ m, size_t total,
+                                               size_t row, int w, int ldw, Put put)
+{
+    const size_t base = row * (size_t)w;
+    const int o = (int)(base & 15), s = o >> 2, shift = 8 * (o & 3);
+    const uint4 *words = reinterpret_cast<const uint4 *>(m + (base - o));
+    for (int c = 16 * threadIdx.x; c < ldw; c += 16 * blockDim.x) {
+        unsigned u[4];
+        if (base - o + c + 32 <= total) {
+            const uint4 lo = words[c / 16], hi = words[c / 16 + 1];
+            /* the five words from word s on (s is the same in every thread of the block) */
+            const unsigned x0 = s == 0 ? lo.x : s == 1 ? lo.y : s == 2 ? lo.z : lo.w;
+            const unsigned x1 = s == 0 ? lo.y : s == 1 ? lo.z : s == 2 ? lo.w : hi.x;
+            const unsigned x2 = s == 0 ? lo.z : s == 1 ? lo.w : s == 2 ? hi.x : hi.y;
+            const unsigned x3 = s == 0 ? lo.w : s == 1 ? hi.x : s == 2 ? hi.y : hi.z;
+            const unsigned x4 = s == 0 ? hi.x : s == 1 ? hi.y : s == 2 ? hi.z : hi.w;
+            u[0] = __funnelshift_r(x0, x1, shift);
+            u[1] = __funnelshift_r(x1, x2, shift);
+            u[2] = __funnelshift_r(x2, x3, shift);
+            u[3] = __funnelshift_r(x3, x4, shift);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                u[i] = 0;
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (c + 4 * i + j < w)
+                        u[i] |= (unsigned)m[base + c + 4 * i + j] << (8 * j);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++) { /* zeros past the row's end */
+            const int left = w - (c + 4 * i);
+            u[i] = left >= 4 ? u[i] : left <= 0 ? 0u : u[i] & ((1u << (8 * left)) - 1u);
+        }
+        put(c / 16, make_uint4(u[0], u[1], u[2], u[3]));
+    }
+}
 
 #endif /* KL_HOPPER_CUH */
