@@ -15,12 +15,13 @@
 # (M or N at most 256), short K (at most 512), all three sides prime, and
 # sides that are not multiples of 8. Elsewhere (PoCL on a CPU): rungs 10 to
 # 13 beside OpenBLAS at 64 to 512. BENCH_SHAPES="M N K,M N K,..." and
-# BENCH_RUNGS replace the shapes and the rungs. The rows take the rungs' presets and the
-# schedule's rules (stream-K, split-K; their config column says where they chose). Extra
-# options go to every row, and rungs without a --param ignore it; a --param sets the presets
-# and rules aside: OUT=bench/out/sk bench/gemm_shapes.sh --param SK=1 sweeps the Hopper rungs
-# as stream-K into a second set of pages beside the first, and OUT=bench/out/split
-# BENCH_RUNGS=13,14 bench/gemm_shapes.sh --param SPLITK=4 the FMA rungs split along K.
+# BENCH_RUNGS replace the shapes and the rungs; BENCH_MIN_FLOP=1e11 keeps the shapes of
+# at least that many FLOP. The rows take the rungs' presets and the schedule's rules
+# (stream-K, split-K; their config column says where they chose). Extra options go to every
+# row, and rungs without a --param ignore it; a --param sets the presets and rules aside:
+# OUT=bench/out/sk bench/gemm_shapes.sh --param SK=1 sweeps the Hopper rungs as stream-K
+# into a second set of pages beside the first, and OUT=bench/out/split BENCH_RUNGS=13,14
+# bench/gemm_shapes.sh --param SPLITK=4 the FMA rungs split along K.
 # Each shape's table and JSON go to $OUT (default bench/out)/shapes/; each
 # type's page (shapes_TYPE.html) and chart alone (shapes_TYPE.svg) beside
 # them; the chart's legend says at how many shapes kladder reaches 0.95x the
@@ -54,6 +55,11 @@ else
     proto=(--warmup 1 --repeats 3 --min-time 0.05)
 fi
 [ -n "${BENCH_SHAPES:-}" ] && IFS=, read -r -a shapes <<<"$BENCH_SHAPES"
+# BENCH_MIN_FLOP: the shapes of at least that many FLOP (2MNK), the ones the targets count
+if [ -n "${BENCH_MIN_FLOP:-}" ]; then
+    mapfile -t shapes < <(printf '%s\n' "${shapes[@]}" |
+        awk -v min="$BENCH_MIN_FLOP" '2 * $1 * $2 * $3 >= min + 0')
+fi
 
 # rungs_and_peer TYPE: the rungs and the library that type's sweep runs
 rungs_and_peer() {
