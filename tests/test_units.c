@@ -930,50 +930,83 @@ static void test_gemm_c_map(void)
  * The tiles' rule on an H200 (132 SMs, compute capability 9.0), at the shapes it was fitted to:
  * rung 14's 128 x 128 blocks where N = 4097 leaves a sliver of a 33rd column of 128 x 256 (and
  * no split then), its default at 4096^3 and 3000^3 (the same waves; split-K's rule then splits
- * 3000^3 in four, as before); rung 20 in half on 128 x 192 tiles at 3000^3 and 192 x 12288 x
- * 12288, on 128 x 64 at 128 x 8192 x 8192 (and no stream-K: 128 tiles), its default at 4096^3,
- * at 4096 x 6272 x 4096 (128 x 192 tiles there gain 1.5 % by the model: within its margin) and
- * in bf16 (not measured); nothing on compute capability 8.0 or with no compute units known;
- * over a preset of rung 14's stages, but not over one that names the tile.
+ * 3000^3 in four, as before); rung 17 on its sm_90 preset (clusters of two) in single blocks
+ * at 4095 x 4097 x 4093 (17 columns of pairs: 5 waves against 4), in pairs at 4096^3 and
+ * 8192^3; rung 20 in half on 128 x 192 tiles at 3000^3 and 192 x 12288 x 12288, on 128 x 64
+ * at 128 x 8192 x 8192 (and no stream-K: 128 tiles), its default at 4096^3, at 4096 x 6272 x
+ * 4096 (128 x 192 tiles there gain 1.5 % by the model: within its margin) and in bf16 (not
+ * measured); in fp8 on its preset's 128 x 192 tiles at 8192^3 and 10000 x 10000 x 512, 128 x
+ * 128 at 256 x 16384 x 16384 and 16384 x 256 x 16384; nothing on compute capability 8.0 or
+ * with no compute units known; over a preset of rung 14's stages, but not over one of its own
+ * tile (rung 14's small sizes, rung 17's skinny M).
  */
-static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_rung *r20,
-                           const int *v14, const int *v20)
+static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_rung *r17,
+                           const struct kl_gemm_rung *r20, const int *v14, const int *v17,
+                           const int *v20)
 {
+    const struct kl_gemm_rung *rungs[] = {r14, r17, r20};
+    const int *defaults[] = {v14, v17, v20};
     static const struct {
-        int rung20, M, N, K, bm, bn, splits;
+        int rung, M, N, K;
         enum kl_type type;
-    } cases[] = {
-        {0, 4095, 4097, 4093, 128, 128, 1, KL_FLOAT}, {0, 4096, 4096, 4096, 128, 256, 1, KL_FLOAT},
-        {0, 3000, 3000, 3000, 128, 256, 4, KL_FLOAT}, {1, 3000, 3000, 3000, 128, 192, 1, KL_HALF},
-        {1, 192, 12288, 12288, 128, 192, 1, KL_HALF}, {1, 128, 8192, 8192, 128, 64, 1, KL_HALF},
-        {1, 4096, 4096, 4096, 128, 256, 1, KL_HALF},  {1, 4096, 6272, 4096, 128, 256, 1, KL_HALF},
-        {1, 3000, 3000, 3000, 128, 256, 1, KL_BF16}};
+        const char *preset; /* "NAME=V" the rows start from, as their preset sets it */
+        int bm, bn, cluster, splits;
+    } cases[] = {{0, 4095, 4097, 4093, KL_FLOAT, "", 128, 128, 0, 1},
+                 {0, 4096, 4096, 4096, KL_FLOAT, "", 128, 256, 0, 1},
+                 {0, 3000, 3000, 3000, KL_FLOAT, "", 128, 256, 0, 4},
+                 {1, 4095, 4097, 4093, KL_FLOAT, "CLUSTER=2", 256, 128, 1, 0},
+                 {1, 4096, 4096, 4096, KL_FLOAT, "CLUSTER=2", 256, 128, 2, 0},
+                 {1, 8192, 8192, 8192, KL_FLOAT, "CLUSTER=2", 256, 128, 2, 0},
+                 {2, 3000, 3000, 3000, KL_HALF, "", 128, 192, 0, 0},
+                 {2, 192, 12288, 12288, KL_HALF, "", 128, 192, 0, 0},
+                 {2, 128, 8192, 8192, KL_HALF, "", 128, 64, 0, 0},
+                 {2, 4096, 4096, 4096, KL_HALF, "", 128, 256, 0, 0},
+                 {2, 4096, 6272, 4096, KL_HALF, "", 128, 256, 0, 0},
+                 {2, 3000, 3000, 3000, KL_BF16, "", 128, 256, 0, 0},
+                 {2, 8192, 8192, 8192, KL_FP8, "BN=192", 128, 192, 0, 0},
+                 {2, 10000, 10000, 512, KL_FP8, "BN=192", 128, 192, 0, 0},
+                 {2, 256, 16384, 16384, KL_FP8, "BN=192", 128, 128, 0, 0},
+                 {2, 16384, 256, 16384, KL_FP8, "BN=192", 128, 128, 0, 0}};
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const struct kl_gemm_rung *r = cases[i].rung20 ? r20 : r14;
+        const struct kl_gemm_rung *r = rungs[cases[i].rung];
         struct kl_gemm_request q = {
             .M = cases[i].M, .N = cases[i].N, .K = cases[i].K, .type = cases[i].type};
-        int v[KL_MAX_PARAMS];
+        int v[KL_MAX_PARAMS], before[KL_MAX_PARAMS];
         char config[128] = "";
-        memcpy(v, cases[i].rung20 ? v20 : v14, sizeof v);
+        memcpy(v, defaults[cases[i].rung], sizeof v);
+        if (cases[i].preset[0]) {
+            char name[16];
+            int value;
+            CHECK(sscanf(cases[i].preset, "%15[^=]=%d", name, &value) == 2, "case %zu", i);
+            v[kl_param_index(r->params, name)] = value;
+            snprintf(config, sizeof config, "preset sm_90 %s", cases[i].preset);
+        }
+        memcpy(before, v, sizeof v);
         kl_gemm_schedule_rules(r, &h200, &q, v, config, sizeof config);
-        const int bm = v[kl_param_index(r->params, "BM")], bn = v[kl_param_index(r->params, "BN")];
+        const int bm = kl_param_value(r->params, v, "BM"), bn = kl_param_value(r->params, v, "BN");
+        const int cl =
+            kl_param_index(r->params, "CLUSTER") >= 0 ? kl_param_value(r->params, v, "CLUSTER") : 0;
         const int sk = kl_param_index(r->params, "SK"), split = kl_param_index(r->params, "SPLITK");
-        const int changed = bn != r->params[kl_param_index(r->params, "BN")].def;
-        CHECK(bm == cases[i].bm && bn == cases[i].bn && (sk < 0 || v[sk] == 0) &&
-                  (split < 0 || v[split] == cases[i].splits) &&
-                  (changed
-                       ? kl_ladder_set_by_rule(config, "BN") && !kl_ladder_set_by_rule(config, "BM")
-                       : !strstr(config, "tiles")),
-              "rung %s %s at %dx%dx%d: BM=%d BN=%d, \"%s\"", r->name, kl_type_name(cases[i].type),
-              q.M, q.N, q.K, bm, bn, config);
+        int said = 1; /* each value the rule changed is named as the rule's, and only those */
+        for (const char *const *name = (const char *const[]){"BM", "BN", "CLUSTER", NULL}; *name;
+             name++) {
+            int at = kl_param_index(r->params, *name);
+            if (at >= 0 && (v[at] != before[at]) != kl_ladder_set_by_rule(config, *name))
+                said = 0;
+        }
+        CHECK(bm == cases[i].bm && bn == cases[i].bn && cl == cases[i].cluster &&
+                  (sk < 0 || v[sk] == 0) && (split < 0 || v[split] == cases[i].splits) && said,
+              "rung %s %s at %dx%dx%d: BM=%d BN=%d CLUSTER=%d, \"%s\"", r->name,
+              kl_type_name(cases[i].type), q.M, q.N, q.K, bm, bn, cl, config);
     }
     struct kl_device_info a100 = {.compute_units = 108, .cc_major = 8}, unknown = {.cc_major = 9};
     CHECK(!kl_gemm_tile_rule(r14, &a100, KL_FLOAT, 4095, 4097) &&
               !kl_gemm_tile_rule(r14, &unknown, KL_FLOAT, 4095, 4097),
           "the tiles' rule where it was not measured, or without compute units");
-    /* over rung 14's sm_90 preset of 8 stages, which names no tile: 128 x 128 blocks at the 4
-       stages they were measured with; a preset that names the tile keeps it */
+    /* over rung 14's sm_90 preset of 8 stages, which keeps its tile: 128 x 128 blocks at the 4
+       stages they were measured with; a preset of its own tile keeps it, as does rung 17's for
+       M <= 128 (128 x 128 tiles in single blocks) */
     struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 4093, .type = KL_FLOAT};
     int v[KL_MAX_PARAMS];
     char config[128] = "preset sm_90 STAGES=8";
@@ -990,6 +1023,13 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
     v[kl_param_index(r14->params, "BN")] = 64;
     kl_gemm_schedule_rules(r14, &h200, &q, v, config, sizeof config);
     CHECK(v[kl_param_index(r14->params, "BN")] == 64, "a preset's tile stays");
+    snprintf(config, sizeof config, "preset sm_90 BM=128,BN=128,STAGES=6");
+    memcpy(v, v17, sizeof v);
+    v[kl_param_index(r17->params, "BM")] = 128, v[kl_param_index(r17->params, "BN")] = 128;
+    q.M = 128, q.N = 4097;
+    kl_gemm_schedule_rules(r17, &h200, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r17->params, "BM")] == 128 && !strstr(config, "tiles"),
+          "rung 17's preset for M <= 128 stays: \"%s\"", config);
 }
 
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single
@@ -1052,7 +1092,9 @@ static void test_schedule_rules(void)
     memcpy(v, v14, sizeof v);
     kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
     CHECK(v[kl_param_index(r14->params, "SPLITK")] == 1 && !config[0], "rung 14 at 4096^3");
-    test_tile_rule(r14, r20, v14, v20);
+    CHECK(kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
+          "rung 17's defaults again");
+    test_tile_rule(r14, r17, r20, v14, v17, v20);
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
     q.M = 128, q.N = q.K = 8192;
     CHECK(r13 && kl_params_resolve(r13->name, r13->params, NULL, 0, v, &mask, &e) == KL_OK,

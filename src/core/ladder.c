@@ -509,11 +509,6 @@ static int names_value(const char *const *items, int n, const char *text, const 
     return 0;
 }
 
-int kl_ladder_config_names(const char *config, const char *name)
-{
-    return names_value(NULL, 0, config, name);
-}
-
 int kl_ladder_set_by_rule(const char *config, const char *name)
 {
     size_t len = strlen(name);

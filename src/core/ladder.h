@@ -310,7 +310,5 @@ enum kl_status kl_ladder_rungs(const struct kl_workload *w, const struct kl_ladd
    (gemm's stream-K and split-K rules: "SK=1 (stream-K's rule)"); its source in the row's
    values is then "rule". */
 int kl_ladder_set_by_rule(const char *config, const char *name);
-/* 1 where a row's config ("preset sm_90 BM=128,BN=64") names NAME=V. */
-int kl_ladder_config_names(const char *config, const char *name);
 
 #endif /* KL_LADDER_H */

@@ -53,18 +53,20 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
 /* 1 where stream-K's rule gives a Hopper rung SK=1 at M x N x K with these values (its SK 0). */
 int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                           enum kl_type t, int M, int N, int K, const int *values);
-/* A tile of C: BM rows by BN columns, and the STAGES it was measured with (0: the rung's). */
+/* A tile of C: BM rows by BN columns, the STAGES it was measured with and the CLUSTER of
+   blocks it runs in (each 0: as the values have it). */
 struct kl_gemm_tile {
-    int bm, bn, stages;
+    int bm, bn, stages, cluster;
 };
 /* The tiles' rule (gemm/presets.c): the tile the waves it makes on dev favour for rung r in
-   type t at M x N, or NULL where the rung's default stays (or the rung and type have no
-   measured tiles). */
+   type t at M x N, or NULL where the rung's reference tile stays (or the rung and type have
+   no measured tiles). */
 const struct kl_gemm_tile *kl_gemm_tile_rule(const struct kl_gemm_rung *r,
                                              const struct kl_device_info *dev, enum kl_type t,
                                              int M, int N);
 /* The schedule's rules on values the user left alone (not tuned ones: config says where they
-   came from): the tiles' rule where no preset set the tile, then SK=1 by stream-K's, else
+   came from): the tiles' rule where the values hold the rung's reference tile (the defaults',
+   or a preset's that keeps it), then SK=1 by stream-K's, else
    SPLITK by split-K's; what they set is added to config (n bytes). */
 void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                             const struct kl_gemm_request *q, int *values, char *config, size_t n);

@@ -135,30 +135,41 @@ static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info 
 }
 
 /*
- * Tiles by shape: a rung's tiles (its default first), each with its rate
- * where it fills whole waves, against the default's, and how many run on a
- * multiprocessor at once. A shape of t tiles takes ceil(t / (SMs * per_sm))
- * waves, each as long as a tile's area times per_sm over its rate; the rule
- * takes the tile the model has fastest where it gains TILE_PERCENT % on the
- * default. Measured on an H200 (docs/RESULTS.md, 2026-12-05): rung 14's
- * 128 x 128 blocks (two an SM) run 0.96x of its 128 x 256 at 4096^3 and
- * 3000^3, where both make the same waves, and 1.16x at 4095 x 4097 x 4093,
- * where N leaves a 33rd column of 128 x 256 blocks one column wide (5 waves
- * against 4; the model 1.20x). Rung 20 in half (at 4096^3 with ragged or
- * part waves: the rates are fitted): 128 x 192 tiles 1.07x at 3000^3 and
- * 1.11x at 192 x 12288 x 12288, 128 x 64 1.65x at 128 x 8192 x 8192 (one
- * row of tiles, memory-bound: 128 tiles stream B on 128 SMs); the model
- * chooses these and keeps 128 x 256 at the other shapes measured (4096^3,
- * 8191 x 8193 x 257, and the earlier sweep's). Its 128 x 128 tiles are left
- * out: they ran far slower than such a model says at 3000^3 (0.88x, the
- * model 1.12x) and 192 x 12288 x 12288 (0.72x against 0.94x), so that
- * where the model alone would take them (4095 x 4097 x 4093) nothing
- * measured supports it. bf16, the other types and other GPUs than compute
- * capability 9.0 are not measured: no rule. Rung 14's blocks were measured
- * at 4 stages, two to an SM (at its sm_90 preset's 8, one would fit): the
- * rule sets STAGES=4 with them, over that preset (which names no tile; the
- * preset's 8 stages on 128 x 256 blocks at 4095 x 4097 x 4093 are not
- * measured).
+ * Tiles by shape: a rung's tiles, the first its reference (the default's, or
+ * the preset's that the rung's large sizes take), each with its rate where
+ * it fills whole waves against the reference's, how many run on a
+ * multiprocessor at once and in clusters of how many blocks (along N). A
+ * shape of t tiles in clusters of c takes ceil(ceil-by-c(t) / ((SMs / c) *
+ * per_sm)) waves, each as long as a tile's area times per_sm over its rate;
+ * the rule takes the tile the model has fastest where it gains TILE_PERCENT %
+ * on the reference. Measured on an H200 (docs/RESULTS.md, 2026-12-05):
+ * - rung 14's 128 x 128 blocks (two an SM) run 0.96x of its 128 x 256 at
+ *   4096^3 and 3000^3, where both make the same waves, and 1.16x at 4095 x
+ *   4097 x 4093, where N leaves a 33rd column of 128 x 256 blocks one column
+ *   wide (5 waves against 4; the model 1.20x). They were measured at 4
+ *   stages, two to an SM (at its sm_90 preset's 8, one would fit): the rule
+ *   sets STAGES=4 with them.
+ * - rung 17's clusters of two (its sm_90 preset above class 30) gain 1 % at
+ *   4096^3, 8 % at 8192^3 and 10 % at 12288^3 over single blocks; at 4095 x
+ *   4097 x 4093 its 33 columns of 128-wide tiles pair into 17, 272 units on
+ *   66 clusters: 5 waves where single blocks make 4 (528 on 132). There the
+ *   preset ran 256.5 and 264 TFLOP/s, single blocks 279.6 (another day);
+ *   the model 1.19x.
+ * - rung 20 in half (at 4096^3 with ragged or part waves: the rates are
+ *   fitted): 128 x 192 tiles 1.07x at 3000^3 and 1.11x at 192 x 12288 x
+ *   12288, 128 x 64 1.65x at 128 x 8192 x 8192 (one row of tiles,
+ *   memory-bound: 128 tiles stream B on 128 SMs); the model chooses these
+ *   and keeps 128 x 256 at the other shapes measured. Its 128 x 128 tiles
+ *   are left out: they ran far slower than such a model says at 3000^3
+ *   (0.88x, the model 1.12x) and 192 x 12288 x 12288 (0.72x against 0.94x).
+ * - rung 20 in fp8 (promoted sums: 128 x 192 its preset, as 256 columns of
+ *   sums would not fit the registers twice): 128 x 128 ran 0.91x of it at
+ *   8192^3 and 1.00x at 4096^3. At 16384 x 256 x 16384 and 256 x 16384 x
+ *   16384 the preset ran 0.61x and 0.78x cuBLASLt: N = 256 leaves a second
+ *   column of tiles 64 wide, M = 256 172 tiles on 132 SMs (2 waves), where
+ *   128 x 128 tiles make 256 (2 waves of smaller tiles); the model 1.37x.
+ * bf16, the other types and other GPUs than compute capability 9.0 are not
+ * measured: no rule.
  */
 struct tile_choice {
     const char *rung;
@@ -167,67 +178,90 @@ struct tile_choice {
     int per_sm;
     double rate;
 };
+/* a rung's tiles in a type adjacent, its reference first */
 static const struct tile_choice tile_choices[] = {
-    {"14_warptile", KL_FLOAT, {128, 256, 0}, 1, 1.0},
-    {"14_warptile", KL_FLOAT, {128, 128, 4}, 2, 0.96},
-    {"20_wgmma", KL_HALF, {128, 256, 0}, 1, 1.0},
-    {"20_wgmma", KL_HALF, {128, 192, 0}, 1, 0.87},
-    {"20_wgmma", KL_HALF, {128, 64, 0}, 1, 0.66},
+    {"14_warptile", KL_FLOAT, {128, 256, 0, 0}, 1, 1.0},
+    {"14_warptile", KL_FLOAT, {128, 128, 4, 0}, 2, 0.96},
+    {"17_wgmma_tf32", KL_FLOAT, {256, 128, 0, 2}, 1, 1.0},
+    {"17_wgmma_tf32", KL_FLOAT, {256, 128, 0, 1}, 1, 0.95},
+    {"20_wgmma", KL_HALF, {128, 256, 0, 0}, 1, 1.0},
+    {"20_wgmma", KL_HALF, {128, 192, 0, 0}, 1, 0.87},
+    {"20_wgmma", KL_HALF, {128, 64, 0, 0}, 1, 0.66},
+    {"20_wgmma", KL_FP8, {128, 192, 0, 0}, 1, 1.0},
+    {"20_wgmma", KL_FP8, {128, 128, 0, 0}, 1, 0.91},
 };
 #define TILE_PERCENT 5
 
-/* The model's time of tile c at M x N on sms multiprocessors, in a default tile's waves. */
+/* The model's time of tile c at M x N on sms multiprocessors, in a 128 x 256 tile's waves. */
 static double tile_time(const struct tile_choice *c, int M, int N, size_t sms)
 {
     size_t bm = (size_t)c->tile.bm, bn = (size_t)c->tile.bn;
-    size_t tiles = ((size_t)M + bm - 1) / bm * (((size_t)N + bn - 1) / bn);
-    size_t slots = sms * (size_t)c->per_sm, waves = (tiles + slots - 1) / slots;
+    size_t cluster = c->tile.cluster ? (size_t)c->tile.cluster : 1;
+    size_t units = ((size_t)M + bm - 1) / bm * (((size_t)N + bn * cluster - 1) / (bn * cluster));
+    size_t slots = sms / cluster * (size_t)c->per_sm, waves = (units + slots - 1) / slots;
     return (double)waves * (double)(bm * bn) * c->per_sm / c->rate / (128.0 * 256.0);
+}
+
+/* The first of rung r's tiles in type t: its reference; NULL where it has none. */
+static const struct tile_choice *reference_tile(const struct kl_gemm_rung *r, enum kl_type t)
+{
+    for (size_t i = 0; i < sizeof tile_choices / sizeof *tile_choices; i++)
+        if (strcmp(tile_choices[i].rung, r->name) == 0 && tile_choices[i].type == t)
+            return &tile_choices[i];
+    return NULL;
 }
 
 const struct kl_gemm_tile *kl_gemm_tile_rule(const struct kl_gemm_rung *r,
                                              const struct kl_device_info *dev, enum kl_type t,
                                              int M, int N)
 {
-    const struct tile_choice *first = NULL, *best = NULL;
-    double best_time = 0;
-    if (dev->cc_major != 9 || !dev->compute_units || M < 1 || N < 1)
+    const struct tile_choice *first = reference_tile(r, t), *best = first;
+    if (!first || dev->cc_major != 9 || !dev->compute_units || M < 1 || N < 1)
         return NULL;
-    for (size_t i = 0; i < sizeof tile_choices / sizeof *tile_choices; i++) {
-        const struct tile_choice *c = &tile_choices[i];
-        if (strcmp(c->rung, r->name) != 0 || c->type != t)
-            continue;
+    double best_time = tile_time(first, M, N, dev->compute_units) * (1.0 - TILE_PERCENT / 100.0);
+    const struct tile_choice *end = tile_choices + sizeof tile_choices / sizeof *tile_choices;
+    for (const struct tile_choice *c = first + 1;
+         c < end && c->type == t && strcmp(c->rung, r->name) == 0; c++) {
         double time = tile_time(c, M, N, dev->compute_units);
-        if (!first)
-            first = best = c, best_time = time * (1.0 - TILE_PERCENT / 100.0);
-        else if (time < best_time)
+        if (time < best_time)
             best = c, best_time = time;
     }
     return best == first ? NULL : &best->tile;
 }
 
+/* 1 where values hold rung r's reference tile in type t (its BM, BN and CLUSTER). */
+static int at_reference(const struct kl_gemm_rung *r, enum kl_type t, const int *values)
+{
+    const struct tile_choice *ref = reference_tile(r, t);
+    return ref && kl_param_value(r->params, values, "BM") == ref->tile.bm &&
+           kl_param_value(r->params, values, "BN") == ref->tile.bn &&
+           (!ref->tile.cluster ||
+            kl_param_value(r->params, values, "CLUSTER") == ref->tile.cluster);
+}
+
 /*
- * The tiles' rule into values where no preset set the tile (config empty, or a preset naming
- * neither BM nor BN), each value it changes named in config with the rule, as
- * kl_ladder_set_by_rule reads them; config's length after.
+ * The tiles' rule into values that are the defaults (config empty) or a preset's, where they
+ * hold the rung's reference tile (a preset of its own tile keeps it: rung 17's for M <= 128),
+ * each value it changes named in config with the rule, as kl_ladder_set_by_rule reads them;
+ * config's length after.
  */
 static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                         const struct kl_gemm_request *q, int *values, char *config, size_t n)
 {
     size_t used = strlen(config);
     const struct kl_gemm_tile *tile;
-    int tile_set = strncmp(config, "preset", 6) != 0 || kl_ladder_config_names(config, "BM") ||
-                   kl_ladder_config_names(config, "BN");
-    if ((used && tile_set) || !(tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N)))
+    if ((used && strncmp(config, "preset", 6) != 0) || !at_reference(r, q->type, values) ||
+        !(tile = kl_gemm_tile_rule(r, dev, q->type, q->M, q->N)))
         return used;
-    const char *names[] = {"BM", "BN", "STAGES"};
-    const int sizes[] = {tile->bm, tile->bn, tile->stages};
-    for (int j = 0; j < 3 && sizes[j]; j++) {
-        int *at = &values[kl_param_index(r->params, names[j])];
-        if (*at != sizes[j] && used < n)
+    const char *names[] = {"BM", "BN", "STAGES", "CLUSTER"};
+    const int sizes[] = {tile->bm, tile->bn, tile->stages, tile->cluster};
+    for (int j = 0; j < 4; j++) {
+        int *at = sizes[j] ? &values[kl_param_index(r->params, names[j])] : NULL;
+        if (at && *at != sizes[j] && used < n)
             used += (size_t)snprintf(config + used, n - used, "%s%s=%d (the tiles' rule)",
                                      used ? " " : "", names[j], sizes[j]);
-        *at = sizes[j];
+        if (at)
+            *at = sizes[j];
     }
     return used < n ? used : n - 1;
 }
