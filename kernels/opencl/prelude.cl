@@ -131,10 +131,20 @@ typedef half TA;
 #define LD4A(p) vloada_half4(0, (p))
 #elif defined(KL_T_BF16)
 typedef ushort TA;
+/* bf16 bits into floats, the vector passed by value: the CUDA prelude then loads it as one
+   access (convert_uint4 of the dereferenced pointer read it an element at a time) */
+inline float4 kl_bf16x4(ushort4 v)
+{
+    return as_float4(convert_uint4(v) << 16);
+}
+inline float8 kl_bf16x8(ushort8 v)
+{
+    return as_float8(convert_uint8(v) << 16);
+}
 #define LD(p, i) as_float((uint)(p)[i] << 16)
-#define LD4(o, p) as_float4(convert_uint4(vload4((o), (p))) << 16)
-#define LD8(o, p) as_float8(convert_uint8(vload8((o), (p))) << 16)
-#define LD4A(p) as_float4(convert_uint4(*(const __global ushort4 *)(p)) << 16)
+#define LD4(o, p) kl_bf16x4(vload4((o), (p)))
+#define LD8(o, p) kl_bf16x8(vload8((o), (p)))
+#define LD4A(p) kl_bf16x4(*(const __global ushort4 *)(p))
 #elif defined(KL_T_FP8) || defined(KL_T_FP8E5M2)
 typedef uchar TA;
 #if defined(KL_T_FP8)
