@@ -1032,6 +1032,42 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
           "rung 17's preset for M <= 128 stays: \"%s\"", config);
 }
 
+/* The residual's rule: rung 18 splits A in shared memory (PAD=0) where N is small enough that
+   kernel pad's pass over A would cost more (16384 x 256 x 16384), not at 256 x 16384 x 16384;
+   not where N or K leaves rows TMA cannot read (PAD=0 would read them by cp.async), at K <= 8
+   (no residual), where PAD is set already, nor for rung 17 (no residual). */
+static void test_residual_rule(const struct kl_gemm_rung *r17)
+{
+    const struct kl_gemm_rung *r18 = kl_gemm_rung_find("18_wgmma_3xtf32");
+    struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
+    int v18[KL_MAX_PARAMS], v[KL_MAX_PARAMS], v17[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_err e;
+    CHECK(r18 && kl_params_resolve(r18->name, r18->params, NULL, 0, v18, &mask, &e) == KL_OK &&
+              kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
+          "rungs 17 and 18");
+    const int pad = kl_param_index(r18->params, "PAD");
+    struct kl_gemm_request q = {.M = 16384, .N = 256, .K = 16384, .type = KL_FLOAT};
+    char config[128] = "";
+    memcpy(v, v18, sizeof v);
+    kl_gemm_schedule_rules(r18, &h200, &q, v, config, sizeof config);
+    CHECK(v[pad] == 0 && strcmp(config, "PAD=0 (the residual's rule)") == 0 &&
+              kl_ladder_set_by_rule(config, "PAD"),
+          "rung 18 at 16384 x 256 x 16384: PAD=%d, \"%s\"", v[pad], config);
+    CHECK(!kl_gemm_residual_rule(r18, v18, 16384, 16384) &&
+              !kl_gemm_residual_rule(r18, v18, 258, 16384) &&
+              !kl_gemm_residual_rule(r18, v18, 256, 16382) &&
+              !kl_gemm_residual_rule(r18, v18, 256, 8) &&
+              kl_gemm_residual_rule(r18, v18, 256, 12) &&
+              kl_gemm_residual_rule(r18, v18, 512, 4096) &&
+              !kl_gemm_residual_rule(r18, v18, 1024, 4096),
+          "the residual's rule at N = 16384, 258; K = 16382, 8 and 12; N = 512 and 1024");
+    v[pad] = 0;
+    CHECK(!kl_gemm_residual_rule(r18, v, 256, 16384) &&
+              !kl_gemm_residual_rule(r17, v17, 256, 16384),
+          "PAD=0 already, or rung 17: no rule");
+}
+
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single
    row or column of tiles where the model gains 10 %, never for many rows of tiles or where SK
    is set already; rung 17's units are its clusters. Then split-K's, and both together. */
@@ -1095,6 +1131,7 @@ static void test_schedule_rules(void)
     CHECK(kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
           "rung 17's defaults again");
     test_tile_rule(r14, r17, r20, v14, v17, v20);
+    test_residual_rule(r17);
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
     q.M = 128, q.N = q.K = 8192;
     CHECK(r13 && kl_params_resolve(r13->name, r13->params, NULL, 0, v, &mask, &e) == KL_OK,

@@ -55,8 +55,10 @@
 #     128 x 128 blocks, verified at awkward shapes and bit for bit after the
 #     timed launches; under memcheck and racecheck.
 #  6e. Rungs 17 and 18 reading rows TMA cannot (K or N not a multiple of 4)
-#     by cp.async as they are (PAD=0), verified and bit for bit after the
-#     timed launches; rung 17 under memcheck and racecheck.
+#     by cp.async as they are (PAD=0), and rung 18 splitting A in shared
+#     memory where TMA reads the rows as they are (the residual's rule's
+#     case, which must choose it at 4096 x 256 x 4096), verified and bit for
+#     bit after the timed launches; rung 17 under memcheck and racecheck.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -482,18 +484,26 @@ step_6d() {
 
 step_6e() {
     echo "== 6e. Rungs 17 and 18 reading unaligned rows by cp.async (PAD=0)"
-    # Shapes whose K or N is not a multiple of 4 (rows TMA cannot read) and one whose are: the
-    # producer's cp.async copies, rounding (17) or splitting (18) A in shared memory, C after
-    # the timed launches the verified one bit for bit; then memcheck and racecheck on rung 17.
+    # Shapes whose K or N is not a multiple of 4 (rows TMA cannot read): the producer's cp.async
+    # copies, rounding (17) or splitting (18) A in shared memory; and two whose rows TMA reads as
+    # they are (4096x256x4096, 1000x256x1000: rung 18 splits A in shared memory, as the
+    # residual's rule has it there); C after the timed launches the verified one bit for bit.
+    # Rung 18 at 4096x256x4096 by its own rules, which must say they set PAD=0. Then memcheck and
+    # racecheck on rung 17.
     for config in "17" "17 --param CLUSTER=2" "18"; do
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "1000 1002 998" \
-            "4095 4097 4093"; do
+            "4095 4097 4093" "4096 256 4096" "1000 256 1000"; do
             read -r m n k <<<"$shape"
             # shellcheck disable=SC2086 # config is the rung and its options
             verified_run pad "PAD=0 rung $config ${m}x${n}x${k}" --rung $config --m "$m" \
                 --n "$n" --k "$k" --param PAD=0
         done
     done
+    if verified_run pad_rule "rung 18 by its rules at 4096x256x4096" --rung 18 --m 4096 \
+        --n 256 --k 4096 && ! grep -q "PAD=0 (the residual's rule)" "$out/pad_rule.txt"; then
+        echo "FAIL  rung 18 at 4096x256x4096: the residual's rule did not set PAD=0"
+        status=1
+    fi
     for tool in memcheck racecheck; do
         if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
             --backend cuda --rung 17 --m 300 --n 257 --k 70 --param PAD=0 --warmup 0 \
