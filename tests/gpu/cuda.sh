@@ -57,8 +57,13 @@
 #  6e. Rungs 17 and 18 reading rows TMA cannot (K or N not a multiple of 4)
 #     by cp.async as they are (PAD=0), and rung 18 splitting A in shared
 #     memory where TMA reads the rows as they are (the residual's rule's
-#     case, which must choose it at 4096 x 256 x 4096), verified and bit for
-#     bit after the timed launches; rung 17 under memcheck and racecheck.
+#     case), verified and bit for bit after the timed launches; rung 17
+#     under memcheck and racecheck.
+#  6f. The schedule's rules at shapes they were fitted to, each run with no
+#     --param: the row's config must name the value the rule chose (rung 14's
+#     128 x 128 blocks and four splits, rung 17's single blocks, rung 18's
+#     PAD=0, rung 20's BN=64 in half and BN=128 in fp8, stream-K for rung 17),
+#     and the row verified and bit for bit after the timed launches.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -488,8 +493,7 @@ step_6e() {
     # copies, rounding (17) or splitting (18) A in shared memory; and two whose rows TMA reads as
     # they are (4096x256x4096, 1000x256x1000: rung 18 splits A in shared memory, as the
     # residual's rule has it there); C after the timed launches the verified one bit for bit.
-    # Rung 18 at 4096x256x4096 by its own rules, which must say they set PAD=0. Then memcheck and
-    # racecheck on rung 17.
+    # Then memcheck and racecheck on rung 17.
     for config in "17" "17 --param CLUSTER=2" "18"; do
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "1000 1002 998" \
             "4095 4097 4093" "4096 256 4096" "1000 256 1000"; do
@@ -499,11 +503,6 @@ step_6e() {
                 --n "$n" --k "$k" --param PAD=0
         done
     done
-    if verified_run pad_rule "rung 18 by its rules at 4096x256x4096" --rung 18 --m 4096 \
-        --n 256 --k 4096 && ! grep -q "PAD=0 (the residual's rule)" "$out/pad_rule.txt"; then
-        echo "FAIL  rung 18 at 4096x256x4096: the residual's rule did not set PAD=0"
-        status=1
-    fi
     for tool in memcheck racecheck; do
         if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
             --backend cuda --rung 17 --m 300 --n 257 --k 70 --param PAD=0 --warmup 0 \
@@ -514,6 +513,27 @@ step_6e() {
             status=1
         fi
     done
+}
+
+step_6f() {
+    echo "== 6f. The schedule's rules, each where it chooses"
+    local rule args
+    while IFS='|' read -r rule args; do
+        # shellcheck disable=SC2086 # args are the run's options
+        verified_run rule "$rule: $args" $args || continue
+        if ! grep -qF "$rule" "$out/rule.txt"; then
+            echo "FAIL  $args: the config does not say $rule ($(grep -m1 ',verified,' "$out/rule.txt"))"
+            status=1
+        fi
+    done <<'RULES'
+BN=128 (the tiles' rule)|--rung 14 --m 4095 --n 4097 --k 4093
+SPLITK=4 (split-K's rule)|--rung 14 --m 128 --n 8192 --k 8192
+CLUSTER=1 (the tiles' rule)|--rung 17 --m 4095 --n 4097 --k 4093
+SK=1 (stream-K's rule)|--rung 17 --m 192 --n 12288 --k 12288
+PAD=0 (the residual's rule)|--rung 18 --m 4096 --n 256 --k 4096
+BN=64 (the tiles' rule)|--rung 20 --type half --m 128 --n 8192 --k 8192
+BN=128 (the tiles' rule)|--rung 20 --type fp8 --m 256 --n 16384 --k 16384
+RULES
 }
 
 step_6b() {
@@ -574,9 +594,9 @@ PY
     fi
 }
 
-for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 6d 6e 7}; do
+for s in ${STEPS:-1 2 3 3b 4 5 6 6b 6c 6d 6e 6f 7}; do
     if ! declare -F "step_$s" >/dev/null; then
-        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 6d 6e 7)" >&2
+        echo "no step $s (steps: 1 2 3 3b 4 5 6 6b 6c 6d 6e 6f 7)" >&2
         exit 2
     fi
     "step_$s"
