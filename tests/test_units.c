@@ -1035,7 +1035,8 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
 /* The residual's rule: rung 18 splits A in shared memory (PAD=0) where N is small enough that
    kernel pad's pass over A would cost more (16384 x 256 x 16384), not at 256 x 16384 x 16384;
    not where N or K leaves rows TMA cannot read (PAD=0 would read them by cp.async), at K <= 8
-   (no residual), where PAD is set already, nor for rung 17 (no residual). */
+   (no residual), where PAD is set already, for rung 17 (no residual), nor off compute
+   capability 9.0. */
 static void test_residual_rule(const struct kl_gemm_rung *r17)
 {
     const struct kl_gemm_rung *r18 = kl_gemm_rung_find("18_wgmma_3xtf32");
@@ -1054,18 +1055,20 @@ static void test_residual_rule(const struct kl_gemm_rung *r17)
     CHECK(v[pad] == 0 && strcmp(config, "PAD=0 (the residual's rule)") == 0 &&
               kl_ladder_set_by_rule(config, "PAD"),
           "rung 18 at 16384 x 256 x 16384: PAD=%d, \"%s\"", v[pad], config);
-    CHECK(!kl_gemm_residual_rule(r18, v18, 16384, 16384) &&
-              !kl_gemm_residual_rule(r18, v18, 258, 16384) &&
-              !kl_gemm_residual_rule(r18, v18, 256, 16382) &&
-              !kl_gemm_residual_rule(r18, v18, 256, 8) &&
-              kl_gemm_residual_rule(r18, v18, 256, 12) &&
-              kl_gemm_residual_rule(r18, v18, 512, 4096) &&
-              !kl_gemm_residual_rule(r18, v18, 1024, 4096),
+    CHECK(!kl_gemm_residual_rule(r18, &h200, v18, 16384, 16384) &&
+              !kl_gemm_residual_rule(r18, &h200, v18, 258, 16384) &&
+              !kl_gemm_residual_rule(r18, &h200, v18, 256, 16382) &&
+              !kl_gemm_residual_rule(r18, &h200, v18, 256, 8) &&
+              kl_gemm_residual_rule(r18, &h200, v18, 256, 12) &&
+              kl_gemm_residual_rule(r18, &h200, v18, 512, 4096) &&
+              !kl_gemm_residual_rule(r18, &h200, v18, 1024, 4096),
           "the residual's rule at N = 16384, 258; K = 16382, 8 and 12; N = 512 and 1024");
     v[pad] = 0;
-    CHECK(!kl_gemm_residual_rule(r18, v, 256, 16384) &&
-              !kl_gemm_residual_rule(r17, v17, 256, 16384),
-          "PAD=0 already, or rung 17: no rule");
+    struct kl_device_info a100 = {.compute_units = 108, .cc_major = 8};
+    CHECK(!kl_gemm_residual_rule(r18, &h200, v, 256, 16384) &&
+              !kl_gemm_residual_rule(r17, &h200, v17, 256, 16384) &&
+              !kl_gemm_residual_rule(r18, &a100, v18, 256, 16384),
+          "PAD=0 already, rung 17, or compute capability 8.0: no rule");
 }
 
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single

@@ -53,9 +53,11 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
 /* 1 where stream-K's rule gives a Hopper rung SK=1 at M x N x K with these values (its SK 0). */
 int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                           enum kl_type t, int M, int N, int K, const int *values);
-/* 1 where the residual's rule gives Hopper's 3xTF32 rung PAD=0 at N columns and K (its PAD
-   1): A split in shared memory where kernel pad's pass over A would cost more (N small). */
-int kl_gemm_residual_rule(const struct kl_gemm_rung *r, const int *values, int N, int K);
+/* 1 where the residual's rule gives Hopper's 3xTF32 rung PAD=0 on dev at N columns and K
+   (its PAD 1): A split in shared memory where kernel pad's pass over A would cost more (N
+   small). */
+int kl_gemm_residual_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                          const int *values, int N, int K);
 /* A tile of C: BM rows by BN columns, the STAGES it was measured with and the CLUSTER of
    blocks it runs in (each 0: as the values have it). */
 struct kl_gemm_tile {

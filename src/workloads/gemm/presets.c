@@ -275,7 +275,8 @@ static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_inf
  * FLOP an element, so it adds 4 * RESID_BALANCE / N of the product's time
  * at RESID_BALANCE FLOP a byte (rung 18's 112 TFLOP/s over an H200's 4.3
  * TB/s); the split in shared memory cost 0-14 % where the pass replaced it
- * (docs/RESULTS.md, 2026-11-27), RESID_SPLIT_COST. So N below about 690.
+ * (an H100, docs/RESULTS.md, 2026-11-27), RESID_SPLIT_COST. So N below
+ * about 690, on compute capability 9.0 (the only one rung 18 runs on).
  * Measured on an H200 (2026-12-05): at 16384 x 256 x 16384 the pass's 2
  * GiB (0.50 ms at the copy ceiling) is what rung 18 ran slower than at 256
  * x 16384 x 16384 (1.74 ms against 1.19: 1.55x SGEMM against 2.22x); with
@@ -284,11 +285,13 @@ static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_inf
 #define RESID_BALANCE 26.0
 #define RESID_SPLIT_COST 0.15
 
-int kl_gemm_residual_rule(const struct kl_gemm_rung *r, const int *values, int N, int K)
+int kl_gemm_residual_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                          const int *values, int N, int K)
 {
     const int pad = kl_param_index(r->params, "PAD");
-    return r->hopper && r->precision == KL_PREC_3XTF32 && pad >= 0 && values[pad] == 1 && K > 8 &&
-           K % 4 == 0 && N % 4 == 0 && 4.0 * RESID_BALANCE / N > RESID_SPLIT_COST;
+    return dev->cc_major == 9 && r->hopper && r->precision == KL_PREC_3XTF32 && pad >= 0 &&
+           values[pad] == 1 && K > 8 && K % 4 == 0 && N % 4 == 0 &&
+           4.0 * RESID_BALANCE / N > RESID_SPLIT_COST;
 }
 
 void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
@@ -299,7 +302,7 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     if (strncmp(config, "tuned", 5) == 0)
         return;
     used = tile_rule(r, dev, q, values, config, n);
-    if (kl_gemm_residual_rule(r, values, q->N, q->K) && used < n) {
+    if (kl_gemm_residual_rule(r, dev, values, q->N, q->K) && used < n) {
         values[kl_param_index(r->params, "PAD")] = 0;
         used += (size_t)snprintf(config + used, n - used, "%sPAD=0 (the residual's rule)",
                                  used ? " " : "");
