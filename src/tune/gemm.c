@@ -38,9 +38,9 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
  * would end the tuner's context, and the rule knows where it pays), and what has not yet run
  * on a GPU, which tests/gpu/cuda.sh is to verify first, as a fault would end the tuner's
  * context too: EPI (the stores of C by TMA in rungs 17, 18 and 20, the default since an H200
- * measured them faster; sanitizers, step 6c, not yet), PREFETCH (rung 21's single set of
- * fragments, measured slower, step 6d) and PAD=0 (rungs 17 and 18 reading unaligned rows by
- * cp.async, measured 15x slower, step 6e).
+ * measured them faster and step 6c verified them under the sanitizers; held at it), PREFETCH
+ * (rung 21's single set of fragments, measured slower, step 6d) and PAD=0 (rungs 17 and 18
+ * reading unaligned rows by cp.async, measured 15x slower, step 6e).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/ladder.h"
 #include "cuda/gemm/schedule.h" /* the kernels' own: stream-K's plan, for its rule */
 #include "tune/cache.h"
 
@@ -240,9 +239,24 @@ static int at_reference(const struct kl_gemm_rung *r, enum kl_type t, const int 
 }
 
 /*
+ * Value NAME of rung r set to v by a rule; where that changes it, "NAME=v (RULE)" added to
+ * config (n bytes, the first used of them taken), as kl_ladder_set_by_rule reads it. Config's
+ * length after.
+ */
+static size_t rule_sets(const struct kl_gemm_rung *r, int *values, const char *name, int v,
+                        const char *rule, char *config, size_t n, size_t used)
+{
+    int *at = &values[kl_param_index(r->params, name)];
+    if (*at != v && used < n)
+        used += (size_t)snprintf(config + used, n - used, "%s%s=%d (%s)", used ? " " : "", name, v,
+                                 rule);
+    *at = v;
+    return used < n ? used : n - 1;
+}
+
+/*
  * The tiles' rule into values that are the defaults (config empty) or a preset's, where they
- * hold the rung's reference tile (a preset of its own tile keeps it: rung 17's for M <= 128),
- * each value it changes named in config with the rule, as kl_ladder_set_by_rule reads them;
+ * hold the rung's reference tile (a preset of its own tile keeps it: rung 17's for M <= 128);
  * config's length after.
  */
 static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
@@ -255,15 +269,10 @@ static size_t tile_rule(const struct kl_gemm_rung *r, const struct kl_device_inf
         return used;
     const char *names[] = {"BM", "BN", "STAGES", "CLUSTER"};
     const int sizes[] = {tile->bm, tile->bn, tile->stages, tile->cluster};
-    for (int j = 0; j < 4; j++) {
-        int *at = sizes[j] ? &values[kl_param_index(r->params, names[j])] : NULL;
-        if (at && *at != sizes[j] && used < n)
-            used += (size_t)snprintf(config + used, n - used, "%s%s=%d (the tiles' rule)",
-                                     used ? " " : "", names[j], sizes[j]);
-        if (at)
-            *at = sizes[j];
-    }
-    return used < n ? used : n - 1;
+    for (int j = 0; j < 4; j++)
+        if (sizes[j]) /* 0: as the values have it */
+            used = rule_sets(r, values, names[j], sizes[j], "the tiles' rule", config, n, used);
+    return used;
 }
 
 /*
@@ -302,19 +311,12 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     if (strncmp(config, "tuned", 5) == 0)
         return;
     used = tile_rule(r, dev, q, values, config, n);
-    if (kl_gemm_residual_rule(r, dev, values, q->N, q->K) && used < n) {
-        values[kl_param_index(r->params, "PAD")] = 0;
-        used += (size_t)snprintf(config + used, n - used, "%sPAD=0 (the residual's rule)",
-                                 used ? " " : "");
-        used = used < n ? used : n - 1;
-    }
-    if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
-        values[kl_param_index(r->params, "SK")] = 1;
-        snprintf(config + used, n - used, "%sSK=1 (stream-K's rule)", used ? " " : "");
-    } else if ((splits = split_rule(r, dev, q->type, q->M, q->N, q->K, values)) > 1) {
-        values[kl_param_index(r->params, "SPLITK")] = splits;
-        snprintf(config + used, n - used, "%sSPLITK=%d (split-K's rule)", used ? " " : "", splits);
-    }
+    if (kl_gemm_residual_rule(r, dev, values, q->N, q->K))
+        used = rule_sets(r, values, "PAD", 0, "the residual's rule", config, n, used);
+    if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
+        rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);
+    else if ((splits = split_rule(r, dev, q->type, q->M, q->N, q->K, values)) > 1)
+        rule_sets(r, values, "SPLITK", splits, "split-K's rule", config, n, used);
 }
 
 /* "WHAT NAME=V NAME=V" into config (n bytes). */
