@@ -237,10 +237,10 @@ static void set_args(const struct softmax *p, struct kl_launch *l)
     l->args[6] = kl_arg_scalar(KL_FLOAT, p->eps);
 }
 
-/* The cluster rung's dynamic shared memory: VS vectors of 4 floats a thread. */
-static size_t stash_bytes(const struct kl_softmax_rung *r, const int *values)
+/* The cluster rung's dynamic shared memory: VS vectors of 4 elements a thread, as stored. */
+static size_t stash_bytes(const struct kl_softmax_rung *r, const int *values, enum kl_type t)
 {
-    return 16 * (size_t)kl_param_value(r->params, values, "VS") *
+    return 4 * kl_type_size(t) * (size_t)kl_param_value(r->params, values, "VS") *
            (size_t)kl_param_value(r->params, values, "NT");
 }
 
@@ -270,7 +270,8 @@ static enum kl_status run_device(struct softmax *p, const struct kl_softmax_rung
     kl_launch_1d(&l, (size_t)groups, wg);
     set_args(p, &l);
     if (r->shape == KL_ROW_IN_CLUSTER) /* its vectors held in shared memory */
-        l.args[l.nargs++] = (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = stash_bytes(r, values)}};
+        l.args[l.nargs++] =
+            (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = stash_bytes(r, values, p->type)}};
     if ((st = kl_launch_check(&l, r->name, &kl->err)) != KL_OK)
         return st;
     st = run_verified(p, &l, proto, res);
@@ -311,10 +312,13 @@ static enum kl_status softmax_check(void *self, int i, const int *values, struct
     kl_launch_1d(&l, (size_t)groups, wg);
     enum kl_status st = kl_launch_check(&l, r->name, e);
     /* kl_row_group's partials: one per work-item and one more (three floats); the cluster
-       rung's vectors */
+       rung's vectors, its blocks' statistics (four floats a block) and their barrier */
     unsigned long long local = 12ull * (wg + 1), most = p->kl->info.local_mem;
-    if (r->shape == KL_ROW_IN_CLUSTER && !kl_kernel_elsewhere(p->kl, r->file))
-        local += stash_bytes(r, values), most = kl_kernel_local_mem(p->kl, r->file);
+    if (r->shape == KL_ROW_IN_CLUSTER && !kl_kernel_elsewhere(p->kl, r->file)) {
+        local += stash_bytes(r, values, p->type) +
+                 16ull * (unsigned)kl_param_value(r->params, values, "CL") + 8;
+        most = kl_kernel_local_mem(p->kl, r->file);
+    }
     if (st == KL_OK && local > most)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "rung %s: %zu work-items need %llu bytes of local memory, the device has "

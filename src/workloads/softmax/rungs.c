@@ -91,17 +91,19 @@ void kl_softmax_rule(const struct kl_softmax_rung *r, int cols, int bytes, int *
         v[nt] = holders(nvec, v[iv], 1024);
         snprintf(config, n, "rule for %d columns: NT=%d V=%d", cols, v[nt], v[iv]);
     } else if (r->shape == KL_ROW_IN_CLUSTER) {
-        /* the fewest blocks (at most 8) whose 512 threads hold the row in 8 registers'
-           vectors, then up to 8 more in shared memory */
-        long cl = (nvec + 8L * 512 - 1) / (8L * 512), share, vs;
+        /* 128 bytes a thread in registers as stored (8 vectors of floats, 16 of 2-byte
+           elements) and as many again in shared memory: the fewest blocks (at most 8) of 512
+           threads that hold the row so, shared memory only where registers are not enough */
+        const long vr = bytes < 4 ? 16 : 8;
+        long cl = (nvec + 2 * vr * 512 - 1) / (2 * vr * 512), share, vs;
         cl = cl < 1 ? 1 : cl > 8 ? 8 : cl;
         share = (nvec + cl - 1) / cl;
-        vs = share > 8L * 512 ? (share + 511) / 512 - 8 : 0;
-        v[iv] = 8;
-        v[ivs] = vs > 8 ? 8 : (int)vs;
+        vs = share > vr * 512 ? (share + 511) / 512 - vr : 0;
+        v[iv] = (int)vr;
+        v[ivs] = vs > vr ? (int)vr : (int)vs;
         v[icl] = (int)cl;
-        v[nt] = holders(share, 8 + v[ivs], 512);
-        snprintf(config, n, "rule for %d columns: NT=%d V=8 VS=%d CL=%d", cols, v[nt], v[ivs],
-                 v[icl]);
+        v[nt] = holders(share, v[iv] + v[ivs], 512);
+        snprintf(config, n, "rule for %d columns: NT=%d V=%d VS=%d CL=%d", cols, v[nt], v[iv],
+                 v[ivs], v[icl]);
     }
 }
