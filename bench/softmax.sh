@@ -147,7 +147,7 @@ for step in $steps; do
         ;;
     sanitize)
         for tool in memcheck racecheck; do
-            for size in 37,1031 3,262147; do
+            for size in 37,1031 3,262147 3,262144; do
                 timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 10 \
                     "$kl" softmax --size "$size" --op layernorm --backend cuda \
                     --warmup 0 --repeats 1 --min-time 0 >"$out/sm_${tool}_$size.txt" 2>&1

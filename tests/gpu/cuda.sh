@@ -193,10 +193,13 @@ step_2() {
         "transpose --size 257,257 --place in --type half"
         "transpose --size 130,130 --place in --type double --param TILE=16 --param ROWS=4"
         "transpose --size 33,65 --kernel kernels/templates/transpose.cl --rung transpose"
-        # The softmax ladder: every rung and op, 4- and 2-byte elements, a row held by a cluster of
-        # 8 blocks in registers and shared memory, a long row streamed.
+        # The softmax ladder: every rung and op, 4- and 2-byte elements, a row held by a cluster in
+        # registers and shared memory (filled by cp.async where the rows are whole vectors, by
+        # loads where not), a long row streamed.
         "softmax --size 37,1031 --op layernorm"
         "softmax --size 3,262147 --type half"
+        "softmax --size 3,262144 --op layernorm"
+        "softmax --size 2,70000 --type bf16 --rung 05"
         "softmax --size 5,100003 --op rmsnorm --type bf16 --rung 04,05 --param NT=128 --param V=2"
         "softmax --size 33,70 --kernel kernels/templates/softmax.cl --rung softmax"
         # NVIDIA NPP as a peer (its own kernels too).
