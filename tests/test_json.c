@@ -171,6 +171,69 @@ static void test_run_v2(void)
     kl_run_free(&run);
 }
 
+/* A run of FP8 rows: a rung whose sums span `span` elements of K at 1000 GFLOP/s, beside
+   cuBLASLt's promoted sums (span 128) at 1050 and, where fast, its fast accumulation (span K)
+   at 1150. The name of the peer kl_run_fastest holds the rung to, or "" where none. */
+static const char *fp8_peer(int span, int fast, char *name, size_t n)
+{
+    static const char head[] =
+        "{\"schema_version\": 1, \"workload\": \"gemm\", \"device\": {\"name\": \"D\", "
+        "\"vendor\": \"V\", \"platform\": \"P\", \"version\": \"1\", \"driver\": \"2\", "
+        "\"type\": \"GPU\", \"compute_units\": 1, \"max_clock_mhz\": 1, \"global_mem_bytes\": "
+        "1, \"local_mem_bytes\": 1}, \"params\": {\"M\": 2, \"N\": 2, \"K\": 16384, \"type\": "
+        "\"fp8\", \"seed\": 1}, \"flops_per_launch\": 16, \"bytes_per_launch\": 48, "
+        "\"reference\": \"r\", \"ceilings\": \"\", \"ceiling_values\": null, \"protocol\": "
+        "{\"warmup\": 0, \"min_repeats\": 1, \"min_time_s\": 0, \"max_repeats\": 1}, "
+        "\"results\": [";
+    static const char row[] =
+        "{\"rung\": \"%s\", \"config\": \"\", \"status\": \"verified\", \"summary\": \"s\", "
+        "\"on_host\": false, \"peer\": %s, \"median_s\": 1, \"min_s\": 1, \"max_s\": 1, "
+        "\"repeats\": 1, \"gflops\": %d, \"gbps\": 1, \"pct_ceiling\": null, \"flops\": 1, "
+        "\"bytes\": 1, \"x\": null, \"speedup_first\": 1, \"speedup_host\": null, "
+        "\"total_s\": null, \"build_s\": null, \"build_options\": \"\", \"note\": \"\", "
+        "\"precision\": \"fp8\", \"sum_span\": %d}";
+    char text[4096], err[512];
+    int at = snprintf(text, sizeof text, "%s", head);
+    at += snprintf(text + at, sizeof text - (size_t)at, row, "20_wgmma", "false", 1000, span);
+    at += snprintf(text + at, sizeof text - (size_t)at, ", ");
+    at += snprintf(text + at, sizeof text - (size_t)at, row, "peer:cublaslt", "true", 1050, 128);
+    if (fast) {
+        at += snprintf(text + at, sizeof text - (size_t)at, ", ");
+        at += snprintf(text + at, sizeof text - (size_t)at, row, "peer:cublaslt_fast", "true", 1150,
+                       16384);
+    }
+    snprintf(text + at, sizeof text - (size_t)at,
+             "], \"provenance\": {\"kladder_version\": \"0\", \"backend\": \"cuda\", "
+             "\"driver\": \"2\", \"date\": \"d\"}}");
+    struct kl_run run;
+    const struct kl_run_row *best = NULL, *peer = NULL;
+    snprintf(name, n, "unread");
+    if (kl_run_parse(&run, text, strlen(text), "fp8.json", err, sizeof err) != 0) {
+        CHECK(0, "FP8 run: %s", err);
+        return name;
+    }
+    int found = kl_run_fastest(&run, "fp8", &best, &peer);
+    snprintf(name, n, "%s", found && best && peer ? peer->rung : "");
+    kl_run_free(&run);
+    return name;
+}
+
+/* FP8 rows are held to a peer of their own sums, else a coarser one, never a finer one. */
+static void test_fp8_peer(void)
+{
+    char name[64];
+    CHECK(strcmp(fp8_peer(128, 1, name, sizeof name), "peer:cublaslt") == 0,
+          "sums promoted every 128 against cuBLASLt's promoted sums, not its faster fast "
+          "accumulation: %s",
+          name);
+    CHECK(strcmp(fp8_peer(16384, 1, name, sizeof name), "peer:cublaslt_fast") == 0,
+          "fast accumulation against fast accumulation: %s", name);
+    CHECK(strcmp(fp8_peer(32, 1, name, sizeof name), "peer:cublaslt_fast") == 0,
+          "finer sums than any peer's: the fastest coarser peer: %s", name);
+    CHECK(strcmp(fp8_peer(16384, 0, name, sizeof name), "") == 0,
+          "fast accumulation is not held to a finer peer alone: %s", name);
+}
+
 static void test_run(void)
 {
     char err[1024];
@@ -186,6 +249,7 @@ static void test_run(void)
     }
     kl_run_free(&run);
     test_run_v2();
+    test_fp8_peer();
     run_refused("\"schema_version\": 1", "\"schema_version\": 4", "schema_version 4 is newer");
     run_refused("\"schema_version\": 1", "\"schema_version\": 0", "whole number from 1");
     run_refused("\"schema_version\": 1,", "",

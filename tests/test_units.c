@@ -1302,6 +1302,9 @@ static void test_precision(void)
     CHECK(kl_precision_class(KL_PREC_3XTF32) == kl_precision_class(KL_PREC_FP32) &&
               kl_precision_class(KL_PREC_TF32) != kl_precision_class(KL_PREC_FP32),
           "3xtf32 is float-accurate, tf32 is not");
+    CHECK(kl_peer_likeness(128, 128) == 2 && kl_peer_likeness(0, 0) == 2 &&
+              kl_peer_likeness(128, 16384) == 1 && kl_peer_likeness(16384, 128) == 0,
+          "FP8 peers: alike, coarser, finer");
     /* Tensor cores with TF32: NVIDIA, compute capability 8.0 or more; the reason otherwise. */
     struct kl_device_info d;
     char why[256];

@@ -69,6 +69,11 @@ int kl_precision_class(enum kl_precision p)
                                                                              : (int)p;
 }
 
+int kl_peer_likeness(int rung_span, int peer_span)
+{
+    return peer_span == rung_span ? 2 : peer_span > rung_span;
+}
+
 struct kl_result *kl_report_add(struct kl_report *r, const char *rung, const char *summary)
 {
     if (r->count == r->capacity) {

@@ -76,6 +76,15 @@ enum kl_precision kl_precision_of_type(enum kl_type t);
  * 3xfp16 (all float-accurate) form one class; every other precision is its own.
  */
 int kl_precision_class(enum kl_precision p);
+/*
+ * How a peer's sums compare with a rung's of the same class, by their FP8 spans
+ * (sum_span: elements of K summed in the tensor cores before fp32 takes the sums;
+ * 0 elsewhere): 2 alike (the same span), 1 coarser (a longer one: cuBLASLt's fast
+ * accumulation beside sums promoted every 128), 0 finer. A rung is held to the fastest
+ * peer of its own sums, else of coarser ones (which can only understate it), never to
+ * a finer one (which would flatter it).
+ */
+int kl_peer_likeness(int rung_span, int peer_span);
 
 struct kl_result {
     char rung[64];

@@ -237,7 +237,9 @@ static void read_fields(struct check *c, const struct kl_json *o, const char *wh
     const struct kl_json *prec = optional(c, o, where, "precision", KL_JSON_STRING),
                          *error = optional(c, o, where, "error", KL_JSON_NUMBER);
     const struct kl_json *tensor = optional(c, o, where, "tensor", KL_JSON_BOOL);
+    const struct kl_json *span = optional(c, o, where, "sum_span", KL_JSON_NUMBER);
     r->precision = prec ? prec->string : NULL;
+    r->sum_span = span && span->number > 0 && span->number < 1e9 ? (int)span->number : 0;
     r->error = error ? error->number : NAN;
     r->tensor = tensor ? tensor->boolean : 0;
     r->samples = optional(c, o, where, "samples", KL_JSON_ARRAY);
@@ -663,18 +665,25 @@ const char *const kl_run_precisions[] = {"fp32",   "tf32",   "3xtf32", "fp64",  
 int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
                    const struct kl_run_row **peer)
 {
-    int cls = kl_precision_class(kl_precision_parse(precision));
+    int cls = kl_precision_class(kl_precision_parse(precision)), peer_level = 0;
     *best = *peer = NULL;
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
-        if (!r->precision || strcmp(r->status, "verified") != 0 || !(r->gflops > 0))
-            continue;
-        if (!r->peer && strcmp(r->precision, precision) == 0 &&
+        if (!r->peer && r->precision && strcmp(r->precision, precision) == 0 &&
+            strcmp(r->status, "verified") == 0 && r->gflops > 0 &&
             (!*best || r->gflops > (*best)->gflops))
             *best = r;
-        if (r->peer && kl_precision_class(kl_precision_parse(r->precision)) == cls &&
-            (!*peer || r->gflops > (*peer)->gflops))
-            *peer = r;
+    }
+    /* the peer of the same class and, for FP8, the same sums (kl_peer_likeness) */
+    for (int i = 0; *best && i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        if (!r->peer || !r->precision || strcmp(r->status, "verified") != 0 || !(r->gflops > 0) ||
+            kl_precision_class(kl_precision_parse(r->precision)) != cls)
+            continue;
+        int level = kl_peer_likeness((*best)->sum_span, r->sum_span);
+        if (level > 0 &&
+            (level > peer_level || (level == peer_level && r->gflops > (*peer)->gflops)))
+            *peer = r, peer_level = level;
     }
     return *best != NULL;
 }

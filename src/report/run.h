@@ -32,6 +32,7 @@ struct kl_run_row {
     double error;          /* measured normwise error; NaN where none */
     const struct kl_json *samples; /* every timed launch's time, in order: an array; NULL none */
     int tensor;            /* its products ran on the tensor cores (absent before: 0) */
+    int sum_span;          /* FP8 GEMM: K summed in the tensor cores between promotions; 0 */
     /* The machine (schema version 2; absent from version 1 files): NULL, -1 or NaN unknown. */
     const char *bound;                /* "memory", "compute", "latency" */
     int nkernels;                     /* entries of resources: kladder's kernels timed */
@@ -143,8 +144,9 @@ extern const char *const kl_run_precisions[];
 /*
  * The fastest verified rung (not a peer) of one precision in *best, and the
  * fastest verified peer whose results meet the same tolerance (fp32 and
- * 3xtf32 are one class: both float-accurate) in *peer, NULL where none; 1
- * when there is a best.
+ * 3xtf32 are one class: both float-accurate; FP8's sums as the best's, else
+ * coarser: kl_peer_likeness) in *peer, NULL where none; 1 when there is a
+ * best.
  */
 int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
                    const struct kl_run_row **peer);

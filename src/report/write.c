@@ -34,19 +34,26 @@ static int has_precision(const struct kl_report *r)
 }
 
 /*
- * The fastest verified row of precision p: a rung of exactly p, or (peer) a
- * peer whose results meet the same tolerance; NULL where none.
+ * The fastest verified rung of precision p (like NULL), or the fastest verified peer
+ * whose results meet the same tolerance as like's: of its precision class, and of its
+ * sums where FP8's (kl_peer_likeness: alike first, else coarser); NULL where none.
  */
-static const struct kl_result *fastest(const struct kl_report *r, enum kl_precision p, int peer)
+static const struct kl_result *fastest(const struct kl_report *r, enum kl_precision p,
+                                       const struct kl_result *like)
 {
     const struct kl_result *best = NULL;
+    int best_level = 0;
     for (int i = 0; i < r->count; i++) {
         const struct kl_result *x = &r->results[i];
-        int match =
-            peer ? kl_precision_class(x->precision) == kl_precision_class(p) : x->precision == p;
-        if (x->status == KL_RESULT_VERIFIED && x->gflops > 0 && !x->peer == !peer && match &&
-            (!best || x->gflops > best->gflops))
-            best = x;
+        int level = !like ? x->precision == p
+                    : kl_precision_class(x->precision) == kl_precision_class(p)
+                        ? kl_peer_likeness(like->sum_span, x->sum_span)
+                        : 0;
+        if (x->status != KL_RESULT_VERIFIED || !(x->gflops > 0) || !x->peer != !like ||
+            level == 0 || level < best_level)
+            continue;
+        if (!best || level > best_level || x->gflops > best->gflops)
+            best = x, best_level = level;
     }
     return best;
 }
@@ -54,7 +61,8 @@ static const struct kl_result *fastest(const struct kl_report *r, enum kl_precis
 /*
  * The fastest verified rung of each precision, with its error, beside the
  * fastest peer whose results meet the same tolerance (fp32 and 3xtf32 are
- * one class: both float-accurate), so a TF32 speed is never read as fp32's.
+ * one class: both float-accurate; FP8's sums promoted as often), so a TF32
+ * speed is never read as fp32's.
  */
 static void precision_summary(const struct kl_report *r, FILE *out)
 {
@@ -63,7 +71,8 @@ static void precision_summary(const struct kl_report *r, FILE *out)
         KL_PREC_FP16, KL_PREC_BF16, KL_PREC_FP8,    KL_PREC_FP8E5M2, KL_PREC_INT8};
     int lines = 0;
     for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
-        const struct kl_result *best = fastest(r, order[p], 0), *peer = fastest(r, order[p], 1);
+        const struct kl_result *best = fastest(r, order[p], NULL);
+        const struct kl_result *peer = best ? fastest(r, order[p], best) : NULL;
         if (!best)
             continue;
         if (!lines++)
