@@ -662,29 +662,42 @@ const char *const kl_run_precisions[] = {"fp32",   "tf32",   "3xtf32", "fp64",  
                                          "fp16",   "bf16",   "fp8",    "fp8e5m2", "int8",
                                          "ozaki8", "3xfp16", NULL};
 
+/* A verified row with a speed, of a declared precision. */
+static int counted(const struct kl_run_row *r)
+{
+    return r->precision && strcmp(r->status, "verified") == 0 && r->gflops > 0;
+}
+
+/* The fastest counted peer of precision class cls whose sums are like best's
+   (kl_peer_likeness: alike first, else coarser); NULL where none. */
+static const struct kl_run_row *like_peer(const struct kl_run *run, int cls,
+                                          const struct kl_run_row *best)
+{
+    const struct kl_run_row *peer = NULL;
+    int peer_level = 0;
+    for (int i = 0; i < run->nrows; i++) {
+        const struct kl_run_row *r = &run->rows[i];
+        if (!r->peer || !counted(r) || kl_precision_class(kl_precision_parse(r->precision)) != cls)
+            continue;
+        int level = kl_peer_likeness(best->sum_span, r->sum_span);
+        if (level > peer_level || (level > 0 && level == peer_level && r->gflops > peer->gflops))
+            peer = r, peer_level = level;
+    }
+    return peer;
+}
+
 int kl_run_fastest(const struct kl_run *run, const char *precision, const struct kl_run_row **best,
                    const struct kl_run_row **peer)
 {
-    int cls = kl_precision_class(kl_precision_parse(precision)), peer_level = 0;
     *best = *peer = NULL;
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
-        if (!r->peer && r->precision && strcmp(r->precision, precision) == 0 &&
-            strcmp(r->status, "verified") == 0 && r->gflops > 0 &&
+        if (!r->peer && counted(r) && strcmp(r->precision, precision) == 0 &&
             (!*best || r->gflops > (*best)->gflops))
             *best = r;
     }
-    /* the peer of the same class and, for FP8, the same sums (kl_peer_likeness) */
-    for (int i = 0; *best && i < run->nrows; i++) {
-        const struct kl_run_row *r = &run->rows[i];
-        if (!r->peer || !r->precision || strcmp(r->status, "verified") != 0 || !(r->gflops > 0) ||
-            kl_precision_class(kl_precision_parse(r->precision)) != cls)
-            continue;
-        int level = kl_peer_likeness((*best)->sum_span, r->sum_span);
-        if (level > 0 &&
-            (level > peer_level || (level == peer_level && r->gflops > (*peer)->gflops)))
-            *peer = r, peer_level = level;
-    }
+    if (*best)
+        *peer = like_peer(run, kl_precision_class(kl_precision_parse(precision)), *best);
     return *best != NULL;
 }
 
