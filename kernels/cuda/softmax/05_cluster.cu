@@ -26,10 +26,13 @@
  *            block merges its threads' statistics (kl_row_group) and sends
  *            them to every block of the cluster, itself included (st.async
  *            into the peer's shared memory, completing on the peer's
- *            mbarrier: the SMs' own network, no trip through L2 or DRAM and
- *            no cluster-wide barrier); each block then merges the CL in rank
+ *            mbarrier: the SMs' own network, no trip through L2 or DRAM);
+ *            each block waits on its own mbarrier, merges the CL in rank
  *            order (so every block gets the same bits) and writes its
- *            share. Sm_90a only.
+ *            share. No cluster-wide barrier stands between loading and
+ *            writing: the one there is, arrived at on entry, is waited on
+ *            before the first send, so that every peer's mbarrier is
+ *            initialised. Sm_90a only.
  * Sizes:     any rows, cols >= 1.
  *
  * Backends:  CUDA (compute capability 9.0).
