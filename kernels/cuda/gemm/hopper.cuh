@@ -173,6 +173,22 @@ static __device__ __forceinline__ void cluster_sync()
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
+/*
+ * The same barrier in halves: the arrival orders nothing (the release of
+ * cluster_sync compiles to a GPU-wide fence), the wait acquires. Between
+ * them a block may work; after the wait every peer has arrived, so what a
+ * peer did before arriving and made visible (fence.mbarrier_init: its
+ * barriers initialised) holds.
+ */
+static __device__ __forceinline__ void cluster_arrive_relaxed()
+{
+    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+}
+static __device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 /* ---- registers and warpgroups ------------------------------------------------------- */
 
 /* The warpgroup's registers per thread lowered or raised to N (every warp of it runs this). */

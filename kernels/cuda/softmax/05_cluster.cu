@@ -121,16 +121,6 @@ static __device__ __forceinline__ void send_row(const float4 *slot, unsigned bar
                  : "memory");
 }
 
-/* The first half of a cluster barrier (no ordering), and its second (acquire). */
-static __device__ __forceinline__ void cluster_arrive_relaxed()
-{
-    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
-}
-static __device__ __forceinline__ void cluster_wait()
-{
-    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-}
-
 /* The block's share of row r, held, merged with its cluster's and written: ALIGNED where
    every row starts on a whole vector (cols a multiple of 4), so that each of the two has
    registers of its own. */
