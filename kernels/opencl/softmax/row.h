@@ -28,6 +28,12 @@ typedef struct {
     float c, s, n;
 } kl_row;
 
+/* a / b wherever the statistics divide (b > 0 and finite). A rung may give its own, cheaper
+   division before it includes this file (rung 05: a reciprocal and one correction). */
+#ifndef KL_ROW_DIV
+#define KL_ROW_DIV(a, b) ((a) / (b))
+#endif
+
 /* ---- the three passes: a center, the spread about it, the output ------------------ */
 
 /* e^d as 2^(d log2 e): one hardware exp2 on GPUs; the product's rounding moves the result by
@@ -65,7 +71,7 @@ inline float kl_center_add4(float c, float4 x)
 inline float kl_center_end(float c, float n)
 {
 #if defined(OP_LAYERNORM)
-    return n > 0.0f ? c / n : 0.0f;
+    return n > 0.0f ? KL_ROW_DIV(c, n) : 0.0f;
 #else
     (void)n;
     return c;
@@ -106,7 +112,7 @@ inline kl_row kl_row_add(kl_row r, float x)
     }
 #elif defined(OP_LAYERNORM)
     const float d = x - r.c;
-    r.c += d / r.n;
+    r.c += KL_ROW_DIV(d, r.n);
     r.s += d * (x - r.c);
 #else
     r.s += x * x;
@@ -130,7 +136,7 @@ inline kl_row kl_row_merge(kl_row a, kl_row b)
     r.s = (a.n > 0.0f ? a.s * kl_exp(a.c - r.c) : 0.0f) +
           (b.n > 0.0f ? b.s * kl_exp(b.c - r.c) : 0.0f);
 #elif defined(OP_LAYERNORM)
-    const float d = b.c - a.c, wb = r.n > 0.0f ? b.n / r.n : 0.0f;
+    const float d = b.c - a.c, wb = r.n > 0.0f ? KL_ROW_DIV(b.n, r.n) : 0.0f;
     r.c = a.c + d * wb;
     r.s = a.s + b.s + d * d * a.n * wb;
 #else
@@ -147,12 +153,12 @@ inline float2 kl_row_scale(kl_row r, float gamma, float beta, float eps)
 {
 #if defined(OP_SOFTMAX)
     (void)gamma, (void)beta, (void)eps;
-    return VEC2(float2, 1.0f / r.s, 0.0f);
+    return VEC2(float2, KL_ROW_DIV(1.0f, r.s), 0.0f);
 #elif defined(OP_LAYERNORM)
-    return VEC2(float2, gamma * rsqrt(r.s / r.n + eps), beta);
+    return VEC2(float2, gamma * rsqrt(KL_ROW_DIV(r.s, r.n) + eps), beta);
 #else
     (void)beta;
-    return VEC2(float2, gamma * rsqrt(r.s / r.n + eps), 0.0f);
+    return VEC2(float2, gamma * rsqrt(KL_ROW_DIV(r.s, r.n) + eps), 0.0f);
 #endif
 }
 
@@ -241,7 +247,7 @@ inline kl_row kl_row_sub_group(kl_row r)
     t.c = sub_group_reduce_max(r.c);
     t.s = sub_group_reduce_add(r.n > 0.0f ? r.s * kl_exp(r.c - t.c) : 0.0f);
 #elif defined(OP_LAYERNORM)
-    t.c = t.n > 0.0f ? sub_group_reduce_add(r.c * r.n) / t.n : 0.0f;
+    t.c = t.n > 0.0f ? KL_ROW_DIV(sub_group_reduce_add(r.c * r.n), t.n) : 0.0f;
     t.s = sub_group_reduce_add(r.s + r.n * (r.c - t.c) * (r.c - t.c));
 #else
     t.c = 0.0f;
