@@ -13,8 +13,8 @@
  *            whole fills an SM alone. Here a row is split among the CL
  *            blocks of a cluster, each on its own SM, each holding its
  *            share as it is stored: V vectors a thread in registers (halfs
- *            and bf16s as their 16 bits, so a register holds two: 16
- *            vectors take the 32 registers 8 vectors of floats take) and VS
+ *            and bf16s as their 16 bits packed two a word: 16 vectors
+ *            take the 32 registers 8 vectors of floats take) and VS
  *            more in shared memory, copied there by cp.async without
  *            passing through registers. Each pass widens what it reads to
  *            float; softmax takes exp(x - max) again as it writes, in place
@@ -71,21 +71,39 @@ static __device__ __forceinline__ float row_div(const float a, const float b)
 #error "05_cluster: CL must be in 1..8 (a portable cluster)"
 #endif
 
-/* Four elements as they are stored: floats, or the bits of halfs or bf16s. */
+/* Four elements as they are stored: floats, or the bits of halfs or bf16s packed two a
+   32-bit word (element 0 in the low half of x), so that a register holds two. */
 #if defined(KL_T_HALF) || defined(KL_T_BF16)
-typedef ushort raw1;
-typedef ushort4 raw4;
+#define KL_PACKED 1
+typedef uint2 raw4;
 #else
-typedef float raw1;
+#define KL_PACKED 0
 typedef float4 raw4;
+#endif
+
+#if defined(KL_T_HALF)
+/* Two halfs of a word as floats (its low half first). */
+static __device__ __forceinline__ float2 widen2(const uint w)
+{
+    float lo, hi;
+    asm("{\n.reg .f16 l, h;\nmov.b32 {l, h}, %2;\ncvt.f32.f16 %0, l;\ncvt.f32.f16 %1, h;\n}"
+        : "=f"(lo), "=f"(hi)
+        : "r"(w));
+    return float2(lo, hi);
+}
+#elif defined(KL_T_BF16)
+/* Two bf16s of a word as floats: each is its float's upper half (one instruction each). */
+static __device__ __forceinline__ float2 widen2(const uint w)
+{
+    return float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
 #endif
 
 static __device__ __forceinline__ float4 widen(const raw4 w)
 {
-#if defined(KL_T_HALF)
-    return float4(kl_half_value(w.x), kl_half_value(w.y), kl_half_value(w.z), kl_half_value(w.w));
-#elif defined(KL_T_BF16)
-    return kl_bf16x4(w);
+#if KL_PACKED
+    const float2 a = widen2(w.x), b = widen2(w.y);
+    return float4(a.x, a.y, b.x, b.y);
 #else
     return w;
 #endif
@@ -96,14 +114,19 @@ static __device__ __forceinline__ raw4 load_raw(const TA *row, int k, int aligne
 {
     if (aligned)
         return ((const raw4 *)row)[k];
-    const raw1 *e = (const raw1 *)row + 4 * (size_t)k;
+#if KL_PACKED
+    const ushort *e = (const ushort *)row + 4 * (size_t)k;
+    return raw4(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16);
+#else
+    const float *e = (const float *)row + 4 * (size_t)k;
     return raw4(e[0], e[1], e[2], e[3]);
+#endif
 }
 
 /* Vector k of an aligned row into shared memory at dst by cp.async (no register holds it). */
 static __device__ __forceinline__ void stash_async(raw4 *dst, const TA *row, int k)
 {
-#if defined(KL_T_HALF) || defined(KL_T_BF16)
+#if KL_PACKED
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)),
                  "l"((const raw4 *)row + k)
                  : "memory");
