@@ -3,8 +3,9 @@
  * value, the ticks and bars sit where the scale says, peers come after the
  * ladder below their divider, the roofline's points and labels stay in the
  * plot and apart, each declared precision gets its roof, and a sweep's axes
- * span its sizes and rates. The runs are made up and read back as a report
- * reader sees them; no device.
+ * span its sizes and rates; a shape sweep's ratio under the mark never prints
+ * as the mark. The runs are made up and read back as a report reader sees
+ * them; no device.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
@@ -14,6 +15,7 @@
 #include "check.h"
 #include "core/report.h"
 #include "report/run.h"
+#include "report/shapes.h"
 #include "report/svg_layout.h"
 #include "report/write.h"
 
@@ -233,11 +235,22 @@ static void test_sweep(void)
     kl_report_free(&r);
 }
 
+/* The shapes' pages print ratios with two decimals: one counted under KL_SHAPES_GOOD must
+   not read as KL_SHAPES_GOOD (0.9494 was "below at ... 0.95x"). */
+static void test_shapes_shown(void)
+{
+    CHECK(kl_shapes_shown(0.9494) == 0.94, "0.9494 shown as %g", kl_shapes_shown(0.9494));
+    CHECK(kl_shapes_shown(0.29) == 0.29, "0.29 shown as %g", kl_shapes_shown(0.29));
+    CHECK(kl_shapes_shown(0.9549) == 0.9549, "0.9549, at the mark, left to printf's rounding");
+    CHECK(kl_shapes_shown(1.5) == 1.5, "1.5 unchanged");
+}
+
 int main(void)
 {
     setenv("KLADDER_CACHE_DIR", "/nonexistent/kladder-test-svg-layout", 1);
     test_ladder();
     test_roofline();
     test_sweep();
+    test_shapes_shown();
     return check_summary();
 }

@@ -796,13 +796,15 @@ static void shapes_section(FILE *out, const struct kl_run *runs, int n, int *cha
         int below = 0;
         fprintf(out,
                 "<li><b>%s</b>: at %g× the library or more at %d of %d shapes (%.2f× to %.2f×)",
-                x->precision, KL_SHAPES_GOOD, x->good, x->n, x->lo, x->hi);
+                x->precision, KL_SHAPES_GOOD, x->good, x->n, kl_shapes_shown(x->lo),
+                kl_shapes_shown(x->hi));
         for (int k = 0; k < x->n; k++) {
             char name[64];
             if (x->pt[k].ratio >= KL_SHAPES_GOOD)
                 continue;
             kl_shape_name(&runs[x->pt[k].run], name, sizeof name);
-            fprintf(out, "%s%s %.2f×", below++ ? ", " : "; below at ", name, x->pt[k].ratio);
+            fprintf(out, "%s%s %.2f×", below++ ? ", " : "; below at ", name,
+                    kl_shapes_shown(x->pt[k].ratio));
         }
         fputs("</li>\n", out);
     }

@@ -25,6 +25,12 @@ static double param(const struct kl_run *run, const char *key)
     return v && v->type == KL_JSON_NUMBER ? v->number : NAN;
 }
 
+double kl_shapes_shown(double ratio)
+{
+    return ratio < KL_SHAPES_GOOD ? floor(ratio * 100.0 + 1e-9) / 100.0
+                                  : ratio; /* 0.29 stays 0.29 */
+}
+
 void kl_shape_name(const struct kl_run *run, char *out, size_t n)
 {
     snprintf(out, n, "%.0f×%.0f×%.0f", param(run, "M"), param(run, "N"), param(run, "K"));
@@ -204,7 +210,7 @@ void kl_svg_shapes(FILE *out, const struct kl_run *runs, const struct kl_shapes 
                     shape_x(sh, slot_of(sh, p->run)), Y(p->ratio), col);
             fprintf(out, "%s, %s: ", x->precision, name);
             kl_xml_text(out, p->best->rung);
-            fprintf(out, " %.4g GFLOP/s, %.2f× ", p->best->gflops, p->ratio);
+            fprintf(out, " %.4g GFLOP/s, %.2f× ", p->best->gflops, kl_shapes_shown(p->ratio));
             kl_xml_text(out, p->peer->rung);
             fprintf(out, " (%s, %.4g)</title></circle>\n", p->peer->precision, p->peer->gflops);
         }
@@ -214,7 +220,7 @@ void kl_svg_shapes(FILE *out, const struct kl_run *runs, const struct kl_shapes 
                 "\"><tspan font-weight=\"bold\">%s</tspan>: ≥ %g× at %d of %d shapes "
                 "(%.2f–%.2f×)</text>\n</g>\n",
                 SH_X1 + 20, SH_Y0 + 8 + 20 * s, col, SH_X1 + 30, SH_Y0 + 12 + 20 * s, x->precision,
-                KL_SHAPES_GOOD, x->good, x->n, x->lo, x->hi);
+                KL_SHAPES_GOOD, x->good, x->n, kl_shapes_shown(x->lo), kl_shapes_shown(x->hi));
     }
 #undef Y
     fputs("</svg>\n", out);

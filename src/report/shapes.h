@@ -47,6 +47,10 @@ struct kl_shapes {
 int kl_shapes_collect(const struct kl_run *runs, int n, struct kl_shapes *sh, char *why,
                       size_t nwhy);
 
+/* A ratio as the pages print it (two decimals): one under KL_SHAPES_GOOD rounded down, so
+   that 0.9494 reads 0.94, not the 0.95 it is counted below. */
+double kl_shapes_shown(double ratio);
+
 /* "4096×4096×4096" (M×N×K) of a GEMM run. */
 void kl_shape_name(const struct kl_run *run, char *out, size_t n);
 
