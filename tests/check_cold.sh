@@ -4,11 +4,12 @@
 # warm, warm, cold; the cold runs' fastest launch must take at least 1.3 times the warm runs'
 # fastest (each the best of its four runs: another process on a shared CPU only ever adds
 # time, and a single warm run was once seen slower than a cold one), the header and the
-# JSON's protocol say cold, and a warm run says nothing of it. Every warm run lies between
-# two cold ones, so that a stretch of contention long enough to slow every cold run slows
-# every warm run too: with three rounds that began warm, such a stretch once let a --cold
-# that flushed nothing pass (mutation cold_flush_skipped, one CI run in four). Timing against
-# timing: run alone (RUN_SERIAL), and not under the sanitizers.
+# JSON's protocol say cold, each cold run counts a flush for every timed launch
+# (cold_flushes), and a warm run says nothing of it. Every warm run lies between two cold
+# ones, so that a stretch of contention long enough to slow every cold run slows every warm
+# run too; even so, contention once let a --cold that flushed nothing pass the timing alone
+# (mutation cold_flush_skipped), which the count now catches whatever the timing. Timing
+# against timing: run alone (RUN_SERIAL), and not under the sanitizers.
 # usage: check_cold.sh KLADDER
 set -u
 kladder=$1
@@ -32,7 +33,7 @@ for r in 1 3; do
     run warm $((r + 1))
     run cold $((r + 1))
 done
-grep -q "cold: the last-level cache flushed before every timed launch" "$tmp/cold.txt" ||
+grep -q "cold: the last-level cache flushed before every timed launch (device rungs; [1-9][0-9]* flushes)" "$tmp/cold.txt" ||
     fail "the cold run's header does not say so: $(head -6 "$tmp/cold.txt")"
 ! grep -q "cold:" "$tmp/warm.txt" || fail "the warm run's header says cold"
 python3 - "$tmp" <<'PY' || fails=$((fails + 1))
@@ -41,8 +42,12 @@ runs = {kind: [json.load(open(f"{sys.argv[1]}/{kind}{r}.json")) for r in (1, 2, 
         for kind in ("warm", "cold")}
 bad = []
 for run in runs["cold"]:
+    row = next(x for x in run["results"] if x["rung"] == "ilp4")
     if run["protocol"].get("cold") is not True:
         bad.append(f"cold run's protocol: {run['protocol']}")
+    elif not run["protocol"].get("cold_flushes", 0) >= row["repeats"]:
+        bad.append(f"cold run flushed {run['protocol'].get('cold_flushes')} times for "
+                   f"{row['repeats']} timed launches")
 for run in runs["warm"]:
     if "cold" in run["protocol"]:
         bad.append(f"warm run's protocol: {run['protocol']}")

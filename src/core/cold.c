@@ -44,5 +44,8 @@ enum kl_status kl_cold_flush(struct kl_context *kl, struct kl_err *e)
                              {KL_ARG_INT, {.i = (int)++c->seed}}};
     size_t local[3] = {64, 1, 1}, global[3] = {(c->words + 63) / 64 * 64, 1, 1};
     struct kl_launch_time t;
-    return kl->ops->launch(kl->dev, c->kernel, args, 3, 1, global, local, &t, e);
+    if ((st = kl->ops->launch(kl->dev, c->kernel, args, 3, 1, global, local, &t, e)) != KL_OK)
+        return st;
+    c->flushes++;
+    return KL_OK;
 }

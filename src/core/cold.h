@@ -19,7 +19,8 @@ size_t kl_cold_bytes(const struct kl_context *kl);
 /*
  * Writes kl_cold_bytes of a buffer of the context's own (allocated and its
  * kernel built on first use, freed by kl_close) and waits for it. Each
- * flush writes other values, so no write is skipped.
+ * flush writes other values, so no write is skipped. Counted in
+ * kl->cold.flushes, which the report's protocol states.
  */
 enum kl_status kl_cold_flush(struct kl_context *kl, struct kl_err *e);
 

@@ -20,6 +20,7 @@ struct kl_cold_flush {
     struct kl_kernel *kernel;
     size_t words; /* uint4 elements */
     unsigned seed;
+    unsigned long flushes; /* made so far: the report's cold_flushes */
 };
 
 struct kl_context {

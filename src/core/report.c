@@ -199,6 +199,8 @@ void kl_report_provenance(struct kl_report *r, struct kl_context *kl)
 void kl_report_conditions_end(struct kl_report *r, struct kl_context *kl)
 {
     struct kl_conditions now;
+    if (kl)
+        r->cold_flushes = kl->cold.flushes;
     if (!kl || !r->conditions.known)
         return;
     kl_machine_conditions(kl, &now);

@@ -203,6 +203,7 @@ struct kl_report {
     double start_sm_mhz, start_mem_mhz; /* the GPU's clocks as the run began; < 0 unknown */
     struct kl_conditions conditions;    /* as the run began (kl_report_provenance) */
     double end_temperature_c;           /* as it ended (kl_report_conditions_end); < 0 */
+    unsigned long cold_flushes;         /* --cold's flushes made (kl_report_conditions_end) */
     char inputs[192];                   /* the inputs' distribution ("" unsaid) */
     char run_order[512];                /* --shuffle: the rows' names in the order they ran */
     struct kl_trace_point *trace;       /* a soak's iterations (malloc'd; kl_report_trace) */
@@ -219,7 +220,8 @@ struct kl_stats;
 struct kl_context;
 /* Where the run happens: host, CPU, OS and kl's clocks now (kl may be NULL). */
 void kl_report_provenance(struct kl_report *r, struct kl_context *kl);
-/* The GPU's temperature as the run ends, for the conditions (kl may be NULL). */
+/* The GPU's temperature as the run ends, for the conditions, and --cold's flushes made
+   (kl may be NULL). */
 void kl_report_conditions_end(struct kl_report *r, struct kl_context *kl);
 /*
  * Says in r->inputs how a workload drew its inputs of type t: what (e.g. "A and B")

@@ -63,7 +63,8 @@ static void protocol_extras(const struct kl_report *r, char *buf, size_t n)
     else if (p->cold)
         used += (size_t)snprintf(buf + used, n - used,
                                  "; cold: the last-level cache flushed before every timed launch "
-                                 "(device rungs)");
+                                 "(device rungs; %lu flushes)",
+                                 r->cold_flushes);
     if (p->min_clock > 0 && used < n)
         used += (size_t)snprintf(
             buf + used, n - used, "; launches under %.3g %% of the highest SM clock taken again%s",

@@ -472,9 +472,9 @@ void kl_report_json(const struct kl_report *r, FILE *out)
         fprintf(out, ", \"noise\": %.6g, \"max_time_s\": %.6g", r->protocol.noise,
                 kl_noise_max_time(&r->protocol));
     if (r->protocol.cold)
-        fputs(r->protocol.cold == KL_COLD_BOTH ? ", \"cold\": true, \"warm_and_cold\": true"
-                                               : ", \"cold\": true",
-              out);
+        fprintf(out, ", \"cold\": true%s, \"cold_flushes\": %lu",
+                r->protocol.cold == KL_COLD_BOTH ? ", \"warm_and_cold\": true" : "",
+                r->cold_flushes);
     if (r->protocol.min_clock > 0)
         fprintf(out, ", \"min_clock\": %.6g", r->protocol.min_clock);
     if (r->protocol.cooldown > 0)
