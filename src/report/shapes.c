@@ -27,8 +27,8 @@ static double param(const struct kl_run *run, const char *key)
 
 double kl_shapes_shown(double ratio)
 {
-    return ratio < KL_SHAPES_GOOD ? floor(ratio * 100.0 + 1e-9) / 100.0
-                                  : ratio; /* 0.29 stays 0.29 */
+    /* + 1e-9: 0.29 * 100 is 28.999999999999996 in doubles, and stays 0.29 */
+    return ratio < KL_SHAPES_GOOD ? floor(ratio * 100.0 + 1e-9) / 100.0 : ratio;
 }
 
 void kl_shape_name(const struct kl_run *run, char *out, size_t n)
