@@ -48,10 +48,10 @@ for r in $(seq 1 "$rounds"); do
         [ "$side" = old ] && olds+=("$dir/${side}_$r.json") || news+=("$dir/${side}_$r.json")
     done
 done
-join() {
+commas() {
     local IFS=,
     echo "$*"
 }
-build/kladder compare "$(join "${olds[@]}")" "$(join "${news[@]}")" >"$dir/compare.txt" 2>&1
+build/kladder compare "$(commas "${olds[@]}")" "$(commas "${news[@]}")" >"$dir/compare.txt" 2>&1
 echo "ab: compare: exit $?"
 cat "$dir/compare.txt"

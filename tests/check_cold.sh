@@ -40,9 +40,10 @@ python3 - "$tmp" <<'PY' || fails=$((fails + 1))
 import json, sys
 runs = {kind: [json.load(open(f"{sys.argv[1]}/{kind}{r}.json")) for r in (1, 2, 3, 4)]
         for kind in ("warm", "cold")}
+rows = {kind: [next(x for x in run["results"] if x["rung"] == "ilp4") for run in rs]
+        for kind, rs in runs.items()}
 bad = []
-for run in runs["cold"]:
-    row = next(x for x in run["results"] if x["rung"] == "ilp4")
+for run, row in zip(runs["cold"], rows["cold"]):
     if run["protocol"].get("cold") is not True:
         bad.append(f"cold run's protocol: {run['protocol']}")
     elif not run["protocol"].get("cold_flushes", 0) >= row["repeats"]:
@@ -51,8 +52,6 @@ for run in runs["cold"]:
 for run in runs["warm"]:
     if "cold" in run["protocol"]:
         bad.append(f"warm run's protocol: {run['protocol']}")
-rows = {kind: [next(x for x in run["results"] if x["rung"] == "ilp4") for run in rs]
-        for kind, rs in runs.items()}
 statuses = [x["status"] for rs in rows.values() for x in rs]
 if any(s != "verified" for s in statuses):
     bad.append(f"statuses {statuses}")
