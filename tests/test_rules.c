@@ -1,0 +1,160 @@
+/*
+ * The GEMM rungs' presets and rules at shapes no sweep measured. The rules
+ * (gemm/presets.c: the tiles', stream-K's, split-K's, the residual's) were
+ * fitted to a few shapes on one device; a user runs any shape on any device.
+ * For every device rung and type, on four CUDA devices (compute capability
+ * 9.0, 8.9, 8.0 and 7.5), at a few hundred shapes drawn from one seed (each
+ * side log-uniform from 1 to 40000) and at the edges of the tiles (1, 127,
+ * 128, 129, 4093 ...), the values the ladder would run a rung with (its
+ * preset for the size, then the rules, as gemm/ladder.c resolves them) must
+ * be a set the rung takes wherever its defaults are: every value in its
+ * range and a multiple of what it must be, the rung's relations, its local
+ * memory within the device's and its work-group within the launch's limits
+ * (kl_gemm_check, the tuner's own test of a candidate); the same set twice;
+ * and a row's config naming every value a rule changed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/context.h"
+#include "core/ladder.h"
+#include "core/params.h"
+#include "core/util.h"
+#include "workloads/gemm/gemm.h"
+#include "workloads/gemm/parts.h"
+
+/* A CUDA device as the CUDA backend describes it, without one: what the rules and checks read. */
+static struct kl_device_info cuda_device(const char *name, int major, int minor, unsigned sms,
+                                         uint64_t optin)
+{
+    struct kl_device_info d = {.is_gpu = 1,
+                               .compute_units = sms,
+                               .local_mem = 48 * 1024,
+                               .local_mem_optin = optin,
+                               .max_wg = 1024,
+                               .max_item = {1024, 1024, 64},
+                               .fp64 = 1,
+                               .cc_major = major,
+                               .cc_minor = minor,
+                               .warp = 32,
+                               .max_grid = {2147483647, 65535, 65535}};
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.vendor, sizeof d.vendor, "NVIDIA Corporation");
+    snprintf(d.type, sizeof d.type, "GPU");
+    return d;
+}
+
+/* Sides at the tiles' edges, which the first shapes combine; the rest are drawn. */
+static const int edges[] = {1,   2,   7,   8,   63,  64,   65,   127,  128,  129,
+                            192, 255, 256, 257, 509, 4093, 4095, 4096, 4097, 8191};
+#define NEDGES ((int)(sizeof edges / sizeof *edges))
+
+/* A side log-uniform from 1 to 40000. */
+static int drawn(struct kl_rng *rng)
+{
+    return (int)lround(exp(kl_rng_uniform(rng) * log(40000.0)));
+}
+
+static int checked, skipped;
+
+/* Values as "NAME=V" items, the form --param and the tuner's candidates take. */
+static int as_items(const struct kl_gemm_rung *r, const int *v, char text[][32], const char **items)
+{
+    int n = kl_param_count(r->params);
+    for (int p = 0; p < n; p++) {
+        snprintf(text[p], 32, "%s=%d", r->params[p].name, v[p]);
+        items[p] = text[p];
+    }
+    return n;
+}
+
+/* What the ladder runs rung r with at q on kl's device: values, and the row's config. */
+static enum kl_status ladder_values(struct kl_context *kl, const struct kl_gemm_rung *r,
+                                    const struct kl_gemm_request *q, int *v, int *before,
+                                    char *config, size_t n, struct kl_err *e)
+{
+    unsigned mask;
+    enum kl_status st = kl_gemm_resolve_request(q, &kl->info, r, v, &mask, config, n, e);
+    memcpy(before, v, KL_MAX_PARAMS * sizeof *v);
+    if (st == KL_OK)
+        kl_gemm_schedule_rules(r, &kl->info, q, v, config, n);
+    return st;
+}
+
+static void check_shape(struct kl_context *kl, const struct kl_gemm_rung *r, enum kl_type t, int M,
+                        int N, int K)
+{
+    struct kl_gemm_request q = {.M = M, .N = N, .K = K, .type = t};
+    int v[KL_MAX_PARAMS] = {0}, again[KL_MAX_PARAMS] = {0}, before[KL_MAX_PARAMS];
+    char config[256], config2[256], text[KL_MAX_PARAMS][32];
+    const char *items[KL_MAX_PARAMS];
+    struct kl_err e;
+    /* where the rung's own defaults do not run on this device at this shape, nothing to hold */
+    if (kl_gemm_check(kl, r, NULL, 0, t, M, N, NULL, &e) != KL_OK) {
+        skipped++;
+        return;
+    }
+    enum kl_status st = ladder_values(kl, r, &q, v, before, config, sizeof config, &e);
+    CHECK(st == KL_OK, "%s %s on %s at %dx%dx%d: %s", r->name, kl_type_name(t), kl->info.name, M, N,
+          K, e.msg);
+    if (st != KL_OK)
+        return;
+    int n = as_items(r, v, text, items);
+    st = kl_gemm_check(kl, r, items, n, t, M, N, NULL, &e);
+    CHECK(st == KL_OK, "%s %s on %s at %dx%dx%d: \"%s\" is refused: %s", r->name, kl_type_name(t),
+          kl->info.name, M, N, K, config, e.msg);
+    ladder_values(kl, r, &q, again, before, config2, sizeof config2, &e);
+    CHECK(memcmp(v, again, sizeof v) == 0 && strcmp(config, config2) == 0,
+          "%s %s at %dx%dx%d: \"%s\", then \"%s\"", r->name, kl_type_name(t), M, N, K, config,
+          config2);
+    for (int p = 0; p < n; p++)
+        CHECK(v[p] == before[p] || kl_ladder_set_by_rule(config, r->params[p].name),
+              "%s %s at %dx%dx%d: %s changed from %d to %d, and \"%s\" does not say by which "
+              "rule",
+              r->name, kl_type_name(t), M, N, K, r->params[p].name, before[p], v[p], config);
+    checked++;
+}
+
+int main(void)
+{
+    static const struct kl_backend_ops cuda = {.name = "cuda", .cuda_cpp = 1};
+    const struct kl_device_info devices[] = {
+        cuda_device("H200 (9.0)", 9, 0, 132, 232448),
+        cuda_device("L40S (8.9)", 8, 9, 142, 101376),
+        cuda_device("A100 (8.0)", 8, 0, 108, 166912),
+        cuda_device("T4 (7.5)", 7, 5, 40, 65536),
+    };
+    struct kl_context *kl = calloc(1, sizeof *kl);
+    struct kl_rng rng;
+    if (!kl)
+        return 1;
+    kl->ops = &cuda;
+    kl_rng_seed(&rng, 20261205);
+    enum { SHAPES = 240 };
+    int shapes[SHAPES][3];
+    for (int s = 0; s < SHAPES; s++)
+        for (int d = 0; d < 3; d++) /* the edges in three orders, then drawn */
+            shapes[s][d] = s < NEDGES ? edges[(s * (1 + 6 * d) + 3 * d) % NEDGES] : drawn(&rng);
+    for (size_t d = 0; d < sizeof devices / sizeof *devices; d++) {
+        kl->info = devices[d];
+        for (int i = 0; i < kl_gemm_rung_count(); i++) {
+            const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+            char why[256];
+            if (r->geometry == KL_GEO_HOST || !r->file)
+                continue;
+            for (int t = 0; t < KL_TYPE_COUNT; t++)
+                if (kl_gemm_rung_available(kl, r, (enum kl_type)t, why, sizeof why))
+                    for (int s = 0; s < SHAPES; s++)
+                        check_shape(kl, r, (enum kl_type)t, shapes[s][0], shapes[s][1],
+                                    shapes[s][2]);
+        }
+    }
+    printf("rules: %d rung, type, device and shape sets checked (%d whose defaults do not "
+           "run there)\n",
+           checked, skipped);
+    CHECK(checked > 10000, "only %d sets checked", checked);
+    free(kl);
+    return check_summary();
+}
