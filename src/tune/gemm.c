@@ -35,12 +35,13 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
 /*
  * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
  * result's accuracy), SK (stream-K is its rule's choice or the user's: a wait that traps
- * would end the tuner's context, and the rule knows where it pays), and what has not yet run
- * on a GPU, which tests/gpu/cuda.sh is to verify first, as a fault would end the tuner's
- * context too: EPI (the stores of C by TMA in rungs 17, 18 and 20, the default since an H200
- * measured them faster and step 6c verified them under the sanitizers; held at it), PREFETCH
- * (rung 21's single set of fragments, measured slower, step 6d) and PAD=0 (rungs 17 and 18
- * reading unaligned rows by cp.async, measured 15x slower, step 6e).
+ * would end the tuner's context, and the rule knows where it pays), and paths measured on a
+ * GPU and settled, whose trying would cost the search its time (and a fault would end the
+ * tuner's context too): EPI (the stores of C by TMA in rungs 17, 18 and 20, the default
+ * since an H200 measured them faster and tests/gpu/cuda.sh step 6c verified them under the
+ * sanitizers), PREFETCH=0 (rung 21's single set of fragments, 0.81x of the defaults on an
+ * H200; step 6d) and PAD=0 (rungs 17 and 18 reading unaligned rows by cp.async, 15x slower;
+ * step 6e; where rows are aligned, the residual's rule chooses it for rung 18).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
@@ -71,9 +72,8 @@ static int split_useless(const struct kl_tune_gemm *g, const int *v)
  * Register blocks (BM × BN) no more than 4:1 from square, as they load more
  * per multiply-add; on a GPU no work-item block (TM·TN + TM + TN elements)
  * above 640 bytes, 160 32-bit registers; no warp tile whose accumulators
- * (WM·WN/32 per lane) pass 128 registers; PROMOTE at its default (an
- * accuracy, not a speed to trade); SK at its default; SPLITK only where it may
- * help (split_useless).
+ * (WM·WN/32 per lane) pass 128 registers; what `held` holds at its default;
+ * SPLITK only where it may help (split_useless).
  */
 static int rules(void *self, const int *v)
 {

@@ -36,8 +36,9 @@
  *            A's slice into both blocks' shared memory (TMA multicast), so
  *            that A crosses from L2 once per pair: a third less L2 traffic
  *            at BM = 256, BN = 128 (cuBLAS's TF32 kernel pairs its blocks
- *            so too). On an H100 it ran no faster than CLUSTER = 1, whose
- *            L2 works at 84 % of its peak (docs/RESULTS.md).
+ *            so too). On an H100, once the consumers keep a wgmma group in
+ *            flight, it gains 1 %, 8 % and 10 % over CLUSTER = 1 at 4096^3,
+ *            8192^3 and 12288^3 (before that, no faster; docs/RESULTS.md).
  *            Warpgroup 0 produces: one thread issues the TMA copies of each
  *            K-slice into a ring of STAGES stages; its other three warps
  *            round A's slice to TF32 in place on the cp.async path (with

@@ -13,7 +13,8 @@
  *            writes A's residual a - tf32(a) once, before the product, and
  *            TMA rounds A into big and the residual into small as it copies
  *            each slice (both maps TFLOAT32), into a third part of the
- *            stage. (Given A as it is, on kl_gemm_launch_on's path, the
+ *            stage. (With PAD=0, the residual's rule where N is below about
+ *            690, and given A as it is, on kl_gemm_launch_on's path, the
  *            producer warpgroup's three idle warps split A's slice in
  *            shared memory, then mark the stage ready.) Each slice's
  *            products are summed on the tensor cores in part[] and added to

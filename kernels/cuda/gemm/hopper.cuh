@@ -1,13 +1,15 @@
 /*
- * Hopper's instructions for the wgmma rungs (17, 18, 20), each a line or two
- * of PTX: mbarriers (in this block's shared memory or a cluster peer's), the
- * tensor memory accelerator's tiled copies (TMA, multicast to a cluster
+ * Hopper's instructions for the wgmma rungs (17, 18, 20; softmax's rung 05,
+ * transpose's rung 06 and peak's wgmma.cu include them too), each a line or
+ * two of PTX: mbarriers (in this block's shared memory or a cluster peer's),
+ * the tensor memory accelerator's tiled copies (TMA, multicast to a cluster
  * included) and its stores, the proxy fence, a warpgroup's barrier, clusters
  * of blocks, register reallocation between warpgroups (setmaxnreg), and
- * wgmma.mma_async in TF32 with A from registers and B from shared memory.
- * They need sm_90a (kladder builds for it on compute capability 9.0); the
- * PTX ISA's sections on mbarrier, cp.async.bulk.tensor and wgmma say what
- * each does.
+ * wgmma.mma_async in TF32 with A from registers and B from shared memory;
+ * then the copy of rows TMA cannot read into padded ones (pad_row). They
+ * need sm_90a (kladder builds for it on compute capability 9.0); the PTX
+ * ISA's sections on mbarrier, cp.async.bulk.tensor and wgmma say what each
+ * does.
  */
 #ifndef KL_HOPPER_CUH
 #define KL_HOPPER_CUH
