@@ -1,17 +1,25 @@
 /*
- * The GEMM rungs' presets and rules at shapes no sweep measured. The rules
- * (gemm/presets.c: the tiles', stream-K's, split-K's, the residual's) were
- * fitted to a few shapes on one device; a user runs any shape on any device.
- * For every device rung and type, on four CUDA devices (compute capability
- * 9.0, 8.9, 8.0 and 7.5), at a few hundred shapes drawn from one seed (each
- * side log-uniform from 1 to 40000) and at the edges of the tiles (1, 127,
- * 128, 129, 4093 ...), the values the ladder would run a rung with (its
- * preset for the size, then the rules, as gemm/ladder.c resolves them) must
- * be a set the rung takes wherever its defaults are: every value in its
- * range and a multiple of what it must be, the rung's relations, its local
- * memory within the device's and its work-group within the launch's limits
+ * The rules that choose a rung's values from the problem's shape, at shapes
+ * no sweep measured. They were fitted to a few shapes on one device; a user
+ * runs any shape on any device.
+ *
+ * GEMM (gemm/presets.c: the presets by size, then the tiles', stream-K's,
+ * split-K's and the residual's rules): for every device rung and type, on
+ * four CUDA devices (compute capability 9.0, 8.9, 8.0 and 7.5), at a few
+ * hundred shapes drawn from one seed (each side log-uniform from 1 to 40000)
+ * and at the edges of the tiles (1, 127, 128, 129, 4093 ...), the values
+ * the ladder would run a rung with (as gemm/ladder.c resolves them) must be
+ * a set the rung takes wherever its defaults are: every value in its range
+ * and a multiple of what it must be, the rung's relations, its local memory
+ * within the device's and its work-group within the launch's limits
  * (kl_gemm_check, the tuner's own test of a candidate); the same set twice;
  * and a row's config naming every value a rule changed.
+ *
+ * Softmax (softmax/rungs.c, kl_softmax_rule): for the rungs that hold a
+ * row, at row lengths from 1 to 2^31 - 257, in 4- and 2-byte elements: the
+ * values in their ranges, and the row held whole (read once) wherever the
+ * rung can hold it: NT * V vectors a work-group for rung 04, CL blocks of
+ * NT * (V + VS) for rung 05, within 227 KiB of shared memory a block.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +32,7 @@
 #include "core/util.h"
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemm/parts.h"
+#include "workloads/softmax/softmax.h"
 
 /* A CUDA device as the CUDA backend describes it, without one: what the rules and checks read. */
 static struct kl_device_info cuda_device(const char *name, int major, int minor, unsigned sms,
@@ -117,6 +126,50 @@ static void check_shape(struct kl_context *kl, const struct kl_gemm_rung *r, enu
     checked++;
 }
 
+/* Value NAME of softmax rung r in v. */
+static int sv(const struct kl_softmax_rung *r, const int *v, const char *name)
+{
+    return kl_param_value(r->params, v, name);
+}
+
+/* Softmax's rule for a row of cols elements of `bytes` bytes, on rung r (one that holds a row). */
+static void check_row_rule(const struct kl_softmax_rung *r, int cols, int bytes)
+{
+    int v[KL_MAX_PARAMS] = {0}, back[KL_MAX_PARAMS];
+    char config[128], text[KL_MAX_PARAMS][32];
+    const char *items[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_err e;
+    CHECK(kl_params_resolve(r->name, r->params, NULL, 0, v, &mask, &e) == KL_OK, "%s: defaults",
+          r->name);
+    kl_softmax_rule(r, cols, bytes, v, config, sizeof config);
+    int n = kl_param_count(r->params);
+    for (int p = 0; p < n; p++) {
+        snprintf(text[p], 32, "%s=%d", r->params[p].name, v[p]);
+        items[p] = text[p];
+    }
+    CHECK(kl_params_resolve(r->name, r->params, items, n, back, &mask, &e) == KL_OK,
+          "%s at %d columns of %d bytes: \"%s\" is refused: %s", r->name, cols, bytes, config,
+          e.msg);
+    const long vectors = cols / 4, nt = sv(r, v, "NT"), vr = sv(r, v, "V");
+    if (r->shape == KL_ROW_IN_GROUP) {
+        const long most = 1024L * 8; /* the rule's most: 1024 work-items of 8 vectors */
+        CHECK(vectors > most || nt * vr >= vectors,
+              "%s at %d columns: NT=%ld V=%ld hold %ld of %ld vectors", r->name, cols, nt, vr,
+              nt * vr, vectors);
+        return;
+    }
+    const long vs = sv(r, v, "VS"), cl = sv(r, v, "CL"), held = bytes < 4 ? 16 : 8;
+    const long share = (vectors + cl - 1) / cl;
+    CHECK(vectors > 8 * 512 * 2 * held || nt * (vr + vs) >= share,
+          "%s at %d columns of %d bytes: %ld blocks of NT=%ld holding %ld + %ld vectors, a "
+          "share of %ld",
+          r->name, cols, bytes, cl, nt, vr, vs, share);
+    CHECK(4L * bytes * vs * nt <= 227L * 1024, "%s at %d columns: %ld bytes of shared memory",
+          r->name, cols, 4L * bytes * vs * nt);
+    checked++;
+}
+
 int main(void)
 {
     static const struct kl_backend_ops cuda = {.name = "cuda", .cuda_cpp = 1};
@@ -151,8 +204,19 @@ int main(void)
                                     shapes[s][2]);
         }
     }
-    printf("rules: %d rung, type, device and shape sets checked (%d whose defaults do not "
-           "run there)\n",
+    for (int i = 0; i < kl_softmax_rung_count(); i++) {
+        const struct kl_softmax_rung *r = kl_softmax_rung_at(i);
+        if (r->shape != KL_ROW_IN_GROUP && r->shape != KL_ROW_IN_CLUSTER)
+            continue;
+        for (int bytes = 2; bytes <= 4; bytes += 2) {
+            for (int c = 1; c <= 1 << 20; c = c < 8 ? c + 1 : c + c / 8 + (c % 7)) /* ragged */
+                check_row_rule(r, c, bytes);
+            for (int s = 0; s < 200; s++) /* log-uniform to 2^31 - 257 */
+                check_row_rule(r, (int)fmin(2147483391.0, exp(kl_rng_uniform(&rng) * 21.5)), bytes);
+        }
+    }
+    printf("rules: %d choices checked (GEMM: %d sets of rung, type, device and shape whose "
+           "defaults do not run there left out)\n",
            checked, skipped);
     CHECK(checked > 10000, "only %d sets checked", checked);
     free(kl);
