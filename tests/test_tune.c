@@ -4,7 +4,8 @@
  *
  * Spaces: for every device rung, float and double, three sizes, on the
  * default device and on the same device described as a GPU with NVIDIA's
- * limits (1024 work-items, 48 KiB of local memory), every enumerated
+ * limits (1024 work-items, 48 KiB of local memory), and for the CUDA C++
+ * rungs in every type they take on an H200 described without one, every enumerated
  * candidate is checked here again, independently of the enumerator: each
  * value in its range, a multiple of its multiple, a power of two where
  * required; the relations between parameters (BM of TM ...); the
@@ -346,6 +347,13 @@ static void known_bad(struct kl_context *kl, const struct kl_device_info *real,
           "01_naive 4x4 in the GPU space");
     CHECK(!in_space(kl, kl_gemm_rung_find("12_vec_local"), KL_FLOAT, 2048, 2048, 2048, skinny, 6),
           "12_vec_local 512x32 block in the space");
+    /* Rung 13's PAD (its local tile's padding) is searched: PAD=0 fits 256 x 128 blocks of
+       16 x 8 at BK = 16 in 48 KiB (46.0 TFLOP/s on an H100 against 45.4 for its preset); the
+       tuner holds the Hopper rungs' PAD, another parameter of the same name, alone. */
+    static const char *const wide_nopad[] = {"BM=256", "BN=128", "BK=16", "TM=16", "TN=8", "PAD=0"};
+    CHECK(in_space(kl, kl_gemm_rung_find("13_double_buffer"), KL_FLOAT, 4096, 4096, 4096,
+                   wide_nopad, 6),
+          "13_double_buffer 256x128 at BK=16 with PAD=0 missing from the GPU space");
     /* Split-K where split-K's model gains: C's 64 blocks of 128 x 128 leave a 132-unit GPU
      * half idle (SPLITK=4 and 8: two waves of 256 or four of 512 shorter blocks, half the
      * time of one wave of the 64); at 3000^3 576 such blocks take 4.4 waves (SPLITK=2: 8.7
@@ -404,6 +412,66 @@ static void test_spaces(struct kl_context *kl)
           "host_ijk has a space");
     kl->info = real;
     printf("spaces: %d candidates checked\n", candidates_checked);
+}
+
+/*
+ * The CUDA C++ rungs' spaces (14 to 22), which the default device (PoCL in CI) cannot build:
+ * on a CUDA device described without one (an H200's compute capability, SMs and 227 KiB of
+ * shared memory; the backend's name and its CUDA C++ are all the tuner's target reads of
+ * it), every candidate of every type the rung takes, at a square shape and a skinny one
+ * (where splits of K join the space), passes the same checks as above.
+ */
+static void test_cuda_spaces(void)
+{
+    static const struct kl_backend_ops cuda = {.name = "cuda", .cuda_cpp = 1};
+    struct kl_context *kl = calloc(1, sizeof *kl);
+    static const int sizes[][3] = {{4096, 4096, 4096}, {128, 8192, 8192}};
+    int before = candidates_checked;
+    CHECK(kl != NULL, "no memory for a context");
+    if (!kl)
+        return;
+    kl->ops = &cuda;
+    kl->info = (struct kl_device_info){.is_gpu = 1,
+                                       .compute_units = 132,
+                                       .local_mem = 48 * 1024,
+                                       .local_mem_optin = 232448,
+                                       .max_wg = 1024,
+                                       .max_item = {1024, 1024, 64},
+                                       .fp64 = 1,
+                                       .cc_major = 9,
+                                       .warp = 32};
+    snprintf(kl->info.name, sizeof kl->info.name, "H200 (described)");
+    snprintf(kl->info.vendor, sizeof kl->info.vendor, "NVIDIA Corporation");
+    for (int i = 0; i < kl_gemm_rung_count(); i++) {
+        const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
+        char why[256];
+        if (!r->file || !kl_kernel_is_cuda(r->file) || kl_param_count(r->params) == 0)
+            continue;
+        for (int t = 0; t < KL_TYPE_COUNT; t++)
+            if (kl_gemm_rung_available(kl, r, (enum kl_type)t, why, sizeof why))
+                for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+                    check_space(kl, r, (enum kl_type)t, sizes[z][0], sizes[z][1], sizes[z][2],
+                                kl->info.name);
+    }
+    printf("CUDA spaces: %d candidates checked\n", candidates_checked - before);
+    CHECK(candidates_checked > before, "no CUDA rung's candidate checked");
+    /* What the tuner holds at its default (src/tune/gemm.c, held) stays out; splits come in
+       where C's blocks leave SMs idle. */
+    static const char *const pad0[] = {"PAD=0"}, *const epi0[] = {"EPI=0"}, *const sk1[] = {"SK=1"},
+                             *const fetch0[] = {"PREFETCH=0"}, *const fast[] = {"PROMOTE=0"},
+                             *const split4[] = {"SPLITK=4"};
+    const struct kl_gemm_rung *r17 = kl_gemm_rung_find("17_wgmma_tf32"),
+                              *r20 = kl_gemm_rung_find("20_wgmma"),
+                              *r21 = kl_gemm_rung_find("21_dmma");
+    CHECK(!in_space(kl, r17, KL_FLOAT, 4095, 4097, 4093, pad0, 1) &&
+              !in_space(kl, r17, KL_FLOAT, 4096, 4096, 4096, epi0, 1) &&
+              !in_space(kl, r17, KL_FLOAT, 128, 8192, 8192, sk1, 1) &&
+              !in_space(kl, r21, KL_DOUBLE, 4096, 4096, 4096, fetch0, 1) &&
+              !in_space(kl, r20, KL_FP8, 4096, 4096, 4096, fast, 1),
+          "a held value (PAD=0, EPI=0, SK=1, PREFETCH=0, PROMOTE=0) in a CUDA rung's space");
+    CHECK(in_space(kl, kl_gemm_rung_find("14_warptile"), KL_FLOAT, 128, 8192, 8192, split4, 1),
+          "14_warptile SPLITK=4 missing at 128 x 8192 x 8192 on 132 SMs");
+    free(kl);
 }
 
 /* ---- the cache --------------------------------------------------------------- */
@@ -613,5 +681,6 @@ int main(int argc, char **argv)
     }
     test_spaces(kl);
     kl_close(kl);
+    test_cuda_spaces();
     return check_summary();
 }

@@ -47,6 +47,9 @@ static int held(const struct kl_tune_gemm *g, const int *v)
 {
     static const char *const names[] = {"PROMOTE", "SK", "EPI", "PREFETCH", "PAD"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        /* rungs 12 and 13's PAD, their local tile's padding, is another parameter: searched */
+        if (strcmp(names[k], "PAD") == 0 && !g->rung->hopper)
+            continue;
         int i = kl_param_index(g->rung->params, names[k]);
         if (i >= 0 && v[i] != g->rung->params[i].def)
             return 1;
