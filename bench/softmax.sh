@@ -104,7 +104,7 @@ for step in $steps; do
         q=(--backend cuda --warmup 0 --repeats 1 --min-time 0 -q --format csv)
         for type in float half bf16; do
             for op in softmax layernorm rmsnorm; do
-                for size in ${SIZES:-1,1 33,31 1000,33 33,1031 4,100003 3,262147 2,524288}; do
+                for size in ${SIZES:-1,1 33,31 1000,33 33,1031 4,100003 2,70001 5,32768 3,262147 3,262144 2,524288}; do
                     "$kl" softmax "${q[@]}" --type "$type" --op "$op" --size "$size" >"$out/sm_a.txt" 2>&1
                     echo "$type $op $size: exit $? $(grep -c ',failed,' "$out/sm_a.txt") failed, $(grep -c ',verified,' "$out/sm_a.txt") verified, $(grep -c ',skipped,' "$out/sm_a.txt") skipped"
                 done
