@@ -60,10 +60,10 @@ static const int edges[] = {1,   2,   7,   8,   63,  64,   65,   127,  128,  129
                             192, 255, 256, 257, 509, 4093, 4095, 4096, 4097, 8191};
 #define NEDGES ((int)(sizeof edges / sizeof *edges))
 
-/* A side log-uniform from 1 to 40000. */
-static int drawn(struct kl_rng *rng)
+/* Log-uniform from 1 to most (kl_rng_uniform is uniform in [-1, 1)). */
+static int drawn(struct kl_rng *rng, double most)
 {
-    return (int)lround(exp(kl_rng_uniform(rng) * log(40000.0)));
+    return (int)lround(exp((kl_rng_uniform(rng) + 1.0) / 2.0 * log(most)));
 }
 
 static int checked, skipped;
@@ -189,7 +189,8 @@ int main(void)
     int shapes[SHAPES][3];
     for (int s = 0; s < SHAPES; s++)
         for (int d = 0; d < 3; d++) /* the edges in three orders, then drawn */
-            shapes[s][d] = s < NEDGES ? edges[(s * (1 + 6 * d) + 3 * d) % NEDGES] : drawn(&rng);
+            shapes[s][d] =
+                s < NEDGES ? edges[(s * (1 + 6 * d) + 3 * d) % NEDGES] : drawn(&rng, 40000);
     for (size_t d = 0; d < sizeof devices / sizeof *devices; d++) {
         kl->info = devices[d];
         for (int i = 0; i < kl_gemm_rung_count(); i++) {
@@ -211,8 +212,8 @@ int main(void)
         for (int bytes = 2; bytes <= 4; bytes += 2) {
             for (int c = 1; c <= 1 << 20; c = c < 8 ? c + 1 : c + c / 8 + (c % 7)) /* ragged */
                 check_row_rule(r, c, bytes);
-            for (int s = 0; s < 200; s++) /* log-uniform to 2^31 - 257 */
-                check_row_rule(r, (int)fmin(2147483391.0, exp(kl_rng_uniform(&rng) * 21.5)), bytes);
+            for (int s = 0; s < 200; s++)
+                check_row_rule(r, drawn(&rng, 2147483391.0), bytes);
         }
     }
     printf("rules: %d choices checked (GEMM: %d sets of rung, type, device and shape whose "
