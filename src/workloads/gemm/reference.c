@@ -42,6 +42,12 @@ static enum kl_status reference_full(const struct gemm_session *s, const char *b
                                      struct gemm_ref *g, struct kl_err *e)
 {
     size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    char what[96];
+    snprintf(what, sizeof what, "the %d×%d×%d product's reference operands and result, in double,",
+             s->M, s->N, s->K);
+    enum kl_status st = kl_host_room((M * K + K * N + 2 * M * N) * sizeof(double), what, e);
+    if (st != KL_OK)
+        return st;
     double *a = malloc(M * K * sizeof *a), *b = malloc(K * N * sizeof *b);
     g->n = M * N;
     g->ref = calloc(M * N, sizeof *g->ref);
