@@ -37,15 +37,22 @@ static void ref_element(const struct gemm_session *s, size_t i, size_t j, double
 #define FULL_HOST_LIMIT 1.1e9 /* multiply-adds a host reference loop may take */
 #define SAMPLES 4096
 
-/* Every element of C and its scale: by the BLAS found (blas != NULL) or a host loop. */
-static enum kl_status reference_full(const struct gemm_session *s, const char *blas,
-                                     struct gemm_ref *g, struct kl_err *e)
+/* Whether the full reference's operands and result in double fit the host's free memory. */
+static enum kl_status reference_room(const struct gemm_session *s, struct kl_err *e)
 {
     size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
     char what[96];
     snprintf(what, sizeof what, "the %d×%d×%d product's reference operands and result, in double,",
              s->M, s->N, s->K);
-    enum kl_status st = kl_host_room((M * K + K * N + 2 * M * N) * sizeof(double), what, e);
+    return kl_host_room((M * K + K * N + 2 * M * N) * sizeof(double), what, e);
+}
+
+/* Every element of C and its scale: by the BLAS found (blas != NULL) or a host loop. */
+static enum kl_status reference_full(const struct gemm_session *s, const char *blas,
+                                     struct gemm_ref *g, struct kl_err *e)
+{
+    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    enum kl_status st = reference_room(s, e);
     if (st != KL_OK)
         return st;
     double *a = malloc(M * K * sizeof *a), *b = malloc(K * N * sizeof *b);
