@@ -47,6 +47,20 @@ static enum kl_status reference_room(const struct gemm_session *s, struct kl_err
     return kl_host_room((M * K + K * N + 2 * M * N) * sizeof(double), what, e);
 }
 
+/* C = A B and its scale |A| |B| in double by the host's own loop, where no BLAS is found. */
+static void host_loop(const double *a, const double *b, size_t M, size_t N, size_t K,
+                      struct gemm_ref *g)
+{
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < K; k++) {
+            double av = a[i * K + k], aa = fabs(av);
+            for (size_t j = 0; j < N; j++) {
+                g->ref[i * N + j] += av * b[k * N + j];
+                g->scale[i * N + j] += aa * fabs(b[k * N + j]);
+            }
+        }
+}
+
 /* Every element of C and its scale: by the BLAS found (blas != NULL) or a host loop. */
 static enum kl_status reference_full(const struct gemm_session *s, const char *blas,
                                      struct gemm_ref *g, struct kl_err *e)
@@ -78,14 +92,7 @@ static enum kl_status reference_full(const struct gemm_session *s, const char *b
         snprintf(g->how, sizeof g->how, "all elements, %s %s dgemm",
                  kl_type_output(s->type) == KL_INT ? "exact integer sums by" : "double,", blas);
     } else {
-        for (size_t i = 0; i < M; i++)
-            for (size_t k = 0; k < K; k++) {
-                double av = a[i * K + k], aa = fabs(av);
-                for (size_t j = 0; j < N; j++) {
-                    g->ref[i * N + j] += av * b[k * N + j];
-                    g->scale[i * N + j] += aa * fabs(b[k * N + j]);
-                }
-            }
+        host_loop(a, b, M, N, K, g);
         snprintf(g->how, sizeof g->how, "all elements, %s on the host",
                  kl_type_output(s->type) == KL_INT ? "exact integer sums" : "double accumulation");
     }
