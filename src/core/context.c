@@ -914,3 +914,36 @@ enum kl_status kl_device_fits(const struct kl_context *kl, double bytes, const c
                        what, bytes / mib, kl->info.global_mem / mib, kl->info.name);
     return KL_OK;
 }
+
+/* The host memory free for a run in bytes, and what says so (*from); 0 where nothing says. */
+static double host_free(const char **from)
+{
+    const char *env = getenv("KLADDER_HOST_MEMORY");
+    unsigned long long kib = 0;
+    char line[128];
+    *from = "KLADDER_HOST_MEMORY";
+    if (env && *env)
+        return strtod(env, NULL);
+    *from = "nine tenths of MemAvailable";
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return 0.9 * 1024.0 * (double)kib;
+}
+
+enum kl_status kl_host_fits(double bytes, const char *what, struct kl_err *e)
+{
+    const double mib = 1048576.0;
+    const char *from;
+    double free_bytes = host_free(&from);
+    if (free_bytes > 0 && bytes > free_bytes)
+        return kl_fail(e, KL_ERR_NO_MEMORY,
+                       "%s need %.1f MiB of host memory, more than the %.1f MiB free to use now "
+                       "(%s); use smaller sizes",
+                       what, bytes / mib, free_bytes / mib, from);
+    return KL_OK;
+}

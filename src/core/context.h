@@ -100,6 +100,14 @@ int kl_packed_half(const struct kl_device_info *d, char *why, size_t n);
 enum kl_status kl_device_fits(const struct kl_context *kl, double bytes, const char *what,
                               struct kl_err *e);
 
+/*
+ * Its twin for the host: refuses host buffers (bytes, what as above) that exceed nine tenths
+ * of the kernel's MemAvailable (/proc/meminfo), or KLADDER_HOST_MEMORY bytes where the
+ * environment sets it; KL_OK where neither says. malloc cannot tell: Linux grants more than
+ * it has and ends the process (SIGKILL) when the pages are first touched.
+ */
+enum kl_status kl_host_fits(double bytes, const char *what, struct kl_err *e);
+
 /* 1 when a kernel file is CUDA C++ (a .cu file: built as written, for CUDA only). */
 int kl_kernel_is_cuda(const char *file);
 /* 1 when kl's backend cannot build that file (CUDA C++ on another backend). */

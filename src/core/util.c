@@ -44,41 +44,6 @@ int kl_rng_int(struct kl_rng *r, int lo, int hi)
     return lo + (int)(kl_rng_next(r) % span);
 }
 
-/* The host memory free for a run in bytes (see kl_host_room), 0 where nothing says. */
-static unsigned long long host_available(void)
-{
-    const char *env = getenv("KLADDER_HOST_MEMORY");
-    unsigned long long kib = 0;
-    char line[128];
-    if (env && *env)
-        return strtoull(env, NULL, 10);
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    fclose(f);
-    return kib / 10 * 9 * 1024;
-}
-
-enum kl_status kl_host_room(size_t bytes, const char *what, struct kl_err *e)
-{
-    unsigned long long free_bytes = host_available();
-    char need[32], have[32];
-    if (!free_bytes || bytes <= free_bytes)
-        return KL_OK;
-    kl_bytes_text((double)bytes, need, sizeof need);
-    kl_bytes_text((double)free_bytes, have, sizeof have);
-    return kl_fail(e, KL_ERR_NO_MEMORY,
-                   "%s need %s of host memory, and %s is free to use (%s): a smaller size, or a "
-                   "machine with more memory",
-                   what, need, have,
-                   getenv("KLADDER_HOST_MEMORY") && *getenv("KLADDER_HOST_MEMORY")
-                       ? "KLADDER_HOST_MEMORY"
-                       : "nine tenths of MemAvailable");
-}
-
 enum kl_status kl_read_file(const char *path, char **out, size_t *len, struct kl_err *e)
 {
     enum kl_status st = KL_OK;

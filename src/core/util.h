@@ -25,15 +25,6 @@ int kl_rng_int(struct kl_rng *r, int lo, int hi);
 /* Reads a whole file into a NUL-terminated malloc'd buffer. */
 enum kl_status kl_read_file(const char *path, char **out, size_t *len, struct kl_err *e);
 
-/*
- * Whether `bytes` more of host memory, for `what`, fit in what the machine has free: the
- * kernel's MemAvailable (/proc/meminfo), less a tenth kept for the rest of the run; or
- * KLADDER_HOST_MEMORY (bytes) where the environment sets it. KL_OK where neither says.
- * malloc cannot tell: Linux grants more than it has, and ends the process (SIGKILL) when the
- * pages are first touched, where this refuses with the sizes instead (KL_ERR_NO_MEMORY).
- */
-enum kl_status kl_host_room(size_t bytes, const char *what, struct kl_err *e);
-
 /* Case-insensitive substring test. */
 int kl_contains_nocase(const char *haystack, const char *needle);
 

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "core/measure.h"
-#include "core/util.h"
 #include "core/verify.h"
 #include "peers/peers.h"
 
@@ -23,12 +22,12 @@ enum kl_status kl_vecout_alloc(struct kl_vecout *o, struct kl_err *e)
 {
     size_t es = kl_type_size(o->type), total = o->n + GUARD;
     /* the reference and bounds in double, the read-back and fill, and on a CPU device the
-       output itself: asked for before any is touched (kl_host_room says why) */
+       output itself: asked for before any is touched (kl_host_fits says why) */
     size_t need = o->n * (sizeof *o->ref + sizeof *o->scale) + 2 * total * es +
                   (o->kl->info.is_gpu ? 0 : total * es);
     char what[96];
     snprintf(what, sizeof what, "the reference, bounds and read-back of %zu results", o->n);
-    enum kl_status st = kl_host_room(need, what, e);
+    enum kl_status st = kl_host_fits((double)need, what, e);
     if (st != KL_OK)
         return st;
     o->ref = malloc(o->n * sizeof *o->ref);

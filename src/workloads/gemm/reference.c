@@ -44,7 +44,7 @@ static enum kl_status reference_room(const struct gemm_session *s, struct kl_err
     char what[96];
     snprintf(what, sizeof what, "the %d×%d×%d product's reference operands and result, in double,",
              s->M, s->N, s->K);
-    return kl_host_room((M * K + K * N + 2 * M * N) * sizeof(double), what, e);
+    return kl_host_fits(8.0 * ((double)M * K + (double)K * N + 2.0 * M * N), what, e);
 }
 
 /* C = A B and its scale |A| |B| in double by the host's own loop, where no BLAS is found. */
