@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "described_cuda.h"
 #include "core/context.h"
 #include "core/ladder.h"
 #include "core/params.h"
@@ -33,27 +34,6 @@
 #include "workloads/gemm/gemm.h"
 #include "workloads/gemm/parts.h"
 #include "workloads/softmax/softmax.h"
-
-/* A CUDA device as the CUDA backend describes it, without one: what the rules and checks read. */
-static struct kl_device_info cuda_device(const char *name, int major, int minor, unsigned sms,
-                                         uint64_t optin)
-{
-    struct kl_device_info d = {.is_gpu = 1,
-                               .compute_units = sms,
-                               .local_mem = 48 * 1024,
-                               .local_mem_optin = optin,
-                               .max_wg = 1024,
-                               .max_item = {1024, 1024, 64},
-                               .fp64 = 1,
-                               .cc_major = major,
-                               .cc_minor = minor,
-                               .warp = 32,
-                               .max_grid = {2147483647, 65535, 65535}};
-    snprintf(d.name, sizeof d.name, "%s", name);
-    snprintf(d.vendor, sizeof d.vendor, "NVIDIA Corporation");
-    snprintf(d.type, sizeof d.type, "GPU");
-    return d;
-}
 
 /* Sides at the tiles' edges, which the first shapes combine; the rest are drawn. */
 static const int edges[] = {1,   2,   7,   8,   63,  64,   65,   127,  128,  129,
@@ -69,11 +49,12 @@ static int drawn(struct kl_rng *rng, double most)
 static int checked, skipped;
 
 /* Values as "NAME=V" items, the form --param and the tuner's candidates take. */
-static int as_items(const struct kl_gemm_rung *r, const int *v, char text[][32], const char **items)
+static int as_items(const struct kl_param_def *params, const int *v, char text[][32],
+                    const char **items)
 {
-    int n = kl_param_count(r->params);
+    int n = kl_param_count(params);
     for (int p = 0; p < n; p++) {
-        snprintf(text[p], 32, "%s=%d", r->params[p].name, v[p]);
+        snprintf(text[p], 32, "%s=%d", params[p].name, v[p]);
         items[p] = text[p];
     }
     return n;
@@ -110,7 +91,7 @@ static void check_shape(struct kl_context *kl, const struct kl_gemm_rung *r, enu
           K, e.msg);
     if (st != KL_OK)
         return;
-    int n = as_items(r, v, text, items);
+    int n = as_items(r->params, v, text, items);
     st = kl_gemm_check(kl, r, items, n, t, M, N, NULL, &e);
     CHECK(st == KL_OK, "%s %s on %s at %dx%dx%d: \"%s\" is refused: %s", r->name, kl_type_name(t),
           kl->info.name, M, N, K, config, e.msg);
@@ -143,11 +124,7 @@ static void check_row_rule(const struct kl_softmax_rung *r, int cols, int bytes)
     CHECK(kl_params_resolve(r->name, r->params, NULL, 0, v, &mask, &e) == KL_OK, "%s: defaults",
           r->name);
     kl_softmax_rule(r, cols, bytes, v, config, sizeof config);
-    int n = kl_param_count(r->params);
-    for (int p = 0; p < n; p++) {
-        snprintf(text[p], 32, "%s=%d", r->params[p].name, v[p]);
-        items[p] = text[p];
-    }
+    int n = as_items(r->params, v, text, items);
     CHECK(kl_params_resolve(r->name, r->params, items, n, back, &mask, &e) == KL_OK,
           "%s at %d columns of %d bytes: \"%s\" is refused: %s", r->name, cols, bytes, config,
           e.msg);
@@ -172,18 +149,16 @@ static void check_row_rule(const struct kl_softmax_rung *r, int cols, int bytes)
 
 int main(void)
 {
-    static const struct kl_backend_ops cuda = {.name = "cuda", .cuda_cpp = 1};
     const struct kl_device_info devices[] = {
-        cuda_device("H200 (9.0)", 9, 0, 132, 232448),
-        cuda_device("L40S (8.9)", 8, 9, 142, 101376),
-        cuda_device("A100 (8.0)", 8, 0, 108, 166912),
-        cuda_device("T4 (7.5)", 7, 5, 40, 65536),
+        described_cuda("H200 (9.0)", 9, 0, 132, 232448),
+        described_cuda("L40S (8.9)", 8, 9, 142, 101376),
+        described_cuda("A100 (8.0)", 8, 0, 108, 166912),
+        described_cuda("T4 (7.5)", 7, 5, 40, 65536),
     };
-    struct kl_context *kl = calloc(1, sizeof *kl);
+    struct kl_context *kl = described_cuda_context(devices[0]);
     struct kl_rng rng;
     if (!kl)
         return 1;
-    kl->ops = &cuda;
     kl_rng_seed(&rng, 20261205);
     enum { SHAPES = 240 };
     int shapes[SHAPES][3];

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "described_cuda.h"
 #include "core/ceilings.h"
 #include "core/context.h"
 #include "core/util.h"
@@ -423,25 +424,13 @@ static void test_spaces(struct kl_context *kl)
  */
 static void test_cuda_spaces(void)
 {
-    static const struct kl_backend_ops cuda = {.name = "cuda", .cuda_cpp = 1};
-    struct kl_context *kl = calloc(1, sizeof *kl);
+    struct kl_context *kl =
+        described_cuda_context(described_cuda("H200 (described)", 9, 0, 132, 232448));
     static const int sizes[][3] = {{4096, 4096, 4096}, {128, 8192, 8192}};
     int before = candidates_checked;
     CHECK(kl != NULL, "no memory for a context");
     if (!kl)
         return;
-    kl->ops = &cuda;
-    kl->info = (struct kl_device_info){.is_gpu = 1,
-                                       .compute_units = 132,
-                                       .local_mem = 48 * 1024,
-                                       .local_mem_optin = 232448,
-                                       .max_wg = 1024,
-                                       .max_item = {1024, 1024, 64},
-                                       .fp64 = 1,
-                                       .cc_major = 9,
-                                       .warp = 32};
-    snprintf(kl->info.name, sizeof kl->info.name, "H200 (described)");
-    snprintf(kl->info.vendor, sizeof kl->info.vendor, "NVIDIA Corporation");
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
         char why[256];

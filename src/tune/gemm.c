@@ -45,12 +45,16 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
-    static const char *const names[] = {"PROMOTE", "SK", "EPI", "PREFETCH", "PAD"};
+    /* hopper: held on the Hopper rungs only (rungs 12 and 13's PAD, their local tile's
+       padding, is another parameter of that name, and searched) */
+    static const struct {
+        const char *name;
+        int hopper;
+    } names[] = {{"PROMOTE", 0}, {"SK", 0}, {"EPI", 0}, {"PREFETCH", 0}, {"PAD", 1}};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        /* rungs 12 and 13's PAD, their local tile's padding, is another parameter: searched */
-        if (strcmp(names[k], "PAD") == 0 && !g->rung->hopper)
+        if (names[k].hopper && !g->rung->hopper)
             continue;
-        int i = kl_param_index(g->rung->params, names[k]);
+        int i = kl_param_index(g->rung->params, names[k].name);
         if (i >= 0 && v[i] != g->rung->params[i].def)
             return 1;
     }
