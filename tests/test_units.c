@@ -2334,6 +2334,22 @@ static void test_parallel_for(void)
     }
 }
 
+/* kl_rng_skip(n) lands where n draws land, so rows drawn in parallel are the serial draw's. */
+static void test_rng_skip(void)
+{
+    static const uint64_t skips[] = {0, 1, 2, 1031, 262144};
+    for (size_t k = 0; k < sizeof skips / sizeof *skips; k++) {
+        struct kl_rng walked, jumped;
+        kl_rng_seed(&walked, 7);
+        kl_rng_seed(&jumped, 7);
+        for (uint64_t i = 0; i < skips[k]; i++)
+            kl_rng_next(&walked);
+        kl_rng_skip(&jumped, skips[k]);
+        CHECK(kl_rng_next(&walked) == kl_rng_next(&jumped), "kl_rng_skip(%llu) is %llu draws",
+              (unsigned long long)skips[k], (unsigned long long)skips[k]);
+    }
+}
+
 /*
  * kl_check past the size it shares among threads finds what one pass finds: every wrong
  * element counted, the first three in order, the worst the first of the largest error (two
@@ -2372,6 +2388,7 @@ int main(void)
 {
     test_article_sources();
     test_parallel_for();
+    test_rng_skip();
     test_shared_check();
     test_stats();
     test_reference_adopt();

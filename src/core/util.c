@@ -24,12 +24,20 @@ void kl_rng_seed(struct kl_rng *r, uint64_t seed)
     r->state = seed;
 }
 
+/* SplitMix64: the state moves by a constant a draw, so any draw can be reached at once. */
+#define RNG_STEP 0x9e3779b97f4a7c15ULL
+
 uint64_t kl_rng_next(struct kl_rng *r)
 {
-    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+    uint64_t z = (r->state += RNG_STEP);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+void kl_rng_skip(struct kl_rng *r, uint64_t n)
+{
+    r->state += n * RNG_STEP;
 }
 
 double kl_rng_uniform(struct kl_rng *r)

@@ -17,6 +17,9 @@ struct kl_rng {
 };
 void kl_rng_seed(struct kl_rng *r, uint64_t seed);
 uint64_t kl_rng_next(struct kl_rng *r);
+/* Moves r on by n draws at once (as n calls of kl_rng_next would): a share of a sequence
+ * drawn in parallel starts where the serial draw would be. */
+void kl_rng_skip(struct kl_rng *r, uint64_t n);
 /* Uniform in [-1, 1). */
 double kl_rng_uniform(struct kl_rng *r);
 /* Uniform integer in [lo, hi]. */

@@ -99,27 +99,45 @@ static void put(enum kl_type t, void *x, size_t i, double v)
         ((uint16_t *)x)[i] = half_bits(f);
 }
 
+/* What the threads drawing the rows share: the problem and the sequence's seed. */
+struct rows_share {
+    struct softmax *p;
+    unsigned long long seed;
+};
+
 /*
- * Row r's values, by r % 4: uniform over ±SPREAD; the same about +OVERFLOW and about
- * -OVERFLOW (a naive softmax's exp overflows or every term underflows); and TINY_MEAN with a
- * noise of TINY_NOISE or 4 steps of the type there, whichever is larger (a variance so small
- * beside the mean that E[x^2] - mean^2 cancels to nothing).
+ * Rows begin .. end - 1, element i from the sequence's draw i (the rows the same whichever
+ * thread draws them). Row r's values, by r % 4: uniform over ±SPREAD; the same about
+ * +OVERFLOW and about -OVERFLOW (a naive softmax's exp overflows or every term underflows);
+ * and TINY_MEAN with a noise of TINY_NOISE or 4 steps of the type there, whichever is larger
+ * (a variance so small beside the mean that E[x^2] - mean^2 cancels to nothing).
  */
-static void make_rows(struct softmax *p, unsigned long long seed)
+static void draw_rows(void *arg, size_t share, size_t begin, size_t end)
 {
+    const struct rows_share *s = arg;
+    struct softmax *p = s->p;
     struct kl_rng rng;
     double step = p->type == KL_HALF ? 0.25 : p->type == KL_BF16 ? 2.0 : 0.0; /* at 256 */
     double noise = TINY_NOISE > 4 * step ? TINY_NOISE : 4 * step;
-    kl_rng_seed(&rng, seed);
-    for (int r = 0; r < p->rows; r++)
+    (void)share;
+    kl_rng_seed(&rng, s->seed);
+    kl_rng_skip(&rng, (uint64_t)begin * (uint64_t)p->cols);
+    for (size_t r = begin; r < end; r++)
         for (int j = 0; j < p->cols; j++) {
-            double u = 2.0 * kl_rng_uniform(&rng) - 1.0;
+            double u = kl_rng_uniform(&rng);
             double v = r % 4 == 3 ? TINY_MEAN + noise * u
                                   : SPREAD * u + (r % 4 == 1   ? OVERFLOW
                                                   : r % 4 == 2 ? -OVERFLOW
                                                                : 0.0);
-            put(p->type, p->x, (size_t)r * p->cols + j, v);
+            put(p->type, p->x, r * (size_t)p->cols + j, v);
         }
+}
+
+/* Every row, rows shared among the host's threads. */
+static void make_rows(struct softmax *p, unsigned long long seed)
+{
+    struct rows_share s = {p, seed};
+    kl_parallel_for((size_t)p->rows, draw_rows, &s);
 }
 
 /*
