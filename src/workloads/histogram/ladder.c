@@ -274,6 +274,8 @@ static enum kl_status histogram_data(struct histogram *p, const struct kl_histog
     size_t n = (size_t)p->n;
     uint32_t counts[256];
     enum kl_status st;
+    if ((st = kl_host_fits((double)n, "the bytes", e)) != KL_OK)
+        return st;
     if (!(p->x = malloc(n)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu bytes", n);
     fill(p->x, n, req->data, req->seed);

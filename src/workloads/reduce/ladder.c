@@ -382,6 +382,8 @@ static enum kl_status reduce_data(struct reduce *p, const struct kl_reduce_reque
     size_t n = (size_t)p->n, es = kl_type_size(p->type);
     const uint32_t zero = 0;
     enum kl_status st;
+    if ((st = kl_host_fits((double)n * es, "the input's elements", e)) != KL_OK)
+        return st;
     if (!(p->x = malloc(n * es)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu elements", n);
     kl_reduce_fill(p->type, req->data, p->x, n, req->seed);

@@ -446,6 +446,10 @@ static enum kl_status scan_data(struct scan *p, const struct kl_scan_request *re
     struct kl_context *kl = p->kl;
     size_t n = (size_t)p->n, es = kl_type_size(p->type);
     enum kl_status st;
+    /* the input (and the first check's output), the read-back and the poison */
+    double need = ((double)n * (req->checks > 1 ? 2 : 1) + 2.0 * (n + GUARD)) * es;
+    if ((st = kl_host_fits(need, "the input, its read-back and poison", e)) != KL_OK)
+        return st;
     p->x = malloc(n * es);
     p->got = malloc((n + GUARD) * es);
     p->fill = malloc((n + GUARD) * es);

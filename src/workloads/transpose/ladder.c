@@ -406,6 +406,9 @@ static enum kl_status transpose_data(struct transpose *p, unsigned long long see
     size_t bytes = p->count * p->es, total = (p->count + GUARD) * p->es;
     struct kl_rng rng;
     enum kl_status st;
+    if ((st = kl_host_fits((double)bytes + 2.0 * total, "the matrix, its read-back and poison",
+                           e)) != KL_OK)
+        return st;
     p->a = malloc(bytes);
     p->fill = malloc(total);
     p->got = malloc(total);
