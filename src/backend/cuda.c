@@ -5,19 +5,19 @@
  * the OpenCL ones behind kernels/cuda/prelude.cuh, which maps OpenCL C's
  * built-ins to CUDA C++ (see kl_kernel_source).
  *
- * libcuda is loaded with dlopen, so kladder built with CUDA support still
- * runs where no NVIDIA driver is installed; asking for CUDA there says why
- * it is unavailable. Kernel time is a pair of CUDA events around the launch
- * on the same stream, never a host clock.
+ * libcuda is loaded with dlopen (backend/cuda_driver.c), so kladder built
+ * with CUDA support still runs where no NVIDIA driver is installed; asking
+ * for CUDA there says why it is unavailable. Kernel time is a pair of CUDA
+ * events around the launch on the same stream, never a host clock.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/cuda_driver.h"
 #include "backend/nvrtc.h"
 #include "core/util.h"
 
@@ -49,165 +49,27 @@ struct kl_kernel {
     char *log;         /* what NVRTC said of the build; NULL: nothing */
 };
 
-/*
- * The driver entry points used, resolved by their versioned names: cuda.h
- * maps e.g. cuMemAlloc to cuMemAlloc_v2, and NAME() expands that mapping
- * before turning it into the string dlsym needs.
- */
-#define CU_FUNCS(X)                                                                                \
-    X(cuInit)                                                                                      \
-    X(cuDriverGetVersion)                                                                          \
-    X(cuDeviceGetCount)                                                                            \
-    X(cuDeviceGet)                                                                                 \
-    X(cuDeviceGetName)                                                                             \
-    X(cuDeviceTotalMem)                                                                            \
-    X(cuDeviceGetAttribute)                                                                        \
-    X(cuDevicePrimaryCtxRetain)                                                                    \
-    X(cuDevicePrimaryCtxRelease)                                                                   \
-    X(cuCtxSetCurrent)                                                                             \
-    X(cuCtxSynchronize)                                                                            \
-    X(cuMemAlloc)                                                                                  \
-    X(cuMemFree)                                                                                   \
-    X(cuMemGetInfo)                                                                                \
-    X(cuMemcpyHtoD)                                                                                \
-    X(cuMemcpyDtoH)                                                                                \
-    X(cuMemcpyHtoDAsync)                                                                           \
-    X(cuMemHostGetDevicePointer)                                                                   \
-    X(cuMemcpyDtoHAsync)                                                                           \
-    X(cuMemHostAlloc)                                                                              \
-    X(cuMemFreeHost)                                                                               \
-    X(cuModuleLoadData)                                                                            \
-    X(cuModuleUnload)                                                                              \
-    X(cuModuleGetFunction)                                                                         \
-    X(cuFuncGetAttribute)                                                                          \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                 \
-    X(cuDeviceGetPCIBusId)                                                                         \
-    X(cuFuncSetAttribute)                                                                          \
-    X(cuLaunchKernel)                                                                              \
-    X(cuEventCreate)                                                                               \
-    X(cuEventRecord)                                                                               \
-    X(cuEventSynchronize)                                                                          \
-    X(cuEventDestroy)                                                                              \
-    X(cuGetErrorName)                                                                              \
-    X(cuStreamCreate)                                                                              \
-    X(cuStreamDestroy)                                                                             \
-    X(cuStreamSynchronize)                                                                         \
-    X(cuStreamWaitEvent)                                                                           \
-    X(cuMemcpyPeerAsync)                                                                           \
-    X(cuMemcpyDtoDAsync)                                                                           \
-    X(cuDeviceCanAccessPeer)                                                                       \
-    X(cuCtxEnablePeerAccess)
-
-#define NAME_(f) #f
-#define NAME(f) NAME_(f)
-
-static struct {
-    int state; /* 0 not tried, 1 loaded, -1 unavailable */
-    char why[512];
-#define FIELD(f) __typeof__(&f) f;
-    CU_FUNCS(FIELD)
-#undef FIELD
-    CUresult (*elapsed)(float *, CUevent, CUevent);
-    /* Optional (CUDA 12 drivers): tensor maps for the tensor memory accelerator. */
-    __typeof__(&cuTensorMapEncodeTiled) encode_tiled;
-    /* Optional (CUDA 12.4 drivers): a kernel's parameters, for users' kernels. */
-    __typeof__(&cuFuncGetParamInfo) param_info;
-    int devices;
-} cu;
-
-static int load_driver(void)
-{
-    if (cu.state)
-        return cu.state > 0;
-    cu.state = -1;
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(cu.why, sizeof cu.why, "no NVIDIA driver: libcuda.so.1 could not be loaded (%s)",
-                 dlerror());
-        return 0;
-    }
-    /* POSIX allows converting dlsym's object pointer to a function pointer. */
-#define LOAD(f)                                                                                    \
-    if (!(*(void **)&cu.f = dlsym(lib, NAME(f)))) {                                                \
-        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver lacks %s (too old?)", NAME(f));         \
-        return 0;                                                                                  \
-    }
-    CU_FUNCS(LOAD)
-#undef LOAD
-    /* cuEventElapsedTime_v2 arrived with CUDA 12.8 drivers; older ones have the first. */
-    if (!(*(void **)&cu.elapsed = dlsym(lib, NAME(cuEventElapsedTime))))
-        *(void **)&cu.elapsed = dlsym(lib, "cuEventElapsedTime");
-    if (!cu.elapsed) {
-        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver lacks cuEventElapsedTime");
-        return 0;
-    }
-    *(void **)&cu.encode_tiled = dlsym(lib, "cuTensorMapEncodeTiled");
-    *(void **)&cu.param_info = dlsym(lib, "cuFuncGetParamInfo");
-    CUresult rc = cu.cuInit(0);
-    if (rc != CUDA_SUCCESS) {
-        const char *name = "?";
-        cu.cuGetErrorName(rc, &name);
-        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver is present but cuInit failed: %s", name);
-        return 0;
-    }
-    if (cu.cuDeviceGetCount(&cu.devices) != CUDA_SUCCESS || cu.devices <= 0) {
-        snprintf(cu.why, sizeof cu.why, "the NVIDIA driver reports no CUDA device");
-        return 0;
-    }
-    char nvrtc_why[256];
-    if (!kl_nvrtc_available(nvrtc_why, sizeof nvrtc_why)) {
-        snprintf(cu.why, sizeof cu.why, "%s", nvrtc_why);
-        return 0;
-    }
-    cu.state = 1;
-    return 1;
-}
-
-static const char *cu_err_name(CUresult rc)
-{
-    const char *name = NULL;
-    if (cu.cuGetErrorName && cu.cuGetErrorName(rc, &name) == CUDA_SUCCESS && name)
-        return name;
-    return "unknown CUDA error";
-}
-
-static enum kl_status status_of(CUresult rc)
-{
-    return rc == CUDA_ERROR_OUT_OF_MEMORY ? KL_ERR_NO_MEMORY : KL_ERR_BACKEND;
-}
-
-/* Checked call: records the call text, the error name, file and line. */
-#define CU_TRY(call)                                                                               \
-    do {                                                                                           \
-        CUresult rc_ = (call);                                                                     \
-        if (rc_ != CUDA_SUCCESS) {                                                                 \
-            st = kl_fail(e, status_of(rc_), "%s failed: %s (%d) at %s:%d", #call,                  \
-                         cu_err_name(rc_), (int)rc_, __FILE__, __LINE__);                          \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
 static void cuda_unavailable(char *why, size_t n)
 {
-    load_driver();
-    snprintf(why, n, "%s", cu.state > 0 ? "" : cu.why);
+    kl_cu_load();
+    snprintf(why, n, "%s", kl_cu.state > 0 ? "" : kl_cu.why);
 }
 
 /* One platform, "CUDA", holding every device the driver sees. */
 static int cuda_platform_count(void)
 {
-    return load_driver() ? 1 : 0;
+    return kl_cu_load() ? 1 : 0;
 }
 
 static int cuda_device_count(int p)
 {
-    return p == 0 && load_driver() ? cu.devices : 0;
+    return p == 0 && kl_cu_load() ? kl_cu.devices : 0;
 }
 
 static int attr(CUdevice d, CUdevice_attribute a)
 {
     int v = 0;
-    if (cu.cuDeviceGetAttribute(&v, a, d) != CUDA_SUCCESS)
+    if (kl_cu.cuDeviceGetAttribute(&v, a, d) != CUDA_SUCCESS)
         return 0;
     return v;
 }
@@ -216,18 +78,19 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
 {
     enum kl_status st = KL_OK;
     CUdevice dev;
-    if (!load_driver())
-        return kl_fail(e, KL_ERR_NO_DEVICE, "CUDA is unavailable: %s", cu.why);
-    if (p != 0 || d < 0 || d >= cu.devices)
-        return kl_fail(e, KL_ERR_NO_DEVICE, "there is no CUDA device %d (%d found)", d, cu.devices);
-    CU_TRY(cu.cuDeviceGet(&dev, d));
+    if (!kl_cu_load())
+        return kl_fail(e, KL_ERR_NO_DEVICE, "CUDA is unavailable: %s", kl_cu.why);
+    if (p != 0 || d < 0 || d >= kl_cu.devices)
+        return kl_fail(e, KL_ERR_NO_DEVICE, "there is no CUDA device %d (%d found)", d,
+                       kl_cu.devices);
+    CU_TRY(kl_cu.cuDeviceGet(&dev, d));
     memset(info, 0, sizeof *info);
     int version = 0;
-    cu.cuDriverGetVersion(&version);
+    kl_cu.cuDriverGetVersion(&version);
     snprintf(info->platform, sizeof info->platform, "CUDA");
     snprintf(info->platform_version, sizeof info->platform_version, "CUDA %d.%d driver API",
              version / 1000, version % 1000 / 10);
-    CU_TRY(cu.cuDeviceGetName(info->name, (int)sizeof info->name, dev));
+    CU_TRY(kl_cu.cuDeviceGetName(info->name, (int)sizeof info->name, dev));
     snprintf(info->vendor, sizeof info->vendor, "NVIDIA Corporation");
     char kmod[64];
     kl_nvidia_module_version(kmod, sizeof kmod);
@@ -243,7 +106,7 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     info->is_gpu = 1;
 
     size_t total = 0;
-    CU_TRY(cu.cuDeviceTotalMem(&total, dev));
+    CU_TRY(kl_cu.cuDeviceTotalMem(&total, dev));
     info->compute_units = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     info->max_clock_mhz = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
     info->global_mem = total;
@@ -263,10 +126,10 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     info->pref_vec_float = info->native_vec_float = 1;
     info->pref_vec_double = info->native_vec_double = 1;
     info->fp64 = 1;
-    info->subgroups = 1; /* a sub-group is a warp: kernels/cuda/prelude.cuh */
-    info->atomics64 = 1; /* atom_add, atom_xchg on 64-bit words: kernels/cuda/prelude.cuh */
+    info->subgroups = 1;       /* a sub-group is a warp: kernels/cuda/prelude.cuh */
+    info->atomics64 = 1;       /* atom_add, atom_xchg on 64-bit words: kernels/cuda/prelude.cuh */
     info->groups_progress = 1; /* a started block runs to its end */
-    info->images = 0;    /* OpenCL image objects have no mapping here */
+    info->images = 0;          /* OpenCL image objects have no mapping here */
     info->profiling = 1;
 
     info->warp = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
@@ -280,7 +143,8 @@ static enum kl_status cuda_device_info(int p, int d, struct kl_device_info *info
     info->blocks_per_cu = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     info->local_mem_reserved =
         (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
-    if (cu.cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, dev) != CUDA_SUCCESS)
+    if (kl_cu.cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, dev) !=
+        CUDA_SUCCESS)
         info->pci_bus_id[0] = '\0';
     info->mem_clock_mhz = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
     info->mem_bus_bits = (unsigned)attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
@@ -293,15 +157,15 @@ static void cuda_close(struct kl_dev *dev)
     if (!dev)
         return;
     if (dev->ctx) {
-        cu.cuCtxSetCurrent(dev->ctx);
+        kl_cu.cuCtxSetCurrent(dev->ctx);
         if (dev->start)
-            cu.cuEventDestroy(dev->start);
+            kl_cu.cuEventDestroy(dev->start);
         if (dev->end)
-            cu.cuEventDestroy(dev->end);
+            kl_cu.cuEventDestroy(dev->end);
         for (int k = 0; k < 2; k++)
             if (dev->both[k])
-                cu.cuStreamDestroy(dev->both[k]);
-        cu.cuDevicePrimaryCtxRelease(dev->device);
+                kl_cu.cuStreamDestroy(dev->both[k]);
+        kl_cu.cuDevicePrimaryCtxRelease(dev->device);
     }
     free(dev);
 }
@@ -318,11 +182,11 @@ static enum kl_status cuda_open(int p, int d, struct kl_dev **out, struct kl_err
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     dev->cc_major = info.cc_major;
     dev->cc_minor = info.cc_minor;
-    CU_TRY(cu.cuDeviceGet(&dev->device, d));
-    CU_TRY(cu.cuDevicePrimaryCtxRetain(&dev->ctx, dev->device));
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuEventCreate(&dev->start, CU_EVENT_DEFAULT));
-    CU_TRY(cu.cuEventCreate(&dev->end, CU_EVENT_DEFAULT));
+    CU_TRY(kl_cu.cuDeviceGet(&dev->device, d));
+    CU_TRY(kl_cu.cuDevicePrimaryCtxRetain(&dev->ctx, dev->device));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuEventCreate(&dev->start, CU_EVENT_DEFAULT));
+    CU_TRY(kl_cu.cuEventCreate(&dev->end, CU_EVENT_DEFAULT));
     *out = dev;
     return KL_OK;
 fail:
@@ -339,11 +203,11 @@ static enum kl_status cuda_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf
     if (!buf)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     buf->bytes = bytes ? bytes : 1;
-    cu.cuCtxSetCurrent(dev->ctx); /* memory belongs to the current context */
-    CUresult rc = cu.cuMemAlloc(&buf->ptr, buf->bytes);
+    kl_cu.cuCtxSetCurrent(dev->ctx); /* memory belongs to the current context */
+    CUresult rc = kl_cu.cuMemAlloc(&buf->ptr, buf->bytes);
     if (rc != CUDA_SUCCESS) {
-        st = kl_fail(e, status_of(rc), "cuMemAlloc(%zu bytes) failed: %s", buf->bytes,
-                     cu_err_name(rc));
+        st = kl_fail(e, kl_cu_status(rc), "cuMemAlloc(%zu bytes) failed: %s", buf->bytes,
+                     kl_cu_err_name(rc));
         free(buf);
         return st;
     }
@@ -354,8 +218,8 @@ static enum kl_status cuda_alloc(struct kl_dev *dev, size_t bytes, struct kl_buf
 static size_t cuda_mem_free(struct kl_dev *dev)
 {
     size_t free_bytes = 0, total = 0;
-    cu.cuCtxSetCurrent(dev->ctx); /* cuMemGetInfo tells of the current context's device */
-    return cu.cuMemGetInfo(&free_bytes, &total) == CUDA_SUCCESS ? free_bytes : 0;
+    kl_cu.cuCtxSetCurrent(dev->ctx); /* cuMemGetInfo tells of the current context's device */
+    return kl_cu.cuMemGetInfo(&free_bytes, &total) == CUDA_SUCCESS ? free_bytes : 0;
 }
 
 static void cuda_release(struct kl_buf *buf)
@@ -363,11 +227,11 @@ static void cuda_release(struct kl_buf *buf)
     if (!buf)
         return;
     if (buf->host)
-        cu.cuMemFreeHost(buf->host);
+        kl_cu.cuMemFreeHost(buf->host);
     else if (buf->ptr && !buf->view)
-        cu.cuMemFree(buf->ptr);
+        kl_cu.cuMemFree(buf->ptr);
     if (buf->staging)
-        cu.cuMemFreeHost(buf->staging);
+        kl_cu.cuMemFreeHost(buf->staging);
     free(buf);
 }
 
@@ -390,8 +254,8 @@ static enum kl_status cuda_write(struct kl_dev *dev, struct kl_buf *buf, const v
     /* From pageable memory cuMemcpyHtoD may return once the bytes are staged, before they
      * land; work on a non-blocking stream (NCCL's, a multi-GPU run's) would not wait for
      * them. A write returns with its bytes on the device. */
-    CU_TRY(cu.cuMemcpyHtoD(buf->ptr, src, bytes));
-    CU_TRY(cu.cuStreamSynchronize(NULL));
+    CU_TRY(kl_cu.cuMemcpyHtoD(buf->ptr, src, bytes));
+    CU_TRY(kl_cu.cuStreamSynchronize(NULL));
 fail:
     return st;
 }
@@ -403,7 +267,7 @@ static enum kl_status cuda_read(struct kl_dev *dev, struct kl_buf *buf, void *ds
     (void)dev;
     if (st != KL_OK)
         return st;
-    CU_TRY(cu.cuMemcpyDtoH(dst, buf->ptr, bytes));
+    CU_TRY(kl_cu.cuMemcpyDtoH(dst, buf->ptr, bytes));
 fail:
     return st;
 }
@@ -422,20 +286,20 @@ static enum kl_status cuda_copy_both(struct kl_dev *dev, struct kl_buf *in, cons
     enum kl_status st = check_device_buf(in, bytes, e);
     if (st != KL_OK || (st = check_device_buf(out, bytes, e)) != KL_OK)
         return st;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuStreamSynchronize(NULL));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuStreamSynchronize(NULL));
     for (int k = 0; k < 2; k++)
         if (!dev->both[k])
-            CU_TRY(cu.cuStreamCreate(&dev->both[k], CU_STREAM_NON_BLOCKING));
-    CU_TRY(cu.cuMemcpyHtoDAsync(in->ptr, host_in, bytes, dev->both[0]));
-    CU_TRY(cu.cuMemcpyDtoHAsync(host_out, out->ptr, bytes, dev->both[1]));
+            CU_TRY(kl_cu.cuStreamCreate(&dev->both[k], CU_STREAM_NON_BLOCKING));
+    CU_TRY(kl_cu.cuMemcpyHtoDAsync(in->ptr, host_in, bytes, dev->both[0]));
+    CU_TRY(kl_cu.cuMemcpyDtoHAsync(host_out, out->ptr, bytes, dev->both[1]));
 fail:
     /* (also after a failure: nothing queued may outlive the host memory it reads or writes) */
     for (int k = 0; k < 2; k++) {
-        CUresult rc = dev->both[k] ? cu.cuStreamSynchronize(dev->both[k]) : CUDA_SUCCESS;
+        CUresult rc = dev->both[k] ? kl_cu.cuStreamSynchronize(dev->both[k]) : CUDA_SUCCESS;
         if (st == KL_OK && rc != CUDA_SUCCESS)
-            st = kl_fail(e, status_of(rc), "a copy of copy_both failed: %s (%d)", cu_err_name(rc),
-                         (int)rc);
+            st = kl_fail(e, kl_cu_status(rc), "a copy of copy_both failed: %s (%d)",
+                         kl_cu_err_name(rc), (int)rc);
     }
     return st;
 }
@@ -450,8 +314,8 @@ static enum kl_status cuda_host_view(struct kl_dev *dev, struct kl_buf *pinned, 
     *out = NULL;
     if (!pinned || !pinned->host)
         return kl_fail(e, KL_ERR_ARG, "host_view needs a buffer of alloc_pinned");
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuMemHostGetDevicePointer(&p, pinned->host, 0));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuMemHostGetDevicePointer(&p, pinned->host, 0));
     if (!(*out = calloc(1, sizeof **out)))
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     (*out)->ptr = p, (*out)->bytes = pinned->bytes, (*out)->view = 1;
@@ -464,7 +328,7 @@ static void cuda_kernel_free(struct kl_kernel *k)
     if (!k)
         return;
     if (k->module)
-        cu.cuModuleUnload(k->module);
+        kl_cu.cuModuleUnload(k->module);
     free(k->log);
     free(k);
 }
@@ -489,16 +353,16 @@ static enum kl_status cuda_build(struct kl_dev *dev, const char *source, const c
     if (st != KL_OK)
         goto fail;
     kl_nvrtc_save_cubin(entry, options, image, size);
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx)); /* the module is loaded into the current context */
-    CU_TRY(cu.cuModuleLoadData(&k->module, image));
-    CUresult rc = cu.cuModuleGetFunction(&k->fn, k->module, entry);
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx)); /* the module is loaded into the current context */
+    CU_TRY(kl_cu.cuModuleLoadData(&k->module, image));
+    CUresult rc = kl_cu.cuModuleGetFunction(&k->fn, k->module, entry);
     if (rc != CUDA_SUCCESS) {
         st = kl_fail(e, KL_ERR_BUILD, "the compiled source has no kernel \"%s\" (%s)", entry,
-                     cu_err_name(rc));
+                     kl_cu_err_name(rc));
         goto fail;
     }
     int max_threads = 0;
-    CU_TRY(cu.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
+    CU_TRY(kl_cu.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
     k->max_wg = (size_t)max_threads;
     free(image);
     *out = k;
@@ -526,7 +390,7 @@ static void cuda_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig
     size_t offset, size;
     memset(sig, 0, sizeof *sig);
     sig->count = -1;
-    if (!cu.param_info)
+    if (!kl_cu.param_info)
         return;
     int n = 0;
     /*
@@ -534,7 +398,7 @@ static void cuda_kernel_signature(struct kl_kernel *k, struct kl_kernel_sig *sig
      * (the driver has no count). compute-sanitizer reports that failure as an
      * API error unless told --report-api-errors no.
      */
-    while (n < 64 && cu.param_info(k->fn, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
+    while (n < 64 && kl_cu.param_info(k->fn, (size_t)n, &offset, &size) == CUDA_SUCCESS) {
         if (n < KL_MAX_SIG)
             sig->size[n] = size;
         n++;
@@ -547,17 +411,18 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
                                   size_t local_dynamic, struct kl_resources *r)
 {
     int regs = -1, priv = -1, shared = -1, blocks = -1;
-    cu.cuCtxSetCurrent(dev->ctx);
+    kl_cu.cuCtxSetCurrent(dev->ctx);
     memset(r, 0, sizeof *r);
-    if (cu.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn) != CUDA_SUCCESS)
+    if (kl_cu.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn) != CUDA_SUCCESS)
         regs = -1;
-    if (cu.cuFuncGetAttribute(&priv, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn) != CUDA_SUCCESS)
+    if (kl_cu.cuFuncGetAttribute(&priv, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn) != CUDA_SUCCESS)
         priv = -1;
-    if (cu.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn) != CUDA_SUCCESS)
+    if (kl_cu.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn) !=
+        CUDA_SUCCESS)
         shared = -1;
     /* The launch has set the kernel's dynamic shared memory limit by now. */
-    if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->fn, (int)threads,
-                                                       local_dynamic) != CUDA_SUCCESS)
+    if (kl_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->fn, (int)threads,
+                                                          local_dynamic) != CUDA_SUCCESS)
         blocks = -1;
     r->regs = regs;
     r->private_bytes = priv;
@@ -586,7 +451,7 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
     memset(out, 0, sizeof *out);
     if (!m->buf)
         return KL_OK;
-    if (!cu.encode_tiled)
+    if (!kl_cu.encode_tiled)
         return kl_fail(e, KL_ERR_UNSUPPORTED,
                        "the NVIDIA driver lacks cuTensorMapEncodeTiled (tensor maps need a "
                        "CUDA 12 driver or newer)");
@@ -602,11 +467,12 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
     const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
     const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
     CUresult rc =
-        cu.encode_tiled(out, dtype[m->type], 2, (void *)m->buf->ptr, dims, strides, box, unit,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        kl_cu.encode_tiled(out, dtype[m->type], 2, (void *)m->buf->ptr, dims, strides, box, unit,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
-        return kl_fail(e, status_of(rc), "cuTensorMapEncodeTiled failed: %s", cu_err_name(rc));
+        return kl_fail(e, kl_cu_status(rc), "cuTensorMapEncodeTiled failed: %s",
+                       kl_cu_err_name(rc));
     return KL_OK;
 }
 
@@ -692,8 +558,8 @@ static enum kl_status launch_args(struct kl_kernel *k, const struct kl_arg *args
     if ((st = pack_params(args, nargs, a, e)) != KL_OK)
         return st;
     if (a->shared > k->shared_set) {
-        CU_TRY(cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     (int)a->shared));
+        CU_TRY(kl_cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)a->shared));
         k->shared_set = a->shared;
     }
     return launch_shape(dims, global, local, a, e);
@@ -704,8 +570,8 @@ fail:
 /* Queues the launch a describes on stream (NULL: the default stream). */
 static CUresult launch_on(struct kl_kernel *k, struct launch_args *a, CUstream stream)
 {
-    return cu.cuLaunchKernel(k->fn, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1],
-                             a->block[2], (unsigned)a->shared, stream, a->params, NULL);
+    return kl_cu.cuLaunchKernel(k->fn, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1],
+                                a->block[2], (unsigned)a->shared, stream, a->params, NULL);
 }
 
 static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
@@ -717,19 +583,19 @@ static enum kl_status cuda_launch(struct kl_dev *dev, struct kl_kernel *k,
     enum kl_status st = launch_args(k, args, nargs, dims, global, local, &a, e);
     if (st != KL_OK)
         return st;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx)); /* the default stream is the current context's */
-    CU_TRY(cu.cuEventRecord(dev->start, NULL));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx)); /* the default stream is the current context's */
+    CU_TRY(kl_cu.cuEventRecord(dev->start, NULL));
     CU_TRY(launch_on(k, &a, NULL));
-    CU_TRY(cu.cuEventRecord(dev->end, NULL));
-    CUresult rc = cu.cuEventSynchronize(dev->end);
+    CU_TRY(kl_cu.cuEventRecord(dev->end, NULL));
+    CUresult rc = kl_cu.cuEventSynchronize(dev->end);
     if (rc != CUDA_SUCCESS) {
-        st =
-            kl_fail(e, status_of(rc), "kernel execution failed: %s (%d)", cu_err_name(rc), (int)rc);
+        st = kl_fail(e, kl_cu_status(rc), "kernel execution failed: %s (%d)", kl_cu_err_name(rc),
+                     (int)rc);
         goto fail;
     }
     if (t) {
         float ms = 0.0f;
-        CU_TRY(cu.elapsed(&ms, dev->start, dev->end));
+        CU_TRY(kl_cu.elapsed(&ms, dev->start, dev->end));
         t->run = (double)ms * 1e-3;
         t->queue = -1.0; /* CUDA events cannot see when a launch was queued */
     }
@@ -751,10 +617,10 @@ static enum kl_status cuda_alloc_pinned(struct kl_dev *dev, size_t bytes, struct
     if (!buf)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory");
     buf->bytes = bytes ? bytes : 1;
-    CUresult rc = cu.cuMemHostAlloc(&buf->host, buf->bytes, 0);
+    CUresult rc = kl_cu.cuMemHostAlloc(&buf->host, buf->bytes, 0);
     if (rc != CUDA_SUCCESS) {
-        st = kl_fail(e, status_of(rc), "cuMemHostAlloc(%zu bytes) failed: %s", buf->bytes,
-                     cu_err_name(rc));
+        st = kl_fail(e, kl_cu_status(rc), "cuMemHostAlloc(%zu bytes) failed: %s", buf->bytes,
+                     kl_cu_err_name(rc));
         free(buf);
         return st;
     }
@@ -780,13 +646,13 @@ static enum kl_status cuda_map(struct kl_dev *dev, struct kl_buf *buf, size_t by
      * full speed and a map's time is the copy's, not the pinning's. */
     if (buf->staging_bytes < (bytes ? bytes : 1)) {
         if (buf->staging)
-            cu.cuMemFreeHost(buf->staging);
+            kl_cu.cuMemFreeHost(buf->staging);
         buf->staging_bytes = 0;
-        CUresult rc = cu.cuMemHostAlloc(&buf->staging, bytes ? bytes : 1, 0);
+        CUresult rc = kl_cu.cuMemHostAlloc(&buf->staging, bytes ? bytes : 1, 0);
         if (rc != CUDA_SUCCESS) {
             buf->staging = NULL;
-            return kl_fail(e, status_of(rc), "cuMemHostAlloc(%zu bytes) for a map failed: %s",
-                           bytes, cu_err_name(rc));
+            return kl_fail(e, kl_cu_status(rc), "cuMemHostAlloc(%zu bytes) for a map failed: %s",
+                           bytes, kl_cu_err_name(rc));
         }
         buf->staging_bytes = bytes ? bytes : 1;
     }
@@ -835,7 +701,7 @@ static void *cuda_native_buffer(struct kl_buf *buf)
 static enum kl_status cuda_make_current(struct kl_dev *dev, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
 fail:
     return st;
 }
@@ -845,8 +711,8 @@ static enum kl_status cuda_stream_create(struct kl_dev *dev, void **stream, stru
     enum kl_status st = KL_OK;
     CUstream s = NULL;
     *stream = NULL;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     *stream = s;
 fail:
     return st;
@@ -856,17 +722,17 @@ static void cuda_stream_destroy(struct kl_dev *dev, void *stream)
 {
     if (!stream)
         return;
-    cu.cuCtxSetCurrent(dev->ctx);
-    cu.cuStreamDestroy((CUstream)stream);
+    kl_cu.cuCtxSetCurrent(dev->ctx);
+    kl_cu.cuStreamDestroy((CUstream)stream);
 }
 
 static enum kl_status cuda_stream_sync(struct kl_dev *dev, void *stream, struct kl_err *e)
 {
-    cu.cuCtxSetCurrent(dev->ctx);
-    CUresult rc = cu.cuStreamSynchronize((CUstream)stream);
+    kl_cu.cuCtxSetCurrent(dev->ctx);
+    CUresult rc = kl_cu.cuStreamSynchronize((CUstream)stream);
     if (rc != CUDA_SUCCESS)
-        return kl_fail(e, status_of(rc), "work queued on a stream failed: %s (%d)", cu_err_name(rc),
-                       (int)rc);
+        return kl_fail(e, kl_cu_status(rc), "work queued on a stream failed: %s (%d)",
+                       kl_cu_err_name(rc), (int)rc);
     return KL_OK;
 }
 
@@ -875,8 +741,8 @@ static enum kl_status cuda_event_create(struct kl_dev *dev, void **event, struct
     enum kl_status st = KL_OK;
     CUevent ev = NULL;
     *event = NULL;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
-    CU_TRY(cu.cuEventCreate(&ev, CU_EVENT_DEFAULT));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuEventCreate(&ev, CU_EVENT_DEFAULT));
     *event = ev;
 fail:
     return st;
@@ -886,14 +752,14 @@ static void cuda_event_destroy(struct kl_dev *dev, void *event)
 {
     if (!event)
         return;
-    cu.cuCtxSetCurrent(dev->ctx);
-    cu.cuEventDestroy((CUevent)event);
+    kl_cu.cuCtxSetCurrent(dev->ctx);
+    kl_cu.cuEventDestroy((CUevent)event);
 }
 
 static enum kl_status cuda_event_record(void *event, void *stream, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
-    CU_TRY(cu.cuEventRecord((CUevent)event, (CUstream)stream));
+    CU_TRY(kl_cu.cuEventRecord((CUevent)event, (CUstream)stream));
 fail:
     return st;
 }
@@ -901,7 +767,7 @@ fail:
 static enum kl_status cuda_stream_wait(void *stream, void *event, struct kl_err *e)
 {
     enum kl_status st = KL_OK;
-    CU_TRY(cu.cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0));
+    CU_TRY(kl_cu.cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0));
 fail:
     return st;
 }
@@ -910,11 +776,11 @@ static enum kl_status cuda_event_elapsed(void *start, void *end, double *seconds
 {
     enum kl_status st = KL_OK;
     float ms = 0.0f;
-    CUresult rc = cu.cuEventSynchronize((CUevent)end);
+    CUresult rc = kl_cu.cuEventSynchronize((CUevent)end);
     if (rc != CUDA_SUCCESS)
-        return kl_fail(e, status_of(rc), "work before an event failed: %s (%d)", cu_err_name(rc),
-                       (int)rc);
-    CU_TRY(cu.elapsed(&ms, (CUevent)start, (CUevent)end));
+        return kl_fail(e, kl_cu_status(rc), "work before an event failed: %s (%d)",
+                       kl_cu_err_name(rc), (int)rc);
+    CU_TRY(kl_cu.elapsed(&ms, (CUevent)start, (CUevent)end));
     *seconds = (double)ms * 1e-3;
 fail:
     return st;
@@ -928,7 +794,7 @@ static enum kl_status cuda_launch_async(struct kl_dev *dev, void *stream, struct
     enum kl_status st = launch_args(k, args, nargs, dims, global, local, &a, e);
     if (st != KL_OK)
         return st;
-    CU_TRY(cu.cuCtxSetCurrent(dev->ctx));
+    CU_TRY(kl_cu.cuCtxSetCurrent(dev->ctx));
     CU_TRY(launch_on(k, &a, (CUstream)stream));
 fail:
     return st;
@@ -945,11 +811,11 @@ static enum kl_status cuda_copy_async(struct kl_dev *dst_dev, struct kl_buf *dst
                        "(%zu and %zu bytes)",
                        bytes, src_off, dst_off, src->bytes, dst->bytes);
     if (dst_dev == src_dev)
-        CU_TRY(
-            cu.cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes, (CUstream)stream));
+        CU_TRY(kl_cu.cuMemcpyDtoDAsync(dst->ptr + dst_off, src->ptr + src_off, bytes,
+                                       (CUstream)stream));
     else
-        CU_TRY(cu.cuMemcpyPeerAsync(dst->ptr + dst_off, dst_dev->ctx, src->ptr + src_off,
-                                    src_dev->ctx, bytes, (CUstream)stream));
+        CU_TRY(kl_cu.cuMemcpyPeerAsync(dst->ptr + dst_off, dst_dev->ctx, src->ptr + src_off,
+                                       src_dev->ctx, bytes, (CUstream)stream));
 fail:
     return st;
 }
@@ -960,14 +826,14 @@ static enum kl_status cuda_enable_peer(struct kl_dev *from, struct kl_dev *to, i
     enum kl_status st = KL_OK;
     int can = 0;
     *enabled = 0;
-    CU_TRY(cu.cuDeviceCanAccessPeer(&can, from->device, to->device));
+    CU_TRY(kl_cu.cuDeviceCanAccessPeer(&can, from->device, to->device));
     if (!can || from == to)
         return KL_OK;
-    CU_TRY(cu.cuCtxSetCurrent(from->ctx));
-    CUresult rc = cu.cuCtxEnablePeerAccess(to->ctx, 0);
+    CU_TRY(kl_cu.cuCtxSetCurrent(from->ctx));
+    CUresult rc = kl_cu.cuCtxEnablePeerAccess(to->ctx, 0);
     if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
-        return kl_fail(e, status_of(rc), "cuCtxEnablePeerAccess failed: %s (%d)", cu_err_name(rc),
-                       (int)rc);
+        return kl_fail(e, kl_cu_status(rc), "cuCtxEnablePeerAccess failed: %s (%d)",
+                       kl_cu_err_name(rc), (int)rc);
     *enabled = 1;
 fail:
     return st;
