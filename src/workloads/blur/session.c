@@ -174,6 +174,11 @@ static enum kl_status session_host(struct blur_session *s, const struct kl_blur_
                                    const struct kl_image *im, struct kl_err *e)
 {
     size_t taps = 2 * (size_t)s->R + 1;
+    /* the source, poison, read-back and kept output in 4 bytes a pixel, the reference in double */
+    double need = (double)s->n * (4 * (req->output ? 4 : 3) + 8.0 * s->ch);
+    enum kl_status st = kl_host_fits(need, "the picture's source, read-back and reference", e);
+    if (st != KL_OK)
+        return st;
     s->w = malloc(taps * sizeof *s->w);
     s->w2 = malloc(taps * taps * sizeof *s->w2);
     s->src = malloc(s->n * 4);

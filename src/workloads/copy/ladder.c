@@ -135,6 +135,8 @@ static enum kl_status session_init(struct copy_session *s, struct kl_context *kl
                        max_n, s->cap * 4 / 1048576.0, kl->info.max_alloc / 1048576.0);
     if ((st = kl_device_fits(kl, s->cap * 8.0, "the source and destination", e)) != KL_OK)
         return st;
+    if ((st = kl_host_fits(s->cap * 12.0, "the source, its poison and read-back", e)) != KL_OK)
+        return st;
     s->src = malloc(s->cap * 4);
     s->poison = malloc(s->cap * 4);
     s->out = malloc(s->cap * 4);

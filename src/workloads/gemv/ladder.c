@@ -302,6 +302,8 @@ static enum kl_status gemv_data_make(struct gemv_data *g, unsigned long long see
     enum kl_type t = g->p.type;
     size_t M = (size_t)g->p.M, N = (size_t)g->p.N, es = kl_type_size(t);
     enum kl_status st;
+    if ((st = kl_host_fits((2.0 * M * N + M + N) * es, "A in both layouts, x and y", e)) != KL_OK)
+        return st;
     g->A_row = malloc(M * N * es);
     g->A_col = malloc(M * N * es);
     g->x = malloc(N * es);

@@ -213,6 +213,8 @@ static enum kl_status rowdot_data(struct rowdot *p, unsigned long long seed, str
     size_t Y = (size_t)p->Y, D = (size_t)p->D, es = kl_type_size(p->type);
     enum kl_status st;
     struct kl_rng rng;
+    if ((st = kl_host_fits((2.0 * Y * D + D) * es, "the two matrices and the vector", e)) != KL_OK)
+        return st;
     p->v = malloc(D * es);
     p->m1 = malloc(Y * D * es);
     p->m2 = malloc(Y * D * es);
