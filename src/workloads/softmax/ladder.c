@@ -430,6 +430,8 @@ static enum kl_status softmax_data(struct softmax *p, unsigned long long seed, s
     struct kl_context *kl = p->kl;
     size_t bytes = p->count * kl_type_size(p->type);
     enum kl_status st;
+    if ((st = kl_host_fits((double)bytes, "the rows", e)) != KL_OK)
+        return st;
     p->x = malloc(bytes);
     if (!p->x)
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for %zu bytes", bytes);
