@@ -155,13 +155,14 @@ enum kl_status kl_gemm_request_check(const struct kl_context *kl, enum kl_type t
     total += elems[1] * kl_type_size(t); /* B may be kept in both layouts */
     enum kl_status st =
         kl_device_fits(kl, (double)total, "the matrices (A, B in both layouts, C)", e);
+    if (st != KL_OK)
+        return st;
     /* the host's: the same, and C twice (its poison and what is read back) */
     double host = (double)total + (double)elems[2] * kl_type_size(kl_type_output(t));
-    return st != KL_OK ? st
-                       : kl_host_fits(host,
-                                      "the matrices on the host (A, B in both "
-                                      "layouts, C's poison and read-back)",
-                                      e);
+    return kl_host_fits(host,
+                        "the matrices on the host (A, B in both layouts, C's poison and "
+                        "read-back)",
+                        e);
 }
 
 int kl_gemm_request_chooses(const struct kl_gemm_request *req, const struct kl_gemm_rung *r)
