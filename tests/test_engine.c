@@ -183,6 +183,40 @@ static int build(struct kl_context *kl)
     return check_summary();
 }
 
+/*
+ * ---- build_stopped: a stop request during ilp16's build, which then fails ------------
+ * A compiler's own handler of the signal may remove its temporary files and fail the build
+ * under way (LLVM's does, inside PoCL): the run is stopped, not failed by a build error.
+ */
+static const char *stop_in_ilp16(const char *options)
+{
+    if (option(options, "ILP") != 16)
+        return NULL;
+    kl_stop_request(2);
+    return "error: unable to rename temporary 'k.preproc.cl.tmp': No such file or directory";
+}
+
+static int build_stopped(struct kl_context *kl)
+{
+    static const struct kl_null_kernel k[] = {{"copy", stop_in_ilp16, paths_run}};
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
+    const char *rungs[] = {"ilp2", "ilp16", "vec2"};
+    struct kl_ladder_request req = {
+        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
+    struct kl_ladder *l = NULL;
+    kl_null_kernels(k, 1);
+    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_INTERRUPTED && l,
+          "a build failed by the stop stops the run: %s", kl_last_error(kl));
+    CHECK(strstr(kl_last_error(kl), "interrupted"), "and says so: %s", kl_last_error(kl));
+    CHECK(l && kl_ladder_count(l) == 2 && kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED,
+          "ilp2, measured before it, stands; vec2 not run");
+    CHECK(l && kl_ladder_count(l) == 2 && kl_ladder_row(l, 1)->status == KL_ROW_SKIPPED &&
+              strstr(kl_ladder_row(l, 1)->note, "interrupted"),
+          "ilp16, cut short in its build, is skipped and says why, not failed by the build");
+    kl_ladder_free(l);
+    return check_summary();
+}
+
 /* ---- stop: a stop request during ilp4's first launch, its check ------------- */
 
 static double stop_run(const struct kl_null_launch *l)
@@ -611,9 +645,11 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(struct kl_context *);
-    } modes[] = {{"protocol", protocol}, {"paths", paths},         {"build", build},
-                 {"stop", stop},         {"stop_held", stop_held}, {"transfers", transfers},
-                 {"timeout", timeout},   {"tune", tune},           {"report", report},
+    } modes[] = {{"protocol", protocol},   {"paths", paths},
+                 {"build", build},         {"build_stopped", build_stopped},
+                 {"stop", stop},           {"stop_held", stop_held},
+                 {"transfers", transfers}, {"timeout", timeout},
+                 {"tune", tune},           {"report", report},
                  {"registry", registry}};
     struct kl_context *kl;
     char err[512];

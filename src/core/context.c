@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/machine.h"
+#include "core/stop.h"
 #include "core/util.h"
 
 struct kl_cached_kernel {
@@ -685,6 +686,13 @@ enum kl_status kl_kernel_get_text(struct kl_context *kl, const char *file, const
     }
     double t0 = kl_now();
     st = kl->ops->build(kl->dev, src, options, entry, &c->kernel, &kl->err);
+    if (st != KL_OK && kl_stop_requested()) {
+        /* A stop that came during the build: the compiler's own handler of the signal may have
+           removed its temporary files (LLVM does) and failed the build; the run was stopped. */
+        free(c);
+        st = kl_stop_fail(&kl->err);
+        goto free_src;
+    }
     if (st != KL_OK) {
         char where[256];
         kl_build_log_remap(src, kl->err.msg, sizeof kl->err.msg);
