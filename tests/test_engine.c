@@ -158,6 +158,20 @@ static int paths(struct kl_context *kl)
     return check_summary();
 }
 
+/* The copy ladder over three rungs, once, on the null kernel k; *l its rows (NULL: none). */
+static enum kl_status copy_ladder(struct kl_context *kl, const struct kl_null_kernel *k,
+                                  const char *rung0, const char *rung1, const char *rung2,
+                                  struct kl_ladder **l)
+{
+    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
+    const char *rungs[] = {rung0, rung1, rung2};
+    struct kl_ladder_request req = {
+        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
+    *l = NULL;
+    kl_null_kernels(k, 1);
+    return kl_ladder_run(kl, &req, l);
+}
+
 /* ---- build: ILP=16 does not compile ----------------------------------------- */
 
 static const char *no_ilp16(const char *options)
@@ -168,13 +182,8 @@ static const char *no_ilp16(const char *options)
 static int build(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", no_ilp16, paths_run}};
-    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
-    const char *rungs[] = {"ilp2", "ilp16", "vec2"};
-    struct kl_ladder_request req = {
-        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
-    struct kl_ladder *l = NULL;
-    kl_null_kernels(k, 1);
-    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_BUILD && !l,
+    struct kl_ladder *l;
+    CHECK(copy_ladder(kl, k, "ilp2", "ilp16", "vec2", &l) == KL_ERR_BUILD && !l,
           "a rung that does not build fails the run");
     CHECK(strstr(kl_last_error(kl), "ILP 16 is not supported here"), "with the compiler's log: %s",
           kl_last_error(kl));
@@ -199,13 +208,8 @@ static const char *stop_in_ilp16(const char *options)
 static int build_stopped(struct kl_context *kl)
 {
     static const struct kl_null_kernel k[] = {{"copy", stop_in_ilp16, paths_run}};
-    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
-    const char *rungs[] = {"ilp2", "ilp16", "vec2"};
-    struct kl_ladder_request req = {
-        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
-    struct kl_ladder *l = NULL;
-    kl_null_kernels(k, 1);
-    CHECK(kl_ladder_run(kl, &req, &l) == KL_ERR_INTERRUPTED && l,
+    struct kl_ladder *l;
+    CHECK(copy_ladder(kl, k, "ilp2", "ilp16", "vec2", &l) == KL_ERR_INTERRUPTED && l,
           "a build failed by the stop stops the run: %s", kl_last_error(kl));
     CHECK(strstr(kl_last_error(kl), "interrupted"), "and says so: %s", kl_last_error(kl));
     CHECK(l && kl_ladder_count(l) == 2 && kl_ladder_row(l, 0)->status == KL_ROW_VERIFIED,
@@ -231,13 +235,7 @@ static double stop_run(const struct kl_null_launch *l)
 static enum kl_status stop_ladder(struct kl_context *kl, struct kl_ladder **l)
 {
     static const struct kl_null_kernel k[] = {{"copy", NULL, stop_run}};
-    struct kl_protocol p = {.warmup = 0, .min_repeats = 1, .min_time = 0.0, .max_repeats = 1};
-    const char *rungs[] = {"ilp2", "ilp4", "ilp8"};
-    struct kl_ladder_request req = {
-        .workload = "copy", .size = {N}, .rungs = rungs, .nrungs = 3, .protocol = &p};
-    *l = NULL;
-    kl_null_kernels(k, 1);
-    return kl_ladder_run(kl, &req, l);
+    return copy_ladder(kl, k, "ilp2", "ilp4", "ilp8", l);
 }
 
 static int stop(struct kl_context *kl)
