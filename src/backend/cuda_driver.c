@@ -13,6 +13,11 @@
 
 struct kl_cu_driver kl_cu;
 
+/* An entry point's versioned name: cuda.h maps e.g. cuMemAlloc to cuMemAlloc_v2, and NAME()
+   expands that mapping before turning it into the string dlsym needs. */
+#define NAME_(f) #f
+#define NAME(f) NAME_(f)
+
 int kl_cu_load(void)
 {
     if (kl_cu.state)
@@ -43,10 +48,8 @@ int kl_cu_load(void)
     *(void **)&kl_cu.param_info = dlsym(lib, "cuFuncGetParamInfo");
     CUresult rc = kl_cu.cuInit(0);
     if (rc != CUDA_SUCCESS) {
-        const char *name = "?";
-        kl_cu.cuGetErrorName(rc, &name);
         snprintf(kl_cu.why, sizeof kl_cu.why, "the NVIDIA driver is present but cuInit failed: %s",
-                 name);
+                 kl_cu_err_name(rc));
         return 0;
     }
     if (kl_cu.cuDeviceGetCount(&kl_cu.devices) != CUDA_SUCCESS || kl_cu.devices <= 0) {

@@ -12,11 +12,7 @@
 
 #include "core/error.h"
 
-/*
- * The driver entry points used, resolved by their versioned names: cuda.h
- * maps e.g. cuMemAlloc to cuMemAlloc_v2, and NAME() expands that mapping
- * before turning it into the string dlsym needs.
- */
+/* The driver entry points used, each resolved by its versioned name (cuda_driver.c). */
 #define CU_FUNCS(X)                                                                                \
     X(cuInit)                                                                                      \
     X(cuDriverGetVersion)                                                                          \
@@ -60,9 +56,6 @@
     X(cuMemcpyDtoDAsync)                                                                           \
     X(cuDeviceCanAccessPeer)                                                                       \
     X(cuCtxEnablePeerAccess)
-
-#define NAME_(f) #f
-#define NAME(f) NAME_(f)
 
 struct kl_cu_driver {
     int state; /* 0 not tried, 1 loaded, -1 unavailable */
