@@ -8,11 +8,13 @@
 # data) and cuDNN (--compare cudnn: the same rows); the rungs that hold a row at other
 # block shapes (how the rule in
 # src/workloads/softmax/rungs.c was chosen); the ladder through NVIDIA's
-# OpenCL; compute-sanitizer's memcheck and racecheck.
+# OpenCL; compute-sanitizer's memcheck and racecheck; on request (step profile), ncu's
+# issue, exp-unit and DRAM figures for rungs 04 and 05.
 # Not a test: a benchmark for docs/RESULTS.md. Each step's output goes to
 # $OUT (default bench/out) as it finishes.
 #
-#   bench/softmax.sh [STEP...]   (steps: check float narrow sweep opencl sanitize; default all)
+#   bench/softmax.sh [STEP...]   (steps: check float narrow sweep opencl profile sanitize;
+#                                default all but profile)
 #   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders; SIZES="33,1031 3,262147"
 #   the shapes of the check; TORCH=0 leaves torch out; BUDGET=45: the tuner's seconds a
 #   search.
@@ -144,6 +146,23 @@ for step in $steps; do
     opencl) # NVIDIA's OpenCL: the ladder without rung 05
         ladder opencl_4096 --size 65536,4096 --rung 03,04
         ladder opencl_32768 --size 8192,32768 --rung 03,04
+        ;;
+    profile) # ncu on the rows that hold a row: issue and the exp unit against DRAM
+        # (each ROWS x COLS of 128 MiB, the launch after the first two timed)
+        metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+        metrics+=,sm__inst_issued.avg.pct_of_peak_sustained_active
+        metrics+=,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
+        metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+        for row in "half 4096 04" "half 32768 05" "half 262144 05" "bf16 262144 05" "float 4096 04"; do
+            read -r type cols rung <<<"$row"
+            name=sm_ncu_${type}_${cols}_$rung
+            timeout 120 ncu --clock-control none -k softmax -s 2 -c 1 --metrics "$metrics" \
+                "$kl" softmax --backend cuda --op "${OPS:-softmax}" --type "$type" --rung "$rung" \
+                --size "$(($(rows_for "$type" "$cols") / 8)),$cols" --warmup 1 --repeats 1 \
+                --min-time 0 >"$out/$name.txt" 2>&1
+            stamp "ncu $type $cols rung $rung: exit $?"
+            grep -E '^ +(gpu__|dram__|sm__|launch__)' "$out/$name.txt"
+        done
         ;;
     sanitize)
         for tool in memcheck racecheck; do
