@@ -153,15 +153,17 @@ for step in $steps; do
         metrics+=,sm__inst_issued.avg.pct_of_peak_sustained_active
         metrics+=,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
         metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
-        for row in "half 4096 04" "half 32768 05" "half 262144 05" "bf16 262144 05" "float 4096 04"; do
-            read -r type cols rung <<<"$row"
-            name=sm_ncu_${type}_${cols}_$rung
-            timeout 120 ncu --clock-control none -k softmax -s 2 -c 1 --metrics "$metrics" \
-                "$kl" softmax --backend cuda --op "${OPS:-softmax}" --type "$type" --rung "$rung" \
-                --size "$(($(rows_for "$type" "$cols") / 8)),$cols" --warmup 1 --repeats 1 \
-                --min-time 0 >"$out/$name.txt" 2>&1
-            stamp "ncu $type $cols rung $rung: exit $?"
-            grep -E '^ +(gpu__|dram__|sm__|launch__)' "$out/$name.txt"
+        for op in ${OPS:-softmax}; do
+            for row in "half 4096 04" "half 32768 05" "half 262144 05" "bf16 262144 05" "float 4096 04"; do
+                read -r type cols rung <<<"$row"
+                name=sm_ncu_${op}_${type}_${cols}_$rung
+                timeout 120 ncu --clock-control none -k softmax -s 2 -c 1 --metrics "$metrics" \
+                    "$kl" softmax --backend cuda --op "$op" --type "$type" --rung "$rung" \
+                    --size "$(($(rows_for "$type" "$cols") / 8)),$cols" --warmup 1 --repeats 1 \
+                    --min-time 0 >"$out/$name.txt" 2>&1
+                stamp "ncu $op $type $cols rung $rung: exit $?"
+                grep -E '^ +(gpu__|dram__|sm__|launch__)' "$out/$name.txt"
+            done
         done
         ;;
     sanitize)
