@@ -148,13 +148,16 @@ for step in $steps; do
         ladder opencl_32768 --size 8192,32768 --rung 03,04
         ;;
     profile) # ncu on the rows that hold a row: issue and the exp unit against DRAM
-        # (each ROWS x COLS of 128 MiB, the launch after the first two timed)
+        # (rows of 128 MiB in all; ncu takes the third launch, after the first verified
+        # and the warm-up)
+        targets="half 4096 04,half 32768 05,half 262144 05,bf16 262144 05,float 4096 04"
         metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
         metrics+=,sm__inst_issued.avg.pct_of_peak_sustained_active
         metrics+=,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
         metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
         for op in ${OPS:-softmax}; do
-            for row in "half 4096 04" "half 32768 05" "half 262144 05" "bf16 262144 05" "float 4096 04"; do
+            IFS=, read -ra list <<<"$targets"
+            for row in "${list[@]}"; do
                 read -r type cols rung <<<"$row"
                 name=sm_ncu_${op}_${type}_${cols}_$rung
                 timeout 120 ncu --clock-control none -k softmax -s 2 -c 1 --metrics "$metrics" \
