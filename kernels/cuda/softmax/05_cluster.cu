@@ -217,6 +217,9 @@ static __device__ __forceinline__ void block_row(const TA *__restrict__ xr, TA *
     if (lid < CL)
         send_row(&stats[rank], smem_addr(got), (unsigned)lid, row);
     bar_wait(smem_addr(got), 0);
+    /* (rolled: unrolled, ptxas loads all CL statistics at once, 4 registers each beside the
+       held vectors, and spilled held vectors for them: float, 8 blocks of 8 + 8) */
+#pragma unroll 1
     for (int k = 0; k < CL; k++) {
         const kl_row b = {stats[k].x, stats[k].y, stats[k].z};
         row = k == 0 ? b : kl_row_merge(row, b);

@@ -12,7 +12,7 @@
  * stored in the element's type, rounded to nearest even (ST, ST4: prelude.cl).
  *
  * A row's statistics over the n elements seen so far (kl_row):
- *   softmax     c = the largest x,  s = sum of exp(x - c)
+ *   softmax     c = the largest x,  s = sum of exp(x - c)   (c as its key: kl_center_key)
  *   layer norm  c = the mean,       s = sum of (x - c)^2
  *   RMS norm    c = 0,              s = sum of x^2
  * Two partials merge exactly as one pass over both would have counted
@@ -36,11 +36,68 @@ typedef struct {
 
 /* ---- the three passes: a center, the spread about it, the output ------------------ */
 
-/* e^d as 2^(d log2 e): one hardware exp2 on GPUs; the product's rounding moves the result by
-   u |d| of itself, which the bound allows (src/workloads/softmax/ladder.c). */
-inline float kl_exp(float d)
+/*
+ * Softmax's terms e^(x - c), for the row's center c (a max), as powers of 2. Under CUDA a
+ * term is one FFMA and one exp2: 2^(x log2e - c'), where c' is c log2e rounded to float (the
+ * center in exp2's units). c' misses c log2e by up to half an ulp, but by the same amount in
+ * every term about c and in their sum, so the output (their ratio) does not see it: what is
+ * left is the FFMA's one rounding, u |x - c| log2e of the exponent, which the bound allows
+ * (src/workloads/softmax/ladder.c). For that, softmax's statistics carry the center as its
+ * key c' from the moment it is known (kl_center_end, kl_row_add), and every term and every
+ * move of a sum from one center to another (kl_exp_move: 2^(a' - b')) is taken from keys;
+ * the key is monotonic, so the largest key is the largest x's. Carrying c' alone, not c
+ * beside it, keeps one register free where a thread holds its vectors (rung 05: ptxas
+ * spilled in the loop over them otherwise). The exp2 is the hardware's (ex2.approx.ftz: the
+ * unit and error of exp2f, without the three instructions exp2f adds for results below
+ * 2^-126, which are 0 here): every output such a term reaches is below 2^-126 too (the
+ * check's floor), or the term is one of a sum of at least 1. The key overflows past
+ * |c| = FLT_MAX / log2e (2.4e38, which bf16 can hold); kladder's rows lie within 1.1e4.
+ * Elsewhere the key is c itself and a term 2^((x - c) log2e): an unfused multiply-add would
+ * round x log2e alone, too coarsely where x is large, and a fused one may be slow (a CPU
+ * without FMA).
+ */
+#define KL_LOG2E 1.44269504f
+
+/* 2^t. */
+inline float kl_exp2(float t)
 {
-    return exp2(d * 1.44269504f);
+#if defined(__CUDACC__)
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t));
+    return r;
+#else
+    return exp2(t);
+#endif
+}
+
+/* The key of the center c, as softmax's terms take it. */
+inline float kl_center_key(float c)
+{
+#if defined(__CUDACC__)
+    return __fmul_rn(c, KL_LOG2E);
+#else
+    return c;
+#endif
+}
+
+/* e^(x - c): the term of x about the center of key k. */
+inline float kl_exp_at(float x, float k)
+{
+#if defined(__CUDACC__)
+    return kl_exp2(fmaf(x, KL_LOG2E, -k));
+#else
+    return kl_exp2((x - k) * KL_LOG2E);
+#endif
+}
+
+/* e^(a - b) for centers of keys a and b: what turns terms about a into terms about b. */
+inline float kl_exp_move(float a, float b)
+{
+#if defined(__CUDACC__)
+    return kl_exp2(a - b);
+#else
+    return kl_exp2((a - b) * KL_LOG2E);
+#endif
 }
 
 #if defined(OP_SOFTMAX)
@@ -67,10 +124,13 @@ inline float kl_center_add4(float c, float4 x)
     return kl_center_add(kl_center_add(kl_center_add(kl_center_add(c, x.x), x.y), x.z), x.w);
 }
 
-/* The center of n elements from its running value. */
+/* The center of n elements from its running value (softmax's as its key). */
 inline float kl_center_end(float c, float n)
 {
-#if defined(OP_LAYERNORM)
+#if defined(OP_SOFTMAX)
+    (void)n;
+    return kl_center_key(c);
+#elif defined(OP_LAYERNORM)
     return n > 0.0f ? KL_ROW_DIV(c, n) : 0.0f;
 #else
     (void)n;
@@ -82,7 +142,7 @@ inline float kl_center_end(float c, float n)
 inline float kl_spread(float x, float c)
 {
 #if defined(OP_SOFTMAX)
-    return kl_exp(x - c);
+    return kl_exp_at(x, c);
 #else
     return (x - c) * (x - c);
 #endif
@@ -104,11 +164,12 @@ inline kl_row kl_row_add(kl_row r, float x)
 {
     r.n += 1.0f;
 #if defined(OP_SOFTMAX)
-    if (x > r.c) {
-        r.s = r.s * kl_exp(r.c - x) + 1.0f;
-        r.c = x;
+    const float k = kl_center_key(x);
+    if (k > r.c) {
+        r.s = r.s * kl_exp_move(r.c, k) + kl_exp_at(x, k); /* x's own: 1 up to k's rounding */
+        r.c = k;
     } else {
-        r.s += kl_exp(x - r.c);
+        r.s += kl_exp_at(x, r.c);
     }
 #elif defined(OP_LAYERNORM)
     const float d = x - r.c;
@@ -120,10 +181,24 @@ inline kl_row kl_row_add(kl_row r, float x)
     return r;
 }
 
-/* r with a vector's four elements added, in order. */
+/* r with a vector's four elements added. Softmax takes the vector's max first, so that the
+   sum moves to a new center once a vector (one exp), not once an element, and each element's
+   term has no branch around it (rung 05's streamed vectors: 5 exps a vector where if-converted
+   branches took 12). A vector that moves no center scales the sum by 2^0, which is 1 exactly
+   (PTX's ex2 and OpenCL's exp2 both define it so); a select there in place of the product
+   cost rung 05 (float, 8 + 8) spilled held vectors. */
 inline kl_row kl_row_add4(kl_row r, float4 x)
 {
+#if defined(OP_SOFTMAX)
+    const float k = fmax(r.c, kl_center_key(fmax(fmax(x.x, x.y), fmax(x.z, x.w))));
+    r.s = r.s * kl_exp_move(r.c, k) +
+          ((kl_exp_at(x.x, k) + kl_exp_at(x.y, k)) + (kl_exp_at(x.z, k) + kl_exp_at(x.w, k)));
+    r.c = k;
+    r.n += 4.0f;
+    return r;
+#else
     return kl_row_add(kl_row_add(kl_row_add(kl_row_add(r, x.x), x.y), x.z), x.w);
+#endif
 }
 
 /* The statistics of a's elements and b's together. */
@@ -133,8 +208,8 @@ inline kl_row kl_row_merge(kl_row a, kl_row b)
     r.n = a.n + b.n;
 #if defined(OP_SOFTMAX)
     r.c = fmax(a.c, b.c);
-    r.s = (a.n > 0.0f ? a.s * kl_exp(a.c - r.c) : 0.0f) +
-          (b.n > 0.0f ? b.s * kl_exp(b.c - r.c) : 0.0f);
+    r.s = (a.n > 0.0f ? a.s * kl_exp_move(a.c, r.c) : 0.0f) +
+          (b.n > 0.0f ? b.s * kl_exp_move(b.c, r.c) : 0.0f);
 #elif defined(OP_LAYERNORM)
     const float d = b.c - a.c, wb = r.n > 0.0f ? KL_ROW_DIV(b.n, r.n) : 0.0f;
     r.c = a.c + d * wb;
@@ -166,7 +241,7 @@ inline float2 kl_row_scale(kl_row r, float gamma, float beta, float eps)
 inline float kl_row_y(float x, float c, float2 f)
 {
 #if defined(OP_SOFTMAX)
-    return kl_exp(x - c) * f.x;
+    return kl_exp_at(x, c) * f.x;
 #else
     return (x - c) * f.x + f.y;
 #endif
@@ -189,7 +264,8 @@ inline float4 kl_row_y4(float4 x, float c, float2 f)
 inline float4 kl_hold4(float4 x, float c)
 {
 #if defined(OP_SOFTMAX)
-    return VEC4(float4, kl_exp(x.x - c), kl_exp(x.y - c), kl_exp(x.z - c), kl_exp(x.w - c));
+    return VEC4(float4, kl_exp_at(x.x, c), kl_exp_at(x.y, c), kl_exp_at(x.z, c),
+                kl_exp_at(x.w, c));
 #else
     (void)c;
     return x;
@@ -211,7 +287,7 @@ inline float kl_held_spread4(float4 h, float c)
 inline float4 kl_held_y4(float4 h, float c, kl_row r, float2 f)
 {
 #if defined(OP_SOFTMAX)
-    return h * (kl_exp(c - r.c) * f.x);
+    return h * (kl_exp_move(c, r.c) * f.x);
 #else
     (void)c;
     return kl_row_y4(h, r.c, f);
@@ -245,7 +321,7 @@ inline kl_row kl_row_sub_group(kl_row r)
     t.n = sub_group_reduce_add(r.n);
 #if defined(OP_SOFTMAX)
     t.c = sub_group_reduce_max(r.c);
-    t.s = sub_group_reduce_add(r.n > 0.0f ? r.s * kl_exp(r.c - t.c) : 0.0f);
+    t.s = sub_group_reduce_add(r.n > 0.0f ? r.s * kl_exp_move(r.c, t.c) : 0.0f);
 #elif defined(OP_LAYERNORM)
     t.c = t.n > 0.0f ? KL_ROW_DIV(sub_group_reduce_add(r.c * r.n), t.n) : 0.0f;
     t.s = sub_group_reduce_add(r.s + r.n * (r.c - t.c) * (r.c - t.c));
