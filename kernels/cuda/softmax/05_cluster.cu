@@ -157,6 +157,16 @@ static __device__ __forceinline__ void send_row(const float4 *slot, unsigned bar
                  : "memory");
 }
 
+/* The merge of the cluster's statistics: softmax's rolled (unrolled, ptxas loaded all CL at
+   once, 4 registers each beside the held vectors, and spilled held vectors for them: float, 8
+   blocks of 8 + 8, 7 % slower on an H100); the norms', without an exp, as the compiler unrolls
+   them (rolled, RMS norm's floats spilled instead). */
+#if defined(OP_SOFTMAX)
+#define MERGE_LOOP _Pragma("unroll 1")
+#else
+#define MERGE_LOOP
+#endif
+
 /* The block's share of row r, held, merged with its cluster's and written: ALIGNED where
    every row starts on a whole vector (cols a multiple of 4), so that each of the two has
    registers of its own. */
@@ -217,9 +227,7 @@ static __device__ __forceinline__ void block_row(const TA *__restrict__ xr, TA *
     if (lid < CL)
         send_row(&stats[rank], smem_addr(got), (unsigned)lid, row);
     bar_wait(smem_addr(got), 0);
-    /* (rolled: unrolled, ptxas loads all CL statistics at once, 4 registers each beside the
-       held vectors, and spilled held vectors for them: float, 8 blocks of 8 + 8) */
-#pragma unroll 1
+    MERGE_LOOP
     for (int k = 0; k < CL; k++) {
         const kl_row b = {stats[k].x, stats[k].y, stats[k].z};
         row = k == 0 ? b : kl_row_merge(row, b);
