@@ -186,7 +186,7 @@ inline kl_row kl_row_add(kl_row r, float x)
    term has no branch around it (rung 05's streamed vectors: 5 exps a vector where if-converted
    branches took 12). A vector that moves no center scales the sum by 2^0, which is 1 exactly
    (PTX's ex2 and OpenCL's exp2 both define it so); a select there in place of the product
-   cost rung 05 (float, 8 + 8) spilled held vectors. */
+   made ptxas spill held vectors in rung 05 (float, 8 + 8). */
 inline kl_row kl_row_add4(kl_row r, float4 x)
 {
 #if defined(OP_SOFTMAX)
