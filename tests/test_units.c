@@ -1761,7 +1761,7 @@ static void test_search(void)
     struct kl_tune_request q;
     struct kl_tune_outcome o;
     int runs = 0;
-    struct kl_tune_target t = {"pretend",    search_params, &runs,      NULL,
+    struct kl_tune_target t = {"pretend",    search_params, NULL,       &runs, NULL,
                                search_check, NULL,          search_run, &e};
     memset(&kl, 0, sizeof kl);
     CHECK(kl_tune_space_build(&kl, &t, &s, &e) == KL_OK && s.nparams == 2 && s.nvalues[0] == 9 &&
@@ -1791,6 +1791,21 @@ static void test_search(void)
     q.roof = 1 / 1e-3;
     CHECK(kl_tune_search(&s, &q, &o) == KL_OK && o.stopped_at_roof && o.have_best,
           "the search stops at 95%% of the roof");
+    kl_tune_space_free(&s);
+
+    /* A rung that runs untuned at values other than its defaults (a workload's rule): the space
+       holds them, A=24 included (not a power of two), and they are the baseline it reports. */
+    const int start[2] = {24, 2};
+    t.start = start;
+    CHECK(kl_tune_space_build(&kl, &t, &s, &e) == KL_OK && s.nvalues[0] == 10 &&
+              s.default_index >= 0,
+          "the start's A=24 is a value of the space (%d values)", s.nvalues[0]);
+    q.work = 0;
+    q.roof = 0;
+    q.exhaustive = 1;
+    CHECK(kl_tune_search(&s, &q, &o) == KL_OK && o.have_default &&
+              strcmp(o.default_params, "A=24,B=2") == 0 && strcmp(o.best_params, "A=32,B=4") == 0,
+          "the baseline is the start, A=24,B=2 (%s)", o.default_params);
     kl_tune_space_free(&s);
 }
 

@@ -550,7 +550,10 @@ enum kl_status kl_cli_tune_user_summary(const struct kl_cli_tune_user *u, FILE *
                    : kl_fail(e, KL_ERR_UNSUPPORTED, "no candidate of %s could run on this device",
                              u->tl.rung);
     fprintf(out, "best:      %s", o->best_params);
-    if (o->have_default)
+    if (o->have_default && u->tl.target.start) /* the workload's choice, as the rung runs */
+        fprintf(out, ", %.2fx the rung untuned (%s)", o->dflt.median_s / o->best.median_s,
+                u->tl.start_config);
+    else if (o->have_default)
         fprintf(out, ", %.2fx the default (%s)", o->dflt.median_s / o->best.median_s,
                 o->default_params);
     fprintf(out, "; run it with");

@@ -427,6 +427,13 @@ enum kl_status kl_ladder_check(const struct kl_workload *w, const struct kl_ladd
     return st != KL_OK ? st : check_values(w, user_of(w, a, i), i, values, wg, e);
 }
 
+enum kl_status kl_ladder_values(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                                int *values, char *config, size_t n, struct kl_err *e)
+{
+    int users;
+    return values_of(w, a, i, values, &users, config, n, e);
+}
+
 enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                              const char *const *items, int n, const struct kl_protocol *proto,
                              struct kl_result *res, struct kl_err *e)

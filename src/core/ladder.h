@@ -261,6 +261,11 @@ enum kl_status kl_ladder_check(const struct kl_workload *w, const struct kl_ladd
 enum kl_status kl_ladder_try(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
                              const char *const *items, int n, const struct kl_protocol *proto,
                              struct kl_result *res, struct kl_err *e);
+/* Rung i's values as the ladder runs it without a tuner (the workload's choice, as softmax's
+   rule for the row, else its defaults and a's --param); config names the choice ("" where
+   the defaults stand). */
+enum kl_status kl_ladder_values(const struct kl_workload *w, const struct kl_ladder_args *a, int i,
+                                int *values, char *config, size_t n, struct kl_err *e);
 
 /* The most rungs a ladder has, the user's included. */
 #define KL_MAX_RUNGS 64

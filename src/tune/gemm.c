@@ -142,6 +142,6 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .wn = kl_param_index(p, "WN"),
         .splitk = kl_param_index(p, "SPLITK"),
         .bk = kl_param_index(p, "BK"),
-        .target = {r->name, r->params, g, extent, check, rules, run, &kl->err}};
+        .target = {r->name, r->params, NULL, g, extent, check, rules, run, &kl->err}};
     return KL_OK;
 }

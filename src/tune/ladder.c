@@ -56,10 +56,18 @@ static enum kl_status tune(void *arg, const struct kl_workload *w, const struct 
     const char *name = u ? u->name : w->table->name(i),
                *summary = u ? u->summary : w->table->summary(i);
     const struct kl_param_def *params = u ? u->params : w->table->params(i);
-    t->w = w, t->a = a, t->i = i;
-    t->target = (struct kl_tune_target){name, params, t, NULL, check, NULL, run, &w->kl->err};
-    struct kl_result none;
     enum kl_status st;
+    t->w = w, t->a = a, t->i = i;
+    t->target = (struct kl_tune_target){name, params, NULL, t, NULL, check, NULL, run, &w->kl->err};
+    /* Where the workload chooses the rung's values (softmax's rule), the search starts from
+       them and measures the best against them: that is what the rung runs untuned. */
+    if (!u && w->values &&
+        (st = kl_ladder_values(w, a, i, t->start, t->start_config, sizeof t->start_config, e)) !=
+            KL_OK)
+        return st;
+    if (!u && w->values && t->start_config[0])
+        t->target.start = t->start;
+    struct kl_result none;
     snprintf(t->rung, sizeof t->rung, "%s", name);
     if ((st = kl_tune_space_build(w->kl, &t->target, &t->space, e)) != KL_OK)
         return st;

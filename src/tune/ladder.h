@@ -29,6 +29,10 @@ struct kl_tune_ladder {
     const struct kl_workload *w;
     const struct kl_ladder_args *a;
     int i;
+    /* the rung's values untuned where the workload chooses them (target.start), and the name
+       of that choice ("" where the defaults stand) */
+    int start[KL_MAX_PARAMS];
+    char start_config[128];
 };
 
 /* Sets t->tuner to call kl_tune_ladder with t; fill t->req before the ladder runs. */

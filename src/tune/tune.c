@@ -87,6 +87,12 @@ static int value_list(const struct kl_param_def *d, long extent, int *out)
     return within_extent(out, range_values(d, out), extent);
 }
 
+/* Parameter p's value as the rung runs untuned: the target's start, else its default. */
+static int start_value(const struct kl_tune_target *t, int p)
+{
+    return t->start ? t->start[p] : t->params[p].def;
+}
+
 static size_t item_text(const struct kl_tune_space *s, const unsigned char *idx, char text[][32],
                         const char **items, char *joined, size_t n)
 {
@@ -124,6 +130,9 @@ static void space_axes(struct kl_tune_space *s)
     for (int p = 0; p < s->nparams; p++) {
         const struct kl_param_def *d = &t->params[p];
         s->nvalues[p] = value_list(d, t->extent ? t->extent(t->self, d->name) : 0, s->values[p]);
+        if (t->start && !contains(s->values[p], s->nvalues[p], t->start[p]) &&
+            s->nvalues[p] < KL_TUNE_MAX_VALUES)
+            insert_sorted(s->values[p], &s->nvalues[p], t->start[p]);
         s->combinations *= s->nvalues[p];
     }
 }
@@ -212,7 +221,7 @@ static int default_candidate(const struct kl_tune_space *s)
         const unsigned char *x = s->cand + (size_t)i * (size_t)s->nparams;
         int same = 1;
         for (int p = 0; p < s->nparams && same; p++)
-            same = s->values[p][x[p]] == s->target->params[p].def;
+            same = s->values[p][x[p]] == start_value(s->target, p);
         if (same)
             return i;
     }
@@ -322,17 +331,24 @@ static void defaults_text(const struct kl_tune_space *s, char *out, size_t n)
         out[0] = '\0';
     for (int p = 0; p < s->nparams && used < n; p++)
         used += (size_t)snprintf(out + used, n - used, "%s%s=%d", p ? "," : "",
-                                 s->target->params[p].name, s->target->params[p].def);
+                                 s->target->params[p].name, start_value(s->target, p));
 }
 
-/* Candidate i's items and "A=1,B=2"; for -1 (the defaults outside the space) no items. */
+/* Candidate i's items and "A=1,B=2"; for -1 (the defaults outside the space) the target's
+   start as items, or none (its defaults). */
 static int candidate_items(const struct kl_tune_space *s, int i, char text[][32],
                            const char **items, char *joined, size_t n)
 {
     if (i >= 0)
         return kl_tune_candidate(s, i, text, items, joined, n);
     defaults_text(s, joined, n);
-    return 0;
+    if (!s->target->start)
+        return 0;
+    for (int p = 0; p < s->nparams; p++) {
+        snprintf(text[p], 32, "%s=%d", s->target->params[p].name, s->target->start[p]);
+        items[p] = text[p];
+    }
+    return s->nparams;
 }
 
 /* What a candidate's run (rc, and res where it returned KL_OK) makes of it. */
@@ -501,10 +517,13 @@ static enum kl_status try_defaults(struct search *x, int *stop)
     double score;
     struct kl_err ignored;
     enum kl_status rc;
+    char text[KL_MAX_PARAMS][32], joined[256];
+    const char *items[KL_MAX_PARAMS];
     if (s->default_index >= 0)
         return try_candidate(x, s->default_index, stop);
     /* Defaults outside the space (a sensible-space rule dropped them): timed where they fit. */
-    if (s->target->check(s->target->self, NULL, 0, NULL, &ignored) != KL_OK)
+    int n = candidate_items(s, -1, text, items, joined, sizeof joined);
+    if (s->target->check(s->target->self, n ? items : NULL, n, NULL, &ignored) != KL_OK)
         return KL_OK;
     if ((rc = evaluate(x, -1, &x->req->search, 0, &res, &score)) != KL_OK)
         return rc;

@@ -27,6 +27,10 @@
 struct kl_tune_target {
     const char *name;                  /* the rung's, for messages */
     const struct kl_param_def *params; /* its parameters, KL_MAX_PARAMS at most */
+    /* The values it runs with untuned where they are not its parameters' defaults (a
+       workload's rule for the sizes: softmax's), one a parameter; NULL: the defaults. The
+       search starts from them, and the best is measured against them ("the default"). */
+    const int *start;
     void *self;
     /*
      * The problem extent a parameter tiles (values beyond it, rounded up to
@@ -77,7 +81,7 @@ struct kl_tune_space {
     long pruned_rules;   /* ... or a sensible-space rule */
     int count;           /* candidates left */
     unsigned char *cand; /* count × nparams value indices, in lexicographic order */
-    int default_index;   /* the candidate of the rung's defaults, -1 if not in the space */
+    int default_index;   /* the candidate of its defaults (start), -1 if not in the space */
 };
 
 enum kl_status kl_tune_space_build(struct kl_context *kl, const struct kl_tune_target *t,
