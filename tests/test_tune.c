@@ -416,6 +416,37 @@ static void test_spaces(struct kl_context *kl)
 }
 
 /*
+ * The search of a rung with a preset for the device, type and size starts from the preset and
+ * measures against it: rung 20's FP8 sums on sm_90 (BN=192) at 4096^3, as `kladder gemm` runs
+ * it untuned; without a preset (half), the defaults.
+ */
+static void check_preset_start(struct kl_context *kl, const struct kl_gemm_rung *r20)
+{
+    static struct kl_tune_gemm g;
+    struct kl_tune_space s;
+    struct kl_err e;
+    char text[KL_MAX_PARAMS][32], joined[256] = "";
+    const char *items[KL_MAX_PARAMS];
+    int bn = kl_param_index(r20->params, "BN");
+    enum kl_status st = kl_tune_gemm_target(kl, NULL, r20, KL_FP8, 4096, 4096, 4096, &g, &e);
+    if (st == KL_OK)
+        st = kl_tune_space_build(kl, &g.target, &s, &e);
+    CHECK(st == KL_OK && g.target.start && g.start[bn] == 192 &&
+              strstr(g.start_config, "preset sm_90 BN=192") && s.default_index >= 0,
+          "rung 20 in fp8 at 4096^3 on sm_90 starts from its preset (%s, candidate %d)",
+          g.start_config, st == KL_OK ? s.default_index : -2);
+    if (st == KL_OK && s.default_index >= 0) {
+        kl_tune_candidate(&s, s.default_index, text, items, joined, sizeof joined);
+        CHECK(strstr(joined, "BN=192") != NULL, "the start candidate is the preset's: %s", joined);
+    }
+    if (st == KL_OK)
+        kl_tune_space_free(&s);
+    st = kl_tune_gemm_target(kl, NULL, r20, KL_HALF, 4096, 4096, 4096, &g, &e);
+    CHECK(st == KL_OK && !g.target.start && !g.start_config[0],
+          "rung 20 in half has no preset: the defaults are its start");
+}
+
+/*
  * The CUDA C++ rungs' spaces (14 to 22), which the default device (PoCL in CI) cannot build:
  * on a CUDA device described without one (an H200's compute capability, SMs and 227 KiB of
  * shared memory; the backend's name and its CUDA C++ are all the tuner's target reads of
@@ -460,6 +491,7 @@ static void test_cuda_spaces(void)
           "a held value (PAD=0, EPI=0, SK=1, PREFETCH=0, PROMOTE=0) in a CUDA rung's space");
     CHECK(in_space(kl, kl_gemm_rung_find("14_warptile"), KL_FLOAT, 128, 8192, 8192, split4, 1),
           "14_warptile SPLITK=4 missing at 128 x 8192 x 8192 on 132 SMs");
+    check_preset_start(kl, r20);
     free(kl);
 }
 

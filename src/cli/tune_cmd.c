@@ -374,7 +374,8 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         return kl_exit_for(st);
     }
     if (o.have_default) {
-        print_result(out, "default:", o.default_params, &o.dflt, flops, roof);
+        print_result(out, g.target.start ? "preset:" : "default:", o.default_params, &o.dflt, flops,
+                     roof);
         fputc('\n', out);
     }
     if (!o.have_best) {
@@ -383,7 +384,8 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
     }
     print_result(out, "best:", o.best_params, &o.best, flops, roof);
     if (o.have_default)
-        fprintf(out, "  %.2fx the default", o.dflt.median_s / o.best.median_s);
+        fprintf(out, "  %.2fx the %s", o.dflt.median_s / o.best.median_s,
+                g.target.start ? g.start_config : "default");
     fprintf(out, "\n");
 
     int rc = save_best(kl, r, t, (int[3]){M, N, K}, budget, &s, &o, out);
