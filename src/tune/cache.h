@@ -25,7 +25,8 @@ struct kl_tuned {
     /* provenance */
     char size[64]; /* the size it was tuned at: "2048x2048x2048" */
     double median_s, gflops;
-    double default_gflops; /* the rung's defaults at that size; 0: not measured */
+    /* the rung untuned at that size (its preset, else its defaults); 0: not measured */
+    double default_gflops;
     char date[32];
     char version[32];
     double budget_s; /* 0: none (exhaustive) */
