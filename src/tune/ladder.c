@@ -47,6 +47,21 @@ static enum kl_status add_row(struct kl_report *rep, const char *name, const cha
     return KL_OK;
 }
 
+/* Where the workload chooses rung i's values (softmax's rule), the search starts from them and
+   measures the best against them: that is what the rung runs untuned. */
+static enum kl_status set_start(struct kl_tune_ladder *t, const struct kl_workload *w,
+                                const struct kl_ladder_args *a, int i, struct kl_err *e)
+{
+    t->start_config[0] = '\0';
+    if (!w->values || i >= w->table->count) /* a user's kernel: its own defaults */
+        return KL_OK;
+    enum kl_status st =
+        kl_ladder_values(w, a, i, t->start, t->start_config, sizeof t->start_config, e);
+    if (st == KL_OK && t->start_config[0])
+        t->target.start = t->start;
+    return st;
+}
+
 static enum kl_status tune(void *arg, const struct kl_workload *w, const struct kl_ladder_args *a,
                            int i, struct kl_report *rep, struct kl_err *e)
 {
@@ -59,14 +74,8 @@ static enum kl_status tune(void *arg, const struct kl_workload *w, const struct 
     enum kl_status st;
     t->w = w, t->a = a, t->i = i;
     t->target = (struct kl_tune_target){name, params, NULL, t, NULL, check, NULL, run, &w->kl->err};
-    /* Where the workload chooses the rung's values (softmax's rule), the search starts from
-       them and measures the best against them: that is what the rung runs untuned. */
-    if (!u && w->values &&
-        (st = kl_ladder_values(w, a, i, t->start, t->start_config, sizeof t->start_config, e)) !=
-            KL_OK)
+    if ((st = set_start(t, w, a, i, e)) != KL_OK)
         return st;
-    if (!u && w->values && t->start_config[0])
-        t->target.start = t->start;
     struct kl_result none;
     snprintf(t->rung, sizeof t->rung, "%s", name);
     if ((st = kl_tune_space_build(w->kl, &t->target, &t->space, e)) != KL_OK)
