@@ -150,7 +150,7 @@ for step in $steps; do
     profile) # ncu on the rows that hold a row: issue and the exp unit against DRAM
         # (rows of 128 MiB in all; ncu takes the third launch, after the first verified
         # and the warm-up)
-        targets="half 4096 04,half 32768 05,half 262144 05,bf16 262144 05,float 4096 04"
+        targets="half 4096 04,half 32768 05,half 262144 05,bf16 262144 05,float 4096 04,float 262144 05"
         metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
         metrics+=,sm__inst_issued.avg.pct_of_peak_sustained_active
         metrics+=,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
