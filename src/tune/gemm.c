@@ -1,10 +1,6 @@
 #include "tune/gemm.h"
 
-#include <stdio.h>
 #include <string.h>
-
-#include "core/params.h"
-#include "tune/cache.h"
 
 /* The extent of C or K that a parameter tiles (0: none); values beyond it only waste work. */
 static long extent(void *self, const char *name)
@@ -117,23 +113,11 @@ static enum kl_status run(void *self, const char *const *items, int n,
 /* The rung's preset for the device, type and size as the search's start, where one applies. */
 static enum kl_status preset_start(struct kl_tune_gemm *g, struct kl_err *e)
 {
-    const struct kl_gemm_preset *p =
-        kl_gemm_preset_find(g->rung, &g->kl->info, g->type, g->M, g->N, g->K);
-    const char *items[KL_MAX_PARAMS];
-    char buf[512];
-    unsigned mask;
-    int n;
-    if (!p)
-        return KL_OK;
-    if ((n = kl_tuned_items(p->params, buf, sizeof buf, items, KL_MAX_PARAMS)) < 1)
-        return kl_fail(e, KL_ERR_ARG, "rung %s: malformed preset \"%s\"", g->rung->name, p->params);
-    enum kl_status st =
-        kl_params_resolve(g->rung->name, g->rung->params, items, n, g->start, &mask, e);
-    if (st != KL_OK)
-        return st;
-    snprintf(g->start_config, sizeof g->start_config, "preset sm_%d %s", p->cc, p->params);
-    g->target.start = g->start;
-    return KL_OK;
+    enum kl_status st = kl_gemm_preset_values(g->rung, &g->kl->info, g->type, g->M, g->N, g->K,
+                                              g->start, g->start_config, sizeof g->start_config, e);
+    if (st == KL_OK && g->start_config[0])
+        g->target.start = g->start;
+    return st;
 }
 
 enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *b,

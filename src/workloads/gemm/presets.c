@@ -327,6 +327,28 @@ static void describe(char *config, size_t n, const char *what, const char *const
         used += (size_t)snprintf(config + used, n - used, " %s", items[j]);
 }
 
+/* Rung r's preset for the device, type and size, resolved and described (gemm.h). */
+enum kl_status kl_gemm_preset_values(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                                     enum kl_type t, int M, int N, int K, int *values,
+                                     char *config, size_t n, struct kl_err *e)
+{
+    const struct kl_gemm_preset *preset = kl_gemm_preset_find(r, dev, t, M, N, K);
+    const char *items[KL_MAX_PARAMS];
+    char buf[512], what[32];
+    unsigned mask;
+    int nitems;
+    config[0] = '\0';
+    if (!preset)
+        return KL_OK;
+    if ((nitems = kl_tuned_items(preset->params, buf, sizeof buf, items, KL_MAX_PARAMS)) < 1)
+        return kl_fail(e, KL_ERR_ARG, "rung %s: malformed preset \"%s\"", r->name,
+                       preset->params);
+    enum kl_status st = kl_gemm_resolve(r, items, nitems, values, &mask, e);
+    snprintf(what, sizeof what, "preset sm_%d", preset->cc);
+    describe(config, n, what, items, nitems);
+    return st;
+}
+
 /* The rung's tuned set in req, or NULL. */
 static const struct kl_gemm_rung_params *tuned_of(const struct kl_gemm_request *req,
                                                   const struct kl_gemm_rung *r)
@@ -370,10 +392,6 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
                                        char *config, size_t n, struct kl_err *e)
 {
     const struct kl_gemm_rung_params *tuned = tuned_of(req, r);
-    const struct kl_gemm_preset *preset;
-    const char *items[KL_MAX_PARAMS];
-    char buf[512];
-    int nitems;
     enum kl_status st;
     config[0] = '\0';
     if (kl_params_mention(req->params, req->nparams, r->params)) {
@@ -383,17 +401,12 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
     if (tuned) {
         st = kl_gemm_resolve(r, tuned->items, tuned->nitems, values, mask, e);
         describe(config, n, "tuned", tuned->items, tuned->nitems);
-    } else if (!req->no_presets &&
-               (preset = kl_gemm_preset_find(r, dev, req->type, req->M, req->N, req->K))) {
-        if ((nitems = kl_tuned_items(preset->params, buf, sizeof buf, items, KL_MAX_PARAMS)) < 1)
-            return kl_fail(e, KL_ERR_ARG, "rung %s: malformed preset \"%s\"", r->name,
-                           preset->params);
-        st = kl_gemm_resolve(r, items, nitems, values, mask, e);
-        char what[32];
-        snprintf(what, sizeof what, "preset sm_%d", preset->cc);
-        describe(config, n, what, items, nitems);
     } else {
-        return kl_gemm_resolve(r, req->params, req->nparams, values, mask, e);
+        st = req->no_presets ? KL_OK
+                             : kl_gemm_preset_values(r, dev, req->type, req->M, req->N, req->K,
+                                                     values, config, n, e);
+        if (st == KL_OK && !config[0]) /* no preset: the defaults */
+            return kl_gemm_resolve(r, req->params, req->nparams, values, mask, e);
     }
     *mask = 0;
     return st;
