@@ -12,7 +12,9 @@
 # cuBLAS SGEMM, each plain and with SK=1; rung 20 in half and fp8 and rungs
 # 17 and 18 with C stored from registers (EPI=0) and by TMA (EPI=1); rung 21 beside cuBLAS
 # DGEMM at its defaults, with one set of fragments (PREFETCH=0) and so on
-# 128 x 128 blocks (an option's comma-separated values are one run's); rungs
+# 128 x 128 blocks, and with one set of A's fragments read tile by tile (PREFETCH=2) at its
+# defaults and on 64 x 32 warp tiles of 128 x 128 and 128 x 64 blocks (an option's
+# comma-separated values are one run's); rungs
 # 17 and 18 with unaligned rows padded first (PAD=1) and read by cp.async (PAD=0);
 # rung 14 beside cuBLAS SGEMM plain and with each of SPLITS (default
 # "2 4 8"). The shapes (SHAPES="M N K,..."
@@ -44,7 +46,7 @@ if grep -q "^  Device cuda:0" "$out/devices.txt"; then # (env.sh's list)
         "20|fp8|cublaslt|BN=192|SK=0 SK=1" "20|int8|cublaslt||SK=0 SK=1"
         "20|half|cublaslt|SK=0|EPI=0 EPI=1" "20|fp8|cublaslt|BN=192 SK=0|EPI=0 EPI=1"
         "17,18|float|cublas|SK=0|EPI=0 EPI=1"
-        "21|double|cublas||PREFETCH=1 PREFETCH=0 BM=128,BN=128,WM=32,WN=64,PREFETCH=0"
+        "21|double|cublas||PREFETCH=1 PREFETCH=0 BM=128,BN=128,WM=32,WN=64,PREFETCH=0 PREFETCH=2 BM=128,BN=128,WM=64,WN=32,PREFETCH=2 BM=128,BN=64,WM=64,WN=32,PREFETCH=2"
         "17,18|float|cublas||PAD=1 PAD=0"
         "22|float|cublas||SK=0 SK=1"
         "14|float|cublas||SPLITK=1 $(printf 'SPLITK=%s ' "${splits[@]}")")

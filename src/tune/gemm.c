@@ -40,7 +40,7 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
  * tuner's context too): EPI (the stores of C by TMA in rungs 17, 18 and 20, the default
  * since an H200 measured them faster and tests/gpu/cuda.sh step 6c verified them under the
  * sanitizers), PREFETCH=0 (rung 21's single set of fragments, 0.81x of the defaults on an
- * H200; step 6d) and PAD=0 (rungs 17 and 18 reading unaligned rows by cp.async, 15x slower;
+ * H200; step 6d) and 2 (its A fragments read tile by tile; step 6d) and PAD=0 (rungs 17 and 18 reading unaligned rows by cp.async, 15x slower;
  * step 6e; where rows are aligned, the residual's rule chooses it for rung 18).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)

@@ -52,8 +52,9 @@
 #     registers' stores instead), verified and bit for bit after the timed
 #     launches; rungs 20 and 17 under memcheck and racecheck.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
-#     128 x 128 blocks, verified at awkward shapes and bit for bit after the
-#     timed launches; under memcheck and racecheck.
+#     128 x 128 blocks, and with one set of A's read tile by tile (PREFETCH=2)
+#     at its defaults and on 64 x 32 warp tiles, verified at awkward shapes
+#     and bit for bit after the timed launches; under memcheck and racecheck.
 #  6e. Rungs 17 and 18 reading rows TMA cannot (K or N not a multiple of 4)
 #     by cp.async as they are (PAD=0), and rung 18 splitting A in shared
 #     memory where TMA reads the rows as they are (the residual's rule's
@@ -464,30 +465,44 @@ step_6c() {
     done
 }
 
-step_6d() {
-    echo "== 6d. Rung 21 with one set of fragments (PREFETCH=0)"
-    # At its defaults and on 128 x 128 blocks of 32 x 64 warp tiles (MK 8 and 16), at the
-    # awkward shapes and 1000^3 (part blocks both ways), C after the timed launches the verified
-    # one bit for bit; then memcheck and racecheck on the 128 x 128 blocks.
-    big=(--param BM=128 --param BN=128 --param WM=32 --param WN=64)
-    for config in "" "${big[*]}" "${big[*]} --param MK=16"; do
+# dmma_set P SANITIZED CONFIG...: rung 21 at PREFETCH=P in each CONFIG (words of options; ""
+# its defaults) at the awkward shapes and 1000^3 (part blocks both ways), C after the timed
+# launches the verified one bit for bit; then memcheck and racecheck in SANITIZED.
+dmma_set() {
+    local p=$1 sanitized=$2 config shape m n k tool
+    shift 2
+    for config in "$@"; do
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "1000 1000 1000"; do
             read -r m n k <<<"$shape"
             # shellcheck disable=SC2086 # config is words of options
-            verified_run dmma "PREFETCH=0 rung 21 ${config:-defaults} ${m}x${n}x${k}" --rung 21 \
-                --type double --m "$m" --n "$n" --k "$k" --param PREFETCH=0 $config
+            verified_run dmma "PREFETCH=$p rung 21 ${config:-defaults} ${m}x${n}x${k}" --rung 21 \
+                --type double --m "$m" --n "$n" --k "$k" --param "PREFETCH=$p" $config
         done
     done
     for tool in memcheck racecheck; do
+        # shellcheck disable=SC2086 # sanitized is words of options
         if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
-            --backend cuda --rung 21 --type double --m 300 --n 257 --k 70 --param PREFETCH=0 \
-            "${big[@]}" --warmup 0 --repeats 1 --min-time 0 -q >"$out/dmma_$tool.txt" 2>&1; then
-            echo "ok    PREFETCH=0 rung 21 under $tool"
+            --backend cuda --rung 21 --type double --m 300 --n 257 --k 70 --param "PREFETCH=$p" \
+            $sanitized --warmup 0 --repeats 1 --min-time 0 -q >"$out/dmma${p}_$tool.txt" 2>&1; then
+            echo "ok    PREFETCH=$p rung 21 under $tool"
         else
-            echo "FAIL  PREFETCH=0 rung 21 under $tool (see $out/dmma_$tool.txt)"
+            echo "FAIL  PREFETCH=$p rung 21 under $tool (see $out/dmma${p}_$tool.txt)"
             status=1
         fi
     done
+}
+
+step_6d() {
+    echo "== 6d. Rung 21 with one set of fragments (PREFETCH=0), and one of A's (PREFETCH=2)"
+    # One set at its defaults and on 128 x 128 blocks of 32 x 64 warp tiles (MK 8 and 16), the
+    # sanitizers on those blocks; A's read tile by tile at the defaults, one step a slice
+    # (BK=8), and 64 x 32 warp tiles of 128 x 128 and 128 x 64 blocks, the sanitizers on the
+    # last.
+    local big="--param BM=128 --param BN=128 --param WM=32 --param WN=64"
+    local wide="--param BM=128 --param BN=64 --param WM=64 --param WN=32"
+    dmma_set 0 "$big" "" "$big" "$big --param MK=16"
+    dmma_set 2 "$wide" "" "--param BK=8" "--param BM=128 --param BN=128 --param WM=64 --param WN=32" \
+        "$wide"
 }
 
 step_6e() {

@@ -35,7 +35,14 @@
  *            products per byte a block brings in from L2 as the defaults'
  *            64 x 128 blocks. Measured on an H200, and refuted: one set
  *            runs 0.81x the defaults, 0.91x on those 128 x 128 blocks
- *            (docs/RESULTS.md): the prefetched reads are worth more.
+ *            (docs/RESULTS.md): the prefetched reads are worth more. 2: one
+ *            set of A's fragments, m16 tile i's read for the next step as
+ *            soon as this step's products of tile i are issued, and B's two
+ *            sets (cuBLAS's DGEMM feeds its 64 x 32 warp tiles so, in 246
+ *            registers): 64 x 32 warp tiles of 128 x 128 blocks fit 255
+ *            registers without spills (of 128 x 64 blocks, 24 bytes
+ *            spilled), 1.5 fragment reads a product where 32 x 32 tiles
+ *            take 2. Not yet measured.
  * Layout:    stage s holds A's slice as in A, As[s][m][k] with rows of
  *            BK + 4 doubles, and B's as in B, Bs[s][k][n] with rows of SB
  *            doubles. Both arrive by 16-byte cp.async. A lane reads its
@@ -179,27 +186,48 @@ struct frags {
 };
 
 /*
- * Lane's fragments of step k (its first k in the slice): A from as, the
- * lane's element (row g, column t) of the warp's first m16 tile; B from bs,
- * its element (row t, column g) of the first n8 tile.
+ * Lane's fragments of step k (its first k in the slice): A's of m16 tile i
+ * from as, the lane's element (row g, column t) of the warp's first m16
+ * tile; B's from bs, its element (row t, column g) of the first n8 tile.
  */
+static __device__ __forceinline__ void load_a(double (&a)[KQ][2], const double *as, int k, int i)
+{
+#pragma unroll
+    for (int s = 0; s < KQ; s++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            a[s][h] = as[(i * 16 + h * 8) * SA + k + 4 * s];
+}
+
+static __device__ __forceinline__ void load_b(double (&b)[NT8][KQ], const double *bs, int k)
+{
+#pragma unroll
+    for (int j = 0; j < NT8; j++)
+#pragma unroll
+        for (int s = 0; s < KQ; s++)
+            b[j][s] = bs[(k + 4 * s) * SB + j * 8];
+}
+
 static __device__ __forceinline__ void load_frags(frags &f, const double *as, const double *bs,
                                                   int k)
 {
 #pragma unroll
     for (int i = 0; i < MT; i++)
-#pragma unroll
-        for (int s = 0; s < KQ; s++)
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-                f.a[i][s][h] = as[(i * 16 + h * 8) * SA + k + 4 * s];
-#pragma unroll
-    for (int j = 0; j < NT8; j++)
-#pragma unroll
-        for (int s = 0; s < KQ; s++)
-            f.b[j][s] = bs[(k + 4 * s) * SB + j * 8];
+        load_a(f.a[i], as, k, i);
+    load_b(f.b, bs, k);
 }
 
+#if PREFETCH == 2
+/* The products of one m16 tile's A fragments a with every n8 tile's B fragments b. */
+static __device__ __forceinline__ void multiply_tile(double (&d)[NT8][4],
+                                                     const double (&a)[KQ][2],
+                                                     const double (&b)[NT8][KQ])
+{
+#pragma unroll
+    for (int j = 0; j < NT8; j++)
+        mma(d[j], a, b[j]);
+}
+#else
 static __device__ __forceinline__ void multiply(double (&d)[MT][NT8][4], const frags &f)
 {
 #pragma unroll
@@ -208,6 +236,7 @@ static __device__ __forceinline__ void multiply(double (&d)[MT][NT8][4], const f
         for (int j = 0; j < NT8; j++)
             mma(d[i][j], f.a[i], f.b[j]);
 }
+#endif
 
 /* ---- copies of one K-slice into a stage ------------------------------------- */
 
@@ -403,10 +432,24 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
                 __syncthreads();
             }
             const int ns = kk + 1 < KSTEPS ? s : s + 1, nk = kk + 1 < KSTEPS ? kk + 1 : 0;
+#if PREFETCH == 2
+            /* One set of A's fragments (f[0].a): m16 tile i's are read for the next step as
+               soon as this step's products of it are issued; B's alternate in two sets. */
+            const double *const an = a_lane + ns % STAGES * A_STAGE;
+            if (ns < nslices)
+                load_b(f[(P + kk + 1) % 2].b, b_lane + ns % STAGES * B_STAGE, nk * MK);
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+                multiply_tile(acc[i], f[0].a[i], f[(P + kk) % 2].b);
+                if (ns < nslices)
+                    load_a(f[0].a[i], an, nk * MK, i);
+            }
+#else
             if (ns < nslices)
                 load_frags(f[(P + kk + 1) % 2], a_lane + ns % STAGES * A_STAGE,
                            b_lane + ns % STAGES * B_STAGE, nk * MK);
             multiply(acc, f[(P + kk) % 2]);
+#endif
         }
     };
     if constexpr (KSTEPS % 2 == 0) {

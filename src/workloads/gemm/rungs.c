@@ -380,10 +380,12 @@ static const struct kl_gemm_rung rungs[] = {
                 {"MK", 8, 4, 16, 4, 1,
                  "K of one mma instruction on compute capability 9.0 (4, 8 or 16; a divisor of "
                  "BK)"},
-                {"PREFETCH", 1, 0, 1, 1, 0,
+                {"PREFETCH", 1, 0, 2, 1, 0,
                  "1: the next step's fragments read while this step's products run (two sets of "
                  "registers); 0: one set, read just before its products, which leaves 128 x 128 "
-                 "blocks of 32 x 64 warp tiles room in the registers"}},
+                 "blocks of 32 x 64 warp tiles room in the registers; 2: one set of A's, each "
+                 "m16 tile's read for the next step once its products are issued, and two of "
+                 "B's (64 x 32 warp tiles without spills)"}},
      .multiples = M_MMA,
      .relations = dmma_relations},
     {.name = "22_ozaki_int8",
