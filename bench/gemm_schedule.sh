@@ -12,7 +12,7 @@
 # cuBLAS SGEMM, each plain and with SK=1; rung 20 in half and fp8 and rungs
 # 17 and 18 with C stored from registers (EPI=0) and by TMA (EPI=1); rung 21 beside cuBLAS
 # DGEMM at its defaults, with one set of fragments (PREFETCH=0) and so on
-# 128 x 128 blocks, and with one set of A's fragments read tile by tile (PREFETCH=2) at its
+# 128 x 128 blocks, and with A's fragments in a ring (PREFETCH=2) at its
 # defaults and on 64 x 32 warp tiles of 128 x 128 and 128 x 64 blocks (an option's
 # comma-separated values are one run's); rungs
 # 17 and 18 with unaligned rows padded first (PAD=1) and read by cp.async (PAD=0);

@@ -366,7 +366,7 @@ static void add_tensor_rung(const struct kl_gemm_rung *r)
  * narrow types, 21_dmma in double): for each type it takes, its defaults and
  * the tile sets below that it accepts in that type (smaller, larger, deeper,
  * an odd number of n8 tiles per warp, other instruction depths, rung 21's
- * single set of fragments and its A fragments read tile by tile), for the
+ * single set of fragments and its ring of A fragments), for the
  * oldest architecture with that type's mma.sync (sm_80; sm_89 for FP8) and
  * for the H100's (sm_90).
  */
@@ -388,7 +388,7 @@ static void add_typed_tensor_rung(const struct kl_gemm_rung *r)
         {"BM=128", "BN=128", "WM=32", "WN=64", "PREFETCH=0", NULL},
         {"BM=128", "BN=128", "WM=32", "WN=64", "MK=16", "PREFETCH=0", NULL},
         {"BM=128", "BN=128", "BK=8", "WM=64", "WN=32", "STAGES=4", "PREFETCH=0"},
-        /* rung 21's rolling A fragments: at its defaults, on 64 x 32 warp tiles of 128 x 128
+        /* rung 21's ring of A fragments: at its defaults, on 64 x 32 warp tiles of 128 x 128
            and 128 x 64 blocks, and with one step a slice (an odd KSTEPS) */
         {"PREFETCH=2", NULL},
         {"BM=128", "BN=128", "WM=64", "WN=32", "PREFETCH=2", NULL},

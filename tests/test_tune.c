@@ -74,11 +74,10 @@ static long local_elems(const struct kl_gemm_rung *r, const int *v, enum kl_type
         return val(r, v, "STAGES") * (val(r, v, "BM") + val(r, v, "BN")) *
                (val(r, v, "BK") + 16 / (long)kl_type_size(t));
     case KL_LOCAL_DMMA: {
-        long sb = val(r, v, "BN");
-        while (sb % 16 != 4) /* B's rows: 4 more than a multiple of 16 */
+        long sa = val(r, v, "BK") > 16 ? val(r, v, "BK") : 16, sb = val(r, v, "BN");
+        while (sb % 16 != 0) /* rows of whole 128-byte lines */
             sb++;
-        return val(r, v, "STAGES") *
-               (val(r, v, "BM") * (val(r, v, "BK") + 4) + val(r, v, "BK") * sb);
+        return val(r, v, "STAGES") * (val(r, v, "BM") * sa + val(r, v, "BK") * sb);
     }
     case KL_LOCAL_WGMMA: {
         long small = r->precision == KL_PREC_3XTF32 ? val(r, v, "BM") : 0;
@@ -479,7 +478,8 @@ static void test_cuda_spaces(void)
        where C's blocks leave SMs idle. */
     static const char *const pad0[] = {"PAD=0"}, *const epi0[] = {"EPI=0"}, *const sk1[] = {"SK=1"},
                              *const fetch0[] = {"PREFETCH=0"}, *const fast[] = {"PROMOTE=0"},
-                             *const split4[] = {"SPLITK=4"};
+                             *const split4[] = {"SPLITK=4"},
+                             *const ring[] = {"BM=128", "BN=128", "WM=64", "WN=32", "PREFETCH=2"};
     const struct kl_gemm_rung *r17 = kl_gemm_rung_find("17_wgmma_tf32"),
                               *r20 = kl_gemm_rung_find("20_wgmma"),
                               *r21 = kl_gemm_rung_find("21_dmma");
@@ -489,6 +489,8 @@ static void test_cuda_spaces(void)
               !in_space(kl, r21, KL_DOUBLE, 4096, 4096, 4096, fetch0, 1) &&
               !in_space(kl, r20, KL_FP8, 4096, 4096, 4096, fast, 1),
           "a held value (PAD=0, EPI=0, SK=1, PREFETCH=0, PROMOTE=0) in a CUDA rung's space");
+    CHECK(in_space(kl, r21, KL_DOUBLE, 4096, 4096, 4096, ring, 5),
+          "21_dmma's preset (PREFETCH=2 on 128 x 128 blocks) missing from its space at 4096^3");
     CHECK(in_space(kl, kl_gemm_rung_find("14_warptile"), KL_FLOAT, 128, 8192, 8192, split4, 1),
           "14_warptile SPLITK=4 missing at 128 x 8192 x 8192 on 132 SMs");
     check_preset_start(kl, r20);

@@ -492,6 +492,16 @@ static void test_rungs(void)
               strstr(cube->params, "BN=64") && wide && strstr(wide->params, "CLUSTER=2") &&
               big == wide && !kl_gemm_preset_find(r17, &a100, KL_FLOAT, 8192, 8192, 8192),
           "rung 17's Hopper presets by M and by size");
+    /* Rung 21 on Hopper: the defaults up to class 31, the ring on 128 x 128 blocks above. */
+    const struct kl_gemm_rung *r21 = kl_gemm_rung_find("21_dmma");
+    const struct kl_gemm_preset *dsmall =
+                                    kl_gemm_preset_find(r21, &h100, KL_DOUBLE, 1024, 1024, 1024),
+                                *dlarge =
+                                    kl_gemm_preset_find(r21, &h100, KL_DOUBLE, 2048, 2048, 2048);
+    CHECK(dsmall && dlarge && strstr(dsmall->params, "PREFETCH=1") &&
+              strstr(dlarge->params, "PREFETCH=2") && strstr(dlarge->params, "BN=128") &&
+              !kl_gemm_preset_find(r21, &a100, KL_DOUBLE, 4096, 4096, 4096),
+          "rung 21's Hopper presets by size");
     test_set_aside(&h100);
 }
 

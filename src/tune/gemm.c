@@ -40,22 +40,25 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
  * tuner's context too): EPI (the stores of C by TMA in rungs 17, 18 and 20, the default
  * since an H200 measured them faster and tests/gpu/cuda.sh step 6c verified them under the
  * sanitizers), PREFETCH=0 (rung 21's single set of fragments, 0.81x of the defaults on an
- * H200; step 6d) and 2 (its A fragments read tile by tile; step 6d) and PAD=0 (rungs 17 and 18 reading unaligned rows by cp.async, 15x slower;
- * step 6e; where rows are aligned, the residual's rule chooses it for rung 18).
+ * H200; step 6d; its ring, PREFETCH=2, is searched beside the default) and PAD=0 (rungs 17
+ * and 18 reading unaligned rows by cp.async, 15x slower; step 6e; where rows are aligned,
+ * the residual's rule chooses it for rung 18).
  */
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
     /* hopper: held on the Hopper rungs only (rungs 12 and 13's PAD, their local tile's
-       padding, is another parameter of that name, and searched) */
+       padding, is another parameter of that name, and searched); also: a value searched
+       beside the default (-1: none) */
     static const struct {
         const char *name;
-        int hopper;
-    } names[] = {{"PROMOTE", 0}, {"SK", 0}, {"EPI", 0}, {"PREFETCH", 0}, {"PAD", 1}};
+        int hopper, also;
+    } names[] = {
+        {"PROMOTE", 0, -1}, {"SK", 0, -1}, {"EPI", 0, -1}, {"PREFETCH", 0, 2}, {"PAD", 1, -1}};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         if (names[k].hopper && !g->rung->hopper)
             continue;
         int i = kl_param_index(g->rung->params, names[k].name);
-        if (i >= 0 && v[i] != g->rung->params[i].def)
+        if (i >= 0 && v[i] != g->rung->params[i].def && v[i] != names[k].also)
             return 1;
     }
     return 0;

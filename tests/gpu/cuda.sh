@@ -52,7 +52,7 @@
 #     registers' stores instead), verified and bit for bit after the timed
 #     launches; rungs 20 and 17 under memcheck and racecheck.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
-#     128 x 128 blocks, and with one set of A's read tile by tile (PREFETCH=2)
+#     128 x 128 blocks, and with A's fragments in a ring (PREFETCH=2)
 #     at its defaults and on 64 x 32 warp tiles, verified at awkward shapes
 #     and bit for bit after the timed launches; under memcheck and racecheck.
 #  6e. Rungs 17 and 18 reading rows TMA cannot (K or N not a multiple of 4)
@@ -63,8 +63,9 @@
 #  6f. The schedule's rules at shapes they were fitted to, each run with no
 #     --param: the row's config must name the value the rule chose (rung 14's
 #     128 x 128 blocks and four splits, rung 17's single blocks, rung 18's
-#     PAD=0, rung 20's BN=64 in half and BN=128 in fp8, stream-K for rung 17),
-#     and the row verified and bit for bit after the timed launches.
+#     PAD=0, rung 20's BN=64 in half and BN=128 in fp8, stream-K for rung 17,
+#     rung 21's presets by size), and the row verified and bit for bit after
+#     the timed launches.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -493,9 +494,9 @@ dmma_set() {
 }
 
 step_6d() {
-    echo "== 6d. Rung 21 with one set of fragments (PREFETCH=0), and one of A's (PREFETCH=2)"
+    echo "== 6d. Rung 21 with one set of fragments (PREFETCH=0), and A's in a ring (PREFETCH=2)"
     # One set at its defaults and on 128 x 128 blocks of 32 x 64 warp tiles (MK 8 and 16), the
-    # sanitizers on those blocks; A's read tile by tile at the defaults, one step a slice
+    # sanitizers on those blocks; the ring at the defaults' blocks, one step a slice
     # (BK=8), and 64 x 32 warp tiles of 128 x 128 and 128 x 64 blocks, the sanitizers on the
     # last.
     local big="--param BM=128 --param BN=128 --param WM=32 --param WN=64"
@@ -551,6 +552,8 @@ SK=1 (stream-K's rule)|--rung 17 --m 192 --n 12288 --k 12288
 PAD=0 (the residual's rule)|--rung 18 --m 4096 --n 256 --k 4096
 BN=64 (the tiles' rule)|--rung 20 --type half --m 128 --n 8192 --k 8192
 BN=128 (the tiles' rule)|--rung 20 --type fp8 --m 256 --n 16384 --k 16384
+preset sm_90 PREFETCH=1|--rung 21 --type double --m 1000 --n 1000 --k 1000
+preset sm_90 BM=128 BN=128 WM=64 WN=32 PREFETCH=2|--rung 21 --type double --m 2048 --n 2000 --k 2050
 RULES
 }
 

@@ -18,50 +18,53 @@
  *            14 and 15.
  * Macros:    BM (default 64), BN (128), BK (16, a power of two), WM (32),
  *            WN (32), STAGES (3), MK (8: the instruction's k on 9.0; a
- *            power of two from 4 to 16 dividing BK; the fragments of a step
- *            take 6 * MK registers per lane for 64 x 32 warp tiles, which
- *            spill at MK = 8 and 16, and 3 * MK for 32 x 32 ones: ptxas for
- *            sm_90 fits the defaults in 202 registers). The defaults were the
- *            fastest of a sweep on an H100 at 4096^3 (docs/RESULTS.md):
- *            55.6 TFLOP/s, where 128-row blocks of 64 x 32 warp tiles at
- *            MK = 4 made 45.7. Dynamic shared memory STAGES * (BM * (BK +
- *            4) + BK * SB) doubles, SB = BN rounded up to 4 more than a
- *            multiple of 16 (80 KiB at the defaults). PREFETCH (1): the next
- *            step's fragments read while this step's products run, from a
- *            second set of registers; 0: one set, read just before its
- *            products (the scheduler's other warp hides the reads), which
- *            leaves 128 x 128 blocks of 32 x 64 warp tiles at MK = 8 in 238
- *            registers, no spills (with two sets they spill): twice the
- *            products per byte a block brings in from L2 as the defaults'
- *            64 x 128 blocks. Measured on an H200, and refuted: one set
- *            runs 0.81x the defaults, 0.91x on those 128 x 128 blocks
- *            (docs/RESULTS.md): the prefetched reads are worth more. 2: one
- *            set of A's fragments, m16 tile i's read for the next step as
- *            soon as this step's products of tile i are issued, and B's two
- *            sets (cuBLAS's DGEMM feeds its 64 x 32 warp tiles so, in 246
- *            registers): 64 x 32 warp tiles of 128 x 128 blocks fit 255
- *            registers without spills (of 128 x 64 blocks, 24 bytes
- *            spilled), 1.5 fragment reads a product where 32 x 32 tiles
- *            take 2. Not yet measured.
- * Layout:    stage s holds A's slice as in A, As[s][m][k] with rows of
- *            BK + 4 doubles, and B's as in B, Bs[s][k][n] with rows of SB
- *            doubles. Both arrive by 16-byte cp.async. A lane reads its
- *            fragments one double at a time (ldmatrix moves 32-bit words
- *            and a double is two): A's 16 lanes of a half-warp read rows g
- *            (4 of them) and columns t (4) at 4g + t (mod 16) doubles from
- *            a common base, B's rows t and columns g at 4t + g (mod 16):
- *            sixteen different pairs of banks.
+ *            power of two from 4 to 16 dividing BK), PREFETCH (1). The
+ *            defaults were the fastest of a sweep on an H100 at 4096^3
+ *            (docs/RESULTS.md) before PREFETCH=2; Hopper's presets by size
+ *            (gemm/rungs.c) take PREFETCH=2 on 64 x 32 warp tiles. Dynamic
+ *            shared memory STAGES * (BM * SA + BK * SB) doubles, SA = BK (16
+ *            at least), SB = BN rounded up to a multiple of 16 (72 KiB at
+ *            the defaults).
+ *            PREFETCH=1: the next step's fragments read while this step's
+ *            products run, into a second set of registers, all at the
+ *            step's start. 0: one set, read just before its products (the
+ *            scheduler's other warp hides the reads), which leaves 128 x 128
+ *            blocks of 32 x 64 warp tiles room in the registers; measured
+ *            on an H200, and refuted: 0.81x the defaults. 2: A's fragments
+ *            in a ring of WM/16 + 1 sets of one m16 tile's each, B's in two
+ *            sets; the next step's A fragments of tile i are read as this
+ *            step's tile i's products issue, into the set tile i - 1 has
+ *            just issued (cuBLAS's DGEMM feeds its 64 x 32 warp tiles so):
+ *            64 x 32 warp tiles fit 255 registers, 1.5 fragment reads a
+ *            product where 32 x 32 tiles take 2. On an H100, 128 x 128
+ *            blocks of them ran 1.05x the defaults at 4096^3 and 8192^3
+ *            (0.99x and 0.96x cuBLAS DGEMM), 1.22x at 4095 x 4097 x 4093,
+ *            but 0.56x at 1024^3, where 64 of them leave half the SMs idle
+ *            (docs/RESULTS.md).
+ * Layout:    stage s holds A's slice as in A, As[s][m][k] with rows of SA
+ *            doubles, and B's as in B, Bs[s][k][n] with rows of SB doubles:
+ *            whole 128-byte lines. Both arrive by 16-byte cp.async, a
+ *            warp's eight pieces of a row filling one line (padded rows,
+ *            whose pieces straddled two lines, took 7 wavefronts of shared
+ *            memory for 4). A lane reads its fragments one double at a time
+ *            (ldmatrix moves 32-bit words and a double is two); for the 16
+ *            lanes of a half-warp to meet sixteen different pairs of banks
+ *            (A's rows g and columns t, B's rows t and columns g), each
+ *            row's 16-byte pieces are permuted within their line by its
+ *            index mod 4 (swizzled).
  * Change:    the FFMA rungs run double on the FP64 units (an H100: 34
  *            TFLOP/s at best). Its tensor cores multiply doubles at twice
  *            that (kladder peak: 67 TFLOP/s by DMMA m16n8k16), fed here by
  *            rung 15's pipeline: STAGES - 1 slices in flight by cp.async,
  *            one barrier per slice, the next step's fragments read while
  *            this step's products run.
- * Sizes:     any M, N, K >= 1. Copies outside A or B have a source size of
- *            0 and fill zeros. Rows of A (B) are 16-byte aligned when K (N)
- *            is even; otherwise that matrix is copied in pieces of two
- *            doubles by two 8-byte cp.async each. C is stored two doubles
- *            at a time where N is even, one by one with guards elsewhere.
+ * Sizes:     any M, N, K >= 1. Where K and N are even, rows of A and B are
+ *            16-byte aligned and every piece of two doubles lies wholly
+ *            inside a matrix or outside it: 16-byte copies, zeros for those
+ *            outside. Otherwise the pieces are copied by two 8-byte
+ *            cp.async each, guarded one by one (load_slice). C is stored two
+ *            doubles at a time where N is even, one by one with guards
+ *            elsewhere.
  *
  * Backends:  CUDA only (NVRTC), compute capability 8.0 or more.
  */
@@ -99,8 +102,8 @@
 #define NT ((BM / WM) * (BN / WN) * 32) /* threads per block */
 #define KQ (MK / 4)                     /* k4 pieces per mma */
 #define KSTEPS (BK / MK)                /* mma steps per slice */
-#define SA (BK + 4)                     /* doubles per row of As */
-#define SB (BN + (20 - BN % 16) % 16)   /* doubles per row of Bs: 4 (mod 16) */
+#define SA (BK < 16 ? 16 : BK)          /* doubles per row of As: whole 128-byte lines */
+#define SB ((BN + 15) / 16 * 16)        /* ... of Bs */
 #define A_STAGE (BM * SA)               /* doubles per stage of As */
 #define B_STAGE (BK * SB)               /* doubles per stage of Bs */
 #define PA (BK / 2)                     /* 16-byte pieces per row of A's slice */
@@ -180,44 +183,52 @@ static __device__ __forceinline__ void mma(double (&d)[4], const double (&a)[KQ]
 #endif
 }
 
-/* The fragments of one step of MK k: A's of the warp's MT m16 tiles, B's of its NT8 n8 tiles. */
-struct frags {
-    double a[MT][KQ][2], b[NT8][KQ];
-};
+/*
+ * The fragments' shared-memory layout: rows of S doubles (a multiple of 16:
+ * whole 128-byte lines), each row's 16-byte pieces permuted within their
+ * line by the row's index mod 4, so that a warp's 16-byte copies fill whole
+ * lines and a half-warp's fragment reads (A: rows g, columns t; B: rows t,
+ * columns g) meet sixteen different pairs of banks. Element (r, c)'s place:
+ */
+static __device__ __forceinline__ int swizzled(int r, int c, int S)
+{
+    return r * S + (((c >> 1) ^ ((r & 3) << 1)) << 1) + (c & 1);
+}
 
 /*
- * Lane's fragments of step k (its first k in the slice): A's of m16 tile i
- * from as, the lane's element (row g, column t) of the warp's first m16
- * tile; B's from bs, its element (row t, column g) of the first n8 tile.
+ * The lane's first elements in stage 0: A's at row g of the warp's tile and
+ * columns 4v + t (v = 0 .. 3: the column's place in its line decides its
+ * piece's permutation), B's at row t and columns 8w + g of n8 tiles w = 0, 1;
+ * every other element of a step is one of these plus whole rows (of A: 8,
+ * of B: 4) and whole lines, known when the kernel is built.
  */
-static __device__ __forceinline__ void load_a(double (&a)[KQ][2], const double *as, int k, int i)
+#define AV (BK < 16 ? BK / 4 : 4)
+#define BV (NT8 < 2 ? NT8 : 2)
+struct lanes {
+    const double *a[AV], *b[BV];
+};
+
+/* Lane's fragments of step k (its first k in the slice) in the stage at as, bs (element
+   offsets): A's of m16 tile i, B's of every n8 tile. */
+static __device__ __forceinline__ void load_a(double (&a)[KQ][2], const lanes &l, int as, int k,
+                                              int i)
 {
 #pragma unroll
     for (int s = 0; s < KQ; s++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
-            a[s][h] = as[(i * 16 + h * 8) * SA + k + 4 * s];
+            a[s][h] = l.a[(k + 4 * s) / 4 % 4][as + (i * 16 + h * 8) * SA + (k + 4 * s) / 16 * 16];
 }
 
-static __device__ __forceinline__ void load_b(double (&b)[NT8][KQ], const double *bs, int k)
+static __device__ __forceinline__ void load_b(double (&b)[NT8][KQ], const lanes &l, int bs, int k)
 {
 #pragma unroll
     for (int j = 0; j < NT8; j++)
 #pragma unroll
         for (int s = 0; s < KQ; s++)
-            b[j][s] = bs[(k + 4 * s) * SB + j * 8];
+            b[j][s] = l.b[j % 2][bs + (k + 4 * s) * SB + j / 2 * 16];
 }
 
-static __device__ __forceinline__ void load_frags(frags &f, const double *as, const double *bs,
-                                                  int k)
-{
-#pragma unroll
-    for (int i = 0; i < MT; i++)
-        load_a(f.a[i], as, k, i);
-    load_b(f.b, bs, k);
-}
-
-#if PREFETCH == 2
 /* The products of one m16 tile's A fragments a with every n8 tile's B fragments b. */
 static __device__ __forceinline__ void multiply_tile(double (&d)[NT8][4],
                                                      const double (&a)[KQ][2],
@@ -227,16 +238,6 @@ static __device__ __forceinline__ void multiply_tile(double (&d)[NT8][4],
     for (int j = 0; j < NT8; j++)
         mma(d[j], a, b[j]);
 }
-#else
-static __device__ __forceinline__ void multiply(double (&d)[MT][NT8][4], const frags &f)
-{
-#pragma unroll
-    for (int i = 0; i < MT; i++)
-#pragma unroll
-        for (int j = 0; j < NT8; j++)
-            mma(d[i][j], f.a[i], f.b[j]);
-}
-#endif
 
 /* ---- copies of one K-slice into a stage ------------------------------------- */
 
@@ -249,13 +250,29 @@ struct tiles {
 /*
  * The thread's first piece of 2 doubles of A's and B's slices: row and
  * column in the tile (later pieces are NT / PA rows of A, NT / PB rows of B
- * further, in the same column), and its offset in A (B) for k0 = 0, as
- * 32-bit element counts (kladder keeps matrices below 2^31 elements).
+ * further, in the same column), its place in a stage (swizzled) and its
+ * offset in A (B) for k0 = 0, as 32-bit element counts (kladder keeps
+ * matrices below 2^31 elements).
  */
 struct pieces {
     int ar, ak, br, bn;
+    int a_at, b_at;
     int a_off, b_off;
 };
+
+/* The places of piece i in a stage of A and of B: where the rows between pieces are a multiple
+   of 4, the first piece's permutation holds for all. */
+static __device__ __forceinline__ int a_place(const pieces &q, int i)
+{
+    return (NT / PA) % 4 == 0 ? q.a_at + i * (NT / PA) * SA
+                              : swizzled(q.ar + i * (NT / PA), q.ak, SA);
+}
+
+static __device__ __forceinline__ int b_place(const pieces &q, int i)
+{
+    return (NT / PB) % 4 == 0 ? q.b_at + i * (NT / PB) * SB
+                              : swizzled(q.br + i * (NT / PB), q.bn, SB);
+}
 
 /*
  * Two doubles of a row at src into shared memory at dst, of which the first
@@ -277,41 +294,65 @@ static __device__ __forceinline__ void copy_piece(unsigned dst, const double *sr
 /*
  * Issues the copies of K-slice k0 into the stage at shared addresses as,
  * bs; zeros outside A and B. Piece p of A's slice is row p / PA, columns
- * 2 (p % PA) .. +1; B's likewise along its rows. A slice wholly inside A
- * and B takes the first path: no guards, offsets that differ by constants
- * times K or N.
+ * 2 (p % PA) .. +1; B's likewise along its rows. ALIGNED: both matrices'
+ * rows 16-byte aligned (K and N even), so that each piece lies wholly inside
+ * A (B) or wholly outside: 16-byte copies only, at offsets that differ by
+ * constants times K or N, a piece outside read as zeros (cp.async's
+ * ignore-src), and no guards at all in a block inside C before its last
+ * slice. Otherwise every piece is guarded and copied by two 8-byte copies.
+ * The kernel runs its main loop once for each (two copies of it), so that
+ * the aligned product, the usual one, neither issues the other's copies nor
+ * holds their registers.
  */
+template <bool ALIGNED>
 static __device__ __forceinline__ void load_slice(const double *__restrict__ A,
                                                   const double *__restrict__ B, unsigned as,
                                                   unsigned bs, const tiles &t, const pieces &q,
                                                   int k0, int tid)
 {
-    if (t.inside && k0 + BK <= t.K) {
+    if constexpr (ALIGNED) {
+        /* The rows between pieces, computed here each time: held from slice to slice, a
+           pointer a piece would take two registers each from the fragments. */
+        int ka = (NT / PA) * t.K, nb = (NT / PB) * t.N;
+        asm volatile("" : "+r"(ka), "+r"(nb));
+        const double *const a = A + q.a_off + k0, *const b = B + q.b_off + k0 * t.N;
+        if (t.inside && k0 + BK <= t.K) {
 #pragma unroll
-        for (int i = 0; i < BM * PA / NT; i++)
-            copy_piece(as + ((q.ar + i * (NT / PA)) * SA + q.ak) * 8,
-                       A + q.a_off + i * (NT / PA) * t.K + k0, 2, t.vec_a, A);
+            for (int i = 0; i < BM * PA / NT; i++)
+                copy_async<16>(as + a_place(q, i) * 8, a + i * ka, 16);
 #pragma unroll
-        for (int i = 0; i < BK * PB / NT; i++)
-            copy_piece(bs + ((q.br + i * (NT / PB)) * SB + q.bn) * 8,
-                       B + q.b_off + (k0 + i * (NT / PB)) * t.N, 2, t.vec_b, B);
-        return;
-    }
+            for (int i = 0; i < BK * PB / NT; i++)
+                copy_async<16>(bs + b_place(q, i) * 8, b + i * nb, 16);
+        } else { /* the last slice, or a block across C's edge */
+            const bool k_a = k0 + q.ak < t.K, n_b = t.n0 + q.bn < t.N;
 #pragma unroll
-    for (int i = 0; i < BM * PA / NT; i++) {
-        const int p = tid + i * NT, r = p / PA, k = p % PA * 2;
-        const int gm = t.m0 + r, gk = k0 + k;
-        const int valid = gm < t.M ? max(0, min(2, t.K - gk)) : 0;
-        copy_piece(as + (r * SA + k) * 8, A + (size_t)(valid ? gm : 0) * t.K + gk, valid, t.vec_a,
-                   A);
-    }
+            for (int i = 0; i < BM * PA / NT; i++) {
+                const bool in = k_a && t.m0 + q.ar + i * (NT / PA) < t.M;
+                copy_async<16>(as + a_place(q, i) * 8, in ? a + i * ka : A, in ? 16 : 0);
+            }
 #pragma unroll
-    for (int i = 0; i < BK * PB / NT; i++) {
-        const int p = tid + i * NT, k = p / PB, n = p % PB * 2;
-        const int gk = k0 + k, gn = t.n0 + n;
-        const int valid = gk < t.K ? max(0, min(2, t.N - gn)) : 0;
-        copy_piece(bs + (k * SB + n) * 8, B + (size_t)(valid ? gk : 0) * t.N + gn, valid, t.vec_b,
-                   B);
+            for (int i = 0; i < BK * PB / NT; i++) {
+                const bool in = n_b && k0 + q.br + i * (NT / PB) < t.K;
+                copy_async<16>(bs + b_place(q, i) * 8, in ? b + i * nb : B, in ? 16 : 0);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < BM * PA / NT; i++) {
+            const int p = tid + i * NT, r = p / PA, k = p % PA * 2;
+            const int gm = t.m0 + r, gk = k0 + k;
+            const int valid = gm < t.M ? max(0, min(2, t.K - gk)) : 0;
+            copy_piece(as + swizzled(r, k, SA) * 8, A + (size_t)(valid ? gm : 0) * t.K + gk,
+                       valid, t.vec_a, A);
+        }
+#pragma unroll
+        for (int i = 0; i < BK * PB / NT; i++) {
+            const int p = tid + i * NT, k = p / PB, n = p % PB * 2;
+            const int gk = k0 + k, gn = t.n0 + n;
+            const int valid = gk < t.K ? max(0, min(2, t.N - gn)) : 0;
+            copy_piece(bs + swizzled(k, n, SB) * 8, B + (size_t)(valid ? gk : 0) * t.N + gn,
+                       valid, t.vec_b, B);
+        }
     }
 }
 
@@ -348,9 +389,63 @@ static __device__ __forceinline__ void zero(double (&d)[M_][N_][4])
                 d[i][j][r] = 0.0;
 }
 
-/* Which of the two fragment sets a slice's first step multiplies, as a type. */
-template <int P> struct step_parity {
+/*
+ * The fragments' registers: A's in RING sets of one m16 tile's each, B's in
+ * two sets of a step's. PREFETCH=1: two sets of every tile's A fragments,
+ * set (p % 2) * MT + i multiplied by tile i of step p. PREFETCH=2: MT + 1
+ * sets in a ring, step p's tile i multiplying set (i - p) mod RING, so that
+ * the next step's tile i fills the set that this step's tile i - 1 has just
+ * issued (tile 0's: the one set no product of this step reads). The sets'
+ * roles repeat every PERIOD steps.
+ */
+#if PREFETCH == 2
+#define RING (MT + 1)
+#define PERIOD (RING % 2 ? 2 * RING : RING)
+#else
+#define RING (2 * MT)
+#define PERIOD 2
+#endif
+
+#if PREFETCH
+static __device__ __forceinline__ constexpr int aset(int p, int i)
+{
+#if PREFETCH == 2
+    return ((i - p) % RING + RING) % RING;
+#else
+    return p % 2 * MT + i;
+#endif
+}
+#endif
+
+static __host__ __device__ constexpr int gcd_of(int a, int b)
+{
+    return b == 0 ? a : gcd_of(b, a % b);
+}
+
+/* Slices in one turn of the sets, whose first steps' phases differ. */
+#define TURN (PERIOD / gcd_of(PERIOD, KSTEPS))
+
+/* A step's phase (its index mod PERIOD) as a type: the sets a step names are known when the
+   kernel is built, so that they stay in registers. */
+template <int P> struct phase {
     static constexpr int value = P;
+};
+
+/* Which of load_slice's paths a main loop takes, as a type. */
+template <bool ALIGNED> struct path {
+    static constexpr bool value = ALIGNED;
+};
+
+/* f(phase<J>()) for J = 0 .. N - 1, in order. */
+template <int J, int N> struct each_phase {
+    template <class F> static __device__ __forceinline__ void run(F &&f)
+    {
+        f(phase<J>());
+        each_phase<J + 1, N>::run(f);
+    }
+};
+template <int N> struct each_phase<N, N> {
+    template <class F> static __device__ __forceinline__ void run(F &&) {}
 };
 
 extern "C" __global__ void __launch_bounds__(NT, MIN_BLOCKS)
@@ -376,112 +471,143 @@ gemm(const double *__restrict__ A, const double *__restrict__ B, double *__restr
     const int n0 = bid % (GROUP * cols) / height * BN;
 
     const tiles t = {m0, n0, M, N, K, K % 2 == 0, N % 2 == 0, m0 + BM <= M && n0 + BN <= N};
-    const pieces q = {tid / PA, tid % PA * 2, tid / PB, tid % PB * 2,
-                      (m0 + tid / PA) * K + tid % PA * 2, tid / PB * N + n0 + tid % PB * 2};
+    const pieces q = {tid / PA,
+                      tid % PA * 2,
+                      tid / PB,
+                      tid % PB * 2,
+                      swizzled(tid / PA, tid % PA * 2, SA),
+                      swizzled(tid / PB, tid % PB * 2, SB),
+                      (m0 + tid / PA) * K + tid % PA * 2,
+                      tid / PB * N + n0 + tid % PB * 2};
     const int nslices = (K + BK - 1) / BK;
 
     double acc[MT][NT8][4];
     zero(acc);
 
-    /* The first STAGES - 1 slices in flight; one commit group per slice, empty or not. */
+    /* Lane (g, t)'s first elements (struct lanes). */
+    lanes l;
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < nslices)
-            load_slice(A, B, As + s * A_STAGE * 8, Bs + s * B_STAGE * 8, t, q, s * BK, tid);
-        commit_group();
-    }
-
-    /* Lane (g, t)'s first elements: A's row g, column t; B's row t, column g. */
-    const double *const a_lane = Af + (wm0 + g) * SA + tq;
-    const double *const b_lane = Bf + tq * SB + wn0 + g;
-    /* At slice s: the copies of slice s + STAGES - 1 into the stage of slice s - 1, whose
-       fragments every warp read before the barrier that precedes this; one commit group
-       each time, empty or not. */
-    auto refill = [&](const int s) {
-        const int next = s + STAGES - 1;
-        if (next < nslices)
-            load_slice(A, B, As + next % STAGES * A_STAGE * 8, Bs + next % STAGES * B_STAGE * 8,
-                       t, q, next * BK, tid);
-        commit_group();
-    };
-
-    /*
-     * The main loop, as rung 15's: the fragments of the next step are read while this step's
-     * products run, from two sets, f[0] and f[1], alternating step by step from the product's first
-     * step (with one step per slice, as 8-bit types at BK = 32 and rung 21 at BK = MK have, a
-     * slice's first set alternates too, where f[kk % 2] would multiply the same set again). The
-     * wait for the next slice, with its barrier, comes before the last step of a slice. Slice s +
-     * STAGES - 1 is issued at the first step of slice s, into the stage of slice s - 1, whose last
-     * fragments every warp read before the barrier of slice s - 1.
-     */
+    for (int v = 0; v < AV; v++)
+        l.a[v] = Af + swizzled(wm0 + g, 4 * v + tq, SA);
+#pragma unroll
+    for (int w = 0; w < BV; w++)
+        l.b[w] = Bf + swizzled(tq, wn0 + 8 * w + g, SB);
+    /* The product, with load_slice's ALIGNED path or the other: two copies of it in the kernel,
+       one taken by the whole grid. */
+    auto product = [&](auto aligned) {
+        constexpr bool ALIGNED = decltype(aligned)::value;
+        /* At slice s: the copies of slice s + STAGES - 1 into stage `into`, slice s - 1's,
+           whose fragments every warp read before the barrier that precedes this; one commit
+           group each time, empty or not (the first STAGES - 1 slices go before the loop). */
+        auto refill = [&](const int s, const int into) {
+            const int next = s + STAGES - 1;
+            if (next < nslices)
+                load_slice<ALIGNED>(A, B, As + into * A_STAGE * 8, Bs + into * B_STAGE * 8, t,
+                                    q, next * BK, tid);
+            commit_group();
+        };
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++)
+            refill(s - STAGES + 1, s);
+        int stage = 0; /* slice s's: s % STAGES, counted along rather than divided */
 #if PREFETCH
-    wait_group<STAGES - 2>();
-    __syncthreads();
-    frags f[2];
-    load_frags(f[0], a_lane, b_lane, 0);
-    /* Slice s, whose first step multiplies f[P]: P is known at compile time, so that f stays
-       in registers, and alternates from slice to slice where KSTEPS is odd. */
-    auto slice = [&](const int s, auto parity) {
-        constexpr int P = decltype(parity)::value;
-#pragma unroll
-        for (int kk = 0; kk < KSTEPS; kk++) {
-            if (kk == 0)
-                refill(s);
-            if (kk == KSTEPS - 1) { /* slice s + 1 has arrived, for every thread */
-                wait_group<STAGES - 2>();
-                __syncthreads();
-            }
-            const int ns = kk + 1 < KSTEPS ? s : s + 1, nk = kk + 1 < KSTEPS ? kk + 1 : 0;
-#if PREFETCH == 2
-            /* One set of A's fragments (f[0].a): m16 tile i's are read for the next step as
-               soon as this step's products of it are issued; B's alternate in two sets. */
-            const double *const an = a_lane + ns % STAGES * A_STAGE;
-            if (ns < nslices)
-                load_b(f[(P + kk + 1) % 2].b, b_lane + ns % STAGES * B_STAGE, nk * MK);
-#pragma unroll
-            for (int i = 0; i < MT; i++) {
-                multiply_tile(acc[i], f[0].a[i], f[(P + kk) % 2].b);
-                if (ns < nslices)
-                    load_a(f[0].a[i], an, nk * MK, i);
-            }
-#else
-            if (ns < nslices)
-                load_frags(f[(P + kk + 1) % 2], a_lane + ns % STAGES * A_STAGE,
-                           b_lane + ns % STAGES * B_STAGE, nk * MK);
-            multiply(acc, f[(P + kk) % 2]);
-#endif
-        }
-    };
-    if constexpr (KSTEPS % 2 == 0) {
-        for (int s = 0; s < nslices; s++)
-            slice(s, step_parity<0>());
-    } else {
-        for (int s = 0; s < nslices; s += 2) {
-            slice(s, step_parity<0>());
-            if (s + 1 < nslices)
-                slice(s + 1, step_parity<1>());
-        }
-    }
-#else
-    /*
-     * PREFETCH=0: one set of fragments, read just before its products (the other warps of
-     * the scheduler hide the reads' latency), so that larger warp tiles keep their
-     * accumulators in registers. One barrier per slice, at its start: slice s has landed in
-     * every thread's view, and every warp has read slice s - 1, whose stage the copies of
-     * slice s + STAGES - 1 then refill.
-     */
-    frags f;
-    for (int s = 0; s < nslices; s++) {
+        /*
+         * The main loop, as rung 15's: the fragments of the next step are read while this
+         * step's products run, into sets that no product in flight reads (aset). The wait for
+         * the next slice, with its barrier, comes before the last step of a slice, whose reads
+         * are the next slice's. Slice s + STAGES - 1 is issued at the first step of slice s,
+         * into the stage of slice s - 1, whose last fragments every warp read before the
+         * barrier of slice s - 1.
+         */
         wait_group<STAGES - 2>();
         __syncthreads();
-        refill(s);
+        double fa[RING][KQ][2], fb[2][NT8][KQ];
 #pragma unroll
-        for (int kk = 0; kk < KSTEPS; kk++) {
-            load_frags(f, a_lane + s % STAGES * A_STAGE, b_lane + s % STAGES * B_STAGE, kk * MK);
-            multiply(acc, f);
-        }
-    }
+        for (int i = 0; i < MT; i++)
+            load_a(fa[aset(0, i)], l, 0, 0, i);
+        load_b(fb[0], l, 0, 0);
+        /* Slice s, whose first step has phase P. */
+        auto slice = [&](const int s, auto first) {
+            constexpr int P = decltype(first)::value;
+            const int after = stage + 1 == STAGES ? 0 : stage + 1;
+#pragma unroll
+            for (int kk = 0; kk < KSTEPS; kk++) {
+                if (kk == 0)
+                    refill(s, stage == 0 ? STAGES - 1 : stage - 1);
+                if (kk == KSTEPS - 1) { /* slice s + 1 has arrived, for every thread */
+                    wait_group<STAGES - 2>();
+                    __syncthreads();
+                }
+                /* This step's phase p; the next step's k nk in the stage of slice ns. */
+                const int p = (P + kk) % PERIOD;
+                const bool last = kk == KSTEPS - 1, more = !last || s + 1 < nslices;
+                const int nk = last ? 0 : (kk + 1) * MK, ns = last ? after : stage;
+#if PREFETCH == 1
+                /* Every read first (interleaved with the products, as PREFETCH=2's are, the
+                   defaults ran 0.91x on an H100). */
+                if (more) {
+#pragma unroll
+                    for (int i = 0; i < MT; i++)
+                        load_a(fa[aset(p + 1, i)], l, ns * A_STAGE, nk, i);
+                    load_b(fb[(p + 1) % 2], l, ns * B_STAGE, nk);
+                }
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+                    multiply_tile(acc[i], fa[aset(p, i)], fb[p % 2]);
+#else
+                /* Tile i's products, then the next step's A of tile i (and after tile 0's, its
+                   B) into the set the products of tile i - 1 read. */
+#pragma unroll
+                for (int i = 0; i < MT; i++) {
+                    multiply_tile(acc[i], fa[aset(p, i)], fb[p % 2]);
+                    if (more) {
+                        load_a(fa[aset(p + 1, i)], l, ns * A_STAGE, nk, i);
+                        if (i == 0)
+                            load_b(fb[(p + 1) % 2], l, ns * B_STAGE, nk);
+                    }
+                }
 #endif
+            }
+            stage = after;
+        };
+        /* One turn of the sets a time, each slice with its first step's phase. */
+        for (int s = 0; s < nslices; s += TURN)
+            each_phase<0, TURN>::run([&](auto j) {
+                constexpr int J = decltype(j)::value;
+                if (J == 0 || s + J < nslices)
+                    slice(s + J, phase<J * KSTEPS % PERIOD>());
+            });
+#else
+        /*
+         * PREFETCH=0: one set of fragments, read just before its products (the other warps of
+         * the scheduler hide the reads' latency), so that larger warp tiles keep their
+         * accumulators in registers. One barrier per slice, at its start: slice s has landed
+         * in every thread's view, and every warp has read slice s - 1, whose stage the copies
+         * of slice s + STAGES - 1 then refill.
+         */
+        double fa[MT][KQ][2], fb[NT8][KQ];
+        for (int s = 0; s < nslices; s++) {
+            wait_group<STAGES - 2>();
+            __syncthreads();
+            refill(s, stage == 0 ? STAGES - 1 : stage - 1);
+#pragma unroll
+            for (int kk = 0; kk < KSTEPS; kk++) {
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+                    load_a(fa[i], l, stage * A_STAGE, kk * MK, i);
+                load_b(fb, l, stage * B_STAGE, kk * MK);
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+                    multiply_tile(acc[i], fa[i], fb);
+            }
+            stage = stage + 1 == STAGES ? 0 : stage + 1;
+        }
+#endif
+    };
+    if (t.vec_a && t.vec_b)
+        product(path<true>());
+    else
+        product(path<false>());
     wait_group<0>(); /* no copy may outlive the block (the trailing groups are empty) */
 
     /* Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each m16 x n8 tile. */

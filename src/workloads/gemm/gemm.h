@@ -70,8 +70,8 @@ enum kl_local_use {
                           rung 20's slices of A and Bᵀ, rows of 128 bytes of K */
     KL_LOCAL_MMA_T,    /* STAGES × (BM + BN)·(BK + 16/size): both slices K-major (B
                           transposed), rows of BK elements padded by 16 bytes */
-    KL_LOCAL_DMMA      /* STAGES × (BM·(BK + 4) + BK·SB): A's rows padded by 4 elements,
-                          B's rows of SB = BN rounded up to 4 more than a multiple of 16 */
+    KL_LOCAL_DMMA      /* STAGES × (BM·SA + BK·SB): rows of whole 128-byte lines, SA = BK
+                          (16 at least), SB = BN rounded up to a multiple of 16 */
 };
 
 #define KL_TYPE_BIT(t) (1u << (t))

@@ -383,11 +383,16 @@ static const struct kl_gemm_rung rungs[] = {
                 {"PREFETCH", 1, 0, 2, 1, 0,
                  "1: the next step's fragments read while this step's products run (two sets of "
                  "registers); 0: one set, read just before its products, which leaves 128 x 128 "
-                 "blocks of 32 x 64 warp tiles room in the registers; 2: one set of A's, each "
-                 "m16 tile's read for the next step once its products are issued, and two of "
-                 "B's (64 x 32 warp tiles without spills)"}},
+                 "blocks of 32 x 64 warp tiles room in the registers; 2: A's in a ring of WM/16 + "
+                 "1 sets, each m16 tile's read for the next step as its products issue, B's in "
+                 "two (64 x 32 warp tiles in 255 registers)"}},
      .multiples = M_MMA,
-     .relations = dmma_relations},
+     .relations = dmma_relations,
+     /* On an H100 (docs/RESULTS.md): 128 x 128 blocks of 64 x 32 warp tiles in a ring
+        (PREFETCH=2) from 2048^3 (class 33) up, 1.03-1.22x the defaults; at 1024^3 (class 30:
+        64 such blocks on 132 SMs) 0.56x, so the defaults up to class 31 */
+     .presets = {{90, KL_DOUBLE, 31, "PREFETCH=1"},
+                 {90, KL_DOUBLE, 99, "BM=128,BN=128,WM=64,WN=32,PREFETCH=2"}}},
     {.name = "22_ozaki_int8",
      .summary = "CUDA, Hopper: float inputs at float accuracy from INT8 tensor-core products "
                 "(Ozaki scheme II): residues modulo MODULI moduli, an INT8 product each by "
@@ -812,8 +817,8 @@ static size_t local_bytes(const struct kl_gemm_rung *r, const int *v, size_t ele
     case KL_LOCAL_MMA_T: /* elem is 1 or 2: 16 bytes of padding are whole elements */
         return PARAM("STAGES") * (PARAM("BM") + PARAM("BN")) * (PARAM("BK") + 16 / elem) * elem;
     case KL_LOCAL_DMMA: {
-        size_t sb = PARAM("BN") + (20 - PARAM("BN") % 16) % 16;
-        return PARAM("STAGES") * (PARAM("BM") * (PARAM("BK") + 4) + PARAM("BK") * sb) * elem;
+        size_t sa = PARAM("BK") < 16 ? 16 : PARAM("BK"), sb = (PARAM("BN") + 15) / 16 * 16;
+        return PARAM("STAGES") * (PARAM("BM") * sa + PARAM("BK") * sb) * elem;
     }
     case KL_LOCAL_NONE: return 0;
     }
