@@ -17,7 +17,8 @@
 #   radii          blur runs at several σ (real, and doctored with NPP's row and a copy
 #                  bandwidth): the radius chart's points, the page's section and
 #                  sentences, and the sets of runs that have no chart
-#   compare CASE   identical | regression | newfail | faster | mismatch | force | samples
+#   compare CASE   identical | regression | newfail | faster | config | mismatch | force |
+#                  samples
 #   bad CASE       a clear message and the right exit code for bad files and paths
 #   progress       the progress line: on a terminal, not in a pipe, not with --quiet
 #   mainjob        plain `kladder` writes kladder-report.html and ends with its path
@@ -280,6 +281,14 @@ compare)
             $py doctor "$g" "$tmp/both.json" failed_peer_roofs &&
             expect 0 "; 2 timed in neither\.$" compare "$tmp/both.json" "$tmp/both.json" &&
             { ! grep -q "timed in one of them only" "$tmp/out" || fail "skipped in both counted as timed in one"; } ;;
+    config)
+        # The one row of a rung under another config (its preset changed): paired, judged, and
+        # the configs named.
+        rung=$($py doctor "$g" "$tmp/preset.json" preset) || exit 1
+        expect 0 "^$rung .* slower beyond noise" compare "$g" "$tmp/preset.json" &&
+            expect 0 "^ +\(the configs differ: old .*, new preset sm_90 BN=64\)$" \
+                compare "$g" "$tmp/preset.json" &&
+            { ! grep -q "only in" "$tmp/out" || fail "a rung under another config unpaired"; } ;;
     faster)
         rung=$($py doctor "$g" "$tmp/fast.json" faster) || exit 1
         expect 0 "^$rung .*faster beyond noise" compare "$g" "$tmp/fast.json" --fail-on-regression 0 ;;

@@ -58,7 +58,7 @@ set_tests_properties(report_radii PROPERTIES LABELS pocl)
 # bars and points in their colours (skipped only where Chromium is absent).
 kl_report_test(report_browser browser)
 set_tests_properties(report_browser PROPERTIES TIMEOUT 300)
-foreach(case identical regression newfail faster mismatch force samples)
+foreach(case identical regression newfail faster config mismatch force samples)
   kl_report_test(report_compare_${case} compare ${case})
 endforeach()
 # samples judges slowdowns doctored into a real run's launch times: alone on the machine, as

@@ -16,15 +16,17 @@
  * launch's time by the clock read after it where both kept those, else the
  * time interval scaled by the mean clocks; where the clocks moved by 2 % or
  * more and the time calls a row faster or slower that its cycles do not, the
- * verdict is the one in cycles. Runs that kept no launch times
- * (older files) fall back to the ranges: beyond noise where the ranges from
- * the fastest to the slowest launch do not overlap. With
- * --fail-on-regression PCT a rung regressed when its whole interval lies
- * more than PCT % above 1 (by the ranges: its fastest new launch is more
- * than PCT % slower than the slowest old one), or when it verified before
- * and fails now; the exit code is then 1. Runs of different workloads,
- * parameters or devices are refused unless --force is given, which says
- * what differs.
+ * verdict is the one in cycles. Rows are paired by rung, config and
+ * occurrence; a rung with one row in each run is paired whatever the configs
+ * (a preset or parameter changed between the runs), the table saying both.
+ * Runs that kept no launch times (older files) fall back to the ranges:
+ * beyond noise where the ranges from the fastest to the slowest launch do
+ * not overlap. With --fail-on-regression PCT a rung regressed when its whole
+ * interval lies more than PCT % above 1 (by the ranges: its fastest new
+ * launch is more than PCT % slower than the slowest old one), or when it
+ * verified before and fails now; the exit code is then 1. Runs of different
+ * workloads, parameters or devices are refused unless --force is given,
+ * which says what differs.
  */
 #include <math.h>
 #include <stddef.h>
@@ -131,15 +133,38 @@ static void differences(const struct kl_run *a, const struct kl_run *b, char *re
         fact_difference(&machine_facts[k], a, b, refuse, rn, notes, nn);
 }
 
-/* The k-th row (from 0) of run with this rung and config, or NULL. */
-static const struct kl_run_row *find(const struct kl_run *run, const struct kl_run_row *like, int k)
+/* The rows of run named rung, and the last of them (NULL where none). */
+static int rung_rows(const struct kl_run *run, const char *rung, const struct kl_run_row **last)
 {
+    int count = 0;
+    for (int i = 0; i < run->nrows; i++)
+        if (strcmp(run->rows[i].rung, rung) == 0)
+            count++, *last = &run->rows[i];
+    return count;
+}
+
+/*
+ * The k-th row (from 0) of run with this rung and config; else, where sole (like is the only
+ * row of its rung in its own run), the one row of that rung in run whatever its config (a
+ * preset or parameter that changed between the runs); else NULL.
+ */
+static const struct kl_run_row *find(const struct kl_run *run, const struct kl_run_row *like, int k,
+                                     int sole)
+{
+    const struct kl_run_row *only = NULL;
     for (int i = 0; i < run->nrows; i++) {
         const struct kl_run_row *r = &run->rows[i];
         if (strcmp(r->rung, like->rung) == 0 && strcmp(r->config, like->config) == 0 && k-- == 0)
             return r;
     }
-    return NULL;
+    return sole && rung_rows(run, like->rung, &only) == 1 ? only : NULL;
+}
+
+/* 1 where row i of run is the only row of its rung there. */
+static int sole_row(const struct kl_run *run, int i)
+{
+    const struct kl_run_row *last = NULL;
+    return rung_rows(run, run->rows[i].rung, &last) == 1;
 }
 
 static int occurrence(const struct kl_run *run, int index)
@@ -180,8 +205,8 @@ struct side {
  * launch times (or clocks).
  */
 #define MAX_SETS (MAX_SIDE_RUNS * KL_MAX_RUNS)
-static int interval_of(const struct side sides[2], const struct kl_run_row *like, int k, int cycles,
-                       struct kl_shift *s, int runs[2])
+static int interval_of(const struct side sides[2], const struct kl_run_row *like, int k, int sole,
+                       int cycles, struct kl_shift *s, int runs[2])
 {
     static struct kl_sample_set sets[2][MAX_SETS];
     static double *x[2][MAX_SETS];
@@ -189,7 +214,7 @@ static int interval_of(const struct side sides[2], const struct kl_run_row *like
     for (int j = 0; j < 2; j++) {
         runs[j] = 0;
         for (int r = 0; r < sides[j].count && rc == 0; r++) {
-            const struct kl_run_row *row = find(&sides[j].runs[r], like, k);
+            const struct kl_run_row *row = find(&sides[j].runs[r], like, k, sole);
             int nr = row && row->timed ? kl_run_row_runs(row) : 0;
             rc |= nr ? 0 : -1;
             for (int q = 0; q < nr && runs[j] < MAX_SETS; q++, runs[j]++) {
@@ -418,6 +443,10 @@ static void line(const struct kl_run_row *o, const struct kl_run_row *n, const s
     } else {
         status_line(o, n, pct, name, t);
     }
+    if (o && n && strcmp(o->config, n->config) != 0)
+        printf("%-24s (the configs differ: old %s, new %s)\n", "",
+               o->config[0] ? o->config : "the rung's defaults",
+               n->config[0] ? n->config : "the rung's defaults");
 }
 
 static int by_value(const void *a, const void *b)
@@ -548,27 +577,27 @@ static void print_head(const struct side sides[2], const char *refuse, const cha
 }
 
 /*
- * Every rung of either side's first run, matched by name, configuration and occurrence; a
- * rung timed in both judged by the interval over every run of both sides where they all kept
- * launch times.
+ * Every rung of either side's first run, matched by name, configuration and occurrence (or
+ * by name alone where it has one row a side: find); a rung timed in both judged by the
+ * interval over every run of both sides where they all kept launch times.
  */
 static void print_rows(const struct side sides[2], double pct, struct tally *t)
 {
     const struct kl_run *o = &sides[0].runs[0], *n = &sides[1].runs[0];
     for (int i = 0; i < o->nrows; i++) {
-        int k = occurrence(o, i);
-        const struct kl_run_row *row = &o->rows[i], *other = find(n, row, k);
+        int k = occurrence(o, i), sole = sole_row(o, i);
+        const struct kl_run_row *row = &o->rows[i], *other = find(n, row, k, sole);
         struct kl_shift s[2] = {{0}}; /* in time, and in cycles where the launches' clocks are */
         struct judged jd = {{0, 0}, spread_of(sides, row)};
         int cruns[2];
-        int has =
-            other && row->timed && other->timed && interval_of(sides, row, k, 0, s, jd.runs) == 0;
-        if (has && interval_of(sides, row, k, 1, &s[1], cruns) != 0)
+        int has = other && row->timed && other->timed &&
+                  interval_of(sides, row, k, sole, 0, s, jd.runs) == 0;
+        if (has && interval_of(sides, row, k, sole, 1, &s[1], cruns) != 0)
             s[1].ratio = 0;
         line(row, other, has ? s : NULL, &jd, pct, t);
     }
     for (int i = 0; i < n->nrows; i++)
-        if (!find(o, &n->rows[i], occurrence(n, i)))
+        if (!find(o, &n->rows[i], occurrence(n, i), sole_row(n, i)))
             line(NULL, &n->rows[i], NULL, NULL, pct, t);
 }
 
