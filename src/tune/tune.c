@@ -93,25 +93,41 @@ static int start_value(const struct kl_tune_target *t, int p)
     return t->start ? t->start[p] : t->params[p].def;
 }
 
-static size_t item_text(const struct kl_tune_space *s, const unsigned char *idx, char text[][32],
+/* Values v, one a parameter, as items "NAME=v" (held in text) and joined "A=1,B=2" (n bytes). */
+static void values_text(const struct kl_tune_space *s, const int *v, char text[][32],
                         const char **items, char *joined, size_t n)
 {
     size_t used = 0;
     if (joined && n)
         joined[0] = '\0';
     for (int p = 0; p < s->nparams; p++) {
-        snprintf(text[p], 32, "%s=%d", s->target->params[p].name, s->values[p][idx[p]]);
+        snprintf(text[p], 32, "%s=%d", s->target->params[p].name, v[p]);
         items[p] = text[p];
         if (joined && used < n)
             used += (size_t)snprintf(joined + used, n - used, "%s%s", p ? "," : "", text[p]);
     }
-    return used;
+}
+
+/* The values the rung runs with untuned (start_value), one a parameter. */
+static void start_values(const struct kl_tune_space *s, int *v)
+{
+    for (int p = 0; p < s->nparams; p++)
+        v[p] = start_value(s->target, p);
+}
+
+/* The values at indices idx of each parameter's list, one a parameter. */
+static void index_values(const struct kl_tune_space *s, const unsigned char *idx, int *v)
+{
+    for (int p = 0; p < s->nparams; p++)
+        v[p] = s->values[p][idx[p]];
 }
 
 int kl_tune_candidate(const struct kl_tune_space *s, int i, char text[][32], const char **items,
                       char *joined, size_t n)
 {
-    item_text(s, s->cand + (size_t)i * (size_t)s->nparams, text, items, joined, n);
+    int v[KL_MAX_PARAMS];
+    index_values(s, s->cand + (size_t)i * (size_t)s->nparams, v);
+    values_text(s, v, text, items, joined, n);
     return s->nparams;
 }
 
@@ -165,13 +181,12 @@ static void enumerate(struct kl_tune_space *s, struct space_marks *m)
     struct kl_err ignored;
     for (long c = 0; c < s->combinations; c++) {
         size_t w = 0;
-        item_text(s, idx, text, items, NULL, 0);
+        index_values(s, idx, values);
+        values_text(s, values, text, items, NULL, 0);
         if (t->check(t->self, items, s->nparams, &w, &ignored) != KL_OK) {
             s->pruned++;
         } else {
             /* The sensible-space rules, applied by apply_rules unless they would leave nothing. */
-            for (int p = 0; p < s->nparams; p++)
-                values[p] = s->values[p][idx[p]];
             int broken = t->rules && t->rules(t->self, values);
             memcpy(s->cand + (size_t)s->count * (size_t)s->nparams, idx, (size_t)s->nparams);
             m->rule[s->count] = (unsigned char)broken;
@@ -323,15 +338,14 @@ static double rate_of(const struct kl_tune_request *q, double median)
     return median > 0 ? q->work / median : 0;
 }
 
-/* The rung's defaults as "A=1,B=2" into out (n bytes). */
+/* The rung's values untuned as "A=1,B=2" into out (n bytes). */
 static void defaults_text(const struct kl_tune_space *s, char *out, size_t n)
 {
-    size_t used = 0;
-    if (n)
-        out[0] = '\0';
-    for (int p = 0; p < s->nparams && used < n; p++)
-        used += (size_t)snprintf(out + used, n - used, "%s%s=%d", p ? "," : "",
-                                 s->target->params[p].name, start_value(s->target, p));
+    char text[KL_MAX_PARAMS][32];
+    const char *items[KL_MAX_PARAMS];
+    int v[KL_MAX_PARAMS];
+    start_values(s, v);
+    values_text(s, v, text, items, out, n);
 }
 
 /* Candidate i's items and "A=1,B=2"; for -1 (the defaults outside the space) the target's
@@ -339,16 +353,12 @@ static void defaults_text(const struct kl_tune_space *s, char *out, size_t n)
 static int candidate_items(const struct kl_tune_space *s, int i, char text[][32],
                            const char **items, char *joined, size_t n)
 {
+    int v[KL_MAX_PARAMS];
     if (i >= 0)
         return kl_tune_candidate(s, i, text, items, joined, n);
-    defaults_text(s, joined, n);
-    if (!s->target->start)
-        return 0;
-    for (int p = 0; p < s->nparams; p++) {
-        snprintf(text[p], 32, "%s=%d", s->target->params[p].name, s->target->start[p]);
-        items[p] = text[p];
-    }
-    return s->nparams;
+    start_values(s, v);
+    values_text(s, v, text, items, joined, n);
+    return s->target->start ? s->nparams : 0;
 }
 
 /* What a candidate's run (rc, and res where it returned KL_OK) makes of it. */
