@@ -817,6 +817,8 @@ static int collect(void)
             if (r->types & KL_TYPE_BIT(KL_HALF))
                 add_rung_with(r->file, r->params, narrow_types, 1, "", "SPLITK", 4);
         }
+        if (!r->hopper && kl_param_index(r->params, "SK") >= 0) /* rung 14's stream-K */
+            add_rung_with(r->file, r->params, all_types, 3, "", "SK", 1);
     }
     for (int i = 0; i < kl_rowdot_rung_count(); i++)
         add_rung(kl_rowdot_rung_at(i)->file, kl_rowdot_rung_at(i)->params, real_types, 2, "");

@@ -960,23 +960,24 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
         int rung, M, N, K;
         enum kl_type type;
         const char *preset; /* "NAME=V" the rows start from, as their preset sets it */
-        int bm, bn, cluster, splits;
-    } cases[] = {{0, 4095, 4097, 4093, KL_FLOAT, "", 128, 128, 0, 1},
-                 {0, 4096, 4096, 4096, KL_FLOAT, "", 128, 256, 0, 1},
-                 {0, 3000, 3000, 3000, KL_FLOAT, "", 128, 256, 0, 4},
-                 {1, 4095, 4097, 4093, KL_FLOAT, "CLUSTER=2", 256, 128, 1, 0},
-                 {1, 4096, 4096, 4096, KL_FLOAT, "CLUSTER=2", 256, 128, 2, 0},
-                 {1, 8192, 8192, 8192, KL_FLOAT, "CLUSTER=2", 256, 128, 2, 0},
-                 {2, 3000, 3000, 3000, KL_HALF, "", 128, 192, 0, 0},
-                 {2, 192, 12288, 12288, KL_HALF, "", 128, 192, 0, 0},
-                 {2, 128, 8192, 8192, KL_HALF, "", 128, 64, 0, 0},
-                 {2, 4096, 4096, 4096, KL_HALF, "", 128, 256, 0, 0},
-                 {2, 4096, 6272, 4096, KL_HALF, "", 128, 256, 0, 0},
-                 {2, 3000, 3000, 3000, KL_BF16, "", 128, 256, 0, 0},
-                 {2, 8192, 8192, 8192, KL_FP8, "BN=192", 128, 192, 0, 0},
-                 {2, 10000, 10000, 512, KL_FP8, "BN=192", 128, 192, 0, 0},
-                 {2, 256, 16384, 16384, KL_FP8, "BN=192", 128, 128, 0, 0},
-                 {2, 16384, 256, 16384, KL_FP8, "BN=192", 128, 128, 0, 0}};
+        int bm, bn, cluster, splits, sk;
+    } cases[] = {{0, 4095, 4097, 4093, KL_FLOAT, "", 128, 256, 0, 1, 1},
+                 {0, 4095, 4097, 256, KL_FLOAT, "", 128, 128, 0, 1, 0},
+                 {0, 4096, 4096, 4096, KL_FLOAT, "", 128, 256, 0, 1, 0},
+                 {0, 3000, 3000, 3000, KL_FLOAT, "", 128, 256, 0, 1, 1},
+                 {1, 4095, 4097, 4093, KL_FLOAT, "CLUSTER=2", 256, 128, 1, 0, 0},
+                 {1, 4096, 4096, 4096, KL_FLOAT, "CLUSTER=2", 256, 128, 2, 0, 0},
+                 {1, 8192, 8192, 8192, KL_FLOAT, "CLUSTER=2", 256, 128, 2, 0, 0},
+                 {2, 3000, 3000, 3000, KL_HALF, "", 128, 192, 0, 0, 0},
+                 {2, 192, 12288, 12288, KL_HALF, "", 128, 192, 0, 0, 0},
+                 {2, 128, 8192, 8192, KL_HALF, "", 128, 64, 0, 0, 0},
+                 {2, 4096, 4096, 4096, KL_HALF, "", 128, 256, 0, 0, 0},
+                 {2, 4096, 6272, 4096, KL_HALF, "", 128, 256, 0, 0, 0},
+                 {2, 3000, 3000, 3000, KL_BF16, "", 128, 256, 0, 0, 0},
+                 {2, 8192, 8192, 8192, KL_FP8, "BN=192", 128, 192, 0, 0, 0},
+                 {2, 10000, 10000, 512, KL_FP8, "BN=192", 128, 192, 0, 0, 0},
+                 {2, 256, 16384, 16384, KL_FP8, "BN=192", 128, 128, 0, 0, 0},
+                 {2, 16384, 256, 16384, KL_FP8, "BN=192", 128, 128, 0, 0, 0}};
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const struct kl_gemm_rung *r = rungs[cases[i].rung];
@@ -1006,7 +1007,8 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
                 said = 0;
         }
         CHECK(bm == cases[i].bm && bn == cases[i].bn && cl == cases[i].cluster &&
-                  (sk < 0 || v[sk] == 0) && (split < 0 || v[split] == cases[i].splits) && said,
+                  (sk < 0 || v[sk] == cases[i].sk) && (split < 0 || v[split] == cases[i].splits) &&
+                  said,
               "rung %s %s at %dx%dx%d: BM=%d BN=%d CLUSTER=%d, \"%s\"", r->name,
               kl_type_name(cases[i].type), q.M, q.N, q.K, bm, bn, cl, config);
     }
@@ -1017,7 +1019,7 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
     /* over rung 14's sm_90 preset of 8 stages, which keeps its tile: 128 x 128 blocks at the 4
        stages they were measured with; a preset of its own tile keeps it, as does rung 17's for
        M <= 128 (128 x 128 tiles in single blocks) */
-    struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 4093, .type = KL_FLOAT};
+    struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 256, .type = KL_FLOAT};
     int v[KL_MAX_PARAMS];
     char config[128] = "preset sm_90 STAGES=8";
     memcpy(v, v14, sizeof v);
@@ -1119,12 +1121,23 @@ static void test_schedule_rules(void)
     dev.compute_units = 0;
     CHECK(!kl_gemm_stream_k_rule(r17, &(struct kl_device_info){.compute_units = 132}, KL_FLOAT, 256,
                                  512, 32768, v17) &&
-              !kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 128, 8192, 8192, v20) &&
-              !kl_gemm_stream_k_rule(r14, &(struct kl_device_info){.compute_units = 132}, KL_FLOAT,
-                                     128, 8192, 8192, v14),
-          "SK set already, no compute units known, or a rung without stream-K: left alone");
+              !kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 128, 8192, 8192, v20),
+          "SK set already, or no compute units known: left alone");
+    /* rung 14 (FFMA), 128 x 256 blocks in slices of 16: wherever the model gains, whatever the
+       rows and columns of blocks (its products need no L2 to keep up) */
+    dev.compute_units = 132;
+    CHECK(kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 4099, 4111, 4127, v14) &&
+              kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 3000, 3000, 3000, v14) &&
+              kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 128, 8192, 8192, v14),
+          "rung 14: 561 blocks (4.25 waves), 288 (2.2), 32 (a quarter of one): stream-K");
+    CHECK(!kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 4096, 4096, 4096, v14) &&
+              !kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 12289, 12301, 509, v14) &&
+              !kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 10000, 10000, 512, v14),
+          "rung 14: 512 blocks (3.9 waves), 4753 (36.01) or 3160 (23.9) of 32 slices: "
+          "data-parallel");
+    dev.compute_units = 0;
     /* the rules' choices, and where they came from, in a row's config: rung 14's 32 blocks of
-       128 x 256 at 128 x 8192 x 8192 in four splits (a wave of 128 blocks a quarter as long);
+       128 x 256 at 128 x 8192 x 8192 by stream-K (132 blocks on a quarter of a tile each);
        none where its 512 blocks make 3.9 waves (4096^3), for rung 13 (OpenCL: not measured),
        or on tuned values */
     dev.compute_units = 132;
@@ -1133,14 +1146,27 @@ static void test_schedule_rules(void)
     struct kl_gemm_request q = {.M = 128, .N = 8192, .K = 8192, .type = KL_FLOAT};
     memcpy(v, v14, sizeof v);
     kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
-    CHECK(v[kl_param_index(r14->params, "SPLITK")] == 4 &&
-              strcmp(config, "SPLITK=4 (split-K's rule)") == 0,
-          "rung 14 at 128 x 8192 x 8192: SPLITK=%d, \"%s\"",
-          v[kl_param_index(r14->params, "SPLITK")], config);
+    CHECK(v[kl_param_index(r14->params, "SK")] == 1 &&
+              v[kl_param_index(r14->params, "SPLITK")] == 1 &&
+              strcmp(config, "SK=1 (stream-K's rule)") == 0,
+          "rung 14 at 128 x 8192 x 8192: SK=%d SPLITK=%d, \"%s\"",
+          v[kl_param_index(r14->params, "SK")], v[kl_param_index(r14->params, "SPLITK")], config);
     q.M = q.N = q.K = 4096, config[0] = '\0';
     memcpy(v, v14, sizeof v);
     kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
     CHECK(v[kl_param_index(r14->params, "SPLITK")] == 1 && !config[0], "rung 14 at 4096^3");
+    /* split-K where stream-K's rule does not look: off the reference tiles (rung 14's preset
+       for small products, 128 x 64 blocks: 16 at 128 x 1024 x 8192) */
+    q.M = 128, q.N = 1024, q.K = 8192;
+    snprintf(config, sizeof config, "preset sm_90 BM=128,BN=64,BK=64");
+    memcpy(v, v14, sizeof v);
+    v[kl_param_index(r14->params, "BN")] = 64, v[kl_param_index(r14->params, "BK")] = 64;
+    kl_gemm_schedule_rules(r14, &dev, &q, v, config, sizeof config);
+    CHECK(v[kl_param_index(r14->params, "SK")] == 0 &&
+              v[kl_param_index(r14->params, "SPLITK")] == 8 &&
+              strstr(config, "SPLITK=8 (split-K's rule)"),
+          "rung 14's 128 x 64 blocks at 128 x 1024 x 8192: \"%s\"", config);
+    config[0] = '\0';
     CHECK(kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
           "rung 17's defaults again");
     test_tile_rule(r14, r17, r20, v14, v17, v20);

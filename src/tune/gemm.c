@@ -2,10 +2,57 @@
 
 #include <string.h>
 
-/* The extent of C or K that a parameter tiles (0: none); values beyond it only waste work. */
+/*
+ * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
+ * result's accuracy), SK (stream-K is its rule's choice or the user's: a wait that traps
+ * would end the tuner's context, and the rule knows where it pays), and paths measured on a
+ * GPU and settled, whose trying would cost the search its time (and a fault would end the
+ * tuner's context too): EPI (the stores of C by TMA in rungs 17, 18 and 20, the default
+ * since an H200 measured them faster and tests/gpu/cuda.sh step 6c verified them under the
+ * sanitizers), PREFETCH=0 (rung 21's single set of fragments, 0.81x of the defaults on an
+ * H200; step 6d; its ring, PREFETCH=2, is searched beside the default) and PAD=0 (rungs 17
+ * and 18 reading unaligned rows by cp.async, 15x slower; step 6e; where rows are aligned,
+ * the residual's rule chooses it for rung 18).
+ */
+/* hopper: held on the Hopper rungs only (rungs 12 and 13's PAD, their local tile's padding,
+   is another parameter of that name, and searched); also: a value searched beside the default
+   (-1: none) */
+static const struct {
+    const char *name;
+    int hopper, also;
+} held_names[] = {
+    {"PROMOTE", 0, -1}, {"SK", 0, -1}, {"EPI", 0, -1}, {"PREFETCH", 0, 2}, {"PAD", 1, -1}};
+#define HELD_COUNT (sizeof held_names / sizeof *held_names)
+
+static int held(const struct kl_tune_gemm *g, const int *v)
+{
+    for (size_t k = 0; k < HELD_COUNT; k++) {
+        if (held_names[k].hopper && !g->rung->hopper)
+            continue;
+        int i = kl_param_index(g->rung->params, held_names[k].name);
+        if (i >= 0 && v[i] != g->rung->params[i].def && v[i] != held_names[k].also)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 where parameter NAME of g's rung is held at its default with nothing searched beside it:
+   the space's axis is the default alone. */
+static int held_alone(const struct kl_tune_gemm *g, const char *name)
+{
+    for (size_t k = 0; k < HELD_COUNT; k++)
+        if (strcmp(held_names[k].name, name) == 0)
+            return held_names[k].also < 0 && (!held_names[k].hopper || g->rung->hopper);
+    return 0;
+}
+
+/* The extent of C or K that a parameter tiles (0: none); values beyond it only waste work. A
+   parameter held at its default with no value searched beside it: -1. */
 static long extent(void *self, const char *name)
 {
     const struct kl_tune_gemm *g = self;
+    if (held_alone(g, name))
+        return -1;
     static const char *const rows[] = {"WG0", "WG", "BM", "TM"},
                              *const cols[] = {"WG1", "BN", "TN"}, *const deep[] = {"KC", "BK"};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
@@ -31,38 +78,6 @@ static enum kl_status check(void *self, const char *const *items, int n, size_t 
 
 /* Registers a GPU work-item may use for its block of C and operands before it spills. */
 #define GPU_BLOCK_BYTES 640
-
-/*
- * What the tuner leaves at its default: PROMOTE (how often FP8 sums reach fp32 sets the
- * result's accuracy), SK (stream-K is its rule's choice or the user's: a wait that traps
- * would end the tuner's context, and the rule knows where it pays), and paths measured on a
- * GPU and settled, whose trying would cost the search its time (and a fault would end the
- * tuner's context too): EPI (the stores of C by TMA in rungs 17, 18 and 20, the default
- * since an H200 measured them faster and tests/gpu/cuda.sh step 6c verified them under the
- * sanitizers), PREFETCH=0 (rung 21's single set of fragments, 0.81x of the defaults on an
- * H200; step 6d; its ring, PREFETCH=2, is searched beside the default) and PAD=0 (rungs 17
- * and 18 reading unaligned rows by cp.async, 15x slower; step 6e; where rows are aligned,
- * the residual's rule chooses it for rung 18).
- */
-static int held(const struct kl_tune_gemm *g, const int *v)
-{
-    /* hopper: held on the Hopper rungs only (rungs 12 and 13's PAD, their local tile's
-       padding, is another parameter of that name, and searched); also: a value searched
-       beside the default (-1: none) */
-    static const struct {
-        const char *name;
-        int hopper, also;
-    } names[] = {
-        {"PROMOTE", 0, -1}, {"SK", 0, -1}, {"EPI", 0, -1}, {"PREFETCH", 0, 2}, {"PAD", 1, -1}};
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        if (names[k].hopper && !g->rung->hopper)
-            continue;
-        int i = kl_param_index(g->rung->params, names[k].name);
-        if (i >= 0 && v[i] != g->rung->params[i].def && v[i] != names[k].also)
-            return 1;
-    }
-    return 0;
-}
 
 /*
  * Split-K (SPLITK > 1) where it cannot help: where split-K's model

@@ -34,7 +34,9 @@ struct kl_tune_target {
     void *self;
     /*
      * The problem extent a parameter tiles (values beyond it, rounded up to
-     * a power of two, only waste work); 0: none. NULL: no parameter does.
+     * a power of two, only waste work); 0: none; -1: the parameter is not
+     * searched (its axis is the value the search starts from alone). NULL:
+     * no parameter does.
      */
     long (*extent)(void *self, const char *param);
     /*

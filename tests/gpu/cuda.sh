@@ -40,7 +40,7 @@
 #     process (tests/gpu/hog.cu), a GEMM whose matrices need 13 GiB is refused
 #     before anything is allocated, exit 2, with both sizes in the message.
 #  6. Stream-K (SK=1): rung 20 in each type, rungs 17 (alone and in clusters),
-#     18 and 22, at awkward shapes and shapes whose last wave, or whole product, is
+#     18, 22 and 14, at awkward shapes and shapes whose last wave, or whole product, is
 #     shared by slices of K: verified, and its C after the timed launches the
 #     verified one bit for bit; under memcheck and racecheck.
 #  6b. Split-K (SPLITK > 1): rungs 14 and 13 in several types at the awkward
@@ -62,9 +62,9 @@
 #     under memcheck and racecheck.
 #  6f. The schedule's rules at shapes they were fitted to, each run with no
 #     --param: the row's config must name the value the rule chose (rung 14's
-#     128 x 128 blocks and four splits, rung 17's single blocks, rung 18's
-#     PAD=0, rung 20's BN=64 in half and BN=128 in fp8, stream-K for rung 17,
-#     rung 21's presets by size), and the row verified and bit for bit after
+#     stream-K, its 128 x 128 blocks and eight splits, rung 17's single blocks,
+#     rung 18's PAD=0, rung 20's BN=64 in half and BN=128 in fp8, stream-K for
+#     rung 17, rung 21's presets by size), and the row verified and bit for bit after
 #     the timed launches.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
@@ -382,20 +382,21 @@ verified_run() {
 }
 
 step_6() {
-    echo "== 6. Stream-K: the Hopper rungs with SK=1"
+    echo "== 6. Stream-K: the Hopper rungs and rung 14 with SK=1"
     # Rung 20 in each type (FP8 promoted on its preset's tiles, BN=192, given again: a --param
     # sets presets aside; and with PROMOTE=0), rung 17
-    # alone and in clusters of two, rung 18 and rung 22 (rung 20's int8 products), at the awkward
+    # alone and in clusters of two, rung 18, rung 22 (rung 20's int8 products) and rung 14 (FFMA,
+    # at its defaults and its sm_90 preset's 8 stages), at the awkward
     # shapes (129x8191x65: 64 tiles of 2 slices on 128 blocks, each tile finished by one block
     # from another's partial), at 4096x4352x4096 (rung 20: 544 tiles of 128 x 256 on an H200's
     # 132 SMs, four waves and 16 tiles, the last one to two waves' shared by slices of K) and at
     # 256x16384x8192 (128 tiles: the whole product a stream); each run's C after its timed
     # launches must be the verified launch's bit for bit (kl_gemm_time_launch), within 5 minutes
     # (timeout: exit 124); a failed run's output is kept. Then memcheck and racecheck on rungs
-    # 20 and 17.
+    # 20, 17 and 14.
     sk_skipped=0
     for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" "17 float" \
-        "17 float CLUSTER=2" "18 float" "22 float"; do
+        "17 float CLUSTER=2" "18 float" "22 float" "14 float" "14 float STAGES=8"; do
         read -r rung type param <<<"$config"
         extra=(--param SK=1)
         [ -n "$param" ] && extra+=(--param "$param")
@@ -410,7 +411,7 @@ step_6() {
         done
     done
     for tool in memcheck racecheck; do
-        for config in "20 half" "17 float"; do
+        for config in "20 half" "17 float" "14 float"; do
             [ "$sk_skipped" = 1 ] && break 2
             read -r rung type <<<"$config"
             if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
@@ -545,8 +546,10 @@ step_6f() {
             status=1
         fi
     done <<'RULES'
-BN=128 (the tiles' rule)|--rung 14 --m 4095 --n 4097 --k 4093
-SPLITK=4 (split-K's rule)|--rung 14 --m 128 --n 8192 --k 8192
+SK=1 (stream-K's rule)|--rung 14 --m 4095 --n 4097 --k 4093
+SK=1 (stream-K's rule)|--rung 14 --m 128 --n 8192 --k 8192
+BN=128 (the tiles' rule)|--rung 14 --m 4095 --n 4097 --k 256
+SPLITK=8 (split-K's rule)|--rung 14 --m 128 --n 1024 --k 8192
 CLUSTER=1 (the tiles' rule)|--rung 17 --m 4095 --n 4097 --k 4093
 SK=1 (stream-K's rule)|--rung 17 --m 192 --n 12288 --k 12288
 PAD=0 (the residual's rule)|--rung 18 --m 4096 --n 256 --k 4096

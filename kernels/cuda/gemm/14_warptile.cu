@@ -29,7 +29,15 @@
  *            products there), which kernel reduce_splits
  *            (kernels/opencl/gemm/split_k.cl) then adds into C in order: C's
  *            blocks times SPLITK fill the SMs where C's blocks alone leave
- *            most of them idle (M or N small, K long).
+ *            most of them idle (M or N small, K long). SK (0): with 1,
+ *            stream-K (schedule.h, stream_k.cuh): a block per SM (kladder
+ *            launches that many, one row of them, and a workspace), each
+ *            taking whole blocks of C while they fill whole waves, then an
+ *            equal share of the slices of the rest; a block of C shared by
+ *            several is finished by the one holding its first slice, which
+ *            adds the others' partial sums in their order. The last wave is
+ *            then as full as the first (561 blocks of 128 x 256 on 132 SMs:
+ *            4.25 waves' work in 4.25 waves' time, not 5).
  * Layout:    stage s holds A's slice transposed, As[s][k][m] with a row of
  *            BM + 4 elements, and B's slice as in B, Bs[s][k][n].
  *            A's rows are K-contiguous in memory but the inner loop wants m
@@ -97,6 +105,9 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
+#ifndef SK
+#define SK 0
+#endif
 
 #if defined(KL_T_DOUBLE)
 typedef double T;
@@ -112,12 +123,19 @@ typedef float T;
 #define SA (BM + 4)                    /* elements per row of As */
 #define GROUP 8                        /* block-rows per group of the raster */
 
+#include "schedule.h" /* kl_tile_of: the raster */
+#if SK
+#define SK_BLOCK_THREADS NT /* one set of partial sums a block */
+#include "stream_k.cuh"
+#endif
+
 static_assert(LM * LN == 32, "14_warptile: (WM/TM) * (WN/TN) must be 32 lanes");
 static_assert(BM % WM == 0 && BN % WN == 0, "14_warptile: BM % WM and BN % WN must be 0");
 static_assert(WM % TM == 0 && WN % TN == 0, "14_warptile: WM % TM and WN % TN must be 0");
 static_assert(TM % 4 == 0 && TN % 4 == 0, "14_warptile: TM and TN must be multiples of 4");
 static_assert(BK % 8 == 0, "14_warptile: BK must be a multiple of 8");
 static_assert(STAGES >= 2, "14_warptile: at least two stages");
+static_assert(!SK || SPLITK == 1, "14_warptile: stream-K or split-K, not both");
 
 /* Elements per 16-byte copy, and what B's 16-byte copies of a slice need. */
 #define EPC ((int)(16 / sizeof(T)))
@@ -244,47 +262,25 @@ static __device__ __forceinline__ void load_fragments(T4 *a, T4 *b, const T *as,
         b[j] = *(const T4 *)(bs + j * 4 * LN);
 }
 
-extern "C" __global__ void __launch_bounds__(NT, MIN_BLOCKS)
-gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const int M,
-     const int N, const int K, const int ldb)
+/* The loader of the block whose C starts at row m0, column n0. */
+static __device__ __forceinline__ loader loader_at(int tid, int m0, int n0, int M, int N, int K,
+                                                   int ldb)
 {
-    extern __shared__ __align__(32) unsigned char smem[];
-    T *const As = (T *)smem;              /* STAGES x BK x SA */
-    T *const Bs = As + STAGES * BK * SA; /* STAGES x BK x BN */
+    return {tid / 8, tid % 8, tid / (BN / EPC), tid % (BN / EPC) * EPC, m0, n0, M, N, K, ldb,
+            ldb % EPC == 0, ldb % EPC == 0 && m0 + BM <= M && n0 + BN <= ldb};
+}
 
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int warp = tid / 32, lane = tid % 32;
-    const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;
-    const int lm = lane / LN, ln = lane % LN;
-
-    /* This block's place: GROUP block-rows at a time, column-major inside the group. */
-    const int rows = gridDim.y, cols = gridDim.x;
-    const int bid = blockIdx.y * cols + blockIdx.x;
-    const int first = bid / (GROUP * cols) * GROUP;
-    const int height = min(rows - first, GROUP);
-    const int m0 = (first + bid % (GROUP * cols) % height) * BM;
-    const int n0 = bid % (GROUP * cols) / height * BN;
-
-    const loader l = {tid / 8, tid % 8, tid / (BN / EPC), tid % (BN / EPC) * EPC,
-                      m0, n0, M, N, K, ldb, ldb % EPC == 0,
-                      ldb % EPC == 0 && m0 + BM <= M && n0 + BN <= ldb};
-    /* This block's nslices slices of K from slice t0 (all of them without SPLITK). */
-    const int slices_k = (K + BK - 1) / BK;
-#if SPLITK > 1
-    const int t0 = (int)((long long)blockIdx.z * slices_k / SPLITK);
-    const int nslices = (int)((long long)(blockIdx.z + 1) * slices_k / SPLITK) - t0;
-    C += blockIdx.z * (size_t)M * N; /* its partial product in the workspace */
-#else
-    const int t0 = 0, nslices = slices_k;
-#endif
-
-    T acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; i++)
-#pragma unroll
-        for (int j = 0; j < TN; j++)
-            acc[i][j] = 0;
-
+/*
+ * Slices t0 .. t0 + nslices - 1 of K of l's block, multiplied into the
+ * warp's tile of acc (acc[i * TN + j]: the lane's row i, column j) through
+ * the stages As, Bs. Every thread of the block calls it; the stages are
+ * free again once every thread has returned.
+ */
+static __device__ __forceinline__ void multiply(const T *__restrict__ A, const T *__restrict__ B,
+                                                T *As, T *Bs, const loader &l, int t0,
+                                                int nslices, int tid, int wm0, int wn0, int lm,
+                                                int ln, T (&acc)[TM * TN])
+{
     /* The first STAGES - 1 slices in flight; one commit group per slice, empty or not. */
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
@@ -323,33 +319,102 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
             for (int i = 0; i < TM; i++)
 #pragma unroll
                 for (int j = 0; j < TN; j++)
-                    mac(acc[i][j], a[k % 2][i / 4].v[i % 4], b[k % 2][j / 4].v[j % 4]);
+                    mac(acc[i * TN + j], a[k % 2][i / 4].v[i % 4], b[k % 2][j / 4].v[j % 4]);
         }
     }
     wait_group<0>(); /* no copy may outlive the block (the trailing groups are empty) */
+}
 
-    /* The epilogue: 16-byte stores where a row's four columns are inside an aligned C. */
+/* The warp's tile of acc into C at row r0, column c0: 16-byte stores where a row's four
+   columns are inside an aligned C. */
+static __device__ __forceinline__ void store(T *__restrict__ C, const T (&acc)[TM * TN], int M,
+                                             int N, int r0, int c0, int lm, int ln)
+{
     const bool vec_c = N % 4 == 0;
 #pragma unroll
     for (int i = 0; i < TM; i++) {
-        const int r = m0 + wm0 + i / 4 * 4 * LM + 4 * lm + i % 4;
+        const int r = r0 + i / 4 * 4 * LM + 4 * lm + i % 4;
         if (r >= M)
             continue;
 #pragma unroll
         for (int j = 0; j < TN / 4; j++) {
-            const int c = n0 + wn0 + j * 4 * LN + 4 * ln;
+            const int c = c0 + j * 4 * LN + 4 * ln;
+            const T *sums = acc + i * TN + 4 * j;
             T *out = C + (size_t)r * N + c;
             if (vec_c && c + 3 < N) {
-                T4 v = {{acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]}};
+                T4 v = {{sums[0], sums[1], sums[2], sums[3]}};
                 *(T4 *)out = v;
             } else {
 #pragma unroll
                 for (int jj = 0; jj < 4; jj++)
                     if (c + jj < N)
-                        out[jj] = acc[i][4 * j + jj];
+                        out[jj] = sums[jj];
             }
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, MIN_BLOCKS)
+gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const int M,
+     const int N, const int K, const int ldb
+#if SK
+     ,
+     unsigned *ws
+#endif
+)
+{
+    extern __shared__ __align__(32) unsigned char smem[];
+    T *const As = (T *)smem;              /* STAGES x BK x SA */
+    T *const Bs = As + STAGES * BK * SA; /* STAGES x BK x BN */
+
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;
+    const int lm = lane / LN, ln = lane % LN;
+    /* C's blocks, GROUP block-rows at a time, column-major inside a group (kl_tile_of) */
+    const int rows = (M + BM - 1) / BM, cols = (N + BN - 1) / BN;
+    const int slices_k = (K + BK - 1) / BK;
+    T acc[TM * TN];
+
+#if SK
+    /* This block's pieces: slices w.k0 .. w.k1 - 1 of block w.tile of C each. */
+    const kl_sk<T> sk = sk_begin<T>(rows * cols, slices_k, gridDim.x, gridDim.x, ws);
+    if ((int)blockIdx.x >= sk.plan.blocks)
+        return; /* the plan runs fewer blocks than were launched: the whole block leaves */
+    FOR_EACH_PIECE(w, sk.plan, blockIdx.x, 0, 0, 0)
+    {
+        int bm, bn;
+        kl_tile_of(w.tile, rows, cols, GROUP, &bm, &bn);
+        const int m0 = bm * BM, n0 = bn * BN;
+#pragma unroll
+        for (int i = 0; i < TM * TN; i++)
+            acc[i] = 0;
+        multiply(A, B, As, Bs, loader_at(tid, m0, n0, M, N, K, ldb), w.k0, w.k1 - w.k0, tid,
+                 wm0, wn0, lm, ln, acc);
+        if (sk_settle(sk, acc, w, blockIdx.x, 1, 0, 0))
+            store(C, acc, M, N, m0 + wm0, n0 + wn0, lm, ln);
+        __syncthreads(); /* every thread done with the stages before the next piece fills them */
+    }
+#else
+    /* This block's place, and its nslices slices of K from slice t0 (all of them without
+       SPLITK). */
+    int bm, bn;
+    kl_tile_of(blockIdx.y * gridDim.x + blockIdx.x, rows, cols, GROUP, &bm, &bn);
+    const int m0 = bm * BM, n0 = bn * BN;
+#if SPLITK > 1
+    const int t0 = (int)((long long)blockIdx.z * slices_k / SPLITK);
+    const int nslices = (int)((long long)(blockIdx.z + 1) * slices_k / SPLITK) - t0;
+    C += blockIdx.z * (size_t)M * N; /* its partial product in the workspace */
+#else
+    const int t0 = 0, nslices = slices_k;
+#endif
+#pragma unroll
+    for (int i = 0; i < TM * TN; i++)
+        acc[i] = 0;
+    multiply(A, B, As, Bs, loader_at(tid, m0, n0, M, N, K, ldb), t0, nslices, tid, wm0, wn0, lm,
+             ln, acc);
+    store(C, acc, M, N, m0 + wm0, n0 + wn0, lm, ln);
+#endif
 }
 
 /*

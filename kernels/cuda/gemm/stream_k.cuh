@@ -1,10 +1,12 @@
 /*
- * Stream-K in the Hopper GEMM kernels (rungs 17, 18, 20 and 22, whose INT8
- * products are rung 20's): the loop over a block's pieces of work, and the
- * partial tiles that blocks sharing a tile leave for the one that finishes
- * it. The plan itself, which slices of which tiles each block takes, is
- * schedule.h's; this is what a kernel does with it. The including kernel
- * defines SK (0 or 1) and includes hopper.cuh first.
+ * Stream-K in the GEMM kernels (the Hopper rungs 17, 18, 20 and 22, whose
+ * INT8 products are rung 20's, and rung 14): the loop over a block's pieces
+ * of work, and the partial tiles that blocks sharing a tile leave for the
+ * one that finishes it. The plan itself, which slices of which tiles each
+ * block takes, is schedule.h's; this is what a kernel does with it. The
+ * including kernel defines SK (0 or 1), and either includes hopper.cuh
+ * first (a consumer warpgroup's sums a set) or defines SK_BLOCK_THREADS
+ * (the whole block's sums one set, a block of that many threads).
  *
  * Blocks of a cluster. The plan's "blocks" are the kernel's units of
  * scheduling: single blocks (rung 20), or clusters of CLUSTER blocks that
@@ -16,7 +18,7 @@
  *
  * The workspace (kernel argument ws, sized and zeroed by the host): a flag
  * per slot, in kl_sk_flag_words' rows, then a partial tile per slot, sum i
- * of the warpgroup's thread t at i * 128 + t (coalesced).
+ * of the warpgroup's thread t at i * SK_THREADS + t (coalesced).
  */
 #ifndef KL_STREAM_K_CUH
 #define KL_STREAM_K_CUH
@@ -49,6 +51,17 @@ static __device__ __forceinline__ kl_work sk_piece(const kl_stream_k &plan, int 
 #endif
 
 #if SK
+/* The threads that hold one set of sums, a thread's place among them, and their barrier. */
+#ifdef SK_BLOCK_THREADS
+#define SK_THREADS SK_BLOCK_THREADS
+static __device__ __forceinline__ int sk_thread() { return threadIdx.y * blockDim.x + threadIdx.x; }
+static __device__ __forceinline__ void sk_sync(int) { __syncthreads(); }
+#else
+#define SK_THREADS 128
+static __device__ __forceinline__ int sk_thread() { return threadIdx.x % 128; }
+static __device__ __forceinline__ void sk_sync(int cw) { warpgroup_sync(cw); }
+#endif
+
 /* A launch's stream-K state: the plan, and the workspace's flags and partial tiles. */
 template <typename T> struct kl_sk {
     kl_stream_k plan;
@@ -77,13 +90,13 @@ template <typename T, int N>
 static __device__ __forceinline__ void sk_leave(const kl_sk<T> &sk, const T (&acc)[N], int slot,
                                                 int cw)
 {
-    const int t = threadIdx.x % 128;
-    T *sums = sk.partials + (size_t)slot * N * 128;
+    const int t = sk_thread();
+    T *sums = sk.partials + (size_t)slot * N * SK_THREADS;
 #pragma unroll
     for (int i = 0; i < N; i++)
-        __stcg(sums + i * 128 + t, acc[i]);
+        __stcg(sums + i * SK_THREADS + t, acc[i]);
     __threadfence();
-    warpgroup_sync(cw);
+    sk_sync(cw);
     if (t == 0)
         asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(sk.flags + slot) : "memory");
 }
@@ -110,7 +123,7 @@ template <typename T, int N>
 static __device__ __forceinline__ void sk_add(const kl_sk<T> &sk, T (&acc)[N], int first, int last,
                                               int stride, int offset, int cw)
 {
-    const int t = threadIdx.x % 128;
+    const int t = sk_thread();
     for (int b = first; b <= last; b++) {
         const int slot = b * stride + offset;
         unsigned *flag = sk.flags + slot;
@@ -128,11 +141,11 @@ static __device__ __forceinline__ void sk_add(const kl_sk<T> &sk, T (&acc)[N], i
                 __nanosleep(128);
             }
         __syncwarp(); /* thread 0's warp whole again before the barrier */
-        warpgroup_sync(cw);
-        const T *sums = sk.partials + (size_t)slot * N * 128;
+        sk_sync(cw);
+        const T *sums = sk.partials + (size_t)slot * N * SK_THREADS;
 #pragma unroll
         for (int i = 0; i < N; i++)
-            acc[i] += __ldcg(sums + i * 128 + t);
+            acc[i] += __ldcg(sums + i * SK_THREADS + t);
         if (t == 0)
             *flag = 0; /* read by the next launch only, after this one ends */
     }

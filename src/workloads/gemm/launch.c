@@ -270,9 +270,9 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
         l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
         if (kl_param_value(r->params, values, "EPI"))
             l->args[l->nargs++] = c_map_arg(r, m->C, type, M, N);
-        if (kl_param_value(r->params, values, "SK"))
-            l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     }
+    if (kl_param_value(r->params, values, "SK"))
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)
         l->args[l->nargs++] =
             (struct kl_arg){KL_ARG_LOCAL, {.local_bytes = kl_gemm_local_bytes(r, values, type)}};
@@ -304,11 +304,12 @@ static enum kl_status session_workspace(struct gemm_session *s, size_t bytes, co
 }
 
 /*
- * Stream-K's workspace for a Hopper rung with SK=1 launched as l
- * (kernels/cuda/gemm/stream_k.cuh): a flag per block and consumer warpgroup
- * (every warpgroup of the block but the producer), in kl_sk_flag_words'
- * rows, set to zero here (the kernel leaves them so), then a partial tile
- * of 4-byte sums per block (BM x BN, shared among its consumer warpgroups).
+ * Stream-K's workspace for a rung with SK=1 launched as l
+ * (kernels/cuda/gemm/stream_k.cuh): a flag per set of sums, in
+ * kl_sk_flag_words' rows, set to zero here (the kernel leaves them so), then
+ * a partial tile per block (BM x BN). A Hopper rung's sets are its blocks'
+ * consumer warpgroups (every warpgroup but the producer), sharing the tile,
+ * their sums 4 bytes (fp32 or int32); rung 14's are its blocks, in C's type.
  */
 enum kl_status kl_gemm_stream_k_workspace(struct gemm_session *s, const struct kl_gemm_rung *r,
                                           const int *v, const struct kl_launch *l)
@@ -316,13 +317,15 @@ enum kl_status kl_gemm_stream_k_workspace(struct gemm_session *s, const struct k
     struct kl_context *kl = s->kl;
     size_t bm = (size_t)kl_param_value(r->params, v, "BM");
     size_t bn = (size_t)kl_param_value(r->params, v, "BN");
-    size_t blocks = l->global[0] / l->local[0], warpgroups = blocks * (l->local[0] / 128 - 1);
-    size_t flags = (size_t)kl_sk_flag_words((long long)warpgroups) * 4;
+    size_t blocks = l->global[0] / l->local[0];
+    size_t sets = r->hopper ? blocks * (l->local[0] / 128 - 1) : blocks;
+    size_t es = r->hopper ? 4 : kl_type_size(kl_type_output(s->type));
+    size_t flags = (size_t)kl_sk_flag_words((long long)sets) * 4;
     enum kl_status st;
     void *zeros = calloc(1, flags);
     if (!zeros)
         return kl_fail(&kl->err, KL_ERR_NO_MEMORY, "out of host memory");
-    if ((st = session_workspace(s, flags + blocks * bm * bn * 4,
+    if ((st = session_workspace(s, flags + blocks * bm * bn * es,
                                 "stream-K's flags and partial tiles", "use SK=0")) == KL_OK)
         st = kl->ops->write(kl->dev, s->ws, zeros, flags, &kl->err);
     free(zeros);

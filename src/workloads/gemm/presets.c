@@ -42,11 +42,19 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
 }
 
 /*
- * Stream-K's rule for a Hopper rung whose SK the user left alone: SK=1 where
- * C is a single row or column of tiles (of the rung's units: rung 17's
- * clusters) and schedule.h's model has the stream's busiest block at least
- * SK_PERCENT % faster, a partial tile left or added costing SK_FIXUP
- * slices. Measured on an H200 (docs/RESULTS.md): where tiles of several
+ * Stream-K's rule for a rung whose SK the user left alone: SK=1 where
+ * schedule.h's model has the stream's busiest block at least SK_PERCENT %
+ * faster than data-parallel blocks, a partial tile left or added costing
+ * SK_FIXUP slices; for a Hopper rung only where C is also a single row or
+ * column of tiles (of the rung's units: rung 17's clusters). Rung 14 (FFMA,
+ * slices of BK, a block an SM) reads 41 FLOP a byte of its blocks' slices,
+ * which memory alone feeds at its 49 TFLOP/s, so the row of tiles does not
+ * matter there. Measured on an H100 (docs/RESULTS.md, 2026-12-06), against
+ * its data-parallel blocks: 1.11x at 4099 x 4111 x 4127 (561 blocks: 4.25
+ * waves), 1.14x at 4095 x 4097 x 4093, 1.08x at 6004 x 5002 x 3006, 1.29x at
+ * 3000^3, 3.7x at 128 x 8192 x 8192, all chosen by the model; at the ten
+ * other shapes of the sweep (whole waves, or 23.9 and 36.01 waves of 32
+ * slices) 0.955-1.007x, none chosen. Measured on an H200: where tiles of several
  * rows share columns of B (or of several columns rows of A), data-parallel
  * blocks run over the same slices at once and find them in L2, while
  * stream-K's run at different depths of K and read them again from memory:
@@ -69,11 +77,15 @@ int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_i
     const int cluster = kl_param_index(r->params, "CLUSTER") >= 0
                             ? kl_param_value(r->params, values, "CLUSTER")
                             : 1;
-    /* a slice: 32 elements (17, 18: TF32), or 128 bytes of the inputs (20, and 22's int8) */
-    const int slice = r->local == KL_LOCAL_WGMMA ? 32 : r->ozaki ? 128 : 128 / (int)kl_type_size(t);
+    /* a slice: 32 elements (17, 18: TF32), 128 bytes of the inputs (20, and 22's int8), or
+       BK elements (14) */
+    const int slice = !r->hopper                   ? kl_param_value(r->params, values, "BK")
+                      : r->local == KL_LOCAL_WGMMA ? 32
+                      : r->ozaki                   ? 128
+                                                   : 128 / (int)kl_type_size(t);
     const int rows = (M + bm - 1) / bm, cols = ((N + bn - 1) / bn + cluster - 1) / cluster;
     const int blocks = (int)dev->compute_units / cluster;
-    return blocks > 0 && (rows == 1 || cols == 1) &&
+    return blocks > 0 && (!r->hopper || rows == 1 || cols == 1) &&
            kl_stream_k_pays(rows * cols, (K + slice - 1) / slice, blocks, SK_FIXUP, SK_PERCENT);
 }
 
@@ -114,8 +126,9 @@ double kl_gemm_split_gain(const struct kl_gemm_rung *r, const int *v, enum kl_ty
 
 /*
  * Split-K's rule for rung 14 (CUDA; rung 13's OpenCL has no measurement to
- * fit): the splits the model gains most with, at least 10 %, among 2, 4, 8
- * and 16 (the tuner's values, and the measured ones); else 1.
+ * fit) where stream-K's does not choose (off its reference tiles: its preset
+ * for small products): the splits the model gains most with, at least 10 %,
+ * among 2, 4, 8 and 16 (the tuner's values, and the measured ones); else 1.
  */
 static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                       enum kl_type t, int M, int N, int K, const int *values)
@@ -147,7 +160,9 @@ static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info 
  *   4097 x 4093, where N leaves a 33rd column of 128 x 256 blocks one column
  *   wide (5 waves against 4; the model 1.20x). They were measured at 4
  *   stages, two to an SM (at its sm_90 preset's 8, one would fit): the rule
- *   sets STAGES=4 with them.
+ *   sets STAGES=4 with them. Stream-K's rule comes first for rung 14 and
+ *   takes such shapes where K is long enough (4095 x 4097 x 4093); these
+ *   blocks remain where it is not (4095 x 4097 x 256).
  * - rung 17's clusters of two (its sm_90 preset above class 30) gain 1 % at
  *   4096^3, 8 % at 8192^3 and 10 % at 12288^3 over single blocks; at 4095 x
  *   4097 x 4093 its 33 columns of 128-wide tiles pair into 17, 272 units on
@@ -310,10 +325,17 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     int splits;
     if (strncmp(config, "tuned", 5) == 0)
         return;
+    /* rung 14: stream-K on its reference tiles (one block an SM) where it pays, before any
+       other rule */
+    if (!r->hopper && at_reference(r, q->type, values) &&
+        kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
+        rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, strlen(config));
+        return;
+    }
     used = tile_rule(r, dev, q, values, config, n);
     if (kl_gemm_residual_rule(r, dev, values, q->N, q->K))
         used = rule_sets(r, values, "PAD", 0, "the residual's rule", config, n, used);
-    if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
+    if (r->hopper && kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
         rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);
     else if ((splits = split_rule(r, dev, q->type, q->M, q->N, q->K, values)) > 1)
         rule_sets(r, values, "SPLITK", splits, "split-K's rule", config, n, used);

@@ -107,7 +107,7 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     {"BK", bk, 8, 128, 8, 1, "elements of K per slice (19: a multiple of 32 bytes)"}, \
     {"WM", wm, 16, 128, 16, 0, "rows of C per warp (16 per mma tile)"}, \
     {"WN", wn, 8, 128, 8, 0, "columns of C per warp (8 per mma tile)"}
-/* Stream-K in the Hopper rungs (kernels/cuda/gemm/stream_k.cuh). */
+/* Stream-K in the Hopper rungs and rung 14 (kernels/cuda/gemm/stream_k.cuh). */
 #define P_SK {"SK", 0, 0, 1, 1, 0, "1: stream-K, a partial last wave's tiles shared by every " \
               "SM in slices of K, their partial sums added in a fixed order"}
 /* Hopper's wgmma rungs: BM rows (wgmma's N: 128 or 256) by BN columns (64 per consumer
@@ -269,7 +269,7 @@ static const struct kl_gemm_rung rungs[] = {
      .file = "cuda/gemm/14_warptile.cu",
      .geometry = KL_GEO_BLOCK,
      .local = KL_LOCAL_STAGES,
-     .params = {P_WARPTILE, P_SPLITK},
+     .params = {P_WARPTILE, P_SPLITK, P_SK},
      .multiples = M_WARPTILE,
      .relations = warptile_relations,
      .b_pitch = 1,
@@ -589,6 +589,11 @@ static enum kl_status warptile_relations(const struct kl_gemm_rung *r, const int
                        "rung %s: B's slice (BK=%zu rows of BN/%zu = %zu 16-byte pieces) must "
                        "divide evenly among %zu threads",
                        r->name, PARAM("BK"), per16, PARAM("BN") / per16, threads);
+    if (PARAM("SK") && PARAM("SPLITK") > 1)
+        return kl_fail(e, KL_ERR_ARG,
+                       "rung %s: SK=1 (stream-K) and SPLITK=%zu (split-K) each split K their own "
+                       "way; use one of them",
+                       r->name, PARAM("SPLITK"));
     return KL_OK;
 }
 
@@ -740,6 +745,12 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
         s->local[1] = PARAM("BM") / PARAM("TM");
         s->global[0] = kl_round_up((size_t)N, PARAM("BN")) / PARAM("TN");
         s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("TM");
+        /* stream-K (rung 14's SK): a row of blocks, one per SM, whatever the blocks of C */
+        if (PARAM("SK")) {
+            s->global[0] =
+                s->local[0] * (s->kl && s->kl->info.compute_units ? s->kl->info.compute_units : 1);
+            s->global[1] = s->local[1];
+        }
         break;
     case KL_GEO_WARPS:
         s->dims = 2;
