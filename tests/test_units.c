@@ -961,8 +961,8 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
         enum kl_type type;
         const char *preset; /* "NAME=V" the rows start from, as their preset sets it */
         int bm, bn, cluster, splits, sk;
-    } cases[] = {{0, 4095, 4097, 4093, KL_FLOAT, "", 128, 256, 0, 1, 1},
-                 {0, 4095, 4097, 256, KL_FLOAT, "", 128, 128, 0, 1, 0},
+    } cases[] = {{0, 4095, 4097, 4093, KL_FLOAT, "", 128, 128, 0, 1, 0},
+                 {0, 4099, 4111, 4127, KL_FLOAT, "", 128, 256, 0, 1, 1},
                  {0, 4096, 4096, 4096, KL_FLOAT, "", 128, 256, 0, 1, 0},
                  {0, 3000, 3000, 3000, KL_FLOAT, "", 128, 256, 0, 1, 1},
                  {1, 4095, 4097, 4093, KL_FLOAT, "CLUSTER=2", 256, 128, 1, 0, 0},
@@ -1019,7 +1019,7 @@ static void test_tile_rule(const struct kl_gemm_rung *r14, const struct kl_gemm_
     /* over rung 14's sm_90 preset of 8 stages, which keeps its tile: 128 x 128 blocks at the 4
        stages they were measured with; a preset of its own tile keeps it, as does rung 17's for
        M <= 128 (128 x 128 tiles in single blocks) */
-    struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 256, .type = KL_FLOAT};
+    struct kl_gemm_request q = {.M = 4095, .N = 4097, .K = 4093, .type = KL_FLOAT};
     int v[KL_MAX_PARAMS];
     char config[128] = "preset sm_90 STAGES=8";
     memcpy(v, v14, sizeof v);

@@ -138,8 +138,8 @@ void kl_tune_space_free(struct kl_tune_space *s)
     s->count = 0;
 }
 
-/* Each parameter's values (value_list; a parameter not searched its start alone) and the
-   number of their combinations. */
+/* Each parameter's values (value_list; a parameter not searched its default alone), the
+   start's added, and the number of their combinations. */
 static void space_axes(struct kl_tune_space *s)
 {
     const struct kl_tune_target *t = s->target;
@@ -147,10 +147,13 @@ static void space_axes(struct kl_tune_space *s)
     for (int p = 0; p < s->nparams; p++) {
         const struct kl_param_def *d = &t->params[p];
         const long extent = t->extent ? t->extent(t->self, d->name) : 0;
-        s->nvalues[p] = extent < 0 ? 0 : value_list(d, extent, s->values[p]);
-        if ((t->start || extent < 0) && !contains(s->values[p], s->nvalues[p], start_value(t, p)) &&
+        if (extent < 0)
+            s->values[p][0] = d->def, s->nvalues[p] = 1;
+        else
+            s->nvalues[p] = value_list(d, extent, s->values[p]);
+        if (t->start && !contains(s->values[p], s->nvalues[p], t->start[p]) &&
             s->nvalues[p] < KL_TUNE_MAX_VALUES)
-            insert_sorted(s->values[p], &s->nvalues[p], start_value(t, p));
+            insert_sorted(s->values[p], &s->nvalues[p], t->start[p]);
         s->combinations *= s->nvalues[p];
     }
 }

@@ -35,8 +35,8 @@ struct kl_tune_target {
     /*
      * The problem extent a parameter tiles (values beyond it, rounded up to
      * a power of two, only waste work); 0: none; -1: the parameter is not
-     * searched (its axis is the value the search starts from alone). NULL:
-     * no parameter does.
+     * searched (its axis is its default, and the start's value where that
+     * differs). NULL: no parameter does.
      */
     long (*extent)(void *self, const char *param);
     /*

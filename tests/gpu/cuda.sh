@@ -546,9 +546,9 @@ step_6f() {
             status=1
         fi
     done <<'RULES'
-SK=1 (stream-K's rule)|--rung 14 --m 4095 --n 4097 --k 4093
+BN=128 (the tiles' rule)|--rung 14 --m 4095 --n 4097 --k 4093
+SK=1 (stream-K's rule)|--rung 14 --m 4099 --n 4111 --k 4127
 SK=1 (stream-K's rule)|--rung 14 --m 128 --n 8192 --k 8192
-BN=128 (the tiles' rule)|--rung 14 --m 4095 --n 4097 --k 256
 SPLITK=8 (split-K's rule)|--rung 14 --m 128 --n 1024 --k 8192
 CLUSTER=1 (the tiles' rule)|--rung 17 --m 4095 --n 4097 --k 4093
 SK=1 (stream-K's rule)|--rung 17 --m 192 --n 12288 --k 12288

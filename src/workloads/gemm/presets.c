@@ -51,10 +51,12 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
  * which memory alone feeds at its 49 TFLOP/s, so the row of tiles does not
  * matter there. Measured on an H100 (docs/RESULTS.md, 2026-12-06), against
  * its data-parallel blocks: 1.11x at 4099 x 4111 x 4127 (561 blocks: 4.25
- * waves), 1.14x at 4095 x 4097 x 4093, 1.08x at 6004 x 5002 x 3006, 1.29x at
- * 3000^3, 3.7x at 128 x 8192 x 8192, all chosen by the model; at the ten
- * other shapes of the sweep (whole waves, or 23.9 and 36.01 waves of 32
- * slices) 0.955-1.007x, none chosen. Measured on an H200: where tiles of several
+ * waves), 1.14x at 4095 x 4097 x 4093 (where the tiles' rule, applied
+ * first, takes 128 x 128 blocks, 1.03x faster still), 1.08x at 6004 x 5002
+ * x 3006, 1.29x at 3000^3 (split-K's four splits 1.16x), 3.7x at 128 x 8192
+ * x 8192 (split-K's 3.5x), all chosen by the model; at the ten other shapes
+ * of the sweep (whole waves, or 23.9 and 36.01 waves of 32 slices)
+ * 0.955-1.007x, none chosen. Measured on an H200: where tiles of several
  * rows share columns of B (or of several columns rows of A), data-parallel
  * blocks run over the same slices at once and find them in L2, while
  * stream-K's run at different depths of K and read them again from memory:
@@ -160,9 +162,10 @@ static int split_rule(const struct kl_gemm_rung *r, const struct kl_device_info 
  *   4097 x 4093, where N leaves a 33rd column of 128 x 256 blocks one column
  *   wide (5 waves against 4; the model 1.20x). They were measured at 4
  *   stages, two to an SM (at its sm_90 preset's 8, one would fit): the rule
- *   sets STAGES=4 with them. Stream-K's rule comes first for rung 14 and
- *   takes such shapes where K is long enough (4095 x 4097 x 4093); these
- *   blocks remain where it is not (4095 x 4097 x 256).
+ *   sets STAGES=4 with them. On an H100 they ran 1.03x of stream-K on
+ *   128 x 256 blocks there (0.91x cuBLAS SGEMM; the two models 1.20x and
+ *   1.19x): this rule comes first, and stream-K's takes the shapes it leaves
+ *   on the reference blocks.
  * - rung 17's clusters of two (its sm_90 preset above class 30) gain 1 % at
  *   4096^3, 8 % at 8192^3 and 10 % at 12288^3 over single blocks; at 4095 x
  *   4097 x 4093 its 33 columns of 128-wide tiles pair into 17, 272 units on
@@ -325,14 +328,13 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     int splits;
     if (strncmp(config, "tuned", 5) == 0)
         return;
-    /* rung 14: stream-K on its reference tiles (one block an SM) where it pays, before any
-       other rule */
+    used = tile_rule(r, dev, q, values, config, n);
+    /* rung 14: stream-K where its blocks are still the reference's (one an SM) and it pays */
     if (!r->hopper && at_reference(r, q->type, values) &&
         kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
-        rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, strlen(config));
+        rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);
         return;
     }
-    used = tile_rule(r, dev, q, values, config, n);
     if (kl_gemm_residual_rule(r, dev, values, q->N, q->K))
         used = rule_sets(r, values, "PAD", 0, "the residual's rule", config, n, used);
     if (r->hopper && kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
