@@ -45,7 +45,8 @@
 #     verified one bit for bit; under memcheck and racecheck.
 #  6b. Split-K (SPLITK > 1): rungs 14 and 13 in several types at the awkward
 #     shapes and a skinny one, verified and bit for bit after the timed
-#     launches; rung 14 under memcheck.
+#     launches (rung 14 also at 8 stages, C staged through them, split and
+#     not); rung 14 under memcheck.
 #  6c. C stored through shared memory by TMA (EPI=1): rung 20 in each type,
 #     rung 17 alone and in clusters of two, rung 18, with stream-K and
 #     without, at shapes whose C rows TMA can store and at two it cannot (the
@@ -564,14 +565,18 @@ step_6b() {
     echo "== 6b. Split-K: rungs 13 and 14 with SPLITK > 1"
     # Each split's partial product into the workspace, then their sum in order: verified at the
     # awkward shapes and at a skinny one whose 32 blocks would leave most SMs idle alone, C after
-    # the timed launches the verified one bit for bit, each within 5 minutes; then memcheck.
+    # the timed launches the verified one bit for bit, each within 5 minutes; then memcheck. At
+    # rung 14's preset's 8 stages, its C staged through them where N % 4 != 0, split and not.
+    local p v
     for config in "14 float SPLITK=4" "14 double SPLITK=3" "14 int SPLITK=16" "13 float SPLITK=5" \
-        "13 half SPLITK=2"; do
+        "13 half SPLITK=2" "14 float SPLITK=4,STAGES=8" "14 float STAGES=8"; do
         read -r rung type param <<<"$config"
+        p=()
+        for v in ${param//,/ }; do p+=(--param "$v"); done
         for shape in "1 1 1" "64 300 70" "4095 33 4097" "129 8191 65" "128 8192 8192"; do
             read -r m n k <<<"$shape"
             verified_run splitk "rung $rung $type $param ${m}x${n}x${k}" --rung "$rung" \
-                --type "$type" --m "$m" --n "$n" --k "$k" --param "$param"
+                --type "$type" --m "$m" --n "$n" --k "$k" "${p[@]}"
             [ $? = 2 ] && status=1 # rungs 13 and 14 run on every CUDA GPU
         done
     done

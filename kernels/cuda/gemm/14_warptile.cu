@@ -74,7 +74,9 @@
  *            4096^3, where copying element by element cost ~30 %); with any
  *            other ldb, B is copied element by element. The stores of C
  *            are 16-byte vectors where a row's four columns lie inside C and
- *            N % 4 == 0, element-wise with guards elsewhere.
+ *            N % 4 == 0; where N % 4 != 0 the block's sums go through the
+ *            stages (store_staged, where they fit) and out a row at a time,
+ *            else element-wise with guards.
  *
  * Backends:  CUDA only (NVRTC); fp32 by FFMA, never tensor cores.
  */
@@ -327,8 +329,8 @@ static __device__ __forceinline__ void multiply(const T *__restrict__ A, const T
 
 /* The warp's tile of acc into C at row r0, column c0: 16-byte stores where a row's four
    columns are inside an aligned C. */
-static __device__ __forceinline__ void store(T *__restrict__ C, const T (&acc)[TM * TN], int M,
-                                             int N, int r0, int c0, int lm, int ln)
+static __device__ __forceinline__ void store_lanes(T *__restrict__ C, const T (&acc)[TM * TN],
+                                                   int M, int N, int r0, int c0, int lm, int ln)
 {
     const bool vec_c = N % 4 == 0;
 #pragma unroll
@@ -352,6 +354,55 @@ static __device__ __forceinline__ void store(T *__restrict__ C, const T (&acc)[T
             }
         }
     }
+}
+
+/*
+ * Where C's rows are not whole 16-byte pieces (N % 4 != 0), a lane's four
+ * columns go out as four stores, and a warp's store touches four pieces 16
+ * bytes apart in each of 8 rows: 32 sectors for 128 bytes (at 12289 x 12301
+ * x 509, a sixth of the kernel's time). There the block's sums go through
+ * the stages instead (free once every warp has multiplied its last slice):
+ * each lane writes its pieces into rows of SC = BN + 4 elements (the pad
+ * puts the 8 lanes of a quarter-warp on distinct banks), then consecutive
+ * threads store consecutive columns of a row, a warp 128 bytes of one row
+ * a store. Only where that staging fits the stages (STAGED_C).
+ */
+#define SC (BN + 4)
+#define STAGED_C (BM * SC <= STAGES * BK * (SA + BN))
+
+static __device__ __forceinline__ void store_staged(T *__restrict__ C, const T (&acc)[TM * TN],
+                                                    T *stage, int M, int N, int m0, int n0,
+                                                    int wm0, int wn0, int lm, int ln, int tid)
+{
+    __syncthreads(); /* every warp done with the stages */
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN / 4; j++) {
+            const T *sums = acc + i * TN + 4 * j;
+            const T4 v = {{sums[0], sums[1], sums[2], sums[3]}};
+            *(T4 *)(stage + (wm0 + i / 4 * 4 * LM + 4 * lm + i % 4) * SC + wn0 + j * 4 * LN +
+                    4 * ln) = v;
+        }
+    __syncthreads();
+#pragma unroll 4
+    for (int e = tid; e < BM * BN; e += NT) {
+        const int r = m0 + e / BN, c = n0 + e % BN;
+        if (r < M && c < N)
+            C[(size_t)r * N + c] = stage[e / BN * SC + e % BN];
+    }
+}
+
+/* The block's sums into C, its block at row m0, column n0 (stage: the stages, for
+   store_staged). */
+static __device__ __forceinline__ void store(T *__restrict__ C, const T (&acc)[TM * TN], T *stage,
+                                             int M, int N, int m0, int n0, int wm0, int wn0,
+                                             int lm, int ln, int tid)
+{
+    if (STAGED_C && N % 4 != 0)
+        store_staged(C, acc, stage, M, N, m0, n0, wm0, wn0, lm, ln, tid);
+    else
+        store_lanes(C, acc, M, N, m0 + wm0, n0 + wn0, lm, ln);
 }
 
 extern "C" __global__ void __launch_bounds__(NT, MIN_BLOCKS)
@@ -392,7 +443,7 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
         multiply(A, B, As, Bs, loader_at(tid, m0, n0, M, N, K, ldb), w.k0, w.k1 - w.k0, tid,
                  wm0, wn0, lm, ln, acc);
         if (sk_settle(sk, acc, w, blockIdx.x, 1, 0, 0))
-            store(C, acc, M, N, m0 + wm0, n0 + wn0, lm, ln);
+            store(C, acc, As, M, N, m0, n0, wm0, wn0, lm, ln, tid);
         __syncthreads(); /* every thread done with the stages before the next piece fills them */
     }
 #else
@@ -413,7 +464,7 @@ gemm(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ C, const 
         acc[i] = 0;
     multiply(A, B, As, Bs, loader_at(tid, m0, n0, M, N, K, ldb), t0, nslices, tid, wm0, wn0, lm,
              ln, acc);
-    store(C, acc, M, N, m0 + wm0, n0 + wn0, lm, ln);
+    store(C, acc, As, M, N, m0, n0, wm0, wn0, lm, ln, tid);
 #endif
 }
 
