@@ -715,6 +715,17 @@ static void split_dimension(const struct kl_gemm_rung *r, const int *v, struct k
     }
 }
 
+/* Stream-K (SK=1) in a grid of blocks (rung 14): a row of blocks, one per SM, whatever the
+   blocks of C. */
+static void stream_k_row(const struct kl_gemm_rung *r, const int *v, struct kl_launch *l)
+{
+    if (kl_param_value(r->params, v, "SK")) {
+        l->global[0] =
+            l->local[0] * (l->kl && l->kl->info.compute_units ? l->kl->info.compute_units : 1);
+        l->global[1] = l->local[1];
+    }
+}
+
 /* The launch geometry of a rung, from M, N and its parameters. */
 void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, struct kl_launch *s)
 {
@@ -745,12 +756,7 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
         s->local[1] = PARAM("BM") / PARAM("TM");
         s->global[0] = kl_round_up((size_t)N, PARAM("BN")) / PARAM("TN");
         s->global[1] = kl_round_up((size_t)M, PARAM("BM")) / PARAM("TM");
-        /* stream-K (rung 14's SK): a row of blocks, one per SM, whatever the blocks of C */
-        if (PARAM("SK")) {
-            s->global[0] =
-                s->local[0] * (s->kl && s->kl->info.compute_units ? s->kl->info.compute_units : 1);
-            s->global[1] = s->local[1];
-        }
+        stream_k_row(r, v, s);
         break;
     case KL_GEO_WARPS:
         s->dims = 2;
