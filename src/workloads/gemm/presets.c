@@ -329,15 +329,12 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     if (strncmp(config, "tuned", 5) == 0)
         return;
     used = tile_rule(r, dev, q, values, config, n);
-    /* rung 14: stream-K where its blocks are still the reference's (one an SM) and it pays */
-    if (!r->hopper && at_reference(r, q->type, values) &&
-        kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values)) {
-        rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);
-        return;
-    }
     if (kl_gemm_residual_rule(r, dev, values, q->N, q->K))
         used = rule_sets(r, values, "PAD", 0, "the residual's rule", config, n, used);
-    if (r->hopper && kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
+    /* stream-K; rung 14's only where its blocks are still the reference's (one an SM, as the
+       model has them) */
+    if ((r->hopper || at_reference(r, q->type, values)) &&
+        kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
         rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);
     else if ((splits = split_rule(r, dev, q->type, q->M, q->N, q->K, values)) > 1)
         rule_sets(r, values, "SPLITK", splits, "split-K's rule", config, n, used);
