@@ -24,10 +24,16 @@ static const struct {
     {"PROMOTE", 0, -1}, {"SK", 0, -1}, {"EPI", 0, -1}, {"PREFETCH", 0, 2}, {"PAD", 1, -1}};
 #define HELD_COUNT (sizeof held_names / sizeof *held_names)
 
+/* 1 where held_names[k] holds a parameter of g's rung. */
+static int holds(const struct kl_tune_gemm *g, size_t k)
+{
+    return !held_names[k].hopper || g->rung->hopper;
+}
+
 static int held(const struct kl_tune_gemm *g, const int *v)
 {
     for (size_t k = 0; k < HELD_COUNT; k++) {
-        if (held_names[k].hopper && !g->rung->hopper)
+        if (!holds(g, k))
             continue;
         int i = kl_param_index(g->rung->params, held_names[k].name);
         if (i >= 0 && v[i] != g->rung->params[i].def && v[i] != held_names[k].also)
@@ -42,7 +48,7 @@ static int held_alone(const struct kl_tune_gemm *g, const char *name)
 {
     for (size_t k = 0; k < HELD_COUNT; k++)
         if (strcmp(held_names[k].name, name) == 0)
-            return held_names[k].also < 0 && (!held_names[k].hopper || g->rung->hopper);
+            return held_names[k].also < 0 && holds(g, k);
     return 0;
 }
 

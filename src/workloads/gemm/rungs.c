@@ -715,13 +715,18 @@ static void split_dimension(const struct kl_gemm_rung *r, const int *v, struct k
     }
 }
 
+/* The compute units of l's device (1 where it is not known). */
+static size_t launch_sms(const struct kl_launch *l)
+{
+    return l->kl && l->kl->info.compute_units ? l->kl->info.compute_units : 1;
+}
+
 /* Stream-K (SK=1) in a grid of blocks (rung 14): a row of blocks, one per SM, whatever the
    blocks of C. */
 static void stream_k_row(const struct kl_gemm_rung *r, const int *v, struct kl_launch *l)
 {
     if (kl_param_value(r->params, v, "SK")) {
-        l->global[0] =
-            l->local[0] * (l->kl && l->kl->info.compute_units ? l->kl->info.compute_units : 1);
+        l->global[0] = l->local[0] * launch_sms(l);
         l->global[1] = l->local[1];
     }
 }
@@ -771,7 +776,7 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
         size_t tiles_n = kl_round_up((size_t)N, PARAM("BN")) / PARAM("BN");
         size_t units = kl_round_up((size_t)M, PARAM("BM")) / PARAM("BM") *
                        (kl_round_up(tiles_n, cluster) / cluster);
-        size_t sms = s->kl && s->kl->info.compute_units ? s->kl->info.compute_units : 1;
+        size_t sms = launch_sms(s);
         size_t clusters = sms / cluster ? sms / cluster : 1;
         s->dims = 1;
         /* a consumer warpgroup per 64 columns (17, 18: C's transpose), or reading Bᵀ per 64
