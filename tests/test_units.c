@@ -1135,6 +1135,16 @@ static void test_schedule_rules(void)
               !kl_gemm_stream_k_rule(r14, &dev, KL_FLOAT, 10000, 10000, 512, v14),
           "rung 14: 512 blocks (3.9 waves), 4753 (36.01) or 3160 (23.9) of 32 slices: "
           "data-parallel");
+    {
+        static const char *const both[] = {"SK=1", "SPLITK=2"}, *const sk[] = {"SK=1"};
+        int vb[KL_MAX_PARAMS];
+        CHECK(kl_gemm_resolve_items(r14, both, 2, vb, &e) == KL_OK &&
+                  r14->relations(r14, vb, KL_FLOAT, &e) == KL_ERR_ARG &&
+                  strstr(e.msg, "SK=1 (stream-K) and SPLITK=2 (split-K)") &&
+                  kl_gemm_resolve_items(r14, sk, 1, vb, &e) == KL_OK &&
+                  r14->relations(r14, vb, KL_FLOAT, &e) == KL_OK,
+              "rung 14 with SK=1 and SPLITK=2 refused, SK=1 alone taken: %s", e.msg);
+    }
     dev.compute_units = 0;
     /* the rules' choices, and where they came from, in a row's config: rung 14's 32 blocks of
        128 x 256 at 128 x 8192 x 8192 by stream-K (132 blocks on a quarter of a tile each);
