@@ -269,17 +269,26 @@ static int set_kernel(struct cli *c, const struct cli_option *o, const char *val
     return 0;
 }
 
+/* --param NAME=V, or several as kladder tune prints them: NAME=V,NAME=V,... */
 static int set_param(struct cli *c, const struct cli_option *o, const char *val, char *err,
                      size_t n)
 {
     (void)o;
-    if (c->nparams == MAX_ITEMS)
-        return snprintf(err, n, "too many --param options"), 1;
-    const char *eq = strchr(val, '=');
-    for (int k = 0; eq && k < c->nparams; k++)
-        if (strncmp(c->params[k], val, (size_t)(eq - val) + 1) == 0)
-            return snprintf(err, n, "--param %.*s is given twice", (int)(eq - val), val), 1;
-    c->params[c->nparams++] = val;
+    char *items[MAX_ITEMS];
+    int k = kl_split_list((char *)val, items, MAX_ITEMS);
+    if (k == 0)
+        return snprintf(err, n, "--param needs NAME=VALUE"), 1;
+    for (int i = 0; i < k; i++) {
+        const char *eq = strchr(items[i], '=');
+        if (c->nparams == MAX_ITEMS)
+            return snprintf(err, n, "too many --param options"), 1;
+        for (int j = 0; eq && j < c->nparams; j++)
+            if (strncmp(c->params[j], items[i], (size_t)(eq - items[i]) + 1) == 0)
+                return snprintf(err, n, "--param %.*s is given twice", (int)(eq - items[i]),
+                                items[i]),
+                       1;
+        c->params[c->nparams++] = items[i];
+    }
     return 0;
 }
 
@@ -551,8 +560,8 @@ const struct cli_option kl_cli_options[] = {
     {"--rung", NULL, "R[,R...]", ON_LADDERS | ON_TUNE | ON_MGEMM | ON(CMD_SOAK), S_PROTOCOL,
      K_CUSTOM, 0, 0, 0, NULL, 0, set_rungs,
      "run only these rungs (name or unique prefix, e.g. 10 or 02_row)"},
-    {"--param", NULL, "NAME=V", ON_LADDERS | ON(CMD_SOAK), S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0,
-     set_param, "set a rung parameter (repeatable), e.g. --param TS=32"},
+    {"--param", NULL, "N=V[,...]", ON_LADDERS | ON(CMD_SOAK), S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL,
+     0, set_param, "set rung parameters (repeatable), e.g. --param TS=32 or BM=64,BN=128"},
     {"--list-rungs", NULL, NULL, ON_LADDERS | ON_MGEMM, S_PROTOCOL, K_FLAG, F(list_rungs), 1, 0,
      NULL, 0, NULL, "print the ladder with each rung's summary and parameters"},
     {"--kernel", NULL, "F[:E]", ON_LADDERS | ON(CMD_SOAK), S_PROTOCOL, K_CUSTOM, 0, 0, 0, NULL, 0,
