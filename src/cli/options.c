@@ -274,14 +274,14 @@ static int set_param(struct cli *c, const struct cli_option *o, const char *val,
                      size_t n)
 {
     (void)o;
-    char *items[MAX_ITEMS];
-    int k = kl_split_list((char *)val, items, MAX_ITEMS);
+    char *items[MAX_ITEMS + 1];
+    int k = kl_split_list((char *)val, items, MAX_ITEMS + 1);
     if (k == 0)
         return snprintf(err, n, "--param needs NAME=VALUE"), 1;
+    if (c->nparams + k > MAX_ITEMS)
+        return snprintf(err, n, "too many --param values (at most %d)", MAX_ITEMS), 1;
     for (int i = 0; i < k; i++) {
         const char *eq = strchr(items[i], '=');
-        if (c->nparams == MAX_ITEMS)
-            return snprintf(err, n, "too many --param options"), 1;
         for (int j = 0; eq && j < c->nparams; j++)
             if (strncmp(c->params[j], items[i], (size_t)(eq - items[i]) + 1) == 0)
                 return snprintf(err, n, "--param %.*s is given twice", (int)(eq - items[i]),
