@@ -15,9 +15,9 @@
 #
 #   bench/softmax.sh [STEP...]   (steps: check float narrow sweep opencl profile sanitize;
 #                                default all but profile)
-#   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders; SIZES="33,1031 3,262147"
-#   the shapes of the check; TORCH=0 leaves torch out; BUDGET=45: the tuner's seconds a
-#   search.
+#   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders (COLS the sweep's lengths too);
+#   SIZES="33,1031 3,262147" the shapes of the check; TORCH=0 leaves torch out; BUDGET=45:
+#   the tuner's seconds a search; TYPES="half bf16" the sweep's types (default float).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/out}
@@ -134,12 +134,16 @@ for step in $steps; do
         done
         ;;
     sweep) # the rungs that hold a row: their spaces searched by the tuner at each length
-        for cols in 4096 32768 262144; do
-            for rung in 04 05; do
-                timeout 100 "$kl" tune softmax --backend cuda --size "$(rows_for float "$cols"),$cols" \
-                    --rung "$rung" --budget "${BUDGET:-60}s" >"$out/sm_tune_${rung}_$cols.txt" 2>&1
-                stamp "tune $rung $cols: exit $?"
-                grep -E "^(best|tried|space):" "$out/sm_tune_${rung}_$cols.txt"
+        for type in ${TYPES:-float}; do
+            for cols in ${COLS:-4096 32768 262144}; do
+                for rung in 04 05; do
+                    name=sm_tune_${type}_${rung}_$cols
+                    timeout 100 "$kl" tune softmax --backend cuda --type "$type" \
+                        --size "$(rows_for "$type" "$cols"),$cols" --rung "$rung" \
+                        --budget "${BUDGET:-60}s" >"$out/$name.txt" 2>&1
+                    stamp "tune $type $rung $cols: exit $?"
+                    grep -E "^(best|tried|default):" "$out/$name.txt"
+                done
             done
         done
         ;;
