@@ -68,11 +68,14 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
 #define SK_FIXUP 8
 #define SK_PERCENT 10
 
+static int at_reference(const struct kl_gemm_rung *r, enum kl_type t, const int *values);
+
 int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                           enum kl_type t, int M, int N, int K, const int *values)
 {
     const int sk = kl_param_index(r->params, "SK");
-    if (sk < 0 || values[sk] || !dev->compute_units)
+    /* rung 14's blocks: only the reference's (one an SM, as the model has them) */
+    if (sk < 0 || values[sk] || !dev->compute_units || (!r->hopper && !at_reference(r, t, values)))
         return 0;
     const int bm = kl_param_value(r->params, values, "BM");
     const int bn = kl_param_value(r->params, values, "BN");
@@ -331,10 +334,7 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     used = tile_rule(r, dev, q, values, config, n);
     if (kl_gemm_residual_rule(r, dev, values, q->N, q->K))
         used = rule_sets(r, values, "PAD", 0, "the residual's rule", config, n, used);
-    /* stream-K; rung 14's only where its blocks are still the reference's (one an SM, as the
-       model has them) */
-    if ((r->hopper || at_reference(r, q->type, values)) &&
-        kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
+    if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
         rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);
     else if ((splits = split_rule(r, dev, q->type, q->M, q->N, q->K, values)) > 1)
         rule_sets(r, values, "SPLITK", splits, "split-K's rule", config, n, used);
