@@ -46,8 +46,9 @@ const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
  * schedule.h's model has the stream's busiest block at least SK_PERCENT %
  * faster than data-parallel blocks, a partial tile left or added costing
  * SK_FIXUP slices; for a Hopper rung only where C is also a single row or
- * column of tiles (of the rung's units: rung 17's clusters). Rung 14 (FFMA,
- * slices of BK, a block an SM) reads 41 FLOP a byte of its blocks' slices,
+ * column of tiles (of the rung's units: rung 17's clusters); for rung 14
+ * only on its reference blocks (128 x 256: the model's one block an SM).
+ * Rung 14 (FFMA, slices of BK) reads 41 FLOP a byte of its blocks' slices,
  * which memory alone feeds at its 49 TFLOP/s, so the row of tiles does not
  * matter there. Measured on an H100 (docs/RESULTS.md, 2026-12-06), against
  * its data-parallel blocks: 1.11x at 4099 x 4111 x 4127 (561 blocks: 4.25
@@ -74,7 +75,6 @@ int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_i
                           enum kl_type t, int M, int N, int K, const int *values)
 {
     const int sk = kl_param_index(r->params, "SK");
-    /* rung 14's blocks: only the reference's (one an SM, as the model has them) */
     if (sk < 0 || values[sk] || !dev->compute_units || (!r->hopper && !at_reference(r, t, values)))
         return 0;
     const int bm = kl_param_value(r->params, values, "BM");
