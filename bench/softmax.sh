@@ -15,7 +15,7 @@
 #
 #   bench/softmax.sh [STEP...]   (steps: check float narrow sweep opencl profile sanitize;
 #                                default all but profile)
-#   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders (COLS the sweep's lengths too);
+#   RUNGS=04,05, COLS=4096 and OPS=softmax narrow the ladders (RUNGS and COLS the sweep too);
 #   SIZES="33,1031 3,262147" the shapes of the check; TORCH=0 leaves torch out; BUDGET=45:
 #   the tuner's seconds a search; TYPES="half bf16" the sweep's types (default float).
 set -uo pipefail
@@ -136,7 +136,7 @@ for step in $steps; do
     sweep) # the rungs that hold a row: their spaces searched by the tuner at each length
         for type in ${TYPES:-float}; do
             for cols in ${COLS:-4096 32768 262144}; do
-                for rung in 04 05; do
+                for rung in $(echo "${RUNGS:-04,05}" | tr , ' '); do
                     name=sm_tune_${type}_${rung}_$cols
                     timeout 100 "$kl" tune softmax --backend cuda --type "$type" \
                         --size "$(rows_for "$type" "$cols"),$cols" --rung "$rung" \
