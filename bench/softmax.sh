@@ -134,9 +134,10 @@ for step in $steps; do
         done
         ;;
     sweep) # the rungs that hold a row: their spaces searched by the tuner at each length
+        sweep_rungs=${RUNGS:-04,05}
         for type in ${TYPES:-float}; do
             for cols in ${COLS:-4096 32768 262144}; do
-                for rung in $(echo "${RUNGS:-04,05}" | tr , ' '); do
+                for rung in ${sweep_rungs//,/ }; do
                     name=sm_tune_${type}_${rung}_$cols
                     timeout 100 "$kl" tune softmax --backend cuda --type "$type" \
                         --size "$(rows_for "$type" "$cols"),$cols" --rung "$rung" \
