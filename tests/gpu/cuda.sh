@@ -49,9 +49,11 @@
 #     not); rung 14 under memcheck.
 #  6c. C stored through shared memory by TMA (EPI=1): rung 20 in each type,
 #     rung 17 alone and in clusters of two, rung 18, with stream-K and
-#     without, at shapes whose C rows TMA can store and at two it cannot (the
-#     registers' stores instead), verified and bit for bit after the timed
-#     launches; rungs 20 and 17 under memcheck and racecheck.
+#     without, at shapes whose C rows TMA can store and at two it cannot
+#     (rows of 32 floats by each warp in rungs 17 and 18, the registers'
+#     stores in rung 20), verified and bit for bit after the timed launches;
+#     rungs 20, 17 and 18 under memcheck and racecheck, 17 and 18 at an odd N
+#     too.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
 #     128 x 128 blocks, and with A's fragments in a ring (PREFETCH=2)
 #     at its defaults and on 64 x 32 warp tiles, verified at awkward shapes
@@ -433,9 +435,10 @@ step_6c() {
     # clusters of two (whose second block's tile may lie past N) and rung 18, with stream-K and
     # without, at shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3
     # ends in part tiles both ways; at 129x38400x65 each block stores several tiles of 129
-    # rows, their staging reused from tile to tile) and at two whose N is not (the stores from
-    # registers); C after the timed launches the verified one bit for bit. Then memcheck and
-    # racecheck.
+    # rows, their staging reused from tile to tile) and at two whose N is not (rungs 17 and 18:
+    # the same staging read back a row at a time; rung 20: the stores from registers); C after
+    # the timed launches the verified one bit for bit. Then memcheck and racecheck, rungs 17
+    # and 18 at N = 1001 too (the rows' path).
     for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" \
         "17 float" "17 float CLUSTER=2" "18 float"; do
         read -r rung type param <<<"$config"
@@ -452,16 +455,18 @@ step_6c() {
         done
     done
     for tool in memcheck racecheck; do
-        for config in "20 half 0" "20 half 1" "17 float 0" "17 float 1"; do
-            read -r rung type sk <<<"$config"
+        for config in "20 half 0 1000" "20 half 1 1000" "17 float 0 1000" "17 float 1 1000" \
+            "17 float 0 1001" "17 float 1 1001" "18 float 0 1001"; do
+            read -r rung type sk n <<<"$config"
+            log="$out/epi_${rung}_sk${sk}_n${n}_$tool.txt"
             if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
-                --backend cuda --rung "$rung" --type "$type" --m 1000 --n 1000 --k 130 \
+                --backend cuda --rung "$rung" --type "$type" --m 1000 --n "$n" --k 130 \
                 --param EPI=1 --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q \
-                >"$out/epi_${rung}_$tool.txt" 2>&1
+                >"$log" 2>&1
             then
-                echo "ok    EPI=1 SK=$sk rung $rung under $tool"
+                echo "ok    EPI=1 SK=$sk rung $rung N=$n under $tool"
             else
-                echo "FAIL  EPI=1 SK=$sk rung $rung under $tool (see $out/epi_${rung}_$tool.txt)"
+                echo "FAIL  EPI=1 SK=$sk rung $rung N=$n under $tool (see $log)"
                 status=1
             fi
         done

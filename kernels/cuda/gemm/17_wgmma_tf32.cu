@@ -91,9 +91,10 @@
  *            holding the first slice, in cluster order; ws holds
  *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
  *            launch, then a BM x BN tile of sums per block); EPI (1: C
- *            through shared memory by TMA stores, store_tile_tma, where N
- *            is a multiple of 4 and kladder passes C's map, tc, after tr;
- *            0: from the registers, store_tile).
+ *            through shared memory: by TMA stores, store_tile_tma, where N
+ *            is a multiple of 4 and kladder passes C's map, tc, after tr,
+ *            else a row of 32 floats a warp, store_tile_rows; 0: from the
+ *            registers, store_tile).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
  *            KiB at the defaults), and with EPI=1 four boxes of 32 x 32
@@ -117,10 +118,10 @@
  *            and the slices are TMA boxes (zeros beyond the matrices). Given
  *            such buffers as they are (tma = 0: kl_gemm_launch_on), the
  *            producer warp copies them element by element with cp.async
- *            (zero-filled), a far slower path. Stores are guarded; two
- *            adjacent floats at a time where N is even; with EPI=1 TMA
- *            clips its boxes at C's edges (N % 4 != 0: the registers'
- *            stores, as with EPI=0).
+ *            (zero-filled), a far slower path. Stores are guarded: with
+ *            EPI=1 TMA clips its boxes at C's edges (N % 4 != 0: rows of
+ *            32 floats, guarded); with EPI=0 two adjacent floats at a time
+ *            where N is even.
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled:
@@ -623,12 +624,7 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
  * columns (from m0, n0) 32 rows at a time: warps 0 and 1 write the box of
  * the first 32 columns, warps 2 and 3 the second's, into one of the two
  * pairs of buffers at staging (rows of 128 bytes, 128-byte swizzled as C's
- * map says: the 16-byte chunk j of row r at j ^ (r % 8)); the warpgroup
- * fences them for the asynchronous proxy, and its first thread stores both
- * by TMA, which clips the boxes at C's edges. A pair of buffers is written
- * again once its stores, two boxes of rows before, have read it
- * (wait_group.read 1), so the last boxes of a tile leave while the next
- * tile's products run.
+ * map says: the 16-byte chunk j of row r at j ^ (r % 8)).
  * A lane's sums for rows 2t and 2t + 1 of an 8-row group lie in the same
  * chunks, swizzled by (2t) and (2t + 1) % 8: written in that order, the
  * rows of a warp's store would land on four of the eight chunk positions
@@ -636,10 +632,31 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
  * that each store fills all eight positions two deep: two wavefronts, the
  * least 256 bytes take. Element i of lane 4g + t: as store_tile.
  */
+static __device__ __forceinline__ void stage_box_rows(const float (&acc)[ACC], unsigned pair,
+                                                      int b, int warp, int lane)
+{
+    const int g = lane / 4, t = lane % 4, q = 2 * (g / 2) + warp % 2;
+    const unsigned box = pair + warp / 2 * BOX_BYTES;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            const int i = 4 * (4 * b + j), qq = (t & 1) ^ k, r = 8 * j + 2 * t + qq;
+            sts2(box + r * 128 + ((q ^ (r % 8)) << 4) + (g % 2) * 8, qq ? acc[i + 1] : acc[i],
+                 qq ? acc[i + 3] : acc[i + 2]);
+        }
+}
+
+/*
+ * N % 4 == 0: each pair of boxes, once written, fenced for the asynchronous
+ * proxy and stored by the warpgroup's first thread by TMA, which clips the
+ * boxes at C's edges. A pair of buffers is written again once its stores,
+ * two boxes of rows before, have read it (wait_group.read 1), so the last
+ * boxes of a tile leave while the next tile's products run.
+ */
 static __device__ __forceinline__ void store_tile_tma(const problem &p, const float (&acc)[ACC],
                                                       int m0, int n0, int cw, int warp, int lane)
 {
-    const int g = lane / 4, t = lane % 4, q = 2 * (g / 2) + warp % 2;
     const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
     const bool first = threadIdx.x % 128 == 0;
     /* Every box, also those wholly past C's rows (TMA writes nothing of them): a tile's count
@@ -647,18 +664,11 @@ static __device__ __forceinline__ void store_tile_tma(const problem &p, const fl
        read, as the wait below assumes. */
 #pragma unroll
     for (int b = 0; b < BM / 32; b++) {
-        const unsigned pair = staging + (b % 2) * 2 * BOX_BYTES, box = pair + warp / 2 * BOX_BYTES;
+        const unsigned pair = staging + (b % 2) * 2 * BOX_BYTES;
         if (first)
             bulk_wait_read<1>();
         warpgroup_sync(cw);
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int k = 0; k < 2; k++) {
-                const int i = 4 * (4 * b + j), qq = (t & 1) ^ k, r = 8 * j + 2 * t + qq;
-                sts2(box + r * 128 + ((q ^ (r % 8)) << 4) + (g % 2) * 8, qq ? acc[i + 1] : acc[i],
-                     qq ? acc[i + 3] : acc[i + 2]);
-            }
+        stage_box_rows(acc, pair, b, warp, lane);
         fence_async_shared();
         warpgroup_sync(cw);
         if (first) {
@@ -668,23 +678,56 @@ static __device__ __forceinline__ void store_tile_tma(const problem &p, const fl
         }
     }
 }
+
+/*
+ * N % 4 != 0 (rows TMA cannot store): each pair of boxes, once written, read
+ * back a row of 32 floats at a time, warp w taking rows w, w + 4, ... of the
+ * pair's 64, lane l float l (one 128-byte row of shared memory, no bank
+ * twice), and stored by the warp as 32 adjacent floats of C, guarded at its
+ * edges: in place of each lane's floats one by one, scattered over 16 rows.
+ * The sync before the next pair's writes keeps a pair from being written
+ * while it is read.
+ */
+static __device__ __forceinline__ void store_tile_rows(const problem &p, const float (&acc)[ACC],
+                                                       int m0, int n0, int cw, int warp, int lane)
+{
+    const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
+    const int n = n0 + lane;
+#pragma unroll
+    for (int b = 0; b < BM / 32; b++) {
+        const unsigned pair = staging + (b % 2) * 2 * BOX_BYTES;
+        warpgroup_sync(cw);
+        stage_box_rows(acc, pair, b, warp, lane);
+        warpgroup_sync(cw);
+#pragma unroll
+        for (int s = warp; s < 64; s += 4) {
+            const int r = s % 32, m = m0 + 32 * b + r, nn = n + 32 * (s / 32);
+            const float x = lds1(pair + s / 32 * BOX_BYTES + r * 128 +
+                                 ((((lane >> 2) ^ r) & 7) << 4) + (lane & 3) * 4);
+            if (m < p.M && nn < p.N)
+                p.C[(size_t)m * p.N + nn] = x;
+        }
+    }
+}
 #endif
 
-/* A tile's sums into C by consumer warpgroup cw: by TMA where EPI=1 and C's rows are 16-byte
-   aligned (N % 4 == 0), from the registers elsewhere; col and t: the lane's place. */
+/* A tile's sums into C by consumer warpgroup cw: with EPI=1 through shared memory, by TMA where
+   C's rows are 16-byte aligned (N % 4 == 0), else a row at a time by each warp; with EPI=0 from
+   the registers. col and t: the lane's place. */
 static __device__ __forceinline__ void store_sums(const problem &p, const float (&acc)[ACC],
                                                   const tile &c, int cw, int warp, int lane,
                                                   int col, int t)
 {
 #if EPI
-    if (p.N % 4 == 0) {
+    (void)col, (void)t;
+    if (p.N % 4 == 0)
         store_tile_tma(p, acc, c.m0, c.n0 + 64 * cw, cw, warp, lane);
-        return;
-    }
+    else
+        store_tile_rows(p, acc, c.m0, c.n0 + 64 * cw, cw, warp, lane);
 #else
     (void)cw, (void)warp, (void)lane;
-#endif
     store_tile(p, acc, c.m0, c.n0 + col, t);
+#endif
 }
 
 /*
