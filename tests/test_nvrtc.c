@@ -587,7 +587,10 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
  * (rung 17) every tile and cluster size with INFLIGHT the other way,
  * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
  * with INFLIGHT the other way; all of them storing C by TMA where its boxes
- * fit (EPI=1, the default), and from the registers (EPI=0) on every tile.
+ * fit (EPI=1, the default), and from the registers (EPI=0) on every tile;
+ * A and B read by four tensor maps each (PAD=2, rungs 17 and 18) on every
+ * tile, in clusters of two, with stream-K, with EPI=0 and (rung 17) with
+ * INFLIGHT the other way.
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -646,6 +649,21 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
     add_wgmma_variant(r, items, 2);
     if (in >= 0) {
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
+        add_wgmma_variant(r, items, 2);
+    }
+    int pad = kl_param_index(r->params, "PAD");
+    if (pad < 0 || r->params[pad].max < 2)
+        return;
+    snprintf(items[0], sizeof items[0], "PAD=2");
+    for (int m = bm->min; m <= bm->max; m += bm->multiple)
+        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+            snprintf(items[1], sizeof items[1], "BM=%d", m);
+            snprintf(items[2], sizeof items[2], "BN=%d", n);
+            add_wgmma_variant(r, items, 3);
+        }
+    const char *with[] = {"CLUSTER=2", "SK=1", "EPI=0", in >= 0 ? "INFLIGHT=0" : NULL};
+    for (int i = 0; i < 4 && with[i]; i++) {
+        snprintf(items[1], sizeof items[1], "%s", with[i]);
         add_wgmma_variant(r, items, 2);
     }
 }
