@@ -52,6 +52,7 @@
 #     without, at shapes whose C rows TMA can store and at two it cannot
 #     (rows of 32 floats by each warp in rungs 17 and 18, the registers'
 #     stores in rung 20), verified and bit for bit after the timed launches;
+#     rungs 17 and 18 also reading A and B by four tensor maps each (PAD=2);
 #     rungs 20, 17 and 18 under memcheck and racecheck, 17 and 18 at an odd N
 #     too.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
@@ -437,16 +438,19 @@ step_6c() {
     # ends in part tiles both ways; at 129x38400x65 each block stores several tiles of 129
     # rows, their staging reused from tile to tile) and at two whose N is not (rungs 17 and 18:
     # the same staging read back a row at a time; rung 20: the stores from registers); C after
-    # the timed launches the verified one bit for bit. Then memcheck and racecheck, rungs 17
-    # and 18 at N = 1001 too (the rows' path).
+    # the timed launches the verified one bit for bit. Rungs 17 and 18 also with PAD=2 (A and B
+    # by four tensor maps each; at 3x5x2 some of the maps have no rows). Then memcheck and
+    # racecheck (K = 131: A's rows unaligned), rungs 17 and 18 at N = 1001 too (the rows'
+    # path), with PAD=2 and without.
     for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" \
-        "17 float" "17 float CLUSTER=2" "18 float"; do
+        "17 float" "17 float CLUSTER=2" "18 float" "17 float PAD=2" "17 float PAD=2,CLUSTER=2" \
+        "18 float PAD=2"; do
         read -r rung type param <<<"$config"
         for sk in 0 1; do
             extra=(--param EPI=1 --param "SK=$sk")
-            [ -n "$param" ] && extra+=(--param "$param")
-            for shape in "1 4 1" "64 300 70" "4095 36 4097" "129 8188 65" "1000 1000 1000" \
-                "4096 4352 4096" "4095 33 4097" "129 8191 65" "129 38400 65"; do
+            for p in ${param//,/ }; do extra+=(--param "$p"); done
+            for shape in "1 4 1" "3 5 2" "64 300 70" "4095 36 4097" "129 8188 65" \
+                "1000 1000 1000" "4096 4352 4096" "4095 33 4097" "129 8191 65" "129 38400 65"; do
                 read -r m n k <<<"$shape"
                 verified_run epi "EPI=1 SK=$sk rung $rung $type ${param:+$param }${m}x${n}x${k}" \
                     --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
@@ -456,17 +460,19 @@ step_6c() {
     done
     for tool in memcheck racecheck; do
         for config in "20 half 0 1000" "20 half 1 1000" "17 float 0 1000" "17 float 1 1000" \
-            "17 float 0 1001" "17 float 1 1001" "18 float 0 1001"; do
-            read -r rung type sk n <<<"$config"
-            log="$out/epi_${rung}_sk${sk}_n${n}_$tool.txt"
+            "17 float 0 1001" "17 float 1 1001" "18 float 0 1001" "17 float 0 1001 2" \
+            "17 float 1 1001 2" "18 float 0 1001 2"; do
+            read -r rung type sk n pad <<<"$config"
+            what="EPI=1 SK=$sk ${pad:+PAD=$pad }rung $rung N=$n"
+            log="$out/epi_${rung}_sk${sk}_n${n}${pad:+_pad$pad}_$tool.txt"
             if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
-                --backend cuda --rung "$rung" --type "$type" --m 1000 --n "$n" --k 130 \
-                --param EPI=1 --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q \
-                >"$log" 2>&1
+                --backend cuda --rung "$rung" --type "$type" --m 1000 --n "$n" --k 131 \
+                --param EPI=1 --param "SK=$sk" ${pad:+--param "PAD=$pad"} --warmup 0 \
+                --repeats 1 --min-time 0 -q >"$log" 2>&1
             then
-                echo "ok    EPI=1 SK=$sk rung $rung N=$n under $tool"
+                echo "ok    $what under $tool"
             else
-                echo "FAIL  EPI=1 SK=$sk rung $rung N=$n under $tool (see $log)"
+                echo "FAIL  $what under $tool (see $log)"
                 status=1
             fi
         done
