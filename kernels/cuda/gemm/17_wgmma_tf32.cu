@@ -117,7 +117,10 @@
  *            and the slices are TMA boxes (zeros beyond the matrices). Given
  *            such buffers as they are (tma = 0: kl_gemm_launch_on), the
  *            producer warp copies them element by element with cp.async
- *            (zero-filled), a far slower path. Stores are guarded: with
+ *            (zero-filled), a far slower path. Built with PAD=2 it reads
+ *            them where they lie by four tensor maps a matrix, rows j mod 4
+ *            each (rows four apart are 16-byte multiples apart), in boxes
+ *            of 8 rows (slot_of_row says where each row lands). Stores are guarded: with
  *            EPI=1 TMA clips its boxes at C's edges (N % 4 != 0: rows of
  *            32 floats, guarded); with EPI=0 two adjacent floats at a time
  *            where N is even.
@@ -128,9 +131,10 @@
  *            for rung 17; for rung 18 B's FLOAT32, since its split needs
  *            every bit, and A's TFLOAT32 beside the map of A's residual tr
  *            (tma = 2; made by kernel pad), or FLOAT32 without it (tma = 1:
- *            K <= 8, or buffers given as they are); with EPI=1 C's (boxes
- *            of 32 rows by 32 floats, FLOAT32, 128-byte swizzled; none
- *            where N % 4 != 0).
+ *            K <= 8, PAD=2, or buffers given as they are); with PAD=2 four
+ *            maps of A and four of B, each four one parameter (quad_maps);
+ *            with EPI=1 C's (boxes of 32 rows by 32 floats, FLOAT32,
+ *            128-byte swizzled; none where N % 4 != 0).
  */
 #ifndef BM
 #define BM 256
