@@ -93,7 +93,9 @@
  *            launch, then a BM x BN tile of sums per block); EPI (1: C
  *            through shared memory, store_tile_staged: by TMA where N is a
  *            multiple of 4 and kladder passes C's map, tc, after tr, else a
- *            row of 32 floats a warp; 0: from the registers, store_tile).
+ *            row of 32 floats a warp; 0: from the registers, store_tile);
+ *            PAD (1 or 0: A and B by one map each, or by cp.async where the
+ *            buffers are given as they are; 2: by four maps each, Sizes).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
  *            KiB at the defaults), and with EPI=1 four boxes of 32 x 32
