@@ -738,7 +738,8 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
  * rows of a warp's store would land on four of the eight chunk positions
  * four deep. Lanes of odd t take their second row first (qq below), so
  * that each store fills all eight positions two deep: two wavefronts, the
- * least 256 bytes take. Element i of lane 4g + t: as store_tile.
+ * least 256 bytes take (with PAD=2, whose slots hold rows 4 apart, four;
+ * once a tile). Element i of lane 4g + t: as store_tile.
  */
 static __device__ __forceinline__ void stage_box_rows(const float (&acc)[ACC], unsigned pair,
                                                       int b, int warp, int lane)
