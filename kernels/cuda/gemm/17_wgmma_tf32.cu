@@ -92,8 +92,9 @@
  *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
  *            launch, then a BM x BN tile of sums per block); EPI (1: C
  *            through shared memory, store_tile_staged: by TMA where N is a
- *            multiple of 4 and kladder passes C's map, tc, after tr, else a
- *            row of 32 floats a warp; 0: from the registers, store_tile);
+ *            multiple of 4 and kladder passes C's map, tc, after tr, else
+ *            with PAD=2 a row of 32 floats a warp; 0, and where neither
+ *            applies: from the registers, store_tile);
  *            PAD (1 or 0: A and B by one map each, or by cp.async where the
  *            buffers are given as they are; 2: by four maps each, Sizes).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
@@ -122,10 +123,10 @@
  *            (zero-filled), a far slower path. Built with PAD=2 it reads
  *            them where they lie by four tensor maps a matrix, rows j mod 4
  *            each (rows four apart are 16-byte multiples apart), in boxes
- *            of 8 rows (slot_of_row says where each row lands). Stores are guarded: with
- *            EPI=1 TMA clips its boxes at C's edges (N % 4 != 0: rows of
- *            32 floats, guarded); with EPI=0 two adjacent floats at a time
- *            where N is even.
+ *            of 8 rows (slot_of_row says where each row lands). Stores
+ *            are guarded: with EPI=1 TMA clips its boxes at C's edges
+ *            (N % 4 != 0: with PAD=2 rows of 32 floats, guarded); from the
+ *            registers two adjacent floats at a time where N is even.
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled:
@@ -783,16 +784,16 @@ static __device__ __forceinline__ void store_pair_rows(const problem &p, unsigne
  * the warpgroup's first thread by TMA, which clips the boxes at C's edges; a
  * pair of buffers is written again once its stores, two boxes of rows
  * before, have read it (wait_group.read 1), so the last boxes of a tile
- * leave while the next tile's products run. Elsewhere each pair read back
- * by the warps (store_pair_rows), whose reads the next pair's sync keeps
- * before that pair's buffers are written again.
+ * leave while the next tile's products run. Elsewhere (PAD=2 only,
+ * store_sums) each pair read back by the warps (store_pair_rows), whose reads
+ * the next pair's sync keeps before that pair's buffers are written again.
  */
 static __device__ __forceinline__ void store_tile_staged(const problem &p,
                                                          const float (&acc)[ACC], int m0, int n0,
                                                          int cw, int warp, int lane)
 {
     const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
-    const bool tma = p.N % 4 == 0, first = threadIdx.x % 128 == 0;
+    const bool tma = PAD != 2 || p.N % 4 == 0, first = threadIdx.x % 128 == 0;
     /* Every box, also those wholly past C's rows (TMA writes nothing of them): a tile's count
        of boxes stays even, so that each tile's first pair is the one its last store but one
        read, as the wait below assumes. */
@@ -817,20 +818,27 @@ static __device__ __forceinline__ void store_tile_staged(const problem &p,
 }
 #endif
 
-/* A tile's sums into C by consumer warpgroup cw: with EPI=1 through shared memory, by TMA where
-   C's rows are 16-byte aligned (N % 4 == 0), else a row at a time by each warp; with EPI=0 from
-   the registers. col and t: the lane's place. */
+/*
+ * A tile's sums into C by consumer warpgroup cw: with EPI=1 through shared
+ * memory, by TMA where C's rows are 16-byte aligned (N % 4 == 0), else with
+ * PAD=2 a row at a time by each warp; from the registers otherwise (EPI=0,
+ * or N % 4 != 0 with PAD=0 or 1, whose builds keep the stores they had
+ * before the rows' path, until a GPU has timed it beside them:
+ * docs/RESULTS.md). col and t: the lane's place.
+ */
 static __device__ __forceinline__ void store_sums(const problem &p, const float (&acc)[ACC],
                                                   const tile &c, int cw, int warp, int lane,
                                                   int col, int t)
 {
 #if EPI
-    (void)col, (void)t;
-    store_tile_staged(p, acc, c.m0, c.n0 + 64 * cw, cw, warp, lane);
+    if (PAD == 2 || p.N % 4 == 0) {
+        store_tile_staged(p, acc, c.m0, c.n0 + 64 * cw, cw, warp, lane);
+        return;
+    }
 #else
     (void)cw, (void)warp, (void)lane;
-    store_tile(p, acc, c.m0, c.n0 + col, t);
 #endif
+    store_tile(p, acc, c.m0, c.n0 + col, t);
 }
 
 /*
