@@ -439,6 +439,19 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
 #define KL_CUDA_MAX_ARGS 32
 #define KL_CUDA_MAX_MAPS 10 /* rungs 17 and 18 with PAD=2: A's four, B's four, tr's, C's */
 
+/*
+ * 1 where map m (elements of es bytes, 0: an unknown type) keeps TMA's rules (pitch and start
+ * 16-byte aligned, rows no shorter than the map's, boxes of 1-256 rows by at most 128 bytes)
+ * and its last row ends within its buffer (a map's rows may be a buffer's every fourth).
+ */
+static int map_fits(const struct kl_tensor_map *m, unsigned es)
+{
+    return es && m->pitch % 16 == 0 && m->offset % 16 == 0 && m->pitch >= m->cols * es &&
+           m->box_cols * es <= 128 && m->box_rows <= 256 && m->box_cols > 0 && m->box_rows > 0 &&
+           m->rows > 0 && m->cols > 0 &&
+           m->offset + (m->rows - 1) * m->pitch + m->cols * es <= m->buf->bytes;
+}
+
 /* A tensor map argument encoded for the driver (see struct kl_tensor_map). */
 static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out, struct kl_err *e)
 {
@@ -456,11 +469,7 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
                        "the NVIDIA driver lacks cuTensorMapEncodeTiled (tensor maps need a "
                        "CUDA 12 driver or newer)");
     unsigned es = (unsigned)m->type <= KL_MAP_U8 ? size[m->type] : 0;
-    /* the last row ends within the buffer (a map's rows may be a buffer's every fourth) */
-    if (!es || m->pitch % 16 != 0 || m->offset % 16 != 0 || m->pitch < m->cols * es ||
-        m->box_cols * es > 128 || m->box_rows > 256 || m->box_cols == 0 || m->box_rows == 0 ||
-        m->rows == 0 || m->cols == 0 ||
-        m->offset + (m->rows - 1) * m->pitch + m->cols * es > m->buf->bytes)
+    if (!map_fits(m, es))
         return kl_fail(e, KL_ERR_ARG,
                        "a tensor map of %llu x %llu elements of %u bytes, pitch %llu bytes, "
                        "offset %llu, box %u x %u, does not fit TMA's rules or its buffer",
@@ -470,9 +479,8 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
     const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
     const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
     CUresult rc =
-        kl_cu.encode_tiled(out, dtype[m->type], 2, (void *)(m->buf->ptr + m->offset), dims,
-                           strides, box, unit,
-                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        kl_cu.encode_tiled(out, dtype[m->type], 2, (void *)(m->buf->ptr + m->offset), dims, strides,
+                           box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         return kl_fail(e, kl_cu_status(rc), "cuTensorMapEncodeTiled failed: %s",
