@@ -580,6 +580,40 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 }
 
 /*
+ * A Hopper wgmma rung with mode set (a parameter's value the loops below do
+ * not take): every tile at the default depth, in clusters of the most
+ * blocks, with stream-K, (rung 17) with INFLIGHT the other way and, where
+ * epi0, with C stored from the registers (EPI=0).
+ */
+static void add_wgmma_mode(const struct kl_gemm_rung *r, const char *mode, int epi0)
+{
+    const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
+    const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
+    const struct kl_param_def *cl = &r->params[kl_param_index(r->params, "CLUSTER")];
+    int in = kl_param_index(r->params, "INFLIGHT");
+    char items[3][32];
+    snprintf(items[0], sizeof items[0], "%s", mode);
+    for (int m = bm->min; m <= bm->max; m += bm->multiple)
+        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+            snprintf(items[1], sizeof items[1], "BM=%d", m);
+            snprintf(items[2], sizeof items[2], "BN=%d", n);
+            add_wgmma_variant(r, items, 3);
+        }
+    snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
+    add_wgmma_variant(r, items, 2);
+    snprintf(items[1], sizeof items[1], "SK=1");
+    add_wgmma_variant(r, items, 2);
+    if (in >= 0) {
+        snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
+        add_wgmma_variant(r, items, 2);
+    }
+    if (epi0) {
+        snprintf(items[1], sizeof items[1], "EPI=0");
+        add_wgmma_variant(r, items, 2);
+    }
+}
+
+/*
  * A Hopper wgmma rung (float, sm_90a only): every tile and pipeline depth the
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
  * H100's 227 KiB of shared memory), the raster's extreme groups at the
@@ -633,39 +667,12 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
         add_wgmma_variant(r, items, 2);
     }
-    /* C stored from the registers (EPI=0; the loops above store by TMA where its boxes fit):
-       every tile at the default depth, in clusters of two, with stream-K and (rung 17) with
-       INFLIGHT the other way */
-    snprintf(items[0], sizeof items[0], "EPI=0");
-    for (int m = bm->min; m <= bm->max; m += bm->multiple)
-        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
-            snprintf(items[1], sizeof items[1], "BM=%d", m);
-            snprintf(items[2], sizeof items[2], "BN=%d", n);
-            add_wgmma_variant(r, items, 3);
-        }
-    snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
-    add_wgmma_variant(r, items, 2);
-    snprintf(items[1], sizeof items[1], "SK=1");
-    add_wgmma_variant(r, items, 2);
-    if (in >= 0) {
-        snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
-        add_wgmma_variant(r, items, 2);
-    }
+    /* C stored from the registers (EPI=0; the loops above store by TMA where its boxes fit),
+       and A and B read by four tensor maps each (PAD=2, where the rung has it) */
+    add_wgmma_mode(r, "EPI=0", 0);
     int pad = kl_param_index(r->params, "PAD");
-    if (pad < 0 || r->params[pad].max < 2)
-        return;
-    snprintf(items[0], sizeof items[0], "PAD=2");
-    for (int m = bm->min; m <= bm->max; m += bm->multiple)
-        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
-            snprintf(items[1], sizeof items[1], "BM=%d", m);
-            snprintf(items[2], sizeof items[2], "BN=%d", n);
-            add_wgmma_variant(r, items, 3);
-        }
-    const char *with[] = {"CLUSTER=2", "SK=1", "EPI=0", in >= 0 ? "INFLIGHT=0" : NULL};
-    for (int i = 0; i < 4 && with[i]; i++) {
-        snprintf(items[1], sizeof items[1], "%s", with[i]);
-        add_wgmma_variant(r, items, 2);
-    }
+    if (pad >= 0 && r->params[pad].max >= 2)
+        add_wgmma_mode(r, "PAD=2", 1);
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as
