@@ -580,40 +580,6 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 }
 
 /*
- * A Hopper wgmma rung with mode set (a parameter's value the loops below do
- * not take): every tile at the default depth, in clusters of the most
- * blocks, with stream-K, (rung 17) with INFLIGHT the other way and, where
- * epi0, with C stored from the registers (EPI=0).
- */
-static void add_wgmma_mode(const struct kl_gemm_rung *r, const char *mode, int epi0)
-{
-    const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
-    const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
-    const struct kl_param_def *cl = &r->params[kl_param_index(r->params, "CLUSTER")];
-    int in = kl_param_index(r->params, "INFLIGHT");
-    char items[3][32];
-    snprintf(items[0], sizeof items[0], "%s", mode);
-    for (int m = bm->min; m <= bm->max; m += bm->multiple)
-        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
-            snprintf(items[1], sizeof items[1], "BM=%d", m);
-            snprintf(items[2], sizeof items[2], "BN=%d", n);
-            add_wgmma_variant(r, items, 3);
-        }
-    snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
-    add_wgmma_variant(r, items, 2);
-    snprintf(items[1], sizeof items[1], "SK=1");
-    add_wgmma_variant(r, items, 2);
-    if (in >= 0) {
-        snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
-        add_wgmma_variant(r, items, 2);
-    }
-    if (epi0) {
-        snprintf(items[1], sizeof items[1], "EPI=0");
-        add_wgmma_variant(r, items, 2);
-    }
-}
-
-/*
  * A Hopper wgmma rung (float, sm_90a only): every tile and pipeline depth the
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
  * H100's 227 KiB of shared memory), the raster's extreme groups at the
@@ -621,10 +587,8 @@ static void add_wgmma_mode(const struct kl_gemm_rung *r, const char *mode, int e
  * (rung 17) every tile and cluster size with INFLIGHT the other way,
  * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
  * with INFLIGHT the other way; all of them storing C by TMA where its boxes
- * fit (EPI=1, the default), and from the registers (EPI=0) on every tile;
- * A and B read by four tensor maps each (PAD=2, rungs 17 and 18) on every
- * tile, in clusters of two, with stream-K, with EPI=0 and (rung 17) with
- * INFLIGHT the other way.
+ * fit (EPI=1, the default), and from the registers (EPI=0) and (rungs 17 and
+ * 18) by rows where TMA's boxes do not fit (EPI=2) on every tile.
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -668,11 +632,26 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
         add_wgmma_variant(r, items, 2);
     }
     /* C stored from the registers (EPI=0; the loops above store by TMA where its boxes fit),
-       and A and B read by four tensor maps each (PAD=2, where the rung has it) */
-    add_wgmma_mode(r, "EPI=0", 0);
-    int pad = kl_param_index(r->params, "PAD");
-    if (pad >= 0 && r->params[pad].max >= 2)
-        add_wgmma_mode(r, "PAD=2", 1);
+       and (rungs 17 and 18) by rows where they do not (EPI=2): every tile at the default depth,
+       in clusters of two, with stream-K and (rung 17) with INFLIGHT the other way */
+    const struct kl_param_def *epi = &r->params[kl_param_index(r->params, "EPI")];
+    for (int e = 0; e <= epi->max; e += 2) {
+        snprintf(items[0], sizeof items[0], "EPI=%d", e);
+        for (int m = bm->min; m <= bm->max; m += bm->multiple)
+            for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+                snprintf(items[1], sizeof items[1], "BM=%d", m);
+                snprintf(items[2], sizeof items[2], "BN=%d", n);
+                add_wgmma_variant(r, items, 3);
+            }
+        snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
+        add_wgmma_variant(r, items, 2);
+        snprintf(items[1], sizeof items[1], "SK=1");
+        add_wgmma_variant(r, items, 2);
+        if (in >= 0) {
+            snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
+            add_wgmma_variant(r, items, 2);
+        }
+    }
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as

@@ -813,9 +813,9 @@ static double fp8_tensor_sum(const double *p, long K, long span)
     return span < K ? total + (float)run : run;
 }
 
-/* Every device GEMM rung's launch holds its arguments, with SK=1, EPI=1 and PAD at its most
-   (rungs 17 and 18: eight tensor maps) where it has them, and rung 20's with room for the
-   modulus rung 22's INT8 products add (13 once overwrote a launch's count and dimensions). */
+/* Every device GEMM rung's launch holds its arguments, with SK=1 where it has it, and rung 20's
+   with room for the modulus rung 22's INT8 products add (13 once overwrote a launch's count
+   and dimensions). */
 static void test_gemm_launch_args(void)
 {
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
@@ -830,9 +830,6 @@ static void test_gemm_launch_args(void)
             v[sk] = 1;
         if (kl_param_index(r->params, "EPI") >= 0)
             v[kl_param_index(r->params, "EPI")] = 1;
-        int pad = kl_param_index(r->params, "PAD"); /* PAD=2: four maps each of A and B */
-        if (pad >= 0 && r->hopper)
-            v[pad] = r->params[pad].max;
         struct kl_launch l;
         memset(&l, 0, sizeof l);
         const struct rung_bufs m = {NULL, NULL, NULL, NULL, 64, 64, NULL};
@@ -845,9 +842,9 @@ static void test_gemm_launch_args(void)
 
 /*
  * The Hopper rungs' pitches: rows TMA cannot read (K or N not a multiple of 4 floats) padded
- * to whole 128-byte lines first, unless PAD=0 or PAD=2 (rungs 17 and 18: read as they are, by
- * cp.async or by four tensor maps a matrix); rung 18 reads A's residual from the pad's copy
- * (K > 8) but not with PAD=0 or 2; rung 20, which has no other way in, always pads.
+ * to whole 128-byte lines first, unless PAD=0 (rungs 17 and 18: read as they are, by
+ * cp.async); rung 18 reads A's residual from the pad's copy (K > 8) but not with PAD=0;
+ * rung 20, which has no other way in, always pads.
  */
 static void test_gemm_pitches(void)
 {
@@ -865,14 +862,6 @@ static void test_gemm_pitches(void)
         CHECK(n ? !copy && lda == 4093 && ldb == 4097 : copy && lda == 4096 && ldb == 4128,
               "rung 17, PAD=%d: copy %d, pitches %d and %d", !n, copy, lda, ldb);
     }
-    const char *pad2[] = {"PAD=2"};
-    for (int i = 0; i < 2; i++) {
-        const struct kl_gemm_rung *r = i ? r18 : r17;
-        kl_params_resolve(r->name, r->params, pad2, 1, v, &mask, &e);
-        int copy = kl_gemm_pitches(&s, r, v, &lda, &ldb);
-        CHECK(!copy && lda == 4093 && ldb == 4097, "rung %s, PAD=2: copy %d, pitches %d and %d",
-              r->name, copy, lda, ldb);
-    }
     s.N = 4096, s.K = 4096;
     for (int n = 0; n <= 1; n++) {
         kl_params_resolve(r18->name, r18->params, pad0, n, v, &mask, &e);
@@ -885,57 +874,6 @@ static void test_gemm_pitches(void)
     kl_params_resolve(r20->name, r20->params, NULL, 0, v, &mask, &e);
     CHECK(kl_gemm_pitches(&s, r20, v, &lda, &ldb) && lda == 4096 && ldb == 4096,
           "rung 20 pads K = 4093 in half: pitches %d and %d", lda, ldb);
-}
-
-/*
- * PAD=2 (rungs 17 and 18): after the TMA flag (1: maps given), four maps of A, then four of
- * B, one parameter each (maps 1-3 joined to map 0), then the residual's (none) and C's: map j
- * of an R x W matrix holds rows j, j + 4, ... (R - j + 3) / 4 of them, 4 W floats apart, from
- * row j's first float moved back by s_j = j W % 4 to a 16-byte boundary, W + s_j wide, boxes
- * of 8 rows by 32 floats, TF32 for rung 17 and FLOAT32 for 18 (which splits A itself); where
- * R <= j, map j is map 0 again (the kernel reads it past its rows).
- */
-static void test_gemm_quad_maps(void)
-{
-    static const struct {
-        int M, N, K;
-    } shapes[] = {{4095, 4097, 4093}, {2, 4097, 3}, {1000, 1000, 1000}};
-    for (int i = 0; i < 2; i++) {
-        const struct kl_gemm_rung *r = kl_gemm_rung_find(i ? "18_wgmma_3xtf32" : "17_wgmma_tf32");
-        struct kl_buf *fa = (struct kl_buf *)&r, *fb = (struct kl_buf *)&i; /* never read */
-        int v[KL_MAX_PARAMS];
-        unsigned mask;
-        struct kl_err e;
-        const char *pad2[] = {"PAD=2"};
-        CHECK(kl_params_resolve(r->name, r->params, pad2, 1, v, &mask, &e) == KL_OK, "%s", e.msg);
-        for (size_t n = 0; n < sizeof shapes / sizeof *shapes; n++) {
-            const int M = shapes[n].M, N = shapes[n].N, K = shapes[n].K;
-            const struct rung_bufs m = {fa, fb, fa, NULL, K, N, NULL};
-            struct kl_launch l;
-            memset(&l, 0, sizeof l);
-            kl_gemm_rung_args(r, v, KL_FLOAT, M, N, K, &m, &l);
-            CHECK(l.nargs == 18 && l.args[6].kind == KL_ARG_INT && l.args[6].v.i == 1 &&
-                      l.args[15].v.map.buf == NULL && l.args[16].v.map.buf == (N % 4 ? NULL : fa),
-                  "rung %s PAD=2 %dx%dx%d: %d arguments, TMA flag %d", r->name, M, N, K, l.nargs,
-                  l.args[6].v.i);
-            for (int q = 0; q < 8; q++) {
-                const struct kl_tensor_map *t = &l.args[7 + q].v.map;
-                const int rows = q < 4 ? M : K, width = q < 4 ? K : N, j = rows > q % 4 ? q % 4 : 0;
-                const uint64_t first = (uint64_t)j * (uint64_t)width, shift = first % 4;
-                CHECK(l.args[7 + q].kind == KL_ARG_TENSOR_MAP && t->buf == (q < 4 ? fa : fb) &&
-                          t->joined == (q % 4 > 0) && t->rows == (uint64_t)(rows - j + 3) / 4 &&
-                          t->cols == width + shift && t->pitch == 16 * (uint64_t)width &&
-                          t->offset == 4 * (first - shift) && t->offset % 16 == 0 &&
-                          t->box_rows == 8 && t->box_cols == 32 &&
-                          t->type == (i ? KL_MAP_F32 : KL_MAP_TF32),
-                      "rung %s %dx%dx%d: %s's map %d: %llu x %llu from %llu, pitch %llu, box %u x "
-                      "%u, joined %d",
-                      r->name, M, N, K, q < 4 ? "A" : "B", q % 4, (unsigned long long)t->rows,
-                      (unsigned long long)t->cols, (unsigned long long)t->offset,
-                      (unsigned long long)t->pitch, t->box_rows, t->box_cols, t->joined);
-            }
-        }
-    }
 }
 
 /*
@@ -2528,7 +2466,6 @@ int main(void)
     test_schedule_rules();
     test_gemm_launch_args();
     test_gemm_c_map();
-    test_gemm_quad_maps();
     test_gemm_pitches();
     test_int8_exact();
     test_precision();

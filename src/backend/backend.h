@@ -92,17 +92,13 @@ struct kl_buf;
  * copies their bits).
  */
 enum kl_map_type { KL_MAP_F32, KL_MAP_TF32, KL_MAP_F16, KL_MAP_BF16, KL_MAP_U8 };
-/* A 2-D tensor map: rows × cols elements in rows of pitch bytes from offset bytes into buf
-   (16-byte aligned), copied in boxes of box_rows × box_cols elements (box_cols of at most 128
-   bytes), 128-byte swizzled. joined: encoded right after the map of the argument before, as
-   part of the same kernel parameter (a struct of maps), not a parameter of its own. */
+/* A 2-D tensor map: rows × cols elements in rows of pitch bytes, copied in boxes of
+   box_rows × box_cols elements (box_cols of at most 128 bytes), 128-byte swizzled. */
 struct kl_tensor_map {
     struct kl_buf *buf;
     uint64_t rows, cols, pitch;
     unsigned box_rows, box_cols;
     enum kl_map_type type;
-    uint64_t offset;
-    int joined;
 };
 struct kl_arg {
     enum kl_arg_kind kind;

@@ -437,20 +437,7 @@ static void cuda_kernel_resources(struct kl_dev *dev, struct kl_kernel *k, size_
 }
 
 #define KL_CUDA_MAX_ARGS 32
-#define KL_CUDA_MAX_MAPS 10 /* rungs 17 and 18 with PAD=2: A's four, B's four, tr's, C's */
-
-/*
- * 1 where map m (elements of es bytes, 0: an unknown type) keeps TMA's rules (pitch and start
- * 16-byte aligned, rows no shorter than the map's, boxes of 1-256 rows by at most 128 bytes)
- * and its last row ends within its buffer (a map's rows may be a buffer's every fourth).
- */
-static int map_fits(const struct kl_tensor_map *m, unsigned es)
-{
-    return es && m->pitch % 16 == 0 && m->offset % 16 == 0 && m->pitch >= m->cols * es &&
-           m->box_cols * es <= 128 && m->box_rows <= 256 && m->box_cols > 0 && m->box_rows > 0 &&
-           m->rows > 0 && m->cols > 0 &&
-           m->offset + (m->rows - 1) * m->pitch + m->cols * es <= m->buf->bytes;
-}
+#define KL_CUDA_MAX_MAPS 4
 
 /* A tensor map argument encoded for the driver (see struct kl_tensor_map). */
 static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out, struct kl_err *e)
@@ -469,18 +456,19 @@ static enum kl_status encode_map(const struct kl_tensor_map *m, CUtensorMap *out
                        "the NVIDIA driver lacks cuTensorMapEncodeTiled (tensor maps need a "
                        "CUDA 12 driver or newer)");
     unsigned es = (unsigned)m->type <= KL_MAP_U8 ? size[m->type] : 0;
-    if (!map_fits(m, es))
+    if (!es || m->pitch % 16 != 0 || m->pitch < m->cols * es || m->box_cols * es > 128 ||
+        m->box_rows > 256 || m->box_cols == 0 || m->box_rows == 0 ||
+        m->rows * m->pitch > m->buf->bytes)
         return kl_fail(e, KL_ERR_ARG,
-                       "a tensor map of %llu x %llu elements of %u bytes, pitch %llu bytes, "
-                       "offset %llu, box %u x %u, does not fit TMA's rules or its buffer",
+                       "a tensor map of %llu x %llu elements of %u bytes, pitch %llu bytes, box "
+                       "%u x %u, does not fit TMA's rules or its buffer",
                        (unsigned long long)m->rows, (unsigned long long)m->cols, es,
-                       (unsigned long long)m->pitch, (unsigned long long)m->offset, m->box_rows,
-                       m->box_cols);
+                       (unsigned long long)m->pitch, m->box_rows, m->box_cols);
     const cuuint64_t dims[2] = {m->cols, m->rows}, strides[1] = {m->pitch};
     const cuuint32_t box[2] = {m->box_cols, m->box_rows}, unit[2] = {1, 1};
     CUresult rc =
-        kl_cu.encode_tiled(out, dtype[m->type], 2, (void *)(m->buf->ptr + m->offset), dims, strides,
-                           box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        kl_cu.encode_tiled(out, dtype[m->type], 2, (void *)m->buf->ptr, dims, strides, box, unit,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         return kl_fail(e, kl_cu_status(rc), "cuTensorMapEncodeTiled failed: %s",
@@ -525,13 +513,9 @@ static enum kl_status pack_params(const struct kl_arg *args, int nargs, struct l
         case KL_ARG_TENSOR_MAP:
             if (nmaps == KL_CUDA_MAX_MAPS)
                 return kl_fail(e, KL_ERR_ARG, "more than %d tensor maps", KL_CUDA_MAX_MAPS);
-            if (args[i].v.map.joined && (i == 0 || args[i - 1].kind != KL_ARG_TENSOR_MAP))
-                return kl_fail(e, KL_ERR_ARG, "a joined tensor map follows no map");
             if ((st = encode_map(&args[i].v.map, &a->maps[nmaps], e)) != KL_OK)
                 return st;
-            if (!args[i].v.map.joined) /* joined: the parameter of the maps before goes on */
-                a->params[np++] = &a->maps[nmaps];
-            nmaps++;
+            a->params[np++] = &a->maps[nmaps++];
             break;
         }
     }

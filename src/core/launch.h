@@ -7,9 +7,9 @@
 
 #include "core/context.h"
 
-/* the most a launch passes: rungs 17 and 18 with PAD=2, EPI=1 and stream-K pass 20 (A's and
-   B's four tensor maps each among them); rung 22's INT8 products with stream-K 13 */
-#define KL_MAX_ARGS 24
+/* the most a launch passes: rung 22's INT8 products with stream-K pass 13 (rung 20's 12 and
+   a modulus), as rung 20 does with EPI=1 and stream-K */
+#define KL_MAX_ARGS 16
 
 struct kl_launch {
     struct kl_context *kl;

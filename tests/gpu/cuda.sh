@@ -50,11 +50,10 @@
 #  6c. C stored through shared memory by TMA (EPI=1): rung 20 in each type,
 #     rung 17 alone and in clusters of two, rung 18, with stream-K and
 #     without, at shapes whose C rows TMA can store and at two it cannot
-#     (rows of 32 floats by each warp in rungs 17 and 18, the registers'
-#     stores in rung 20), verified and bit for bit after the timed launches;
-#     rungs 17 and 18 also reading A and B by four tensor maps each (PAD=2);
-#     rungs 20, 17 and 18 under memcheck and racecheck, 17 and 18 at an odd N
-#     too.
+#     (the registers' stores; rungs 17 and 18 also with EPI=2, rows of 32
+#     floats by each warp), verified and bit for bit after the timed
+#     launches; rungs 20 and 17 under memcheck and racecheck, 17 and 18 with
+#     EPI=2 at an odd N too.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
 #     128 x 128 blocks, and with A's fragments in a ring (PREFETCH=2)
 #     at its defaults and on 64 x 32 warp tiles, verified at awkward shapes
@@ -431,44 +430,45 @@ step_6() {
 }
 
 step_6c() {
-    echo "== 6c. C stored by TMA: rungs 20, 17 and 18 with EPI=1"
+    echo "== 6c. C stored through shared memory: rungs 20, 17 and 18 with EPI=1, 17 and 18 with EPI=2"
     # Rung 20 in each type (FP8 on its preset's BN=192, promoted and not), rung 17 alone and in
     # clusters of two (whose second block's tile may lie past N) and rung 18, with stream-K and
     # without, at shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3
     # ends in part tiles both ways; at 129x38400x65 each block stores several tiles of 129
-    # rows, their staging reused from tile to tile) and at two whose N is not (rungs 17 and 18:
-    # the same staging read back a row at a time; rung 20: the stores from registers); C after
-    # the timed launches the verified one bit for bit. Rungs 17 and 18 also with PAD=2 (A and B
-    # by four tensor maps each; at 3x5x2 some of the maps have no rows). Then memcheck and
-    # racecheck (K = 131: A's rows unaligned), rungs 17 and 18 at N = 1001 too (the rows'
-    # path), with PAD=2 and without.
+    # rows, their staging reused from tile to tile) and at two whose N is not (with EPI=1 the
+    # stores from registers; rungs 17 and 18 also with EPI=2: the same staging read back a row
+    # at a time); C after the timed launches the verified one bit for bit. Then memcheck and
+    # racecheck (K = 131: A's rows padded first), rungs 17 and 18 with EPI=2 at N = 1001 too.
     for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" \
-        "17 float" "17 float CLUSTER=2" "18 float" "17 float PAD=2" "17 float PAD=2,CLUSTER=2" \
-        "18 float PAD=2"; do
+        "17 float" "17 float CLUSTER=2" "18 float"; do
         read -r rung type param <<<"$config"
-        for sk in 0 1; do
-            extra=(--param EPI=1 --param "SK=$sk")
-            for p in ${param//,/ }; do extra+=(--param "$p"); done
-            for shape in "1 4 1" "3 5 2" "64 300 70" "4095 36 4097" "129 8188 65" \
-                "1000 1000 1000" "4096 4352 4096" "4095 33 4097" "129 8191 65" "129 38400 65"; do
-                read -r m n k <<<"$shape"
-                verified_run epi "EPI=1 SK=$sk rung $rung $type ${param:+$param }${m}x${n}x${k}" \
-                    --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
-                [ $? = 2 ] && return
+        epis=1
+        [ "$rung" != 20 ] && epis="1 2"
+        for epi in $epis; do
+            for sk in 0 1; do
+                extra=(--param "EPI=$epi" --param "SK=$sk")
+                [ -n "$param" ] && extra+=(--param "$param")
+                for shape in "1 4 1" "64 300 70" "4095 36 4097" "129 8188 65" "1000 1000 1000" \
+                    "4096 4352 4096" "4095 33 4097" "129 8191 65" "129 38400 65"; do
+                    read -r m n k <<<"$shape"
+                    verified_run epi \
+                        "EPI=$epi SK=$sk rung $rung $type ${param:+$param }${m}x${n}x${k}" \
+                        --rung "$rung" --type "$type" --m "$m" --n "$n" --k "$k" "${extra[@]}"
+                    [ $? = 2 ] && return
+                done
             done
         done
     done
     for tool in memcheck racecheck; do
-        for config in "20 half 0 1000" "20 half 1 1000" "17 float 0 1000" "17 float 1 1000" \
-            "17 float 0 1001" "17 float 1 1001" "18 float 0 1001" "17 float 0 1001 2" \
-            "17 float 1 1001 2" "18 float 0 1001 2"; do
-            read -r rung type sk n pad <<<"$config"
-            what="EPI=1 SK=$sk ${pad:+PAD=$pad }rung $rung N=$n"
-            log="$out/epi_${rung}_sk${sk}_n${n}${pad:+_pad$pad}_$tool.txt"
+        for config in "20 half 1 0 1000" "20 half 1 1 1000" "17 float 1 0 1000" \
+            "17 float 1 1 1000" "17 float 2 0 1001" "17 float 2 1 1001" "18 float 2 0 1001"; do
+            read -r rung type epi sk n <<<"$config"
+            what="EPI=$epi SK=$sk rung $rung N=$n"
+            log="$out/epi_${rung}_e${epi}_sk${sk}_n${n}_$tool.txt"
             if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
                 --backend cuda --rung "$rung" --type "$type" --m 1000 --n "$n" --k 131 \
-                --param EPI=1 --param "SK=$sk" ${pad:+--param "PAD=$pad"} --warmup 0 \
-                --repeats 1 --min-time 0 -q >"$log" 2>&1
+                --param "EPI=$epi" --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q \
+                >"$log" 2>&1
             then
                 echo "ok    $what under $tool"
             else

@@ -91,15 +91,14 @@
  *            holding the first slice, in cluster order; ws holds
  *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
  *            launch, then a BM x BN tile of sums per block); EPI (1: C
- *            through shared memory, store_tile_staged: by TMA where N is a
- *            multiple of 4 and kladder passes C's map, tc, after tr, else
- *            with PAD=2 a row of 32 floats a warp; 0, and where neither
- *            applies: from the registers, store_tile);
- *            PAD (1 or 0: A and B by one map each, or by cp.async where the
- *            buffers are given as they are; 2: by four maps each, Sizes).
+ *            through shared memory, store_tile_staged, by TMA where N is a
+ *            multiple of 4 and kladder passes C's map, tc, after tr, and
+ *            from the registers elsewhere; 2: the same, and elsewhere a row
+ *            of 32 floats a warp through shared memory; 0: from the
+ *            registers, store_tile).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
- *            KiB at the defaults), and with EPI=1 four boxes of 32 x 32
+ *            KiB at the defaults), and with EPI > 0 four boxes of 32 x 32
  *            sums per consumer warpgroup (16 KiB a warpgroup: 225 KiB at the
  *            defaults, of the 227 a block may have). On an H100 kladder's
  *            presets (gemm/rungs.c) change these by size: 128-row tiles for
@@ -120,13 +119,10 @@
  *            and the slices are TMA boxes (zeros beyond the matrices). Given
  *            such buffers as they are (tma = 0: kl_gemm_launch_on), the
  *            producer warp copies them element by element with cp.async
- *            (zero-filled), a far slower path. Built with PAD=2 it reads
- *            them where they lie by four tensor maps a matrix, rows j mod 4
- *            each (rows four apart are 16-byte multiples apart), in boxes
- *            of 8 rows (slot_of_row says where each row lands). Stores
- *            are guarded: with EPI=1 TMA clips its boxes at C's edges
- *            (N % 4 != 0: with PAD=2 rows of 32 floats, guarded); from the
- *            registers two adjacent floats at a time where N is even.
+ *            (zero-filled), a far slower path. Stores are guarded: TMA clips
+ *            its boxes at C's edges; N % 4 != 0: with EPI=2 rows of 32
+ *            floats, guarded; from the registers two adjacent floats at a
+ *            time where N is even.
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and B's tensor maps (cuTensorMapEncodeTiled:
@@ -134,10 +130,9 @@
  *            for rung 17; for rung 18 B's FLOAT32, since its split needs
  *            every bit, and A's TFLOAT32 beside the map of A's residual tr
  *            (tma = 2; made by kernel pad), or FLOAT32 without it (tma = 1:
- *            K <= 8, PAD=2, or buffers given as they are); with PAD=2 four
- *            maps of A and four of B, each four one parameter (quad_maps);
- *            with EPI=1 C's (boxes of 32 rows by 32 floats, FLOAT32,
- *            128-byte swizzled; none where N % 4 != 0).
+ *            K <= 8, or buffers given as they are); with EPI > 0 C's (boxes
+ *            of 32 rows by 32 floats, FLOAT32, 128-byte swizzled; none
+ *            where N % 4 != 0).
  */
 #ifndef BM
 #define BM 256
@@ -165,9 +160,6 @@
 #endif
 #ifndef EPI
 #define EPI 1
-#endif
-#ifndef PAD
-#define PAD 1
 #endif
 
 #include "hopper.cuh"
@@ -209,8 +201,7 @@ static_assert(SPLIT == 1 || (SPLIT == 3 && BM == 128),
 static_assert(STAGES >= 2, "wgmma_tf32: at least two stages");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "wgmma_tf32: clusters of 1 or 2 blocks");
 static_assert(SK == 0 || SK == 1, "wgmma_tf32: SK is 0 or 1");
-static_assert(EPI == 0 || EPI == 1, "wgmma_tf32: EPI is 0 or 1");
-static_assert(PAD >= 0 && PAD <= 2, "wgmma_tf32: PAD is 0, 1 or 2");
+static_assert(EPI >= 0 && EPI <= 2, "wgmma_tf32: EPI is 0, 1 or 2");
 
 /* ---- the tile scheduler and the swizzled layout ------------------------------------- */
 
@@ -272,35 +263,10 @@ static __device__ __forceinline__ unsigned sw128(int r, int c)
     return r * 128 + ((((c >> 2) ^ r) & 7) << 4) + (c & 3) * 4;
 }
 
-/*
- * PAD=2: A's and B's rows come by four tensor maps each, map j holding the
- * rows j mod 4 (rows four apart are a multiple of 16 bytes apart, whatever
- * their length), each box 8 of them: within each 32 rows of a stage, slot
- * 8j + i holds row 4i + j. A's rows are C's (the accumulators' columns), put
- * back in order where C is stored; B's are K, whose order the fragments'
- * loads undo. Elsewhere slot r holds row r.
- */
-static __device__ __forceinline__ int slot_of_row(int r)
-{
-#if PAD == 2
-    return (r & ~31) | (r & 3) << 3 | (r >> 2 & 7);
-#else
-    return r;
-#endif
-}
-static __device__ __forceinline__ int row_of_slot(int r)
-{
-#if PAD == 2
-    return (r & ~31) | (r & 7) << 2 | (r >> 3 & 3);
-#else
-    return r;
-#endif
-}
-
-/* Byte offset of B(k, n) in a stage's B slice: box n / 32, its row k's slot. */
+/* Byte offset of B(k, n) in a stage's B slice: box n / 32, its row k. */
 static __device__ __forceinline__ unsigned b_offset(int k, int n)
 {
-    return (n >> 5) * 4096 + sw128(slot_of_row(k), n & 31);
+    return (n >> 5) * 4096 + sw128(k, n & 31);
 }
 
 static __device__ __forceinline__ float lds1(unsigned addr)
@@ -324,13 +290,6 @@ static __device__ __forceinline__ void sts2(unsigned addr, float x, float y)
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
 }
 #endif
-
-/* x as the compiler cannot see through: what derives from it is computed where it is used. */
-static __device__ __forceinline__ int opaque(int x)
-{
-    asm volatile("" : "+r"(x));
-    return x;
-}
 
 /* x rounded to TF32, to nearest (one F2FP instruction on 9.0). */
 static __device__ __forceinline__ unsigned tf32(float x)
@@ -388,74 +347,12 @@ static __device__ __forceinline__ void load_rows(unsigned dst, const tensor_map 
 #endif
 }
 
-#if PAD == 2
-/* PAD=2: a matrix's four tensor maps, one parameter (kladder encodes them side by side). */
-struct quad_maps {
-    tensor_map m[4];
-};
-typedef quad_maps operand_map;
-
-/*
- * PAD=2: the 32 rows from row (a multiple of 32) of a matrix of rows rows of
- * width elements, columns x .. x + 31, as four boxes of 8 rows into slots
- * 8j .. 8j + 7 at dst (1 KiB each): map j's row i is the matrix's row
- * 4i + j, its column c the matrix's c - s_j (s_j = j width % 4, its start
- * moved back to 16-byte alignment; launch.c, quad_map_args). Where no row is
- * j mod 4 (rows <= j), map j is map 0, read past its last row: zeros. With
- * multicast into both blocks of the cluster.
- */
-static __device__ __forceinline__ void load_quad(unsigned dst, const quad_maps *maps, int x,
-                                                 int row, int rows, int width, unsigned bar,
-                                                 bool multicast)
-{
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const int xx = x + (j * (width & 3) & 3), y = j < rows ? row / 4 : (rows + 3) / 4;
-        if (multicast)
-            tma_load_multicast(dst + 1024 * j, &maps->m[j], xx, y, bar, 3);
-        else
-            tma_load(dst + 1024 * j, &maps->m[j], xx, y, bar);
-    }
-}
-#else
-typedef tensor_map operand_map;
-#endif
-
-/*
- * A's slice at column k of the rows from m0 (with CLUSTER = 2 this block's
- * half into both blocks), and B's at row k of the columns from n0.
- */
-static __device__ __forceinline__ void load_slice(const problem &p, const operand_map *ta,
-                                                  const operand_map *tb, unsigned a, int k,
-                                                  int m0, int n0, unsigned bar)
-{
-    const unsigned b = a + A_BYTES;
-#if PAD == 2
-    /* The 48 boxes' coordinates worked out afresh for each slice (opaque), not kept for the
-       tile in the producer's 56 registers, which would spill them. */
-    m0 = opaque(m0), n0 = opaque(n0);
-#pragma unroll
-    for (int i = 0; i < BM / 32 / CLUSTER; i++) {
-        const int g = p.rank * (BM / 32 / CLUSTER) + i; /* the group of 32 rows */
-        load_quad(a + 4096 * g, ta, k, m0 + 32 * g, p.M, p.K, bar, CLUSTER == 2);
-    }
-#pragma unroll
-    for (int j = 0; j < BN / 32; j++)
-        load_quad(b + 4096 * j, tb, n0 + 32 * j, k, p.K, p.N, bar, false);
-#else
-    load_rows(a, ta, k, m0, p.rank, bar);
-#pragma unroll
-    for (int j = 0; j < BN / 32; j++)
-        tma_load(b + 4096 * j, tb, n0 + 32 * j, k, bar);
-#endif
-}
-
 /*
  * Warp 0, lane 0: the TMA copies of every slice of every tile of this
  * block: A's (and with p.resid its small parts', from tr), then B's.
  */
-static __device__ __forceinline__ void produce_tma(const problem &p, const operand_map *ta,
-                                                   const operand_map *tb, const tensor_map *tr,
+static __device__ __forceinline__ void produce_tma(const problem &p, const tensor_map *ta,
+                                                   const tensor_map *tb, const tensor_map *tr,
                                                    unsigned smem, unsigned full, unsigned empty)
 {
     const unsigned bytes = A_BYTES + B_BYTES + (p.resid ? S_BYTES : 0);
@@ -467,9 +364,12 @@ static __device__ __forceinline__ void produce_tma(const problem &p, const opera
             const unsigned a = smem + at.st * STAGE_BYTES, b = a + A_BYTES;
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
             bar_arrive_tx(full + 8 * at.st, bytes);
-            load_slice(p, ta, tb, a, s * BK, c.m0, c.n0, full + 8 * at.st);
+            load_rows(a, ta, s * BK, c.m0, p.rank, full + 8 * at.st);
             if (p.resid)
                 load_rows(b + B_BYTES, tr, s * BK, c.m0, p.rank, full + 8 * at.st);
+#pragma unroll
+            for (int j = 0; j < BN / 32; j++)
+                tma_load(b + 4096 * j, tb, c.n0 + 32 * j, s * BK, full + 8 * at.st);
             at.next();
         }
     }
@@ -493,8 +393,7 @@ static __device__ __forceinline__ void produce_copies(const problem &p, unsigned
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
             for (int m = 0; m < BM; m++) {
                 const bool in = c.m0 + m < p.M && k < p.K;
-                copy4(a + sw128(slot_of_row(m), lane), in ? p.A + (c.m0 + m) * p.K + k : p.A,
-                      in ? 4 : 0);
+                copy4(a + sw128(m, lane), in ? p.A + (c.m0 + m) * p.K + k : p.A, in ? 4 : 0);
             }
             for (int r = 0; r < BK; r++)
                 for (int n = lane; n < BN; n += 32) {
@@ -569,9 +468,6 @@ static __device__ __forceinline__ void prepare_slices(const problem &p, unsigned
  * address b: fragment rows g, g + 8 are two adjacent columns (Layout),
  * rows t and t + 4 of the step's K. col_off is the lane's first column's
  * byte offset in its box row apart from the swizzle; q its 16-byte chunk.
- * With PAD=2 row k lies in slot 8 (k % 4) + k / 4 (slot_of_row), whose
- * swizzle is then the step's, not the lane's: the four K-rows a load touches
- * share their banks, four wavefronts per load where two suffice.
  */
 static __device__ __forceinline__ void load_frags(unsigned (&f)[4][4], unsigned b, unsigned col_off,
                                                   int q, int t)
@@ -580,12 +476,8 @@ static __device__ __forceinline__ void load_frags(unsigned (&f)[4][4], unsigned 
     for (int s = 0; s < 4; s++)
 #pragma unroll
         for (int r = 0; r < 2; r++) {
-#if PAD == 2
-            const int row = 8 * t + 2 * s + r, sw = 2 * s + r; /* k = 8s + t + 4r */
-#else
-            const int row = 8 * s + t + 4 * r, sw = t + 4 * r; /* k % 8 = t + 4r: its swizzle */
-#endif
-            const float2 v = lds2(b + col_off + row * 128 + ((q ^ sw) << 4));
+            const int k = 8 * s + t + 4 * r; /* k % 8 = t + 4r: the swizzle of that row */
+            const float2 v = lds2(b + col_off + k * 128 + ((q ^ (t + 4 * r)) << 4));
             f[s][2 * r] = __float_as_uint(v.x);
             f[s][2 * r + 1] = __float_as_uint(v.y);
         }
@@ -711,7 +603,7 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
     for (int j = 0; j < ACC / 4; j++)
 #pragma unroll
         for (int q = 0; q < 2; q++) {
-            const int m = m0 + row_of_slot(8 * j + 2 * t + q);
+            const int m = m0 + 8 * j + 2 * t + q;
             const float x = acc[4 * j + q], y = acc[4 * j + 2 + q];
             if (m >= p.M)
                 continue;
@@ -739,8 +631,7 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
  * rows of a warp's store would land on four of the eight chunk positions
  * four deep. Lanes of odd t take their second row first (qq below), so
  * that each store fills all eight positions two deep: two wavefronts, the
- * least 256 bytes take (with PAD=2, whose slots hold rows 4 apart, four;
- * once a tile). Element i of lane 4g + t: as store_tile.
+ * least 256 bytes take. Element i of lane 4g + t: as store_tile.
  */
 static __device__ __forceinline__ void stage_box_rows(const float (&acc)[ACC], unsigned pair,
                                                       int b, int warp, int lane)
@@ -751,8 +642,7 @@ static __device__ __forceinline__ void stage_box_rows(const float (&acc)[ACC], u
     for (int j = 0; j < 4; j++)
 #pragma unroll
         for (int k = 0; k < 2; k++) {
-            const int i = 4 * (4 * b + j), qq = (t & 1) ^ k;
-            const int r = row_of_slot(8 * j + 2 * t + qq); /* the slot's row of C */
+            const int i = 4 * (4 * b + j), qq = (t & 1) ^ k, r = 8 * j + 2 * t + qq;
             sts2(box + r * 128 + ((q ^ (r % 8)) << 4) + (g % 2) * 8, qq ? acc[i + 1] : acc[i],
                  qq ? acc[i + 3] : acc[i + 2]);
         }
@@ -784,16 +674,16 @@ static __device__ __forceinline__ void store_pair_rows(const problem &p, unsigne
  * the warpgroup's first thread by TMA, which clips the boxes at C's edges; a
  * pair of buffers is written again once its stores, two boxes of rows
  * before, have read it (wait_group.read 1), so the last boxes of a tile
- * leave while the next tile's products run. Elsewhere (PAD=2 only,
- * store_sums) each pair read back by the warps (store_pair_rows), whose reads
- * the next pair's sync keeps before that pair's buffers are written again.
+ * leave while the next tile's products run. Elsewhere (EPI=2) each pair
+ * read back by the warps (store_pair_rows), whose reads the next pair's sync
+ * keeps before that pair's buffers are written again.
  */
 static __device__ __forceinline__ void store_tile_staged(const problem &p,
                                                          const float (&acc)[ACC], int m0, int n0,
                                                          int cw, int warp, int lane)
 {
     const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
-    const bool tma = PAD != 2 || p.N % 4 == 0, first = threadIdx.x % 128 == 0;
+    const bool tma = EPI == 1 || p.N % 4 == 0, first = threadIdx.x % 128 == 0;
     /* Every box, also those wholly past C's rows (TMA writes nothing of them): a tile's count
        of boxes stays even, so that each tile's first pair is the one its last store but one
        read, as the wait below assumes. */
@@ -819,19 +709,17 @@ static __device__ __forceinline__ void store_tile_staged(const problem &p,
 #endif
 
 /*
- * A tile's sums into C by consumer warpgroup cw: with EPI=1 through shared
- * memory, by TMA where C's rows are 16-byte aligned (N % 4 == 0), else with
- * PAD=2 a row at a time by each warp; from the registers otherwise (EPI=0,
- * or N % 4 != 0 with PAD=0 or 1, whose builds keep the stores they had
- * before the rows' path, until a GPU has timed it beside them:
- * docs/RESULTS.md). col and t: the lane's place.
+ * A tile's sums into C by consumer warpgroup cw: through shared memory by
+ * TMA where EPI > 0 and C's rows are 16-byte aligned (N % 4 == 0), with
+ * EPI=2 elsewhere a row at a time by each warp, else from the registers.
+ * col and t: the lane's place.
  */
 static __device__ __forceinline__ void store_sums(const problem &p, const float (&acc)[ACC],
                                                   const tile &c, int cw, int warp, int lane,
                                                   int col, int t)
 {
 #if EPI
-    if (PAD == 2 || p.N % 4 == 0) {
+    if (EPI == 2 || p.N % 4 == 0) {
         store_tile_staged(p, acc, c.m0, c.n0 + 64 * cw, cw, warp, lane);
         return;
     }
@@ -1004,8 +892,8 @@ static __device__ __forceinline__ void consume(const problem &p, unsigned smem, 
 #endif
 extern "C" __global__ void __launch_bounds__(NT, 1) CLUSTER_DIMS
     gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
-         int N, int K, int tma, const __grid_constant__ operand_map ta,
-         const __grid_constant__ operand_map tb,
+         int N, int K, int tma, const __grid_constant__ tensor_map ta,
+         const __grid_constant__ tensor_map tb,
          const __grid_constant__ tensor_map tr C_MAP_ARG WORKSPACE_ARG)
 {
     extern __shared__ unsigned char dynamic[];

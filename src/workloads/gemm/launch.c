@@ -43,21 +43,13 @@ static int tma_pitch(const struct gemm_session *s, int n)
 
 /*
  * 1 where a Hopper rung pads (kernel pad) the rows TMA cannot read: always for
- * rung 20, which has no other way in; for 17 and 18 with PAD=1, not with PAD=0,
- * where their producer reads such rows by cp.async as they are, nor with
- * PAD=2, where four tensor maps a matrix read them (quad_map_args).
+ * rung 20, which has no other way in; for 17 and 18 unless PAD=0, where their
+ * producer reads such rows by cp.async as they are.
  */
 static int pads(const struct kl_gemm_rung *r, const int *values)
 {
     return r->hopper &&
-           (kl_param_index(r->params, "PAD") < 0 || kl_param_value(r->params, values, "PAD") == 1);
-}
-
-/* 1 where rung 17 or 18 reads A and B by four tensor maps each (PAD=2). */
-static int quad_maps(const struct kl_gemm_rung *r, const int *values)
-{
-    return r->hopper && kl_param_index(r->params, "PAD") >= 0 &&
-           kl_param_value(r->params, values, "PAD") == 2;
+           (kl_param_index(r->params, "PAD") < 0 || kl_param_value(r->params, values, "PAD"));
 }
 
 /*
@@ -222,29 +214,6 @@ static struct kl_arg map_arg(struct kl_buf *buf, enum kl_type t, int rows, int c
 }
 
 /*
- * PAD=2: a row-major matrix of rows x cols floats as four tensor maps, map j
- * holding rows j, j + 4, j + 8, ... (a pitch of four rows: a multiple of 16
- * bytes whatever cols is), from row j's first element moved back by
- * s_j = j cols % 4 elements to a 16-byte boundary (the kernel adds s_j to its
- * column coordinates), in boxes of 8 rows by 32 floats; the four one kernel
- * parameter (quad_maps). Where no row is j mod 4 (rows <= j) map j repeats
- * map 0, which the kernel then reads wholly past its rows (zeros).
- */
-static void quad_map_args(struct kl_buf *buf, enum kl_type t, int rows, int cols, int tf32,
-                          struct kl_launch *l)
-{
-    for (int j = 0; j < 4; j++) {
-        int row = rows > j ? j : 0;
-        uint64_t first = (uint64_t)row * (uint64_t)cols, shift = first % 4;
-        struct kl_arg a =
-            map_arg(buf, t, (rows - row + 3) / 4, cols + (int)shift, 4 * cols, 8, tf32);
-        a.v.map.offset = (first - shift) * kl_type_size(t);
-        a.v.map.joined = j > 0; /* the four maps are one parameter */
-        l->args[l->nargs++] = a;
-    }
-}
-
-/*
  * EPI=1: C's map, of the sums' type, in boxes of 128 bytes by a consumer warpgroup's 64 rows
  * (rung 20) or 32 (rungs 17 and 18, whose pairs of warps each store 32 columns), where its rows
  * are 16-byte aligned; none elsewhere (the kernel then stores from registers).
@@ -258,50 +227,17 @@ static struct kl_arg c_map_arg(const struct kl_gemm_rung *r, struct kl_buf *C, e
 }
 
 /*
- * A Hopper rung's arguments after K: whether the copies are TMA's and A's,
- * B's and A's residual's tensor maps (with PAD=2 four of A's, then four of
- * B's, quad_map_args), with EPI=1 C's map. TMA reads rows that start 16-byte
- * aligned; else the kernel copies by cp.async. A's box is the block's share
- * of a slice (a cluster's blocks multicast theirs). TF32 rungs have the
- * copies round to TF32; 3xTF32 has A's copies round A and its residual into
- * the split's two parts where the residual is given, and splits A itself
- * otherwise; it splits B in registers, from B's every bit.
- */
-static void hopper_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
-                        int N, int K, const struct rung_bufs *m, struct kl_launch *l)
-{
-    int lda = m->lda, ldb = m->ldb;
-    int per16 = (int)(16 / kl_type_size(type)), quad = quad_maps(r, values);
-    int tma = quad || (lda % per16 == 0 && ldb % per16 == 0);
-    int tf32 = r->precision == KL_PREC_TF32, resid = tma && m->R, tf32_a = tf32 || resid;
-    unsigned cluster = (unsigned)kl_param_value(r->params, values, "CLUSTER");
-    unsigned box = (unsigned)kl_param_value(r->params, values, "BM") / (cluster ? cluster : 1);
-    l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma ? 1 + resid : 0}};
-    if (quad) {
-        quad_map_args(m->A, type, M, K, tf32_a, l);
-        quad_map_args(m->B, type, K, N, tf32, l);
-    } else {
-        l->args[l->nargs++] = map_arg(tma ? m->A : NULL, type, M, K, lda, box, tf32_a);
-        if (r->b_col_major) /* Bᵀ, K-major: boxes of BN rows of it (N), 128 bytes of K */
-            l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, N, K, ldb,
-                                          (unsigned)kl_param_value(r->params, values, "BN"), 0);
-        else
-            l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
-    }
-    l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
-    if (kl_param_value(r->params, values, "EPI"))
-        l->args[l->nargs++] = c_map_arg(r, m->C, type, M, N);
-}
-
-/*
  * A device rung's arguments into l (after l->nargs = 0): A, B in the layout
  * the rung reads (ldb its row pitch, for b_pitch rungs), C, M, N, K, then
- * for Hopper's rungs hopper_args, and with SK=1, stream-K's workspace, then
- * the dynamic shared memory of a CUDA C++ rung.
+ * for Hopper's rungs whether the copies are TMA's and A's, B's and A's
+ * residual's tensor maps (lda, ldb their row pitches), with EPI=1 C's map
+ * and, with SK=1, stream-K's workspace, then the dynamic shared memory of a
+ * CUDA C++ rung.
  */
 void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_type type, int M,
                        int N, int K, const struct rung_bufs *m, struct kl_launch *l)
 {
+    int lda = m->lda, ldb = m->ldb;
     l->nargs = 6;
     l->args[0] = (struct kl_arg){KL_ARG_BUF, {.buf = m->A}};
     l->args[1] = (struct kl_arg){KL_ARG_BUF, {.buf = m->B}};
@@ -310,9 +246,31 @@ void kl_gemm_rung_args(const struct kl_gemm_rung *r, const int *values, enum kl_
     l->args[4] = (struct kl_arg){KL_ARG_INT, {.i = N}};
     l->args[5] = (struct kl_arg){KL_ARG_INT, {.i = K}};
     if (r->b_pitch)
-        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = m->ldb}};
-    if (r->hopper)
-        hopper_args(r, values, type, M, N, K, m, l);
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = ldb}};
+    if (r->hopper) {
+        /*
+         * TMA reads rows that start 16-byte aligned; else the kernel copies by cp.async.
+         * A's box is the block's share of a slice (a cluster's blocks multicast theirs).
+         * TF32 rungs have the copies round to TF32; 3xTF32 has A's copies round A and
+         * its residual into the split's two parts where the residual is given, and splits
+         * A itself otherwise; it splits B in registers, from B's every bit.
+         */
+        int per16 = (int)(16 / kl_type_size(type));
+        int tma = lda % per16 == 0 && ldb % per16 == 0, tf32 = r->precision == KL_PREC_TF32;
+        int resid = tma && m->R, tf32_a = tf32 || resid;
+        unsigned cluster = (unsigned)kl_param_value(r->params, values, "CLUSTER");
+        unsigned box = (unsigned)kl_param_value(r->params, values, "BM") / (cluster ? cluster : 1);
+        l->args[l->nargs++] = (struct kl_arg){KL_ARG_INT, {.i = tma ? 1 + resid : 0}};
+        l->args[l->nargs++] = map_arg(tma ? m->A : NULL, type, M, K, lda, box, tf32_a);
+        if (r->b_col_major) /* Bᵀ, K-major: boxes of BN rows of it (N), 128 bytes of K */
+            l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, N, K, ldb,
+                                          (unsigned)kl_param_value(r->params, values, "BN"), 0);
+        else
+            l->args[l->nargs++] = map_arg(tma ? m->B : NULL, type, K, N, ldb, 32, tf32);
+        l->args[l->nargs++] = map_arg(resid ? m->R : NULL, type, M, K, lda, box, 1);
+        if (kl_param_value(r->params, values, "EPI"))
+            l->args[l->nargs++] = c_map_arg(r, m->C, type, M, N);
+    }
     if (kl_param_value(r->params, values, "SK"))
         l->args[l->nargs++] = (struct kl_arg){KL_ARG_BUF, {.buf = m->ws}};
     if (kl_kernel_is_cuda(r->file) && r->local != KL_LOCAL_NONE)

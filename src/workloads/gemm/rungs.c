@@ -121,12 +121,11 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     {"CLUSTER", cluster, 1, 2, 1, 0, "blocks per cluster, side by side along N, sharing " \
      "A's slices by TMA multicast"}, \
     P_SK, \
-    {"PAD", 1, 0, 2, 1, 0, "1: rows of A or B that TMA cannot read (not 16-byte aligned) " \
-     "copied first into padded rows, timed with the product; 0: read as they are by cp.async; " \
-     "2: each matrix read by four tensor maps, one per row mod 4, no copy"}, \
-    {"EPI", 1, 0, 1, 1, 0, "1: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
-     "while the next tile's products run (N a multiple of 4; else each warp stores rows of 32 " \
-     "sums); 0: each thread stores its sums"}
+    {"PAD", 1, 0, 1, 1, 0, "1: rows of A or B that TMA cannot read (not 16-byte aligned) " \
+     "copied first into padded rows, timed with the product; 0: read as they are by cp.async"}, \
+    {"EPI", 1, 0, 2, 1, 0, "1: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
+     "while the next tile's products run (rows of C 16-byte aligned: N a multiple of 4); 2: " \
+     "also where N is not, each warp storing rows of 32 sums; 0: each thread stores its sums"}
 /* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
  * N) per tile, K-slices of 128 bytes, a STAGES-deep ring, tiles in groups of GROUP rows. */
 #define P_WGMMA_K \
