@@ -797,7 +797,7 @@ void kl_gemm_shape(const struct kl_gemm_rung *r, const int *v, int M, int N, str
 
 /*
  * Rungs 17 and 18: slices of 32 floats of A and B (and 3xTF32's small parts of A), 1 KiB to
- * align the ring and 256 bytes, and with EPI=1 four boxes of 32 x 32 floats per consumer
+ * align the ring and 256 bytes, and with EPI=1 or 2 four boxes of 32 x 32 floats per consumer
  * warpgroup of 64 columns.
  */
 static size_t wgmma_bytes(const struct kl_gemm_rung *r, const int *v, size_t elem)
@@ -903,7 +903,7 @@ enum kl_status kl_gemm_rung_check(const struct kl_context *kl, const struct kl_g
                        "rung %s: needs %zu bytes of local memory, the device has %llu%s", r->name,
                        lb, (unsigned long long)room,
                        kl_param_value(r->params, v, "EPI")
-                           ? " (with EPI=1's staging for C: fewer STAGES, or EPI=0)"
+                           ? " (with EPI's staging for C: fewer STAGES, or EPI=0)"
                            : "");
     size_t wg = l->local[0] * (l->dims > 1 ? l->local[1] : 1);
     size_t priv = private_elems(r, v) * wg * es;
