@@ -621,11 +621,11 @@ static __device__ __forceinline__ void store_tile(const problem &p, const float 
 
 #if EPI
 /*
- * EPI=1: acc into C through shared memory, the warpgroup's BM rows by 64
- * columns (from m0, n0) 32 rows at a time: warps 0 and 1 write the box of
- * the first 32 columns, warps 2 and 3 the second's, into one of the two
- * pairs of buffers at staging (rows of 128 bytes, 128-byte swizzled as C's
- * map says: the 16-byte chunk j of row r at j ^ (r % 8)).
+ * EPI > 0: rows 32b .. 32b + 31 of the warpgroup's sums (its BM rows by 64
+ * columns) into the pair of buffers at pair: warps 0 and 1 write the box of
+ * the first 32 columns, warps 2 and 3 the second's (rows of 128 bytes,
+ * 128-byte swizzled as C's map says: the 16-byte chunk j of row r at
+ * j ^ (r % 8)).
  * A lane's sums for rows 2t and 2t + 1 of an 8-row group lie in the same
  * chunks, swizzled by (2t) and (2t + 1) % 8: written in that order, the
  * rows of a warp's store would land on four of the eight chunk positions
@@ -683,6 +683,8 @@ static __device__ __forceinline__ void store_tile_staged(const problem &p,
                                                          int cw, int warp, int lane)
 {
     const unsigned staging = p.staging + cw * 4 * BOX_BYTES;
+    /* EPI=1 comes here only where N % 4 == 0 (store_sums): said so, its builds leave out the
+       rows' path and stay byte for byte as they were */
     const bool tma = EPI == 1 || p.N % 4 == 0, first = threadIdx.x % 128 == 0;
     /* Every box, also those wholly past C's rows (TMA writes nothing of them): a tile's count
        of boxes stays even, so that each tile's first pair is the one its last store but one
