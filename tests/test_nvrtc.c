@@ -586,9 +586,11 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
  * defaults, every tile in clusters of each other size at the default depth,
  * (rung 17) every tile and cluster size with INFLIGHT the other way,
  * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
- * with INFLIGHT the other way; all of them storing C by TMA where its boxes
- * fit (EPI=1, the default), and from the registers (EPI=0) and (rungs 17 and
- * 18) by rows where TMA's boxes do not fit (EPI=2) on every tile.
+ * with INFLIGHT the other way; all of them storing C by their default (by
+ * TMA where its boxes fit; rungs 17 and 18 by rows elsewhere: EPI=2, rung
+ * 20 from the registers there: EPI=1), and on every tile from the registers
+ * (EPI=0) and (rungs 17 and 18) from the registers where TMA's boxes do not
+ * fit (EPI=1).
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -631,11 +633,14 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
         add_wgmma_variant(r, items, 2);
     }
-    /* C stored from the registers (EPI=0; the loops above store by TMA where its boxes fit),
-       and (rungs 17 and 18) by rows where they do not (EPI=2): every tile at the default depth,
-       in clusters of two, with stream-K and (rung 17) with INFLIGHT the other way */
+    /* C's stores other than the default's (the loops above: by TMA where its boxes fit, and in
+       rungs 17 and 18, EPI=2, by rows elsewhere): from the registers (EPI=0) and (rungs 17 and
+       18) from the registers where TMA's boxes do not fit (EPI=1): every tile at the default
+       depth, in clusters of two, with stream-K and (rung 17) with INFLIGHT the other way */
     const struct kl_param_def *epi = &r->params[kl_param_index(r->params, "EPI")];
-    for (int e = 0; e <= epi->max; e += 2) {
+    for (int e = 0; e <= epi->max; e++) {
+        if (e == epi->def)
+            continue;
         snprintf(items[0], sizeof items[0], "EPI=%d", e);
         for (int m = bm->min; m <= bm->max; m += bm->multiple)
             for (int n = bn->min; n <= bn->max; n += bn->multiple) {

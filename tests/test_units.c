@@ -877,9 +877,9 @@ static void test_gemm_pitches(void)
 }
 
 /*
- * Rungs 20 and 17 with EPI=1, their default: C's tensor map after the residual's and before
- * stream-K's workspace, in boxes of 64 rows (rung 20: a consumer warpgroup's) or 32 (rung 17)
- * by 32 four-byte sums, of C where N is a multiple of 4 (rows 16-byte aligned) and of nothing
+ * Rungs 20 and 17 with EPI at their defaults (1 and 2): C's tensor map after the residual's and
+ * before stream-K's workspace, in boxes of 64 rows (rung 20: a consumer warpgroup's) or 32 (rung
+ * 17) by 32 four-byte sums, of C where N is a multiple of 4 (rows 16-byte aligned) and of nothing
  * elsewhere (the kernel then stores from registers); its shared memory 16 KiB more per consumer
  * warpgroup (rung 20: two boxes of 8 KiB; 17: four of 4 KiB). With EPI=0, no map.
  */
@@ -898,7 +898,7 @@ static void test_gemm_c_map(void)
         int v[KL_MAX_PARAMS];
         unsigned mask;
         struct kl_err e;
-        /* n = 0: EPI=0; 1: the defaults (EPI=1); 2: the defaults and SK=1 */
+        /* n = 0: EPI=0; 1: the defaults (EPI=1, rung 17 EPI=2); 2: the defaults and SK=1 */
         const char *epi0[] = {"EPI=0"}, *sk1[] = {"SK=1"};
         const char **sets[] = {epi0, NULL, sk1};
         for (int n = 0; n <= 2; n++) {
@@ -912,8 +912,9 @@ static void test_gemm_c_map(void)
                 const struct kl_arg *c = &l.args[10];
                 const int maps = c->kind == KL_ARG_TENSOR_MAP;
                 CHECK(maps == (n > 0) && l.nargs == 10 + (n > 0) + (n > 1) + 1,
-                      "rung %s EPI=%d SK=%d N=%d: %d arguments, C's map %s", r->name, n > 0, n > 1,
-                      N, l.nargs, maps ? "passed" : "not passed");
+                      "rung %s EPI%s SK=%d N=%d: %d arguments, C's map %s", r->name,
+                      n > 0 ? " at its default" : "=0", n > 1, N, l.nargs,
+                      maps ? "passed" : "not passed");
                 if (maps)
                     CHECK(c->v.map.buf == (N % 4 == 0 ? fake : NULL) && c->v.map.rows == 1000 &&
                               c->v.map.cols == (uint64_t)N && c->v.map.pitch == (uint64_t)N * 4 &&

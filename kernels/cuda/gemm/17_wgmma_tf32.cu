@@ -90,11 +90,11 @@
  *            argument after tr, and added by the same rank of the cluster
  *            holding the first slice, in cluster order; ws holds
  *            kl_sk_flag_words(blocks * BN / 64) flags, zero before the first
- *            launch, then a BM x BN tile of sums per block); EPI (1: C
+ *            launch, then a BM x BN tile of sums per block); EPI (2: C
  *            through shared memory, store_tile_staged, by TMA where N is a
  *            multiple of 4 and kladder passes C's map, tc, after tr, and
- *            from the registers elsewhere; 2: the same, and elsewhere a row
- *            of 32 floats a warp through shared memory; 0: from the
+ *            elsewhere a row of 32 floats a warp; 1: the same where N is a
+ *            multiple of 4, from the registers elsewhere; 0: from the
  *            registers, store_tile).
  *            Dynamic shared memory STAGES * (BM + BN (+ BM for SPLIT 3)) *
  *            128 bytes plus 1 KiB for the alignment the swizzle needs (193
@@ -159,7 +159,7 @@
 #define SK 0
 #endif
 #ifndef EPI
-#define EPI 1
+#define EPI 2
 #endif
 
 #include "hopper.cuh"
@@ -178,7 +178,7 @@
 #define S_BYTES (SPLIT == 3 ? A_BYTES : 0) /* the small parts of A's slice (3xTF32) */
 #define STAGE_BYTES (A_BYTES + B_BYTES + S_BYTES)
 #define PREPARERS 96 /* warps 1-3 of the producer warpgroup round A's slice */
-/* EPI=1: a TMA store's box of C (32 rows of 32 floats, 128 bytes each), four per consumer. */
+/* EPI > 0: a TMA store's box of C (32 rows of 32 floats, 128 bytes each), four per consumer. */
 #define BOX_BYTES (32 * 128)
 /*
  * Registers per thread once the warpgroups have traded (setmaxnreg, two or more consumers).

@@ -123,9 +123,10 @@ static enum kl_status dmma_relations(const struct kl_gemm_rung *r, const int *v,
     P_SK, \
     {"PAD", 1, 0, 1, 1, 0, "1: rows of A or B that TMA cannot read (not 16-byte aligned) " \
      "copied first into padded rows, timed with the product; 0: read as they are by cp.async"}, \
-    {"EPI", 1, 0, 2, 1, 0, "1: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
-     "while the next tile's products run (rows of C 16-byte aligned: N a multiple of 4); 2: " \
-     "also where N is not, each warp storing rows of 32 sums; 0: each thread stores its sums"}
+    {"EPI", 2, 0, 2, 1, 0, "2: C through shared memory, boxes of 32 x 32 sums stored by TMA " \
+     "while the next tile's products run where N is a multiple of 4 (rows of C 16-byte " \
+     "aligned), elsewhere rows of 32 sums stored by each warp; 1: the boxes, and elsewhere " \
+     "each thread stores its sums; 0: each thread stores its sums"}
 /* Hopper's wgmma in a narrow type: BM rows (64 per consumer warpgroup) by BN columns (wgmma's
  * N) per tile, K-slices of 128 bytes, a STAGES-deep ring, tiles in groups of GROUP rows. */
 #define P_WGMMA_K \
