@@ -580,6 +580,35 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 }
 
 /*
+ * A Hopper wgmma rung with mode set (a parameter's value the loops of
+ * add_wgmma_rung do not take): every tile at the default depth, in clusters
+ * of the most blocks, with stream-K and (rung 17) with INFLIGHT the other way.
+ */
+static void add_wgmma_mode(const struct kl_gemm_rung *r, const char *mode)
+{
+    const struct kl_param_def *bm = &r->params[kl_param_index(r->params, "BM")];
+    const struct kl_param_def *bn = &r->params[kl_param_index(r->params, "BN")];
+    const struct kl_param_def *cl = &r->params[kl_param_index(r->params, "CLUSTER")];
+    int in = kl_param_index(r->params, "INFLIGHT");
+    char items[3][32];
+    snprintf(items[0], sizeof items[0], "%s", mode);
+    for (int m = bm->min; m <= bm->max; m += bm->multiple)
+        for (int n = bn->min; n <= bn->max; n += bn->multiple) {
+            snprintf(items[1], sizeof items[1], "BM=%d", m);
+            snprintf(items[2], sizeof items[2], "BN=%d", n);
+            add_wgmma_variant(r, items, 3);
+        }
+    snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
+    add_wgmma_variant(r, items, 2);
+    snprintf(items[1], sizeof items[1], "SK=1");
+    add_wgmma_variant(r, items, 2);
+    if (in >= 0) {
+        snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
+        add_wgmma_variant(r, items, 2);
+    }
+}
+
+/*
  * A Hopper wgmma rung (float, sm_90a only): every tile and pipeline depth the
  * tuner can choose (each BM and BN of its range, each STAGES that fits the
  * H100's 227 KiB of shared memory), the raster's extreme groups at the
@@ -635,28 +664,14 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
     }
     /* C's stores other than the default's (the loops above: by TMA where its boxes fit, and in
        rungs 17 and 18, EPI=2, by rows elsewhere): from the registers (EPI=0) and (rungs 17 and
-       18) from the registers where TMA's boxes do not fit (EPI=1): every tile at the default
-       depth, in clusters of two, with stream-K and (rung 17) with INFLIGHT the other way */
+       18) from the registers where TMA's boxes do not fit (EPI=1) */
     const struct kl_param_def *epi = &r->params[kl_param_index(r->params, "EPI")];
-    for (int e = 0; e <= epi->max; e++) {
-        if (e == epi->def)
-            continue;
-        snprintf(items[0], sizeof items[0], "EPI=%d", e);
-        for (int m = bm->min; m <= bm->max; m += bm->multiple)
-            for (int n = bn->min; n <= bn->max; n += bn->multiple) {
-                snprintf(items[1], sizeof items[1], "BM=%d", m);
-                snprintf(items[2], sizeof items[2], "BN=%d", n);
-                add_wgmma_variant(r, items, 3);
-            }
-        snprintf(items[1], sizeof items[1], "CLUSTER=%d", cl->max);
-        add_wgmma_variant(r, items, 2);
-        snprintf(items[1], sizeof items[1], "SK=1");
-        add_wgmma_variant(r, items, 2);
-        if (in >= 0) {
-            snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
-            add_wgmma_variant(r, items, 2);
+    for (int e = 0; e <= epi->max; e++)
+        if (e != epi->def) {
+            char mode[16];
+            snprintf(mode, sizeof mode, "EPI=%d", e);
+            add_wgmma_mode(r, mode);
         }
-    }
 }
 
 /* A blur rung in both pixel types (uchar4 only for rgba8_only, float only for float_only), as

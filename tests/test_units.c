@@ -880,8 +880,9 @@ static void test_gemm_pitches(void)
  * Rungs 20 and 17 with EPI at their defaults (1 and 2): C's tensor map after the residual's and
  * before stream-K's workspace, in boxes of 64 rows (rung 20: a consumer warpgroup's) or 32 (rung
  * 17) by 32 four-byte sums, of C where N is a multiple of 4 (rows 16-byte aligned) and of nothing
- * elsewhere (the kernel then stores from registers); its shared memory 16 KiB more per consumer
- * warpgroup (rung 20: two boxes of 8 KiB; 17: four of 4 KiB). With EPI=0, no map.
+ * elsewhere (where rung 20 stores from registers and rung 17 a row at a time); its shared
+ * memory 16 KiB more per consumer warpgroup (rung 20: two boxes of 8 KiB; 17: four of 4 KiB).
+ * With EPI=0, no map.
  */
 static void test_gemm_c_map(void)
 {
