@@ -350,9 +350,12 @@ compare)
             expect 0 "[0-9]+ rungs timed in both: 0 faster, 0 slower, [0-9]+ same, [0-9]+ undecided" \
                 compare "$g" "$g" || exit 1
         # Repeated runs a side: pooled, the runs resampled too; a list with a hole is refused.
+        # The second steady run of side a is the first's times 1 % longer, not another
+        # split's: a loaded PoCL's launches can fall in two modes, and a half's median in
+        # either (once 48 % apart, which left as + as2 against b25 undecided).
         $py doctor "$tmp/many.json" "$tmp/a2.json" "split:2:a" &&
             $py doctor "$tmp/many.json" "$tmp/b2.json" "split:2:b" &&
-            $py doctor "$tmp/a2.json" "$tmp/as2.json" steady || exit 1
+            $py doctor "$tmp/as.json" "$tmp/as2.json" "scale:1.01" || exit 1
         expect 0 "^old: .*a.json .* and 1 more file, their runs pooled" \
             compare "$tmp/a.json,$tmp/a2.json" "$tmp/b.json,$tmp/b2.json" --fail-on-regression 5 &&
             { grep -q "^ok: no rung slowed beyond noise by more than 5%" "$tmp/out" ||
