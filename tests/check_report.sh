@@ -352,7 +352,7 @@ compare)
         # Repeated runs a side: pooled, the runs resampled too; a list with a hole is refused.
         # The second steady run of side a is the first's times 1 % longer, not another
         # split's: a loaded PoCL's launches can fall in two modes, and a half's median in
-        # either (once 48 % apart, which left as + as2 against b25 undecided).
+        # either (once about 48 % apart, which left as + as2 against b25 undecided).
         $py doctor "$tmp/many.json" "$tmp/a2.json" "split:2:a" &&
             $py doctor "$tmp/many.json" "$tmp/b2.json" "split:2:b" &&
             $py doctor "$tmp/as.json" "$tmp/as2.json" "scale:1.01" || exit 1
