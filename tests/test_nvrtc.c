@@ -888,12 +888,14 @@ static int collect(void)
                                           " -DOP_RMSNORM -DKL_SUBGROUPS"};
         for (int op = 0; op < 3; op++)
             add_rung(kl_softmax_rung_at(i)->file, kl_softmax_rung_at(i)->params, rowed, 3, ops[op]);
-        /* and as the rule sizes it to the longest rows (shared memory in use): 256k columns */
+        /* and as the rule sizes it to the longest rows it holds (shared memory in use): 1 MiB
+           of elements, 256k floats or 512k 2-byte ones */
         const struct kl_softmax_rung *r = kl_softmax_rung_at(i);
         for (int t = 0; r->shape == KL_ROW_IN_CLUSTER && t < 3; t++) {
             int values[KL_MAX_PARAMS] = {0};
             char config[128], opt[256];
-            kl_softmax_rule(r, 262144, (int)kl_type_size(rowed[t]), values, config, sizeof config);
+            const int bytes = (int)kl_type_size(rowed[t]);
+            kl_softmax_rule(r, (1 << 20) / bytes, bytes, values, config, sizeof config);
             kl_params_options(r->params, values, rowed[t], opt, sizeof opt);
             for (int op = 0; op < 3; op++) {
                 char both[320];

@@ -19,7 +19,8 @@
  * row, at row lengths from 1 to 2^31 - 257, in 4- and 2-byte elements: the
  * values in their ranges, and the row held whole (read once) wherever the
  * rung can hold it: NT * V vectors a work-group for rung 04, CL blocks of
- * NT * (V + VS) for rung 05, within 227 KiB of shared memory a block.
+ * NT * (V + VS) for rung 05, within 227 KiB of shared memory a block, and
+ * in registers alone (VS = 0) wherever 8 blocks' registers hold the row.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -144,6 +145,9 @@ static void check_row_rule(const struct kl_softmax_rung *r, int cols, int bytes)
           r->name, cols, bytes, cl, nt, vr, vs, share);
     CHECK(4L * bytes * vs * nt <= 227L * 1024, "%s at %d columns: %ld bytes of shared memory",
           r->name, cols, 4L * bytes * vs * nt);
+    CHECK(vectors > 8 * 512 * held || vs == 0,
+          "%s at %d columns of %d bytes: VS=%ld where 8 blocks' registers hold the row", r->name,
+          cols, bytes, vs);
     checked++;
 }
 

@@ -92,13 +92,18 @@ void kl_softmax_rule(const struct kl_softmax_rung *r, int cols, int bytes, int *
         snprintf(config, n, "rule for %d columns: NT=%d V=%d", cols, v[nt], v[iv]);
     } else if (r->shape == KL_ROW_IN_CLUSTER) {
         /* 128 bytes a thread in registers as stored (8 vectors of floats, 16 of 2-byte
-           elements) and as many again in shared memory: the fewest blocks (at most 8) of 512
-           threads that hold the row so, shared memory only where registers are not enough */
+           elements): the fewest blocks of 512 threads that hold the row in registers alone,
+           where 8 or fewer do; past that, 8 blocks holding the rest of their shares in shared
+           memory (at most as many vectors again). Registers before shared memory: on an H100
+           at 32k to 256k columns no row ran slower on twice the blocks without shared memory
+           than on blocks holding half their share there, and 13 of 18 ran 1.5-6.7 % faster
+           (docs/RESULTS.md, 2026-12-07) */
         const long vr = bytes < 4 ? 16 : 8;
-        long cl = (nvec + 2 * vr * 512 - 1) / (2 * vr * 512), share, vs;
+        long cl = (nvec + vr * 512 - 1) / (vr * 512), share, vs = 0;
         cl = cl < 1 ? 1 : cl > 8 ? 8 : cl;
         share = (nvec + cl - 1) / cl;
-        vs = share > vr * 512 ? (share + 511) / 512 - vr : 0;
+        if (share > vr * 512)
+            vs = (share + 511) / 512 - vr;
         v[iv] = (int)vr;
         v[ivs] = vs > vr ? (int)vr : (int)vs;
         v[icl] = (int)cl;
