@@ -199,11 +199,15 @@ step_2() {
         "transpose --size 130,130 --place in --type double --param TILE=16 --param ROWS=4"
         "transpose --size 33,65 --kernel kernels/templates/transpose.cl --rung transpose"
         # The softmax ladder: every rung and op, 4- and 2-byte elements, a row held by a cluster in
+        # registers alone (8 blocks: up to 128k floats, 256k 2-byte elements) and past that in
         # registers and shared memory (filled by cp.async where the rows are whole vectors, by
         # loads where not), a long row streamed.
         "softmax --size 37,1031 --op layernorm"
         "softmax --size 3,262147 --type half"
         "softmax --size 3,262144 --op layernorm"
+        "softmax --size 3,262147 --op rmsnorm --rung 05"
+        "softmax --size 2,524288 --type half --rung 05"
+        "softmax --size 2,524291 --type bf16 --op layernorm --rung 05"
         "softmax --size 2,70000 --type bf16 --rung 05"
         "softmax --size 5,100003 --op rmsnorm --type bf16 --rung 04,05 --param NT=128 --param V=2"
         "softmax --size 33,70 --kernel kernels/templates/softmax.cl --rung softmax"
