@@ -17,10 +17,10 @@
  *            take the 32 registers 8 vectors of floats take) and, where
  *            the registers of 8 blocks are not enough, VS more in shared
  *            memory, copied there by cp.async without passing through
- *            registers. Each pass widens what it reads to
- *            float; softmax takes exp(x - max) again as it writes, in place
- *            of holding it. So two blocks (two rows' shares) fit an SM, one
- *            loading while the other merges, and a row of up to
+ *            registers. Each pass widens what it reads to float; softmax
+ *            takes exp(x - max) again as it writes, in place of holding
+ *            it. So two blocks (two rows' shares) fit an SM, one loading
+ *            while the other merges, and a row of up to
  *            4 * (V + VS) * NT * CL elements is read once and written once
  *            (256k halfs on 8 blocks of 512 threads holding 16 + 0, 256k
  *            floats on 8 holding 8 + 8); more streams as in rung 04. Each
