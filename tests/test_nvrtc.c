@@ -888,8 +888,8 @@ static int collect(void)
                                           " -DOP_RMSNORM -DKL_SUBGROUPS"};
         for (int op = 0; op < 3; op++)
             add_rung(kl_softmax_rung_at(i)->file, kl_softmax_rung_at(i)->params, rowed, 3, ops[op]);
-        /* and as the rule sizes it to the longest rows it holds (shared memory in use): 1 MiB
-           of elements, 256k floats or 512k 2-byte ones */
+        /* and as the rule sizes it to the longest rows it holds (shared memory in use): rows
+           of 1 MiB, 256k floats or 512k 2-byte elements */
         const struct kl_softmax_rung *r = kl_softmax_rung_at(i);
         for (int t = 0; r->shape == KL_ROW_IN_CLUSTER && t < 3; t++) {
             int values[KL_MAX_PARAMS] = {0};
