@@ -498,10 +498,11 @@ static void add_fp8_promotions(const struct kl_gemm_rung *r)
 }
 
 /*
- * Rung 20's stores of C from the registers (EPI=0; the default stores by TMA):
- * each type at its defaults (FP8 on its preset's BN=192, promoted and not), so
- * with stream-K; and for half every BM on BN=128, from the registers in a ring
- * of 4 and by TMA in a ring of 3 (with 4, BM = 256's boxes pass 227 KiB).
+ * Rung 20's stores of C from the registers (EPI=0; the default, EPI=2, stores
+ * through shared memory): each type at its defaults (FP8 on its preset's
+ * BN=192, promoted and not), so with stream-K; and for half every BM on
+ * BN=128, from the registers in a ring of 4 and through shared memory (EPI=1
+ * and 2) in a ring of 3 (with 4, BM = 256's boxes pass 227 KiB).
  */
 static void add_register_stores(const struct kl_gemm_rung *r)
 {
@@ -520,7 +521,7 @@ static void add_register_stores(const struct kl_gemm_rung *r)
                 add_wgmma_variant_in(r, (enum kl_type)t, items, 4);
         }
     snprintf(items[1], sizeof items[1], "BN=128");
-    for (int epi = 0; epi <= 1; epi++) {
+    for (int epi = 0; epi <= 2; epi++) {
         snprintf(items[0], sizeof items[0], "EPI=%d", epi);
         snprintf(items[2], sizeof items[2], "STAGES=%d", epi ? 3 : 4);
         for (int m = bm->min; m <= bm->max; m += bm->multiple) {
@@ -616,10 +617,9 @@ static void add_wgmma_mode(const struct kl_gemm_rung *r, const char *mode)
  * (rung 17) every tile and cluster size with INFLIGHT the other way,
  * stream-K (SK=1) at the defaults, in clusters of each size and (rung 17)
  * with INFLIGHT the other way; all of them storing C by their default (by
- * TMA where its boxes fit; rungs 17 and 18 by rows elsewhere: EPI=2, rung
- * 20 from the registers there: EPI=1), and on every tile from the registers
- * (EPI=0) and (rungs 17 and 18) from the registers where TMA's boxes do not
- * fit (EPI=1).
+ * TMA where its boxes fit, by rows elsewhere: EPI=2), and on every tile from
+ * the registers (EPI=0) and from the registers where TMA's boxes do not fit
+ * (EPI=1).
  */
 static void add_wgmma_rung(const struct kl_gemm_rung *r)
 {
@@ -662,9 +662,9 @@ static void add_wgmma_rung(const struct kl_gemm_rung *r)
         snprintf(items[1], sizeof items[1], "INFLIGHT=%d", !r->params[in].def);
         add_wgmma_variant(r, items, 2);
     }
-    /* C's stores other than the default's (the loops above: by TMA where its boxes fit, and in
-       rungs 17 and 18, EPI=2, by rows elsewhere): from the registers (EPI=0) and (rungs 17 and
-       18) from the registers where TMA's boxes do not fit (EPI=1) */
+    /* C's stores other than the default's (the loops above: by TMA where its boxes fit, by rows
+       elsewhere, EPI=2): from the registers (EPI=0) and from the registers where TMA's boxes do
+       not fit (EPI=1) */
     const struct kl_param_def *epi = &r->params[kl_param_index(r->params, "EPI")];
     for (int e = 0; e <= epi->max; e++)
         if (e != epi->def) {

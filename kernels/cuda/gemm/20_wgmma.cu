@@ -60,12 +60,14 @@
  *            first slice in block order; ws holds kl_sk_flag_words(blocks *
  *            BM / 64) flags, zero before the first launch, then a BM x BN
  *            tile of sums per block; with RESIDUES the int32 sums, whose
- *            residues the finisher takes of the whole tile's); EPI (1: C
- *            through shared memory by TMA stores, store_tile_tma, where N is
- *            a multiple of 4; 0: from the registers, as RESIDUES always). Dynamic shared memory
- *            STAGES * (BM + BN) * 128 bytes plus 1 KiB to align the ring to
- *            1024 bytes (193 KiB at the defaults), and with EPI=1 two boxes
- *            of 8 KiB per consumer warpgroup after it (225 KiB).
+ *            residues the finisher takes of the whole tile's); EPI (2: C
+ *            through shared memory, store_tile_staged, by TMA where N is a
+ *            multiple of 4 and elsewhere a row of 32 sums a warp; 1: the
+ *            same where N is a multiple of 4, from the registers elsewhere;
+ *            0: from the registers, as RESIDUES always). Dynamic shared
+ *            memory STAGES * (BM + BN) * 128 bytes plus 1 KiB to align the
+ *            ring to 1024 bytes (193 KiB at the defaults), and with EPI > 0
+ *            two boxes of 8 KiB per consumer warpgroup after it (225 KiB).
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
  *            K-major, so it computed C's transpose with B's strips loaded
  *            into registers by the consumers. With both operands K-major in
@@ -84,17 +86,17 @@
  *            where K is not a multiple of 16 bytes of elements, kladder
  *            first copies A and Bt into rows padded to 128 bytes (kernel
  *            pad below, timed with the product); boxes past the matrices
- *            read zeros. Stores are guarded; two adjacent elements at a
- *            time where N is even; with EPI=1 TMA clips its boxes at C's
- *            edges, and C's rows must start 16-byte aligned (N % 4 == 0;
- *            elsewhere the stores are the registers' own, as with EPI=0).
+ *            read zeros. Stores are guarded: TMA clips its boxes at C's
+ *            edges, where C's rows start 16-byte aligned (N % 4 == 0);
+ *            elsewhere with EPI=2 rows of 32 sums, guarded; from the
+ *            registers two adjacent elements at a time where N is even.
  *
  * Backends:  CUDA only (NVRTC for sm_90a), compute capability 9.0 only;
  *            kladder passes A's and Bt's tensor maps (cuTensorMapEncodeTiled:
  *            boxes of BM rows and of BN rows by 128 bytes; FLOAT16, BFLOAT16,
  *            or UINT8 for the 8-bit types, whose bits TMA copies as bytes),
- *            and with EPI=1 C's (boxes of 64 rows by 32 sums, FLOAT32, whose
- *            bits TMA copies for int32 sums as well).
+ *            and with EPI > 0 C's (boxes of 64 rows by 32 sums, FLOAT32, whose
+ *            bits TMA copies for int32 sums as well; none where N % 4 != 0).
  */
 #ifndef BM
 #define BM 128
@@ -118,7 +120,7 @@
 #if defined(RESIDUES)
 #define EPI 0
 #else
-#define EPI 1
+#define EPI 2
 #endif
 #endif
 
@@ -190,7 +192,7 @@ typedef float2 out2_t;
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS_ ((LAUNCH_REGS * NT - 128 * PRODUCER_REGS) / (128 * CWG) / 8 * 8)
 #define CONSUMER_REGS (CONSUMER_REGS_ > 256 ? 256 : CONSUMER_REGS_)
-/* EPI=1: a TMA store's box of C (64 rows of 32 sums, 128 bytes each), two per consumer. */
+/* EPI > 0: a box of C (64 rows of 32 sums, 128 bytes each), two per consumer. */
 #define BOX_BYTES (64 * 128)
 
 static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256, "20_wgmma: BM is 64, 128, 192 or 256");
@@ -203,9 +205,9 @@ static_assert(SPAN == 0 || BN <= (BM > 128 ? 64 : 192),
               "20_wgmma: PROMOTE's second set of sums leaves registers for BN <= 192 "
               "(BN = 64 with BM > 128)");
 static_assert(SK == 0 || SK == 1, "20_wgmma: SK is 0 or 1");
-static_assert(EPI == 0 || EPI == 1, "20_wgmma: EPI is 0 or 1");
+static_assert(EPI >= 0 && EPI <= 2, "20_wgmma: EPI is 0, 1 or 2");
 #if EPI && defined(RESIDUES)
-#error "20_wgmma: EPI=1 stores sums of 4 bytes; rung 22's residues of one take EPI=0"
+#error "20_wgmma: EPI > 0 stages sums of 4 bytes; rung 22's residues of one take EPI=0"
 #endif
 
 /* ---- the instructions: D (64 x BN) (+)= A (64 x 32 bytes of K) * B, both by descriptor -- */
@@ -410,28 +412,65 @@ static __device__ __forceinline__ void st_shared2(unsigned at, out_t x, out_t y)
 #endif
 }
 
+/* A sum back out of shared memory at `at` (EPI=2's rows). */
+static __device__ __forceinline__ out_t ld_shared1(unsigned at)
+{
+    out_t x;
+#if defined(KL_T_INT8)
+    asm volatile("ld.shared.s32 %0, [%1];\n" : "=r"(x) : "r"(at) : "memory");
+#else
+    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(at) : "memory");
+#endif
+    return x;
+}
+
 /*
- * EPI=1: acc into C through shared memory, the warpgroup's 64 rows of the
+ * EPI=2 where TMA cannot store C's rows (N % 4 != 0): warp w's 16 rows of a
+ * box read back a row of 32 sums at a time (lane l sum l: one 128-byte row
+ * of shared memory, no bank twice) and stored as 32 adjacent sums of C,
+ * guarded at its edges, in place of each lane's sums scattered over 16
+ * rows. The warp wrote those rows itself (row 16w + g + 8h).
+ */
+static __device__ __forceinline__ void store_box_rows(const problem &p, unsigned box, int m0,
+                                                      int n0, int warp, int lane)
+{
+    const int n = n0 + lane;
+#pragma unroll 4
+    for (int i = 0; i < 16; i++) {
+        const int r = 16 * warp + i, m = m0 + r;
+        const out_t x = ld_shared1(box + r * 128 + (((lane >> 2) ^ r) & 7) * 16 + lane % 4 * 4);
+        if (m < p.M && n < p.N)
+            p.C[(size_t)m * p.N + n] = x;
+    }
+}
+
+/*
+ * EPI > 0: acc into C through shared memory, the warpgroup's 64 rows of the
  * tile (from row m0) a box of 64 x 32 sums at a time. The warpgroup writes
  * a box into one of its two buffers at staging (rows of 128 bytes, 128-byte
  * swizzled as C's map says: the 16-byte chunk j of row r at j ^ (r % 8), so
- * that a warp's 8-byte writes fill two wavefronts), fences it for the
- * asynchronous proxy, and its first thread stores it by TMA, which clips the
- * box at C's edges. Nobody waits for a store but the warpgroup's write into
- * the same buffer two boxes later (wait_group.read 1: every older store has
- * read its box), so the last boxes of a tile leave while the next tile's
- * products run. Element i of lane 4g + t of warp w: as store_tile.
+ * that a warp's 8-byte writes fill two wavefronts). Where N % 4 == 0 it
+ * fences the box for the asynchronous proxy, and its first thread stores
+ * it by TMA, which clips the box at C's edges. Nobody waits for a store but
+ * the warpgroup's write into the same buffer two boxes later
+ * (wait_group.read 1: every older store has read its box), so the last
+ * boxes of a tile leave while the next tile's products run. Elsewhere
+ * (EPI=2) the warps read the box back by rows (store_box_rows), whose reads
+ * the next box's sync keeps before that buffer is written again. Element i
+ * of lane 4g + t of warp w: as store_tile.
  */
-static __device__ __forceinline__ void store_tile_tma(const problem &p, const acc_t (&acc)[ACC],
-                                                      unsigned staging, int m0, int n0, int cw,
-                                                      int warp, int lane)
+static __device__ __forceinline__ void store_tile_staged(const problem &p, const acc_t (&acc)[ACC],
+                                                         unsigned staging, int m0, int n0, int cw,
+                                                         int warp, int lane)
 {
     const int g = lane / 4, t = lane % 4;
-    const bool first = threadIdx.x % 128 == 0;
+    /* EPI=1 comes here only where N % 4 == 0 (store_sums): said so, its builds leave out the
+       rows' path */
+    const bool tma = EPI == 1 || p.N % 4 == 0, first = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int j = 0; j < BN / 32; j++) {
         const unsigned box = staging + (j % 2) * BOX_BYTES;
-        if (first)
+        if (tma && first)
             bulk_wait_read<1>();
         warpgroup_sync(cw);
 #pragma unroll
@@ -442,9 +481,12 @@ static __device__ __forceinline__ void store_tile_tma(const problem &p, const ac
                 st_shared2(box + r * 128 + (((2 * q + t / 2) ^ g) << 4) + (t % 2) * 8,
                            out(p, acc[i]), out(p, acc[i + 1]));
             }
-        fence_async_shared();
+        if (tma)
+            fence_async_shared();
         warpgroup_sync(cw);
-        if (first) {
+        if (!tma) {
+            store_box_rows(p, box, m0, n0 + 32 * j, warp, lane);
+        } else if (first) {
             tma_store(p.tc, n0 + 32 * j, m0, box);
             bulk_commit();
         }
@@ -452,15 +494,16 @@ static __device__ __forceinline__ void store_tile_tma(const problem &p, const ac
 }
 #endif
 
-/* A tile's sums into C by consumer warpgroup cw: by TMA where EPI=1 and C's rows are 16-byte
-   aligned (N % 4 == 0), from the registers elsewhere. */
+/* A tile's sums into C by consumer warpgroup cw: through shared memory where EPI > 0, by TMA
+   where C's rows are 16-byte aligned (N % 4 == 0) and with EPI=2 elsewhere a row at a time by
+   each warp; else from the registers. */
 static __device__ __forceinline__ void store_sums(const problem &p, const acc_t (&acc)[ACC],
                                                   const tile &c, int cw, int warp, int lane)
 {
 #if EPI
-    if (p.N % 4 == 0) {
-        store_tile_tma(p, acc, p.staging + cw * 2 * BOX_BYTES, c.m0 + 64 * cw, c.n0, cw, warp,
-                       lane);
+    if (EPI == 2 || p.N % 4 == 0) {
+        store_tile_staged(p, acc, p.staging + cw * 2 * BOX_BYTES, c.m0 + 64 * cw, c.n0, cw, warp,
+                          lane);
         return;
     }
 #endif

@@ -360,10 +360,12 @@ static const struct kl_gemm_rung rungs[] = {
                  "FP8 only: elements of K summed in the tensor cores (to about 13 bits) between "
                  "additions into fp32 registers (0: none, the fast mode)"},
                 P_SK,
-                {"EPI", 1, 0, 1, 1, 0,
-                 "1: C through shared memory, a box of 64 x 32 sums at a time stored by TMA "
-                 "while the next tile's products run (rows of C 16-byte aligned: N a multiple "
-                 "of 4); 0: each thread stores its sums"}},
+                {"EPI", 2, 0, 2, 1, 0,
+                 "2: C through shared memory, a box of 64 x 32 sums at a time, stored by TMA "
+                 "while the next tile's products run where N is a multiple of 4 (rows of C "
+                 "16-byte aligned), elsewhere rows of 32 sums stored by each warp; 1: the "
+                 "boxes, and elsewhere each thread stores its sums; 0: each thread stores its "
+                 "sums"}},
      .relations = wgmma_k_relations,
      /* H200 (docs/RESULTS.md): the promoted FP8 sums' second set of registers leaves room
         for 192 columns. */
