@@ -257,12 +257,6 @@ struct ring {
     }
 };
 
-/* Byte offset of float c (< 32) of row r in rows of 128 bytes, 128-byte swizzled. */
-static __device__ __forceinline__ unsigned sw128(int r, int c)
-{
-    return r * 128 + ((((c >> 2) ^ r) & 7) << 4) + (c & 3) * 4;
-}
-
 /* Byte offset of B(k, n) in a stage's B slice: box n / 32, its row k. */
 static __device__ __forceinline__ unsigned b_offset(int k, int n)
 {
@@ -661,8 +655,7 @@ static __device__ __forceinline__ void store_pair_rows(const problem &p, unsigne
 #pragma unroll 4
     for (int i = 0; i < 16; i++) {
         const int s = 4 * i + warp, r = s % 32, m = m0 + r, n = n0 + 32 * (s / 32) + lane;
-        const float x =
-            lds1(pair + s / 32 * BOX_BYTES + r * 128 + (((lane >> 2) ^ r) & 7) * 16 + lane % 4 * 4);
+        const float x = lds1(pair + s / 32 * BOX_BYTES + sw128(r, lane));
         if (m < p.M && n < p.N)
             p.C[(size_t)m * p.N + n] = x;
     }

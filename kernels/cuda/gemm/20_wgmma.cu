@@ -438,7 +438,7 @@ static __device__ __forceinline__ void store_box_rows(const problem &p, unsigned
 #pragma unroll 4
     for (int i = 0; i < 16; i++) {
         const int r = 16 * warp + i, m = m0 + r;
-        const out_t x = ld_shared1(box + r * 128 + (((lane >> 2) ^ r) & 7) * 16 + lane % 4 * 4);
+        const out_t x = ld_shared1(box + sw128(r, lane));
         if (m < p.M && n < p.N)
             p.C[(size_t)m * p.N + n] = x;
     }

@@ -234,6 +234,12 @@ template <int N> static __device__ __forceinline__ void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
+/* Byte offset of 4-byte element c (< 32) of row r in rows of 128 bytes, 128-byte swizzled. */
+static __device__ __forceinline__ unsigned sw128(int r, int c)
+{
+    return r * 128 + ((((c >> 2) ^ r) & 7) << 4) + (c & 3) * 4;
+}
+
 /*
  * A shared-memory matrix descriptor: rows of 128 bytes of K (32 floats),
  * 128-byte swizzled as TMA writes them (the 16-byte chunk j of row r at
