@@ -21,7 +21,7 @@ fi
 old=$(cd "$1" && pwd)
 rounds=$2
 shift 2
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 dir=${OUT:-bench/out}/ab/${NAME:-ab}
 mkdir -p "$dir"
 

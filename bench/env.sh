@@ -1,7 +1,8 @@
+# shellcheck shell=bash
 # Sourced by the bench scripts: builds kladder without installing anything
 # (machines without network) and registers NVIDIA's OpenCL library where an
 # NVIDIA GPU is present but not registered. Sets $out (default bench/out).
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || return 1
 out=${OUT:-bench/out}
 mkdir -p "$out"
 

@@ -9,7 +9,7 @@
 #
 #   bench/histogram.sh [N]   (default 1073741824 bytes)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-bench/out}
 mkdir -p "$out"
 n=${1:-1073741824}

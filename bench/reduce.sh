@@ -8,7 +8,7 @@
 #
 #   bench/reduce.sh [N]   (default 1073741824 elements)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-bench/out}
 mkdir -p "$out"
 n=${1:-1073741824}

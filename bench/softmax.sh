@@ -19,7 +19,7 @@
 #   SIZES="33,1031 3,262147" the shapes of the check; TORCH=0 leaves torch out; BUDGET=45:
 #   the tuner's seconds a search; TYPES="half bf16" the sweep's types (default float).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-bench/out}
 mkdir -p "$out"
 steps=${*:-check float narrow sweep opencl sanitize}

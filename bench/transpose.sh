@@ -11,7 +11,7 @@
 #
 #   bench/transpose.sh [SIDE]   (default 16384: SIDE x SIDE matrices)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-bench/out}
 mkdir -p "$out"
 side=${1:-16384}

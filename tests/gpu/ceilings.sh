@@ -14,7 +14,7 @@
 #     `kladder peak --format json` with every tensor figure above zero.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 build=${1:-build}
 out=${OUT:-tests/gpu/out}
 mkdir -p "$out"

@@ -13,7 +13,7 @@
 #     three brief runs over the full one (target: within 3 %).
 # Exit status: 0 when every check of 1 passes (2 is a measurement), else 1.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 build=${1:-build}
 out=${OUT:-tests/gpu/out}
 mkdir -p "$out/work"

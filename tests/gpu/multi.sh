@@ -27,7 +27,7 @@
 #     send/receive between every pair of ranks (two GPUs or more) and the all-reduce verified.
 # Exit status: 0 when all pass, 1 otherwise.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 build=${1:-build}
 out=${OUT:-tests/gpu/out}
 mkdir -p "$out"

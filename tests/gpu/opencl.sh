@@ -16,7 +16,7 @@
 #     (13cl) at the sizes and radii that stress it, each verified.
 # Exit status: 0 when both pass, 1 otherwise.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 build=${1:-build}
 out=${OUT:-tests/gpu/out}
 mkdir -p "$out"
