@@ -532,12 +532,38 @@ static void add_register_stores(const struct kl_gemm_rung *r)
 }
 
 /*
+ * Rung 20's L2 policies (HINT): both in bf16, in fp8 (on the preset's
+ * BN=192) and in int8 with stream-K; C's stores alone in half; the
+ * operands' copies alone in half with C from the registers (EPI=0, no TMA
+ * stores to mark).
+ */
+static void add_l2_hints(const struct kl_gemm_rung *r)
+{
+    static const struct {
+        enum kl_type t;
+        const char *set[2];
+    } builds[] = {{KL_BF16, {"HINT=3", NULL}},
+                  {KL_FP8, {"HINT=3", "BN=192"}},
+                  {KL_INT8, {"HINT=3", "SK=1"}},
+                  {KL_HALF, {"HINT=1", NULL}},
+                  {KL_HALF, {"HINT=2", "EPI=0"}}};
+    char items[2][32];
+    for (size_t i = 0; i < sizeof builds / sizeof *builds; i++) {
+        int n = 0;
+        for (; n < 2 && builds[i].set[n]; n++)
+            snprintf(items[n], sizeof items[n], "%s", builds[i].set[n]);
+        add_wgmma_variant_in(r, builds[i].t, items, n);
+    }
+}
+
+/*
  * Hopper's wgmma rung in the narrow types (rung 20): each type at its
  * defaults; every tile (BM, BN) for half and int8, whose accumulators are of
  * the two kinds (fp32, int32); the ring's extreme depths for half; FP8's
  * promotions (add_fp8_promotions); stream-K (SK=1) in each type (FP8
  * promoted on the preset's BN=192, and not) and at each BM for half (on
- * BN=128, which every BM allows); the stores from the registers (add_register_stores).
+ * BN=128, which every BM allows); the stores from the registers (add_register_stores);
+ * the L2 policies (add_l2_hints).
  */
 static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
 {
@@ -578,6 +604,7 @@ static void add_wgmma_narrow_rung(const struct kl_gemm_rung *r)
         add_wgmma_variant_in(r, KL_HALF, items, 3);
     }
     add_register_stores(r);
+    add_l2_hints(r);
 }
 
 /*

@@ -1085,6 +1085,37 @@ static void test_residual_rule(const struct kl_gemm_rung *r17)
           "PAD=0 already, rung 17, or compute capability 8.0: no rule");
 }
 
+/* The L2 rule: rung 20 marks C's stores evict-first and the operands' copies evict-last
+   (HINT=3) where K <= 512, said in the row's config; not at K = 513, where HINT is set already,
+   for rung 17 (no HINT), nor off compute capability 9.0. */
+static void test_l2_rule(const struct kl_gemm_rung *r17)
+{
+    const struct kl_gemm_rung *r20 = kl_gemm_rung_find("20_wgmma");
+    struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9},
+                          a100 = {.compute_units = 108, .cc_major = 8};
+    int v20[KL_MAX_PARAMS], v[KL_MAX_PARAMS], v17[KL_MAX_PARAMS];
+    unsigned mask;
+    struct kl_err e;
+    CHECK(r20 && kl_params_resolve(r20->name, r20->params, NULL, 0, v20, &mask, &e) == KL_OK &&
+              kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
+          "rungs 17 and 20");
+    const int hint = kl_param_index(r20->params, "HINT");
+    struct kl_gemm_request q = {.M = 16384, .N = 16384, .K = 256, .type = KL_BF16};
+    char config[128] = "";
+    memcpy(v, v20, sizeof v);
+    kl_gemm_schedule_rules(r20, &h200, &q, v, config, sizeof config);
+    CHECK(hint >= 0 && v[hint] == 3 && strcmp(config, "HINT=3 (the L2 rule)") == 0 &&
+              kl_ladder_set_by_rule(config, "HINT"),
+          "rung 20 at 16384 x 16384 x 256: HINT=%d, \"%s\"", hint >= 0 ? v[hint] : -1, config);
+    CHECK(kl_gemm_l2_rule(r20, &h200, v20, 1) && kl_gemm_l2_rule(r20, &h200, v20, 512) &&
+              !kl_gemm_l2_rule(r20, &h200, v20, 513) && !kl_gemm_l2_rule(r20, &h200, v20, 4096),
+          "the L2 rule at K = 1, 512, 513 and 4096");
+    v[hint] = 1;
+    CHECK(!kl_gemm_l2_rule(r20, &h200, v, 256) && !kl_gemm_l2_rule(r17, &h200, v17, 256) &&
+              !kl_gemm_l2_rule(r20, &a100, v20, 256),
+          "HINT set already, rung 17, or compute capability 8.0: no rule");
+}
+
 /* The schedule's rules (gemm/presets.c) on an H200's 132 SMs. Stream-K's: SK=1 for a single
    row or column of tiles where the model gains 10 %, never for many rows of tiles or where SK
    is set already; rung 17's units are its clusters. Then split-K's, and both together. */
@@ -1183,6 +1214,7 @@ static void test_schedule_rules(void)
           "rung 17's defaults again");
     test_tile_rule(r14, r17, r20, v14, v17, v20);
     test_residual_rule(r17);
+    test_l2_rule(r17);
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
     q.M = 128, q.N = q.K = 8192;
     CHECK(r13 && kl_params_resolve(r13->name, r13->params, NULL, 0, v, &mask, &e) == KL_OK,

@@ -12,7 +12,8 @@
  * sanitizers), PREFETCH=0 (rung 21's single set of fragments, 0.81x of the defaults on an
  * H200; step 6d; its ring, PREFETCH=2, is searched beside the default) and PAD=0 (rungs 17
  * and 18 reading unaligned rows by cp.async, 15x slower; step 6e; where rows are aligned,
- * the residual's rule chooses it for rung 18).
+ * the residual's rule chooses it for rung 18). HINT (rung 20's L2 policies) is searched at
+ * 0 and at 3, the L2 rule's value; 1 and 2 are its halves.
  */
 /* hopper: held on the Hopper rungs only (rungs 12 and 13's PAD, their local tile's padding,
    is another parameter of that name, and searched); also: a value searched beside the default
@@ -20,8 +21,8 @@
 static const struct {
     const char *name;
     int hopper, also;
-} held_names[] = {
-    {"PROMOTE", 0, -1}, {"SK", 0, -1}, {"EPI", 0, -1}, {"PREFETCH", 0, 2}, {"PAD", 1, -1}};
+} held_names[] = {{"PROMOTE", 0, -1}, {"SK", 0, -1},  {"EPI", 0, -1},
+                  {"PREFETCH", 0, 2}, {"PAD", 1, -1}, {"HINT", 0, 3}};
 #define HELD_COUNT (sizeof held_names / sizeof *held_names)
 
 /* 1 where held_names[k] holds a parameter of g's rung. */

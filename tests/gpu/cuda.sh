@@ -52,7 +52,8 @@
 #     without, at shapes whose C rows TMA can store and at two it cannot
 #     (the registers' stores; all three also with EPI=2, rows of 32 sums by
 #     each warp), verified and bit for bit after the timed launches; rungs
-#     20 and 17 under memcheck and racecheck, with EPI=2 at an odd N too.
+#     20 and 17 under memcheck and racecheck, with EPI=2 at an odd N too;
+#     rung 20 with HINT=3 (its L2 policies) in bf16 and int8 as well.
 #  6d. Rung 21 with one set of fragments (PREFETCH=0), at its defaults and on
 #     128 x 128 blocks, and with A's fragments in a ring (PREFETCH=2)
 #     at its defaults and on 64 x 32 warp tiles, verified at awkward shapes
@@ -433,17 +434,19 @@ step_6() {
 }
 
 step_6c() {
-    echo "== 6c. C stored through shared memory: rungs 20, 17 and 18 with EPI=1 and EPI=2"
+    echo "== 6c. C stored through shared memory: rungs 20, 17 and 18 with EPI=1 and EPI=2" \
+        "(rung 20 with its L2 policies too)"
     # Rung 20 in each type (FP8 on its preset's BN=192, promoted and not), rung 17 alone and in
     # clusters of two (whose second block's tile may lie past N) and rung 18, with stream-K and
     # without, at shapes whose N is a multiple of 4 (TMA's boxes, clipped at C's edges: 1000^3
     # ends in part tiles both ways; at 129x38400x65 each block stores several tiles of 129
     # rows, their staging reused from tile to tile) and at two whose N is not (with EPI=1 the
     # stores from registers; with EPI=2 the same staging read back a row at a time); C after
-    # the timed launches the verified one bit for bit. Then memcheck and racecheck (K = 131:
-    # A's rows padded first), with EPI=2 at N = 1001 too.
+    # the timed launches the verified one bit for bit; rung 20 in bf16 and int8 with HINT=3 (C's
+    # stores and the operands' copies under L2 policies) as well. Then memcheck and racecheck
+    # (K = 131: A's rows padded first), with EPI=2 at N = 1001 too, and with HINT=3.
     for config in "20 half" "20 bf16" "20 int8" "20 fp8 BN=192" "20 fp8 PROMOTE=0" \
-        "17 float" "17 float CLUSTER=2" "18 float"; do
+        "20 bf16 HINT=3" "20 int8 HINT=3" "17 float" "17 float CLUSTER=2" "18 float"; do
         read -r rung type param <<<"$config"
         for epi in 1 2; do
             for sk in 0 1; do
@@ -463,14 +466,14 @@ step_6c() {
     for tool in memcheck racecheck; do
         for config in "20 half 1 0 1000" "20 half 1 1 1000" "20 half 2 0 1001" \
             "20 int8 2 1 1001" "17 float 1 0 1000" "17 float 1 1 1000" "17 float 2 0 1001" \
-            "17 float 2 1 1001" "18 float 2 0 1001"; do
-            read -r rung type epi sk n <<<"$config"
-            what="EPI=$epi SK=$sk rung $rung N=$n"
-            log="$out/epi_${rung}_e${epi}_sk${sk}_n${n}_$tool.txt"
+            "17 float 2 1 1001" "18 float 2 0 1001" "20 bf16 2 0 1000 3" "20 int8 2 1 1000 3"; do
+            read -r rung type epi sk n hint <<<"$config"
+            what="EPI=$epi SK=$sk ${hint:+HINT=$hint }rung $rung N=$n"
+            log="$out/epi_${rung}_e${epi}_sk${sk}_n${n}${hint:+_h$hint}_$tool.txt"
             if compute-sanitizer --tool "$tool" --error-exitcode 97 --print-limit 20 "$kl" gemm \
                 --backend cuda --rung "$rung" --type "$type" --m 1000 --n "$n" --k 131 \
-                --param "EPI=$epi" --param "SK=$sk" --warmup 0 --repeats 1 --min-time 0 -q \
-                >"$log" 2>&1
+                --param "EPI=$epi" --param "SK=$sk" ${hint:+--param "HINT=$hint"} --warmup 0 \
+                --repeats 1 --min-time 0 -q >"$log" 2>&1
             then
                 echo "ok    $what under $tool"
             else

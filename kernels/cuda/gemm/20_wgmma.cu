@@ -64,10 +64,22 @@
  *            through shared memory, store_tile_staged, by TMA where N is a
  *            multiple of 4 and elsewhere a row of 32 sums a warp; 1: the
  *            same where N is a multiple of 4, from the registers elsewhere;
- *            0: from the registers, as RESIDUES always). Dynamic shared
+ *            0: from the registers, as RESIDUES always); HINT (0: L2's own
+ *            policy; bit 0: C's boxes stored by TMA marked evict-first, bit
+ *            1: A's and B's copies evict-last; see L2 below). Dynamic shared
  *            memory STAGES * (BM + BN) * 128 bytes plus 1 KiB to align the
  *            ring to 1024 bytes (193 KiB at the defaults), and with EPI > 0
  *            two boxes of 8 KiB per consumer warpgroup after it (225 KiB).
+ * L2:        C is written once and never read back, while every slice of A
+ *            and B is read by a whole row or column of tiles. Where K is
+ *            short, C's lines stream through L2 faster than the operands'
+ *            are reused and push them out: at 16384 x 16384 x 256 (bf16, an
+ *            H100) DRAM read 161 MB for 16 MiB of operands, beside the 1 GiB
+ *            of C. HINT=3 marks C's stores evict-first and the operands'
+ *            copies evict-last, so C leaves L2 first: 1.14x as fast there
+ *            (1.23x in fp8 and int8); at 4096^3 and 8192^3 no faster, so
+ *            kladder sets it by a rule where K <= 512 (docs/ARCHITECTURE.md,
+ *            "The L2 rule").
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
  *            K-major, so it computed C's transpose with B's strips loaded
  *            into registers by the consumers. With both operands K-major in
@@ -106,6 +118,9 @@
 #endif
 #ifndef STAGES
 #define STAGES 4
+#endif
+#ifndef HINT
+#define HINT 0
 #endif
 #ifndef GROUP
 #define GROUP 8
@@ -353,6 +368,9 @@ static __device__ __forceinline__ void produce(const problem &p, const tensor_ma
                                                unsigned empty)
 {
     ring at;
+#if HINT & 2
+    const u64 keep = l2_evict_last(); /* A's and B's lines outlive C's in L2 */
+#endif
     FOR_EACH_PIECE(w, p.sk.plan, blockIdx.x, p.tiles, gridDim.x, p.slices)
     {
         const tile c = tile_at(w.tile, p.tiles_m, p.tiles_n);
@@ -362,8 +380,13 @@ static __device__ __forceinline__ void produce(const problem &p, const tensor_ma
             bar_wait(empty + 8 * at.st, at.ph ^ 1);
             const unsigned a = smem + at.st * STAGE_BYTES, bar = full + 8 * at.st;
             bar_arrive_tx(bar, STAGE_BYTES);
+#if HINT & 2
+            tma_load_hint(a, ta, s * BKE, c.m0, bar, keep);
+            tma_load_hint(a + A_BYTES, tb, s * BKE, c.n0, bar, keep);
+#else
             tma_load(a, ta, s * BKE, c.m0, bar);
             tma_load(a + A_BYTES, tb, s * BKE, c.n0, bar);
+#endif
             at.next();
         }
     }
@@ -467,6 +490,9 @@ static __device__ __forceinline__ void store_tile_staged(const problem &p, const
     /* EPI=1 comes here only where N % 4 == 0 (store_sums): said so, its builds leave out the
        rows' path */
     const bool tma = EPI == 1 || p.N % 4 == 0, first = threadIdx.x % 128 == 0;
+#if HINT & 1
+    const u64 drop = l2_evict_first(); /* C is written once, never read back */
+#endif
 #pragma unroll
     for (int j = 0; j < BN / 32; j++) {
         const unsigned box = staging + (j % 2) * BOX_BYTES;
@@ -487,7 +513,11 @@ static __device__ __forceinline__ void store_tile_staged(const problem &p, const
         if (!tma) {
             store_box_rows(p, box, m0, n0 + 32 * j, warp, lane);
         } else if (first) {
+#if HINT & 1
+            tma_store_hint(p.tc, n0 + 32 * j, m0, box, drop);
+#else
             tma_store(p.tc, n0 + 32 * j, m0, box);
+#endif
             bulk_commit();
         }
     }

@@ -109,6 +109,29 @@ static __device__ __forceinline__ void tma_load_multicast(unsigned dst, const te
                  : "memory");
 }
 
+/* L2 policies for the copies below: a line kept after others, or let go first. */
+static __device__ __forceinline__ u64 l2_evict_last()
+{
+    u64 p;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+}
+static __device__ __forceinline__ u64 l2_evict_first()
+{
+    u64 p;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+}
+/* tma_load with an L2 policy (pol) for the lines it reads. */
+static __device__ __forceinline__ void tma_load_hint(unsigned dst, const tensor_map *map, int x,
+                                                     int y, unsigned bar, u64 pol)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                 "l"(map), "r"(x), "r"(y), "r"(bar), "l"(pol)
+                 : "memory");
+}
+
 /*
  * The box of map at (x, y) from shared memory at src into global memory (its
  * parts outside the matrix are not written), as one bulk group of this
@@ -118,6 +141,15 @@ static __device__ __forceinline__ void tma_store(const tensor_map *map, int x, i
 {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
                  ::"l"(map), "r"(x), "r"(y), "r"(src)
+                 : "memory");
+}
+/* tma_store with an L2 policy (pol) for the lines it writes. */
+static __device__ __forceinline__ void tma_store_hint(const tensor_map *map, int x, int y,
+                                                      unsigned src, u64 pol)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint"
+                 " [%0, {%1, %2}], [%3], %4;\n" ::"l"(map),
+                 "r"(x), "r"(y), "r"(src), "l"(pol)
                  : "memory");
 }
 static __device__ __forceinline__ void bulk_commit()
