@@ -1308,6 +1308,7 @@ static void test_fp8_tolerance(void)
     /* the second set of sums fits 192 columns; other types keep PROMOTE at its default */
     int promote = kl_param_index(r20->params, "PROMOTE"), bn = kl_param_index(r20->params, "BN");
     CHECK(r20->relations(r20, v, KL_FP8, &e) == KL_ERR_ARG && strstr(e.msg, "BN <= 192") &&
+              strstr(e.msg, "sets aside the preset") &&
               r20->relations(r20, v, KL_HALF, &e) == KL_OK,
           "PROMOTE with 256 columns: %s", e.msg);
     v[bn] = 192;

@@ -706,7 +706,8 @@ static enum kl_status wgmma_k_relations(const struct kl_gemm_rung *r, const int 
     if (kl_type_fp8(t) && v[promote] > 0 && PARAM("BN") > bn_max)
         return kl_fail(e, KL_ERR_ARG,
                        "rung %s: PROMOTE=%d keeps a second set of sums, which leaves registers "
-                       "for BN <= %zu at BM=%zu, not %zu (PROMOTE=0 is the fast mode)",
+                       "for BN <= %zu at BM=%zu, not %zu. Name such a BN (any --param sets "
+                       "aside the preset's BN=192) or PROMOTE=0, the fast mode",
                        r->name, v[promote], bn_max, PARAM("BM"), PARAM("BN"));
     return KL_OK;
 }
