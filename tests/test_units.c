@@ -1109,12 +1109,25 @@ static void test_l2_rule(const struct kl_gemm_rung *r17)
           "rung 20 at 16384 x 16384 x 256: HINT=%d, \"%s\"", hint >= 0 ? v[hint] : -1, config);
     if (hint < 0)
         return;
-    CHECK(kl_gemm_l2_rule(r20, &h200, v20, 1) && kl_gemm_l2_rule(r20, &h200, v20, 512) &&
-              !kl_gemm_l2_rule(r20, &h200, v20, 513) && !kl_gemm_l2_rule(r20, &h200, v20, 4096),
-          "the L2 rule at K = 1, 512, 513 and 4096");
+    CHECK(kl_gemm_l2_rule(r20, &h200, KL_BF16, v20, 1) &&
+              kl_gemm_l2_rule(r20, &h200, KL_HALF, v20, 512) &&
+              !kl_gemm_l2_rule(r20, &h200, KL_BF16, v20, 513) &&
+              !kl_gemm_l2_rule(r20, &h200, KL_HALF, v20, 4096),
+          "the L2 rule in bf16 and half at K = 1, 512, 513 and 4096");
+    CHECK(kl_gemm_l2_rule(r20, &h200, KL_FP8, v20, 768) &&
+              kl_gemm_l2_rule(r20, &h200, KL_INT8, v20, 640) &&
+              !kl_gemm_l2_rule(r20, &h200, KL_FP8E5M2, v20, 769) &&
+              !kl_gemm_l2_rule(r20, &h200, KL_INT8, v20, 1024),
+          "the L2 rule in the 8-bit types at K = 640, 768, 769 and 1024");
+    q.K = 640, q.type = KL_INT8, config[0] = 0;
+    memcpy(v, v20, sizeof v);
+    kl_gemm_schedule_rules(r20, &h200, &q, v, config, sizeof config);
+    CHECK(v[hint] == 3 && strstr(config, "HINT=3 (the L2 rule)"), "rung 20 in int8 at K = 640: %s",
+          config);
     v[hint] = 1;
-    CHECK(!kl_gemm_l2_rule(r20, &h200, v, 256) && !kl_gemm_l2_rule(r17, &h200, v17, 256) &&
-              !kl_gemm_l2_rule(r20, &a100, v20, 256),
+    CHECK(!kl_gemm_l2_rule(r20, &h200, KL_BF16, v, 256) &&
+              !kl_gemm_l2_rule(r17, &h200, KL_FLOAT, v17, 256) &&
+              !kl_gemm_l2_rule(r20, &a100, KL_BF16, v20, 256),
           "HINT set already, rung 17, or compute capability 8.0: no rule");
 }
 

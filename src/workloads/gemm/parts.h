@@ -58,9 +58,9 @@ int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_i
    small). */
 int kl_gemm_residual_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
                           const int *values, int N, int K);
-/* 1 where the L2 rule gives rung 20 HINT=3 on dev at this K (its HINT 0): C's stores let go
-   from L2 first and the operands' copies kept, where K is short. */
-int kl_gemm_l2_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+/* 1 where the L2 rule gives rung 20 HINT=3 on dev in type t at this K (its HINT 0): C's stores
+   let go from L2 first and the operands' copies kept, where K is short. */
+int kl_gemm_l2_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev, enum kl_type t,
                     const int *values, int K);
 /* A tile of C: BM rows by BN columns, the STAGES it was measured with and the CLUSTER of
    blocks it runs in (each 0: as the values have it). */

@@ -326,23 +326,28 @@ int kl_gemm_residual_rule(const struct kl_gemm_rung *r, const struct kl_device_i
 
 /*
  * The L2 rule for rung 20 (HINT; kernels/cuda/gemm/20_wgmma.cu, "L2"): HINT=3, C's stores
- * marked evict-first and A's and B's copies evict-last, where K <= L2_SHORT_K. A tile's
- * products take time in proportion to K and its stores of C do not, so with K short C's lines
- * stream through L2 faster than the operands' are reused, and push them out. The crossing, K
- * about 4 x the tensor rate / (2 x the write bandwidth), is near 430 for bf16 on an H100.
- * Measured on an H100 (2026-12-07): 1.14-1.23x as fast at 16384 x 16384 x 256 in bf16, half,
- * int8 and fp8, 1.00-1.05x (bf16) and 1.22-1.25x (fp8) at K = 384, 1.01-1.02x at K = 509 and
- * 512; at 4096^3 and 8192^3 from 6 % slower to 3 % faster than HINT=0 (bf16 at 4096^3 slower
- * in three samples of four), so the rule leaves them. One bound for every type: fp8 and
- * int8, whose products run twice as fast, gained 0-4 % at K = 768 and nothing at 1024.
+ * marked evict-first and A's and B's copies evict-last, where K is short: K <= L2_SHORT_K for
+ * 2-byte inputs, L2_SHORT_K_8BIT for fp8 and int8. A tile's products take time in proportion
+ * to K and its stores of C do not, so with K short C's lines stream through L2 faster than the
+ * operands' are reused, and push them out. The crossing, K about 4 x the tensor rate / (2 x
+ * the write bandwidth), is near 430 for bf16 on an H100, and twice that for the 8-bit types,
+ * whose products run twice as fast into sums of the same 4 bytes.
+ * Measured on an H100 (2026-12-07), HINT=3 against 0: at 16384 x 16384 x 256 1.14-1.23x as
+ * fast in bf16, half, int8 and fp8; at K = 384 1.00-1.05x (bf16) and 1.22-1.25x (fp8); at K =
+ * 509 and 512 1.01-1.02x (bf16); at K = 640 0.98-1.02x in bf16 and half, 1.05-1.06x in fp8,
+ * 1.11x in int8; at K = 768 0.99-1.03x in fp8, 1.02-1.04x in int8; at K = 896 and 1024 from
+ * 3 % slower to 1 % faster in both. At 4096^3 and 8192^3 from 6 % slower to 3 % faster (bf16
+ * at 4096^3 slower in three samples of four), so the rule leaves them.
  */
 #define L2_SHORT_K 512
+#define L2_SHORT_K_8BIT 768
 
-int kl_gemm_l2_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+int kl_gemm_l2_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev, enum kl_type t,
                     const int *values, int K)
 {
     const int hint = kl_param_index(r->params, "HINT");
-    return dev->cc_major == 9 && hint >= 0 && values[hint] == 0 && K <= L2_SHORT_K;
+    const int bound = kl_type_size(t) == 1 ? L2_SHORT_K_8BIT : L2_SHORT_K;
+    return dev->cc_major == 9 && hint >= 0 && values[hint] == 0 && K <= bound;
 }
 
 void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
@@ -355,7 +360,7 @@ void kl_gemm_schedule_rules(const struct kl_gemm_rung *r, const struct kl_device
     used = tile_rule(r, dev, q, values, config, n);
     if (kl_gemm_residual_rule(r, dev, values, q->N, q->K))
         used = rule_sets(r, values, "PAD", 0, "the residual's rule", config, n, used);
-    if (kl_gemm_l2_rule(r, dev, values, q->K))
+    if (kl_gemm_l2_rule(r, dev, q->type, values, q->K))
         used = rule_sets(r, values, "HINT", 3, "the L2 rule", config, n, used);
     if (kl_gemm_stream_k_rule(r, dev, q->type, q->M, q->N, q->K, values))
         rule_sets(r, values, "SK", 1, "stream-K's rule", config, n, used);

@@ -362,7 +362,8 @@ static const struct kl_gemm_rung rungs[] = {
                 P_SK,
                 {"HINT", 0, 0, 3, 1, 0,
                  "L2 policies: 1 C's stores by TMA evict-first, 2 A's and B's copies "
-                 "evict-last, 3 both (the L2 rule's, where K <= 512); 0 L2's own"},
+                 "evict-last, 3 both (the L2 rule's, where K <= 512, in fp8 and int8 768); 0 "
+                 "L2's own"},
                 {"EPI", 2, 0, 2, 1, 0,
                  "2: C through shared memory, a box of 64 x 32 sums at a time, stored by TMA "
                  "while the next tile's products run where N is a multiple of 4 (rows of C "
