@@ -16,6 +16,10 @@
 #          class only, unless --param or --no-tuned; tune --show lists them;
 #          a corrupt cache is survived with a warning by gemm, --show and
 #          tune (which replaces it); --clear and --clear --all remove them
+#        check_tune.sh KLADDER types
+#          10_tiled tuned at 48³ in half (C in float: twice the inputs'
+#          bytes) and in int (C in int): each verified, cached under its own
+#          type, and taken by `kladder gemm` in that type only
 #        check_tune.sh KLADDER compare
 #          --compare openblas,cublas,clblast: OpenBLAS a verified host peer
 #          row (skipped, 77, without OpenBLAS unless CI=true), cuBLAS
@@ -218,6 +222,27 @@ PY
         ok "tune --clear --all removed the rest; --show --all: $(cat "$tmp/show4.out")"
     fi
     ;;
+types)
+    for type in half int; do
+        run "tune_$type" tune gemm --size 48 --rung 10 --type "$type" --budget 4s -q
+        p=$(cat "$KLADDER_CACHE_DIR"/tuned-*.txt 2>/dev/null |
+            sed -n "s/^entry .* rung=10_tiled type=$type .* params=\([^ ]*\) .*/\1/p" | head -n 1)
+        run "gemm_$type" gemm --size 48 --rung 10 --type "$type" "${q[@]}"
+        if [ "$rc" -ne 0 ] || [ -z "$p" ] || ! grep -q '^tried: .* [1-9][0-9]* verified' "$tmp/tune_$type.out" ||
+            ! grep -Eq "^10_tiled +tuned $p +verified" "$tmp/gemm_$type.out"; then
+            fail "tune and gemm in $type: exit $rc; expected a verified search, a $type entry and a \"tuned $p\" row" \
+                "$tmp/tune_$type.out" "$tmp/tune_$type.err" "$tmp/gemm_$type.out"
+        else
+            ok "$type: $(grep '^tried:' "$tmp/tune_$type.out" | sed 's/  */ /g'); gemm: tuned $p"
+        fi
+    done
+    run gemm_float gemm --size 48 --rung 10 --type float "${q[@]}"
+    if [ "$rc" -ne 0 ] || grep -q tuned "$tmp/gemm_float.out" "$tmp/gemm_float.err"; then
+        fail "gemm in float took another type's tuned parameters (exit $rc)" "$tmp/gemm_float.out" "$tmp/gemm_float.err"
+    else
+        ok "float at 48³ runs untuned beside them"
+    fi
+    ;;
 compare)
     facts=$("$kladder" devices 2>/dev/null | grep -A3 -E '^ *Device ' | head -n 4)
     nvidia=no
@@ -298,7 +323,7 @@ PY
     fi
     ;;
 *)
-    echo "usage: check_tune.sh KLADDER budget|wrong KERNELS|cache|compare"
+    echo "usage: check_tune.sh KLADDER budget|wrong KERNELS|cache|types|compare"
     exit 2
     ;;
 esac

@@ -29,11 +29,13 @@ add_test(NAME tune_rejects_wrong COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} wro
 # Tuned parameters reach `kladder gemm` (same size class only; --param and
 # --no-tuned win); --show; a corrupt cache survived with a warning; --clear.
 add_test(NAME tune_cache COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} cache)
+# Every type tunes, each cached and taken under its own (half: C in float).
+add_test(NAME tune_types COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} types)
 # --compare openblas,cublas,clblast: OpenBLAS a verified host peer, cuBLAS
 # skipped with its reason away from NVIDIA, int skipped, an unknown peer exit 2.
 add_test(NAME gemm_compare COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} compare)
-list(APPEND KL_TUNE_TESTS tune_budget tune_rejects_wrong tune_cache gemm_compare)
-set_tests_properties(tune_budget tune_rejects_wrong tune_cache gemm_compare PROPERTIES LABELS pocl)
+list(APPEND KL_TUNE_TESTS tune_budget tune_rejects_wrong tune_cache tune_types gemm_compare)
+set_tests_properties(tune_budget tune_rejects_wrong tune_cache tune_types gemm_compare PROPERTIES LABELS pocl)
 if(KLADDER_SANITIZE)
   # A build that starts inside the budget runs to its end, and under ASan's
   # slow unwinder (scripts/sanitize.sh) one cold PoCL build takes 5-12 s where
@@ -48,7 +50,6 @@ function(kl_tune_cli name code regex)
 endfunction()
 kl_tune_cli(tune_no_workload 2 "tune needs a workload: kladder tune gemm" tune)
 kl_tune_cli(tune_unknown_workload 2 "kladder tune takes a ladder: gemm, copy, rowdot, gemv, blur, reduce, scan, histogram, transpose or softmax \\(got \"nosuch\"\\)" tune nosuch)
-kl_tune_cli(tune_type_int 2 "tune gemm tunes float or double, not --type int" tune gemm --size 8 --type int)
 kl_tune_cli(tune_host_rung 2 "rung host_ijk has no parameters to tune \\(it is a host loop\\)" tune gemm --size 8 --rung host_ijk)
 kl_tune_cli(tune_unknown_rung 2 "unknown rung \"99\". they are:" tune gemm --size 8 --rung 99)
 kl_tune_cli(tune_bad_budget 2 "--budget: \"soon\" is not a time" tune gemm --budget soon)

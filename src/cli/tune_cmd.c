@@ -483,11 +483,6 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
         return clear(kl, t, out);
     double start = kl_now();
     struct kl_err *e = &kl->err;
-    if (t->type != KL_FLOAT && t->type != KL_DOUBLE) {
-        fprintf(stderr, "kladder: tune gemm tunes float or double, not --type %s\n",
-                kl_type_name(t->type));
-        return EXIT_USAGE;
-    }
     const struct kl_gemm_rung *chosen[64];
     int n = 0, rc = choose_rungs(kl, t, chosen, &n);
     if (rc)
