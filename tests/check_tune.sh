@@ -17,9 +17,9 @@
 #          a corrupt cache is survived with a warning by gemm, --show and
 #          tune (which replaces it); --clear and --clear --all remove them
 #        check_tune.sh KLADDER types
-#          10_tiled tuned at 48³ in half (C in float: twice the inputs'
-#          bytes) and in int (C in int): each verified, cached under its own
-#          type, and taken by `kladder gemm` in that type only
+#          10_tiled tuned at 48³ in half and int8 (C in float and int32:
+#          twice and four times the inputs' bytes): each verified, cached
+#          under its own type, and taken by `kladder gemm` in that type only
 #        check_tune.sh KLADDER compare
 #          --compare openblas,cublas,clblast: OpenBLAS a verified host peer
 #          row (skipped, 77, without OpenBLAS unless CI=true), cuBLAS
@@ -223,7 +223,7 @@ PY
     fi
     ;;
 types)
-    for type in half int; do
+    for type in half int8; do
         run "tune_$type" tune gemm --size 48 --rung 10 --type "$type" --budget 4s -q
         p=$(cat "$KLADDER_CACHE_DIR"/tuned-*.txt 2>/dev/null |
             sed -n "s/^entry .* rung=10_tiled type=$type .* params=\([^ ]*\) .*/\1/p" | head -n 1)

@@ -29,7 +29,7 @@ add_test(NAME tune_rejects_wrong COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} wro
 # Tuned parameters reach `kladder gemm` (same size class only; --param and
 # --no-tuned win); --show; a corrupt cache survived with a warning; --clear.
 add_test(NAME tune_cache COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} cache)
-# Every type tunes, each cached and taken under its own (half: C in float).
+# Every type tunes, each cached and taken under its own (half and int8: C wider than A).
 add_test(NAME tune_types COMMAND ${KL_TUNE_CHECK} ${KL_TUNE_KLADDER} types)
 # --compare openblas,cublas,clblast: OpenBLAS a verified host peer, cuBLAS
 # skipped with its reason away from NVIDIA, int skipped, an unknown peer exit 2.
