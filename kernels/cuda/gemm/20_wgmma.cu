@@ -78,8 +78,8 @@
  *            of C. HINT=3 marks C's stores evict-first and the operands'
  *            copies evict-last, so C leaves L2 first: 1.14x as fast there
  *            (1.23x in fp8 and int8); at 4096^3 and 8192^3 no faster, so
- *            kladder sets it by a rule where K <= 512 (docs/ARCHITECTURE.md,
- *            "The L2 rule").
+ *            kladder sets it by a rule where K <= 512, in fp8 and int8 768
+ *            (docs/ARCHITECTURE.md, "The L2 rule").
  * Change:    rung 17 multiplied TF32, whose B operand wgmma reads only
  *            K-major, so it computed C's transpose with B's strips loaded
  *            into registers by the consumers. With both operands K-major in
