@@ -68,8 +68,8 @@ enum kl_status kl_gemm_bench_open(struct kl_context *kl, enum kl_type t, int M, 
     b->kl = kl;
     b->A = malloc((size_t)M * K * es);
     b->B = malloc((size_t)K * N * es);
-    b->C = malloc((size_t)M * N * kl_type_size(kl_type_output(t))); /* C in the sums' type */
     kl_gemm_session_init(&b->s, kl, t, M, N, K, b->A, b->B);
+    b->C = malloc(kl_gemm_c_bytes(&b->s));
     if (!b->A || !b->B || !b->C) {
         kl_gemm_bench_close(b);
         return kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%d N=%d K=%d", M, N, K);
@@ -156,7 +156,7 @@ static enum kl_status bench_prepare(struct kl_gemm_bench *b, const struct kl_gem
 static enum kl_status keep_baseline(struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
                                     const struct kl_result *res)
 {
-    void *next = malloc((size_t)b->s.M * b->s.N * kl_type_size(kl_type_output(b->s.type)));
+    void *next = malloc(kl_gemm_c_bytes(&b->s));
     if (!next)
         return kl_fail(&b->kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     snprintf(b->baseline_name, sizeof b->baseline_name, "the first verified candidate (%s %.500s)",

@@ -131,7 +131,7 @@ static enum kl_status record(struct gemm_ladder *L, const char *name, const stru
     kl_gemm_judge(&L->s, &L->g, L->C, res->on_host ? NULL : &L->baseline, res);
     if (!res->on_host && !L->baseline.C && res->status == KL_RESULT_VERIFIED) {
         L->baseline = (struct gemm_baseline){L->C, name, res->precision, res->sum_span};
-        L->C = malloc((size_t)L->s.M * L->s.N * kl_type_size(kl_type_output(L->s.type)));
+        L->C = malloc(kl_gemm_c_bytes(&L->s));
         if (!L->C)
             return kl_fail(&L->s.kl->err, KL_ERR_NO_MEMORY, "out of host memory");
     }
@@ -240,7 +240,7 @@ enum kl_status kl_gemm_ladder(struct kl_context *kl, const struct kl_gemm_reques
     struct kl_rng rng;
     void *A = malloc(M * K * es), *B = malloc(K * N * es);
     const char **peers = malloc((2 * (size_t)req->npeers + 1) * sizeof *peers);
-    L.C = malloc(M * N * cs);
+    L.C = malloc(kl_gemm_c_bytes(&L.s));
     L.s.A = A, L.s.B = B;
     if (!A || !B || !L.C || !peers) {
         st = kl_fail(e, KL_ERR_NO_MEMORY, "out of host memory for M=%zu N=%zu K=%zu", M, N, K);

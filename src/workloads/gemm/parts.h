@@ -113,6 +113,9 @@ struct gemm_session {
 void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl_type t, int M,
                           int N, int K, const void *A, const void *B);
 void kl_gemm_session_free(struct gemm_session *s);
+/* The bytes of C: M x N sums in the type C is returned in (kl_type_output), which is wider
+   than the inputs' for the narrow types (float for half, int32 for int8). */
+size_t kl_gemm_c_bytes(const struct gemm_session *s);
 /*
  * A device buffer of elems elements into *out, unless it is made: of the
  * inputs' type, or for s->dC of the type C is returned in (kl_type_output).

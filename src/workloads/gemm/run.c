@@ -57,9 +57,7 @@ static enum kl_status end_to_end(struct gemm_session *s, struct kl_launch_pair *
         double t0 = kl_now(), dummy;
         if ((st = upload_inputs(s, b_col)) != KL_OK ||
             (st = kl_launch_pair_timed(l, &dummy, &kl->err)) != KL_OK ||
-            (st = kl->ops->read(kl->dev, s->dC, C,
-                                (size_t)s->M * s->N * kl_type_size(kl_type_output(s->type)),
-                                &kl->err)) != KL_OK)
+            (st = kl->ops->read(kl->dev, s->dC, C, kl_gemm_c_bytes(s), &kl->err)) != KL_OK)
             return st;
         t[n++] = kl_now() - t0;
     }
@@ -84,7 +82,7 @@ enum kl_status kl_gemm_verified_run(struct gemm_session *s, struct kl_launch_pai
                                     void *C, double *first_s)
 {
     struct kl_context *kl = s->kl;
-    size_t es = kl_type_size(kl_type_output(s->type)), cbytes = (size_t)s->M * s->N * es;
+    size_t es = kl_type_size(kl_type_output(s->type)), cbytes = kl_gemm_c_bytes(s);
     enum kl_status st;
     if ((st = upload_inputs(s, b_col)) != KL_OK ||
         (st = kl->ops->write(kl->dev, s->dC, s->poison, cbytes + KL_GEMM_GUARD * es, &kl->err)) !=

@@ -47,6 +47,11 @@ void kl_gemm_session_init(struct gemm_session *s, struct kl_context *kl, enum kl
     s->A = A, s->B = B;
 }
 
+size_t kl_gemm_c_bytes(const struct gemm_session *s)
+{
+    return (size_t)s->M * (size_t)s->N * kl_type_size(kl_type_output(s->type));
+}
+
 enum kl_status kl_gemm_session_buffer(struct gemm_session *s, size_t elems, struct kl_buf **out)
 {
     struct kl_context *kl = s->kl;
