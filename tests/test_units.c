@@ -1086,8 +1086,9 @@ static void test_residual_rule(const struct kl_gemm_rung *r17)
 }
 
 /* The L2 rule: rung 20 marks C's stores evict-first and the operands' copies evict-last
-   (HINT=3) where K <= 512, said in the row's config; not at K = 513, where HINT is set already,
-   for rung 17 (no HINT), nor off compute capability 9.0. */
+   (HINT=3) where K <= 512 in bf16 and half, K <= 768 in fp8 and int8, said in the row's config;
+   not past those, where HINT is set already, for rung 17 (no HINT), nor off compute capability
+   9.0. */
 static void test_l2_rule(const struct kl_gemm_rung *r17)
 {
     const struct kl_gemm_rung *r20 = kl_gemm_rung_find("20_wgmma");
