@@ -116,9 +116,13 @@
  * Sizes:     any M, N, K >= 1. TMA needs rows that start 16-byte aligned:
  *            kladder's ladder copies A or B whose rows do not (K or N not a
  *            multiple of 4) into rows padded to 128 bytes first (pad below),
- *            and the slices are TMA boxes (zeros beyond the matrices). Given
- *            such buffers as they are (tma = 0: kl_gemm_launch_on), the
- *            producer warp copies them element by element with cp.async
+ *            and the slices are TMA boxes (zeros beyond the matrices). No
+ *            tensor map reads such rows where they lie: a map of every
+ *            fourth row has a pitch of whole 16-byte pieces, but each box
+ *            must start on a 16-byte boundary too, which rows 1 and 3 of
+ *            every four do not (nor row 2 where K or N is odd). Given such
+ *            buffers as they are (tma = 0: kl_gemm_launch_on), the producer
+ *            warp copies them element by element with cp.async
  *            (zero-filled), a far slower path. Stores are guarded: TMA clips
  *            its boxes at C's edges; N % 4 != 0: with EPI=2 rows of 32
  *            floats, guarded; from the registers two adjacent floats at a
