@@ -395,6 +395,37 @@ static void test_set_aside(const struct kl_device_info *hopper)
 }
 
 /*
+ * Rung 18's sm_90 presets by size: 128 x 64 tiles where M <= 128 and up to class 30, on four
+ * stages; three stages above (four ran up to 30 % slower from 8192^3 up on an H100).
+ */
+static void test_3xtf32_stages(const struct kl_device_info *hopper)
+{
+    const struct kl_gemm_rung *r = kl_gemm_rung_find("18_wgmma_3xtf32");
+    static const struct {
+        int M, N, K, bn, stages;
+        const char *config;
+    } cases[] = {{2048, 2050, 2047, 128, 3, "preset sm_90 STAGES=3"},
+                 {16384, 16384, 256, 128, 3, "preset sm_90 STAGES=3"},
+                 {1024, 1024, 1024, 64, 4, "preset sm_90 BN=64"},
+                 {128, 8192, 8192, 64, 4, "preset sm_90 BN=64"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct kl_gemm_request q = {
+            .M = cases[i].M, .N = cases[i].N, .K = cases[i].K, .type = KL_FLOAT};
+        int v[KL_MAX_PARAMS];
+        unsigned mask;
+        char config[256];
+        struct kl_err e;
+        CHECK(kl_gemm_resolve_request(&q, hopper, r, v, &mask, config, sizeof config, &e) ==
+                      KL_OK &&
+                  strncmp(config, cases[i].config, strlen(cases[i].config)) == 0 &&
+                  kl_param_value(r->params, v, "BN") == cases[i].bn &&
+                  kl_param_value(r->params, v, "STAGES") == cases[i].stages,
+              "rung 18 at %dx%dx%d: \"%s\", BN=%d, STAGES=%d", cases[i].M, cases[i].N, cases[i].K,
+              config, kl_param_value(r->params, v, "BN"), kl_param_value(r->params, v, "STAGES"));
+    }
+}
+
+/*
  * A GEMM rung's presets are valid sets of its parameters (preset_values, and its relations);
  * within an architecture and a bound on M their size classes rise, so each one can be chosen.
  */
@@ -503,6 +534,7 @@ static void test_rungs(void)
               !kl_gemm_preset_find(r21, &a100, KL_DOUBLE, 4096, 4096, 4096),
           "rung 21's Hopper presets by size");
     test_set_aside(&h100);
+    test_3xtf32_stages(&h100);
 }
 
 /* x rounded to TF32 as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, ties away from zero. */

@@ -66,9 +66,9 @@
 #  6f. The schedule's rules at shapes they were fitted to, each run with no
 #     --param: the row's config must name the value the rule chose (rung 14's
 #     stream-K, its 128 x 128 blocks and eight splits, rung 17's single blocks,
-#     rung 18's PAD=0, rung 20's BN=64 in half and BN=128 in fp8, stream-K for
-#     rung 17, rung 21's presets by size), and the row verified and bit for bit after
-#     the timed launches.
+#     rung 18's PAD=0 and its three stages, rung 20's BN=64 in half and BN=128 in
+#     fp8, stream-K for rung 17, rung 21's presets by size), and the row verified and
+#     bit for bit after the timed launches.
 #  7. The clock filter under a deliberate power cap, where nvidia-smi may set
 #     one (root; else the reason is printed): with the GPU held to its lowest
 #     power limit, a tensor-core GEMM under --min-clock 90 takes launches again
@@ -570,6 +570,7 @@ SPLITK=8 (split-K's rule)|--rung 14 --m 128 --n 1024 --k 8192
 CLUSTER=1 (the tiles' rule)|--rung 17 --m 4095 --n 4097 --k 4093
 SK=1 (stream-K's rule)|--rung 17 --m 192 --n 12288 --k 12288
 PAD=0 (the residual's rule)|--rung 18 --m 4096 --n 256 --k 4096
+preset sm_90 STAGES=3|--rung 18 --m 2048 --n 2050 --k 2047
 BN=64 (the tiles' rule)|--rung 20 --type half --m 128 --n 8192 --k 8192
 BN=128 (the tiles' rule)|--rung 20 --type fp8 --m 256 --n 16384 --k 16384
 preset sm_90 PREFETCH=1|--rung 21 --type double --m 1000 --n 1000 --k 1000

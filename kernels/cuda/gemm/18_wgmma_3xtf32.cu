@@ -5,7 +5,10 @@
  *
  * Computes   C = A*B as rung 17 (same geometry, layout, sizes); its own
  *            defaults: BM = 128 (two accumulators per thread, 2 x 64
- *            registers), BN = 128, STAGES = 4.
+ *            registers), BN = 128, STAGES = 4. kladder's sm_90 presets
+ *            take three stages above ~1024^3: on an H100 four ran up to 30 %
+ *            slower from 8192^3 up, at lower clocks on more power
+ *            (docs/RESULTS.md).
  * Precision: 3xtf32: x = big + small, big = tf32(x), small = tf32(x - big),
  *            both rounded to nearest; a*b is taken as small_a*big_b +
  *            big_a*small_b + big_a*big_b. B is split in registers as its
