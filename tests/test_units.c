@@ -1939,6 +1939,63 @@ static void test_search(void)
 }
 
 /*
+ * The confirmation in rounds, on a pretend GPU held at its power limit: each
+ * launch of the full protocol runs 10 % slower than the one before (it
+ * warms). The search timed A=16,B=4 at 0.9 ms, ahead of the true best,
+ * A=32,B=4 (1 ms); A=16,B=4 runs 1.05 ms. Confirmed one after the other, the
+ * first confirmed would win (1.05 ms against 1.1); taking turns, the median
+ * of each one's three rounds is A=32,B=4's 1.4 ms against A=16,B=4's 1.785.
+ */
+struct warming {
+    int runs; /* of the full protocol so far */
+};
+
+static enum kl_status warming_run(void *self, const char *const *items, int n,
+                                  const struct kl_protocol *proto, struct kl_run_limits *lim,
+                                  struct kl_result *res)
+{
+    struct warming *w = self;
+    int a = item_value(items, n, "A", 4), b = item_value(items, n, "B", 1);
+    const int full = proto->min_repeats > 1, mistimed = a == 16 && b == 4;
+    (void)lim;
+    res->status = KL_RESULT_VERIFIED;
+    res->median_s = 1e-3 * (1 + fabs(log2(a) - 5) + fabs(log2(b) - 2));
+    if (mistimed)
+        res->median_s = full ? 1.05e-3 : 0.9e-3;
+    if (full)
+        res->median_s *= 1 + 0.1 * w->runs++;
+    return KL_OK;
+}
+
+static void test_search_rounds(void)
+{
+    struct kl_context kl;
+    struct kl_err e;
+    struct kl_tune_space s;
+    struct kl_tune_request q;
+    struct kl_tune_outcome o;
+    struct warming w = {0};
+    struct kl_tune_target t = {"warming",    search_params, NULL,        &w, NULL,
+                               search_check, NULL,          warming_run, &e};
+    memset(&kl, 0, sizeof kl);
+    CHECK(kl_tune_space_build(&kl, &t, &s, &e) == KL_OK, "the space");
+    memset(&q, 0, sizeof q);
+    q.search = (struct kl_protocol){.min_repeats = 1, .max_repeats = 1};
+    q.confirm = (struct kl_protocol){.min_repeats = 5, .max_repeats = 5};
+    q.confirm_count = 3;
+    q.exhaustive = 1;
+    CHECK(kl_tune_search(&s, &q, &o) == KL_OK && o.have_best && o.have_default,
+          "the search ends with a best and the defaults");
+    CHECK(w.runs == 4 * KL_TUNE_CONFIRM_ROUNDS,
+          "the best 3 and the defaults each timed %d times again (%d)", KL_TUNE_CONFIRM_ROUNDS,
+          w.runs);
+    CHECK(strcmp(o.best_params, "A=32,B=4") == 0 && fabs(o.best.median_s - 1.4e-3) < 1e-9,
+          "taking turns, the true best wins, by the median of its rounds (%s, %.4g ms)",
+          o.best_params, o.best.median_s * 1e3);
+    kl_tune_space_free(&s);
+}
+
+/*
  * Rung 11's error bound against the same argument computed apart (Python, binary16 rounding
  * by struct): the weights as the blur makes them, floats of exp(-i^2 / 2 sigma^2) / sum.
  */
@@ -2560,6 +2617,7 @@ int main(void)
     test_inline();
     test_engine();
     test_search();
+    test_search_rounds();
     test_log_remap();
     test_half2_bound();
     test_mma_bound();

@@ -256,8 +256,8 @@ static void print_search(FILE *out, const struct kl_tune_outcome *o,
             o->state.abandoned, o->state.unsupported);
 }
 
-/* Candidates are timed briefly and the best few again by the full protocol, unless the
- * user set a protocol: then every one by it. */
+/* Candidates are timed briefly and the best few again by the full protocol (in rounds,
+ * tune.c's confirm), unless the user set a protocol: then every one by it. */
 static void search_settings(const struct kl_cli_tune *t, double budget, struct kl_tune_request *q)
 {
     memset(q, 0, sizeof *q);
@@ -506,8 +506,11 @@ int kl_cli_tune(struct kl_context *kl, const struct kl_cli_tune *t, FILE *out)
         fprintf(out, "protocol:  %d warm-up, then >= %d timed launches and >= %.3g s\n",
                 t->protocol.warmup, t->protocol.min_repeats, t->protocol.min_time);
     else
-        fprintf(out, "protocol:  candidates 1 warm-up, >= 3 launches, >= 0.02 s; the best 3 and "
-                     "the defaults again with 2 warm-up, >= 5 launches, >= 0.1 s\n");
+        fprintf(out,
+                "protocol:  candidates 1 warm-up, >= 3 launches, >= 0.02 s; the best 3 and "
+                "the defaults again with 2 warm-up, >= 5 launches, >= 0.1 s, %d rounds "
+                "taking turns (the median of each one's)\n",
+                KL_TUNE_CONFIRM_ROUNDS);
     rc = tune_all(kl, b, t, chosen, n, (int[3]){M, N, K}, start, out);
     kl_gemm_bench_close(b);
     if (fflush(out) != 0 || ferror(out))

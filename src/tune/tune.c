@@ -16,7 +16,7 @@
  * space is exhausted, or the best reaches 95 % of the measured roofline.
  * A candidate whose first timed launch is KL_TUNE_SLOW_FACTOR times slower
  * than the best so far is abandoned (where the target can). The best few
- * are then timed again with the full protocol.
+ * are then timed again with the full protocol, in rounds (confirm).
  */
 #include "tune/tune.h"
 
@@ -673,14 +673,13 @@ static int pick_top(const struct search *x, int *top)
 }
 
 /*
- * Candidate c timed again with the full protocol, unless that would end
- * past the deadline (*late); the best (and the defaults' result) where it
- * verifies again and beats *best, not a result at all where it fails.
+ * Candidate c timed again with the full protocol into *res, unless that
+ * would end past the deadline (*late: res untouched). One that verified
+ * in the search and fails now is not a result at all (its score INFINITY).
  */
-static enum kl_status reconfirm(struct search *x, int c, double *best, int *late)
+static enum kl_status retime(struct search *x, int c, struct kl_result *res, int *late)
 {
     const struct kl_tune_request *q = x->req;
-    struct kl_result res;
     double score;
     double est =
         x->score[c] * (q->confirm.warmup + q->confirm.min_repeats + 1) + q->confirm.min_time;
@@ -688,25 +687,13 @@ static enum kl_status reconfirm(struct search *x, int c, double *best, int *late
         *late = 1;
         return KL_OK;
     }
-    enum kl_status rc = evaluate(x, c, &q->confirm, 1, &res, &score);
+    enum kl_status rc = evaluate(x, c, &q->confirm, 1, res, &score);
     if (rc != KL_OK)
         return rc;
-    if (res.status == KL_RESULT_FAILED) {
-        /* Verified once, wrong now: not a result at all. */
+    if (res->status == KL_RESULT_FAILED) {
         x->score[c] = INFINITY;
         if (c == x->s->default_index)
             x->out->have_default = 0;
-        return KL_OK;
-    }
-    if (res.status != KL_RESULT_VERIFIED)
-        return KL_OK;
-    if (c == x->s->default_index)
-        x->out->dflt = res;
-    if (score < *best) {
-        *best = score;
-        x->best_res = res;
-        x->out->state.best = c;
-        x->out->state.best_median = score;
     }
     return KL_OK;
 }
@@ -749,15 +736,88 @@ static enum kl_status next_best(struct search *x)
     return KL_OK;
 }
 
-/* The best few (and the defaults) again with the full protocol, as time allows. */
+/* The result among k of one finalist whose median is the median of their medians (the
+   lower of the middle two where k is even), or NULL where one of them did not verify. */
+static const struct kl_result *median_round(const struct kl_result *r, int k)
+{
+    const struct kl_result *sorted[KL_TUNE_CONFIRM_ROUNDS];
+    for (int i = 0; i < k; i++) {
+        if (r[i].status != KL_RESULT_VERIFIED)
+            return NULL;
+        int j = i;
+        for (; j > 0 && sorted[j - 1]->median_s > r[i].median_s; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = &r[i];
+    }
+    return k > 0 ? sorted[(k - 1) / 2] : NULL;
+}
+
+/*
+ * The ntop finalists top in KL_TUNE_CONFIRM_ROUNDS rounds, as time allows:
+ * each once a round (finalist f's round r into res[f * ROUNDS + r]), round
+ * r starting r places further along. *rounds: the rounds completed.
+ */
+static enum kl_status time_rounds(struct search *x, const int *top, int ntop,
+                                  struct kl_result *res, int *rounds)
+{
+    enum kl_status rc = KL_OK;
+    int late = 0;
+    *rounds = 0;
+    for (int r = 0; r < KL_TUNE_CONFIRM_ROUNDS && !late && rc == KL_OK; r++) {
+        for (int j = 0; j < ntop && !late && rc == KL_OK; j++) {
+            int f = (j + r) % ntop;
+            if (isfinite(x->score[top[f]]))
+                rc = retime(x, top[f], &res[f * KL_TUNE_CONFIRM_ROUNDS + r], &late);
+        }
+        *rounds += !late;
+    }
+    return rc;
+}
+
+/* The fastest finalist by the median of its rounds (the first one alone where none was
+   completed) as the best, the defaults' median round as theirs; its time, or INFINITY. */
+static double take_fastest(struct search *x, const int *top, int ntop,
+                           const struct kl_result *res, int rounds)
+{
+    double fastest = INFINITY;
+    for (int f = 0; f < ntop; f++) {
+        const struct kl_result *m =
+            median_round(res + f * KL_TUNE_CONFIRM_ROUNDS, rounds ? rounds : 1);
+        if (!m || !isfinite(x->score[top[f]]))
+            continue;
+        if (top[f] == x->s->default_index)
+            x->out->dflt = *m;
+        if (m->median_s < fastest) {
+            fastest = m->median_s;
+            x->best_res = *m;
+            x->out->state.best = top[f];
+            x->out->state.best_median = fastest;
+        }
+    }
+    return fastest;
+}
+
+/*
+ * The best few (and the defaults) again with the full protocol, as time
+ * allows, in rounds (time_rounds), each one's time the median of its
+ * rounds. A GPU that warms (or cools) as it goes, as one held at its power
+ * limit does, then slows every finalist alike instead of the ones timed
+ * last. Only whole rounds count (the first even where it is cut short: the
+ * finalists it reached).
+ */
 static enum kl_status confirm(struct search *x)
 {
-    int top[8], ntop = pick_top(x, top), late = 0;
-    double fastest = INFINITY;
-    enum kl_status rc;
-    for (int j = 0; j < ntop && !late; j++)
-        if ((rc = reconfirm(x, top[j], &fastest, &late)) != KL_OK)
-            return rc;
+    int top[8], ntop = pick_top(x, top), rounds = 0;
+    struct kl_result *res = calloc((size_t)ntop * KL_TUNE_CONFIRM_ROUNDS, sizeof *res);
+    if (!res)
+        return kl_fail(x->s->target->err, KL_ERR_NO_MEMORY, "out of host memory");
+    for (int i = 0; i < ntop * KL_TUNE_CONFIRM_ROUNDS; i++)
+        res[i].status = KL_RESULT_FAILED; /* not timed (a zeroed row reads verified) */
+    enum kl_status rc = time_rounds(x, top, ntop, res, &rounds);
+    double fastest = rc == KL_OK ? take_fastest(x, top, ntop, res, rounds) : INFINITY;
+    free(res);
+    if (rc != KL_OK)
+        return rc;
     int best = x->out->state.best;
     if (isfinite(fastest))
         best_params(x, best);
@@ -780,10 +840,11 @@ static int confirms(const struct kl_tune_request *req)
             a->min_clock != c->min_clock);
 }
 
-/* Time kept for the confirmation: a few full protocols, at most a tenth of the budget. */
+/* Time kept for the confirmation: its rounds of full protocols, at most a tenth of the budget. */
 static double confirm_reserve(const struct kl_tune_request *req)
 {
-    double reserve = (req->confirm_count + 1) * (req->confirm.min_time + 0.05);
+    double reserve =
+        KL_TUNE_CONFIRM_ROUNDS * (req->confirm_count + 1) * (req->confirm.min_time + 0.05);
     if (!confirms(req) || req->budget_s <= 0)
         return 0;
     return reserve > 0.1 * req->budget_s ? 0.1 * req->budget_s : reserve;

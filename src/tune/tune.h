@@ -144,6 +144,8 @@ enum kl_status kl_tune_search(const struct kl_tune_space *s, const struct kl_tun
 
 /* A candidate this many times slower than the best so far is abandoned after one timed launch. */
 #define KL_TUNE_SLOW_FACTOR 4.0
+/* The best few are timed again this many times each, taking turns (tune.c, confirm). */
+#define KL_TUNE_CONFIRM_ROUNDS 3
 /* Spaces up to this many candidates are searched exhaustively. */
 #define KL_TUNE_SMALL_SPACE 32
 
