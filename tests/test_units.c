@@ -337,6 +337,14 @@ static void test_args(void)
           n);
 }
 
+/* Rung r's parameters at their defaults into v: 1, or 0 where they do not resolve. */
+static int rung_defaults(const struct kl_gemm_rung *r, int *v)
+{
+    unsigned mask;
+    struct kl_err e;
+    return kl_params_resolve(r->name, r->params, NULL, 0, v, &mask, &e) == KL_OK;
+}
+
 /*
  * The values of a preset's "NAME=V,..." for a rung's parameters, each name one of the rung's
  * own, checked as --param's would be (ranges, multiples): the number of items, or -1.
@@ -853,10 +861,7 @@ static void test_gemm_launch_args(void)
     for (int i = 0; i < kl_gemm_rung_count(); i++) {
         const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
         int v[KL_MAX_PARAMS], sk = kl_param_index(r->params, "SK");
-        unsigned mask;
-        struct kl_err e;
-        if (r->geometry == KL_GEO_HOST ||
-            kl_params_resolve(r->name, r->params, NULL, 0, v, &mask, &e) != KL_OK)
+        if (r->geometry == KL_GEO_HOST || !rung_defaults(r, v))
             continue;
         if (sk >= 0)
             v[sk] = 1;
@@ -903,7 +908,7 @@ static void test_gemm_pitches(void)
               lda, ldb);
     }
     s.type = KL_HALF, s.K = 4093;
-    kl_params_resolve(r20->name, r20->params, NULL, 0, v, &mask, &e);
+    rung_defaults(r20, v);
     CHECK(kl_gemm_pitches(&s, r20, v, &lda, &ldb) && lda == 4096 && ldb == 4096,
           "rung 20 pads K = 4093 in half: pitches %d and %d", lda, ldb);
 }
@@ -1088,10 +1093,8 @@ static void test_residual_rule(const struct kl_gemm_rung *r17)
     const struct kl_gemm_rung *r18 = kl_gemm_rung_find("18_wgmma_3xtf32");
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
     int v18[KL_MAX_PARAMS], v[KL_MAX_PARAMS], v17[KL_MAX_PARAMS];
-    unsigned mask;
-    struct kl_err e;
-    CHECK(r18 && kl_params_resolve(r18->name, r18->params, NULL, 0, v18, &mask, &e) == KL_OK &&
-              kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
+    CHECK(r18 && rung_defaults(r18, v18) &&
+              rung_defaults(r17, v17),
           "rungs 17 and 18");
     const int pad = kl_param_index(r18->params, "PAD");
     struct kl_gemm_request q = {.M = 16384, .N = 256, .K = 16384, .type = KL_FLOAT};
@@ -1127,10 +1130,8 @@ static void test_l2_rule(const struct kl_gemm_rung *r17)
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9},
                           a100 = {.compute_units = 108, .cc_major = 8};
     int v20[KL_MAX_PARAMS], v[KL_MAX_PARAMS], v17[KL_MAX_PARAMS];
-    unsigned mask;
-    struct kl_err e;
-    CHECK(r20 && kl_params_resolve(r20->name, r20->params, NULL, 0, v20, &mask, &e) == KL_OK &&
-              kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
+    CHECK(r20 && rung_defaults(r20, v20) &&
+              rung_defaults(r17, v17),
           "rungs 17 and 20");
     const int hint = kl_param_index(r20->params, "HINT");
     struct kl_gemm_request q = {.M = 16384, .N = 16384, .K = 256, .type = KL_BF16};
@@ -1174,12 +1175,11 @@ static void test_schedule_rules(void)
                               *r14 = kl_gemm_rung_find("14_warptile");
     struct kl_device_info dev = {.compute_units = 132};
     int v17[KL_MAX_PARAMS], v20[KL_MAX_PARAMS], v14[KL_MAX_PARAMS];
-    unsigned mask;
     struct kl_err e;
     CHECK(r17 && r20 && r14 &&
-              kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK &&
-              kl_params_resolve(r20->name, r20->params, NULL, 0, v20, &mask, &e) == KL_OK &&
-              kl_params_resolve(r14->name, r14->params, NULL, 0, v14, &mask, &e) == KL_OK,
+              rung_defaults(r17, v17) &&
+              rung_defaults(r20, v20) &&
+              rung_defaults(r14, v14),
           "rungs 14, 17 and 20");
     /* rung 20 in half, 128 x 256 tiles, K in slices of 64 */
     CHECK(kl_gemm_stream_k_rule(r20, &dev, KL_HALF, 128, 8192, 8192, v20) &&
@@ -1258,14 +1258,14 @@ static void test_schedule_rules(void)
               strstr(config, "SPLITK=8 (split-K's rule)"),
           "rung 14's 128 x 64 blocks at 128 x 1024 x 8192: \"%s\"", config);
     config[0] = '\0';
-    CHECK(kl_params_resolve(r17->name, r17->params, NULL, 0, v17, &mask, &e) == KL_OK,
+    CHECK(rung_defaults(r17, v17),
           "rung 17's defaults again");
     test_tile_rule(r14, r17, r20, v14, v17, v20);
     test_residual_rule(r17);
     test_l2_rule(r17);
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
     q.M = 128, q.N = q.K = 8192;
-    CHECK(r13 && kl_params_resolve(r13->name, r13->params, NULL, 0, v, &mask, &e) == KL_OK,
+    CHECK(r13 && rung_defaults(r13, v),
           "rung 13");
     kl_gemm_schedule_rules(r13, &dev, &q, v, config, sizeof config);
     CHECK(v[kl_param_index(r13->params, "SPLITK")] == 1 && !config[0], "rung 13: %s", config);
@@ -1341,9 +1341,8 @@ static void test_fp8_tolerance(void)
     const struct kl_gemm_rung *r19 = kl_gemm_rung_find("19_mma"),
                               *r20 = kl_gemm_rung_find("20_wgmma");
     int v[KL_MAX_PARAMS];
-    unsigned mask;
     struct kl_err e;
-    CHECK(r19 && r20 && kl_params_resolve(r20->name, r20->params, NULL, 0, v, &mask, &e) == KL_OK,
+    CHECK(r19 && r20 && rung_defaults(r20, v),
           "rungs 19 and 20");
     CHECK(kl_gemm_sum_span(r20, v, KL_FP8, 8192) == 128 &&
               kl_gemm_sum_span(r20, v, KL_FP8, 100) == 128 &&
