@@ -808,6 +808,8 @@ static double take_fastest(struct search *x, const int *top, int ntop,
 static enum kl_status confirm(struct search *x)
 {
     int top[8], ntop = pick_top(x, top), rounds = 0;
+    if (ntop == 0)
+        return KL_OK;
     struct kl_result *res = calloc((size_t)ntop * KL_TUNE_CONFIRM_ROUNDS, sizeof *res);
     if (!res)
         return kl_fail(x->s->target->err, KL_ERR_NO_MEMORY, "out of host memory");
