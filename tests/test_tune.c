@@ -443,6 +443,42 @@ static void check_preset_start(struct kl_context *kl, const struct kl_gemm_rung 
     st = kl_tune_gemm_target(kl, NULL, r20, KL_HALF, 4096, 4096, 4096, &g, &e);
     CHECK(st == KL_OK && !g.target.start && !g.start_config[0],
           "rung 20 in half has no preset: the defaults are its start");
+    /* Where the schedule's rules change the preset, the start is what the ladder runs: fp8
+       at 256 x 16384 x 16384 on the tiles' rule's BN=128 (the tuner once measured its best
+       against BN=192, 1.23x, where the ladder saw 1.01-1.03x). */
+    st = kl_tune_gemm_target(kl, NULL, r20, KL_FP8, 256, 16384, 16384, &g, &e);
+    CHECK(st == KL_OK && g.target.start && g.start[bn] == 128 &&
+              strstr(g.start_config, "BN=128 (the tiles' rule)"),
+          "fp8 at 256 x 16384 x 16384 starts from the tiles' rule (%s)", g.start_config);
+}
+
+/*
+ * A start that a rule puts on a value the tuner holds (stream-K's SK=1 for rung 17 at
+ * 128 x 8192 x 8192) is in the space, the only candidate with that value.
+ */
+static void check_held_start(struct kl_context *kl)
+{
+    static struct kl_tune_gemm g;
+    struct kl_tune_space s;
+    struct kl_err e;
+    const struct kl_gemm_rung *r17 = kl_gemm_rung_find("17_wgmma_tf32");
+    int sk = kl_param_index(r17->params, "SK"), with_sk = 0, start_sk = 0;
+    enum kl_status st = kl_tune_gemm_target(kl, NULL, r17, KL_FLOAT, 128, 8192, 8192, &g, &e);
+    if (st == KL_OK)
+        st = kl_tune_space_build(kl, &g.target, &s, &e);
+    CHECK(st == KL_OK && g.target.start && g.start[sk] == 1 && s.default_index >= 0,
+          "rung 17 at 128 x 8192 x 8192 starts on stream-K (%s), a candidate of its space",
+          g.start_config);
+    if (st != KL_OK)
+        return;
+    for (int i = 0; i < s.count; i++) {
+        int v = s.values[sk][s.cand[(size_t)i * (size_t)s.nparams + (size_t)sk]];
+        with_sk += v == 1;
+        start_sk += v == 1 && i == s.default_index;
+    }
+    CHECK(with_sk == 1 && start_sk == 1, "SK=1 only as the start (%d candidates with it)",
+          with_sk);
+    kl_tune_space_free(&s);
 }
 
 /*
@@ -485,7 +521,7 @@ static void test_cuda_spaces(void)
                               *r21 = kl_gemm_rung_find("21_dmma");
     CHECK(!in_space(kl, r17, KL_FLOAT, 4095, 4097, 4093, pad0, 1) &&
               !in_space(kl, r17, KL_FLOAT, 4096, 4096, 4096, epi0, 1) &&
-              !in_space(kl, r17, KL_FLOAT, 128, 8192, 8192, sk1, 1) &&
+              !in_space(kl, r17, KL_FLOAT, 4096, 4096, 4096, sk1, 1) &&
               !in_space(kl, r21, KL_DOUBLE, 4096, 4096, 4096, fetch0, 1) &&
               !in_space(kl, r20, KL_FP8, 4096, 4096, 4096, fast, 1),
           "a held value (PAD=0, EPI=0, SK=1, PREFETCH=0, PROMOTE=0) in a CUDA rung's space");
@@ -494,6 +530,7 @@ static void test_cuda_spaces(void)
     CHECK(in_space(kl, kl_gemm_rung_find("14_warptile"), KL_FLOAT, 128, 8192, 8192, split4, 1),
           "14_warptile SPLITK=4 missing at 128 x 8192 x 8192 on 132 SMs");
     check_preset_start(kl, r20);
+    check_held_start(kl);
     free(kl);
 }
 

@@ -329,6 +329,15 @@ static int save_best(struct kl_context *kl, const struct kl_gemm_rung *r,
     return 0;
 }
 
+/* The baseline's line: the defaults, the rung's preset (and any rule on it), or a rule's
+   values alone. */
+static const char *start_label(const struct kl_tune_gemm *g)
+{
+    if (!g->target.start)
+        return "default:";
+    return strncmp(g->start_config, "preset", 6) == 0 ? "preset:" : "untuned:";
+}
+
 /* Tunes one rung: the space, the search, the result on out and in the cache. */
 static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struct kl_gemm_rung *r,
                      const struct kl_cli_tune *t, int M, int N, int K, double budget, FILE *out)
@@ -374,8 +383,7 @@ static int tune_rung(struct kl_context *kl, struct kl_gemm_bench *b, const struc
         return kl_exit_for(st);
     }
     if (o.have_default) {
-        print_result(out, g.target.start ? "preset:" : "default:", o.default_params, &o.dflt, flops,
-                     roof);
+        print_result(out, start_label(&g), o.default_params, &o.dflt, flops, roof);
         fputc('\n', out);
     }
     if (!o.have_best) {

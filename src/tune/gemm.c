@@ -107,9 +107,8 @@ static int split_useless(const struct kl_tune_gemm *g, const int *v)
  * (WM·WN/32 per lane) pass 128 registers; what `held` holds at its default;
  * SPLITK only where it may help (split_useless).
  */
-static int rules(void *self, const int *v)
+static int breaks(const struct kl_tune_gemm *g, const int *v)
 {
-    const struct kl_tune_gemm *g = self;
     int ti = g->tm, ni = g->tn, bi = g->bm, ci = g->bn, wmi = g->wm, wni = g->wn;
     int block = g->rung->geometry == KL_GEO_BLOCK && ti >= 0 && ni >= 0 && bi >= 0 && ci >= 0;
     int warps = g->rung->geometry == KL_GEO_WARPS && wmi >= 0 && wni >= 0 && bi >= 0 && ci >= 0;
@@ -127,6 +126,16 @@ static int rules(void *self, const int *v)
     return broken;
 }
 
+/* The sensible space's rules (breaks), which the start, what the rung runs untuned (its
+   rules may set a held SK or PAD), never breaks. */
+static int rules(void *self, const int *v)
+{
+    const struct kl_tune_gemm *g = self;
+    int start = g->target.start &&
+                memcmp(v, g->start, (size_t)kl_param_count(g->rung->params) * sizeof *v) == 0;
+    return !start && breaks(g, v);
+}
+
 static enum kl_status run(void *self, const char *const *items, int n,
                           const struct kl_protocol *proto, struct kl_run_limits *lim,
                           struct kl_result *res)
@@ -135,11 +144,13 @@ static enum kl_status run(void *self, const char *const *items, int n,
     return kl_gemm_bench_run(g->bench, g->rung, items, n, proto, lim, res);
 }
 
-/* The rung's preset for the device, type and size as the search's start, where one applies. */
-static enum kl_status preset_start(struct kl_tune_gemm *g, struct kl_err *e)
+/* What the rung runs untuned in a ladder as the search's start (its preset for the device,
+   type and size, the schedule's rules on it), where that is not the defaults alone. */
+static enum kl_status untuned_start(struct kl_tune_gemm *g, struct kl_err *e)
 {
-    enum kl_status st = kl_gemm_preset_values(g->rung, &g->kl->info, g->type, g->M, g->N, g->K,
-                                              g->start, g->start_config, sizeof g->start_config, e);
+    enum kl_status st =
+        kl_gemm_untuned_values(g->rung, &g->kl->info, g->type, g->M, g->N, g->K, g->start,
+                               g->start_config, sizeof g->start_config, e);
     if (st == KL_OK && g->start_config[0])
         g->target.start = g->start;
     return st;
@@ -178,5 +189,5 @@ enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *
         .splitk = kl_param_index(p, "SPLITK"),
         .bk = kl_param_index(p, "BK"),
         .target = {r->name, r->params, NULL, g, extent, check, rules, run, &kl->err}};
-    return preset_start(g, e);
+    return untuned_start(g, e);
 }

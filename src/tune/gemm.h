@@ -19,8 +19,9 @@ struct kl_tune_gemm {
     /* Where TM, TN, BM, BN, BK, WM, WN and SPLITK sit among the rung's parameters (-1:
        absent), for the rules. */
     int tm, tn, bm, bn, bk, wm, wn, splitk;
-    /* The rung's preset for this device, type and size (target.start), and what it is ("" where
-       none applies and the defaults stand). */
+    /* What the rung runs untuned (target.start): its preset for this device, type and size and
+       the schedule's rules on it (kl_gemm_untuned_values), and what it is ("" where the
+       defaults stand). */
     int start[KL_MAX_PARAMS];
     char start_config[160];
     struct kl_tune_target target; /* self is this struct: keep it in place */
@@ -29,10 +30,11 @@ struct kl_tune_gemm {
 /*
  * Fills g and g->target for rung r at M×N×K in type t; an error with the
  * reason where r cannot be tuned here (a host loop, CUDA C++ on OpenCL, a
- * rung the device cannot run). Where the rung has a preset for this device,
- * type and size, the search starts from it and measures the best against it
- * (what `kladder gemm` runs untuned), so that the cache never holds values
- * the search timed slower than the preset.
+ * rung the device cannot run). Where the rung runs untuned at values other
+ * than its defaults (its preset for this device, type and size, and the
+ * schedule's rules: the tiles', stream-K's, ...), the search starts from
+ * them and measures the best against them (what `kladder gemm` runs
+ * untuned), so that the cache never holds values the search timed slower.
  */
 enum kl_status kl_tune_gemm_target(struct kl_context *kl, struct kl_gemm_bench *b,
                                    const struct kl_gemm_rung *r, enum kl_type t, int M, int N,

@@ -147,11 +147,15 @@ int kl_gemm_rung_available(const struct kl_context *kl, const struct kl_gemm_run
 const struct kl_gemm_preset *kl_gemm_preset_find(const struct kl_gemm_rung *r,
                                                  const struct kl_device_info *dev, enum kl_type t,
                                                  int M, int N, int K);
-/* That preset's values (the defaults for the rest) and config "preset sm_CC A=1 B=2"; config
-   "" and values untouched where no preset applies. */
-enum kl_status kl_gemm_preset_values(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
-                                     enum kl_type t, int M, int N, int K, int *values,
-                                     char *config, size_t n, struct kl_err *e);
+
+/* What rung r runs with untuned in a ladder of type t at M x N x K on dev (no --param, no
+   tuned set): its preset's values or its defaults, then the schedule's rules (the tiles',
+   the residual's, the L2 rule, stream-K's or split-K's); config "preset sm_CC A=1 ..."
+   and what each rule set, "" for the defaults alone. */
+enum kl_status kl_gemm_untuned_values(const struct kl_gemm_rung *r,
+                                      const struct kl_device_info *dev, enum kl_type t, int M,
+                                      int N, int K, int *values, char *config, size_t n,
+                                      struct kl_err *e);
 
 /*
  * The tolerance factor a result of precision p must meet at depth K

@@ -376,10 +376,11 @@ static void describe(char *config, size_t n, const char *what, const char *const
         used += (size_t)snprintf(config + used, n - used, " %s", items[j]);
 }
 
-/* Rung r's preset for the device, type and size, resolved and described (gemm.h). */
-enum kl_status kl_gemm_preset_values(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
-                                     enum kl_type t, int M, int N, int K, int *values,
-                                     char *config, size_t n, struct kl_err *e)
+/* Rung r's preset for the device, type and size: its values (the defaults for the rest) and
+   config "preset sm_CC A=1 B=2"; config "" and values untouched where no preset applies. */
+static enum kl_status preset_values(const struct kl_gemm_rung *r, const struct kl_device_info *dev,
+                                    enum kl_type t, int M, int N, int K, int *values, char *config,
+                                    size_t n, struct kl_err *e)
 {
     const struct kl_gemm_preset *preset = kl_gemm_preset_find(r, dev, t, M, N, K);
     const char *items[KL_MAX_PARAMS];
@@ -451,12 +452,27 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
         st = kl_gemm_resolve(r, tuned->items, tuned->nitems, values, mask, e);
         describe(config, n, "tuned", tuned->items, tuned->nitems);
     } else {
-        st = req->no_presets ? KL_OK
-                             : kl_gemm_preset_values(r, dev, req->type, req->M, req->N, req->K,
-                                                     values, config, n, e);
+        st = req->no_presets
+                 ? KL_OK
+                 : preset_values(r, dev, req->type, req->M, req->N, req->K, values, config, n, e);
         if (st == KL_OK && !config[0]) /* no preset: the defaults */
             return kl_gemm_resolve(r, req->params, req->nparams, values, mask, e);
     }
     *mask = 0;
+    return st;
+}
+
+/* The values a ladder's rung takes untuned (gemm.h): ladder.c's gemm_values without the
+   user's --param and tuned sets. */
+enum kl_status kl_gemm_untuned_values(const struct kl_gemm_rung *r,
+                                      const struct kl_device_info *dev, enum kl_type t, int M,
+                                      int N, int K, int *values, char *config, size_t n,
+                                      struct kl_err *e)
+{
+    const struct kl_gemm_request q = {.M = M, .N = N, .K = K, .type = t};
+    unsigned mask;
+    enum kl_status st = kl_gemm_resolve_request(&q, dev, r, values, &mask, config, n, e);
+    if (st == KL_OK)
+        kl_gemm_schedule_rules(r, dev, &q, values, config, n);
     return st;
 }
