@@ -1093,9 +1093,7 @@ static void test_residual_rule(const struct kl_gemm_rung *r17)
     const struct kl_gemm_rung *r18 = kl_gemm_rung_find("18_wgmma_3xtf32");
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9};
     int v18[KL_MAX_PARAMS], v[KL_MAX_PARAMS], v17[KL_MAX_PARAMS];
-    CHECK(r18 && rung_defaults(r18, v18) &&
-              rung_defaults(r17, v17),
-          "rungs 17 and 18");
+    CHECK(r18 && rung_defaults(r18, v18) && rung_defaults(r17, v17), "rungs 17 and 18");
     const int pad = kl_param_index(r18->params, "PAD");
     struct kl_gemm_request q = {.M = 16384, .N = 256, .K = 16384, .type = KL_FLOAT};
     char config[128] = "";
@@ -1130,9 +1128,7 @@ static void test_l2_rule(const struct kl_gemm_rung *r17)
     struct kl_device_info h200 = {.compute_units = 132, .cc_major = 9},
                           a100 = {.compute_units = 108, .cc_major = 8};
     int v20[KL_MAX_PARAMS], v[KL_MAX_PARAMS], v17[KL_MAX_PARAMS];
-    CHECK(r20 && rung_defaults(r20, v20) &&
-              rung_defaults(r17, v17),
-          "rungs 17 and 20");
+    CHECK(r20 && rung_defaults(r20, v20) && rung_defaults(r17, v17), "rungs 17 and 20");
     const int hint = kl_param_index(r20->params, "HINT");
     struct kl_gemm_request q = {.M = 16384, .N = 16384, .K = 256, .type = KL_BF16};
     char config[128] = "";
@@ -1176,9 +1172,7 @@ static void test_schedule_rules(void)
     struct kl_device_info dev = {.compute_units = 132};
     int v17[KL_MAX_PARAMS], v20[KL_MAX_PARAMS], v14[KL_MAX_PARAMS];
     struct kl_err e;
-    CHECK(r17 && r20 && r14 &&
-              rung_defaults(r17, v17) &&
-              rung_defaults(r20, v20) &&
+    CHECK(r17 && r20 && r14 && rung_defaults(r17, v17) && rung_defaults(r20, v20) &&
               rung_defaults(r14, v14),
           "rungs 14, 17 and 20");
     /* rung 20 in half, 128 x 256 tiles, K in slices of 64 */
@@ -1258,15 +1252,13 @@ static void test_schedule_rules(void)
               strstr(config, "SPLITK=8 (split-K's rule)"),
           "rung 14's 128 x 64 blocks at 128 x 1024 x 8192: \"%s\"", config);
     config[0] = '\0';
-    CHECK(rung_defaults(r17, v17),
-          "rung 17's defaults again");
+    CHECK(rung_defaults(r17, v17), "rung 17's defaults again");
     test_tile_rule(r14, r17, r20, v14, v17, v20);
     test_residual_rule(r17);
     test_l2_rule(r17);
     const struct kl_gemm_rung *r13 = kl_gemm_rung_find("13_double_buffer");
     q.M = 128, q.N = q.K = 8192;
-    CHECK(r13 && rung_defaults(r13, v),
-          "rung 13");
+    CHECK(r13 && rung_defaults(r13, v), "rung 13");
     kl_gemm_schedule_rules(r13, &dev, &q, v, config, sizeof config);
     CHECK(v[kl_param_index(r13->params, "SPLITK")] == 1 && !config[0], "rung 13: %s", config);
     memcpy(v, v14, sizeof v);
@@ -1342,8 +1334,7 @@ static void test_fp8_tolerance(void)
                               *r20 = kl_gemm_rung_find("20_wgmma");
     int v[KL_MAX_PARAMS];
     struct kl_err e;
-    CHECK(r19 && r20 && rung_defaults(r20, v),
-          "rungs 19 and 20");
+    CHECK(r19 && r20 && rung_defaults(r20, v), "rungs 19 and 20");
     CHECK(kl_gemm_sum_span(r20, v, KL_FP8, 8192) == 128 &&
               kl_gemm_sum_span(r20, v, KL_FP8, 100) == 128 &&
               kl_gemm_sum_span(r20, v, KL_HALF, 8192) == 0 &&
