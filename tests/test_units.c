@@ -2131,8 +2131,8 @@ static void test_shift_runs(void)
 {
     enum { N = 60, RUNS = 5 };
     static double a[RUNS][N], b[RUNS][N];
-    static const double drift[RUNS] = {-0.04, 0.04, -0.02, 0.02, 0}, later[RUNS] = {0.04, -0.04,
-                                                                                     0.02, 0, -0.02};
+    static const double drift[RUNS] = {-0.04, 0.04, -0.02, 0.02, 0},
+                        later[RUNS] = {0.04, -0.04, 0.02, 0, -0.02};
     struct kl_sample_set sa[RUNS], sb[RUNS];
     unsigned long long state = 7;
     struct kl_shift s;
