@@ -72,12 +72,8 @@ static enum kl_status gemm_values(void *self, int i, const struct kl_ladder_args
     (void)a;
     const struct kl_gemm_rung *r = kl_gemm_rung_at(i);
     const struct kl_gemm_request *q = L->req;
-    enum kl_status st = kl_gemm_resolve_request(q, &L->s.kl->info, r, values, &mask, config, n, e);
+    enum kl_status st = kl_gemm_ladder_values(q, &L->s.kl->info, r, values, &mask, config, n, e);
     *users = mask != 0;
-    /* SK and SPLITK left to their rules where the user's values leave them, unless presets
-       are off */
-    if (st == KL_OK && !q->no_presets && !kl_params_mention(q->params, q->nparams, r->params))
-        kl_gemm_schedule_rules(r, &L->s.kl->info, q, values, config, n);
     return st;
 }
 

@@ -49,6 +49,12 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
                                        const struct kl_device_info *dev,
                                        const struct kl_gemm_rung *r, int *values, unsigned *mask,
                                        char *config, size_t n, struct kl_err *e);
+/* The values a ladder runs rung r with: kl_gemm_resolve_request's, then the schedule's rules
+   (kl_gemm_schedule_rules) where the user's --param leaves them and presets are on. */
+enum kl_status kl_gemm_ladder_values(const struct kl_gemm_request *req,
+                                     const struct kl_device_info *dev,
+                                     const struct kl_gemm_rung *r, int *values, unsigned *mask,
+                                     char *config, size_t n, struct kl_err *e);
 
 /* 1 where stream-K's rule gives a Hopper rung SK=1 at M x N x K with these values (its SK 0). */
 int kl_gemm_stream_k_rule(const struct kl_gemm_rung *r, const struct kl_device_info *dev,

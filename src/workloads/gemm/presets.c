@@ -462,8 +462,23 @@ enum kl_status kl_gemm_resolve_request(const struct kl_gemm_request *req,
     return st;
 }
 
-/* The values a ladder's rung takes untuned (gemm.h): ladder.c's gemm_values without the
-   user's --param and tuned sets. */
+/* The values a ladder runs a rung with (parts.h). */
+enum kl_status kl_gemm_ladder_values(const struct kl_gemm_request *req,
+                                     const struct kl_device_info *dev,
+                                     const struct kl_gemm_rung *r, int *values, unsigned *mask,
+                                     char *config, size_t n, struct kl_err *e)
+{
+    enum kl_status st = kl_gemm_resolve_request(req, dev, r, values, mask, config, n, e);
+    /* SK and SPLITK left to their rules where the user's values leave them, unless presets
+       are off */
+    if (st == KL_OK && !req->no_presets &&
+        !kl_params_mention(req->params, req->nparams, r->params))
+        kl_gemm_schedule_rules(r, dev, req, values, config, n);
+    return st;
+}
+
+/* The values a ladder's rung takes untuned (gemm.h): a request without --param or tuned
+   sets. */
 enum kl_status kl_gemm_untuned_values(const struct kl_gemm_rung *r,
                                       const struct kl_device_info *dev, enum kl_type t, int M,
                                       int N, int K, int *values, char *config, size_t n,
@@ -471,8 +486,5 @@ enum kl_status kl_gemm_untuned_values(const struct kl_gemm_rung *r,
 {
     const struct kl_gemm_request q = {.M = M, .N = N, .K = K, .type = t};
     unsigned mask;
-    enum kl_status st = kl_gemm_resolve_request(&q, dev, r, values, &mask, config, n, e);
-    if (st == KL_OK)
-        kl_gemm_schedule_rules(r, dev, &q, values, config, n);
-    return st;
+    return kl_gemm_ladder_values(&q, dev, r, values, &mask, config, n, e);
 }
